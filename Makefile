@@ -1,0 +1,41 @@
+# m3eval build, test and demo targets. go-sqlite3 needs cgo.
+export CGO_ENABLED := 1
+
+BIN      := bin/m3eval
+DEMO_DB  := m3eval-demo.db
+GO_FILES := $(shell find . -name '*.go' -not -path './bin/*')
+
+.PHONY: build test test-short bench lint demo clean tidy
+
+build: $(BIN)
+
+$(BIN): $(GO_FILES) go.mod go.sum $(shell find annotations -type f 2>/dev/null)
+	go build -o $(BIN) ./cmd/m3eval
+
+# test runs every test with the race detector, including the end-to-end tests that drive
+# the built binary in tmux (they build their own copy of the binary).
+test:
+	go vet ./...
+	go test -race -count=1 -timeout 30m ./...
+
+test-short:
+	go test -short ./...
+
+bench:
+	go test -run '^$$' -bench . -benchmem -benchtime 1x -count 1 -timeout 60m ./... | tee bench.txt
+
+lint:
+	@out=$$(gofmt -l $(GO_FILES)); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	go vet ./...
+
+# demo imports the embedded demo data into a fresh database and opens the annotator on it.
+demo: $(BIN)
+	rm -f $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm
+	$(BIN) --db $(DEMO_DB) import --demo
+	$(BIN) --db $(DEMO_DB) annotate --annotator demo
+
+tidy:
+	go mod tidy
+
+clean:
+	rm -rf bin $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm bench.txt

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// globalOptions holds the flags every subcommand shares.
+type globalOptions struct {
+	dbPath string
+}
+
+// defaultDBPath is ./m3eval.db unless $M3EVAL_DB names another file.
+func defaultDBPath() string {
+	if p := os.Getenv("M3EVAL_DB"); p != "" {
+		return p
+	}
+	return "m3eval.db"
+}
+
+func newRootCmd() *cobra.Command {
+	opts := &globalOptions{}
+	root := &cobra.Command{
+		Use:   "m3eval",
+		Short: "Human and automatic evaluation of multi-turn VLM conversations (M3Bench)",
+		Long: `m3eval imports M3Bench conversation turns, lets annotators label them in the
+terminal, exports labeled JSON, and computes agreement and correlation statistics.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&opts.dbPath, "db", defaultDBPath(), "SQLite database file (default from $M3EVAL_DB)")
+	// Flag parse errors are usage errors (exit status 2).
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+
+	root.AddCommand(
+	// subcommands, one file each
+	)
+	return root
+}
+
+// usageError marks a mistake in how the command was called; main exits with status 2.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// usageErrorf builds a usageError from a format string.
+func usageErrorf(format string, args ...any) error {
+	return &usageError{fmt.Errorf(format, args...)}
+}
+
+// exactArgs is cobra.ExactArgs with the error marked as a usage error.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
+			return &usageError{err}
+		}
+		return nil
+	}
+}
+
+// minArgs is cobra.MinimumNArgs with the error marked as a usage error.
+func minArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.MinimumNArgs(n)(cmd, args); err != nil {
+			return &usageError{err}
+		}
+		return nil
+	}
+}
