@@ -1,0 +1,19 @@
+// Package annotations embeds the data m3eval ships with: the default rubric that encodes the
+// M3Bench annotation guide, the action-type catalogue of the action-space document, and the
+// demo conversations that `make demo` imports.
+package annotations
+
+import (
+	"embed"
+	_ "embed"
+)
+
+// DefaultRubric is the rubric file of the M3Bench annotation guide.
+//
+//go:embed rubric.json
+var DefaultRubric []byte
+
+// Demo holds the demo episodes (demo/episodes.jsonl) and their images.
+//
+//go:embed demo
+var Demo embed.FS
