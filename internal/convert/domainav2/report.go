@@ -1,0 +1,73 @@
+package domainav2
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+)
+
+// WriteText writes the statistics table (one column per source, plus "all" when there are
+// several), then the problems and warnings, for a person reading a terminal.
+func (r *Report) WriteText(w io.Writer) error {
+	cols := r.Sources
+	if len(cols) > 1 {
+		total := r.Total
+		cols = append(cols[:len(cols):len(cols)], &total)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	row := func(label string, f func(*Stats) int) {
+		fmt.Fprintf(tw, "%s\t", label)
+		for _, c := range cols {
+			fmt.Fprintf(tw, "%d\t", f(c))
+		}
+		fmt.Fprintln(tw)
+	}
+	fmt.Fprintf(tw, "%s\t", "source")
+	for _, c := range cols {
+		fmt.Fprintf(tw, "%s\t", c.Source)
+	}
+	fmt.Fprintln(tw)
+	row("samples", func(s *Stats) int { return s.Samples })
+	row("sessions", func(s *Stats) int { return s.Sessions })
+	row("dialogue turns", func(s *Stats) int { return s.Turns })
+	row("image attachments", func(s *Stats) int { return s.ImageAttachments })
+	// Memory Recall / Correctness: every gold point; Update Handling: the updates.
+	row("memory points", func(s *Stats) int { return s.MemoryPoints })
+	for _, t := range MemoryTypes {
+		row("  "+t, func(s *Stats) int { return s.MemoryByType[t] })
+	}
+	for _, src := range MemorySources {
+		row("  "+src, func(s *Stats) int { return s.MemoryBySource[src] })
+	}
+	row("updates (is_update)", func(s *Stats) int { return s.Updates })
+	// VisTrajQA has no interference annotation; the row says so rather than leave it out.
+	row("interference", func(*Stats) int { return 0 })
+	row("checkpoints", func(s *Stats) int { return s.Checkpoints })
+	// QA Accuracy, by type.
+	row("questions", func(s *Stats) int { return s.Questions })
+	for _, t := range QuestionTypes {
+		row("  "+t.Abbrev+" "+t.Name, func(s *Stats) int { return s.QuestionsByType[t.Abbrev] })
+	}
+	// Evidence Coverage.
+	row("evidence: memory", func(s *Stats) int { return s.EvidenceMemory })
+	row("evidence: image", func(s *Stats) int { return s.EvidenceImage })
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	listed := func(kind string, n int, ps []Problem) {
+		if n == 0 {
+			return
+		}
+		fmt.Fprintf(w, "\n%d %s:\n", n, kind)
+		for _, p := range ps {
+			fmt.Fprintf(w, "  %s\n", p)
+		}
+		if n > len(ps) {
+			fmt.Fprintf(w, "  ... and %d more\n", n-len(ps))
+		}
+	}
+	listed("problems", r.ProblemCount, r.Problems)
+	listed("warnings", r.WarningCount, r.Warnings)
+	_, err := fmt.Fprintf(w, "\n%s: %d samples, %d problems, %d warnings\n", r.Dir, r.Samples, r.ProblemCount, r.WarningCount)
+	return err
+}

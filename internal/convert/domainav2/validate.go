@@ -1,0 +1,851 @@
+package domainav2
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// ErrInvalid is wrapped by the error of a Report that found problems.
+var ErrInvalid = errors.New("invalid converted dataset")
+
+// MaxLineBytes bounds one line of a JSON Lines file (and one record buffer); a longer line is
+// an error rather than unbounded memory.
+const MaxLineBytes = 256 << 20
+
+// maxListed bounds how many problems (and warnings) a Report keeps; the counts go on.
+const maxListed = 200
+
+// Problem is one finding in a converted directory. Line is the 1-based line of a JSON Lines
+// file; for MainFile, Index is the position of the sample in the array instead.
+type Problem struct {
+	File     string
+	Line     int
+	Index    int
+	SampleID string
+	Path     string
+	Msg      string
+}
+
+// String formats the problem as file:line (or file[index]), the sample, the field and what
+// is wrong, e.g. "stage4b_qa_checkpoints.jsonl:4 (sample vab-7): checkpoints[0]...: ...".
+func (p Problem) String() string {
+	var b strings.Builder
+	b.WriteString(p.File)
+	switch {
+	case p.Line > 0:
+		fmt.Fprintf(&b, ":%d", p.Line)
+	case p.Index >= 0:
+		fmt.Fprintf(&b, "[%d]", p.Index)
+	}
+	if p.SampleID != "" {
+		fmt.Fprintf(&b, " (sample %s)", p.SampleID)
+	}
+	b.WriteString(": ")
+	if p.Path != "" {
+		b.WriteString(p.Path)
+		b.WriteString(": ")
+	}
+	b.WriteString(p.Msg)
+	return b.String()
+}
+
+// Report is the outcome of Validate: problems (the framework would fail, or would silently
+// mis-score), warnings (legal but suspicious), and statistics per source.
+type Report struct {
+	Dir          string
+	Mode         string // from the manifest, if any
+	Samples      int
+	Problems     []Problem // the first maxListed
+	ProblemCount int
+	Warnings     []Problem // the first maxListed
+	WarningCount int
+	Sources      []*Stats // per source, manifest order; one "all" entry without a manifest
+	Total        Stats
+}
+
+// OK reports whether the directory has no problem.
+func (r *Report) OK() bool { return r.ProblemCount == 0 }
+
+// Err returns nil for a valid directory and an error wrapping ErrInvalid otherwise.
+func (r *Report) Err() error {
+	if r.OK() {
+		return nil
+	}
+	first := r.Problems[0].String()
+	if r.ProblemCount == 1 {
+		return fmt.Errorf("%w: %s", ErrInvalid, first)
+	}
+	return fmt.Errorf("%w: %d problems, first: %s", ErrInvalid, r.ProblemCount, first)
+}
+
+func (r *Report) problem(p Problem) {
+	r.ProblemCount++
+	if len(r.Problems) < maxListed {
+		r.Problems = append(r.Problems, p)
+	}
+}
+
+func (r *Report) warn(p Problem) {
+	r.WarningCount++
+	if len(r.Warnings) < maxListed {
+		r.Warnings = append(r.Warnings, p)
+	}
+}
+
+// Stats counts what one source contributes to each evaluation dimension of the guide.
+type Stats struct {
+	Source           string
+	Samples          int
+	Sessions         int
+	Turns            int
+	ImageAttachments int
+	MemoryPoints     int
+	MemoryByType     map[string]int
+	MemoryBySource   map[string]int
+	Updates          int
+	Checkpoints      int
+	Questions        int
+	QuestionsByType  map[string]int // by abbreviation
+	EvidenceMemory   int
+	EvidenceImage    int
+}
+
+func newStats(source string) *Stats {
+	return &Stats{
+		Source:          source,
+		MemoryByType:    map[string]int{},
+		MemoryBySource:  map[string]int{},
+		QuestionsByType: map[string]int{},
+	}
+}
+
+func (s *Stats) add(o *Stats) {
+	s.Samples += o.Samples
+	s.Sessions += o.Sessions
+	s.Turns += o.Turns
+	s.ImageAttachments += o.ImageAttachments
+	s.MemoryPoints += o.MemoryPoints
+	s.Updates += o.Updates
+	s.Checkpoints += o.Checkpoints
+	s.Questions += o.Questions
+	s.EvidenceMemory += o.EvidenceMemory
+	s.EvidenceImage += o.EvidenceImage
+	for k, v := range o.MemoryByType {
+		s.MemoryByType[k] += v
+	}
+	for k, v := range o.MemoryBySource {
+		s.MemoryBySource[k] += v
+	}
+	for k, v := range o.QuestionsByType {
+		s.QuestionsByType[k] += v
+	}
+}
+
+// Loose mirrors of the record types: pointers tell a missing key from a zero value, which the
+// framework's loader would otherwise read as a KeyError at best and a silent default at worst.
+type (
+	looseSample struct {
+		UUID     *string         `json:"uuid"`
+		SampleID *string         `json:"sample_id"`
+		Sessions *[]looseSession `json:"sessions"`
+	}
+	looseSession struct {
+		ID           *string        `json:"_v2_session_id"`
+		Dialogue     *[]looseTurn   `json:"dialogue"`
+		MemoryPoints *[]looseMemory `json:"memory_points"`
+	}
+	looseTurn struct {
+		Role        *string `json:"role"`
+		Content     *string `json:"content"`
+		Attachments *[]struct {
+			Type    *string `json:"type"`
+			Caption *string `json:"caption"`
+			ImageID *string `json:"image_id"`
+		} `json:"attachments"`
+	}
+	looseMemory struct {
+		MemoryID         *string   `json:"memory_id"`
+		MemoryContent    *string   `json:"memory_content"`
+		MemoryType       *string   `json:"memory_type"`
+		MemorySource     *string   `json:"memory_source"`
+		IsUpdate         *bool     `json:"is_update"`
+		OriginalMemories *[]string `json:"original_memories"`
+		Importance       *float64  `json:"importance"`
+		UpdateType       *string   `json:"update_type"`
+	}
+	looseMemoryLine struct {
+		UUID           *string `json:"uuid"`
+		SampleID       *string `json:"sample_id"`
+		MemorySessions *[]struct {
+			SessionID    *string        `json:"session_id"`
+			MemoryPoints *[]looseMemory `json:"memory_points"`
+		} `json:"memory_sessions"`
+	}
+	looseQALine struct {
+		UUID        *string `json:"uuid"`
+		SampleID    *string `json:"sample_id"`
+		Checkpoints *[]struct {
+			CheckpointID    *string    `json:"checkpoint_id"`
+			CoveredSessions *[]string  `json:"covered_sessions"`
+			Questions       *[]looseQA `json:"questions"`
+		} `json:"checkpoints"`
+	}
+	looseQA struct {
+		Question *string `json:"question"`
+		Answer   *string `json:"answer"`
+		Evidence *[]struct {
+			MemoryID *string `json:"memory_id"`
+			ImageID  *string `json:"image_id"`
+		} `json:"evidence"`
+		QuestionType       *string `json:"question_type"`
+		QuestionTypeAbbrev *string `json:"question_type_abbrev"`
+		Difficulty         *string `json:"difficulty"`
+	}
+)
+
+// sample is what the checks of the two JSON Lines files need to know about one sample.
+type sample struct {
+	index      int
+	uuid, id   string
+	sessions   []string       // in order
+	sessionPos map[string]int // session id -> position
+	userTurns  []int          // per session, the number of user turns (one image slot each)
+	images     map[string]int // attachment image id -> session position
+	memory     map[string]int // memory id -> session position
+	stats      *Stats
+}
+
+// imageIDPattern is the converters' naming of a step's frame: <session>_img_<k>, the k-th
+// user turn (step) of the session, counted from 1.
+var imageIDPattern = regexp.MustCompile(`^(.+)_img_([0-9]+)$`)
+
+// imageSession returns the session position of an image id, or -1 if it names no image.
+func (s *sample) imageSession(id string) int {
+	if pos, ok := s.images[id]; ok {
+		return pos
+	}
+	m := imageIDPattern.FindStringSubmatch(id)
+	if m == nil {
+		return -1
+	}
+	pos, ok := s.sessionPos[m[1]]
+	if !ok {
+		return -1
+	}
+	k, err := strconv.Atoi(m[2])
+	if err != nil || k < 1 || k > s.userTurns[pos] {
+		return -1
+	}
+	return pos
+}
+
+// Validate checks the converted directory dir. The error is for a directory that cannot be
+// read at all; findings go into the Report (see Report.Err). The three files are read as
+// streams in step; lines of the JSON Lines files that come out of the main file's order are
+// held until their sample comes, so memory stays flat for a well-ordered directory.
+func Validate(dir string) (*Report, error) {
+	r := &Report{Dir: dir}
+	man, err := readManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	sourceOf := map[string]string{}
+	byName := map[string]*Stats{}
+	if man != nil {
+		r.Mode = man.Mode
+		for _, src := range man.Sources {
+			st := newStats(src.Name)
+			r.Sources = append(r.Sources, st)
+			byName[src.Name] = st
+			for _, id := range src.SampleIDs {
+				sourceOf[id] = src.Name
+			}
+		}
+	}
+	statsFor := func(id string) *Stats {
+		name, ok := sourceOf[id]
+		if !ok {
+			name = "all"
+			if man != nil {
+				name = "(not in manifest)"
+			}
+		}
+		st := byName[name]
+		if st == nil {
+			st = newStats(name)
+			byName[name] = st
+			r.Sources = append(r.Sources, st)
+		}
+		return st
+	}
+
+	mainF, err := os.Open(filepath.Join(dir, MainFile))
+	if err != nil {
+		return nil, fmt.Errorf("validate %s: %w", dir, err)
+	}
+	defer mainF.Close()
+	memF, err := os.Open(filepath.Join(dir, MemoryFile))
+	if err != nil {
+		return nil, fmt.Errorf("validate %s: %w", dir, err)
+	}
+	defer memF.Close()
+	qaF, err := os.Open(filepath.Join(dir, QAFile))
+	if err != nil {
+		return nil, fmt.Errorf("validate %s: %w", dir, err)
+	}
+	defer qaF.Close()
+
+	mem := newLineReader(MemoryFile, memF, func(l *looseMemoryLine) *string { return l.UUID }, r)
+	qa := newLineReader(QAFile, qaF, func(l *looseQALine) *string { return l.UUID }, r)
+
+	uuids := map[string]bool{}
+	ids := map[string]bool{}
+	dec := json.NewDecoder(bufio.NewReaderSize(mainF, 1<<20))
+	mainOK := true
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		r.problem(Problem{File: MainFile, Index: -1, Msg: "not a JSON array (the loader reads a list of samples)"})
+		mainOK = false
+	}
+	for i := 0; mainOK && dec.More(); i++ {
+		var ls looseSample
+		if err := dec.Decode(&ls); err != nil {
+			var te *json.UnmarshalTypeError
+			if !errors.As(err, &te) {
+				r.problem(Problem{File: MainFile, Index: i, Msg: "invalid JSON: " + err.Error()})
+				mainOK = false
+				break
+			}
+			r.problem(Problem{File: MainFile, Index: i, Path: te.Field, Msg: fmt.Sprintf("JSON %s where %s expected", te.Value, jsonKind(te.Type.String()))})
+		}
+		r.Samples++
+		s := checkSample(r, i, &ls, uuids, ids)
+		src := statsFor(s.id)
+		src.add(s.stats0()) // what checkSample counted before the source was known
+		s.stats = src
+		src.Samples++
+		if s.uuid == "" {
+			continue // nothing to match the other files' lines against
+		}
+		if line, n, ok := mem.find(s.uuid); ok {
+			checkMemoryLine(r, s, line, n)
+		} else if err := mem.err; err != nil {
+			return nil, err
+		} else {
+			r.problem(Problem{File: MemoryFile, Index: -1, SampleID: s.id, Msg: "no line for this sample (uuid " + s.uuid + ")"})
+		}
+		if line, n, ok := qa.find(s.uuid); ok {
+			checkQALine(r, s, line, n)
+		} else if err := qa.err; err != nil {
+			return nil, err
+		} else {
+			r.problem(Problem{File: QAFile, Index: -1, SampleID: s.id, Msg: "no line for this sample (uuid " + s.uuid + ")"})
+		}
+	}
+	if mainOK {
+		if tok, err := dec.Token(); err != nil || tok != json.Delim(']') {
+			r.problem(Problem{File: MainFile, Index: -1, Msg: "array not closed"})
+		} else if _, err := dec.Token(); err != io.EOF {
+			r.problem(Problem{File: MainFile, Index: -1, Msg: "data after the array"})
+		}
+		if r.Samples == 0 {
+			r.problem(Problem{File: MainFile, Index: -1, Msg: "no samples"})
+		}
+		// Lines left over belong to no sample (or repeat one): the loader would either drop
+		// them or let the later line win, and neither is what the converter meant.
+		for _, lr := range []interface{ rest(map[string]bool) error }{mem, qa} {
+			if err := lr.rest(uuids); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if man != nil {
+		for _, src := range man.Sources {
+			for _, id := range src.SampleIDs {
+				if !ids[id] {
+					r.problem(Problem{File: ManifestFile, Index: -1, SampleID: id, Msg: "listed under source " + src.Name + " but not in " + MainFile})
+				}
+			}
+		}
+	}
+	if len(r.Sources) == 0 {
+		r.Sources = append(r.Sources, newStats("all"))
+	}
+	r.Total = *newStats("all")
+	for _, st := range r.Sources {
+		r.Total.add(st)
+	}
+	return r, nil
+}
+
+func readManifest(dir string) (*Manifest, error) {
+	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil // a directory written by another converter: statistics over "all"
+	}
+	if err != nil {
+		return nil, fmt.Errorf("validate %s: %w", dir, err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("validate %s: %s: %w", dir, ManifestFile, err)
+	}
+	return &m, nil
+}
+
+// jsonKind turns a Go type name from an UnmarshalTypeError into the JSON kind it stands for.
+func jsonKind(goType string) string {
+	switch {
+	case goType == "string":
+		return "a string"
+	case goType == "bool":
+		return "a boolean"
+	case strings.HasPrefix(goType, "float"), strings.HasPrefix(goType, "int"):
+		return "a number"
+	case strings.HasPrefix(goType, "[]"):
+		return "an array"
+	default:
+		return "an object"
+	}
+}
+
+func checkSample(r *Report, i int, ls *looseSample, uuids, ids map[string]bool) *sample {
+	s := &sample{index: i, sessionPos: map[string]int{}, images: map[string]int{}, memory: map[string]int{}}
+	if ls.SampleID != nil {
+		s.id = *ls.SampleID
+	}
+	p := func(path, msg string) {
+		r.problem(Problem{File: MainFile, Index: i, SampleID: s.id, Path: path, Msg: msg})
+	}
+	switch {
+	case ls.SampleID == nil:
+		p("sample_id", "missing")
+	case s.id == "":
+		p("sample_id", "empty")
+	case ids[s.id]:
+		p("sample_id", "duplicate: an earlier sample has the same id")
+	default:
+		ids[s.id] = true
+	}
+	switch {
+	case ls.UUID == nil:
+		p("uuid", "missing")
+	case uuids[*ls.UUID]:
+		p("uuid", "duplicate: "+*ls.UUID+" is the uuid of an earlier sample")
+	default:
+		if _, err := uuid.Parse(*ls.UUID); err != nil {
+			p("uuid", fmt.Sprintf("%q is not a UUID", *ls.UUID))
+		}
+		s.uuid = *ls.UUID
+		uuids[s.uuid] = true
+	}
+	if ls.Sessions == nil {
+		p("sessions", "missing")
+		return s
+	}
+	if len(*ls.Sessions) == 0 {
+		p("sessions", "empty: the sample has no dialogue")
+	}
+	s.userTurns = make([]int, len(*ls.Sessions))
+	for j, ss := range *ls.Sessions {
+		at := fmt.Sprintf("sessions[%d]", j)
+		switch {
+		case ss.ID == nil:
+			p(at+"._v2_session_id", "missing")
+		case *ss.ID == "":
+			p(at+"._v2_session_id", "empty")
+		default:
+			if _, dup := s.sessionPos[*ss.ID]; dup {
+				p(at+"._v2_session_id", "duplicate session id "+*ss.ID)
+			} else {
+				s.sessionPos[*ss.ID] = j
+			}
+		}
+		id := ""
+		if ss.ID != nil {
+			id = *ss.ID
+		}
+		s.sessions = append(s.sessions, id)
+		s.stats0().Sessions++
+		if ss.Dialogue == nil {
+			p(at+".dialogue", "missing")
+		} else {
+			for k, t := range *ss.Dialogue {
+				tat := fmt.Sprintf("%s.dialogue[%d]", at, k)
+				s.stats0().Turns++
+				switch {
+				case t.Role == nil:
+					p(tat+".role", "missing")
+				case *t.Role == "user":
+					s.userTurns[j]++
+				case *t.Role == "assistant":
+				default:
+					p(tat+".role", fmt.Sprintf("%q is neither user nor assistant", *t.Role))
+				}
+				if t.Content == nil {
+					p(tat+".content", "missing")
+				}
+				if t.Attachments == nil {
+					continue
+				}
+				for a, att := range *t.Attachments {
+					aat := fmt.Sprintf("%s.attachments[%d]", tat, a)
+					if att.Type == nil || *att.Type != AttachmentImageCaption {
+						p(aat+".type", "want "+AttachmentImageCaption)
+					}
+					if att.Caption == nil || *att.Caption == "" {
+						p(aat+".caption", "missing or empty (an empty caption should add no attachment)")
+					}
+					switch {
+					case att.ImageID == nil || *att.ImageID == "":
+						p(aat+".image_id", "missing or empty")
+					default:
+						if _, dup := s.images[*att.ImageID]; dup {
+							p(aat+".image_id", "duplicate image id "+*att.ImageID)
+						}
+						s.images[*att.ImageID] = j
+						s.stats0().ImageAttachments++
+					}
+				}
+			}
+		}
+		if ss.MemoryPoints != nil {
+			if j != 0 {
+				p(at+".memory_points", "memory points outside the first session; later sessions' points belong in "+MemoryFile)
+			}
+			checkMemoryPoints(r, s, *ss.MemoryPoints, j, func(path, msg string) { p(at+".memory_points"+path, msg) })
+		} else if j == 0 {
+			r.warn(Problem{File: MainFile, Index: i, SampleID: s.id, Path: at + ".memory_points", Msg: "missing: the first session has no gold memory points"})
+		}
+	}
+	return s
+}
+
+// stats0 collects counts before the sample's source is known; they are merged by Validate.
+// Keeping one pending Stats per sample avoids a second pass over the sessions.
+func (s *sample) stats0() *Stats {
+	if s.stats == nil {
+		s.stats = newStats("")
+	}
+	return s.stats
+}
+
+func checkMemoryPoints(r *Report, s *sample, mps []looseMemory, pos int, p func(path, msg string)) {
+	st := s.stats0()
+	for k, m := range mps {
+		at := fmt.Sprintf("[%d]", k)
+		switch {
+		case m.MemoryID == nil || *m.MemoryID == "":
+			p(at+".memory_id", "missing or empty")
+		default:
+			if _, dup := s.memory[*m.MemoryID]; dup {
+				p(at+".memory_id", "duplicate memory id "+*m.MemoryID)
+			} else {
+				s.memory[*m.MemoryID] = pos
+			}
+		}
+		if m.MemoryContent == nil || *m.MemoryContent == "" {
+			p(at+".memory_content", "missing or empty")
+		}
+		if m.MemoryType == nil || !slices.Contains(MemoryTypes, *m.MemoryType) {
+			p(at+".memory_type", "want one of "+strings.Join(MemoryTypes, ", ")+got(m.MemoryType))
+		} else {
+			st.MemoryByType[*m.MemoryType]++
+		}
+		if m.MemorySource == nil || !slices.Contains(MemorySources, *m.MemorySource) {
+			p(at+".memory_source", "want one of "+strings.Join(MemorySources, ", ")+got(m.MemorySource))
+		} else {
+			st.MemoryBySource[*m.MemorySource]++
+		}
+		switch {
+		case m.IsUpdate == nil:
+			p(at+".is_update", "missing")
+		case *m.IsUpdate:
+			st.Updates++
+		}
+		switch {
+		case m.OriginalMemories == nil:
+			p(at+".original_memories", "missing")
+		case m.IsUpdate != nil && *m.IsUpdate && len(*m.OriginalMemories) == 0:
+			p(at+".original_memories", "empty on an update: Update Handling has nothing to compare against")
+		}
+		if m.Importance == nil {
+			p(at+".importance", "missing")
+		} else if *m.Importance < 0 || *m.Importance > 1 {
+			p(at+".importance", fmt.Sprintf("%g is outside [0, 1]", *m.Importance))
+		}
+		if m.UpdateType == nil {
+			p(at+".update_type", "missing")
+		}
+		st.MemoryPoints++
+	}
+}
+
+func got(s *string) string {
+	if s == nil {
+		return ", got nothing"
+	}
+	return fmt.Sprintf(", got %q", *s)
+}
+
+func checkMemoryLine(r *Report, s *sample, l *looseMemoryLine, line int) {
+	p := func(path, msg string) {
+		r.problem(Problem{File: MemoryFile, Line: line, SampleID: s.id, Path: path, Msg: msg})
+	}
+	if l.SampleID == nil || *l.SampleID != s.id {
+		p("sample_id", fmt.Sprintf("want %q, the sample_id of uuid %s in %s", s.id, s.uuid, MainFile)+got(l.SampleID))
+	}
+	if l.MemorySessions == nil {
+		p("memory_sessions", "missing")
+		return
+	}
+	seen := map[string]bool{}
+	for j, ms := range *l.MemorySessions {
+		at := fmt.Sprintf("memory_sessions[%d]", j)
+		pos := -1
+		switch {
+		case ms.SessionID == nil:
+			p(at+".session_id", "missing")
+		case seen[*ms.SessionID]:
+			p(at+".session_id", "session "+*ms.SessionID+" listed twice")
+		default:
+			seen[*ms.SessionID] = true
+			var ok bool
+			if pos, ok = s.sessionPos[*ms.SessionID]; !ok {
+				p(at+".session_id", *ms.SessionID+" is not a session of the sample")
+				pos = -1
+			} else if pos == 0 {
+				p(at+".session_id", "the first session's memory points belong in "+MainFile)
+			}
+		}
+		if ms.MemoryPoints == nil {
+			p(at+".memory_points", "missing")
+			continue
+		}
+		checkMemoryPoints(r, s, *ms.MemoryPoints, pos, func(path, msg string) { p(at+".memory_points"+path, msg) })
+	}
+}
+
+func checkQALine(r *Report, s *sample, l *looseQALine, line int) {
+	st := s.stats0()
+	p := func(path, msg string) {
+		r.problem(Problem{File: QAFile, Line: line, SampleID: s.id, Path: path, Msg: msg})
+	}
+	w := func(path, msg string) {
+		r.warn(Problem{File: QAFile, Line: line, SampleID: s.id, Path: path, Msg: msg})
+	}
+	if l.SampleID == nil || *l.SampleID != s.id {
+		p("sample_id", fmt.Sprintf("want %q, the sample_id of uuid %s in %s", s.id, s.uuid, MainFile)+got(l.SampleID))
+	}
+	if l.Checkpoints == nil {
+		p("checkpoints", "missing")
+		return
+	}
+	seen := map[string]bool{}
+	for j, cp := range *l.Checkpoints {
+		at := fmt.Sprintf("checkpoints[%d]", j)
+		st.Checkpoints++
+		switch {
+		case cp.CheckpointID == nil || *cp.CheckpointID == "":
+			p(at+".checkpoint_id", "missing or empty")
+		case seen[*cp.CheckpointID]:
+			p(at+".checkpoint_id", "duplicate checkpoint id "+*cp.CheckpointID)
+		default:
+			seen[*cp.CheckpointID] = true
+		}
+		last := -1 // position of the last covered session
+		switch {
+		case cp.CoveredSessions == nil || len(*cp.CoveredSessions) == 0:
+			p(at+".covered_sessions", "missing or empty")
+		default:
+			for k, id := range *cp.CoveredSessions {
+				pos, ok := s.sessionPos[id]
+				switch {
+				case !ok:
+					p(fmt.Sprintf("%s.covered_sessions[%d]", at, k), id+" is not a session of the sample")
+				case pos != k:
+					// The runner fires a checkpoint after its last covered session and feeds
+					// sessions in order, so anything but a prefix would test a different history.
+					p(fmt.Sprintf("%s.covered_sessions[%d]", at, k), fmt.Sprintf("%s is session %d of the sample; covered sessions must be the first ones, in order", id, pos))
+				default:
+					last = pos
+				}
+			}
+		}
+		if cp.Questions == nil {
+			p(at+".questions", "missing")
+			continue
+		}
+		for k, q := range *cp.Questions {
+			qat := fmt.Sprintf("%s.questions[%d]", at, k)
+			st.Questions++
+			if q.Question == nil || *q.Question == "" {
+				p(qat+".question", "missing or empty")
+			}
+			if q.Answer == nil {
+				p(qat+".answer", "missing")
+			}
+			if q.Difficulty == nil {
+				p(qat+".difficulty", "missing")
+			}
+			var qt QuestionType
+			ok := false
+			if q.QuestionType != nil {
+				for _, t := range QuestionTypes {
+					if t.Name == *q.QuestionType {
+						qt, ok = t, true
+					}
+				}
+			}
+			if !ok {
+				p(qat+".question_type", "not one of the nine known types"+got(q.QuestionType))
+			} else {
+				st.QuestionsByType[qt.Abbrev]++
+				if q.QuestionTypeAbbrev == nil || *q.QuestionTypeAbbrev != qt.Abbrev {
+					p(qat+".question_type_abbrev", "want "+qt.Abbrev+" for "+qt.Name+got(q.QuestionTypeAbbrev))
+				}
+			}
+			if q.Evidence == nil {
+				p(qat+".evidence", "missing")
+				continue
+			}
+			for e, ev := range *q.Evidence {
+				eat := fmt.Sprintf("%s.evidence[%d]", qat, e)
+				hasM := ev.MemoryID != nil && *ev.MemoryID != ""
+				hasI := ev.ImageID != nil && *ev.ImageID != ""
+				switch {
+				case hasM == hasI:
+					p(eat, "want exactly one of memory_id and image_id")
+				case hasM:
+					st.EvidenceMemory++
+					pos, ok := s.memory[*ev.MemoryID]
+					if !ok {
+						p(eat+".memory_id", *ev.MemoryID+" is not a memory point of the sample")
+					} else if last >= 0 && pos > last {
+						w(eat+".memory_id", fmt.Sprintf("%s belongs to session %s, after the sessions this checkpoint covers", *ev.MemoryID, s.sessions[pos]))
+					}
+				default:
+					st.EvidenceImage++
+					pos := s.imageSession(*ev.ImageID)
+					if pos < 0 {
+						p(eat+".image_id", *ev.ImageID+" is not an image of the sample")
+					} else if last >= 0 && pos > last {
+						w(eat+".image_id", fmt.Sprintf("%s belongs to session %s, after the sessions this checkpoint covers", *ev.ImageID, s.sessions[pos]))
+					}
+				}
+			}
+		}
+	}
+}
+
+// lineReader reads a JSON Lines file keyed by uuid, in step with the main file.
+type lineReader[T any] struct {
+	file    string
+	sc      *bufio.Scanner
+	line    int
+	uuidOf  func(*T) *string
+	pending map[string]heldLine[T]
+	r       *Report
+	err     error
+}
+
+type heldLine[T any] struct {
+	rec  *T
+	line int
+}
+
+func newLineReader[T any](file string, rd io.Reader, uuidOf func(*T) *string, r *Report) *lineReader[T] {
+	sc := bufio.NewScanner(rd)
+	sc.Buffer(make([]byte, 0, 64<<10), MaxLineBytes)
+	return &lineReader[T]{file: file, sc: sc, uuidOf: uuidOf, pending: map[string]heldLine[T]{}, r: r}
+}
+
+// next returns the next parsable line with a uuid; bad lines become problems.
+func (lr *lineReader[T]) next() (*T, string, int, bool) {
+	for lr.sc.Scan() {
+		lr.line++
+		b := lr.sc.Bytes()
+		if len(strings.TrimSpace(string(b))) == 0 {
+			lr.r.problem(Problem{File: lr.file, Line: lr.line, Msg: "blank line"})
+			continue
+		}
+		rec := new(T)
+		if err := json.Unmarshal(b, rec); err != nil {
+			var te *json.UnmarshalTypeError
+			if !errors.As(err, &te) {
+				lr.r.problem(Problem{File: lr.file, Line: lr.line, Msg: "invalid JSON: " + err.Error()})
+				continue
+			}
+			lr.r.problem(Problem{File: lr.file, Line: lr.line, Path: te.Field, Msg: fmt.Sprintf("JSON %s where %s expected", te.Value, jsonKind(te.Type.String()))})
+		}
+		u := lr.uuidOf(rec)
+		if u == nil || *u == "" {
+			lr.r.problem(Problem{File: lr.file, Line: lr.line, Path: "uuid", Msg: "missing or empty"})
+			continue
+		}
+		return rec, *u, lr.line, true
+	}
+	if err := lr.sc.Err(); err != nil {
+		lr.err = fmt.Errorf("%s: line %d: %w", lr.file, lr.line+1, err)
+	}
+	return nil, "", 0, false
+}
+
+// find returns the line of the sample with uuid u, reading ahead and holding other lines.
+func (lr *lineReader[T]) find(u string) (*T, int, bool) {
+	if h, ok := lr.pending[u]; ok {
+		delete(lr.pending, u)
+		return h.rec, h.line, true
+	}
+	for {
+		rec, ru, n, ok := lr.next()
+		if !ok {
+			return nil, 0, false
+		}
+		if ru == u {
+			return rec, n, true
+		}
+		if h, dup := lr.pending[ru]; dup {
+			lr.r.problem(Problem{File: lr.file, Line: n, Path: "uuid", Msg: fmt.Sprintf("%s already has line %d", ru, h.line)})
+			continue
+		}
+		lr.pending[ru] = heldLine[T]{rec, n}
+	}
+}
+
+// rest reports the lines that matched no sample.
+func (lr *lineReader[T]) rest(known map[string]bool) error {
+	report := func(u string, n int) {
+		msg := "uuid " + u + " is not a sample of " + MainFile
+		if known[u] {
+			msg = "second line for the sample with uuid " + u
+		}
+		lr.r.problem(Problem{File: lr.file, Line: n, Path: "uuid", Msg: msg})
+	}
+	held := make([]heldLine[T], 0, len(lr.pending))
+	for _, h := range lr.pending {
+		held = append(held, h)
+	}
+	slices.SortFunc(held, func(a, b heldLine[T]) int { return a.line - b.line })
+	for _, h := range held {
+		report(*lr.uuidOf(h.rec), h.line)
+	}
+	for {
+		rec, u, n, ok := lr.next()
+		if !ok {
+			return lr.err
+		}
+		_ = rec
+		report(u, n)
+	}
+}

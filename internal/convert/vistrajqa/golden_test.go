@@ -1,0 +1,94 @@
+package vistrajqa
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/m3bench/m3eval/internal/convert/domainav2"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// goldenInputs are hand-made trajectories that between them exercise every mapping rule:
+// vab-0001 has 30 steps with probes after 6/12/18/24 (S00..S04), an empty caption at step 9,
+// a null feedback, a missing thought, updates with original_memories, evidence on images and
+// all nine QA types; vab-0002 has no probes (one session, memory points all in S00); the
+// Arena file has empty observations, a probe at the last step, a null post_trajectory_qa and
+// a trajectory with neither QA nor memory points (its stage4 and QA lines are still written),
+// and a blank line.
+var goldenInputs = []string{"testdata/in/sessions-vab.jsonl", "testdata/in/sessions-arena.jsonl"}
+
+var goldenFiles = []string{domainav2.MainFile, domainav2.MemoryFile, domainav2.QAFile, domainav2.ManifestFile}
+
+func TestGolden(t *testing.T) {
+	for _, mode := range []struct {
+		name       string
+		multimodal bool
+	}{{"text-only", false}, {"multimodal", true}} {
+		t.Run(mode.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			res, err := Run(context.Background(), RunOptions{Inputs: goldenInputs, Output: out, Options: Options{Multimodal: mode.multimodal}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Converted != 4 || len(res.Skipped) != 0 {
+				t.Fatalf("converted %d, skipped %v; want 4 and none", res.Converted, res.Skipped)
+			}
+			var report bytes.Buffer
+			if err := res.Report.WriteText(&report); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string][]byte{"report.txt": bytes.ReplaceAll(report.Bytes(), []byte(out), []byte("OUT"))}
+			for _, name := range goldenFiles {
+				b, err := os.ReadFile(filepath.Join(out, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got[name] = b
+			}
+			dir := filepath.Join("testdata", "golden", mode.name)
+			for name, b := range got {
+				path := filepath.Join(dir, name)
+				if *update {
+					if err := os.MkdirAll(dir, 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(path, b, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				want, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatalf("%v (run go test -run TestGolden -update to create it)", err)
+				}
+				if !bytes.Equal(b, want) {
+					t.Errorf("%s differs from %s (run with -update and review the diff):\n%s", name, path, firstDiff(b, want))
+				}
+			}
+		})
+	}
+}
+
+// firstDiff shows the first differing line of two outputs.
+func firstDiff(got, want []byte) string {
+	g, w := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
+	for i := 0; i < len(g) || i < len(w); i++ {
+		var gl, wl []byte
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if !bytes.Equal(gl, wl) {
+			return "line " + strconv.Itoa(i+1) + ":\n got:  " + string(gl) + "\n want: " + string(wl)
+		}
+	}
+	return ""
+}

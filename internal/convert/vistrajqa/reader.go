@@ -1,0 +1,360 @@
+package vistrajqa
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/m3bench/m3eval/internal/convert/domainav2"
+)
+
+// MaxLineBytes bounds one input line: a trajectory with long observations is fine, a file
+// without newlines is an error instead of unbounded memory.
+const MaxLineBytes = 256 << 20
+
+// RecordError is a record that does not fit the input schema: File and Line locate it, Path
+// names the field (step_plan[3].step_num). The reader can go on after it.
+type RecordError struct {
+	File string
+	Line int
+	Path string
+	Msg  string
+}
+
+// Error formats the error as file:line: field: problem.
+func (e *RecordError) Error() string {
+	if e.Path == "" {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Path, e.Msg)
+}
+
+// Reader reads trajectories from a JSON Lines stream with a bounded line buffer.
+type Reader struct {
+	file string
+	sc   *bufio.Scanner
+	line int
+}
+
+// NewReader reads r; file names it in errors.
+func NewReader(r io.Reader, file string) *Reader {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), MaxLineBytes)
+	return &Reader{file: file, sc: sc}
+}
+
+// Line returns the line number of the record last returned.
+func (r *Reader) Line() int { return r.line }
+
+// Next returns the next trajectory. It returns io.EOF at the end, a *RecordError for a
+// record that does not fit (the next call goes on with the following line), and any other
+// error for a stream that cannot be read further. Blank lines are skipped.
+func (r *Reader) Next() (*Trajectory, error) {
+	for r.sc.Scan() {
+		r.line++
+		b := bytes.TrimSpace(r.sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		t, path, msg := parseTrajectory(b)
+		if msg != "" {
+			return nil, &RecordError{File: r.file, Line: r.line, Path: path, Msg: msg}
+		}
+		return t, nil
+	}
+	if err := r.sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("%s:%d: line longer than %d MiB", r.file, r.line+1, MaxLineBytes>>20)
+		}
+		return nil, fmt.Errorf("%s:%d: %w", r.file, r.line+1, err)
+	}
+	return nil, io.EOF
+}
+
+// The wire types mirror the JSON Schema (schema/vistrajqa.schema.json): a pointer is a
+// required key (nil = missing or null), a plain value an optional one (null = absent).
+// TestSchemaAgreement holds the two together.
+type (
+	wireTrajectory struct {
+		SessionID        *string           `json:"session_id"`
+		StepPlan         *[]wireStep       `json:"step_plan"`
+		Probes           []wireProbe       `json:"probes"`
+		PostTrajectoryQA []wireQA          `json:"post_trajectory_qa"`
+		MemoryPoints     []wireMemoryPoint `json:"memory_points"`
+	}
+	wireStep struct {
+		StepNum      *int    `json:"step_num"`
+		Observation  *string `json:"observation"`
+		Feedback     string  `json:"feedback"`
+		ImageCaption string  `json:"image_caption"`
+		Thought      string  `json:"thought"`
+		Action       *string `json:"action"`
+	}
+	wireProbe struct {
+		AfterStep *int      `json:"after_step"`
+		Questions *[]wireQA `json:"questions"`
+	}
+	wireQA struct {
+		Question   *string  `json:"question"`
+		Answer     *string  `json:"answer"`
+		Type       *string  `json:"type"`
+		Evidence   []string `json:"evidence"`
+		Difficulty string   `json:"difficulty"`
+	}
+	wireMemoryPoint struct {
+		MPID             *string   `json:"mp_id"`
+		Content          *string   `json:"content"`
+		Type             *string   `json:"type"`
+		Source           *string   `json:"source"`
+		StepNum          *int      `json:"step_num"`
+		IsUpdate         *bool     `json:"is_update"`
+		OriginalMemories *[]string `json:"original_memories"`
+		Importance       *float64  `json:"importance"`
+		UpdateType       string    `json:"update_type"`
+	}
+)
+
+// Importances are the importance values the guide allows.
+var Importances = []float64{0.4, 0.6, 0.8, 1.0}
+
+var (
+	mpSessionPattern = regexp.MustCompile(`^mp_S([0-9]+)_[0-9]+$`)
+	imagePattern     = regexp.MustCompile(`^S([0-9]+)_img_([0-9]+)$`)
+)
+
+// checker collects the first problem of a record; later checks are skipped once it is set,
+// so one record gives one error with one field.
+type checker struct{ path, msg string }
+
+func (c *checker) fail(path, format string, args ...any) {
+	if c.msg == "" {
+		c.path, c.msg = path, fmt.Sprintf(format, args...)
+	}
+}
+
+func (c *checker) str(path string, v *string, nonEmpty bool) string {
+	switch {
+	case v == nil:
+		c.fail(path, "missing")
+		return ""
+	case nonEmpty && *v == "":
+		c.fail(path, "empty")
+	}
+	return *v
+}
+
+func (c *checker) posInt(path string, v *int) int {
+	switch {
+	case v == nil:
+		c.fail(path, "missing")
+		return 0
+	case *v < 1:
+		c.fail(path, "%d, want 1 or more", *v)
+	}
+	return *v
+}
+
+func (c *checker) enum(path string, v *string, allowed []string) string {
+	if v == nil {
+		c.fail(path, "missing")
+		return ""
+	}
+	if !slices.Contains(allowed, *v) {
+		c.fail(path, "%q is not one of %s", *v, strings.Join(allowed, ", "))
+	}
+	return *v
+}
+
+// parseTrajectory decodes and checks one record; msg is empty when it fits.
+func parseTrajectory(b []byte) (t *Trajectory, path, msg string) {
+	if b[0] != '{' {
+		return nil, "", "not a JSON object (one trajectory per line)"
+	}
+	var w wireTrajectory
+	if err := json.Unmarshal(b, &w); err != nil {
+		path, msg := locate(b, err)
+		return nil, path, msg
+	}
+	var c checker
+	t = &Trajectory{SessionID: c.str("session_id", w.SessionID, true)}
+	if w.StepPlan == nil {
+		c.fail("step_plan", "missing")
+	} else if len(*w.StepPlan) == 0 {
+		c.fail("step_plan", "empty: a trajectory needs at least one step")
+	}
+	if c.msg != "" {
+		return nil, c.path, c.msg
+	}
+	steps := *w.StepPlan
+	t.Steps = make([]Step, len(steps))
+	for i, s := range steps {
+		at := fmt.Sprintf("step_plan[%d]", i)
+		n := c.posInt(at+".step_num", s.StepNum)
+		if c.msg == "" && n != i+1 {
+			// The cut and the image ids count steps by position; a gap or a swap would move
+			// memory points and evidence into the wrong session without anyone noticing.
+			c.fail(at+".step_num", "%d, want %d: steps are numbered 1, 2, ... in order", n, i+1)
+		}
+		t.Steps[i] = Step{
+			StepNum:      n,
+			Observation:  c.str(at+".observation", s.Observation, false),
+			Feedback:     s.Feedback,
+			ImageCaption: s.ImageCaption,
+			Thought:      s.Thought,
+			Action:       c.str(at+".action", s.Action, false),
+		}
+	}
+	last := len(steps)
+	t.Probes = make([]Probe, len(w.Probes))
+	prev := 0
+	for i, p := range w.Probes {
+		at := fmt.Sprintf("probes[%d]", i)
+		a := c.posInt(at+".after_step", p.AfterStep)
+		switch {
+		case c.msg != "":
+		case a > last:
+			c.fail(at+".after_step", "%d is after the last step (%d)", a, last)
+		case a <= prev:
+			c.fail(at+".after_step", "%d is not after the previous probe's step %d", a, prev)
+		}
+		prev = a
+		t.Probes[i].AfterStep = a
+		if p.Questions == nil {
+			c.fail(at+".questions", "missing")
+		} else if len(*p.Questions) == 0 {
+			c.fail(at+".questions", "empty: a probe needs at least one question")
+		} else {
+			t.Probes[i].Questions = qaItems(&c, at+".questions", *p.Questions)
+		}
+	}
+	t.PostTrajectoryQA = qaItems(&c, "post_trajectory_qa", w.PostTrajectoryQA)
+	if c.msg != "" {
+		return nil, c.path, c.msg
+	}
+
+	ss := t.Sessions()
+	mpIDs := make(map[string]bool, len(w.MemoryPoints))
+	t.MemoryPoints = make([]MemoryPoint, len(w.MemoryPoints))
+	for i, m := range w.MemoryPoints {
+		at := fmt.Sprintf("memory_points[%d]", i)
+		mp := MemoryPoint{
+			MPID:       c.str(at+".mp_id", m.MPID, true),
+			Content:    c.str(at+".content", m.Content, true),
+			Type:       c.enum(at+".type", m.Type, domainav2.MemoryTypes),
+			Source:     c.enum(at+".source", m.Source, domainav2.MemorySources),
+			StepNum:    c.posInt(at+".step_num", m.StepNum),
+			UpdateType: m.UpdateType,
+		}
+		if m.IsUpdate == nil {
+			c.fail(at+".is_update", "missing")
+		} else {
+			mp.IsUpdate = *m.IsUpdate
+		}
+		if m.OriginalMemories != nil {
+			mp.OriginalMemories = *m.OriginalMemories
+		}
+		if mp.IsUpdate && len(mp.OriginalMemories) == 0 {
+			c.fail(at+".original_memories", "missing or empty on an update (is_update is true)")
+		}
+		switch {
+		case m.Importance == nil:
+			c.fail(at+".importance", "missing")
+		case !slices.Contains(Importances, *m.Importance):
+			c.fail(at+".importance", "%v is not one of 0.4, 0.6, 0.8, 1.0", *m.Importance)
+		default:
+			mp.Importance = *m.Importance
+		}
+		if c.msg != "" {
+			return nil, c.path, c.msg
+		}
+		if mpIDs[mp.MPID] {
+			c.fail(at+".mp_id", "duplicate: %s appears earlier in memory_points", mp.MPID)
+		}
+		mpIDs[mp.MPID] = true
+		if mp.StepNum > last {
+			c.fail(at+".step_num", "%d is after the last step (%d)", mp.StepNum, last)
+		} else if sm := mpSessionPattern.FindStringSubmatch(mp.MPID); sm != nil {
+			// An id like mp_S04_1 was named by the generator after its own session cut; if it
+			// disagrees with ours, placing the point by step_num would contradict its name.
+			want := ss[sessionOf(ss, mp.StepNum)].ID
+			if "S"+sm[1] != want {
+				c.fail(at+".mp_id", "%s names session S%s but step_num %d falls in %s", mp.MPID, sm[1], mp.StepNum, want)
+			}
+		}
+		t.MemoryPoints[i] = mp
+	}
+	if c.msg != "" {
+		return nil, c.path, c.msg
+	}
+
+	// Every evidence id must resolve, or the framework's Evidence Coverage would count a
+	// reference to nothing.
+	resolve := func(at string, qs []QAItem) {
+		for i, q := range qs {
+			for j, e := range q.Evidence {
+				if mpIDs[e] || imageExists(ss, e) {
+					continue
+				}
+				c.fail(fmt.Sprintf("%s[%d].evidence[%d]", at, i, j), "%q is neither an mp_id of this trajectory nor one of its image ids (<session>_img_<k>)", e)
+			}
+		}
+	}
+	for i, p := range t.Probes {
+		resolve(fmt.Sprintf("probes[%d].questions", i), p.Questions)
+	}
+	resolve("post_trajectory_qa", t.PostTrajectoryQA)
+	if c.msg != "" {
+		return nil, c.path, c.msg
+	}
+	return t, "", ""
+}
+
+// imageExists reports whether id names the frame of a step: S<nn>_img_<k>, the k-th step
+// (from 1) of session S<nn>.
+func imageExists(ss []Span, id string) bool {
+	m := imagePattern.FindStringSubmatch(id)
+	if m == nil {
+		return false
+	}
+	k, err1 := strconv.Atoi(m[1])
+	n, err2 := strconv.Atoi(m[2])
+	if err1 != nil || err2 != nil || k >= len(ss) || SessionID(k) != "S"+m[1] {
+		return false
+	}
+	return n >= 1 && n <= ss[k].Last-ss[k].First+1
+}
+
+var abbrevs = func() []string {
+	out := make([]string, len(domainav2.QuestionTypes))
+	for i, t := range domainav2.QuestionTypes {
+		out[i] = t.Abbrev
+	}
+	return out
+}()
+
+func qaItems(c *checker, at string, ws []wireQA) []QAItem {
+	out := make([]QAItem, len(ws))
+	for i, q := range ws {
+		qat := fmt.Sprintf("%s[%d]", at, i)
+		out[i] = QAItem{
+			Question:   c.str(qat+".question", q.Question, true),
+			Answer:     c.str(qat+".answer", q.Answer, true),
+			Type:       c.enum(qat+".type", q.Type, abbrevs),
+			Evidence:   q.Evidence,
+			Difficulty: q.Difficulty,
+		}
+		for j, e := range q.Evidence {
+			if e == "" {
+				c.fail(fmt.Sprintf("%s.evidence[%d]", qat, j), "empty or null")
+			}
+		}
+	}
+	return out
+}
