@@ -35,6 +35,7 @@ terminal, exports labeled JSON, and computes agreement and correlation statistic
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 
 	root.AddCommand(
+		newConvertCmd(),
 	// subcommands, one file each
 	)
 	return root
