@@ -1,0 +1,275 @@
+package agree
+
+import (
+	"context"
+	"fmt"
+)
+
+// Options controls Analyze.
+type Options struct {
+	// Bootstrap is the number of bootstrap replicates (0: no intervals).
+	Bootstrap int
+	// Seed makes the bootstrap reproducible: the same seed gives the same intervals whatever
+	// the number of CPUs or the goroutine schedule.
+	Seed uint64
+	// Workers bounds the goroutines of the bootstrap; 0 means GOMAXPROCS.
+	Workers int
+}
+
+// Pair holds the statistics of one pair of raters on their co-rated items.
+type Pair struct {
+	Raters           [2]string
+	N                int // co-rated items
+	PercentAgreement Value
+	// Kappa is indexed by Weighting; the weighted ones only for ordinal fields.
+	Kappa [3]Value
+}
+
+// Alpha holds Krippendorff's alpha at the three levels (ordinal and interval only for
+// ordinal fields).
+type Alpha struct {
+	Nominal, Ordinal, Interval Value
+}
+
+// Percent holds the overall percent agreements.
+type Percent struct {
+	// AllAgreeComplete: share of complete items on which all raters agree.
+	AllAgreeComplete Value
+	// PairwiseMeanPairable: mean over items with ≥2 ratings of the share of agreeing rater
+	// pairs (Fleiss' P̄ with missing data).
+	PairwiseMeanPairable Value
+	// AllAgreePairable: share of items with ≥2 ratings whose values all agree.
+	AllAgreePairable Value
+}
+
+// VsJudge holds the comparison of the human ratings with one automatic judge.
+type VsJudge struct {
+	Judge string
+	// NWithAuto counts the field's items the judge scored.
+	NWithAuto int
+	// Correlations of the item's mean human rating with the judge's score (ordinal fields).
+	NCorrelation, NNonNumeric      int
+	Pearson, Spearman, KendallTauB Value
+	// Majority label (strict plurality; ties left out) against the judge's label.
+	NMajority, NTiedMajority, NOutsideCategories int
+	ExactMatch                                   Value
+	Kappa                                        [3]Value
+	// SystemLevel and SegmentLevel are filled by [Levels]; nil otherwise.
+	SystemLevel, SegmentLevel *LevelCorr
+}
+
+// Interval is a percentile bootstrap interval of one statistic.
+type Interval struct {
+	Stat       string // e.g. "krippendorff_alpha_ordinal", "human_vs_auto_pearson"
+	B          int
+	NUndefined int
+	// Lo, Hi are the 2.5th and 97.5th percentiles of the defined replicates (numpy's
+	// linear interpolation); undefined when every replicate is undefined.
+	Lo, Hi Value
+	// SE is the standard deviation of the defined replicates (n−1 denominator).
+	SE Value
+}
+
+// FieldResult holds every statistic of one field.
+type FieldResult struct {
+	Field                                                           Field
+	CategoriesUsed                                                  []string
+	Raters                                                          []string
+	RatersWithoutRatings                                            []string
+	NItems, NRatings, NMissingCells, NItemsPairable, NItemsComplete int
+
+	Pairwise       []Pair
+	Fleiss         Value
+	Alpha          Alpha
+	Percent        Percent
+	AC1, AC2Linear Value
+	AC2Quadratic   Value
+	ICC            *ICC // ordinal fields only
+	Judges         []VsJudge
+	Bootstrap      []Interval
+}
+
+// Analyze computes every statistic of every field. It is the entry point for callers that
+// hold ratings in memory (the CSV reader and the annotation store both end here).
+func Analyze(ctx context.Context, fields []FieldData, opt Options) ([]FieldResult, error) {
+	out := make([]FieldResult, 0, len(fields))
+	for i := range fields {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		r, err := AnalyzeField(ctx, &fields[i], i, opt)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// AnalyzeField computes every statistic of one field; index distinguishes the bootstrap
+// streams of fields analysed in one run (use the field's position).
+func AnalyzeField(ctx context.Context, d *FieldData, index int, opt Options) (FieldResult, error) {
+	if err := d.Validate(); err != nil {
+		return FieldResult{}, fmt.Errorf("%w: %v", ErrInput, err)
+	}
+	f := d.Field
+	k := len(f.Categories)
+	values := catValues(f)
+	ordinal := f.Type == Ordinal
+	m := d.Ratings
+	t := tallyMatrix(m, k, tallyOpts{pairs: true, icc: ordinal, values: values})
+
+	res := FieldResult{
+		Field:                f,
+		Raters:               d.Raters,
+		RatersWithoutRatings: d.RatersWithoutRatings,
+	}
+	var nItems, nRatings int64
+	for n := 1; n <= m.Raters; n++ {
+		nItems += t.items[n]
+		nRatings += int64(n) * t.items[n]
+		if n >= 2 {
+			res.NItemsPairable += int(t.items[n])
+		}
+	}
+	res.NItems = int(nItems)
+	res.NRatings = int(nRatings)
+	res.NMissingCells = m.Items*m.Raters - int(nRatings)
+	if m.Raters > 0 {
+		res.NItemsComplete = int(t.items[m.Raters])
+	}
+	for c := 0; c < k; c++ {
+		for n := 1; n <= m.Raters; n++ {
+			if t.c[n*k+c] > 0 {
+				res.CategoriesUsed = append(res.CategoriesUsed, f.Categories[c])
+				break
+			}
+		}
+	}
+
+	kk := k * k
+	for a := 0; a < m.Raters; a++ {
+		for b := a + 1; b < m.Raters; b++ {
+			tab := t.pair[pairIndex(a, b, m.Raters)*kk : pairIndex(a, b, m.Raters)*kk+kk]
+			p := Pair{Raters: [2]string{d.Raters[a], d.Raters[b]}}
+			for _, x := range tab {
+				p.N += int(x)
+			}
+			p.PercentAgreement = PercentTable(tab, k)
+			p.Kappa[Unweighted] = CohenTable(tab, values, Unweighted)
+			if ordinal {
+				p.Kappa[Linear] = CohenTable(tab, values, Linear)
+				p.Kappa[Quadratic] = CohenTable(tab, values, Quadratic)
+			}
+			res.Pairwise = append(res.Pairwise, p)
+		}
+	}
+	res.Fleiss = fleiss(t)
+	res.Alpha.Nominal = krippendorff(t, values, LevelNominal)
+	if ordinal {
+		res.Alpha.Ordinal = krippendorff(t, values, LevelOrdinal)
+		res.Alpha.Interval = krippendorff(t, values, LevelInterval)
+	}
+	res.Percent.AllAgreeComplete, res.Percent.PairwiseMeanPairable, res.Percent.AllAgreePairable = percentAgreement(t)
+	res.AC1 = gwet(t, values, Unweighted)
+	if ordinal {
+		res.AC2Linear = gwet(t, values, Linear)
+		res.AC2Quadratic = gwet(t, values, Quadratic)
+		ic := icc(t)
+		res.ICC = &ic
+	}
+	var judgePairs []*pairs
+	for _, j := range d.Judges {
+		v, p := vsJudge(d, j, values)
+		res.Judges = append(res.Judges, v)
+		judgePairs = append(judgePairs, p)
+	}
+	if opt.Bootstrap > 0 {
+		bs, err := bootstrapField(ctx, d, t, values, judgePairs, index, opt)
+		if err != nil {
+			return FieldResult{}, err
+		}
+		res.Bootstrap = bs
+	}
+	return res, nil
+}
+
+// vsJudge compares the human ratings of d with judge j. It returns the (mean human rating,
+// score) points too, for the bootstrap.
+func vsJudge(d *FieldData, j Judge, values []int64) (VsJudge, *pairs) {
+	f := d.Field
+	k := len(f.Categories)
+	m := d.Ratings
+	r := m.Raters
+	ordinal := f.Type == Ordinal
+	v := VsJudge{Judge: j.Name}
+	var xs, ys []float64
+	table := make([]int64, k*k)
+	counts := make([]int, k)
+	for i := 0; i < m.Items; i++ {
+		row := m.Codes[i*r : i*r+r]
+		var n int
+		var sum int64
+		clear(counts)
+		for _, c := range row {
+			if c != Missing {
+				n++
+				sum += values[c]
+				counts[c]++
+			}
+		}
+		if n == 0 || !j.Present[i] {
+			continue
+		}
+		v.NWithAuto++
+		if ordinal {
+			if y := j.Num[i]; y == y {
+				xs = append(xs, float64(sum)/float64(n))
+				ys = append(ys, y)
+			} else {
+				v.NNonNumeric++
+			}
+		}
+		best, second, label := 0, 0, -1
+		for c, x := range counts {
+			if x > best {
+				best, second, label = x, best, c
+			} else if x > second {
+				second = x
+			}
+		}
+		if second == best {
+			v.NTiedMajority++
+			continue
+		}
+		a := j.Code[i]
+		if a == Missing {
+			v.NOutsideCategories++
+			continue
+		}
+		v.NMajority++
+		table[label*k+int(a)]++
+	}
+	v.ExactMatch = PercentTable(table, k)
+	if !v.ExactMatch.OK() {
+		v.ExactMatch = Undefined("no item with a majority label and an auto label")
+	}
+	v.Kappa[Unweighted] = CohenTable(table, values, Unweighted)
+	if !ordinal {
+		return v, nil
+	}
+	v.Kappa[Linear] = CohenTable(table, values, Linear)
+	v.Kappa[Quadratic] = CohenTable(table, values, Quadratic)
+	v.NCorrelation = len(xs)
+	if len(xs) < 2 {
+		u := Undefined("fewer than 2 items")
+		v.Pearson, v.Spearman, v.KendallTauB = u, u, u
+		return v, &pairs{x: xs, y: ys}
+	}
+	p := newPairs(xs, ys)
+	s := newCorrScratch(len(xs), p.yCount)
+	v.Pearson = p.pearson(nil, s)
+	v.Spearman = p.spearman(nil, s)
+	v.KendallTauB = p.kendall(nil, s)
+	return v, p
+}

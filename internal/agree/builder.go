@@ -1,0 +1,313 @@
+package agree
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Builder collects labelled ratings (item, rater, field, value strings) and automatic scores
+// into [FieldData], applying the oracle's input rules: values are trimmed; "" and "NA" are
+// missing (NA is a category of nominal fields with NACategory); a rater who gave only
+// missing values in a field is listed apart; items, raters and fields keep the order of
+// their first appearance; a duplicate non-missing rating is an error; without a declared
+// schema a field whose values are all integers is ordinal 1..5 (or min..max when values fall
+// outside 1..5) and any other field is nominal with its sorted distinct values.
+//
+// Memory is 12 bytes per rating plus the item ids, so millions of rows are fine. Add all
+// ratings before any score.
+type Builder struct {
+	// NACategory keeps "NA" as an ordinary value of nominal fields.
+	NACategory bool
+
+	schema map[string]Field
+	fields []*fieldAcc
+	byName map[string]*fieldAcc
+	items  map[string]int32
+	names  []string
+	judges []string
+}
+
+type cell struct {
+	item  int32
+	rater uint16
+	code  uint8
+	line  uint32
+}
+
+type fieldAcc struct {
+	name     string
+	declared bool
+	field    Field
+	// raw interns the distinct value strings of an undeclared field; codes are provisional
+	// until Build infers the categories.
+	raw      map[string]uint8
+	rawNames []string
+
+	allRaters map[string]int // every rater seen, in order
+	allOrder  []string
+	rated     []bool // by allRaters index: gave a non-missing value
+	raterCol  []int  // by allRaters index: column in the matrix, −1 until rated
+	raters    []string
+
+	local []int32 // by global item: 1 + row in the matrix, 0 when not rated in this field
+	items []int32 // rows: global item ids
+
+	cells []cell
+	auto  map[string]*autoAcc // by judge
+}
+
+type autoAcc struct {
+	vals  map[int32]string
+	lines map[int32]int
+}
+
+// Location formats an error position: "file:line: column: ". Line 0 omits the line.
+type Location struct {
+	File   string
+	Line   int
+	Column string
+}
+
+func (l Location) errorf(format string, args ...any) error {
+	var b strings.Builder
+	if l.File != "" {
+		b.WriteString(l.File)
+		if l.Line > 0 {
+			b.WriteString(":" + strconv.Itoa(l.Line))
+		}
+		b.WriteString(": ")
+	}
+	if l.Column != "" {
+		b.WriteString(l.Column + ": ")
+	}
+	return fmt.Errorf("%s%w", b.String(), fmt.Errorf(format, args...))
+}
+
+// NewBuilder returns a Builder; schema declares the types and categories of some or all
+// fields (nil: infer every field).
+func NewBuilder(schema []Field) (*Builder, error) {
+	b := &Builder{schema: map[string]Field{}, byName: map[string]*fieldAcc{}, items: map[string]int32{}}
+	for _, f := range schema {
+		if err := f.Validate(); err != nil {
+			return nil, err
+		}
+		b.schema[f.Name] = f
+	}
+	return b, nil
+}
+
+// Add records one rating. loc is used in error messages only.
+func (b *Builder) Add(item, rater, field, value string, loc Location) error {
+	item, rater, field, value = strings.TrimSpace(item), strings.TrimSpace(rater), strings.TrimSpace(field), strings.TrimSpace(value)
+	f := b.byName[field]
+	if f == nil {
+		f = &fieldAcc{name: field, raw: map[string]uint8{}, allRaters: map[string]int{}, auto: map[string]*autoAcc{}}
+		if d, ok := b.schema[field]; ok {
+			f.declared, f.field = true, d
+		}
+		b.byName[field] = f
+		b.fields = append(b.fields, f)
+	}
+	ri, ok := f.allRaters[rater]
+	if !ok {
+		ri = len(f.allOrder)
+		f.allRaters[rater] = ri
+		f.allOrder = append(f.allOrder, rater)
+		f.rated = append(f.rated, false)
+		f.raterCol = append(f.raterCol, -1)
+	}
+	missing := IsMissing(value, b.NACategory)
+	if !missing && value == "NA" && (f.declared && f.field.Type == Ordinal) {
+		// NA stays missing in ordinal fields: --na-category is for Yes/No/NA fields.
+		missing = true
+	}
+	if missing {
+		return nil
+	}
+	var code uint8
+	if f.declared {
+		c, ok := f.field.Code(value)
+		if !ok {
+			loc.Column = "value"
+			return loc.errorf("%w: %q is not a category of %s (%s)", ErrInput, value, field, f.field.describe())
+		}
+		code = c
+	} else {
+		c, ok := f.raw[value]
+		if !ok {
+			if len(f.rawNames) >= MaxCategories-1 {
+				loc.Column = "value"
+				return loc.errorf("%w: field %s has more than %d distinct values; declare its categories in a schema", ErrInput, field, MaxCategories-1)
+			}
+			c = uint8(len(f.rawNames))
+			f.raw[value] = c
+			f.rawNames = append(f.rawNames, value)
+		}
+		code = c
+	}
+	if !f.rated[ri] {
+		if len(f.raters) >= 1<<16-1 {
+			loc.Column = "rater"
+			return loc.errorf("%w: more than %d raters in field %s", ErrInput, 1<<16-1, field)
+		}
+		f.rated[ri] = true
+		f.raterCol[ri] = len(f.raters)
+		f.raters = append(f.raters, rater)
+	}
+	gi, ok := b.items[item]
+	if !ok {
+		gi = int32(len(b.names))
+		b.items[item] = gi
+		b.names = append(b.names, item)
+	}
+	for int(gi) >= len(f.local) {
+		f.local = append(f.local, 0)
+	}
+	if f.local[gi] == 0 {
+		f.items = append(f.items, gi)
+		f.local[gi] = int32(len(f.items))
+	}
+	f.cells = append(f.cells, cell{item: f.local[gi] - 1, rater: uint16(f.raterCol[ri]), code: code, line: uint32(loc.Line)})
+	return nil
+}
+
+// AddJudge declares an automatic judge, so that every field reports it even when it scored
+// nothing there. AddScore declares judges implicitly.
+func (b *Builder) AddJudge(judge string) {
+	if !slices.Contains(b.judges, judge) {
+		b.judges = append(b.judges, judge)
+	}
+}
+
+// AddScore records judge's automatic score for an item and field. Scores of items or fields
+// without ratings are ignored, like the oracle does; "" and "NA" are missing.
+func (b *Builder) AddScore(judge, item, field, value string, loc Location) error {
+	item, field, value = strings.TrimSpace(item), strings.TrimSpace(field), strings.TrimSpace(value)
+	if IsMissing(value, false) {
+		return nil
+	}
+	b.AddJudge(judge)
+	f := b.byName[field]
+	if f == nil {
+		return nil
+	}
+	gi, ok := b.items[item]
+	if !ok || int(gi) >= len(f.local) || f.local[gi] == 0 {
+		return nil
+	}
+	a := f.auto[judge]
+	if a == nil {
+		a = &autoAcc{vals: map[int32]string{}, lines: map[int32]int{}}
+		f.auto[judge] = a
+	}
+	row := f.local[gi] - 1
+	if prev, dup := a.lines[row]; dup {
+		loc.Column = "item"
+		return loc.errorf("%w: duplicate score for item %q, field %s (first on line %d)", ErrInput, item, field, prev)
+	}
+	a.vals[row] = value
+	a.lines[row] = loc.Line
+	return nil
+}
+
+// inferField applies the oracle's rule for a field without a schema entry.
+func inferField(name string, raw []string) Field {
+	if len(raw) == 0 {
+		return NewNominal(name)
+	}
+	ints := make([]int64, len(raw))
+	all := true
+	for i, s := range raw {
+		v, ok := ParseInt(s)
+		if !ok {
+			all = false
+			break
+		}
+		ints[i] = v
+	}
+	if all {
+		lo, hi := slices.Min(ints), slices.Max(ints)
+		if lo >= 1 && hi <= 5 {
+			lo, hi = 1, 5
+		}
+		if hi-lo < MaxCategories-1 {
+			var vals []int64
+			for v := lo; v <= hi; v++ {
+				vals = append(vals, v)
+			}
+			return NewOrdinal(name, vals...)
+		}
+	}
+	labels := slices.Clone(raw)
+	slices.Sort(labels)
+	return NewNominal(name, labels...)
+}
+
+// Build returns the fields in order of first appearance; file names the ratings source in
+// error messages.
+func (b *Builder) Build(file string) ([]FieldData, error) {
+	out := make([]FieldData, 0, len(b.fields))
+	for _, f := range b.fields {
+		fd := f.field
+		remap := []uint8(nil)
+		if !f.declared {
+			fd = inferField(f.name, f.rawNames)
+			remap = make([]uint8, len(f.rawNames))
+			for i, s := range f.rawNames {
+				c, ok := fd.Code(s)
+				if !ok {
+					return nil, fmt.Errorf("%w: field %s: value %q has no category", ErrInput, f.name, s)
+				}
+				remap[i] = c
+			}
+		}
+		m := NewMatrix(len(f.items), len(f.raters))
+		for _, c := range f.cells {
+			code := c.code
+			if remap != nil {
+				code = remap[code]
+			}
+			at := int(c.item)*m.Raters + int(c.rater)
+			if m.Codes[at] != Missing {
+				first := 0
+				for _, o := range f.cells {
+					if o.item == c.item && o.rater == c.rater {
+						first = int(o.line)
+						break
+					}
+				}
+				loc := Location{File: file, Line: int(c.line), Column: "item"}
+				return nil, loc.errorf("%w: duplicate rating of item %q by %s in field %s (first on line %d)",
+					ErrInput, b.names[f.items[c.item]], f.raters[c.rater], f.name, first)
+			}
+			m.Codes[at] = code
+		}
+		d := FieldData{Field: fd, Raters: f.raters, Ratings: m}
+		d.Items = make([]string, len(f.items))
+		for i, gi := range f.items {
+			d.Items[i] = b.names[gi]
+		}
+		for ri, r := range f.allOrder {
+			if !f.rated[ri] {
+				d.RatersWithoutRatings = append(d.RatersWithoutRatings, r)
+			}
+		}
+		if d.Raters == nil {
+			d.Raters = []string{}
+		}
+		for _, judge := range b.judges {
+			j := NewJudge(judge, len(f.items))
+			if a := f.auto[judge]; a != nil {
+				for row, s := range a.vals {
+					j.SetString(fd, int(row), s)
+				}
+			}
+			d.Judges = append(d.Judges, j)
+		}
+		out = append(out, d)
+		f.cells = nil // the matrix holds them now
+	}
+	return out, nil
+}

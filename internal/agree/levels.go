@@ -1,0 +1,103 @@
+package agree
+
+import "math"
+
+// LevelCorr is a correlation between human ratings and a judge after aggregation: at the
+// system level (one point per system: the mean over its items of the mean human rating and
+// of the score) or at the segment level (one coefficient per segment, over the items of that
+// segment, averaged over the segments where it is defined), as in the HANNA and WMT
+// meta-evaluations.
+type LevelCorr struct {
+	// N is the number of systems (system level) or of segments (segment level).
+	N int
+	// Defined counts, for the segment level, the segments whose coefficient was defined and
+	// entered the mean, per coefficient (Pearson, Spearman, Kendall).
+	Defined                        [3]int
+	Pearson, Spearman, KendallTauB Value
+}
+
+// Levels computes the system-level and segment-level correlations of the field's mean human
+// rating with judge j. system[i] and segment[i] number the system and the segment of item i
+// (0, 1, …; −1 when unknown, which leaves the item out). Items need a rating and a numeric
+// score. Either slice may be nil to skip that level.
+func Levels(d *FieldData, j Judge, system, segment []int) (sys, seg *LevelCorr) {
+	m := d.Ratings
+	r := m.Raters
+	values := catValues(d.Field)
+	x := make([]float64, m.Items)
+	ok := make([]bool, m.Items)
+	for i := 0; i < m.Items; i++ {
+		var n, s int64
+		for _, c := range m.Codes[i*r : i*r+r] {
+			if c != Missing {
+				n++
+				s += values[c]
+			}
+		}
+		if n > 0 && j.Present[i] && !math.IsNaN(j.Num[i]) {
+			x[i] = float64(s) / float64(n)
+			ok[i] = true
+		}
+	}
+	group := func(g []int) (map[int][]int, []int) {
+		members := map[int][]int{}
+		var order []int
+		for i, id := range g {
+			if id < 0 || !ok[i] {
+				continue
+			}
+			if _, seen := members[id]; !seen {
+				order = append(order, id)
+			}
+			members[id] = append(members[id], i)
+		}
+		return members, order
+	}
+	if system != nil {
+		members, order := group(system)
+		var xs, ys []float64
+		for _, id := range order {
+			var sx, sy float64
+			for _, i := range members[id] {
+				sx += x[i]
+				sy += j.Num[i]
+			}
+			n := float64(len(members[id]))
+			xs = append(xs, sx/n)
+			ys = append(ys, sy/n)
+		}
+		sys = &LevelCorr{N: len(xs)}
+		sys.Pearson, sys.Spearman, sys.KendallTauB = Pearson(xs, ys), Spearman(xs, ys), KendallTauB(xs, ys)
+		for i, v := range []Value{sys.Pearson, sys.Spearman, sys.KendallTauB} {
+			if v.OK() {
+				sys.Defined[i] = 1
+			}
+		}
+	}
+	if segment != nil {
+		members, order := group(segment)
+		seg = &LevelCorr{N: len(order)}
+		var sum [3]float64
+		for _, id := range order {
+			var xs, ys []float64
+			for _, i := range members[id] {
+				xs = append(xs, x[i])
+				ys = append(ys, j.Num[i])
+			}
+			for c, v := range []Value{Pearson(xs, ys), Spearman(xs, ys), KendallTauB(xs, ys)} {
+				if f, ok := v.Float(); ok {
+					sum[c] += f
+					seg.Defined[c]++
+				}
+			}
+		}
+		mean := func(c int) Value {
+			if seg.Defined[c] == 0 {
+				return Undefined("no segment with a defined coefficient")
+			}
+			return Num(sum[c] / float64(seg.Defined[c]))
+		}
+		seg.Pearson, seg.Spearman, seg.KendallTauB = mean(0), mean(1), mean(2)
+	}
+	return sys, seg
+}

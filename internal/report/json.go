@@ -1,0 +1,270 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+
+	"github.com/m3bench/m3eval/internal/agree"
+)
+
+// kv and obj build JSON objects whose keys keep the order of the oracle's oracle.json, so
+// the two files can be read side by side.
+type kv struct {
+	k string
+	v any
+}
+
+type obj []kv
+
+func (o *obj) set(k string, v any) { *o = append(*o, kv{k, v}) }
+
+// MarshalJSON implements json.Marshaler.
+func (o obj) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, e := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(e.k)
+		b.Write(k)
+		b.WriteByte(':')
+		v, err := json.Marshal(e.v)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// statObj is an object holding statistics: each is a number or null, and the reasons of the
+// null ones go into "undefined_reason" at the end.
+type statObj struct {
+	obj
+	reasons obj
+}
+
+func (s *statObj) stat(k string, v agree.Value) {
+	if x, ok := v.Float(); ok {
+		s.set(k, x)
+		return
+	}
+	s.set(k, nil)
+	s.reasons.set(k, v.Reason())
+}
+
+func (s *statObj) done() obj {
+	if len(s.reasons) > 0 {
+		s.set("undefined_reason", s.reasons)
+	}
+	return s.obj
+}
+
+var kappaKeys = [3]string{"cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic"}
+
+// Inputs describes what was analysed, for the "inputs" block.
+type Inputs struct {
+	Ratings, Auto, Schema string
+	NACategory            bool
+	Bootstrap             int
+	Seed                  uint64
+}
+
+// JSON writes the results with the structure and key names of the oracle's oracle.json,
+// each statistic a number or null with its reason in "undefined_reason" beside it.
+func JSON(w io.Writer, in Inputs, results []agree.FieldResult) error {
+	var top obj
+	top.set("m3eval", "agree 1")
+	var inputs obj
+	inputs.set("ratings", in.Ratings)
+	inputs.set("auto", nullIfEmpty(in.Auto))
+	inputs.set("schema", nullIfEmpty(in.Schema))
+	if in.NACategory {
+		inputs.set("missing_tokens", []string{""})
+	} else {
+		inputs.set("missing_tokens", []string{"", "NA"})
+	}
+	inputs.set("bootstrap", in.Bootstrap)
+	inputs.set("seed", in.Seed)
+	top.set("inputs", inputs)
+	var fields obj
+	for _, r := range results {
+		fields.set(r.Field.Name, fieldJSON(r))
+	}
+	top.set("fields", fields)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(top)
+}
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func categoriesJSON(f agree.Field, labels []string) any {
+	if f.Type != agree.Ordinal {
+		if labels == nil {
+			return []string{}
+		}
+		return labels
+	}
+	out := []int64{}
+	for _, l := range labels {
+		if v, ok := agree.ParseInt(l); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func fieldJSON(r agree.FieldResult) obj {
+	ordinal := r.Field.Type == agree.Ordinal
+	f := statObj{}
+	f.set("type", r.Field.Type.String())
+	f.set("categories", categoriesJSON(r.Field, r.Field.Categories))
+	f.set("raters", orEmpty(r.Raters))
+	f.set("raters_without_ratings", orEmpty(r.RatersWithoutRatings))
+	f.set("n_items", r.NItems)
+	f.set("n_ratings", r.NRatings)
+	f.set("n_missing_cells", r.NMissingCells)
+	f.set("n_items_pairable", r.NItemsPairable)
+	f.set("n_items_complete", r.NItemsComplete)
+	pw := []obj{}
+	for _, p := range r.Pairwise {
+		s := statObj{}
+		s.set("raters", p.Raters[:])
+		s.set("n_items", p.N)
+		s.stat("percent_agreement", p.PercentAgreement)
+		s.stat(kappaKeys[0], p.Kappa[0])
+		if ordinal {
+			s.stat(kappaKeys[1], p.Kappa[1])
+			s.stat(kappaKeys[2], p.Kappa[2])
+		}
+		pw = append(pw, s.done())
+	}
+	f.set("pairwise", pw)
+	f.stat("fleiss_kappa", r.Fleiss)
+	ka := statObj{}
+	ka.stat("nominal", r.Alpha.Nominal)
+	if ordinal {
+		ka.stat("ordinal", r.Alpha.Ordinal)
+		ka.stat("interval", r.Alpha.Interval)
+	}
+	f.set("krippendorff_alpha", ka.done())
+	pa := statObj{}
+	pa.stat("all_agree_complete_items", r.Percent.AllAgreeComplete)
+	pa.stat("pairwise_mean_pairable_items", r.Percent.PairwiseMeanPairable)
+	pa.stat("all_agree_pairable_items", r.Percent.AllAgreePairable)
+	f.set("percent_agreement", pa.done())
+	f.stat("gwet_ac1", r.AC1)
+	if ordinal {
+		f.stat("gwet_ac2_linear", r.AC2Linear)
+		f.stat("gwet_ac2_quadratic", r.AC2Quadratic)
+	}
+	if r.ICC != nil {
+		ic := statObj{}
+		for _, e := range iccList(*r.ICC) {
+			ic.stat(e.name, e.v)
+		}
+		f.set("icc", ic.done())
+	}
+	if len(r.Judges) == 1 {
+		f.set("human_vs_auto", judgeJSON(r.Judges[0], ordinal))
+	} else if len(r.Judges) > 1 {
+		var by obj
+		for _, j := range r.Judges {
+			by.set(j.Judge, judgeJSON(j, ordinal))
+		}
+		f.set("human_vs_auto_by_judge", by)
+	}
+	if r.Bootstrap != nil {
+		var bs obj
+		for _, iv := range r.Bootstrap {
+			s := statObj{}
+			s.set("B", iv.B)
+			s.set("n_undefined", iv.NUndefined)
+			lo, ok1 := iv.Lo.Float()
+			hi, ok2 := iv.Hi.Float()
+			if ok1 && ok2 {
+				s.set("ci95_percentile", []float64{lo, hi})
+			} else {
+				s.set("ci95_percentile", nil)
+				s.reasons.set("ci95_percentile", iv.Lo.Reason())
+			}
+			s.stat("se", iv.SE)
+			bs.set(iv.Stat, s.done())
+		}
+		if bs == nil {
+			bs = obj{}
+		}
+		f.set("bootstrap", bs)
+	}
+	f.set("categories_used", categoriesJSON(r.Field, r.CategoriesUsed))
+	return f.done()
+}
+
+type namedValue struct {
+	name string
+	v    agree.Value
+}
+
+func iccList(c agree.ICC) []namedValue {
+	return []namedValue{{"ICC(1,1)", c.ICC11}, {"ICC(2,1)", c.ICC21}, {"ICC(3,1)", c.ICC31},
+		{"ICC(1,k)", c.ICC1k}, {"ICC(2,k)", c.ICC2k}, {"ICC(3,k)", c.ICC3k}}
+}
+
+func judgeJSON(j agree.VsJudge, ordinal bool) obj {
+	s := statObj{}
+	s.set("judge", j.Judge)
+	s.set("n_items_with_auto", j.NWithAuto)
+	if ordinal {
+		s.set("n_items_correlation", j.NCorrelation)
+		s.set("n_auto_non_numeric", j.NNonNumeric)
+		s.stat("pearson", j.Pearson)
+		s.stat("spearman", j.Spearman)
+		s.stat("kendall_tau_b", j.KendallTauB)
+	}
+	s.set("n_items_majority", j.NMajority)
+	s.set("n_items_tied_majority", j.NTiedMajority)
+	s.set("n_auto_outside_categories", j.NOutsideCategories)
+	s.stat("exact_match_accuracy", j.ExactMatch)
+	s.stat(kappaKeys[0], j.Kappa[0])
+	if ordinal {
+		s.stat(kappaKeys[1], j.Kappa[1])
+		s.stat(kappaKeys[2], j.Kappa[2])
+	}
+	for _, l := range []struct {
+		key string
+		c   *agree.LevelCorr
+	}{{"system_level", j.SystemLevel}, {"segment_level", j.SegmentLevel}} {
+		if l.c == nil {
+			continue
+		}
+		o := statObj{}
+		if l.key == "system_level" {
+			o.set("n_systems", l.c.N)
+		} else {
+			o.set("n_segments", l.c.N)
+			o.set("n_segments_defined", map[string]int{"pearson": l.c.Defined[0], "spearman": l.c.Defined[1], "kendall_tau_b": l.c.Defined[2]})
+		}
+		o.stat("pearson", l.c.Pearson)
+		o.stat("spearman", l.c.Spearman)
+		o.stat("kendall_tau_b", l.c.KendallTauB)
+		s.set(l.key, o.done())
+	}
+	return s.done()
+}
