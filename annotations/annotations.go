@@ -13,6 +13,11 @@ import (
 //go:embed rubric.json
 var DefaultRubric []byte
 
+// Actions is the action-type catalogue of the action-space document.
+//
+//go:embed actions.json
+var Actions []byte
+
 // Demo holds the demo episodes (demo/episodes.jsonl) and their images.
 //
 //go:embed demo

@@ -9,7 +9,8 @@ import (
 
 // globalOptions holds the flags every subcommand shares.
 type globalOptions struct {
-	dbPath string
+	dbPath     string
+	rubricPath string
 }
 
 // defaultDBPath is ./m3eval.db unless $M3EVAL_DB names another file.
@@ -31,12 +32,16 @@ terminal, exports labeled JSON, and computes agreement and correlation statistic
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&opts.dbPath, "db", defaultDBPath(), "SQLite database file (default from $M3EVAL_DB)")
+	root.PersistentFlags().StringVar(&opts.rubricPath, "rubric", "", "rubric file (JSON) to use instead of the built-in M3Bench rubric")
 	// Flag parse errors are usage errors (exit status 2).
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 
 	root.AddCommand(
 		newConvertCmd(),
-	// subcommands, one file each
+		newImportCmd(opts),
+		newAnnotateCmd(opts),
+		newExportCmd(opts),
+		newStatusCmd(opts),
 	)
 	return root
 }

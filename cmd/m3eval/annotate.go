@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/spf13/cobra"
+
+	"github.com/m3bench/m3eval/annotations"
+	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/tui"
+)
+
+func newAnnotateCmd(g *globalOptions) *cobra.Command {
+	var (
+		annotator string
+		filters   []string
+		start     string
+	)
+	cmd := &cobra.Command{
+		Use:   "annotate --annotator NAME",
+		Short: "Label turns in the terminal",
+		Long: `Annotate opens the terminal annotator on the queue of imported turns (episode/turn
+order). Every change is saved to the database at once; reopening resumes at the first
+unfinished item. Press ? inside for the keys and the guide's quick reference.`,
+		Example: `  m3eval annotate --annotator alice
+  m3eval annotate --annotator bob --filter action_type=mislead --filter action_type=mislead_subtle`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if strings.TrimSpace(annotator) == "" {
+				return usageErrorf("--annotator NAME is required")
+			}
+			filter, err := parseFilters(filters)
+			if err != nil {
+				return err
+			}
+			if err := g.mustExist(); err != nil {
+				return err
+			}
+			r, err := g.loadRubric()
+			if err != nil {
+				return err
+			}
+			actions, err := rubric.ParseActions(annotations.Actions)
+			if err != nil {
+				return err
+			}
+			s, err := g.openStore(cmd.Context(), r, store.Options{Durable: true})
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			q, err := s.OpenQueue(cmd.Context(), annotator, filter)
+			if err != nil {
+				return err
+			}
+			n, err := q.Len(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				return fmt.Errorf("the queue is empty: nothing imported in %s matches%s", g.dbPath, describeFilter(filters))
+			}
+			m := tui.New(tui.Options{Context: cmd.Context(), Queue: q, Rubric: r, Actions: actions, StartSample: start})
+			p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(cmd.Context()),
+				tea.WithInput(os.Stdin), tea.WithOutput(cmd.OutOrStdout()))
+			_, err = p.Run()
+			if err != nil && cmd.Context().Err() == nil {
+				return fmt.Errorf("annotate: %w", err)
+			}
+			return cmd.Context().Err()
+		},
+	}
+	cmd.Flags().StringVar(&annotator, "annotator", "", "your name, as it will appear on your labels (required)")
+	cmd.Flags().StringArrayVar(&filters, "filter", nil, "only turns with KEY=VALUE (repeatable; keys: "+strings.Join(store.FilterKeys(), ", ")+")")
+	cmd.Flags().StringVar(&start, "start", "", "open this sample_id first")
+	return cmd
+}
+
+// parseFilters turns repeated KEY=VALUE flags into a store filter: values of one key are
+// alternatives, different keys must all hold.
+func parseFilters(specs []string) (store.Filter, error) {
+	f := store.Filter{}
+	for _, s := range specs {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || k == "" || v == "" {
+			return nil, usageErrorf("--filter %q: want KEY=VALUE, e.g. action_type=mislead", s)
+		}
+		if !contains(store.FilterKeys(), k) {
+			return nil, usageErrorf("--filter %q: cannot filter on %s (use %s)", s, k, strings.Join(store.FilterKeys(), ", "))
+		}
+		f[k] = append(f[k], v)
+	}
+	return f, nil
+}
+
+func describeFilter(specs []string) string {
+	if len(specs) == 0 {
+		return ""
+	}
+	return " --filter " + strings.Join(specs, " --filter ")
+}

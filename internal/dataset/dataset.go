@@ -1,0 +1,85 @@
+// Package dataset holds the records m3eval moves around: a conversation turn as the benchmark
+// logged it, and a label an annotator (or an importer on their behalf) gave it. It is the
+// vocabulary shared by the importers, the store and the exporters.
+package dataset
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"time"
+
+	"github.com/m3bench/m3eval/internal/rubric"
+)
+
+// Turn is one turn of a multi-turn VLM conversation.
+type Turn struct {
+	SampleID       string
+	EpisodeID      string
+	Turn           int // 1-based
+	ActionType     string
+	TaskType       string
+	UserMessage    string
+	VLMResponse    string
+	ExpectedAnswer string
+	Images         []string
+	Model          string
+	// Meta is the record's "meta" object exactly as it was given (nil when absent).
+	Meta json.RawMessage
+}
+
+// Item is what the rubric's rules need to know about the turn.
+func (t *Turn) Item() rubric.Item { return rubric.Item{ActionType: t.ActionType, Turn: t.Turn} }
+
+// Hash identifies the turn's content, so a re-import can tell an identical record from a
+// changed one without comparing every column.
+func (t *Turn) Hash() []byte {
+	h := sha256.New()
+	var n [8]byte
+	put := func(s string) {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		h.Write([]byte(s))
+	}
+	put(t.SampleID)
+	put(t.EpisodeID)
+	binary.LittleEndian.PutUint64(n[:], uint64(t.Turn))
+	h.Write(n[:])
+	put(t.ActionType)
+	put(t.TaskType)
+	put(t.UserMessage)
+	put(t.VLMResponse)
+	put(t.ExpectedAnswer)
+	binary.LittleEndian.PutUint64(n[:], uint64(len(t.Images)))
+	h.Write(n[:])
+	for _, im := range t.Images {
+		put(im)
+	}
+	put(t.Model)
+	put(string(t.Meta))
+	return h.Sum(nil)[:16]
+}
+
+// Status of an annotation.
+const (
+	StatusDraft = "draft" // started, not submitted
+	StatusDone  = "done"  // submitted complete
+)
+
+// Label is one annotator's answers for one turn.
+type Label struct {
+	Annotator     string
+	Values        rubric.Values
+	Status        string
+	AnnotatedAt   time.Time // submission time; last change for drafts
+	ActiveSeconds float64
+	RubricVersion string
+	Flagged       bool
+	FlagReason    string
+}
+
+// Labeled is a turn with labels, in annotator-name order: the unit of export.
+type Labeled struct {
+	Turn   Turn
+	Labels []Label
+}

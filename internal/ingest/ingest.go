@@ -1,0 +1,204 @@
+// Package ingest reads the record files m3eval imports — turn records, episode records and
+// labeled samples, as a JSON array or as JSON Lines — one record at a time, so memory stays
+// flat however large the file. Every error names the file, the line and the field.
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/m3bench/m3eval/internal/dataset"
+)
+
+// Error is a problem with one record, located by file, line and field.
+type Error struct {
+	File  string
+	Line  int
+	Field string // dotted path, "" for the record as a whole
+	Err   error
+}
+
+func (e *Error) Error() string {
+	loc := fmt.Sprintf("%s:%d", e.File, e.Line)
+	if e.Field != "" {
+		return loc + ": " + e.Field + ": " + e.Err.Error()
+	}
+	return loc + ": " + e.Err.Error()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrBadRecord marks input that is not a valid record.
+var ErrBadRecord = errors.New("bad record")
+
+// Record is one turn read from a file, with any labels it carried.
+type Record struct {
+	Line   int // where the record (for episodes: the episode) starts
+	Turn   dataset.Turn
+	Labels []RawLabel
+}
+
+// RawLabel is a label as it stood in the file, not yet checked against a rubric.
+type RawLabel struct {
+	Field  string // "human_annotation" or "human_annotations[2]", for error messages
+	Line   int
+	Fields map[string]json.RawMessage
+}
+
+// Reader reads records from one file.
+type Reader struct {
+	name    string
+	lines   *lineCounter
+	br      *bufio.Reader
+	dec     *json.Decoder
+	inArray bool
+	pending []Record // the rest of an episode record's turns
+}
+
+// NewReader reads the records of r; name is used in errors.
+func NewReader(name string, r io.Reader) *Reader {
+	lc := &lineCounter{r: r}
+	return &Reader{name: name, lines: lc, br: bufio.NewReaderSize(lc, 256<<10)}
+}
+
+func (r *Reader) errorf(line int, field string, format string, args ...any) *Error {
+	return &Error{File: r.name, Line: line, Field: field, Err: fmt.Errorf("%w: "+format, append([]any{ErrBadRecord}, args...)...)}
+}
+
+// start looks at the first byte that is not white space: '[' opens a JSON array of records,
+// '{' starts JSON Lines (or any sequence of JSON objects).
+func (r *Reader) start() error {
+	for {
+		b, err := r.br.ReadByte()
+		if err == io.EOF {
+			return io.EOF
+		}
+		if err != nil {
+			return &Error{File: r.name, Line: 1, Err: err}
+		}
+		switch b {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case 0xEF: // a UTF-8 byte order mark
+			if bom, _ := r.br.Peek(2); bytes.Equal(bom, []byte{0xBB, 0xBF}) {
+				r.br.Discard(2)
+				continue
+			}
+		}
+		if err := r.br.UnreadByte(); err != nil {
+			return err
+		}
+		r.dec = json.NewDecoder(r.br)
+		r.dec.UseNumber()
+		switch b {
+		case '[':
+			r.inArray = true
+			_, err := r.dec.Token()
+			return r.syntax(err)
+		case '{':
+			return nil
+		}
+		return r.errorf(r.lines.lineAt(r.lines.consumed()-int64(r.br.Buffered())), "", "expected a JSON array or JSON objects, found %q", b)
+	}
+}
+
+// Next returns the next record, or io.EOF after the last.
+func (r *Reader) Next() (*Record, error) {
+	if len(r.pending) > 0 {
+		rec := r.pending[0]
+		r.pending = r.pending[1:]
+		return &rec, nil
+	}
+	if r.dec == nil {
+		if err := r.start(); err != nil {
+			return nil, err
+		}
+	}
+	if r.inArray && !r.dec.More() {
+		if _, err := r.dec.Token(); err != nil {
+			return nil, r.syntax(err)
+		}
+		if _, err := r.dec.Token(); err != io.EOF {
+			return nil, r.errorf(r.lineAt(r.dec.InputOffset()), "", "unexpected data after the closing ]")
+		}
+		return nil, io.EOF
+	}
+	var raw json.RawMessage
+	if err := r.dec.Decode(&raw); err != nil {
+		if err == io.EOF && !r.inArray {
+			return nil, io.EOF
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil, r.errorf(r.lineAt(r.dec.InputOffset()), "", "the file ends inside a record")
+		}
+		return nil, r.syntax(err)
+	}
+	// The decoder stands just after the value; the value starts len(raw) bytes before.
+	line := r.lineAt(r.dec.InputOffset() - int64(len(raw)))
+	recs, err := r.parse(line, raw)
+	if err != nil {
+		return nil, err
+	}
+	r.pending = recs[1:]
+	return &recs[0], nil
+}
+
+func (r *Reader) lineAt(off int64) int { return r.lines.lineAt(off) }
+
+func (r *Reader) syntax(err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return r.errorf(r.lineAt(se.Offset), "", "not valid JSON: %v", se)
+	}
+	return &Error{File: r.name, Line: r.lineAt(r.dec.InputOffset()), Err: err}
+}
+
+// lineCounter remembers where the newlines are in the part of the stream that readers ahead
+// of it have buffered but not yet asked about, so memory stays bounded by the buffers.
+type lineCounter struct {
+	r      io.Reader
+	read   int64   // bytes read so far
+	nl     []int64 // offsets of newlines at or after the last query
+	before int     // newlines before the last query offset
+	last   int64
+}
+
+func (c *lineCounter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	for i := 0; i < n; {
+		j := bytes.IndexByte(p[i:n], '\n')
+		if j < 0 {
+			break
+		}
+		c.nl = append(c.nl, c.read+int64(i+j))
+		i += j + 1
+	}
+	c.read += int64(n)
+	return n, err
+}
+
+func (c *lineCounter) consumed() int64 { return c.read }
+
+// lineAt returns the 1-based line of byte offset off. Offsets must not go backwards by more
+// than the current record (they do not: records are read in order).
+func (c *lineCounter) lineAt(off int64) int {
+	if off < c.last {
+		// A look back into the current record: count from what is still kept.
+		return c.before + 1
+	}
+	k := 0
+	for k < len(c.nl) && c.nl[k] < off {
+		k++
+	}
+	c.before += k
+	c.nl = c.nl[k:]
+	c.last = off
+	return c.before + 1
+}

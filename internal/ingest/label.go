@@ -1,0 +1,117 @@
+package ingest
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/m3bench/m3eval/internal/dataset"
+	"github.com/m3bench/m3eval/internal/rubric"
+)
+
+// labelKeys are the keys of a label that are not rubric fields: who, when, and in what state.
+var labelKeys = map[string]bool{
+	"annotator": true, "annotated_at": true, "active_seconds": true, "rubric_version": true,
+	"flagged": true, "flag_reason": true, "status": true,
+}
+
+// LabelOptions say how raw labels become stored labels.
+type LabelOptions struct {
+	Rubric *rubric.Rubric
+	// Annotator names the annotator of labels that do not name one themselves.
+	Annotator string
+	// Now stamps labels that carry no annotated_at.
+	Now time.Time
+}
+
+// Label checks a raw label against the rubric and returns it ready to store. A label that
+// says nothing of its state is a done one, and a done one must be complete.
+func Label(file string, rec *Record, raw RawLabel, o LabelOptions) (*dataset.Label, error) {
+	fail := func(field string, err error) error {
+		if field != "" {
+			field = raw.Field + "." + field
+		} else {
+			field = raw.Field
+		}
+		return &Error{File: file, Line: raw.Line, Field: field, Err: err}
+	}
+	failf := func(field, format string, args ...any) error {
+		return fail(field, fmt.Errorf("%w: "+format, append([]any{ErrBadRecord}, args...)...))
+	}
+	l := &dataset.Label{Annotator: o.Annotator, Values: rubric.Values{}, Status: dataset.StatusDone,
+		AnnotatedAt: o.Now.UTC().Truncate(time.Second), RubricVersion: o.Rubric.Version}
+	str := func(key string, dst *string) error {
+		v, ok := raw.Fields[key]
+		if !ok || string(v) == "null" {
+			return nil
+		}
+		if err := json.Unmarshal(v, dst); err != nil {
+			return failf(key, "expected text, got %s", v)
+		}
+		return nil
+	}
+	var at, annotator string
+	for _, step := range []error{
+		str("annotator", &annotator), str("annotated_at", &at), str("rubric_version", &l.RubricVersion),
+		str("flag_reason", &l.FlagReason), str("status", &l.Status),
+	} {
+		if step != nil {
+			return nil, step
+		}
+	}
+	if annotator != "" {
+		l.Annotator = annotator
+	}
+	if strings.TrimSpace(l.Annotator) == "" {
+		return nil, failf("", "the label names no annotator: pass --annotator NAME")
+	}
+	if at != "" {
+		t, err := time.Parse(time.RFC3339, at)
+		if err != nil {
+			return nil, failf("annotated_at", "%q is not an RFC 3339 time such as 2026-01-31T09:30:00Z", at)
+		}
+		l.AnnotatedAt = t.UTC()
+	}
+	if v, ok := raw.Fields["active_seconds"]; ok && string(v) != "null" {
+		if err := json.Unmarshal(v, &l.ActiveSeconds); err != nil || l.ActiveSeconds < 0 {
+			return nil, failf("active_seconds", "expected a number of seconds, got %s", v)
+		}
+	}
+	if v, ok := raw.Fields["flagged"]; ok && string(v) != "null" {
+		if err := json.Unmarshal(v, &l.Flagged); err != nil {
+			return nil, failf("flagged", "expected true or false, got %s", v)
+		}
+	}
+	if l.Status != dataset.StatusDone && l.Status != dataset.StatusDraft {
+		return nil, failf("status", "%q: expected done or draft", l.Status)
+	}
+	item := rec.Turn.Item()
+	for key, v := range raw.Fields {
+		if labelKeys[key] {
+			continue
+		}
+		f, ok := o.Rubric.Field(key)
+		if !ok {
+			return nil, failf(key, "not a field of the rubric %s", o.Rubric.Name)
+		}
+		val, ok, err := f.ParseJSON(v)
+		if err != nil {
+			return nil, fail(key, err)
+		}
+		if !ok {
+			continue
+		}
+		if err := f.Check(val, item); err != nil {
+			return nil, fail(key, err)
+		}
+		l.Values[key] = val
+	}
+	l.Values = o.Rubric.Apply(l.Values, item)
+	if l.Status == dataset.StatusDone {
+		if missing := o.Rubric.Missing(l.Values, item); len(missing) > 0 {
+			return nil, fail(missing[0], fmt.Errorf("%w: missing (required for a done label; mark drafts with \"status\": \"draft\")", ErrBadRecord))
+		}
+	}
+	return l, nil
+}

@@ -1,0 +1,208 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// recordJSON is the union of the turn, episode and labeled-sample shapes. Pointers tell a
+// missing key from an empty value.
+type recordJSON struct {
+	SampleID         *string           `json:"sample_id"`
+	EpisodeID        *string           `json:"episode_id"`
+	Turn             *int              `json:"turn"`
+	ActionType       *string           `json:"action_type"`
+	TaskType         *string           `json:"task_type"`
+	UserMessage      *string           `json:"user_message"`
+	VLMResponse      *string           `json:"vlm_response"`
+	ExpectedAnswer   *string           `json:"expected_answer"`
+	Images           []string          `json:"images"`
+	Model            *string           `json:"model"`
+	Meta             json.RawMessage   `json:"meta"`
+	HumanAnnotation  json.RawMessage   `json:"human_annotation"`
+	HumanAnnotations []json.RawMessage `json:"human_annotations"`
+	Turns            []json.RawMessage `json:"turns"`
+}
+
+var sampleIDPattern = regexp.MustCompile(`^(.+)_turn_([0-9]+)$`)
+
+// parse turns one top-level JSON value into its records: one for a turn, one per turn for an
+// episode.
+func (r *Reader) parse(line int, raw json.RawMessage) ([]Record, error) {
+	var rec recordJSON
+	if err := decodeStrict(raw, &rec); err != nil {
+		return nil, r.fieldError(line, "", err)
+	}
+	if rec.Turns == nil {
+		t, err := r.turn(line, "", &rec, nil)
+		if err != nil {
+			return nil, err
+		}
+		return []Record{*t}, nil
+	}
+	// An episode record: its turns inherit its id and images.
+	if rec.EpisodeID == nil || *rec.EpisodeID == "" {
+		return nil, r.errorf(line, "episode_id", "missing (an episode record needs its id)")
+	}
+	if len(rec.Turns) == 0 {
+		return nil, r.errorf(line, "turns", "empty: an episode record needs at least one turn")
+	}
+	out := make([]Record, 0, len(rec.Turns))
+	for i, rawTurn := range rec.Turns {
+		prefix := fmt.Sprintf("turns[%d].", i)
+		var tr recordJSON
+		if err := decodeStrict(rawTurn, &tr); err != nil {
+			return nil, r.fieldError(line, prefix, err)
+		}
+		if tr.Turns != nil {
+			return nil, r.errorf(line, prefix+"turns", "episodes cannot nest")
+		}
+		t, err := r.turn(line, prefix, &tr, &rec)
+		if err != nil {
+			return nil, err
+		}
+		if t.Turn.Turn == 0 {
+			t.Turn.Turn = i + 1
+		}
+		out = append(out, *t)
+	}
+	return out, nil
+}
+
+// turn checks one turn record; ep is the enclosing episode record, if any.
+func (r *Reader) turn(line int, prefix string, j *recordJSON, ep *recordJSON) (*Record, error) {
+	rec := &Record{Line: line}
+	t := &rec.Turn
+	if j.SampleID == nil || strings.TrimSpace(*j.SampleID) == "" {
+		return nil, r.errorf(line, prefix+"sample_id", "missing")
+	}
+	t.SampleID = *j.SampleID
+	switch {
+	case j.EpisodeID != nil && *j.EpisodeID != "":
+		t.EpisodeID = *j.EpisodeID
+		if ep != nil && t.EpisodeID != *ep.EpisodeID {
+			return nil, r.errorf(line, prefix+"episode_id", "%q differs from the episode's %q", t.EpisodeID, *ep.EpisodeID)
+		}
+	case ep != nil:
+		t.EpisodeID = *ep.EpisodeID
+	}
+	if j.Turn != nil {
+		if *j.Turn < 1 {
+			return nil, r.errorf(line, prefix+"turn", "%d: turns count from 1", *j.Turn)
+		}
+		t.Turn = *j.Turn
+	}
+	if t.EpisodeID == "" || t.Turn == 0 {
+		m := sampleIDPattern.FindStringSubmatch(t.SampleID)
+		switch {
+		case m != nil:
+			n, err := strconv.Atoi(m[2])
+			if err != nil || n < 1 {
+				return nil, r.errorf(line, prefix+"sample_id", "%q: the turn number after _turn_ must be 1 or more", t.SampleID)
+			}
+			if t.EpisodeID == "" {
+				t.EpisodeID = m[1]
+			}
+			if t.Turn == 0 {
+				t.Turn = n
+			}
+		case t.EpisodeID == "":
+			return nil, r.errorf(line, prefix+"episode_id", "missing, and sample_id %q is not of the form <episode>_turn_<n>", t.SampleID)
+		case ep == nil:
+			return nil, r.errorf(line, prefix+"turn", "missing, and sample_id %q is not of the form <episode>_turn_<n>", t.SampleID)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		src  *string
+		dst  *string
+	}{
+		{"action_type", j.ActionType, &t.ActionType},
+		{"task_type", j.TaskType, &t.TaskType},
+		{"user_message", j.UserMessage, &t.UserMessage},
+		{"vlm_response", j.VLMResponse, &t.VLMResponse},
+		{"expected_answer", j.ExpectedAnswer, &t.ExpectedAnswer},
+	} {
+		if f.src == nil {
+			return nil, r.errorf(line, prefix+f.name, "missing")
+		}
+		*f.dst = *f.src
+	}
+	if strings.TrimSpace(t.ActionType) == "" {
+		return nil, r.errorf(line, prefix+"action_type", "empty")
+	}
+	t.Images = j.Images
+	if t.Images == nil && ep != nil {
+		t.Images = ep.Images
+	}
+	if j.Model != nil {
+		t.Model = *j.Model
+	}
+	if len(j.Meta) > 0 && !bytes.Equal(bytes.TrimSpace(j.Meta), []byte("null")) {
+		if m := bytes.TrimSpace(j.Meta); len(m) == 0 || m[0] != '{' {
+			return nil, r.errorf(line, prefix+"meta", "must be a JSON object")
+		}
+		t.Meta = append(json.RawMessage(nil), j.Meta...)
+	}
+	if len(j.HumanAnnotation) > 0 && j.HumanAnnotations != nil {
+		return nil, r.errorf(line, prefix+"human_annotations", "give human_annotation or human_annotations, not both")
+	}
+	if len(j.HumanAnnotation) > 0 && !bytes.Equal(bytes.TrimSpace(j.HumanAnnotation), []byte("null")) {
+		l, err := r.rawLabel(line, prefix+"human_annotation", j.HumanAnnotation)
+		if err != nil {
+			return nil, err
+		}
+		rec.Labels = append(rec.Labels, l)
+	}
+	for i, raw := range j.HumanAnnotations {
+		l, err := r.rawLabel(line, fmt.Sprintf("%shuman_annotations[%d]", prefix, i), raw)
+		if err != nil {
+			return nil, err
+		}
+		rec.Labels = append(rec.Labels, l)
+	}
+	return rec, nil
+}
+
+func (r *Reader) rawLabel(line int, field string, raw json.RawMessage) (RawLabel, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return RawLabel{}, r.errorf(line, field, "must be a JSON object")
+	}
+	return RawLabel{Field: field, Line: line, Fields: m}, nil
+}
+
+// decodeStrict unmarshals and reports type errors by field.
+func decodeStrict(raw json.RawMessage, v any) error {
+	return json.Unmarshal(raw, v)
+}
+
+// fieldError turns a json type error into an Error naming the field.
+func (r *Reader) fieldError(line int, prefix string, err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		field := te.Field
+		if field == "" {
+			return r.errorf(line, strings.TrimSuffix(prefix, "."), "a record must be a JSON object, not %s", te.Value)
+		}
+		return r.errorf(line, prefix+field, "expected %s, got %s", kindName(te.Type.Kind().String()), te.Value)
+	}
+	return r.errorf(line, strings.TrimSuffix(prefix, "."), "%v", err)
+}
+
+func kindName(k string) string {
+	switch k {
+	case "int", "int64", "float64":
+		return "a number"
+	case "string", "ptr":
+		return "text"
+	case "slice":
+		return "a list"
+	}
+	return k
+}

@@ -1,0 +1,226 @@
+// Package labeled writes labeled turns in the annotation guide's format: JSON (an array),
+// JSON Lines, or CSV with one row per label. Field order follows the rubric, so the output
+// of two exports of the same data is byte for byte the same.
+package labeled
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/m3bench/m3eval/internal/dataset"
+	"github.com/m3bench/m3eval/internal/rubric"
+)
+
+// Formats lists the formats Writer supports.
+var Formats = []string{"json", "jsonl", "csv"}
+
+// Options shape the output.
+type Options struct {
+	Format string
+	Rubric *rubric.Rubric
+	// Multi writes every label under "human_annotations" (a list) instead of one
+	// "human_annotation" object: used when the export holds several annotators.
+	Multi bool
+}
+
+// Writer writes labeled turns one at a time.
+type Writer struct {
+	w   io.Writer
+	o   Options
+	n   int
+	csv *csv.Writer
+	buf bytes.Buffer
+}
+
+// NewWriter starts an output in the format of o.
+func NewWriter(w io.Writer, o Options) (*Writer, error) {
+	lw := &Writer{w: w, o: o}
+	switch o.Format {
+	case "json", "jsonl":
+	case "csv":
+		lw.csv = csv.NewWriter(w)
+		if err := lw.csv.Write(lw.csvHeader()); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("unknown format %q (use %s)", o.Format, strings.Join(Formats, ", "))
+	}
+	return lw, nil
+}
+
+// Write adds one labeled turn.
+func (lw *Writer) Write(l *dataset.Labeled) error {
+	defer func() { lw.n++ }()
+	if lw.csv != nil {
+		for i := range l.Labels {
+			if err := lw.csv.Write(lw.csvRow(&l.Turn, &l.Labels[i])); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	lw.buf.Reset()
+	lw.record(l).write(&lw.buf)
+	var out bytes.Buffer
+	if lw.o.Format == "jsonl" {
+		out.Write(lw.buf.Bytes())
+		out.WriteByte('\n')
+	} else {
+		if lw.n == 0 {
+			out.WriteString("[\n  ")
+		} else {
+			out.WriteString(",\n  ")
+		}
+		if err := json.Indent(&out, lw.buf.Bytes(), "  ", "  "); err != nil {
+			return err
+		}
+	}
+	_, err := lw.w.Write(out.Bytes())
+	return err
+}
+
+// Close ends the output.
+func (lw *Writer) Close() error {
+	switch {
+	case lw.csv != nil:
+		lw.csv.Flush()
+		return lw.csv.Error()
+	case lw.o.Format == "json" && lw.n == 0:
+		_, err := io.WriteString(lw.w, "[]\n")
+		return err
+	case lw.o.Format == "json":
+		_, err := io.WriteString(lw.w, "\n]\n")
+		return err
+	}
+	return nil
+}
+
+func (lw *Writer) record(l *dataset.Labeled) object {
+	t := &l.Turn
+	rec := object{
+		{"sample_id", t.SampleID}, {"episode_id", t.EpisodeID}, {"turn", t.Turn},
+		{"action_type", t.ActionType}, {"task_type", t.TaskType}, {"user_message", t.UserMessage},
+		{"vlm_response", t.VLMResponse}, {"expected_answer", t.ExpectedAnswer},
+	}
+	if len(t.Images) > 0 {
+		rec = append(rec, kv{"images", t.Images})
+	}
+	if t.Model != "" {
+		rec = append(rec, kv{"model", t.Model})
+	}
+	if len(t.Meta) > 0 {
+		rec = append(rec, kv{"meta", t.Meta})
+	}
+	if !lw.o.Multi && len(l.Labels) == 1 {
+		return append(rec, kv{"human_annotation", lw.label(&l.Labels[0])})
+	}
+	labels := make([]object, len(l.Labels))
+	for i := range l.Labels {
+		labels[i] = lw.label(&l.Labels[i])
+	}
+	return append(rec, kv{"human_annotations", labels})
+}
+
+func (lw *Writer) label(l *dataset.Label) object {
+	var o object
+	for i := range lw.o.Rubric.Fields {
+		f := &lw.o.Rubric.Fields[i]
+		v, ok := l.Values[f.Name]
+		o = append(o, kv{f.Name, f.JSONValue(v, ok)})
+	}
+	o = append(o,
+		kv{"annotator", l.Annotator},
+		kv{"annotated_at", l.AnnotatedAt.UTC().Format("2006-01-02T15:04:05Z")},
+		kv{"active_seconds", json.Number(strconv.FormatFloat(l.ActiveSeconds, 'f', -1, 64))},
+		kv{"rubric_version", l.RubricVersion},
+		kv{"flagged", l.Flagged},
+	)
+	if l.FlagReason != "" {
+		o = append(o, kv{"flag_reason", l.FlagReason})
+	}
+	if l.Status == dataset.StatusDraft {
+		o = append(o, kv{"status", dataset.StatusDraft})
+	}
+	return o
+}
+
+func (lw *Writer) csvHeader() []string {
+	h := []string{"sample_id", "episode_id", "turn", "action_type", "task_type", "model", "annotator", "status"}
+	for _, f := range lw.o.Rubric.Fields {
+		h = append(h, f.Name)
+	}
+	return append(h, "annotated_at", "active_seconds", "rubric_version", "flagged", "flag_reason",
+		"user_message", "vlm_response", "expected_answer")
+}
+
+func (lw *Writer) csvRow(t *dataset.Turn, l *dataset.Label) []string {
+	row := []string{t.SampleID, t.EpisodeID, strconv.Itoa(t.Turn), t.ActionType, t.TaskType, t.Model, l.Annotator, l.Status}
+	for i := range lw.o.Rubric.Fields {
+		f := &lw.o.Rubric.Fields[i]
+		v, ok := l.Values[f.Name]
+		switch x := f.JSONValue(v, ok).(type) {
+		case nil:
+			row = append(row, "")
+		case int:
+			row = append(row, strconv.Itoa(x))
+		default:
+			row = append(row, fmt.Sprint(x))
+		}
+	}
+	return append(row, l.AnnotatedAt.UTC().Format("2006-01-02T15:04:05Z"),
+		strconv.FormatFloat(l.ActiveSeconds, 'f', -1, 64), l.RubricVersion, strconv.FormatBool(l.Flagged), l.FlagReason,
+		t.UserMessage, t.VLMResponse, t.ExpectedAnswer)
+}
+
+// object is a JSON object that keeps its key order.
+type object []kv
+
+type kv struct {
+	k string
+	v any
+}
+
+func (o object) write(b *bytes.Buffer) {
+	b.WriteByte('{')
+	for i, e := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeValue(b, e.k)
+		b.WriteByte(':')
+		switch v := e.v.(type) {
+		case object:
+			v.write(b)
+		case []object:
+			b.WriteByte('[')
+			for j, x := range v {
+				if j > 0 {
+					b.WriteByte(',')
+				}
+				x.write(b)
+			}
+			b.WriteByte(']')
+		default:
+			writeValue(b, v)
+		}
+	}
+	b.WriteByte('}')
+}
+
+// writeValue encodes without HTML escaping: exports are read by people and by JSON parsers,
+// never embedded in HTML.
+func writeValue(b *bytes.Buffer, v any) {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		// Every value here is a string, number, bool, nil, list of strings or raw JSON that
+		// was checked at import; an error means a corrupt database row.
+		panic(fmt.Sprintf("labeled: encode %T: %v", v, err))
+	}
+	b.Truncate(b.Len() - 1) // Encode adds a newline
+}

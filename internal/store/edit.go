@@ -1,0 +1,279 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/m3bench/m3eval/internal/dataset"
+	"github.com/m3bench/m3eval/internal/rubric"
+)
+
+// Edit describes the circumstances of one annotator write.
+type Edit struct {
+	TurnID        int64
+	RubricVersion string
+	// Active is active time spent on the item since the last write, added to its total.
+	Active time.Duration
+	// Acceptable tells whether values may stay submitted; a write that makes a done item
+	// unacceptable turns it back into a draft in the same undoable step. Nil accepts all.
+	Acceptable func(rubric.Values) bool
+}
+
+// editTx is one write: it creates the annotation on first use, groups its changes into one
+// undo batch and keeps updated_at and active time current.
+type editTx struct {
+	ctx   context.Context
+	tx    *sql.Tx
+	q     *Queue
+	id    int64
+	batch int64
+	now   string
+}
+
+func (q *Queue) edit(ctx context.Context, e Edit, create bool, fn func(*editTx) error) (*Annotation, error) {
+	tx, err := q.s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	et := &editTx{ctx: ctx, tx: tx, q: q, now: formatTime(q.s.Now())}
+	err = tx.QueryRowContext(ctx, `SELECT id FROM annotations WHERE annotator_id = ? AND turn_id = ?`, q.annotatorID, e.TurnID).Scan(&et.id)
+	switch {
+	case err == sql.ErrNoRows && !create:
+		return nil, nil
+	case err == sql.ErrNoRows:
+		if _, err := tx.ExecContext(ctx, `INSERT INTO rubrics (version, body) VALUES (?, '') ON CONFLICT DO NOTHING`, e.RubricVersion); err != nil {
+			return nil, err
+		}
+		err = tx.QueryRowContext(ctx, `INSERT INTO annotations (turn_id, annotator_id, rubric_version, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?) RETURNING id`, e.TurnID, q.annotatorID, e.RubricVersion, et.now, et.now).Scan(&et.id)
+		if err != nil {
+			return nil, fmt.Errorf("start annotation: %w", domainError(err))
+		}
+	case err != nil:
+		return nil, err
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(max(batch), 0) + 1 FROM changes WHERE annotation_id = ?`, et.id).Scan(&et.batch); err != nil {
+		return nil, err
+	}
+	if err := fn(et); err != nil {
+		return nil, err
+	}
+	if e.Acceptable != nil {
+		if err := et.demoteIfUnacceptable(e.Acceptable); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE annotations SET updated_at = ?, rubric_version = ?, active_ms = active_ms + ? WHERE id = ?`,
+		et.now, e.RubricVersion, e.Active.Milliseconds(), et.id); err != nil {
+		return nil, err
+	}
+	a, err := q.annotation(ctx, tx, e.TurnID)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("save: %w", err)
+	}
+	return a, nil
+}
+
+func (et *editTx) record(kind, field string, old, new *string) error {
+	_, err := et.tx.ExecContext(et.ctx, `INSERT INTO changes (annotation_id, batch, kind, field, old_value, new_value, at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, et.id, et.batch, kind, field, old, new, et.now)
+	return err
+}
+
+func (et *editTx) setValue(field string, value *string) (old *string, err error) {
+	var cur sql.NullString
+	err = et.tx.QueryRowContext(et.ctx, `SELECT value FROM annotation_values WHERE annotation_id = ? AND field = ?`, et.id, field).Scan(&cur)
+	if err != nil && err != sql.ErrNoRows {
+		return nil, err
+	}
+	if cur.Valid {
+		old = &cur.String
+	}
+	if value == nil {
+		_, err = et.tx.ExecContext(et.ctx, `DELETE FROM annotation_values WHERE annotation_id = ? AND field = ?`, et.id, field)
+	} else {
+		_, err = et.tx.ExecContext(et.ctx, `INSERT INTO annotation_values (annotation_id, field, value) VALUES (?, ?, ?)
+			ON CONFLICT (annotation_id, field) DO UPDATE SET value = excluded.value`, et.id, field, *value)
+	}
+	return old, err
+}
+
+func (et *editTx) setStatus(status string) error {
+	var cur string
+	if err := et.tx.QueryRowContext(et.ctx, `SELECT status FROM annotations WHERE id = ?`, et.id).Scan(&cur); err != nil {
+		return err
+	}
+	if cur == status {
+		return nil
+	}
+	var annotatedAt any
+	if status == dataset.StatusDone {
+		annotatedAt = et.now
+	}
+	if _, err := et.tx.ExecContext(et.ctx, `UPDATE annotations SET status = ?, annotated_at = ? WHERE id = ?`, status, annotatedAt, et.id); err != nil {
+		return err
+	}
+	return et.record("status", "", &cur, &status)
+}
+
+func (et *editTx) demoteIfUnacceptable(acceptable func(rubric.Values) bool) error {
+	var status string
+	if err := et.tx.QueryRowContext(et.ctx, `SELECT status FROM annotations WHERE id = ?`, et.id).Scan(&status); err != nil {
+		return err
+	}
+	if status != dataset.StatusDone {
+		return nil
+	}
+	vals, err := loadValues(et.ctx, et.tx, et.id)
+	if err != nil {
+		return err
+	}
+	if acceptable(vals) {
+		return nil
+	}
+	return et.setStatus(dataset.StatusDraft)
+}
+
+// SetValue sets (or, with nil, clears) one field and records the change for undo.
+func (q *Queue) SetValue(ctx context.Context, e Edit, field string, value *string) (*Annotation, error) {
+	return q.edit(ctx, e, true, func(et *editTx) error {
+		old, err := et.setValue(field, value)
+		if err != nil {
+			return fmt.Errorf("save %s: %w", field, err)
+		}
+		if eqPtr(old, value) {
+			return nil
+		}
+		return et.record("value", field, old, value)
+	})
+}
+
+// Submit marks the annotation done. The caller has checked that it is complete.
+func (q *Queue) Submit(ctx context.Context, e Edit) (*Annotation, error) {
+	return q.edit(ctx, e, true, func(et *editTx) error { return et.setStatus(dataset.StatusDone) })
+}
+
+// SetFlag flags the item for review with a reason, or clears the flag.
+func (q *Queue) SetFlag(ctx context.Context, e Edit, flagged bool, reason string) (*Annotation, error) {
+	return q.edit(ctx, e, true, func(et *editTx) error {
+		var wasFlagged bool
+		var wasReason string
+		if err := et.tx.QueryRowContext(ctx, `SELECT flagged, flag_reason FROM annotations WHERE id = ?`, et.id).Scan(&wasFlagged, &wasReason); err != nil {
+			return err
+		}
+		if _, err := et.tx.ExecContext(ctx, `UPDATE annotations SET flagged = ?, flag_reason = ? WHERE id = ?`, flagged, reason, et.id); err != nil {
+			return err
+		}
+		old, new := flagText(wasFlagged, wasReason), flagText(flagged, reason)
+		return et.record("flag", "", old, new)
+	})
+}
+
+// flagText encodes a flag for the change log: nil when not flagged, else the reason.
+func flagText(flagged bool, reason string) *string {
+	if !flagged {
+		return nil
+	}
+	return &reason
+}
+
+// Skip moves the item to the end of the annotator's queue.
+func (q *Queue) Skip(ctx context.Context, e Edit) (*Annotation, error) {
+	return q.edit(ctx, e, true, func(et *editTx) error {
+		_, err := et.tx.ExecContext(ctx, `UPDATE annotations SET skip_seq = (SELECT COALESCE(max(skip_seq), 0) + 1
+			FROM annotations WHERE annotator_id = ?) WHERE id = ?`, q.annotatorID, et.id)
+		return err
+	})
+}
+
+// AddActive adds active time to an annotation that exists; it creates none.
+func (q *Queue) AddActive(ctx context.Context, e Edit) error {
+	if e.Active <= 0 {
+		return nil
+	}
+	_, err := q.s.db.ExecContext(ctx, `UPDATE annotations SET active_ms = active_ms + ? WHERE annotator_id = ? AND turn_id = ?`,
+		e.Active.Milliseconds(), q.annotatorID, e.TurnID)
+	return err
+}
+
+// Undone says what an undo reverted.
+type Undone struct {
+	Kind  string // "value", "flag" or "status"
+	Field string
+}
+
+// Undo reverts the latest batch of changes of the item that is not yet undone. It works
+// across restarts because the change log is in the database. ok is false when there is
+// nothing to undo.
+func (q *Queue) Undo(ctx context.Context, e Edit) (a *Annotation, what []Undone, ok bool, err error) {
+	// Batches undo last-in first-out, so the state an undo returns to was itself accepted:
+	// it never needs demoting.
+	e.Acceptable = nil
+	a, err = q.edit(ctx, e, false, func(et *editTx) error {
+		rows, err := et.tx.QueryContext(ctx, `SELECT id, kind, field, old_value FROM changes
+			WHERE annotation_id = ? AND undone = 0 AND batch = (SELECT max(batch) FROM changes WHERE annotation_id = ? AND undone = 0)
+			ORDER BY id DESC`, et.id, et.id)
+		if err != nil {
+			return err
+		}
+		type change struct {
+			id          int64
+			kind, field string
+			old         sql.NullString
+		}
+		var cs []change
+		for rows.Next() {
+			var c change
+			if err := rows.Scan(&c.id, &c.kind, &c.field, &c.old); err != nil {
+				rows.Close()
+				return err
+			}
+			cs = append(cs, c)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, c := range cs {
+			var err error
+			switch c.kind {
+			case "value":
+				var v *string
+				if c.old.Valid {
+					v = &c.old.String
+				}
+				_, err = et.setValue(c.field, v)
+			case "flag":
+				_, err = et.tx.ExecContext(ctx, `UPDATE annotations SET flagged = ?, flag_reason = ? WHERE id = ?`, c.old.Valid, c.old.String, et.id)
+			case "status":
+				var annotatedAt any
+				if c.old.String == dataset.StatusDone {
+					annotatedAt = et.now
+				}
+				_, err = et.tx.ExecContext(ctx, `UPDATE annotations SET status = ?, annotated_at = ? WHERE id = ?`, c.old.String, annotatedAt, et.id)
+			}
+			if err != nil {
+				return fmt.Errorf("undo: %w", err)
+			}
+			if _, err := et.tx.ExecContext(ctx, `UPDATE changes SET undone = 1 WHERE id = ?`, c.id); err != nil {
+				return err
+			}
+			what = append(what, Undone{c.kind, c.field})
+		}
+		return nil
+	})
+	return a, what, len(what) > 0, err
+}
+
+func eqPtr(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}

@@ -1,0 +1,286 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/m3bench/m3eval/internal/dataset"
+	"github.com/m3bench/m3eval/internal/rubric"
+)
+
+// Outcome says what a put did.
+type Outcome int
+
+// The outcomes of putting a record.
+const (
+	Inserted  Outcome = iota // new
+	Unchanged                // identical to what was stored
+	Replaced                 // differed, and the import was told to replace
+)
+
+// ImportOptions control an import.
+type ImportOptions struct {
+	// Replace lets a changed record overwrite the stored one instead of failing.
+	Replace bool
+}
+
+// Importer writes one file's records in one transaction: either all of them land or none.
+type Importer struct {
+	s    *Store
+	ctx  context.Context
+	tx   *sql.Tx
+	opts ImportOptions
+
+	insertTurn, findTurn, updateTurn, upsertEpisode *sql.Stmt
+
+	// The last episode seen; records come grouped by episode, so this cache hits nearly always
+	// and keeps memory flat however large the file.
+	lastEpisodeKey string
+	lastEpisodeID  int64
+	annotatorIDs   map[string]int64
+}
+
+// BeginImport starts an import transaction.
+func (s *Store) BeginImport(ctx context.Context, opts ImportOptions) (*Importer, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("begin import: %w", err)
+	}
+	im := &Importer{s: s, ctx: ctx, tx: tx, opts: opts, annotatorIDs: map[string]int64{}}
+	prep := func(dst **sql.Stmt, q string) {
+		if err != nil {
+			return
+		}
+		*dst, err = tx.PrepareContext(ctx, q)
+	}
+	prep(&im.insertTurn, `INSERT INTO turns (sample_id, episode_id, turn, action_type, task_type,
+		user_message, vlm_response, expected_answer, images, model, meta, content_hash)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sample_id) DO NOTHING`)
+	prep(&im.findTurn, `SELECT id, content_hash FROM turns WHERE sample_id = ?`)
+	prep(&im.updateTurn, `UPDATE turns SET episode_id = ?, turn = ?, action_type = ?, task_type = ?,
+		user_message = ?, vlm_response = ?, expected_answer = ?, images = ?, model = ?, meta = ?,
+		content_hash = ? WHERE id = ?`)
+	prep(&im.upsertEpisode, `INSERT INTO episodes (episode_key) VALUES (?)
+		ON CONFLICT (episode_key) DO UPDATE SET episode_key = excluded.episode_key RETURNING id`)
+	if err != nil {
+		tx.Rollback()
+		return nil, fmt.Errorf("begin import: %w", err)
+	}
+	return im, nil
+}
+
+// Commit makes the import's records visible.
+func (im *Importer) Commit() error {
+	if err := im.tx.Commit(); err != nil {
+		return fmt.Errorf("commit import: %w", err)
+	}
+	return nil
+}
+
+// Rollback drops everything the import wrote. It is safe after Commit.
+func (im *Importer) Rollback() { im.tx.Rollback() }
+
+func (im *Importer) episodeID(key string) (int64, error) {
+	if key == im.lastEpisodeKey && im.lastEpisodeID != 0 {
+		return im.lastEpisodeID, nil
+	}
+	var id int64
+	if err := im.upsertEpisode.QueryRowContext(im.ctx, key).Scan(&id); err != nil {
+		return 0, fmt.Errorf("episode %q: %w", key, err)
+	}
+	im.lastEpisodeKey, im.lastEpisodeID = key, id
+	return id, nil
+}
+
+// PutTurn stores a turn. An identical stored turn is left alone; a changed one is an
+// ErrConflict unless the import replaces.
+func (im *Importer) PutTurn(t *dataset.Turn) (int64, Outcome, error) {
+	epID, err := im.episodeID(t.EpisodeID)
+	if err != nil {
+		return 0, 0, err
+	}
+	images, err := json.Marshal(nonNil(t.Images))
+	if err != nil {
+		return 0, 0, err
+	}
+	var meta any
+	if t.Meta != nil {
+		meta = string(t.Meta)
+	}
+	hash := t.Hash()
+	res, err := im.insertTurn.ExecContext(im.ctx, t.SampleID, epID, t.Turn, t.ActionType, t.TaskType,
+		t.UserMessage, t.VLMResponse, t.ExpectedAnswer, string(images), t.Model, meta, hash)
+	if err != nil {
+		return 0, 0, im.turnConflict(t, err)
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		id, err := res.LastInsertId()
+		return id, Inserted, err
+	}
+	var id int64
+	var stored []byte
+	if err := im.findTurn.QueryRowContext(im.ctx, t.SampleID).Scan(&id, &stored); err != nil {
+		return 0, 0, fmt.Errorf("sample %s: %w", t.SampleID, err)
+	}
+	if bytes.Equal(stored, hash) {
+		return id, Unchanged, nil
+	}
+	if !im.opts.Replace {
+		return 0, 0, fmt.Errorf("%w: sample %s is already imported with different content (use --replace to overwrite it)", ErrConflict, t.SampleID)
+	}
+	if _, err := im.updateTurn.ExecContext(im.ctx, epID, t.Turn, t.ActionType, t.TaskType, t.UserMessage,
+		t.VLMResponse, t.ExpectedAnswer, string(images), t.Model, meta, hash, id); err != nil {
+		return 0, 0, im.turnConflict(t, err)
+	}
+	return id, Replaced, nil
+}
+
+// turnConflict explains a UNIQUE (episode, turn) clash in the user's words.
+func (im *Importer) turnConflict(t *dataset.Turn, err error) error {
+	err = domainError(err)
+	if !isConflict(err) {
+		return err
+	}
+	var other string
+	_ = im.tx.QueryRowContext(im.ctx, `SELECT t.sample_id FROM turns t JOIN episodes e ON e.id = t.episode_id
+		WHERE e.episode_key = ? AND t.turn = ?`, t.EpisodeID, t.Turn).Scan(&other)
+	return fmt.Errorf("%w: turn %d of episode %s is already sample %s", ErrConflict, t.Turn, t.EpisodeID, other)
+}
+
+func (im *Importer) annotatorID(name string) (int64, error) {
+	if id, ok := im.annotatorIDs[name]; ok {
+		return id, nil
+	}
+	id, err := ensureAnnotator(im.ctx, im.tx, name)
+	if err != nil {
+		return 0, err
+	}
+	im.annotatorIDs[name] = id
+	return id, nil
+}
+
+// PutLabel stores an annotator's label for a turn put earlier in this import. The label must
+// already be valid for the rubric; an identical stored label is left alone, a different one is
+// an ErrConflict unless the import replaces.
+func (im *Importer) PutLabel(turnID int64, l *dataset.Label) (Outcome, error) {
+	aid, err := im.annotatorID(l.Annotator)
+	if err != nil {
+		return 0, err
+	}
+	ctx, tx := im.ctx, im.tx
+	var existing annotationRow
+	err = tx.QueryRowContext(ctx, `SELECT id, status, flagged, flag_reason, rubric_version, active_ms,
+		COALESCE(annotated_at, updated_at) FROM annotations WHERE annotator_id = ? AND turn_id = ?`, aid, turnID).
+		Scan(&existing.id, &existing.status, &existing.flagged, &existing.flagReason, &existing.rubricVersion,
+			&existing.activeMS, &existing.at)
+	switch {
+	case err == sql.ErrNoRows:
+	case err != nil:
+		return 0, err
+	default:
+		vals, err := loadValues(ctx, tx, existing.id)
+		if err != nil {
+			return 0, err
+		}
+		if existing.sameAs(l, vals) {
+			return Unchanged, nil
+		}
+		if !im.opts.Replace {
+			return 0, fmt.Errorf("%w: %s already has a different label for this sample (use --replace to overwrite it)", ErrConflict, l.Annotator)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM annotations WHERE id = ?`, existing.id); err != nil {
+			return 0, err
+		}
+	}
+	at := formatTime(l.AnnotatedAt)
+	var annotatedAt any
+	if l.Status == dataset.StatusDone {
+		annotatedAt = at
+	}
+	var id int64
+	err = tx.QueryRowContext(ctx, `INSERT INTO annotations (turn_id, annotator_id, status, flagged, flag_reason,
+		rubric_version, active_ms, created_at, updated_at, annotated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		turnID, aid, l.Status, l.Flagged, l.FlagReason, l.RubricVersion, secondsToMS(l.ActiveSeconds), at, at, annotatedAt).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("store label: %w", domainError(err))
+	}
+	for _, f := range sortedKeys(l.Values) {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO annotation_values (annotation_id, field, value) VALUES (?, ?, ?)`,
+			id, f, l.Values[f]); err != nil {
+			return 0, fmt.Errorf("store label: %w", err)
+		}
+	}
+	if existing.id != 0 {
+		return Replaced, nil
+	}
+	return Inserted, nil
+}
+
+type annotationRow struct {
+	id                                    int64
+	status, flagReason, rubricVersion, at string
+	flagged                               bool
+	activeMS                              int64
+}
+
+func (a *annotationRow) sameAs(l *dataset.Label, vals rubric.Values) bool {
+	if a.status != l.Status || a.flagged != l.Flagged || a.flagReason != l.FlagReason ||
+		a.rubricVersion != l.RubricVersion || a.activeMS != secondsToMS(l.ActiveSeconds) ||
+		a.at != formatTime(l.AnnotatedAt) || len(vals) != len(l.Values) {
+		return false
+	}
+	for k, v := range l.Values {
+		if vals[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func loadValues(ctx context.Context, q querier, annotationID int64) (rubric.Values, error) {
+	rows, err := q.QueryContext(ctx, `SELECT field, value FROM annotation_values WHERE annotation_id = ?`, annotationID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	vals := rubric.Values{}
+	for rows.Next() {
+		var f, v string
+		if err := rows.Scan(&f, &v); err != nil {
+			return nil, err
+		}
+		vals[f] = v
+	}
+	return vals, rows.Err()
+}
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func secondsToMS(s float64) int64 { return int64(s*1000 + 0.5) }
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func sortedKeys(v rubric.Values) []string {
+	keys := make([]string, 0, len(v))
+	for k := range v {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func isConflict(err error) bool { return errors.Is(err, ErrConflict) }

@@ -1,0 +1,184 @@
+// Package store keeps turns, annotators, annotations and their history in SQLite. Every line
+// of SQL in m3eval lives here; callers see domain types (dataset, rubric) and a few sentinel
+// errors.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-sqlite3"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// Sentinel errors the CLI and the TUI turn into sentences.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrConflict = errors.New("conflict")
+)
+
+// Options tune how a database is opened.
+type Options struct {
+	// Durable makes every commit wait for the disk (synchronous=FULL). The annotator uses it so
+	// that a saved answer survives a power cut too; a process crash loses nothing either way.
+	Durable bool
+	// ReadOnly opens the file without the right to write, e.g. for export.
+	ReadOnly bool
+}
+
+// Store is an open m3eval database.
+type Store struct {
+	db   *sql.DB
+	path string
+	// Now is the clock, replaceable in tests.
+	Now func() time.Time
+}
+
+// Open opens (and creates or migrates) the database at path.
+func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	q := url.Values{}
+	q.Set("_journal_mode", "WAL")
+	q.Set("_foreign_keys", "on")
+	q.Set("_busy_timeout", "5000")
+	q.Set("_txlock", "immediate")
+	if opts.Durable {
+		q.Set("_synchronous", "FULL")
+	} else {
+		q.Set("_synchronous", "NORMAL")
+	}
+	if opts.ReadOnly {
+		q.Set("mode", "ro")
+	}
+	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	s := &Store{db: db, path: path, Now: func() time.Time { return time.Now().UTC() }}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if !opts.ReadOnly {
+		if err := s.migrate(ctx); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open %s: %w", path, err)
+		}
+	}
+	return s, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Path is the file the store was opened from.
+func (s *Store) Path() string { return s.path }
+
+// migrate applies, in order and one transaction each, the embedded migrations not yet
+// recorded in schema_migrations.
+func (s *Store) migrate(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		base := strings.TrimPrefix(name, "migrations/")
+		version, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
+		if err != nil {
+			return fmt.Errorf("migrate: %s: the name must start with a number", base)
+		}
+		if err := s.applyMigration(ctx, version, name); err != nil {
+			return fmt.Errorf("migrate %s: %w", base, err)
+		}
+	}
+	return nil
+}
+
+func (s *Store) applyMigration(ctx context.Context, version int, name string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	body, err := migrationFS.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
+		version, name, formatTime(s.Now())); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// domainError turns driver errors into the store's sentinel errors.
+func domainError(err error) error {
+	var se sqlite3.Error
+	if errors.As(err, &se) && se.Code == sqlite3.ErrConstraint {
+		switch se.ExtendedCode {
+		case sqlite3.ErrConstraintUnique, sqlite3.ErrConstraintPrimaryKey:
+			return fmt.Errorf("%w: %v", ErrConflict, err)
+		}
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	return err
+}
+
+const timeLayout = "2006-01-02T15:04:05Z"
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+func parseTime(s string) time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+// ensureAnnotator returns the id of the annotator, creating it on first use.
+func ensureAnnotator(ctx context.Context, tx *sql.Tx, name string) (int64, error) {
+	var id int64
+	err := tx.QueryRowContext(ctx, `INSERT INTO annotators (name) VALUES (?)
+		ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING id`, name).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("annotator %q: %w", name, err)
+	}
+	return id, nil
+}
+
+// RememberRubric records the rubric body under its version so annotations can name it.
+func (s *Store) RememberRubric(ctx context.Context, version string, body []byte) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO rubrics (version, body) VALUES (?, ?) ON CONFLICT DO NOTHING`, version, body)
+	if err != nil {
+		return fmt.Errorf("record rubric %s: %w", version, err)
+	}
+	return nil
+}

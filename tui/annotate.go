@@ -1,0 +1,627 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/progress"
+	"github.com/charmbracelet/bubbles/textarea"
+	"github.com/charmbracelet/bubbles/textinput"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/store"
+)
+
+// idleLimit: a pause longer than this between key presses is not counted as active time.
+const idleLimit = 60 * time.Second
+
+// commentSaveDelay is how long typing must pause before the comment is saved.
+const commentSaveDelay = 400 * time.Millisecond
+
+type mode int
+
+const (
+	modeNormal mode = iota
+	modeComment
+	modeFlag
+	modeHelp
+)
+
+// annotateModel is the annotate screen: the context of the turn, the rubric, and the keys
+// that fill it in.
+type annotateModel struct {
+	ctx        context.Context
+	q          *store.Queue
+	r          *rubric.Rubric
+	actions    rubric.Actions
+	st         Styles
+	keys       keyMap
+	help       help.Model
+	now        func() time.Time
+	openImages func([]string) tea.Cmd
+	start      string
+
+	width, height int
+
+	// the queue
+	total, pos, done int
+	median           time.Duration
+	hasMedian        bool
+	allDone          bool
+
+	// the item on screen
+	item   *store.Item
+	ann    *store.Annotation // as last saved
+	values rubric.Values     // as shown: saved values plus writes still on their way
+	focus  int               // index into r.Fields; -1 when nothing is focusable
+
+	mode         mode
+	comment      textarea.Model
+	commentRev   int
+	flagReason   textinput.Model
+	vp           viewport.Model
+	bar          progress.Model
+	contextFor   string // the item and width the viewport content was rendered for
+	rubricView   string // cached rubric pane
+	rubricDirty  bool
+	message      string
+	messageStyle lipgloss.Style
+
+	// database work
+	ops    []op
+	busy   bool
+	writes int // writes queued or running
+	quit   bool
+
+	// loading is set while the next item is on its way; keys pressed meanwhile wait in
+	// deferred and replay on the new item, so fast typing never lands on the old one.
+	loading     bool
+	deferred    []tea.KeyMsg
+	pendingCmds []tea.Cmd
+
+	// active time on the current item since the last write
+	lastInput time.Time
+	active    time.Duration
+}
+
+func newAnnotateModel(o Options, st Styles) *annotateModel {
+	ta := textarea.New()
+	ta.Placeholder = "Why this score? (esc when done)"
+	ta.ShowLineNumbers = false
+	ta.Prompt = "┃ "
+	ta.CharLimit = 0
+	ti := textinput.New()
+	ti.Placeholder = "reason (optional)"
+	ti.Prompt = "Flag for review: "
+	bar := progress.New(progress.WithSolidFill(string(colorAccent.Dark)), progress.WithoutPercentage())
+	bar.Width = 16
+	m := &annotateModel{
+		ctx: o.Context, q: o.Queue, r: o.Rubric, actions: o.Actions, st: st,
+		keys: defaultKeyMap(), help: help.New(), now: o.Now, openImages: o.OpenImages, start: o.StartSample,
+		comment: ta, flagReason: ti, vp: viewport.New(0, 0), bar: bar, focus: -1, rubricDirty: true,
+	}
+	m.help.Styles.ShortKey = st.Help.Bold(true)
+	m.help.Styles.ShortDesc = st.Help
+	m.help.Styles.FullKey = st.Help.Bold(true)
+	m.help.Styles.FullDesc = st.Help
+	m.help.Styles.ShortSeparator = st.Help
+	return m
+}
+
+// Init implements tea.Model.
+func (m *annotateModel) Init() tea.Cmd {
+	m.loading = true
+	return m.enqueue(m.loadInfo(), m.loadFirst(m.start))
+}
+
+// SetSize gives the screen its share of the terminal.
+func (m *annotateModel) SetSize(w, h int) {
+	m.width, m.height = w, h
+	m.help.Width = w
+	m.comment.SetWidth(max(10, w-4))
+	m.flagReason.Width = max(10, w-24)
+	m.rubricDirty = true
+	m.contextFor = ""
+	m.layout()
+}
+
+// Update implements tea.Model.
+func (m *annotateModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case opDoneMsg:
+		m.busy = false
+		cmd := tea.Batch(m.handleResult(msg.msg), m.takePending())
+		if m.quit && !m.busy && len(m.ops) == 0 {
+			return m, tea.Quit
+		}
+		return m, tea.Batch(cmd, m.pump())
+	case commentTickMsg:
+		if msg.rev == m.commentRev && m.mode == modeComment {
+			return m, m.saveComment()
+		}
+		return m, nil
+	case tea.KeyMsg:
+		if m.loading && !key.Matches(msg, m.keys.ForceQuit) {
+			m.deferred = append(m.deferred, msg)
+			return m, nil
+		}
+		m.countActive()
+		return m, m.handleKey(msg)
+	case imagesOpenedMsg:
+		if msg.err != nil {
+			m.say(m.st.Warning, "%v", msg.err)
+		} else {
+			m.say(m.st.Message, "opened %d image(s) in the system viewer", len(m.item.Turn.Images))
+		}
+		return m, nil
+	case tea.MouseMsg:
+		var cmd tea.Cmd
+		m.vp, cmd = m.vp.Update(msg)
+		return m, cmd
+	}
+	return m, nil
+}
+
+// navigate queues the load of another item and holds keys until it arrives.
+func (m *annotateModel) navigate(o op) tea.Cmd {
+	m.loading = true
+	return m.enqueue(o)
+}
+
+// replayDeferred handles the keys that arrived while an item was loading.
+func (m *annotateModel) replayDeferred() {
+	keys := m.deferred
+	m.deferred = nil
+	for _, k := range keys {
+		if m.loading {
+			m.deferred = append(m.deferred, k)
+			continue
+		}
+		m.countActive()
+		m.pendingCmds = append(m.pendingCmds, m.handleKey(k))
+	}
+}
+
+func (m *annotateModel) takePending() tea.Cmd {
+	cmds := m.pendingCmds
+	m.pendingCmds = nil
+	return tea.Batch(cmds...)
+}
+
+// countActive adds the time since the previous key press, unless the annotator was idle.
+func (m *annotateModel) countActive() {
+	now := m.now()
+	if d := now.Sub(m.lastInput); d > 0 && d <= idleLimit {
+		m.active += d
+	}
+	m.lastInput = now
+}
+
+func (m *annotateModel) takeActive() time.Duration {
+	d := m.active
+	m.active = 0
+	return d
+}
+
+func (m *annotateModel) say(style lipgloss.Style, format string, args ...any) {
+	m.message, m.messageStyle = fmt.Sprintf(format, args...), style
+}
+
+func (m *annotateModel) handleResult(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case queueInfoMsg:
+		if msg.err != nil {
+			m.say(m.st.Error, "could not read the queue: %v", msg.err)
+			return nil
+		}
+		m.total, m.done, m.median, m.hasMedian = msg.total, msg.done, msg.median, msg.hasMedian
+	case itemMsg:
+		m.loading = false
+		defer m.replayDeferred()
+		if msg.err != nil {
+			m.say(m.st.Error, "%v", msg.err)
+			return nil
+		}
+		m.allDone = msg.allDone
+		if msg.note != "" {
+			m.say(m.st.Warning, "%s", msg.note)
+		}
+		if msg.item == nil {
+			return nil
+		}
+		if msg.note == "" {
+			m.message = ""
+		}
+		m.show(msg.item)
+		m.pendingCmds = append(m.pendingCmds, m.enqueue(m.loadPosition(msg.item.Ref)))
+		return nil
+	case positionMsg:
+		if msg.err == nil && m.item != nil && msg.turnID == m.item.Ref.TurnID {
+			m.pos = msg.pos
+		}
+	case savedMsg:
+		m.writes--
+		if msg.err != nil {
+			m.say(m.st.Error, "NOT SAVED: %v", msg.err)
+			return nil
+		}
+		if msg.note != "" {
+			m.say(m.st.Message, "%s", msg.note)
+		}
+		m.absorb(msg.turnID, msg.ann)
+	case undoneMsg:
+		m.writes--
+		switch {
+		case msg.err != nil:
+			m.say(m.st.Error, "undo failed: %v", msg.err)
+		case !msg.ok:
+			m.say(m.st.Warning, "nothing to undo on this item")
+		default:
+			m.say(m.st.Message, "undid %s", describeUndo(m.r, msg.what))
+			m.absorb(msg.turnID, msg.ann)
+			if m.item != nil && msg.turnID == m.item.Ref.TurnID && msg.ann != nil {
+				m.values = m.r.Apply(msg.ann.Values, m.item.Turn.Item())
+				m.rubricDirty = true
+			}
+		}
+	}
+	return nil
+}
+
+// absorb takes the saved state of an annotation. Shown values follow the database once no
+// other write to the item is on its way, so a slow write never rolls back a newer key press.
+func (m *annotateModel) absorb(turnID int64, a *store.Annotation) {
+	if a == nil || m.item == nil || turnID != m.item.Ref.TurnID {
+		return
+	}
+	wasDone := m.ann != nil && m.ann.Status == "done"
+	m.ann = a
+	if a.Status == "done" && !wasDone {
+		m.done++
+	} else if a.Status != "done" && wasDone {
+		m.done--
+	}
+	if m.writes == 0 {
+		m.values = m.r.Apply(a.Values, m.item.Turn.Item())
+	}
+	m.rubricDirty = true
+}
+
+// show puts an item on screen.
+func (m *annotateModel) show(it *store.Item) {
+	m.item = it
+	m.ann = it.Annotation
+	vals := rubric.Values{}
+	if it.Annotation != nil {
+		vals = it.Annotation.Values
+	}
+	m.values = m.r.Apply(vals, it.Turn.Item())
+	m.mode = modeNormal
+	m.focus = m.firstOpenField()
+	m.pos = 0
+	m.contextFor = ""
+	m.rubricDirty = true
+	m.lastInput = m.now()
+	m.active = 0
+	m.layout()
+}
+
+// takesInput reports whether a field takes input on this turn (fixed and text fields do not).
+func (m *annotateModel) takesInput(i int) bool {
+	f := &m.r.Fields[i]
+	if f.Kind == rubric.KindText {
+		return false
+	}
+	_, _, fixed := f.FixedValue(m.item.Turn.Item())
+	return !fixed
+}
+
+func (m *annotateModel) firstOpenField() int {
+	for i := range m.r.Fields {
+		if m.takesInput(i) {
+			return i
+		}
+	}
+	return -1
+}
+
+// moveFocus moves to the next (or previous) open field, wrapping around.
+func (m *annotateModel) moveFocus(step int) {
+	n := len(m.r.Fields)
+	for k, i := 0, m.focus; k < n; k++ {
+		i = (i + step + n) % n
+		if m.takesInput(i) {
+			m.focus = i
+			m.rubricDirty = true
+			return
+		}
+	}
+}
+
+// advance moves focus to the next unanswered open field after the current one, or simply the
+// next open field when all are answered.
+func (m *annotateModel) advance() {
+	n := len(m.r.Fields)
+	for i := m.focus + 1; i < n; i++ {
+		if m.takesInput(i) {
+			m.focus = i
+			m.rubricDirty = true
+			return
+		}
+	}
+}
+
+func (m *annotateModel) handleKey(msg tea.KeyMsg) tea.Cmd {
+	if key.Matches(msg, m.keys.ForceQuit) {
+		return m.requestQuit()
+	}
+	switch m.mode {
+	case modeComment:
+		return m.commentKey(msg)
+	case modeFlag:
+		return m.flagKey(msg)
+	case modeHelp:
+		if key.Matches(msg, m.keys.Help, m.keys.LeaveEditor, m.keys.Quit) {
+			m.mode = modeNormal
+		}
+		return nil
+	}
+	if key.Matches(msg, m.keys.Quit) {
+		return m.requestQuit()
+	}
+	if key.Matches(msg, m.keys.Help) {
+		m.mode = modeHelp
+		return nil
+	}
+	if m.item == nil {
+		return nil
+	}
+	switch {
+	case key.Matches(msg, m.keys.Score):
+		return m.score(msg.String())
+	case key.Matches(msg, m.keys.Choice):
+		return m.choose(msg.String())
+	case key.Matches(msg, m.keys.NextField):
+		m.moveFocus(1)
+	case key.Matches(msg, m.keys.PrevField):
+		m.moveFocus(-1)
+	case key.Matches(msg, m.keys.Comment):
+		if m.r.CommentField == "" {
+			m.say(m.st.Warning, "this rubric has no comment field")
+			return nil
+		}
+		m.mode = modeComment
+		m.comment.SetValue(m.values[m.r.CommentField])
+		m.layout()
+		return m.comment.Focus()
+	case key.Matches(msg, m.keys.Submit):
+		return m.submit()
+	case key.Matches(msg, m.keys.NextItem):
+		return tea.Batch(m.flushActive(), m.navigate(m.loadNext(m.item.Ref, true, false)))
+	case key.Matches(msg, m.keys.PrevItem):
+		return tea.Batch(m.flushActive(), m.navigate(m.loadNext(m.item.Ref, false, false)))
+	case key.Matches(msg, m.keys.Undo):
+		return m.undo()
+	case key.Matches(msg, m.keys.Flag):
+		if m.ann != nil && m.ann.Flagged {
+			q := m.q
+			return m.write("flag cleared", func(ctx context.Context, e store.Edit) (*store.Annotation, error) {
+				return q.SetFlag(ctx, e, false, "")
+			})
+		}
+		m.mode = modeFlag
+		m.flagReason.SetValue("")
+		return m.flagReason.Focus()
+	case key.Matches(msg, m.keys.Skip):
+		q, ref := m.q, m.item.Ref
+		skip := m.write("skipped: moved to the end of the queue", func(ctx context.Context, e store.Edit) (*store.Annotation, error) {
+			return q.Skip(ctx, e)
+		})
+		return tea.Batch(skip, m.navigate(m.loadNext(ref, true, true)))
+	case key.Matches(msg, m.keys.Open):
+		if len(m.item.Turn.Images) == 0 {
+			m.say(m.st.Warning, "this turn has no images")
+			return nil
+		}
+		return m.openImages(m.item.Turn.Images)
+	case key.Matches(msg, m.keys.ScrollUp):
+		m.vp.HalfViewUp()
+	case key.Matches(msg, m.keys.ScrollDown):
+		m.vp.HalfViewDown()
+	}
+	return nil
+}
+
+// score sets the focused 1–5 field.
+func (m *annotateModel) score(k string) tea.Cmd {
+	if m.focus < 0 {
+		return nil
+	}
+	f := &m.r.Fields[m.focus]
+	if f.Kind != rubric.KindScale {
+		m.say(m.st.Warning, "%s takes %s", f.LabelEn, strings.Join(f.Allowed(m.item.Turn.Item()), "/"))
+		return nil
+	}
+	if err := f.Check(k, m.item.Turn.Item()); err != nil {
+		m.say(m.st.Warning, "%s: %d–%d only", f.LabelEn, f.Min, f.Max)
+		return nil
+	}
+	return m.set(f, k)
+}
+
+// choose sets the focused Yes/No/NA field by the choice's key.
+func (m *annotateModel) choose(k string) tea.Cmd {
+	if m.focus < 0 {
+		return nil
+	}
+	f := &m.r.Fields[m.focus]
+	if f.Kind != rubric.KindChoice {
+		m.say(m.st.Warning, "%s takes a score from %d to %d", f.LabelEn, f.Min, f.Max)
+		return nil
+	}
+	for _, c := range f.Choices {
+		if c.Key != k {
+			continue
+		}
+		if err := f.Check(c.Value, m.item.Turn.Item()); err != nil {
+			m.say(m.st.Warning, "%s: %s only on this turn", f.LabelEn, strings.Join(f.Allowed(m.item.Turn.Item()), " or "))
+			return nil
+		}
+		return m.set(f, c.Value)
+	}
+	return nil
+}
+
+func (m *annotateModel) set(f *rubric.Field, v string) tea.Cmd {
+	m.message = ""
+	m.advance()
+	m.rubricDirty = true
+	if old, ok := m.values[f.Name]; ok && old == v {
+		return nil
+	}
+	m.values[f.Name] = v
+	val := v
+	return m.setValue(f.Name, &val)
+}
+
+// submit accepts the item when complete and opens the next unfinished one.
+func (m *annotateModel) submit() tea.Cmd {
+	it := m.item.Turn.Item()
+	if missing := m.r.Missing(m.values, it); len(missing) > 0 {
+		labels := make([]string, len(missing))
+		for i, name := range missing {
+			f, _ := m.r.Field(name)
+			labels[i] = f.LabelEn
+		}
+		m.say(m.st.Warning, "missing: %s", strings.Join(labels, ", "))
+		for i := range m.r.Fields {
+			if m.r.Fields[i].Name == missing[0] {
+				m.focus = i
+			}
+		}
+		m.rubricDirty = true
+		return nil
+	}
+	if need := m.r.CommentNeeded(m.values, it); len(need) > 0 {
+		m.say(m.st.Warning, "%s — press c", need[0].En)
+		return nil
+	}
+	q, ref := m.q, m.item.Ref
+	save := m.write("submitted", func(ctx context.Context, e store.Edit) (*store.Annotation, error) {
+		return q.Submit(ctx, e)
+	})
+	return tea.Batch(save, m.navigate(m.loadNext(ref, true, true)))
+}
+
+func (m *annotateModel) requestQuit() tea.Cmd {
+	var cmds []tea.Cmd
+	if m.mode == modeComment {
+		cmds = append(cmds, m.saveComment())
+	}
+	cmds = append(cmds, m.flushActive())
+	m.quit = true
+	if !m.busy && len(m.ops) == 0 {
+		return tea.Quit
+	}
+	m.say(m.st.Saving, "saving before quitting…")
+	return tea.Batch(cmds...)
+}
+
+// commentTickMsg fires when typing in the comment box may have paused.
+type commentTickMsg struct{ rev int }
+
+func (m *annotateModel) commentKey(msg tea.KeyMsg) tea.Cmd {
+	if key.Matches(msg, m.keys.LeaveEditor) {
+		cmd := m.saveComment()
+		m.comment.Blur()
+		m.mode = modeNormal
+		m.layout()
+		return cmd
+	}
+	var cmd tea.Cmd
+	m.comment, cmd = m.comment.Update(msg)
+	m.commentRev++
+	rev := m.commentRev
+	tick := tea.Tick(commentSaveDelay, func(time.Time) tea.Msg { return commentTickMsg{rev} })
+	return tea.Batch(cmd, tick)
+}
+
+// saveComment stores the comment box's text if it changed.
+func (m *annotateModel) saveComment() tea.Cmd {
+	name := m.r.CommentField
+	text := m.comment.Value()
+	if m.item == nil || m.values[name] == text {
+		return nil
+	}
+	m.rubricDirty = true
+	if strings.TrimSpace(text) == "" {
+		delete(m.values, name)
+		return m.setValue(name, nil)
+	}
+	m.values[name] = text
+	return m.setValue(name, &text)
+}
+
+func (m *annotateModel) flagKey(msg tea.KeyMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.LeaveEditor):
+		m.mode = modeNormal
+		m.flagReason.Blur()
+		return nil
+	case key.Matches(msg, m.keys.ConfirmFlag):
+		m.mode = modeNormal
+		m.flagReason.Blur()
+		reason, q := strings.TrimSpace(m.flagReason.Value()), m.q
+		return m.write("flagged for review", func(ctx context.Context, e store.Edit) (*store.Annotation, error) {
+			return q.SetFlag(ctx, e, true, reason)
+		})
+	}
+	var cmd tea.Cmd
+	m.flagReason, cmd = m.flagReason.Update(msg)
+	return cmd
+}
+
+func describeUndo(r *rubric.Rubric, what []store.Undone) string {
+	parts := make([]string, 0, len(what))
+	for _, w := range what {
+		switch w.Kind {
+		case "value":
+			if f, ok := r.Field(w.Field); ok {
+				parts = append(parts, f.LabelEn)
+			}
+		case "flag":
+			parts = append(parts, "flag")
+		case "status":
+			parts = append(parts, "submission")
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func errNotInQueue(sample string) error {
+	return fmt.Errorf("sample %s is not in this queue (check the id and --filter)", sample)
+}
+
+// eta is the time left at the annotator's median pace.
+func (m *annotateModel) eta() string {
+	if !m.hasMedian || m.total == 0 {
+		return "ETA —"
+	}
+	left := time.Duration(m.total-m.done) * m.median
+	if left <= 0 {
+		return "ETA 0m"
+	}
+	h, min := int(left.Hours()), int(left.Minutes())%60
+	if h > 0 {
+		return "ETA " + strconv.Itoa(h) + "h" + fmt.Sprintf("%02dm", min)
+	}
+	return "ETA " + strconv.Itoa(max(1, min)) + "m"
+}

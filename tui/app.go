@@ -1,0 +1,99 @@
+// Package tui is the terminal annotator: Bubble Tea models for its screens, their keymaps and
+// styles. It reads and writes only through internal/store and judges values only through
+// internal/rubric, so the terminal, the CLI and (later) SSH sessions share one behaviour.
+package tui
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"runtime"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/store"
+)
+
+// Options configure an annotate session.
+type Options struct {
+	Context  context.Context
+	Queue    *store.Queue
+	Rubric   *rubric.Rubric
+	Actions  rubric.Actions
+	Renderer *lipgloss.Renderer // nil: the default renderer (stdout)
+	// StartSample opens this sample first instead of the first unfinished item.
+	StartSample string
+	// Now is the clock for active time; nil means time.Now.
+	Now func() time.Time
+	// OpenImages shows images; nil means the system viewer.
+	OpenImages func(paths []string) tea.Cmd
+}
+
+// Model is the root model: it owns the terminal size and the keys that work everywhere, and
+// routes everything else to the annotate screen.
+type Model struct {
+	annotate *annotateModel
+}
+
+// New builds the annotator's root model.
+func New(o Options) *Model {
+	if o.Context == nil {
+		o.Context = context.Background()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.OpenImages == nil {
+		o.OpenImages = openWithSystemViewer
+	}
+	r := o.Renderer
+	if r == nil {
+		r = lipgloss.DefaultRenderer()
+	}
+	return &Model{annotate: newAnnotateModel(o, DefaultStyles(r))}
+}
+
+// Init implements tea.Model.
+func (m *Model) Init() tea.Cmd { return m.annotate.Init() }
+
+// Update implements tea.Model.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if ws, ok := msg.(tea.WindowSizeMsg); ok {
+		m.annotate.SetSize(ws.Width, ws.Height)
+		return m, nil
+	}
+	_, cmd := m.annotate.Update(msg)
+	return m, cmd
+}
+
+// View implements tea.Model.
+func (m *Model) View() string { return m.annotate.View() }
+
+// imagesOpenedMsg reports the outcome of opening images.
+type imagesOpenedMsg struct{ err error }
+
+// openWithSystemViewer starts the desktop's viewer for each image and does not wait for it.
+func openWithSystemViewer(paths []string) tea.Cmd {
+	return func() tea.Msg {
+		viewer := "xdg-open"
+		if runtime.GOOS == "darwin" {
+			viewer = "open"
+		}
+		bin, err := exec.LookPath(viewer)
+		if err != nil {
+			return imagesOpenedMsg{fmt.Errorf("no image viewer (%s) on this machine; the images are %s", viewer, strings.Join(paths, ", "))}
+		}
+		for _, p := range paths {
+			cmd := exec.Command(bin, p)
+			if err := cmd.Start(); err != nil {
+				return imagesOpenedMsg{fmt.Errorf("open %s: %w", p, err)}
+			}
+			go cmd.Wait() // reap the viewer launcher
+		}
+		return imagesOpenedMsg{}
+	}
+}

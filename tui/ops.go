@@ -1,0 +1,226 @@
+package tui
+
+import (
+	"context"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/store"
+)
+
+// Database work runs in commands, one at a time and in the order the keys were pressed: a
+// write and a later load of the same item can never overtake each other, and the screen
+// says "saved" only once every write has returned from SQLite.
+
+// op is one piece of database work; its result message is handled when it returns.
+type op func(ctx context.Context) tea.Msg
+
+// opDoneMsg carries an op's result back to Update.
+type opDoneMsg struct{ msg tea.Msg }
+
+// queueInfoMsg is the queue's size and the annotator's progress and pace.
+type queueInfoMsg struct {
+	total, done int
+	median      time.Duration
+	hasMedian   bool
+	err         error
+}
+
+// itemMsg is a newly loaded item; nil with allDone when nothing is left unfinished.
+type itemMsg struct {
+	item    *store.Item
+	allDone bool
+	note    string
+	err     error
+}
+
+// positionMsg is the item's place in the queue, counted off the key-press path.
+type positionMsg struct {
+	turnID int64
+	pos    int
+	err    error
+}
+
+// savedMsg reports a finished write.
+type savedMsg struct {
+	turnID int64
+	ann    *store.Annotation
+	note   string
+	err    error
+}
+
+// undoneMsg reports a finished undo.
+type undoneMsg struct {
+	turnID int64
+	ann    *store.Annotation
+	what   []store.Undone
+	ok     bool
+	err    error
+}
+
+// enqueue adds work and starts it if nothing is running.
+func (m *annotateModel) enqueue(o ...op) tea.Cmd {
+	m.ops = append(m.ops, o...)
+	return m.pump()
+}
+
+func (m *annotateModel) pump() tea.Cmd {
+	if m.busy || len(m.ops) == 0 {
+		return nil
+	}
+	next := m.ops[0]
+	m.ops = m.ops[1:]
+	m.busy = true
+	ctx := m.ctx
+	return func() tea.Msg { return opDoneMsg{next(ctx)} }
+}
+
+// pendingWrites counts queued and running work that changes the database.
+func (m *annotateModel) saving() bool { return m.writes > 0 }
+
+func (m *annotateModel) loadInfo() op {
+	q := m.q
+	return func(ctx context.Context) tea.Msg {
+		var info queueInfoMsg
+		if info.total, info.err = q.Len(ctx); info.err != nil {
+			return info
+		}
+		if info.done, _, info.err = q.Progress(ctx); info.err != nil {
+			return info
+		}
+		info.median, info.hasMedian, info.err = q.MedianActive(ctx)
+		return info
+	}
+}
+
+// loadFirst opens the start item, or the first unfinished one (the resume point).
+func (m *annotateModel) loadFirst(startSample string) op {
+	q := m.q
+	return func(ctx context.Context) tea.Msg {
+		if startSample != "" {
+			ref, ok, err := q.Find(ctx, startSample)
+			if err != nil {
+				return itemMsg{err: err}
+			}
+			if !ok {
+				return itemMsg{err: errNotInQueue(startSample)}
+			}
+			return load(ctx, q, ref, "")
+		}
+		ref, ok, err := q.First(ctx, true)
+		if err != nil {
+			return itemMsg{err: err}
+		}
+		if !ok {
+			ref, ok, err = q.First(ctx, false)
+			if err != nil || !ok {
+				return itemMsg{err: err, allDone: true}
+			}
+			msg := load(ctx, q, ref, "every item is done: ←/→ to review, q to quit")
+			msg.allDone = true
+			return msg
+		}
+		return load(ctx, q, ref, "")
+	}
+}
+
+func load(ctx context.Context, q *store.Queue, ref store.Ref, note string) itemMsg {
+	it, err := q.Load(ctx, ref)
+	return itemMsg{item: it, err: err, note: note}
+}
+
+// loadNext opens the item after ref; with unfinished, the next one not yet submitted,
+// wrapping around to the start of the queue.
+func (m *annotateModel) loadNext(ref store.Ref, forward, unfinished bool) op {
+	q := m.q
+	return func(ctx context.Context) tea.Msg {
+		var (
+			next store.Ref
+			ok   bool
+			err  error
+		)
+		if forward {
+			next, ok, err = q.Next(ctx, ref, unfinished)
+			if err == nil && !ok && unfinished {
+				next, ok, err = q.First(ctx, true)
+			}
+		} else {
+			next, ok, err = q.Prev(ctx, ref)
+		}
+		switch {
+		case err != nil:
+			return itemMsg{err: err}
+		case !ok && unfinished:
+			return itemMsg{allDone: true, note: "every item is done: ←/→ to review, q to quit"}
+		case !ok && forward:
+			return itemMsg{note: "this is the last item"}
+		case !ok:
+			return itemMsg{note: "this is the first item"}
+		}
+		return load(ctx, q, next, "")
+	}
+}
+
+func (m *annotateModel) loadPosition(ref store.Ref) op {
+	q := m.q
+	return func(ctx context.Context) tea.Msg {
+		pos, err := q.Position(ctx, ref)
+		return positionMsg{turnID: ref.TurnID, pos: pos, err: err}
+	}
+}
+
+// edit describes a write on the current item, carrying the active time since the last one.
+func (m *annotateModel) edit() store.Edit {
+	r, item := m.r, m.item.Turn.Item()
+	return store.Edit{
+		TurnID:        m.item.Ref.TurnID,
+		RubricVersion: r.Version,
+		Active:        m.takeActive(),
+		Acceptable: func(v rubric.Values) bool {
+			return r.Complete(v, item) && len(r.CommentNeeded(v, item)) == 0
+		},
+	}
+}
+
+func (m *annotateModel) write(note string, fn func(ctx context.Context, e store.Edit) (*store.Annotation, error)) tea.Cmd {
+	e := m.edit()
+	m.writes++
+	return m.enqueue(func(ctx context.Context) tea.Msg {
+		a, err := fn(ctx, e)
+		return savedMsg{turnID: e.TurnID, ann: a, note: note, err: err}
+	})
+}
+
+func (m *annotateModel) setValue(field string, value *string) tea.Cmd {
+	q := m.q
+	return m.write("", func(ctx context.Context, e store.Edit) (*store.Annotation, error) {
+		return q.SetValue(ctx, e, field, value)
+	})
+}
+
+func (m *annotateModel) undo() tea.Cmd {
+	q, e := m.q, m.edit()
+	m.writes++
+	return m.enqueue(func(ctx context.Context) tea.Msg {
+		a, what, ok, err := q.Undo(ctx, e)
+		return undoneMsg{turnID: e.TurnID, ann: a, what: what, ok: ok, err: err}
+	})
+}
+
+// flushActive stores the active time of the item being left, if it has an annotation.
+func (m *annotateModel) flushActive() tea.Cmd {
+	if m.item == nil {
+		return nil
+	}
+	e := store.Edit{TurnID: m.item.Ref.TurnID, Active: m.takeActive()}
+	if e.Active <= 0 || m.ann == nil {
+		return nil
+	}
+	q := m.q
+	m.writes++
+	return m.enqueue(func(ctx context.Context) tea.Msg {
+		return savedMsg{turnID: e.TurnID, err: q.AddActive(ctx, e), ann: nil}
+	})
+}
