@@ -109,15 +109,15 @@ type (
 		Difficulty string   `json:"difficulty"`
 	}
 	wireMemoryPoint struct {
-		MPID             *string   `json:"mp_id"`
-		Content          *string   `json:"content"`
-		Type             *string   `json:"type"`
-		Source           *string   `json:"source"`
-		StepNum          *int      `json:"step_num"`
-		IsUpdate         *bool     `json:"is_update"`
-		OriginalMemories *[]string `json:"original_memories"`
-		Importance       *float64  `json:"importance"`
-		UpdateType       string    `json:"update_type"`
+		MPID             *string  `json:"mp_id"`
+		Content          *string  `json:"content"`
+		Type             *string  `json:"type"`
+		Source           *string  `json:"source"`
+		StepNum          *int     `json:"step_num"`
+		IsUpdate         *bool    `json:"is_update"`
+		OriginalMemories []string `json:"original_memories"`
+		Importance       *float64 `json:"importance"`
+		UpdateType       string   `json:"update_type"`
 	}
 )
 
@@ -172,8 +172,22 @@ func (c *checker) enum(path string, v *string, allowed []string) string {
 	return *v
 }
 
-// parseTrajectory decodes and checks one record; msg is empty when it fits.
+// parseTrajectory decodes and checks one record; msg is empty when it fits. The structural
+// checks (what the JSON Schema says) come first, then the rules that relate fields.
 func parseTrajectory(b []byte) (t *Trajectory, path, msg string) {
+	t, path, msg = decodeRecord(b)
+	if msg != "" {
+		return nil, path, msg
+	}
+	if path, msg = t.check(); msg != "" {
+		return nil, path, msg
+	}
+	return t, "", ""
+}
+
+// decodeRecord decodes one record and applies exactly the rules of the JSON Schema
+// (required keys, types, minimum, minLength, minItems, enums, the is_update condition).
+func decodeRecord(b []byte) (t *Trajectory, path, msg string) {
 	if b[0] != '{' {
 		return nil, "", "not a JSON object (one trajectory per line)"
 	}
@@ -192,18 +206,11 @@ func parseTrajectory(b []byte) (t *Trajectory, path, msg string) {
 	if c.msg != "" {
 		return nil, c.path, c.msg
 	}
-	steps := *w.StepPlan
-	t.Steps = make([]Step, len(steps))
-	for i, s := range steps {
+	t.Steps = make([]Step, len(*w.StepPlan))
+	for i, s := range *w.StepPlan {
 		at := fmt.Sprintf("step_plan[%d]", i)
-		n := c.posInt(at+".step_num", s.StepNum)
-		if c.msg == "" && n != i+1 {
-			// The cut and the image ids count steps by position; a gap or a swap would move
-			// memory points and evidence into the wrong session without anyone noticing.
-			c.fail(at+".step_num", "%d, want %d: steps are numbered 1, 2, ... in order", n, i+1)
-		}
 		t.Steps[i] = Step{
-			StepNum:      n,
+			StepNum:      c.posInt(at+".step_num", s.StepNum),
 			Observation:  c.str(at+".observation", s.Observation, false),
 			Feedback:     s.Feedback,
 			ImageCaption: s.ImageCaption,
@@ -211,21 +218,10 @@ func parseTrajectory(b []byte) (t *Trajectory, path, msg string) {
 			Action:       c.str(at+".action", s.Action, false),
 		}
 	}
-	last := len(steps)
 	t.Probes = make([]Probe, len(w.Probes))
-	prev := 0
 	for i, p := range w.Probes {
 		at := fmt.Sprintf("probes[%d]", i)
-		a := c.posInt(at+".after_step", p.AfterStep)
-		switch {
-		case c.msg != "":
-		case a > last:
-			c.fail(at+".after_step", "%d is after the last step (%d)", a, last)
-		case a <= prev:
-			c.fail(at+".after_step", "%d is not after the previous probe's step %d", a, prev)
-		}
-		prev = a
-		t.Probes[i].AfterStep = a
+		t.Probes[i].AfterStep = c.posInt(at+".after_step", p.AfterStep)
 		if p.Questions == nil {
 			c.fail(at+".questions", "missing")
 		} else if len(*p.Questions) == 0 {
@@ -235,12 +231,6 @@ func parseTrajectory(b []byte) (t *Trajectory, path, msg string) {
 		}
 	}
 	t.PostTrajectoryQA = qaItems(&c, "post_trajectory_qa", w.PostTrajectoryQA)
-	if c.msg != "" {
-		return nil, c.path, c.msg
-	}
-
-	ss := t.Sessions()
-	mpIDs := make(map[string]bool, len(w.MemoryPoints))
 	t.MemoryPoints = make([]MemoryPoint, len(w.MemoryPoints))
 	for i, m := range w.MemoryPoints {
 		at := fmt.Sprintf("memory_points[%d]", i)
@@ -257,9 +247,7 @@ func parseTrajectory(b []byte) (t *Trajectory, path, msg string) {
 		} else {
 			mp.IsUpdate = *m.IsUpdate
 		}
-		if m.OriginalMemories != nil {
-			mp.OriginalMemories = *m.OriginalMemories
-		}
+		mp.OriginalMemories = m.OriginalMemories
 		if mp.IsUpdate && len(mp.OriginalMemories) == 0 {
 			c.fail(at+".original_memories", "missing or empty on an update (is_update is true)")
 		}
@@ -271,9 +259,46 @@ func parseTrajectory(b []byte) (t *Trajectory, path, msg string) {
 		default:
 			mp.Importance = *m.Importance
 		}
-		if c.msg != "" {
-			return nil, c.path, c.msg
+		t.MemoryPoints[i] = mp
+	}
+	if c.msg != "" {
+		return nil, c.path, c.msg
+	}
+	return t, "", ""
+}
+
+// check applies the rules that relate fields to each other, which a JSON Schema cannot say:
+// step numbering, probe order, memory point placement, evidence resolution.
+func (t *Trajectory) check() (path, msg string) {
+	var c checker
+	for i, s := range t.Steps {
+		if s.StepNum != i+1 {
+			// The cut and the image ids count steps by position; a gap or a swap would move
+			// memory points and evidence into the wrong session without anyone noticing.
+			c.fail(fmt.Sprintf("step_plan[%d].step_num", i), "%d, want %d: steps are numbered 1, 2, ... in order", s.StepNum, i+1)
+			return c.path, c.msg
 		}
+	}
+	last := len(t.Steps)
+	prev := 0
+	for i, p := range t.Probes {
+		at := fmt.Sprintf("probes[%d].after_step", i)
+		switch {
+		case p.AfterStep > last:
+			c.fail(at, "%d is after the last step (%d)", p.AfterStep, last)
+		case p.AfterStep <= prev:
+			c.fail(at, "%d is not after the previous probe's step %d", p.AfterStep, prev)
+		}
+		prev = p.AfterStep
+	}
+	if c.msg != "" {
+		return c.path, c.msg
+	}
+
+	ss := t.Sessions()
+	mpIDs := make(map[string]bool, len(t.MemoryPoints))
+	for i, mp := range t.MemoryPoints {
+		at := fmt.Sprintf("memory_points[%d]", i)
 		if mpIDs[mp.MPID] {
 			c.fail(at+".mp_id", "duplicate: %s appears earlier in memory_points", mp.MPID)
 		}
@@ -288,10 +313,9 @@ func parseTrajectory(b []byte) (t *Trajectory, path, msg string) {
 				c.fail(at+".mp_id", "%s names session S%s but step_num %d falls in %s", mp.MPID, sm[1], mp.StepNum, want)
 			}
 		}
-		t.MemoryPoints[i] = mp
 	}
 	if c.msg != "" {
-		return nil, c.path, c.msg
+		return c.path, c.msg
 	}
 
 	// Every evidence id must resolve, or the framework's Evidence Coverage would count a
@@ -310,10 +334,7 @@ func parseTrajectory(b []byte) (t *Trajectory, path, msg string) {
 		resolve(fmt.Sprintf("probes[%d].questions", i), p.Questions)
 	}
 	resolve("post_trajectory_qa", t.PostTrajectoryQA)
-	if c.msg != "" {
-		return nil, c.path, c.msg
-	}
-	return t, "", ""
+	return c.path, c.msg
 }
 
 // imageExists reports whether id names the frame of a step: S<nn>_img_<k>, the k-th step
