@@ -114,7 +114,9 @@ func checkOutput(out string, force bool) (replace bool, err error) {
 	return true, nil
 }
 
-// install renames tmp to out, moving an existing out aside first and removing it after.
+// install renames tmp to out. An existing out is moved aside first and removed after, so a
+// failure on the way leaves it in place. (os.Rename refuses an existing directory as the
+// target, even an empty one.)
 func install(tmp, out string, replace bool) error {
 	if !replace {
 		if err := os.Rename(tmp, out); err != nil {
@@ -122,17 +124,21 @@ func install(tmp, out string, replace bool) error {
 		}
 		return nil
 	}
+	// A fresh unused name beside out: create it, then free it for the rename.
 	old, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".old-")
 	if err != nil {
 		return err
 	}
-	// Rename onto the empty placeholder: rename(2) replaces an empty directory.
+	if err := os.Remove(old); err != nil {
+		return err
+	}
 	if err := os.Rename(out, old); err != nil {
-		os.Remove(old)
 		return fmt.Errorf("move old %s aside: %w", out, err)
 	}
 	if err := os.Rename(tmp, out); err != nil {
-		os.Rename(old, out) // put the old one back; the error below is what matters
+		if rerr := os.Rename(old, out); rerr != nil {
+			return fmt.Errorf("install %s: %w (the previous output is in %s)", out, err, old)
+		}
 		return fmt.Errorf("install %s: %w", out, err)
 	}
 	return os.RemoveAll(old)

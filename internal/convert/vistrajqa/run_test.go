@@ -1,0 +1,182 @@
+package vistrajqa
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/m3bench/m3eval/internal/convert/domainav2"
+)
+
+// writeInput writes lines as a JSON Lines file in dir.
+func writeInput(t *testing.T, dir, name string, lines ...string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// assertNothingWritten checks that out does not exist and that no temporary directory was
+// left beside it.
+func assertNothingWritten(t *testing.T, out string) {
+	t.Helper()
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s exists after a failed run", out)
+	}
+	entries, err := os.ReadDir(filepath.Dir(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") || strings.Contains(e.Name(), ".old-") {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+}
+
+func TestRunBadRecordWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	good := edit(t, func(map[string]any) {})
+	bad := edit(t, func(m map[string]any) { m["session_id"] = "t-2"; delete(at(m, "step_plan", 1), "step_num") })
+	in := writeInput(t, dir, "sessions-1.jsonl", good, bad)
+	out := filepath.Join(dir, "out")
+	_, err := Run(context.Background(), RunOptions{Inputs: []string{in}, Output: out})
+	var re *RecordError
+	if !errors.As(err, &re) || !strings.HasSuffix(err.Error(), "sessions-1.jsonl:2: step_plan[1].step_num: missing") {
+		t.Fatalf("got %v", err)
+	}
+	assertNothingWritten(t, out)
+}
+
+func TestRunKeepGoing(t *testing.T) {
+	dir := t.TempDir()
+	good := edit(t, func(map[string]any) {})
+	bad := edit(t, func(m map[string]any) { m["session_id"] = "t-2"; at(m, "memory_points", 0)["type"] = "x" })
+	good3 := edit(t, func(m map[string]any) { m["session_id"] = "t-3" })
+	in := writeInput(t, dir, "sessions-a.jsonl", good, bad, "{", good3)
+	out := filepath.Join(dir, "out")
+	res, err := Run(context.Background(), RunOptions{Inputs: []string{in}, Output: out, KeepGoing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Converted != 2 || len(res.Skipped) != 2 || res.Skipped[0].Line != 2 || res.Skipped[1].Line != 3 {
+		t.Fatalf("converted %d, skipped %v", res.Converted, res.Skipped)
+	}
+	rep, err := domainav2.Validate(out)
+	if err != nil || !rep.OK() || rep.Samples != 2 {
+		t.Fatalf("output: %v %v", err, rep.Problems)
+	}
+}
+
+func TestRunAllBadWithKeepGoing(t *testing.T) {
+	dir := t.TempDir()
+	in := writeInput(t, dir, "sessions-a.jsonl", "{}", "[]")
+	out := filepath.Join(dir, "out")
+	if _, err := Run(context.Background(), RunOptions{Inputs: []string{in}, Output: out, KeepGoing: true}); err == nil || !strings.Contains(err.Error(), "no trajectory converted") {
+		t.Fatalf("got %v", err)
+	}
+	assertNothingWritten(t, out)
+}
+
+func TestRunDuplicateAcrossFiles(t *testing.T) {
+	dir := t.TempDir()
+	good := edit(t, func(map[string]any) {})
+	a := writeInput(t, dir, "sessions-a.jsonl", good)
+	b := writeInput(t, dir, "sessions-b.jsonl", good)
+	out := filepath.Join(dir, "out")
+	_, err := Run(context.Background(), RunOptions{Inputs: []string{a, b}, Output: out})
+	if err == nil || !strings.Contains(err.Error(), "sessions-b.jsonl:1: session_id: duplicate: t-1 is already the trajectory at ") || !strings.Contains(err.Error(), "sessions-a.jsonl:1") {
+		t.Fatalf("got %v", err)
+	}
+	assertNothingWritten(t, out)
+}
+
+func TestRunMissingInput(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	if _, err := Run(context.Background(), RunOptions{Inputs: []string{filepath.Join(dir, "nope.jsonl")}, Output: out}); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("got %v", err)
+	}
+	assertNothingWritten(t, out)
+}
+
+func TestRunCancelled(t *testing.T) {
+	dir := t.TempDir()
+	in := writeInput(t, dir, "sessions-a.jsonl", edit(t, func(map[string]any) {}))
+	out := filepath.Join(dir, "out")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Run(ctx, RunOptions{Inputs: []string{in}, Output: out}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v", err)
+	}
+	assertNothingWritten(t, out)
+}
+
+func TestRunExistingOutput(t *testing.T) {
+	dir := t.TempDir()
+	in := writeInput(t, dir, "sessions-a.jsonl", edit(t, func(map[string]any) {}))
+	out := filepath.Join(dir, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	keep := filepath.Join(out, "keep.txt")
+	if err := os.WriteFile(keep, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), RunOptions{Inputs: []string{in}, Output: out}); !errors.Is(err, ErrOutputExists) {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := os.Stat(keep); err != nil {
+		t.Fatalf("existing output touched: %v", err)
+	}
+	// A failed forced run leaves the old directory as it was.
+	bad := writeInput(t, dir, "sessions-b.jsonl", "{")
+	if _, err := Run(context.Background(), RunOptions{Inputs: []string{bad}, Output: out, Force: true}); err == nil {
+		t.Fatal("bad input converted")
+	}
+	if _, err := os.Stat(keep); err != nil {
+		t.Fatalf("existing output touched by a failed run: %v", err)
+	}
+	// --force replaces it, and reruns give identical files.
+	if _, err := Run(context.Background(), RunOptions{Inputs: []string{in}, Output: out, Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(keep); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("old output not replaced")
+	}
+	first, _ := os.ReadFile(filepath.Join(out, domainav2.MainFile))
+	if _, err := Run(context.Background(), RunOptions{Inputs: []string{in}, Output: out, Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	second, _ := os.ReadFile(filepath.Join(out, domainav2.MainFile))
+	if string(first) != string(second) || len(first) == 0 {
+		t.Fatal("rerun gave different output")
+	}
+	assertNothingWritten(t, filepath.Join(dir, "absent"))
+	// An existing empty directory is simply filled.
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), RunOptions{Inputs: []string{in}, Output: empty}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestNamespace(t *testing.T) {
+	// The README states how the namespace is made; keep the constant equal to it.
+	if got := uuidURL("https://github.com/m3bench/m3eval/vistrajqa"); got != NamespaceString {
+		t.Fatalf("namespace %s, want %s", NamespaceString, got)
+	}
+	if SampleUUID("vab-0001") != SampleUUID("vab-0001") || SampleUUID("vab-0001") == SampleUUID("vab-0002") {
+		t.Fatal("sample uuids are not a function of the id")
+	}
+}
+
+func uuidURL(s string) string { return uuid.NewSHA1(uuid.NameSpaceURL, []byte(s)).String() }
