@@ -1,0 +1,143 @@
+package illusion
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// SplitInput names one split and the file holding it.
+type SplitInput struct {
+	Name string // e.g. Illusion_ICON
+	Path string
+}
+
+// SplitResult is what BuildTestSets did with one split.
+type SplitResult struct {
+	Split      string
+	Input      string
+	Format     Format
+	Selection  Selection
+	OutputFile string // base name inside the output directory
+}
+
+// SummaryFile is the name of the summary written next to the test sets.
+const SummaryFile = "summary.json"
+
+// BuildTestSets samples n rows of every split with one random.Random(seed) shared by the
+// splits in the order given, writes each selection in its input's format to outDir under
+// OutputName, and writes summary.json. Splits are processed one at a time, reading each
+// file twice (names, then the selected rows), so memory does not grow with the data.
+func BuildTestSets(ctx context.Context, inputs []SplitInput, n int, seed int64, outDir string) ([]SplitResult, error) {
+	if len(inputs) == 0 {
+		return nil, errors.New("no splits given")
+	}
+	seen := map[string]bool{}
+	for _, in := range inputs {
+		out := OutputName(in.Name, n, FormatParquet)
+		if seen[out] {
+			return nil, fmt.Errorf("split %s given twice", in.Name)
+		}
+		seen[out] = true
+	}
+	sampler, err := NewSampler(seed, n)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return nil, err
+	}
+	var results []SplitResult
+	for _, in := range inputs {
+		format, err := DetectFormat(in.Path)
+		if err != nil {
+			return nil, fmt.Errorf("split %s: %w", in.Name, err)
+		}
+		names, err := ReadNames(ctx, in.Path, format)
+		if err != nil {
+			return nil, fmt.Errorf("split %s: %w", in.Name, err)
+		}
+		sel := sampler.Select(names)
+		res := SplitResult{Split: in.Name, Input: in.Path, Format: format, Selection: sel,
+			OutputFile: OutputName(in.Name, n, format)}
+		if err := CopyRows(ctx, in.Path, filepath.Join(outDir, res.OutputFile), format, sel.Indices); err != nil {
+			return nil, fmt.Errorf("split %s: %w", in.Name, err)
+		}
+		results = append(results, res)
+	}
+	data, err := SummaryJSON(results)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(outDir, SummaryFile), data, 0o644); err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+// ordered is a JSON object that keeps its keys in insertion order, as Python's dict and
+// json.dump do; encoding/json would sort map keys.
+type ordered []kv
+
+type kv struct {
+	Key   string
+	Value any
+}
+
+// MarshalJSON implements json.Marshaler.
+func (o ordered) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, e := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(e.Key)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(e.Value)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// SummaryJSON renders summary.json in the layout of the guide's script (json.dump with
+// indent=2, splits and groups in order). sampled_counts holds the rows really drawn, which
+// differ from the script's (it writes the allocation there) only for groups smaller than
+// their allocation; allocated_counts holds the allocation.
+func SummaryJSON(results []SplitResult) ([]byte, error) {
+	var doc ordered
+	for _, r := range results {
+		var orig, sampled, alloc ordered
+		total := 0
+		for _, g := range r.Selection.Groups {
+			orig = append(orig, kv{string(g.Difficulty), g.Original})
+			sampled = append(sampled, kv{string(g.Difficulty), g.Sampled})
+			alloc = append(alloc, kv{string(g.Difficulty), g.Allocated})
+			total += g.Sampled
+		}
+		doc = append(doc, kv{r.Split, ordered{
+			{"original_counts", orig},
+			{"sampled_counts", sampled},
+			{"total_sampled", total},
+			{"output_file", r.OutputFile},
+			{"allocated_counts", alloc},
+		}})
+	}
+	out, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(out, '\n'), nil
+}

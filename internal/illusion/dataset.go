@@ -1,0 +1,345 @@
+package illusion
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// Format is the file format of a split: Hugging Face Parquet or JSON Lines.
+type Format int
+
+// The split formats.
+const (
+	FormatParquet Format = iota
+	FormatJSONL
+)
+
+// Ext is the file extension written for the format.
+func (f Format) Ext() string {
+	if f == FormatJSONL {
+		return ".jsonl"
+	}
+	return ".parquet"
+}
+
+// String implements fmt.Stringer.
+func (f Format) String() string {
+	if f == FormatJSONL {
+		return "jsonl"
+	}
+	return "parquet"
+}
+
+// ImageNameColumn is the column (Parquet) or field (JSONL) holding the image name.
+const ImageNameColumn = "image_name"
+
+// DetectFormat tells Parquet from JSONL by the Parquet magic number, so that a file named
+// without an extension (or a .json one) is still read correctly.
+func DetectFormat(path string) (Format, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	magic := make([]byte, 4)
+	if _, err := io.ReadFull(f, magic); err == nil && string(magic) == "PAR1" {
+		return FormatParquet, nil
+	}
+	return FormatJSONL, nil
+}
+
+// OutputName is the guide's file name for a split's test set, e.g.
+// illusion_icon_test1000.parquet.
+func OutputName(split string, n int, f Format) string {
+	return strings.ToLower(split) + "_test" + strconv.Itoa(n) + f.Ext()
+}
+
+// ReadNames returns the image_name of every row of a split file, in file order.
+func ReadNames(ctx context.Context, path string, f Format) ([]string, error) {
+	if f == FormatJSONL {
+		return readJSONLNames(ctx, path)
+	}
+	return readParquetNames(ctx, path)
+}
+
+// CopyRows writes the rows of src whose 0-based numbers are in indices (sorted ascending)
+// to dst in the same format, leaving every byte of their content untouched. The file is
+// written under a temporary name and renamed when complete, so that an interrupted run
+// leaves no truncated test set behind.
+func CopyRows(ctx context.Context, src, dst string, f Format, indices []int) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	bw := bufio.NewWriterSize(tmp, 1<<20)
+	if f == FormatJSONL {
+		err = copyJSONLRows(ctx, src, bw, indices)
+	} else {
+		err = copyParquetRows(ctx, src, bw, indices)
+	}
+	if err != nil {
+		return err
+	}
+	if err = bw.Flush(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), dst)
+}
+
+// openParquet opens a Parquet file and finds its image_name column.
+func openParquet(path string) (*os.File, *parquet.File, parquet.LeafColumn, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, nil, parquet.LeafColumn{}, err
+	}
+	st, err := fh.Stat()
+	if err != nil {
+		fh.Close()
+		return nil, nil, parquet.LeafColumn{}, err
+	}
+	pf, err := parquet.OpenFile(fh, st.Size(), parquet.SkipBloomFilters(true))
+	if err != nil {
+		fh.Close()
+		return nil, nil, parquet.LeafColumn{}, fmt.Errorf("%s: not a readable Parquet file: %w", path, err)
+	}
+	leaf, ok := pf.Schema().Lookup(ImageNameColumn)
+	if !ok || leaf.MaxRepetitionLevel != 0 || leaf.Node.Type().Kind() != parquet.ByteArray {
+		fh.Close()
+		return nil, nil, parquet.LeafColumn{}, fmt.Errorf("%s: no top-level string column %q (the Hugging Face IllusionBench schema has image and image_name)", path, ImageNameColumn)
+	}
+	return fh, pf, leaf, nil
+}
+
+func readParquetNames(ctx context.Context, path string) ([]string, error) {
+	fh, pf, leaf, err := openParquet(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	names := make([]string, 0, pf.NumRows())
+	buf := make([]parquet.Value, 1024)
+	for _, rg := range pf.RowGroups() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		pages := rg.ColumnChunks()[leaf.ColumnIndex].Pages()
+		for {
+			page, err := pages.ReadPage()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				pages.Close()
+				return nil, fmt.Errorf("%s: column %s: %w", path, ImageNameColumn, err)
+			}
+			vr := page.Values()
+			for {
+				n, err := vr.ReadValues(buf)
+				for _, v := range buf[:n] {
+					if v.IsNull() {
+						pages.Close()
+						parquet.Release(page)
+						return nil, fmt.Errorf("%s: row %d: %s is null", path, len(names), ImageNameColumn)
+					}
+					names = append(names, string(v.ByteArray()))
+				}
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					pages.Close()
+					parquet.Release(page)
+					return nil, fmt.Errorf("%s: column %s: %w", path, ImageNameColumn, err)
+				}
+			}
+			parquet.Release(page)
+		}
+		pages.Close()
+	}
+	if int64(len(names)) != pf.NumRows() {
+		return nil, fmt.Errorf("%s: read %d image names but the file has %d rows", path, len(names), pf.NumRows())
+	}
+	return names, nil
+}
+
+// copyParquetRows streams the selected rows into a writer with the input's schema, codec
+// and key-value metadata (the "huggingface" features entry included), so that datasets
+// loads the output exactly like the input. Row groups without a selected row are not read;
+// the output is flushed as a row group whenever the buffered rows reach the size of the
+// largest input row group, which bounds memory by about one row group.
+func copyParquetRows(ctx context.Context, path string, out io.Writer, indices []int) error {
+	fh, pf, _, err := openParquet(path)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	meta := pf.Metadata()
+	opts := []parquet.WriterOption{pf.Schema()}
+	for _, kv := range meta.KeyValueMetadata {
+		opts = append(opts, parquet.KeyValueMetadata(kv.Key, kv.Value))
+	}
+	flushAt := int64(1 << 20)
+	for _, rg := range meta.RowGroups {
+		flushAt = max(flushAt, rg.TotalByteSize)
+		if len(rg.Columns) > 0 && rg.Columns[0].MetaData.Codec != 0 {
+			if c := parquet.LookupCompressionCodec(rg.Columns[0].MetaData.Codec); c != nil {
+				opts = append(opts, parquet.Compression(c))
+			}
+		}
+	}
+	w := parquet.NewWriter(out, opts...)
+
+	rows := make([]parquet.Row, 16)
+	next := 0 // position in indices
+	var base, buffered int64
+	for _, rg := range pf.RowGroups() {
+		end := base + rg.NumRows()
+		if next >= len(indices) || int64(indices[next]) >= end {
+			base = end
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r := rg.Rows()
+		if err := r.SeekToRow(int64(indices[next]) - base); err != nil {
+			r.Close()
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		pos := int64(indices[next])
+		for next < len(indices) && int64(indices[next]) < end {
+			n, err := r.ReadRows(rows)
+			for _, row := range rows[:n] {
+				if next < len(indices) && int64(indices[next]) == pos {
+					if _, werr := w.WriteRows([]parquet.Row{row}); werr != nil {
+						r.Close()
+						return werr
+					}
+					for _, v := range row {
+						if !v.IsNull() && v.Kind() == parquet.ByteArray {
+							buffered += int64(len(v.ByteArray()))
+						} else {
+							buffered += 8
+						}
+					}
+					next++
+				}
+				pos++
+			}
+			if err == io.EOF && n == 0 {
+				break
+			}
+			if err != nil && err != io.EOF {
+				r.Close()
+				return fmt.Errorf("%s: row %d: %w", path, pos, err)
+			}
+		}
+		r.Close()
+		if buffered >= flushAt {
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			buffered = 0
+		}
+		base = end
+	}
+	if next < len(indices) {
+		return fmt.Errorf("%s: row %d selected but the file has %d rows", path, indices[next], base)
+	}
+	return w.Close()
+}
+
+// jsonlLines calls fn for every non-blank line of a JSONL file with its 1-based line number
+// and its 0-based row number. Lines are read whole, however long (rows may embed images).
+func jsonlLines(ctx context.Context, path string, fn func(line []byte, lineNo, row int) error) error {
+	fh, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	br := bufio.NewReaderSize(fh, 1<<20)
+	row := 0
+	for lineNo := 1; ; lineNo++ {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 && len(bytes.TrimSpace(line)) > 0 {
+			if lineNo%4096 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			if ferr := fn(line, lineNo, row); ferr != nil {
+				return ferr
+			}
+			row++
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", path, lineNo, err)
+		}
+	}
+}
+
+func readJSONLNames(ctx context.Context, path string) ([]string, error) {
+	var names []string
+	err := jsonlLines(ctx, path, func(line []byte, lineNo, _ int) error {
+		var rec map[string]json.RawMessage
+		if err := json.Unmarshal(line, &rec); err != nil {
+			return fmt.Errorf("%s:%d: not a JSON object: %w", path, lineNo, err)
+		}
+		raw, ok := rec[ImageNameColumn]
+		if !ok {
+			return fmt.Errorf("%s:%d: field %s: missing", path, lineNo, ImageNameColumn)
+		}
+		var name string
+		if err := json.Unmarshal(raw, &name); err != nil {
+			return fmt.Errorf("%s:%d: field %s: not a string: %s", path, lineNo, ImageNameColumn, raw)
+		}
+		names = append(names, name)
+		return nil
+	})
+	return names, err
+}
+
+// copyJSONLRows writes the selected lines verbatim; a last line without a newline gets one.
+func copyJSONLRows(ctx context.Context, path string, out io.Writer, indices []int) error {
+	next := 0
+	err := jsonlLines(ctx, path, func(line []byte, _, row int) error {
+		if next >= len(indices) || indices[next] != row {
+			return nil
+		}
+		next++
+		if _, err := out.Write(line); err != nil {
+			return err
+		}
+		if line[len(line)-1] != '\n' {
+			_, err := out.Write([]byte{'\n'})
+			return err
+		}
+		return nil
+	})
+	if err == nil && next < len(indices) {
+		err = fmt.Errorf("%s: row %d selected but the file has fewer rows", path, indices[next])
+	}
+	return err
+}

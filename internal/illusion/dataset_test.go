@@ -1,0 +1,248 @@
+package illusion
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// TestBuildTestSetsParquet builds test sets from Parquet splits named like the golden
+// "paper_sizes" case (scaled down) and checks rows, image bytes, schema, metadata and the
+// summary.
+func TestBuildTestSetsParquet(t *testing.T) {
+	dir := t.TempDir()
+	splits := []struct {
+		name  string
+		size  int
+		salt  uint64
+		w     []int
+		group int
+	}{
+		{"Illusion_ICON", 900, 1, []int{34, 67, 99}, 128},
+		{"Illusion_LOGO", 300, 2, []int{30, 70, 100}, 1000},
+		{"Illusion_IN", 45, 3, []int{50, 80, 97}, 7},
+	}
+	var inputs []SplitInput
+	allNames := map[string][]string{}
+	allImgs := map[string][][]byte{}
+	for _, s := range splits {
+		names := synthNames(s.size, s.salt, s.w, false)
+		p := filepath.Join(dir, s.name+".parquet")
+		allImgs[s.name] = writeHFParquet(t, p, names, s.group, 20)
+		allNames[s.name] = names
+		inputs = append(inputs, SplitInput{s.name, p})
+	}
+	out := filepath.Join(dir, "out")
+	res, err := BuildTestSets(context.Background(), inputs, 60, 42, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same selection drawn directly, without files.
+	sampler, _ := NewSampler(42, 60)
+	for i, s := range splits {
+		want := sampler.Select(allNames[s.name]).Indices
+		if !slices.Equal(res[i].Selection.Indices, want) {
+			t.Fatalf("%s: indices differ from Sampler.Select", s.name)
+		}
+		if res[i].OutputFile != strings.ToLower(s.name)+"_test60.parquet" {
+			t.Fatalf("output file %s", res[i].OutputFile)
+		}
+		rows, pf := readHFParquet(t, filepath.Join(out, res[i].OutputFile))
+		if len(rows) != len(want) {
+			t.Fatalf("%s: %d rows, want %d", s.name, len(rows), len(want))
+		}
+		for j, idx := range want {
+			if *rows[j].ImageName != allNames[s.name][idx] || !bytes.Equal(rows[j].Image.Bytes, allImgs[s.name][idx]) {
+				t.Fatalf("%s row %d: not input row %d", s.name, j, idx)
+			}
+			if (idx%3 == 0) != (rows[j].Image.Path == nil) {
+				t.Fatalf("%s row %d: path null-ness changed", s.name, j)
+			}
+		}
+		_, in := readHFParquet(t, inputs[i].Path)
+		if pf.Schema().String() != in.Schema().String() {
+			t.Fatalf("schema changed:\n%s\nvs\n%s", pf.Schema(), in.Schema())
+		}
+		if v, ok := pf.Lookup("huggingface"); !ok || v != hfFeatures {
+			t.Fatalf("huggingface metadata not kept: %q", v)
+		}
+	}
+	// IN has 45 rows for 60 wanted: its groups are short and the summary must say so.
+	if len(res[2].Selection.Short()) == 0 {
+		t.Fatal("expected short groups in Illusion_IN")
+	}
+	got, err := os.ReadFile(filepath.Join(out, SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "testdata/summary.golden.json", got)
+	var parsed map[string]map[string]any
+	if err := json.Unmarshal(got, &parsed); err != nil {
+		t.Fatal(err)
+	}
+	if parsed["Illusion_IN"]["total_sampled"].(float64) != 45 {
+		t.Fatalf("total_sampled = %v", parsed["Illusion_IN"]["total_sampled"])
+	}
+}
+
+// TestBuildMatchesPythonGolden runs the golden "paper_sizes" case (CPython's selection on
+// 20,000/5,600/6,900 names) through real Parquet files and compares the rows written.
+func TestBuildMatchesPythonGolden(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 32,500 rows")
+	}
+	data, err := os.ReadFile("testdata/select_golden.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g selectGolden
+	if err := json.Unmarshal(data, &g); err != nil {
+		t.Fatal(err)
+	}
+	c := g.Cases[0]
+	if c.Name != "paper_sizes" {
+		t.Fatalf("first golden case is %s", c.Name)
+	}
+	dir := t.TempDir()
+	var inputs []SplitInput
+	var names [][]string
+	for _, sp := range c.Splits {
+		n := synthNames(sp.Size, sp.Salt, sp.Weights, false)
+		p := filepath.Join(dir, sp.Name+".parquet")
+		writeHFParquet(t, p, n, 1000, 2)
+		inputs = append(inputs, SplitInput{sp.Name, p})
+		names = append(names, n)
+	}
+	res, err := BuildTestSets(context.Background(), inputs, c.N, c.Seed, filepath.Join(dir, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range res {
+		rows, _ := readHFParquet(t, filepath.Join(dir, "out", res[i].OutputFile))
+		want := c.Results[i].Indices
+		if len(rows) != len(want) {
+			t.Fatalf("%s: %d rows, want %d", res[i].Split, len(rows), len(want))
+		}
+		for j, idx := range want {
+			if *rows[j].ImageName != names[i][idx] {
+				t.Fatalf("%s row %d: %s, want %s (row %d)", res[i].Split, j, *rows[j].ImageName, names[i][idx], idx)
+			}
+		}
+	}
+}
+
+func TestBuildTestSetsJSONL(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	names := synthNames(40, 11, []int{30, 60, 90}, false)
+	var lines []string
+	for i, n := range names {
+		line := `{"image_name": "` + n + `", "extra": {"k": [1, 2.50, "é"]}, "i": ` + strings.Repeat(" ", i%3) + `7}`
+		if i%5 == 0 {
+			line += "\r" // CRLF lines are copied as they are
+		}
+		lines = append(lines, line)
+		b.WriteString(line + "\n")
+		if i == 10 {
+			b.WriteString("\n   \n") // blank lines are not rows
+		}
+	}
+	in := filepath.Join(dir, "icon.json")
+	// The last line has no newline.
+	if err := os.WriteFile(in, []byte(strings.TrimSuffix(b.String(), "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := BuildTestSets(context.Background(), []SplitInput{{"Illusion_ICON", in}}, 12, 3, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Format != FormatJSONL || res[0].OutputFile != "illusion_icon_test12.jsonl" {
+		t.Fatalf("result %+v", res[0])
+	}
+	got, err := os.ReadFile(filepath.Join(dir, res[0].OutputFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	for _, idx := range res[0].Selection.Indices {
+		want.WriteString(lines[idx] + "\n")
+	}
+	if string(got) != want.String() || len(res[0].Selection.Indices) != 12 {
+		t.Fatalf("output:\n%s\nwant:\n%s", got, want.String())
+	}
+}
+
+func TestReadNamesErrors(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct{ content, want string }{
+		{"{\"image_name\": \"a-1-b-Easy-1.png\"}\n{\"image_name\": 3}\n", "bad.jsonl:2: field image_name: not a string"},
+		{"{\"image_name\": \"a\"}\n\n{\"name\": \"x\"}\n", "bad.jsonl:3: field image_name: missing"},
+		{"{\"image_name\": \"a\"}\n[1]\n", "bad.jsonl:2: not a JSON object"},
+	}
+	for _, tt := range tests {
+		p := filepath.Join(dir, "bad.jsonl")
+		if err := os.WriteFile(p, []byte(tt.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadNames(context.Background(), p, FormatJSONL)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("error %v, want %q", err, tt.want)
+		}
+	}
+	// A Parquet file without image_name.
+	type other struct {
+		Name string `parquet:"name"`
+	}
+	p := filepath.Join(dir, "other.parquet")
+	f, _ := os.Create(p)
+	w := parquetWriterFor[other](f)
+	w.Write([]other{{"x"}})
+	w.Close()
+	f.Close()
+	if format, _ := DetectFormat(p); format != FormatParquet {
+		t.Fatal("Parquet not detected")
+	}
+	if _, err := ReadNames(context.Background(), p, FormatParquet); err == nil || !strings.Contains(err.Error(), `no top-level string column "image_name"`) {
+		t.Fatalf("error %v", err)
+	}
+}
+
+func TestBuildTestSetsErrors(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.jsonl")
+	os.WriteFile(p, []byte(`{"image_name":"a-1-b-Easy-1.png"}`+"\n"), 0o644)
+	if _, err := BuildTestSets(context.Background(), nil, 10, 1, dir); err == nil {
+		t.Error("no splits accepted")
+	}
+	if _, err := BuildTestSets(context.Background(), []SplitInput{{"A", p}, {"a", p}}, 10, 1, dir); err == nil {
+		t.Error("duplicate split accepted")
+	}
+	if _, err := BuildTestSets(context.Background(), []SplitInput{{"A", filepath.Join(dir, "missing")}}, 10, 1, dir); err == nil {
+		t.Error("missing file accepted")
+	}
+}
+
+// golden compares got with the golden file, rewriting it under -update.
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s differs:\n%s", path, got)
+	}
+}
