@@ -42,6 +42,7 @@ terminal, exports labeled JSON, and computes agreement and correlation statistic
 		newAnnotateCmd(opts),
 		newExportCmd(opts),
 		newStatusCmd(opts),
+		newAgreeCmd(),
 	)
 	return root
 }

@@ -82,8 +82,14 @@ func (l Location) errorf(format string, args ...any) error {
 	if l.Column != "" {
 		b.WriteString(l.Column + ": ")
 	}
-	return fmt.Errorf("%s%w", b.String(), fmt.Errorf(format, args...))
+	return inputError(b.String() + fmt.Sprintf(format, args...))
 }
+
+// inputError is an error in the input data; errors.Is(err, ErrInput) holds for it.
+type inputError string
+
+func (e inputError) Error() string        { return string(e) }
+func (e inputError) Is(target error) bool { return target == ErrInput }
 
 // NewBuilder returns a Builder; schema declares the types and categories of some or all
 // fields (nil: infer every field).
@@ -131,7 +137,7 @@ func (b *Builder) Add(item, rater, field, value string, loc Location) error {
 		c, ok := f.field.Code(value)
 		if !ok {
 			loc.Column = "value"
-			return loc.errorf("%w: %q is not a category of %s (%s)", ErrInput, value, field, f.field.describe())
+			return loc.errorf("%q is not a category of %s (%s)", value, field, f.field.describe())
 		}
 		code = c
 	} else {
@@ -139,7 +145,7 @@ func (b *Builder) Add(item, rater, field, value string, loc Location) error {
 		if !ok {
 			if len(f.rawNames) >= MaxCategories-1 {
 				loc.Column = "value"
-				return loc.errorf("%w: field %s has more than %d distinct values; declare its categories in a schema", ErrInput, field, MaxCategories-1)
+				return loc.errorf("field %s has more than %d distinct values; declare its categories in a schema", field, MaxCategories-1)
 			}
 			c = uint8(len(f.rawNames))
 			f.raw[value] = c
@@ -150,7 +156,7 @@ func (b *Builder) Add(item, rater, field, value string, loc Location) error {
 	if !f.rated[ri] {
 		if len(f.raters) >= 1<<16-1 {
 			loc.Column = "rater"
-			return loc.errorf("%w: more than %d raters in field %s", ErrInput, 1<<16-1, field)
+			return loc.errorf("more than %d raters in field %s", 1<<16-1, field)
 		}
 		f.rated[ri] = true
 		f.raterCol[ri] = len(f.raters)
@@ -205,7 +211,7 @@ func (b *Builder) AddScore(judge, item, field, value string, loc Location) error
 	row := f.local[gi] - 1
 	if prev, dup := a.lines[row]; dup {
 		loc.Column = "item"
-		return loc.errorf("%w: duplicate score for item %q, field %s (first on line %d)", ErrInput, item, field, prev)
+		return loc.errorf("duplicate score for item %q, field %s (first on line %d)", item, field, prev)
 	}
 	a.vals[row] = value
 	a.lines[row] = loc.Line
@@ -258,7 +264,7 @@ func (b *Builder) Build(file string) ([]FieldData, error) {
 			for i, s := range f.rawNames {
 				c, ok := fd.Code(s)
 				if !ok {
-					return nil, fmt.Errorf("%w: field %s: value %q has no category", ErrInput, f.name, s)
+					return nil, Location{File: file}.errorf("field %s: value %q has no category", f.name, s)
 				}
 				remap[i] = c
 			}
@@ -279,8 +285,8 @@ func (b *Builder) Build(file string) ([]FieldData, error) {
 					}
 				}
 				loc := Location{File: file, Line: int(c.line), Column: "item"}
-				return nil, loc.errorf("%w: duplicate rating of item %q by %s in field %s (first on line %d)",
-					ErrInput, b.names[f.items[c.item]], f.raters[c.rater], f.name, first)
+				return nil, loc.errorf("duplicate rating of item %q by %s in field %s (first on line %d)",
+					b.names[f.items[c.item]], f.raters[c.rater], f.name, first)
 			}
 			m.Codes[at] = code
 		}

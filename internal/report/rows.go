@@ -1,0 +1,206 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/m3bench/m3eval/internal/agree"
+)
+
+// row is one line of the human-readable formats: a statistic with the number of items it
+// rests on and, when bootstrapped, its interval.
+type row struct {
+	group string // "Agreement", "Pairwise", "Human vs auto: <judge>"
+	name  string
+	key   string // the JSON key path, used by the CSV format
+	v     agree.Value
+	n     int
+	ci    *agree.Interval
+	// coefficient marks chance-corrected coefficients and correlations, which get a
+	// Landis–Koch color; percentages do not.
+	coefficient bool
+}
+
+func rowsOf(r agree.FieldResult) []row {
+	var out []row
+	boot := map[string]*agree.Interval{}
+	for i := range r.Bootstrap {
+		boot[r.Bootstrap[i].Stat] = &r.Bootstrap[i]
+	}
+	ordinal := r.Field.Type == agree.Ordinal
+	add := func(group, name, key string, v agree.Value, n int, coef bool) {
+		out = append(out, row{group: group, name: name, key: key, v: v, n: n, ci: boot[strings.ReplaceAll(key, ".", "_")], coefficient: coef})
+	}
+	const g = "All raters"
+	add(g, "Krippendorff's α (nominal)", "krippendorff_alpha.nominal", r.Alpha.Nominal, r.NItemsPairable, true)
+	if ordinal {
+		add(g, "Krippendorff's α (ordinal)", "krippendorff_alpha.ordinal", r.Alpha.Ordinal, r.NItemsPairable, true)
+		add(g, "Krippendorff's α (interval)", "krippendorff_alpha.interval", r.Alpha.Interval, r.NItemsPairable, true)
+	}
+	add(g, "Fleiss' κ (complete items)", "fleiss_kappa", r.Fleiss, r.NItemsComplete, true)
+	add(g, "Gwet's AC1", "gwet_ac1", r.AC1, r.NItems, true)
+	if ordinal {
+		add(g, "Gwet's AC2 (linear)", "gwet_ac2_linear", r.AC2Linear, r.NItems, true)
+		add(g, "Gwet's AC2 (quadratic)", "gwet_ac2_quadratic", r.AC2Quadratic, r.NItems, true)
+	}
+	if r.ICC != nil {
+		for _, e := range iccList(*r.ICC) {
+			add(g, e.name, "icc."+e.name, e.v, r.ICC.N, true)
+		}
+	}
+	add(g, "% all agree (complete items)", "percent_agreement.all_agree_complete_items", r.Percent.AllAgreeComplete, r.NItemsComplete, false)
+	add(g, "% agreeing pairs (pairable items)", "percent_agreement.pairwise_mean_pairable_items", r.Percent.PairwiseMeanPairable, r.NItemsPairable, false)
+	add(g, "% all agree (pairable items)", "percent_agreement.all_agree_pairable_items", r.Percent.AllAgreePairable, r.NItemsPairable, false)
+	for i, p := range r.Pairwise {
+		pg := "Pairs"
+		who := p.Raters[0] + " – " + p.Raters[1]
+		key := fmt.Sprintf("pairwise[%d].", i)
+		add(pg, who+": % agreement", key+"percent_agreement", p.PercentAgreement, p.N, false)
+		add(pg, who+": Cohen's κ", key+"cohen_kappa", p.Kappa[0], p.N, true)
+		if ordinal {
+			add(pg, who+": Cohen's κ (linear)", key+"cohen_kappa_linear", p.Kappa[1], p.N, true)
+			add(pg, who+": Cohen's κ (quadratic)", key+"cohen_kappa_quadratic", p.Kappa[2], p.N, true)
+		}
+	}
+	for _, j := range r.Judges {
+		jg := "Human vs " + j.Judge
+		key := "human_vs_auto."
+		if len(r.Judges) > 1 {
+			key = "human_vs_auto_by_judge." + j.Judge + "."
+		}
+		bkey := func(stat string) string {
+			if len(r.Judges) > 1 {
+				return "human_vs_auto." + j.Judge + "." + stat
+			}
+			return "human_vs_auto." + stat
+		}
+		addJ := func(name, stat string, v agree.Value, n int, coef bool) {
+			out = append(out, row{group: jg, name: name, key: key + stat, v: v, n: n, ci: boot[sanitizeKey(bkey(stat))], coefficient: coef})
+		}
+		if ordinal {
+			addJ("Pearson r (item mean)", "pearson", j.Pearson, j.NCorrelation, true)
+			addJ("Spearman ρ (item mean)", "spearman", j.Spearman, j.NCorrelation, true)
+			addJ("Kendall τ-b (item mean)", "kendall_tau_b", j.KendallTauB, j.NCorrelation, true)
+		}
+		addJ("Exact match with majority", "exact_match_accuracy", j.ExactMatch, j.NMajority, false)
+		addJ("Cohen's κ with majority", "cohen_kappa", j.Kappa[0], j.NMajority, true)
+		if ordinal {
+			addJ("Cohen's κ with majority (linear)", "cohen_kappa_linear", j.Kappa[1], j.NMajority, true)
+			addJ("Cohen's κ with majority (quadratic)", "cohen_kappa_quadratic", j.Kappa[2], j.NMajority, true)
+		}
+		if c := j.SystemLevel; c != nil {
+			addJ("System-level Pearson r", "system_level.pearson", c.Pearson, c.N, true)
+			addJ("System-level Spearman ρ", "system_level.spearman", c.Spearman, c.N, true)
+			addJ("System-level Kendall τ-b", "system_level.kendall_tau_b", c.KendallTauB, c.N, true)
+		}
+		if c := j.SegmentLevel; c != nil {
+			addJ("Segment-level mean Pearson r", "segment_level.pearson", c.Pearson, c.Defined[0], true)
+			addJ("Segment-level mean Spearman ρ", "segment_level.spearman", c.Spearman, c.Defined[1], true)
+			addJ("Segment-level mean Kendall τ-b", "segment_level.kendall_tau_b", c.KendallTauB, c.Defined[2], true)
+		}
+	}
+	return out
+}
+
+// sanitizeKey turns "human_vs_auto.<judge>.pearson" into the bootstrap key agree uses.
+func sanitizeKey(k string) string {
+	k = strings.Map(func(r rune) rune {
+		if r == ' ' || r == '.' {
+			return '_'
+		}
+		return r
+	}, k)
+	return k
+}
+
+// header describes a field in one line.
+func header(r agree.FieldResult) string {
+	f := r.Field
+	cats := strings.Join(f.Categories, ", ")
+	if f.Type == agree.Ordinal && len(f.Categories) > 1 {
+		cats = f.Categories[0] + ".." + f.Categories[len(f.Categories)-1]
+	}
+	return fmt.Sprintf("%s (%s: %s) · %d items · %d raters · %d ratings · %d missing cells",
+		f.Name, f.Type, cats, r.NItems, len(r.Raters), r.NRatings, r.NMissingCells)
+}
+
+// band is the Landis–Koch (1977) strength band of a coefficient.
+type band struct {
+	name  string
+	lo    float64 // inclusive lower bound
+	color string
+}
+
+var bands = []band{
+	{"poor (< 0)", -1e308, "#d7263d"},
+	{"slight (0–0.20)", 0, "#f46036"},
+	{"fair (0.21–0.40)", 0.2 + 1e-12, "#e0a800"},
+	{"moderate (0.41–0.60)", 0.4 + 1e-12, "#8ab833"},
+	{"substantial (0.61–0.80)", 0.6 + 1e-12, "#2e9b4f"},
+	{"almost perfect (0.81–1)", 0.8 + 1e-12, "#1b6ca8"},
+}
+
+func bandOf(x float64) int {
+	b := 0
+	for i, bd := range bands {
+		if x >= bd.lo {
+			b = i
+		}
+	}
+	return b
+}
+
+// format renders a number with d decimals and its interval: "0.62 [0.51, 0.71]".
+func format(v agree.Value, ci *agree.Interval, d int) string {
+	x, ok := v.Float()
+	if !ok {
+		return "—"
+	}
+	s := fmt.Sprintf("%.*f", d, x)
+	if ci != nil {
+		lo, ok1 := ci.Lo.Float()
+		hi, ok2 := ci.Hi.Float()
+		if ok1 && ok2 {
+			s += fmt.Sprintf(" [%.*f, %.*f]", d, lo, d, hi)
+		}
+	}
+	return s
+}
+
+// Format names an output format.
+type Format string
+
+// The output formats of m3eval agree.
+const (
+	Table    Format = "table"
+	JSONFmt  Format = "json"
+	Markdown Format = "md"
+	CSV      Format = "csv"
+)
+
+// Options controls Write.
+type Options struct {
+	Format Format
+	// Color enables the Landis–Koch colors of the table format (the caller decides from the
+	// terminal and NO_COLOR).
+	Color bool
+	// Bootstrap is the number of replicates, for the note under the tables.
+	Bootstrap int
+	Inputs    Inputs
+}
+
+// Write renders results in the chosen format.
+func Write(w io.Writer, results []agree.FieldResult, o Options) error {
+	switch o.Format {
+	case JSONFmt:
+		return JSON(w, o.Inputs, results)
+	case Markdown:
+		return writeMarkdown(w, results, o)
+	case CSV:
+		return writeCSV(w, results)
+	case Table, "":
+		return writeTable(w, results, o)
+	}
+	return fmt.Errorf("unknown format %q (table, json, md or csv)", o.Format)
+}

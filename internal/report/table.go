@@ -1,0 +1,129 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/lipgloss/table"
+	"github.com/muesli/termenv"
+
+	"github.com/m3bench/m3eval/internal/agree"
+)
+
+// footnotes numbers the distinct reasons of undefined values across a whole report.
+type footnotes struct {
+	reasons []string
+	index   map[string]int
+}
+
+func (f *footnotes) mark(reason string) string { return superscript(f.num(reason)) }
+
+// num returns the footnote number of reason, adding it when new.
+func (f *footnotes) num(reason string) int {
+	if f.index == nil {
+		f.index = map[string]int{}
+	}
+	i, ok := f.index[reason]
+	if !ok {
+		f.reasons = append(f.reasons, reason)
+		i = len(f.reasons)
+		f.index[reason] = i
+	}
+	return i
+}
+
+func superscript(n int) string {
+	const digits = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+	var b strings.Builder
+	for _, c := range strconv.Itoa(n) {
+		b.WriteString(string([]rune(digits)[c-'0']))
+	}
+	return b.String()
+}
+
+func writeTable(w io.Writer, results []agree.FieldResult, o Options) error {
+	re := lipgloss.NewRenderer(w)
+	if o.Color {
+		re.SetColorProfile(termenv.TrueColor)
+	} else {
+		re.SetColorProfile(termenv.Ascii)
+	}
+	title := re.NewStyle().Bold(true)
+	dim := re.NewStyle().Faint(true)
+	cell := re.NewStyle().Padding(0, 1)
+	styles := make([]lipgloss.Style, len(bands))
+	for i, b := range bands {
+		styles[i] = cell.Foreground(lipgloss.Color(b.color))
+	}
+	var notes footnotes
+	var b strings.Builder
+	for fi, r := range results {
+		if fi > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(title.Render(header(r)) + "\n")
+		rows := rowsOf(r)
+		data := make([][]string, 0, len(rows))
+		colors := make([]int, 0, len(rows))
+		group := ""
+		for _, x := range rows {
+			name := x.name
+			if x.group != group {
+				group = x.group
+				data = append(data, []string{group, "", ""})
+				colors = append(colors, -2)
+			}
+			val := format(x.v, x.ci, 2)
+			c := -1
+			if !x.v.OK() {
+				val += notes.mark(x.v.Reason())
+			} else if f, _ := x.v.Float(); x.coefficient {
+				c = bandOf(f)
+			}
+			data = append(data, []string{"  " + name, val, strconv.Itoa(x.n)})
+			colors = append(colors, c)
+		}
+		t := table.New().
+			Border(lipgloss.NormalBorder()).
+			BorderStyle(dim).
+			BorderColumn(false).
+			Headers("statistic", "value", "n").
+			Rows(data...).
+			StyleFunc(func(row, col int) lipgloss.Style {
+				if row == table.HeaderRow {
+					return cell.Bold(true)
+				}
+				st := cell
+				if col == 2 {
+					st = st.Align(lipgloss.Right)
+				}
+				if row >= 0 && row < len(colors) {
+					switch {
+					case colors[row] == -2:
+						return st.Bold(true)
+					case col == 1 && colors[row] >= 0:
+						return styles[colors[row]]
+					}
+				}
+				return st
+			})
+		b.WriteString(t.Render() + "\n")
+	}
+	if o.Bootstrap > 0 {
+		b.WriteString(dim.Render(fmt.Sprintf("Brackets: 95%% percentile bootstrap interval, %d replicates over items.", o.Bootstrap)) + "\n")
+	}
+	b.WriteString(dim.Render("n: items the statistic rests on (co-rated, complete, pairable or scored items).") + "\n")
+	legend := []string{"Strength (Landis & Koch):"}
+	for i, bd := range bands {
+		legend = append(legend, styles[i].UnsetPadding().Render("■ "+bd.name))
+	}
+	b.WriteString(strings.Join(legend, "  ") + "\n")
+	for i, r := range notes.reasons {
+		fmt.Fprintf(&b, "%s — undefined: %s\n", superscript(i+1), r)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
