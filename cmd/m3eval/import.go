@@ -69,23 +69,15 @@ Re-importing an identical file changes nothing; a changed record is an error unl
 	return cmd
 }
 
+// The store's importer is what ingest.Import fills.
+var _ ingest.Sink = (*store.Importer)(nil)
+
 type importer struct {
 	s         *store.Store
 	rubric    *rubric.Rubric
 	annotator string
 	opts      store.ImportOptions
 	out       io.Writer
-}
-
-// importCounts tallies what an import did.
-type importCounts struct {
-	turns, labels [3]int // by store.Outcome
-}
-
-func (c importCounts) String() string {
-	return fmt.Sprintf("%d turns new, %d unchanged, %d replaced; %d labels new, %d unchanged, %d replaced",
-		c.turns[store.Inserted], c.turns[store.Unchanged], c.turns[store.Replaced],
-		c.labels[store.Inserted], c.labels[store.Unchanged], c.labels[store.Replaced])
 }
 
 func (imp *importer) file(ctx context.Context, name string) error {
@@ -123,36 +115,10 @@ func (imp *importer) stream(ctx context.Context, name string, r io.Reader) error
 		return err
 	}
 	defer tx.Rollback()
-	var counts importCounts
-	rd := ingest.NewReader(name, r)
 	lo := ingest.LabelOptions{Rubric: imp.rubric, Annotator: imp.annotator, Now: imp.s.Now()}
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rec, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		id, outcome, err := tx.PutTurn(&rec.Turn)
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", name, rec.Line, err)
-		}
-		counts.turns[outcome]++
-		for _, raw := range rec.Labels {
-			l, err := ingest.Label(name, rec, raw, lo)
-			if err != nil {
-				return err
-			}
-			outcome, err := tx.PutLabel(id, l)
-			if err != nil {
-				return fmt.Errorf("%s:%d: %s: %w", name, raw.Line, raw.Field, err)
-			}
-			counts.labels[outcome]++
-		}
+	counts, err := ingest.Import(ctx, tx, name, r, lo)
+	if err != nil {
+		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("%s: %w", name, err)

@@ -57,6 +57,13 @@ type Reader struct {
 	dec     *json.Decoder
 	inArray bool
 	pending []Record // the rest of an episode record's turns
+
+	// JSON Lines are read line by line: the line number is exact and each record is parsed
+	// once, where a json.Decoder would scan it twice. A file of objects that span lines falls
+	// back to the decoder.
+	lineMode bool
+	lineNo   int
+	long     []byte // a line longer than the read buffer, put together
 }
 
 // NewReader reads the records of r; name is used in errors.
@@ -100,6 +107,8 @@ func (r *Reader) start() error {
 			_, err := r.dec.Token()
 			return r.syntax(err)
 		case '{':
+			r.lineMode = true
+			r.lineNo = r.lines.lineAt(r.lines.consumed() - int64(r.br.Buffered())) - 1
 			return nil
 		}
 		return r.errorf(r.lines.lineAt(r.lines.consumed()-int64(r.br.Buffered())), "", "expected a JSON array or JSON objects, found %q", b)
@@ -117,6 +126,9 @@ func (r *Reader) Next() (*Record, error) {
 		if err := r.start(); err != nil {
 			return nil, err
 		}
+	}
+	if r.lineMode {
+		return r.nextLine()
 	}
 	if r.inArray && !r.dec.More() {
 		if _, err := r.dec.Token(); err != nil {
@@ -145,6 +157,69 @@ func (r *Reader) Next() (*Record, error) {
 	}
 	r.pending = recs[1:]
 	return &recs[0], nil
+}
+
+// nextLine reads one record of a JSON Lines file.
+func (r *Reader) nextLine() (*Record, error) {
+	for {
+		line, err := r.readLine()
+		if err == io.EOF && len(line) == 0 {
+			return nil, io.EOF
+		}
+		if err != nil && err != io.EOF {
+			return nil, &Error{File: r.name, Line: r.lineNo + 1, Err: err}
+		}
+		r.lineNo++
+		trimmed := bytes.TrimSpace(line)
+		if len(trimmed) == 0 {
+			continue
+		}
+		var rec recordJSON
+		if err := json.Unmarshal(trimmed, &rec); err != nil {
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				if se.Offset >= int64(len(trimmed)) {
+					// A value cut by a line break: not one object per line, so read the
+					// rest as a stream of JSON values.
+					return r.fallBackToDecoder(line)
+				}
+				return nil, r.errorf(r.lineNo, "", "not valid JSON: %v", err)
+			}
+			return nil, r.fieldError(r.lineNo, "", err)
+		}
+		recs, err := r.build(r.lineNo, &rec)
+		if err != nil {
+			return nil, err
+		}
+		r.pending = recs[1:]
+		return &recs[0], nil
+	}
+}
+
+// readLine returns the next line without its newline, however long.
+func (r *Reader) readLine() ([]byte, error) {
+	line, err := r.br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		r.long = append(r.long[:0], line...)
+		for err == bufio.ErrBufferFull {
+			line, err = r.br.ReadSlice('\n')
+			r.long = append(r.long, line...)
+		}
+		line = r.long
+	}
+	return bytes.TrimSuffix(line, []byte("\n")), err
+}
+
+// fallBackToDecoder continues with a json.Decoder from the line just read.
+func (r *Reader) fallBackToDecoder(first []byte) (*Record, error) {
+	r.lineMode = false
+	startLine := r.lineNo
+	rest := io.MultiReader(bytes.NewReader(append(append([]byte(nil), first...), '\n')), r.br)
+	r.lines = &lineCounter{r: rest, before: startLine - 1}
+	r.br = bufio.NewReaderSize(r.lines, 256<<10)
+	r.dec = json.NewDecoder(r.br)
+	r.dec.UseNumber()
+	return r.Next()
 }
 
 func (r *Reader) lineAt(off int64) int { return r.lines.lineAt(off) }

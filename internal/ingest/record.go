@@ -35,11 +35,16 @@ var sampleIDPattern = regexp.MustCompile(`^(.+)_turn_([0-9]+)$`)
 // episode.
 func (r *Reader) parse(line int, raw json.RawMessage) ([]Record, error) {
 	var rec recordJSON
-	if err := decodeStrict(raw, &rec); err != nil {
+	if err := json.Unmarshal(raw, &rec); err != nil {
 		return nil, r.fieldError(line, "", err)
 	}
+	return r.build(line, &rec)
+}
+
+// build checks a decoded record and returns its turns.
+func (r *Reader) build(line int, rec *recordJSON) ([]Record, error) {
 	if rec.Turns == nil {
-		t, err := r.turn(line, "", &rec, nil)
+		t, err := r.turn(line, "", rec, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -56,13 +61,13 @@ func (r *Reader) parse(line int, raw json.RawMessage) ([]Record, error) {
 	for i, rawTurn := range rec.Turns {
 		prefix := fmt.Sprintf("turns[%d].", i)
 		var tr recordJSON
-		if err := decodeStrict(rawTurn, &tr); err != nil {
+		if err := json.Unmarshal(rawTurn, &tr); err != nil {
 			return nil, r.fieldError(line, prefix, err)
 		}
 		if tr.Turns != nil {
 			return nil, r.errorf(line, prefix+"turns", "episodes cannot nest")
 		}
-		t, err := r.turn(line, prefix, &tr, &rec)
+		t, err := r.turn(line, prefix, &tr, rec)
 		if err != nil {
 			return nil, err
 		}
@@ -175,11 +180,6 @@ func (r *Reader) rawLabel(line int, field string, raw json.RawMessage) (RawLabel
 		return RawLabel{}, r.errorf(line, field, "must be a JSON object")
 	}
 	return RawLabel{Field: field, Line: line, Fields: m}, nil
-}
-
-// decodeStrict unmarshals and reports type errors by field.
-func decodeStrict(raw json.RawMessage, v any) error {
-	return json.Unmarshal(raw, v)
 }
 
 // fieldError turns a json type error into an Error naming the field.

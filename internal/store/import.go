@@ -14,7 +14,7 @@ import (
 )
 
 // Outcome says what a put did.
-type Outcome int
+type Outcome = int // an alias, so the Importer satisfies ingest.Sink
 
 // The outcomes of putting a record.
 const (
@@ -52,6 +52,12 @@ func (s *Store) BeginImport(ctx context.Context, opts ImportOptions) (*Importer,
 		return nil, fmt.Errorf("begin import: %w", err)
 	}
 	im := &Importer{s: s, ctx: ctx, tx: tx, opts: opts, annotatorIDs: map[string]int64{}}
+	// A large import touches every index; with SQLite's 2 MB default cache the pages spill to
+	// the WAL again and again. 256 MB keeps a million-turn import in memory until commit.
+	if _, err := tx.ExecContext(ctx, `PRAGMA cache_size = -262144`); err != nil {
+		tx.Rollback()
+		return nil, fmt.Errorf("begin import: %w", err)
+	}
 	prep := func(dst **sql.Stmt, q string) {
 		if err != nil {
 			return

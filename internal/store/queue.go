@@ -20,8 +20,6 @@ type Filter map[string][]string
 // with it and continues in queue order.
 var filterColumns = map[string]string{
 	"action_type": "t.action_type",
-	"task_type":   "t.task_type",
-	"model":       "t.model",
 }
 
 // FilterKeys lists the keys Filter accepts.

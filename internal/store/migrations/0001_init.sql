@@ -23,10 +23,8 @@ CREATE TABLE turns (
     UNIQUE (episode_id, turn)
 );
 
--- Queue filters seek by value, then walk in queue order.
+-- The queue filter seeks by action type, then walks in queue order.
 CREATE INDEX turns_by_action_type ON turns (action_type, episode_id, turn);
-CREATE INDEX turns_by_task_type ON turns (task_type, episode_id, turn);
-CREATE INDEX turns_by_model ON turns (model, episode_id, turn);
 
 CREATE TABLE annotators (
     id   INTEGER PRIMARY KEY,
