@@ -108,7 +108,7 @@ func (r *Reader) start() error {
 			return r.syntax(err)
 		case '{':
 			r.lineMode = true
-			r.lineNo = r.lines.lineAt(r.lines.consumed() - int64(r.br.Buffered())) - 1
+			r.lineNo = r.lines.lineAt(r.lines.consumed()-int64(r.br.Buffered())) - 1
 			return nil
 		}
 		return r.errorf(r.lines.lineAt(r.lines.consumed()-int64(r.br.Buffered())), "", "expected a JSON array or JSON objects, found %q", b)
