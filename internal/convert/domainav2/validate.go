@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/uuid"
 )
 
@@ -166,8 +168,8 @@ type (
 		MemoryPoints *[]looseMemory `json:"memory_points"`
 	}
 	looseTurn struct {
-		Role        *string `json:"role"`
-		Content     *string `json:"content"`
+		Role        *string  `json:"role"`
+		Content     isString `json:"content"`
 		Attachments *[]struct {
 			Type    *string `json:"type"`
 			Caption *string `json:"caption"`
@@ -311,22 +313,25 @@ func Validate(dir string) (*Report, error) {
 
 	uuids := map[string]bool{}
 	ids := map[string]bool{}
-	dec := json.NewDecoder(bufio.NewReaderSize(mainF, 1<<20))
+	dec := jsontext.NewDecoder(bufio.NewReaderSize(mainF, 1<<20))
 	mainOK := true
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '[' {
 		r.problem(Problem{File: MainFile, Index: -1, Msg: "not a JSON array (the loader reads a list of samples)"})
 		mainOK = false
 	}
-	for i := 0; mainOK && dec.More(); i++ {
+	for i := 0; mainOK && dec.PeekKind() != ']'; i++ {
+		// Read the raw value first so that a wrong type inside one sample leaves the stream
+		// where it was, and only invalid JSON stops the file.
+		val, err := dec.ReadValue()
+		if err != nil {
+			r.problem(Problem{File: MainFile, Index: i, Msg: "invalid JSON: " + err.Error()})
+			mainOK = false
+			break
+		}
 		var ls looseSample
-		if err := dec.Decode(&ls); err != nil {
-			var te *json.UnmarshalTypeError
-			if !errors.As(err, &te) {
-				r.problem(Problem{File: MainFile, Index: i, Msg: "invalid JSON: " + err.Error()})
-				mainOK = false
-				break
-			}
-			r.problem(Problem{File: MainFile, Index: i, Path: te.Field, Msg: fmt.Sprintf("JSON %s where %s expected", te.Value, jsonKind(te.Type.String()))})
+		if err := jsonv2.Unmarshal(val, &ls); err != nil {
+			path, msg := decodeProblem(err)
+			r.problem(Problem{File: MainFile, Index: i, Path: path, Msg: msg})
 		}
 		r.Samples++
 		s := checkSample(r, i, &ls, uuids, ids)
@@ -353,9 +358,9 @@ func Validate(dir string) (*Report, error) {
 		}
 	}
 	if mainOK {
-		if tok, err := dec.Token(); err != nil || tok != json.Delim(']') {
+		if tok, err := dec.ReadToken(); err != nil || tok.Kind() != ']' {
 			r.problem(Problem{File: MainFile, Index: -1, Msg: "array not closed"})
-		} else if _, err := dec.Token(); err != io.EOF {
+		} else if _, err := dec.ReadToken(); err != io.EOF {
 			r.problem(Problem{File: MainFile, Index: -1, Msg: "data after the array"})
 		}
 		if r.Samples == 0 {
@@ -403,20 +408,86 @@ func readManifest(dir string) (*Manifest, error) {
 	return &m, nil
 }
 
-// jsonKind turns a Go type name from an UnmarshalTypeError into the JSON kind it stands for.
+// decodeProblem turns a decoding error into the field it concerns and a message.
+func decodeProblem(err error) (path, msg string) {
+	var se *jsonv2.SemanticError
+	if errors.As(err, &se) {
+		want := "another type"
+		if se.GoType != nil {
+			want = jsonKind(se.GoType.String())
+		}
+		return formatPointer(se.JSONPointer), fmt.Sprintf("JSON %s where %s expected", kindName(se.JSONKind), want)
+	}
+	return "", "invalid JSON: " + err.Error()
+}
+
+func kindName(k jsontext.Kind) string {
+	switch k {
+	case '"':
+		return "string"
+	case '0':
+		return "number"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	}
+	return "value"
+}
+
+// formatPointer writes a JSON Pointer as sessions[3].dialogue[0].role.
+func formatPointer(p jsontext.Pointer) string {
+	var b strings.Builder
+	for t := range p.Tokens() {
+		if _, err := strconv.Atoi(t); err == nil {
+			b.WriteString("[" + t + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(t)
+	}
+	return b.String()
+}
+
+// jsonKind turns a Go type name from a decoding error into the JSON kind it stands for.
 func jsonKind(goType string) string {
 	switch {
-	case goType == "string":
+	case strings.HasSuffix(goType, "string"):
 		return "a string"
-	case goType == "bool":
+	case strings.HasSuffix(goType, "bool"):
 		return "a boolean"
-	case strings.HasPrefix(goType, "float"), strings.HasPrefix(goType, "int"):
+	case strings.Contains(goType, "float"), strings.Contains(goType, "int"):
 		return "a number"
-	case strings.HasPrefix(goType, "[]"):
+	case strings.Contains(goType, "[]"):
 		return "an array"
 	default:
 		return "an object"
 	}
+}
+
+// isString records whether a key is there and holds a string, without decoding the string:
+// dialogue text is most of the main file and the checks never read it.
+type isString uint8
+
+const (
+	absent isString = iota
+	aString
+	notString
+)
+
+// UnmarshalJSONFrom implements jsonv2.UnmarshalerFrom.
+func (s *isString) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	*s = notString
+	if dec.PeekKind() == '"' {
+		*s = aString
+	}
+	return dec.SkipValue()
 }
 
 func checkSample(r *Report, i int, ls *looseSample, uuids, ids map[string]bool) *sample {
@@ -492,8 +563,11 @@ func checkSample(r *Report, i int, ls *looseSample, uuids, ids map[string]bool) 
 				default:
 					p(tat+".role", fmt.Sprintf("%q is neither user nor assistant", *t.Role))
 				}
-				if t.Content == nil {
+				switch t.Content {
+				case absent:
 					p(tat+".content", "missing")
+				case notString:
+					p(tat+".content", "not a string")
 				}
 				if t.Attachments == nil {
 					continue
@@ -780,13 +854,13 @@ func (lr *lineReader[T]) next() (*T, string, int, bool) {
 			continue
 		}
 		rec := new(T)
-		if err := json.Unmarshal(b, rec); err != nil {
-			var te *json.UnmarshalTypeError
-			if !errors.As(err, &te) {
-				lr.r.problem(Problem{File: lr.file, Line: lr.line, Msg: "invalid JSON: " + err.Error()})
-				continue
+		if err := jsonv2.Unmarshal(b, rec); err != nil {
+			var se *jsonv2.SemanticError
+			path, msg := decodeProblem(err)
+			lr.r.problem(Problem{File: lr.file, Line: lr.line, Path: path, Msg: msg})
+			if !errors.As(err, &se) {
+				continue // invalid JSON: nothing to match
 			}
-			lr.r.problem(Problem{File: lr.file, Line: lr.line, Path: te.Field, Msg: fmt.Sprintf("JSON %s where %s expected", te.Value, jsonKind(te.Type.String()))})
 		}
 		u := lr.uuidOf(rec)
 		if u == nil || *u == "" {

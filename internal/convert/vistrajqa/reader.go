@@ -3,7 +3,6 @@ package vistrajqa
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/m3bench/m3eval/internal/convert/domainav2"
 )
 
@@ -192,7 +192,7 @@ func decodeRecord(b []byte) (t *Trajectory, path, msg string) {
 		return nil, "", "not a JSON object (one trajectory per line)"
 	}
 	var w wireTrajectory
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := jsonv2.Unmarshal(b, &w); err != nil {
 		path, msg := locate(b, err)
 		return nil, path, msg
 	}

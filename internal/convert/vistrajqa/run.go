@@ -2,7 +2,6 @@ package vistrajqa
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/m3bench/m3eval/internal/convert/domainav2"
 )
 
@@ -144,12 +144,10 @@ func install(tmp, out string, replace bool) error {
 	return os.RemoveAll(old)
 }
 
-// outFile is a buffered output file whose first error sticks.
+// outFile is a buffered output file.
 type outFile struct {
-	f   *os.File
-	w   *bufio.Writer
-	buf bytes.Buffer
-	enc *json.Encoder
+	f *os.File
+	w *bufio.Writer
 }
 
 func createOut(dir, name string) (*outFile, error) {
@@ -157,24 +155,16 @@ func createOut(dir, name string) (*outFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &outFile{f: f, w: bufio.NewWriterSize(f, 1<<20)}
-	o.enc = json.NewEncoder(&o.buf)
-	// Captions and observations hold <, > and &; keep them readable like Python's json.dump.
-	o.enc.SetEscapeHTML(false)
-	return o, nil
+	return &outFile{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
 }
 
 // encode writes v as one line of JSON, preceded by sep.
 func (o *outFile) encode(sep string, v any) error {
-	o.buf.Reset()
-	if err := o.enc.Encode(v); err != nil {
-		return err
-	}
 	if _, err := o.w.WriteString(sep); err != nil {
 		return err
 	}
-	_, err := o.w.Write(bytes.TrimSuffix(o.buf.Bytes(), []byte("\n")))
-	return err
+	// jsonv2 leaves <, > and & as they are (captions hold them), like Python's json.dump.
+	return jsonv2.MarshalWrite(o.w, v)
 }
 
 func (o *outFile) close() error {

@@ -3,13 +3,14 @@ package vistrajqa
 import (
 	"bytes"
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"sync"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
@@ -43,13 +44,15 @@ func Schema() (*jsonschema.Schema, error) { return compiled() }
 
 var printer = message.NewPrinter(language.English)
 
-// locate turns a decoding error of record b into a field path and a message. encoding/json
-// names the field of a type error without array indexes ("step_plan.step_num"), so the
-// record is validated against the schema, whose errors carry the full instance location.
+// locate turns a decoding error of record b into a field path and a message. A value of
+// the wrong type is explained by validating the record against the schema, so that the
+// message reads like the schema's rule ("got string, want integer"); what the schema does not
+// forbid but the decoder does (invalid JSON or UTF-8, a key given twice, 3.0 for an integer)
+// is explained by the decoder's error and its JSON Pointer.
 func locate(b []byte, decodeErr error) (path, msg string) {
-	var syn *json.SyntaxError
+	var syn *jsontext.SyntacticError
 	if errors.As(decodeErr, &syn) {
-		return "", fmt.Sprintf("invalid JSON at byte %d: %v", syn.Offset, syn)
+		return formatPointer(syn.JSONPointer), fmt.Sprintf("invalid JSON at byte %d: %v", syn.ByteOffset, syn.Err)
 	}
 	if sch, err := compiled(); err == nil {
 		if doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b)); err == nil {
@@ -59,13 +62,25 @@ func locate(b []byte, decodeErr error) (path, msg string) {
 			}
 		}
 	}
-	// The schema accepted what Go could not decode (an integer written as 3.0, say): say
-	// what Go said, with the field as it names it.
-	var te *json.UnmarshalTypeError
-	if errors.As(decodeErr, &te) {
-		return te.Field, fmt.Sprintf("JSON %s where %s expected", te.Value, te.Type)
+	var se *jsonv2.SemanticError
+	if errors.As(decodeErr, &se) {
+		msg := "cannot be decoded"
+		if se.Err != nil {
+			msg = se.Err.Error()
+		} else if se.GoType != nil {
+			msg = fmt.Sprintf("JSON %s where %s expected", se.JSONKind, se.GoType)
+		}
+		return formatPointer(se.JSONPointer), msg
 	}
 	return "", decodeErr.Error()
+}
+
+func formatPointer(p jsontext.Pointer) string {
+	var tokens []string
+	for t := range p.Tokens() {
+		tokens = append(tokens, t)
+	}
+	return formatPath(tokens)
 }
 
 // schemaProblem picks the first leaf of a validation error tree (the innermost cause) and
