@@ -1,0 +1,258 @@
+package illusion
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// LogRecord is one sample of an lmms-eval --log_samples file, reduced to what scoring needs.
+type LogRecord struct {
+	Where     string // "file:line" for JSONL, "file: logs[i]" for the oldest format
+	DocID     int
+	Response  string
+	ImageName string // from doc.image_name when the log keeps the doc (older versions)
+	// Metrics holds the numeric per-metric keys lmms-eval wrote, e.g. shape_recall.
+	Metrics map[string]float64
+}
+
+// Log is a parsed sample log of one task.
+type Log struct {
+	Path    string
+	Task    string // the task name guessed from the file name
+	Records []LogRecord
+}
+
+// metricKeys are the per-sample metric keys of the lab's IllusionBench tasks.
+var metricKeys = []string{"shape_recall", "scene_recall"}
+
+// ReadLog reads an lmms-eval sample log in any of its layouts: JSON Lines with one sample
+// per line (current versions; older ones also keep the whole doc), or one JSON object per
+// task whose "logs" list holds the samples (the oldest versions). Errors name the file, the
+// line (or logs index) and the field.
+func ReadLog(ctx context.Context, path string) (*Log, error) {
+	lg := &Log{Path: path, Task: taskFromFileName(path)}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if wrapped, ok := oldestLayout(data); ok {
+		for i, raw := range wrapped {
+			rec, err := parseRecord(raw, fmt.Sprintf("%s: logs[%d]", path, i))
+			if err != nil {
+				return nil, err
+			}
+			lg.Records = append(lg.Records, rec)
+		}
+		return lg, nil
+	}
+	lineNo := 0
+	for len(data) > 0 {
+		lineNo++
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if lineNo%4096 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		rec, err := parseRecord(line, fmt.Sprintf("%s:%d", path, lineNo))
+		if err != nil {
+			return nil, err
+		}
+		lg.Records = append(lg.Records, rec)
+	}
+	if len(lg.Records) == 0 {
+		return nil, fmt.Errorf("%s: no samples", path)
+	}
+	return lg, nil
+}
+
+// oldestLayout recognises a file that is a single JSON object with a "logs" list.
+func oldestLayout(data []byte) ([]json.RawMessage, bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var top struct {
+		Logs  []json.RawMessage `json:"logs"`
+		DocID *json.RawMessage  `json:"doc_id"`
+	}
+	if err := dec.Decode(&top); err != nil || top.Logs == nil || top.DocID != nil {
+		return nil, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, false // more values follow: JSON Lines after all
+	}
+	return top.Logs, true
+}
+
+func parseRecord(raw []byte, where string) (LogRecord, error) {
+	rec := LogRecord{Where: where}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return rec, fmt.Errorf("%s: not a JSON object: %w", where, err)
+	}
+	idRaw, ok := m["doc_id"]
+	if !ok {
+		return rec, fmt.Errorf("%s: field doc_id: missing", where)
+	}
+	var id json.Number
+	if err := json.Unmarshal(idRaw, &id); err != nil {
+		return rec, fmt.Errorf("%s: field doc_id: not a number: %s", where, idRaw)
+	}
+	n, err := id.Int64()
+	if err != nil || n < 0 {
+		return rec, fmt.Errorf("%s: field doc_id: not a non-negative integer: %s", where, idRaw)
+	}
+	rec.DocID = int(n)
+
+	// filtered_resps is what the metrics saw; resps is the raw generation, used when an
+	// older log has no filtered_resps.
+	field := "filtered_resps"
+	respRaw, ok := m[field]
+	if !ok || string(respRaw) == "null" {
+		field = "resps"
+		respRaw, ok = m[field]
+	}
+	if !ok {
+		return rec, fmt.Errorf("%s: field filtered_resps: missing (and no resps)", where)
+	}
+	var resp any
+	if err := json.Unmarshal(respRaw, &resp); err != nil {
+		return rec, fmt.Errorf("%s: field %s: %w", where, field, err)
+	}
+	s, ok := firstString(resp)
+	if !ok && !isEmptyList(resp) {
+		return rec, fmt.Errorf("%s: field %s: no string in %.80s", where, field, respRaw)
+	}
+	rec.Response = s
+
+	if docRaw, ok := m["doc"]; ok {
+		var doc map[string]json.RawMessage
+		if err := json.Unmarshal(docRaw, &doc); err != nil {
+			return rec, fmt.Errorf("%s: field doc: not an object", where)
+		}
+		if nameRaw, ok := doc[ImageNameColumn]; ok {
+			if err := json.Unmarshal(nameRaw, &rec.ImageName); err != nil {
+				return rec, fmt.Errorf("%s: field doc.image_name: not a string: %.80s", where, nameRaw)
+			}
+		}
+	}
+	for _, k := range metricKeys {
+		if v, ok := m[k]; ok {
+			var f float64
+			if err := json.Unmarshal(v, &f); err == nil {
+				if rec.Metrics == nil {
+					rec.Metrics = map[string]float64{}
+				}
+				rec.Metrics[k] = f
+			} else if rec.Metrics == nil {
+				// A non-numeric metric value still tells which task this is.
+				rec.Metrics = map[string]float64{k: -1}
+			} else {
+				rec.Metrics[k] = -1
+			}
+		}
+	}
+	return rec, nil
+}
+
+// firstString finds the first string in a response value: a string, or a (nested) list as
+// lmms-eval writes filtered_resps (["text"]) and resps ([["text"]]).
+func firstString(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case []any:
+		for _, e := range x {
+			if s, ok := firstString(e); ok {
+				return s, true
+			}
+		}
+	}
+	return "", false
+}
+
+func isEmptyList(v any) bool {
+	l, ok := v.([]any)
+	if !ok {
+		return false
+	}
+	for _, e := range l {
+		if !isEmptyList(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// taskFromFileName strips lmms-eval's decorations from a sample file name: an optional
+// "{date}_" prefix, "samples_" and the extension, e.g.
+// 20250101_120000_samples_illusionbench_arshia_icon_shape_test.jsonl.
+func taskFromFileName(path string) string {
+	base := filepath.Base(path)
+	base = strings.TrimSuffix(strings.TrimSuffix(base, filepath.Ext(base)), ".json")
+	if i := strings.Index(base, "samples_"); i >= 0 {
+		base = base[i+len("samples_"):]
+	}
+	return base
+}
+
+// Kinds reports the kinds a log scores: from its per-metric keys when present, else from
+// the words "shape" and "scene" in the task name. It returns nil when neither tells.
+func (lg *Log) Kinds() []Kind {
+	var shape, scene bool
+	for _, r := range lg.Records {
+		_, s := r.Metrics["shape_recall"]
+		_, c := r.Metrics["scene_recall"]
+		shape, scene = shape || s, scene || c
+	}
+	if !shape && !scene {
+		for _, tok := range taskTokens(lg.Task) {
+			shape, scene = shape || tok == "shape", scene || tok == "scene"
+		}
+	}
+	var ks []Kind
+	if shape {
+		ks = append(ks, KindShape)
+	}
+	if scene {
+		ks = append(ks, KindScene)
+	}
+	return ks
+}
+
+func taskTokens(task string) []string {
+	return strings.FieldsFunc(strings.ToLower(task), func(r rune) bool { return r == '_' || r == '-' || r == '.' })
+}
+
+// SplitOf picks the split a log belongs to among the given split names by matching the
+// split's short name (ICON in Illusion_ICON) with a word of the task name, e.g.
+// illusionbench_arshia_icon_shape_test. It returns "" unless exactly one split matches.
+func (lg *Log) SplitOf(splits []string) string {
+	found := ""
+	toks := taskTokens(lg.Task)
+	for _, s := range splits {
+		short := strings.ToLower(s)
+		if i := strings.LastIndexAny(short, "_-"); i >= 0 {
+			short = short[i+1:]
+		}
+		for _, t := range toks {
+			if t == short || t == strings.ToLower(s) {
+				if found != "" && found != s {
+					return ""
+				}
+				found = s
+			}
+		}
+	}
+	return found
+}
