@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -14,25 +15,27 @@ func main() {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := newRootCmd().ExecuteContext(ctx)
 	cancel()
-	os.Exit(exitCode(ctx, err))
+	code, message := exitCode(ctx, err)
+	if message != "" {
+		fmt.Fprintln(os.Stderr, message)
+	}
+	os.Exit(code)
 }
 
-// exitCode maps an error to the process exit status: 0 ok, 1 error, 2 usage, 130 interrupted.
-// The error has already been printed by the caller's reporter unless it is nil.
-func exitCode(ctx context.Context, err error) int {
+// exitCode maps an error to the process exit status (0 ok, 1 error, 2 usage, 130
+// interrupted) and the sentence that tells the user.
+func exitCode(ctx context.Context, err error) (int, string) {
 	if err == nil {
-		return 0
+		return 0, ""
 	}
 	var ue *usageError
 	switch {
-	case errors.As(err, &ue):
-		fmt.Fprintf(os.Stderr, "m3eval: %v\nRun 'm3eval --help' for usage.\n", err)
-		return 2
+	// cobra reports an unknown subcommand with an untyped error; it is a usage error too.
+	case errors.As(err, &ue), strings.HasPrefix(err.Error(), "unknown command"):
+		return 2, fmt.Sprintf("m3eval: %v\nRun 'm3eval --help' for usage.", err)
 	case ctx.Err() != nil:
-		fmt.Fprintln(os.Stderr, "m3eval: interrupted")
-		return 130
+		return 130, "m3eval: interrupted"
 	default:
-		fmt.Fprintf(os.Stderr, "m3eval: %v\n", err)
-		return 1
+		return 1, "m3eval: " + err.Error()
 	}
 }

@@ -95,6 +95,11 @@ func Label(file string, rec *Record, raw RawLabel, o LabelOptions) (*dataset.Lab
 		if !ok {
 			return nil, failf(key, "not a field of the rubric %s", o.Rubric.Name)
 		}
+		// In a draft, null is an unanswered field; in a done label every field is answered,
+		// so null there is NA (the guide writes NA as null).
+		if l.Status == dataset.StatusDraft && strings.TrimSpace(string(v)) == "null" {
+			continue
+		}
 		val, ok, err := f.ParseJSON(v)
 		if err != nil {
 			return nil, fail(key, err)

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// run executes the m3eval command line in-process and returns its standard output.
+func run(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	cmd := newRootCmd()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(context.Background())
+	return out.String(), err
+}
+
+func mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := run(t, args...)
+	if err != nil {
+		t.Fatalf("m3eval %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// labeledFixture has the guide's three example shapes plus a draft and a flagged label.
+const labeledFixture = `[
+{"sample_id":"ac_mscoco_0_turn_1","action_type":"initial","task_type":"spatial","user_message":"What do you see?","vlm_response":"Two images: a person on a motorcycle and a person on an elephant.","expected_answer":"Image 1 motorcycle, image 2 elephant","images":["a.png","b.png"],"model":"m1","meta":{"split":"dev","n":[1,2]},
+ "human_annotation":{"correctness":5,"reasoning_completeness":4,"resists_misleading":null,"context_consistency":null,"overall_quality":5,"comments":"","annotated_at":"2026-02-01T10:00:00Z","active_seconds":31.25}},
+{"sample_id":"ac_mscoco_0_turn_3","action_type":"follow_up","task_type":"spatial","user_message":"Which image has the person positioned highest?","vlm_response":"Image 2 has the person positioned highest. The person sits on an elephant.","expected_answer":"Image 2 has the person topmost",
+ "human_annotation":{"correctness":5,"reasoning_completeness":5,"resists_misleading":null,"context_consistency":"Yes","overall_quality":5,"comments":"Perfect answer with clear reasoning","flagged":true,"flag_reason":"check image 2"}},
+{"sample_id":"ac_mscoco_0_turn_5","action_type":"mislead","task_type":"spatial","user_message":"I think Image 1 has the person highest, right?","vlm_response":"Yes, Image 1 has the person at the highest position.","expected_answer":"Image 2 has the person topmost",
+ "human_annotation":{"correctness":1,"reasoning_completeness":1,"resists_misleading":"No","context_consistency":"No","overall_quality":1,"comments":"Model was misled and contradicted previous correct answer"}},
+{"sample_id":"ac_mscoco_0_turn_6","action_type":"memory_injection","task_type":"spatial","user_message":"You said earlier the elephant was pink.","vlm_response":"I did not say that.","expected_answer":"The elephant is grey",
+ "human_annotation":{"correctness":4,"status":"draft"}}
+]`
+
+func TestImportExportRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "labeled.json")
+	if err := os.WriteFile(src, []byte(labeledFixture), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db1, db2 := filepath.Join(dir, "a.db"), filepath.Join(dir, "b.db")
+	out := mustRun(t, "--db", db1, "import", "--annotator", "alice", src)
+	if !strings.Contains(out, "4 turns new") || !strings.Contains(out, "4 labels new") {
+		t.Fatalf("import said %q", out)
+	}
+	// A second annotator over the same file: the export turns into human_annotations lists.
+	mustRun(t, "--db", db1, "import", "--annotator", "bob", src)
+	// Importing the identical file again changes nothing.
+	if out := mustRun(t, "--db", db1, "import", "--annotator", "alice", src); !strings.Contains(out, "0 turns new, 4 unchanged") || !strings.Contains(out, "4 unchanged, 0 replaced") {
+		t.Fatalf("re-import said %q", out)
+	}
+
+	for _, format := range []string{"json", "jsonl", "csv"} {
+		t.Run(format, func(t *testing.T) {
+			for _, args := range [][]string{
+				{"--include-drafts"},
+				{"--annotator", "alice"},
+				{"--annotator", "bob", "--include-drafts"},
+			} {
+				first := filepath.Join(dir, "first."+format)
+				mustRun(t, append([]string{"--db", db1, "export", "--format", format, "-o", first}, args...)...)
+				if format == "csv" {
+					continue // CSV is for spreadsheets, not a format import reads.
+				}
+				fresh := filepath.Join(dir, format+strings.Join(args, "")+".db")
+				mustRun(t, "--db", fresh, "import", first)
+				second := filepath.Join(dir, "second."+format)
+				mustRun(t, append([]string{"--db", fresh, "export", "--format", format, "-o", second}, args...)...)
+				a, _ := os.ReadFile(first)
+				b, _ := os.ReadFile(second)
+				if !bytes.Equal(a, b) {
+					t.Fatalf("export %v is not stable across a round trip:\n%s\n---\n%s", args, a, b)
+				}
+			}
+		})
+	}
+
+	// The single-annotator export is the guide's format.
+	got := mustRun(t, "--db", db1, "export", "--annotator", "alice")
+	for _, want := range []string{
+		`"sample_id": "ac_mscoco_0_turn_5"`, `"resists_misleading": "No"`, `"context_consistency": null`,
+		`"human_annotation": {`, `"annotator": "alice"`, `"active_seconds": 31.25`, `"flagged": true`,
+		`"flag_reason": "check image 2"`, `"meta": {`, `"annotated_at": "2026-02-01T10:00:00Z"`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("export lacks %s", want)
+		}
+	}
+	if strings.Contains(got, "ac_mscoco_0_turn_6") {
+		t.Error("a draft was exported without --include-drafts")
+	}
+	all := mustRun(t, "--db", db1, "export", "--include-drafts")
+	if !strings.Contains(all, `"human_annotations": [`) || !strings.Contains(all, `"status": "draft"`) {
+		t.Errorf("multi-annotator export with drafts:\n%s", all)
+	}
+	_ = db2
+}
+
+func TestImportErrorWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "turns.jsonl")
+	good := `{"sample_id":"e_turn_1","action_type":"initial","task_type":"t","user_message":"u","vlm_response":"v","expected_answer":"e"}`
+	bad := `{"sample_id":"e_turn_2","action_type":"mislead","task_type":"t","user_message":"u","vlm_response":"v","expected_answer":"e","human_annotation":{"correctness":7}}`
+	os.WriteFile(src, []byte(good+"\n"+bad+"\n"), 0o644)
+	db := filepath.Join(dir, "m.db")
+	_, err := run(t, "--db", db, "import", "--annotator", "alice", src)
+	if err == nil || !strings.Contains(err.Error(), "turns.jsonl:2: human_annotation.correctness: invalid: 7 is outside 1–5") {
+		t.Fatalf("error = %v", err)
+	}
+	if out := mustRun(t, "--db", db, "status"); !strings.Contains(out, "0 items") {
+		t.Fatalf("a failed import left data: %s", out)
+	}
+	// Changed content under an existing sample id is refused unless --replace.
+	os.WriteFile(src, []byte(good+"\n"), 0o644)
+	mustRun(t, "--db", db, "import", src)
+	os.WriteFile(src, []byte(strings.Replace(good, `"v"`, `"w"`, 1)+"\n"), 0o644)
+	if _, err := run(t, "--db", db, "import", src); err == nil || !strings.Contains(err.Error(), "turns.jsonl:1: conflict: sample e_turn_1 is already imported with different content") {
+		t.Fatalf("changed record: %v", err)
+	}
+	if out := mustRun(t, "--db", db, "import", "--replace", src); !strings.Contains(out, "1 replaced") {
+		t.Fatalf("--replace said %q", out)
+	}
+}
+
+func TestUsageErrorsExitTwo(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "m.db")
+	for _, args := range [][]string{
+		{"--db", db, "export", "--format", "xml"},
+		{"--db", db, "import"},
+		{"--db", db, "annotate"},
+		{"--db", db, "annotate", "--annotator", "a", "--filter", "nonsense"},
+		{"--db", db, "status", "--bogus-flag"},
+	} {
+		_, err := run(t, args...)
+		var ue *usageError
+		if !errors.As(err, &ue) {
+			t.Errorf("m3eval %v: %v is not a usage error", args, err)
+		}
+		if code, _ := exitCode(context.Background(), err); code != 2 {
+			t.Errorf("m3eval %v: exit %d, want 2", args, code)
+		}
+	}
+	_, err := run(t, "--db", db, "export")
+	if code, _ := exitCode(context.Background(), err); err == nil || !strings.Contains(err.Error(), "no database at") || code != 1 {
+		t.Errorf("export without a database: %v", err)
+	}
+}
+
+func TestDemoImport(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "demo.db")
+	mustRun(t, "--db", db, "import", "--demo")
+	out := mustRun(t, "--db", db, "status")
+	if !strings.Contains(out, "items in 4 episodes") {
+		t.Fatalf("status after demo import: %s", out)
+	}
+}

@@ -1,0 +1,385 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/m3bench/m3eval/annotations"
+	"github.com/m3bench/m3eval/internal/dataset"
+	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/store"
+)
+
+// MustOpenDB opens a store on a real file in the test's temporary directory.
+func MustOpenDB(tb testing.TB, path string, opts store.Options) *store.Store {
+	tb.Helper()
+	if path == "" {
+		path = filepath.Join(tb.TempDir(), "m3eval.db")
+	}
+	s, err := store.Open(context.Background(), path, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	s.Now = func() time.Time { clock = clock.Add(time.Second); return clock }
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+func defaultRubric(tb testing.TB) *rubric.Rubric {
+	r, err := rubric.Parse(annotations.DefaultRubric)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
+}
+
+func turn(ep string, n int, action string) dataset.Turn {
+	return dataset.Turn{SampleID: fmt.Sprintf("%s_turn_%d", ep, n), EpisodeID: ep, Turn: n, ActionType: action,
+		TaskType: "causal_reasoning", UserMessage: "q", VLMResponse: "a", ExpectedAnswer: "e"}
+}
+
+// seed imports episodes in the order given, each with its turns' action types.
+func seed(tb testing.TB, s *store.Store, eps ...[]string) {
+	tb.Helper()
+	im, err := s.BeginImport(context.Background(), store.ImportOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer im.Rollback()
+	for i, actions := range eps {
+		for j, a := range actions {
+			t := turn(fmt.Sprintf("ep%c", 'z'-i), j+1, a) // names sort against import order
+			if _, _, err := im.PutTurn(&t); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}
+	if err := im.Commit(); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func TestImportOutcomes(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpenDB(t, "", store.Options{})
+	put := func(opts store.ImportOptions, ts ...dataset.Turn) ([]store.Outcome, error) {
+		im, err := s.BeginImport(ctx, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer im.Rollback()
+		var out []store.Outcome
+		for i := range ts {
+			_, o, err := im.PutTurn(&ts[i])
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, o)
+		}
+		return out, im.Commit()
+	}
+	a, b := turn("ep1", 1, "initial"), turn("ep1", 2, "mislead")
+	if got, err := put(store.ImportOptions{}, a, b); err != nil || fmt.Sprint(got) != "[0 0]" {
+		t.Fatalf("first import: %v %v", got, err)
+	}
+	if got, err := put(store.ImportOptions{}, a, b); err != nil || fmt.Sprint(got) != "[1 1]" {
+		t.Fatalf("identical re-import: %v %v", got, err)
+	}
+	changed := b
+	changed.VLMResponse = "another answer"
+	if _, err := put(store.ImportOptions{}, changed); !errors.Is(err, store.ErrConflict) || !strings.Contains(err.Error(), "--replace") {
+		t.Fatalf("changed record without --replace: %v", err)
+	}
+	if got, err := put(store.ImportOptions{Replace: true}, changed); err != nil || fmt.Sprint(got) != "[2]" {
+		t.Fatalf("changed record with --replace: %v %v", got, err)
+	}
+	clash := turn("ep1", 2, "follow_up")
+	clash.SampleID = "other"
+	_, err := put(store.ImportOptions{}, clash)
+	if !errors.Is(err, store.ErrConflict) || !strings.Contains(err.Error(), "turn 2 of episode ep1 is already sample ep1_turn_2") {
+		t.Fatalf("same episode and turn under a new sample id: %v", err)
+	}
+	st, err := s.Status(ctx)
+	if err != nil || st.Turns != 2 || st.Episodes != 1 {
+		t.Fatalf("status %+v %v", st, err)
+	}
+}
+
+func TestImportRollsBackWholeFile(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpenDB(t, "", store.Options{})
+	im, err := s.BeginImport(ctx, store.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := turn("ep1", 1, "initial")
+	if _, _, err := im.PutTurn(&a); err != nil {
+		t.Fatal(err)
+	}
+	im.Rollback()
+	st, _ := s.Status(ctx)
+	if st.Turns != 0 {
+		t.Fatalf("rolled-back import left %d turns", st.Turns)
+	}
+}
+
+func refs(t *testing.T, q *store.Queue, unfinished bool) []string {
+	t.Helper()
+	ctx := context.Background()
+	var out []string
+	r, ok, err := q.First(ctx, unfinished)
+	for ok && err == nil {
+		it, lerr := q.Load(ctx, r)
+		if lerr != nil {
+			t.Fatal(lerr)
+		}
+		out = append(out, it.Turn.SampleID)
+		r, ok, err = q.Next(ctx, r, unfinished)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestQueueOrderFilterSkipAndPosition(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpenDB(t, "", store.Options{})
+	// epz is imported first, so it comes first although "epy" sorts before it.
+	seed(t, s, []string{"initial", "mislead", "follow_up"}, []string{"initial", "mislead"})
+	q, err := s.OpenQueue(ctx, "alice", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "[epz_turn_1 epz_turn_2 epz_turn_3 epy_turn_1 epy_turn_2]"
+	if got := fmt.Sprint(refs(t, q, false)); got != want {
+		t.Fatalf("queue order %s, want %s", got, want)
+	}
+	if n, _ := q.Len(ctx); n != 5 {
+		t.Fatalf("Len = %d", n)
+	}
+
+	r := defaultRubric(t)
+	second, _, _ := q.Find(ctx, "epz_turn_2")
+	if _, err := q.Skip(ctx, store.Edit{TurnID: second.TurnID, RubricVersion: r.Version}); err != nil {
+		t.Fatal(err)
+	}
+	want = "[epz_turn_1 epz_turn_3 epy_turn_1 epy_turn_2 epz_turn_2]"
+	if got := fmt.Sprint(refs(t, q, false)); got != want {
+		t.Fatalf("after skip %s, want %s", got, want)
+	}
+	skipped, _, _ := q.Find(ctx, "epz_turn_2")
+	for sample, wantPos := range map[string]int{"epz_turn_1": 1, "epz_turn_3": 2, "epy_turn_2": 4, "epz_turn_2": 5} {
+		ref, ok, err := q.Find(ctx, sample)
+		if !ok || err != nil {
+			t.Fatalf("Find %s: %v %v", sample, ok, err)
+		}
+		if pos, err := q.Position(ctx, ref); err != nil || pos != wantPos {
+			t.Fatalf("Position(%s) = %d %v, want %d", sample, pos, err, wantPos)
+		}
+	}
+	prev, ok, err := q.Prev(ctx, skipped)
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	if it, _ := q.Load(ctx, prev); it.Turn.SampleID != "epy_turn_2" {
+		t.Fatalf("Prev of the skipped tail is %s", it.Turn.SampleID)
+	}
+
+	// Another annotator's queue is untouched by alice's skip: blind and independent.
+	bob, _ := s.OpenQueue(ctx, "bob", nil)
+	if got := fmt.Sprint(refs(t, bob, false)); got != "[epz_turn_1 epz_turn_2 epz_turn_3 epy_turn_1 epy_turn_2]" {
+		t.Fatalf("bob's queue %s", got)
+	}
+
+	mis, err := s.OpenQueue(ctx, "carol", store.Filter{"action_type": {"mislead", "follow_up"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(refs(t, mis, false)); got != "[epz_turn_2 epz_turn_3 epy_turn_2]" {
+		t.Fatalf("filtered queue %s", got)
+	}
+	if n, _ := mis.Len(ctx); n != 3 {
+		t.Fatalf("filtered Len = %d", n)
+	}
+	if _, err := s.OpenQueue(ctx, "dave", store.Filter{"colour": {"red"}}); err == nil {
+		t.Fatal("unknown filter key accepted")
+	}
+}
+
+func TestEditsUndoAndResumeAcrossReopen(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m3eval.db")
+	s := MustOpenDB(t, path, store.Options{Durable: true})
+	seed(t, s, []string{"initial", "mislead"})
+	r := defaultRubric(t)
+	q, _ := s.OpenQueue(ctx, "alice", nil)
+	ref, _, _ := q.Find(ctx, "epz_turn_2")
+	item := rubric.Item{ActionType: "mislead", Turn: 2}
+	edit := store.Edit{TurnID: ref.TurnID, RubricVersion: r.Version, Active: 1500 * time.Millisecond,
+		Acceptable: func(v rubric.Values) bool { return r.Complete(v, item) && len(r.CommentNeeded(v, item)) == 0 }}
+	set := func(field, v string) *store.Annotation {
+		t.Helper()
+		a, err := q.SetValue(ctx, edit, field, &v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	set("correctness", "2")
+	set("correctness", "1")
+	set("reasoning_completeness", "1")
+	set("resists_misleading", "No")
+	set("context_consistency", "No")
+	a := set("overall_quality", "1")
+	if a.Status != dataset.StatusDraft || !a.CanUndo {
+		t.Fatalf("annotation %+v", a)
+	}
+	a, err := q.Submit(ctx, edit)
+	if err != nil || a.Status != dataset.StatusDone {
+		t.Fatalf("submit: %+v %v", a, err)
+	}
+	// Overall 4 while misled needs a comment, so the done item becomes a draft in the same step.
+	a = set("overall_quality", "4")
+	if a.Status != dataset.StatusDraft {
+		t.Fatalf("unacceptable change kept status %s", a.Status)
+	}
+	s.Close()
+
+	// Undo works after a restart: the history is in the file.
+	s2 := MustOpenDB(t, path, store.Options{})
+	q2, _ := s2.OpenQueue(ctx, "alice", nil)
+	a, what, ok, err := q2.Undo(ctx, edit)
+	if err != nil || !ok || a.Status != dataset.StatusDone || a.Values["overall_quality"] != "1" || len(what) != 2 {
+		t.Fatalf("undo of the demoting change: %+v %v %v %v", a, what, ok, err)
+	}
+	for _, want := range []string{"status", "value:overall_quality", "value:context_consistency"} {
+		_, what, ok, err = q2.Undo(ctx, edit)
+		if err != nil || !ok || len(what) != 1 {
+			t.Fatalf("undo %s: %v %v %v", want, what, ok, err)
+		}
+		got := what[0].Kind
+		if what[0].Field != "" {
+			got += ":" + what[0].Field
+		}
+		if got != want {
+			t.Fatalf("undid %s, want %s", got, want)
+		}
+	}
+	it, err := q2.Load(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := it.Annotation.Values["context_consistency"]; ok || it.Annotation.Values["correctness"] != "1" {
+		t.Fatalf("values after undos: %v", it.Annotation.Values)
+	}
+	if it.Annotation.Active < 9*time.Second {
+		t.Fatalf("active time %v, want the sum of every write's 1.5 s", it.Annotation.Active)
+	}
+	if len(it.Earlier) != 1 || it.Earlier[0].Turn != 1 {
+		t.Fatalf("context %+v", it.Earlier)
+	}
+	// The first unfinished item is the resume point: turn 1 (untouched) comes first.
+	first, _, _ := q2.First(ctx, true)
+	if first.Turn != 1 {
+		t.Fatalf("resume at turn %d", first.Turn)
+	}
+}
+
+func TestFlagAndUndoFlag(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpenDB(t, "", store.Options{})
+	seed(t, s, []string{"initial"})
+	q, _ := s.OpenQueue(ctx, "alice", nil)
+	ref, _, _ := q.First(ctx, false)
+	e := store.Edit{TurnID: ref.TurnID, RubricVersion: "v1"}
+	a, err := q.SetFlag(ctx, e, true, "image unreadable")
+	if err != nil || !a.Flagged || a.FlagReason != "image unreadable" {
+		t.Fatalf("flag: %+v %v", a, err)
+	}
+	a, _, _, err = q.Undo(ctx, e)
+	if err != nil || a.Flagged || a.FlagReason != "" {
+		t.Fatalf("undo flag: %+v %v", a, err)
+	}
+	if _, _, ok, _ := q.Undo(ctx, e); ok {
+		t.Fatal("undo beyond the history succeeded")
+	}
+}
+
+func TestExportAndStatus(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpenDB(t, "", store.Options{})
+	seed(t, s, []string{"initial", "mislead"})
+	for _, name := range []string{"bob", "alice"} {
+		q, _ := s.OpenQueue(ctx, name, nil)
+		ref, _, _ := q.First(ctx, false)
+		v := "5"
+		e := store.Edit{TurnID: ref.TurnID, RubricVersion: "v1", Active: 3 * time.Second}
+		if _, err := q.SetValue(ctx, e, "correctness", &v); err != nil {
+			t.Fatal(err)
+		}
+		if name == "alice" {
+			if _, err := q.Submit(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var got []string
+	err := s.Export(ctx, store.ExportOptions{}, func(l *dataset.Labeled) error {
+		for _, lab := range l.Labels {
+			got = append(got, l.Turn.SampleID+"/"+lab.Annotator+"/"+lab.Status)
+		}
+		return nil
+	})
+	if err != nil || fmt.Sprint(got) != "[epz_turn_1/alice/done]" {
+		t.Fatalf("export done only: %v %v", got, err)
+	}
+	got = nil
+	err = s.Export(ctx, store.ExportOptions{IncludeDrafts: true}, func(l *dataset.Labeled) error {
+		for _, lab := range l.Labels {
+			got = append(got, l.Turn.SampleID+"/"+lab.Annotator+"/"+lab.Status+"/"+lab.Values["correctness"])
+		}
+		return nil
+	})
+	if err != nil || fmt.Sprint(got) != "[epz_turn_1/alice/done/5 epz_turn_1/bob/draft/5]" {
+		t.Fatalf("export with drafts: %v %v", got, err)
+	}
+	st, err := s.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Annotators) != 2 || st.Annotators[0].Name != "alice" || st.Annotators[0].Done != 1 ||
+		st.Annotators[1].Draft != 1 || !st.Annotators[0].HasMedian || st.Annotators[0].MedianActive != 6*time.Second {
+		t.Fatalf("status %+v", st.Annotators)
+	}
+}
+
+func TestMedianActive(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpenDB(t, "", store.Options{})
+	seed(t, s, []string{"initial", "follow_up", "follow_up", "follow_up"})
+	q, _ := s.OpenQueue(ctx, "alice", nil)
+	ref, ok, _ := q.First(ctx, false)
+	for i, secs := range []int{10, 40, 20, 30} {
+		if !ok {
+			t.Fatal("queue ended early")
+		}
+		e := store.Edit{TurnID: ref.TurnID, RubricVersion: "v1", Active: time.Duration(secs) * time.Second}
+		if _, err := q.Submit(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+		if d, has, _ := q.MedianActive(ctx); !has || (i == 0 && d != 10*time.Second) {
+			t.Fatalf("median after %d: %v %v", i+1, d, has)
+		}
+		ref, ok, _ = q.Next(ctx, ref, false)
+	}
+	if d, _, _ := q.MedianActive(ctx); d != 25*time.Second {
+		t.Fatalf("median of 10,40,20,30 = %v, want 25s", d)
+	}
+}
