@@ -1,9 +1,7 @@
 package agree
 
 import (
-	"cmp"
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -18,34 +16,18 @@ import (
 // bootstrap replicate): the order by x then y, and the dense ranks of y.
 type pairs struct {
 	x, y   []float64
-	byXY   []int32 // indices sorted by (x, y)
-	byY    []int32 // indices sorted by y
-	yRank  []int32 // dense rank of y[i] (0 = smallest distinct y)
-	yCount int     // number of distinct y
+	byXY   []int32  // indices sorted by (x, y)
+	xKeys  []uint64 // floatKey of x along byXY: ties are runs of equal keys
+	yrXY   []int32  // dense rank of y along byXY
+	byY    []int32  // indices sorted by y
+	yKeys  []uint64 // floatKey of y along byY
+	yRank  []int32  // dense rank of y[i] (0 = smallest distinct y)
+	yCount int      // number of distinct y
 }
 
 func newPairs(x, y []float64) *pairs {
-	n := len(x)
-	p := &pairs{x: x, y: y, byXY: make([]int32, n), byY: make([]int32, n), yRank: make([]int32, n)}
-	for i := range p.byXY {
-		p.byXY[i] = int32(i)
-		p.byY[i] = int32(i)
-	}
-	slices.SortFunc(p.byXY, func(a, b int32) int {
-		if c := cmp.Compare(x[a], x[b]); c != 0 {
-			return c
-		}
-		return cmp.Compare(y[a], y[b])
-	})
-	slices.SortFunc(p.byY, func(a, b int32) int { return cmp.Compare(y[a], y[b]) })
-	rank := int32(-1)
-	for i, j := range p.byY {
-		if i == 0 || y[j] != y[p.byY[i-1]] {
-			rank++
-		}
-		p.yRank[j] = rank
-	}
-	p.yCount = int(rank + 1)
+	p := &pairs{x: x, y: y}
+	p.sortOrders()
 	return p
 }
 
@@ -111,13 +93,13 @@ func floatWeights(w []int32, s *corrScratch) []float64 {
 }
 
 // averageRanks writes the average ranks (ties get the mean of their ranks, counting
-// multiplicities) of v, visited in the sorted order ord, into out.
-func averageRanks(v []float64, ord []int32, w []int32, out []float64) {
+// multiplicities) into out, given the sorted order ord and the keys along it.
+func averageRanks(keys []uint64, ord []int32, w []int32, out []float64) {
 	var cum int64
 	for i := 0; i < len(ord); {
 		j := i
 		var t int64
-		for j < len(ord) && v[ord[j]] == v[ord[i]] {
+		for j < len(ord) && keys[j] == keys[i] {
 			if w == nil {
 				t++
 			} else {
@@ -142,8 +124,8 @@ func (p *pairs) spearman(w []int32, s *corrScratch) Value {
 	if constant(p.x, w) || constant(p.y, w) {
 		return Undefined("constant input (zero variance)")
 	}
-	averageRanks(p.x, p.byXY, w, s.rx)
-	averageRanks(p.y, p.byY, w, s.ry)
+	averageRanks(p.xKeys, p.byXY, w, s.rx)
+	averageRanks(p.yKeys, p.byY, w, s.ry)
 	return Num(stat.Correlation(s.rx, s.ry, floatWeights(w, s)))
 }
 
@@ -155,6 +137,9 @@ func (p *pairs) kendall(w []int32, s *corrScratch) Value {
 	if n < 2 {
 		return Undefined("fewer than 2 items")
 	}
+	if w == nil {
+		return p.kendallKnight()
+	}
 	fen := s.fen[:p.yCount+1]
 	clear(fen)
 	ytie := s.ytie[:p.yCount]
@@ -164,14 +149,14 @@ func (p *pairs) kendall(w []int32, s *corrScratch) Value {
 	for i := 0; i < len(ord); {
 		j := i
 		var t int64
-		for j < len(ord) && p.x[ord[j]] == p.x[ord[i]] {
+		for j < len(ord) && p.xKeys[j] == p.xKeys[i] {
 			e := ord[j]
 			we := int64(1)
 			if w != nil {
 				we = int64(w[e])
 			}
 			if we > 0 {
-				yr := int(p.yRank[e])
+				yr := int(p.yrXY[j])
 				var below, upto int64
 				for q := yr; q > 0; q -= q & -q {
 					below += fen[q]
@@ -186,7 +171,7 @@ func (p *pairs) kendall(w []int32, s *corrScratch) Value {
 			}
 			j++
 		}
-		for _, e := range ord[i:j] {
+		for jj, e := range ord[i:j] {
 			we := int64(1)
 			if w != nil {
 				we = int64(w[e])
@@ -194,7 +179,7 @@ func (p *pairs) kendall(w []int32, s *corrScratch) Value {
 			if we == 0 {
 				continue
 			}
-			for q := int(p.yRank[e]) + 1; q <= p.yCount; q += q & -q {
+			for q := int(p.yrXY[i+jj]) + 1; q <= p.yCount; q += q & -q {
 				fen[q] += we
 			}
 		}
@@ -238,4 +223,79 @@ func KendallTauB(x, y []float64) Value {
 	}
 	p := newPairs(x, y)
 	return p.kendall(nil, newCorrScratch(0, p.yCount))
+}
+
+// kendallKnight is tau-b for unweighted points by Knight's (1966) method: with the points
+// in (x, y) order, the number of inversions of the y sequence (found by a bottom-up merge
+// sort, which streams through memory) is the number of discordant pairs, and
+// C − D = n0 − n1 − n2 + n3 − 2·D, n3 counting pairs tied in both x and y. It is several
+// times faster than the Fenwick tree on a million points.
+func (p *pairs) kendallKnight() Value {
+	n := int64(len(p.x))
+	seq := make([]int32, len(p.x))
+	copy(seq, p.yrXY)
+	var n1, n3 int64
+	xk, yr := p.xKeys, p.yrXY
+	for i := 0; i < len(xk); {
+		j, k := i, i
+		for j < len(xk) && xk[j] == xk[i] {
+			if yr[j] != yr[k] {
+				t := int64(j - k)
+				n3 += t * (t - 1) / 2
+				k = j
+			}
+			j++
+		}
+		t := int64(j - k)
+		n3 += t * (t - 1) / 2
+		t = int64(j - i)
+		n1 += t * (t - 1) / 2
+		i = j
+	}
+	var n2 int64
+	for i := 0; i < len(p.yKeys); {
+		j := i
+		for j < len(p.yKeys) && p.yKeys[j] == p.yKeys[i] {
+			j++
+		}
+		t := int64(j - i)
+		n2 += t * (t - 1) / 2
+		i = j
+	}
+	disc := inversions(seq, make([]int32, len(seq)))
+	n0 := n * (n - 1) / 2
+	a, b := n0-n1, n0-n2
+	if a <= 0 || b <= 0 {
+		return Undefined("constant input (all pairs tied)")
+	}
+	return Num(float64(n0-n1-n2+n3-2*disc) / math.Sqrt(float64(a)*float64(b)))
+}
+
+// inversions counts the pairs i < j with s[i] > s[j] by a bottom-up merge sort (s is
+// sorted on return, through tmp).
+func inversions(s, tmp []int32) int64 {
+	var inv int64
+	n := len(s)
+	src, dst := s, tmp
+	for width := 1; width < n; width *= 2 {
+		for lo := 0; lo < n; lo += 2 * width {
+			mid, hi := min(lo+width, n), min(lo+2*width, n)
+			i, j, k := lo, mid, lo
+			for i < mid && j < hi {
+				if src[j] < src[i] {
+					dst[k] = src[j]
+					inv += int64(mid - i)
+					j++
+				} else {
+					dst[k] = src[i]
+					i++
+				}
+				k++
+			}
+			k += copy(dst[k:], src[i:mid])
+			copy(dst[k:], src[j:hi])
+		}
+		src, dst = dst, src
+	}
+	return inv
 }

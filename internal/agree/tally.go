@@ -83,38 +83,115 @@ func pairIndex(a, b, r int) int { return a*(2*r-a-1)/2 + (b - a - 1) }
 // inputs finish before the goroutines would start.
 const parallelMin = 1 << 17
 
-// tallyMatrix runs the one pass over the matrix, split across the CPUs for large inputs.
+// maxPatterns bounds the dense histogram of distinct rows ((K+1)^R cells).
+const maxPatterns = 1 << 16
+
+// tallyMatrix collects the tally of m. Every count in a tally is a sum over items of a
+// function of the item's row, so when the number of possible rows (K+1)^R is small the pass
+// only builds a histogram of rows (a few ns per item) and each distinct row is then added
+// once with its multiplicity. Large inputs are split across the CPUs.
 func tallyMatrix(m Matrix, k int, o tallyOpts) *tally {
+	size := 1
+	for r := 0; r < m.Raters && size <= maxPatterns; r++ {
+		size *= k + 1
+	}
+	dense := size <= maxPatterns && m.Items > size
 	workers := runtime.GOMAXPROCS(0)
 	if m.Items < parallelMin || workers < 2 {
-		t := newTally(k, m.Raters, o)
-		t.scan(m, 0, m.Items, o)
-		return t
+		workers = 1
 	}
-	if workers > 8 {
-		workers = 8
-	}
+	workers = min(workers, 8)
 	parts := make([]*tally, workers)
+	hists := make([][]int64, workers)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		lo, hi := m.Items*w/workers, m.Items*(w+1)/workers
 		wg.Add(1)
 		go func(w, lo, hi int) {
 			defer wg.Done()
+			if dense {
+				hists[w] = rowHistogram(m, k, size, lo, hi)
+				return
+			}
 			t := newTally(k, m.Raters, o)
 			t.scan(m, lo, hi, o)
 			parts[w] = t
 		}(w, lo, hi)
 	}
 	wg.Wait()
+	if dense {
+		h := hists[0]
+		for _, o := range hists[1:] {
+			for i, x := range o {
+				h[i] += x
+			}
+		}
+		t := newTally(k, m.Raters, o)
+		t.addHistogram(h, o)
+		return t
+	}
 	for _, p := range parts[1:] {
 		parts[0].add(p)
 	}
 	return parts[0]
 }
 
+// rowHistogram counts the rows lo..hi-1 of m by their index in base k+1 (Missing → k).
+func rowHistogram(m Matrix, k, size, lo, hi int) []int64 {
+	h := make([]int64, size)
+	var lut [256]int
+	for c := range lut {
+		lut[c] = min(c, k)
+	}
+	lut[Missing] = k
+	r := m.Raters
+	base := k + 1
+	codes := m.Codes[lo*r : hi*r]
+	if r == 3 {
+		// The common case gets an unrolled loop.
+		for i := 0; i+2 < len(codes); i += 3 {
+			h[(lut[codes[i]]*base+lut[codes[i+1]])*base+lut[codes[i+2]]]++
+		}
+		return h
+	}
+	for i := 0; i < len(codes); i += r {
+		idx := 0
+		for _, c := range codes[i : i+r] {
+			idx = idx*base + lut[c]
+		}
+		h[idx]++
+	}
+	return h
+}
+
+// addHistogram adds every distinct row with its multiplicity.
+func (t *tally) addHistogram(h []int64, o tallyOpts) {
+	r, k := t.r, t.k
+	row := make([]uint8, r)
+	one := Matrix{Items: 1, Raters: r, Codes: row}
+	for idx, n := range h {
+		if n == 0 {
+			continue
+		}
+		x := idx
+		for j := r - 1; j >= 0; j-- {
+			c := x % (k + 1)
+			x /= k + 1
+			if c == k {
+				row[j] = Missing
+			} else {
+				row[j] = uint8(c)
+			}
+		}
+		t.scanWeighted(one, 0, 1, o, n)
+	}
+}
+
 // scan adds items lo..hi-1 of m.
-func (t *tally) scan(m Matrix, lo, hi int, o tallyOpts) {
+func (t *tally) scan(m Matrix, lo, hi int, o tallyOpts) { t.scanWeighted(m, lo, hi, o, 1) }
+
+// scanWeighted adds items lo..hi-1 of m, each counted w times.
+func (t *tally) scanWeighted(m Matrix, lo, hi int, o tallyOpts, w int64) {
 	r, k := m.Raters, t.k
 	kk := k * k
 	who := make([]int, r)
@@ -133,10 +210,10 @@ func (t *tally) scan(m Matrix, lo, hi int, o tallyOpts) {
 		if n == 0 {
 			continue
 		}
-		t.items[n]++
+		t.items[n] += w
 		cm := t.c[n*k : n*k+k]
 		for j := 0; j < n; j++ {
-			cm[code[j]]++
+			cm[code[j]] += w
 		}
 		agree := true
 		if n >= 2 {
@@ -145,34 +222,34 @@ func (t *tally) scan(m Matrix, lo, hi int, o tallyOpts) {
 				ca := code[a]
 				for b := a + 1; b < n; b++ {
 					cb := code[b]
-					pm[ca*k+cb]++
-					pm[cb*k+ca]++
+					pm[ca*k+cb] += w
+					pm[cb*k+ca] += w
 					if ca != cb {
 						agree = false
 					}
 					if t.pair != nil {
-						t.pair[pairIndex(who[a], who[b], r)*kk+ca*k+cb]++
+						t.pair[pairIndex(who[a], who[b], r)*kk+ca*k+cb] += w
 					}
 				}
 			}
 			if agree {
-				t.allAgreePairable++
+				t.allAgreePairable += w
 			}
 		}
 		if n == r {
 			if agree {
-				t.allAgreeComplete++
+				t.allAgreeComplete += w
 			}
 			if o.icc {
 				var s int64
 				for j := 0; j < n; j++ {
 					v := o.values[code[j]]
 					s += v
-					t.sumX2 += v * v
-					t.colSum[j] += v
+					t.sumX2 += w * v * v
+					t.colSum[j] += w * v
 				}
-				t.sumX += s
-				t.sumRow2 += s * s
+				t.sumX += w * s
+				t.sumRow2 += w * s * s
 			}
 		}
 	}
