@@ -37,6 +37,7 @@ terminal, exports labeled JSON, and computes agreement and correlation statistic
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 
 	root.AddCommand(
+		newIllusionCmd(),
 		newConvertCmd(),
 		newImportCmd(opts),
 		newAnnotateCmd(opts),

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+
+	"github.com/m3bench/m3eval/internal/illusion"
+)
+
+func newIllusionCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "illusion",
+		Short: "Build IllusionBench test sets and score shape/scene recall",
+		Long: `illusion builds the lab's IllusionBench test sets (difficulty-stratified samples of
+arshiahemmat/IllusionBench, identical row for row to make_arshia_testset.py) and scores
+lmms-eval sample logs on them by shape and scene recall.`,
+	}
+	cmd.AddCommand(newIllusionSampleCmd(), newIllusionScoreCmd())
+	return cmd
+}
+
+type illusionSampleOptions struct {
+	splits []string
+	n      int
+	seed   int64
+	out    string
+}
+
+func newIllusionSampleCmd() *cobra.Command {
+	o := &illusionSampleOptions{}
+	cmd := &cobra.Command{
+		Use:   "sample --split NAME=FILE [--split NAME=FILE ...] --out DIR",
+		Short: "Draw the stratified test set of each split",
+		Long: `sample draws --n rows from every split, stratified by difficulty, with Python's
+random.Random(--seed) shared by the splits in the order given, exactly as the guide's
+make_arshia_testset.py does. Each split is a Hugging Face Parquet file (image, image_name)
+or JSON Lines with an image_name field; the test set is written in the same format, the
+rows untouched, as DIR/<split lowercased>_test<n>.<ext>, with DIR/summary.json.`,
+		Example: `  m3eval illusion sample --out testset \
+    --split Illusion_ICON=Illusion_ICON-00000-of-00001.parquet \
+    --split Illusion_LOGO=Illusion_LOGO-00000-of-00001.parquet \
+    --split Illusion_IN=Illusion_IN-00000-of-00001.parquet`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd) },
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&o.splits, "split", nil, "NAME=FILE of one split; repeat in the order the splits are drawn")
+	f.IntVar(&o.n, "n", 1000, "rows per split")
+	f.Int64Var(&o.seed, "seed", 42, "seed of random.Random")
+	f.StringVar(&o.out, "out", "", "output directory (created if missing)")
+	return cmd
+}
+
+func (o *illusionSampleOptions) run(cmd *cobra.Command) error {
+	if len(o.splits) == 0 {
+		return usageErrorf("give at least one --split NAME=FILE")
+	}
+	if o.out == "" {
+		return usageErrorf("--out DIR is required")
+	}
+	if o.n < 0 {
+		return usageErrorf("--n %d: must be at least 0", o.n)
+	}
+	var inputs []illusion.SplitInput
+	for _, s := range o.splits {
+		name, path, ok := strings.Cut(s, "=")
+		if !ok || name == "" || path == "" {
+			return usageErrorf("--split %q: want NAME=FILE, e.g. Illusion_ICON=icon.parquet", s)
+		}
+		inputs = append(inputs, illusion.SplitInput{Name: name, Path: path})
+	}
+	res, err := illusion.BuildTestSets(cmd.Context(), inputs, o.n, o.seed, o.out)
+	if err != nil {
+		return err
+	}
+	out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	for _, r := range res {
+		total, orig := 0, 0
+		var parts []string
+		for _, g := range r.Selection.Groups {
+			total += g.Sampled
+			orig += g.Original
+			parts = append(parts, fmt.Sprintf("%s %d/%d", g.Difficulty, g.Sampled, g.Original))
+			if g.Difficulty == illusion.Unknown {
+				fmt.Fprintf(errw, "warning: %s: %d rows have no -easy-, -medium- or -hard- in image_name; sampled as group Unknown, as the guide's script does\n", r.Split, g.Original)
+			}
+		}
+		fmt.Fprintf(out, "%s: %d of %d rows -> %s (%s)\n", r.Split, total, orig, r.OutputFile, strings.Join(parts, ", "))
+		for _, g := range r.Selection.Short() {
+			fmt.Fprintf(errw, "warning: %s: group %s has %d rows but was allocated %d; summary.json reports sampled_counts %d and allocated_counts %d (the guide's script reports %d as sampled)\n",
+				r.Split, g.Difficulty, g.Original, g.Allocated, g.Sampled, g.Allocated, g.Allocated)
+		}
+	}
+	fmt.Fprintf(out, "summary: %s\n", strings.TrimSuffix(o.out, "/")+"/"+illusion.SummaryFile)
+	return nil
+}
+
+type illusionScoreOptions struct {
+	testsets []string
+	kind     string
+	by       string
+	format   string
+	top      int
+	output   string
+}
+
+func newIllusionScoreCmd() *cobra.Command {
+	o := &illusionScoreOptions{}
+	cmd := &cobra.Command{
+		Use:   "score [--testset NAME=FILE ...] LOG|NAME=LOG ...",
+		Short: "Shape and scene recall of lmms-eval sample logs",
+		Long: `score reads lmms-eval --log_samples files (JSON Lines, or the oldest one-JSON layout
+with a "logs" list), joins each doc_id to its image_name through the test set, and reports
+shape or scene recall per split and per difficulty with n and a 95% Wilson interval, then
+the most frequent wrong answers. A response is right when it contains the ground-truth
+class after both are lowercased, stripped of punctuation and whitespace-collapsed;
+"Stationary" and "Stationery" are both accepted for that class.
+
+A log's split is NAME when given as NAME=LOG, else the test set whose short name (ICON,
+LOGO, IN) is a word of the task name in the file name, else the only test set. Whether it
+scores shapes or scenes comes from its shape_recall/scene_recall keys or the task name,
+unless --kind says.`,
+		Example: `  m3eval illusion score \
+    --testset Illusion_ICON=testset/illusion_icon_test1000.parquet \
+    --testset Illusion_IN=testset/illusion_in_test1000.parquet \
+    logs/*/*_samples_illusionbench_arshia_*_test.jsonl
+  m3eval illusion score --by scene --format md -o by_scene.md --testset Illusion_ICON=icon.parquet Illusion_ICON=shape.jsonl`,
+		Args: minArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, args) },
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&o.testsets, "testset", nil, "NAME=FILE of a test set built by 'illusion sample' (Parquet or JSONL); repeatable")
+	f.StringVar(&o.kind, "kind", "", "score every log as shape or scene instead of inferring it")
+	f.StringVar(&o.by, "by", "", "per-class rows by shape or scene instead of per difficulty")
+	f.StringVar(&o.format, "format", "table", "output format: table, json or md")
+	f.IntVar(&o.top, "top", 10, "wrong answers to list (0 for all)")
+	f.StringVarP(&o.output, "output", "o", "", "write the report to FILE instead of standard output")
+	return cmd
+}
+
+func (o *illusionScoreOptions) run(cmd *cobra.Command, args []string) error {
+	kind, err := parseKind("--kind", o.kind)
+	if err != nil {
+		return err
+	}
+	by, err := parseKind("--by", o.by)
+	if err != nil {
+		return err
+	}
+	switch o.format {
+	case "table", "json", "md":
+	default:
+		return usageErrorf("--format %q: use table, json or md", o.format)
+	}
+	if o.top < 0 {
+		return usageErrorf("--top %d: must be at least 0", o.top)
+	}
+	ctx := cmd.Context()
+	var sets []*illusion.TestSet
+	known := map[string]bool{}
+	for _, s := range o.testsets {
+		name, path, ok := strings.Cut(s, "=")
+		if !ok || name == "" || path == "" {
+			return usageErrorf("--testset %q: want NAME=FILE, e.g. Illusion_ICON=illusion_icon_test1000.parquet", s)
+		}
+		if known[name] {
+			return usageErrorf("--testset %s given twice", name)
+		}
+		known[name] = true
+		ts, err := illusion.LoadTestSet(ctx, name, path)
+		if err != nil {
+			return err
+		}
+		sets = append(sets, ts)
+	}
+	var logs []illusion.LogInput
+	for _, a := range args {
+		in := illusion.LogInput{Path: a}
+		// NAME=LOG names the split, unless the whole argument is an existing file.
+		if name, path, ok := strings.Cut(a, "="); ok {
+			if _, err := os.Stat(a); err != nil {
+				in = illusion.LogInput{Split: name, Path: path}
+			}
+		}
+		logs = append(logs, in)
+	}
+	res, err := illusion.ScoreLogs(ctx, sets, logs, kind)
+	if err != nil {
+		return err
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
+	}
+	var w io.Writer = cmd.OutOrStdout()
+	color := false
+	if o.output != "" {
+		f, err := os.Create(o.output)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	} else if f, ok := w.(*os.File); ok {
+		color = isatty.IsTerminal(f.Fd()) && os.Getenv("NO_COLOR") == ""
+	}
+	rep := illusionReport{
+		Rows:       illusion.Summarize(res.Items, by),
+		Confusions: illusion.Confusions(res.Items, o.top),
+		Warnings:   res.Warnings,
+		By:         by,
+	}
+	if err := rep.write(w, o.format, color); err != nil {
+		return err
+	}
+	if f, ok := w.(*os.File); ok && o.output != "" {
+		return f.Close()
+	}
+	return nil
+}
+
+func parseKind(flag, s string) (illusion.Kind, error) {
+	switch k := illusion.Kind(s); k {
+	case "", illusion.KindShape, illusion.KindScene:
+		return k, nil
+	}
+	return "", usageErrorf("%s %q: use shape or scene", flag, s)
+}

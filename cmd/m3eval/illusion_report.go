@@ -1,0 +1,204 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/lipgloss/table"
+	"github.com/muesli/termenv"
+
+	"github.com/m3bench/m3eval/internal/illusion"
+)
+
+// illusionReport is everything 'illusion score' prints.
+type illusionReport struct {
+	Rows       []illusion.Row
+	Confusions []illusion.Confusion
+	Warnings   []string
+	By         illusion.Kind
+}
+
+func (r illusionReport) write(w io.Writer, format string, color bool) error {
+	switch format {
+	case "json":
+		return r.writeJSON(w)
+	case "md":
+		return r.writeMarkdown(w)
+	}
+	return r.writeTable(w, color)
+}
+
+// groupTitle names the second column: difficulty, or the class dimension of --by.
+func (r illusionReport) groupTitle() string {
+	if r.By != "" {
+		return string(r.By) + " class"
+	}
+	return "difficulty"
+}
+
+// blocks splits the rows into one block per split and kind, in order.
+func (r illusionReport) blocks() [][]illusion.Row {
+	var out [][]illusion.Row
+	for i, row := range r.Rows {
+		if i == 0 || row.Split != r.Rows[i-1].Split || row.Kind != r.Rows[i-1].Kind {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], row)
+	}
+	return out
+}
+
+func pct(v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return strconv.FormatFloat(100*v, 'f', 1, 64)
+}
+
+func statCells(s illusion.Stat) []string {
+	return []string{strconv.Itoa(s.N), strconv.Itoa(s.Hits), pct(s.Recall), "[" + pct(s.Lo) + ", " + pct(s.Hi) + "]"}
+}
+
+func blockTitle(b []illusion.Row) string {
+	return fmt.Sprintf("%s — %s recall", b[0].Split, b[0].Kind)
+}
+
+func (r illusionReport) writeTable(w io.Writer, color bool) error {
+	re := lipgloss.NewRenderer(w)
+	if color {
+		re.SetColorProfile(termenv.ANSI256)
+	} else {
+		// NO_COLOR, a pipe or a file: plain text, borders only.
+		re.SetColorProfile(termenv.Ascii)
+	}
+	title := re.NewStyle().Bold(true)
+	head := re.NewStyle().Bold(true).Padding(0, 1)
+	cell := re.NewStyle().Padding(0, 1)
+	num := cell.Align(lipgloss.Right)
+	total := num.Bold(true)
+	var b strings.Builder
+	for i, blk := range r.blocks() {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(title.Render(blockTitle(blk)) + "\n")
+		t := table.New().Border(lipgloss.NormalBorder()).BorderStyle(re.NewStyle().Faint(true)).
+			Headers(r.groupTitle(), "n", "hits", "recall %", "95% CI").
+			StyleFunc(func(row, col int) lipgloss.Style {
+				switch {
+				case row == table.HeaderRow:
+					return head
+				case col == 0:
+					return cell
+				case row == 0:
+					return total
+				}
+				return num
+			})
+		for _, row := range blk {
+			t.Row(append([]string{row.Group}, statCells(row.Stat)...)...)
+		}
+		b.WriteString(t.Render() + "\n")
+	}
+	if len(r.Confusions) > 0 {
+		b.WriteString("\n" + title.Render("Most frequent wrong answers") + "\n")
+		t := table.New().Border(lipgloss.NormalBorder()).BorderStyle(re.NewStyle().Faint(true)).
+			Headers("split", "kind", "truth", "answer", "count").
+			StyleFunc(func(row, col int) lipgloss.Style {
+				switch {
+				case row == table.HeaderRow:
+					return head
+				case col == 4:
+					return num
+				}
+				return cell
+			})
+		for _, c := range r.Confusions {
+			t.Row(c.Split, string(c.Kind), c.Truth, c.Answer, strconv.Itoa(c.Count))
+		}
+		b.WriteString(t.Render() + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// mdEscape keeps a cell from breaking a Markdown table.
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
+
+func (r illusionReport) writeMarkdown(w io.Writer) error {
+	var b strings.Builder
+	for i, blk := range r.blocks() {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "### %s\n\n| %s | n | hits | recall %% | 95%% CI |\n|---|---:|---:|---:|---|\n", mdEscape(blockTitle(blk)), r.groupTitle())
+		for _, row := range blk {
+			cells := statCells(row.Stat)
+			g := mdEscape(row.Group)
+			if row.Group == "all" {
+				g = "**all**"
+			}
+			fmt.Fprintf(&b, "| %s | %s |\n", g, strings.Join(cells, " | "))
+		}
+	}
+	if len(r.Confusions) > 0 {
+		b.WriteString("\n### Most frequent wrong answers\n\n| split | kind | truth | answer | count |\n|---|---|---|---|---:|\n")
+		for _, c := range r.Confusions {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |\n", mdEscape(c.Split), c.Kind, mdEscape(c.Truth), mdEscape(c.Answer), c.Count)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// jsonStat is illusion.Stat with undefined values as null; JSON has no NaN.
+type jsonStat struct {
+	Split  string   `json:"split"`
+	Kind   string   `json:"kind"`
+	Group  string   `json:"group"`
+	N      int      `json:"n"`
+	Hits   int      `json:"hits"`
+	Recall *float64 `json:"recall"`
+	Lo     *float64 `json:"ci_low"`
+	Hi     *float64 `json:"ci_high"`
+}
+
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+func (r illusionReport) writeJSON(w io.Writer) error {
+	rows := make([]jsonStat, 0, len(r.Rows))
+	for _, x := range r.Rows {
+		rows = append(rows, jsonStat{x.Split, string(x.Kind), x.Group, x.N, x.Hits, finite(x.Recall), finite(x.Lo), finite(x.Hi)})
+	}
+	by := "difficulty"
+	if r.By != "" {
+		by = string(r.By)
+	}
+	doc := struct {
+		By         string               `json:"by"`
+		Rows       []jsonStat           `json:"rows"`
+		Confusions []illusion.Confusion `json:"confusions"`
+		Warnings   []string             `json:"warnings"`
+	}{by, rows, r.Confusions, r.Warnings}
+	if doc.Confusions == nil {
+		doc.Confusions = []illusion.Confusion{}
+	}
+	if doc.Warnings == nil {
+		doc.Warnings = []string{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
