@@ -170,3 +170,21 @@ func TestSessionsCut(t *testing.T) {
 		}
 	}
 }
+
+// TestReaderStrictJSON: what the schema cannot say but a researcher should hear about: a key
+// given twice, a key in another case (Python's json.dumps never writes either), bad UTF-8.
+func TestReaderStrictJSON(t *testing.T) {
+	cases := []struct{ line, want string }{
+		{`{"session_id":"a","session_id":"b","step_plan":[{"step_num":1,"observation":"","action":""}]}`, "x.jsonl:1: session_id: "},
+		{`{"Session_ID":"a","step_plan":[{"step_num":1,"observation":"","action":""}]}`, "x.jsonl:1: session_id: missing"},
+		{"{\"session_id\":\"\xff\",\"step_plan\":[{\"step_num\":1,\"observation\":\"\",\"action\":\"\"}]}", "x.jsonl:1: session_id: invalid JSON"},
+		{`{"session_id":"a","step_plan":[{"step_num":1.0,"observation":"","action":""}]}`, "x.jsonl:1: step_plan[0].step_num: 1.0, want an integer"},
+	}
+	for _, c := range cases {
+		_, err := NewReader(strings.NewReader(c.line+"\n"), "x.jsonl").Next()
+		t.Log(err)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s:\n got  %v\n want %s...", c.line, err, c.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -65,14 +66,35 @@ func locate(b []byte, decodeErr error) (path, msg string) {
 	var se *jsonv2.SemanticError
 	if errors.As(decodeErr, &se) {
 		msg := "cannot be decoded"
-		if se.Err != nil {
+		switch {
+		case se.JSONValue != nil && se.GoType != nil:
+			msg = fmt.Sprintf("%s, want %s", se.JSONValue, goKind(se.GoType))
+		case se.Err != nil:
 			msg = se.Err.Error()
-		} else if se.GoType != nil {
-			msg = fmt.Sprintf("JSON %s where %s expected", se.JSONKind, se.GoType)
 		}
 		return formatPointer(se.JSONPointer), msg
 	}
 	return "", decodeErr.Error()
+}
+
+// goKind names the JSON a Go type of the wire structs wants.
+func goKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int64:
+		return "an integer"
+	case reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Slice:
+		return "an array"
+	}
+	return "an object"
 }
 
 func formatPointer(p jsontext.Pointer) string {
