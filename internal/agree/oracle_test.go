@@ -273,12 +273,13 @@ func compareBootstrapShape(t *testing.T, oracle, ours map[string]any) {
 	}
 }
 
+// allCases is the public cases plus those made by testdata/gen_cases.py.
+func allCases(t *testing.T) []string {
+	return append(caseDirs(t, publicCases), caseDirs(t, "testdata/cases")...)
+}
+
 func TestOracleCases(t *testing.T) {
-	dirs := caseDirs(t, publicCases)
-	if own, err := os.ReadDir("testdata/cases"); err == nil && len(own) > 0 {
-		dirs = append(dirs, caseDirs(t, "testdata/cases")...)
-	}
-	for _, dir := range dirs {
+	for _, dir := range allCases(t) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			oracle, ours := runCase(t, dir, 1)
 			compareOracle(t, oracle, ours)
@@ -293,7 +294,7 @@ func TestOracleCases(t *testing.T) {
 // statistic (c08 Spearman near 1: seeds 12340..12359 give 0.905..0.920, SE 0.016), so there
 // only the shape of the bootstrap block is compared.
 func TestOracleBootstrap(t *testing.T) {
-	for _, dir := range caseDirs(t, publicCases) {
+	for _, dir := range allCases(t) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			oracle, ours := runCase(t, dir, 10)
 			compareBootstrap(t, oracle, ours, 10)
