@@ -80,24 +80,23 @@ func (r *Reader) errorf(line int, field string, format string, args ...any) *Err
 // '{' starts JSON Lines (or any sequence of JSON objects).
 func (r *Reader) start() error {
 	for {
-		b, err := r.br.ReadByte()
+		peek, err := r.br.Peek(1)
 		if err == io.EOF {
 			return io.EOF
 		}
 		if err != nil {
 			return &Error{File: r.name, Line: 1, Err: err}
 		}
+		b := peek[0]
 		switch b {
 		case ' ', '\t', '\r', '\n':
+			r.br.Discard(1)
 			continue
 		case 0xEF: // a UTF-8 byte order mark
-			if bom, _ := r.br.Peek(2); bytes.Equal(bom, []byte{0xBB, 0xBF}) {
-				r.br.Discard(2)
+			if bom, _ := r.br.Peek(3); bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
+				r.br.Discard(3)
 				continue
 			}
-		}
-		if err := r.br.UnreadByte(); err != nil {
-			return err
 		}
 		r.dec = json.NewDecoder(r.br)
 		r.dec.UseNumber()

@@ -1,4 +1,4 @@
-package ingest_test
+package store_test
 
 import (
 	"bufio"
