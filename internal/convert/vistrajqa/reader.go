@@ -57,17 +57,30 @@ func (r *Reader) Line() int { return r.line }
 // record that does not fit (the next call goes on with the following line), and any other
 // error for a stream that cannot be read further. Blank lines are skipped.
 func (r *Reader) Next() (*Trajectory, error) {
+	b, err := r.nextLine()
+	if err != nil {
+		return nil, err
+	}
+	return r.parse(b, r.line)
+}
+
+// parse checks one line; it needs no Reader state beyond the file name, so lines can be
+// parsed on other goroutines.
+func (r *Reader) parse(b []byte, line int) (*Trajectory, error) {
+	t, path, msg := parseTrajectory(b)
+	if msg != "" {
+		return nil, &RecordError{File: r.file, Line: line, Path: path, Msg: msg}
+	}
+	return t, nil
+}
+
+// nextLine returns the next non-blank line (valid until the next call) or io.EOF.
+func (r *Reader) nextLine() ([]byte, error) {
 	for r.sc.Scan() {
 		r.line++
-		b := bytes.TrimSpace(r.sc.Bytes())
-		if len(b) == 0 {
-			continue
+		if b := bytes.TrimSpace(r.sc.Bytes()); len(b) > 0 {
+			return b, nil
 		}
-		t, path, msg := parseTrajectory(b)
-		if msg != "" {
-			return nil, &RecordError{File: r.file, Line: r.line, Path: path, Msg: msg}
-		}
-		return t, nil
 	}
 	if err := r.sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {

@@ -2,6 +2,7 @@ package vistrajqa
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,7 +10,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/m3bench/m3eval/internal/convert/domainav2"
@@ -158,15 +162,6 @@ func createOut(dir, name string) (*outFile, error) {
 	return &outFile{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
 }
 
-// encode writes v as one line of JSON, preceded by sep.
-func (o *outFile) encode(sep string, v any) error {
-	if _, err := o.w.WriteString(sep); err != nil {
-		return err
-	}
-	// jsonv2 leaves <, > and & as they are (captions hold them), like Python's json.dump.
-	return jsonv2.MarshalWrite(o.w, v)
-}
-
 func (o *outFile) close() error {
 	err := o.w.Flush()
 	if cerr := o.f.Close(); err == nil {
@@ -206,25 +201,20 @@ func write(ctx context.Context, dir string, opt RunOptions, res *Result) (err er
 			man.Sources = append(man.Sources, domainav2.ManifestSource{Name: name, SampleIDs: []string{}})
 		}
 		man.Sources[si].Files = append(man.Sources[si].Files, filepath.Base(in))
-		err := convertFile(ctx, in, opt, res, firstSeen, func(t *Trajectory) error {
-			sample, mem, qa := Convert(t, opt.Options)
-			if err := mainF.encode(sep, sample); err != nil {
+		err := convertFile(ctx, in, opt, res, firstSeen, func(r *converted) error {
+			if _, err := mainF.w.WriteString(sep); err != nil {
 				return err
 			}
 			sep = ",\n"
-			if err := memF.encode("", mem); err != nil {
-				return err
+			for _, w := range []struct {
+				o *outFile
+				b []byte
+			}{{mainF, r.main}, {memF, r.mem}, {qaF, r.qa}} {
+				if _, err := w.o.w.Write(w.b); err != nil {
+					return err
+				}
 			}
-			if err := memF.w.WriteByte('\n'); err != nil {
-				return err
-			}
-			if err := qaF.encode("", qa); err != nil {
-				return err
-			}
-			if err := qaF.w.WriteByte('\n'); err != nil {
-				return err
-			}
-			man.Sources[si].SampleIDs = append(man.Sources[si].SampleIDs, t.SessionID)
+			man.Sources[si].SampleIDs = append(man.Sources[si].SampleIDs, r.id)
 			res.Converted++
 			return nil
 		})
@@ -248,40 +238,159 @@ func write(ctx context.Context, dir string, opt RunOptions, res *Result) (err er
 	return os.WriteFile(filepath.Join(dir, domainav2.ManifestFile), append(b, '\n'), 0o644)
 }
 
-// convertFile reads one input and hands each good trajectory to emit.
-func convertFile(ctx context.Context, path string, opt RunOptions, res *Result, firstSeen map[string]string, emit func(*Trajectory) error) error {
+// converted is one input line after parsing, mapping and encoding: either err is set or
+// the three encoded records are (mem and qa end with a newline, main does not).
+type converted struct {
+	id            string
+	err           *RecordError
+	main, mem, qa []byte
+}
+
+// batch is a run of consecutive lines that one worker converts; done is closed when results
+// is filled. Batches keep the channel traffic low and the output in input order.
+type batch struct {
+	lines   [][]byte
+	first   []int // line number of each line
+	results []converted
+	err     error // a read error after the lines (the stream cannot go on)
+	done    chan struct{}
+}
+
+// batchLines is the number of lines per batch: enough to make hand-offs cheap, few enough
+// (about 1 MB of typical input) that memory stays flat.
+const batchLines = 32
+
+func (b *batch) convert(rd *Reader, opt Options) error {
+	b.results = make([]converted, len(b.lines))
+	for i, line := range b.lines {
+		r := &b.results[i]
+		t, err := rd.parse(line, b.first[i])
+		if err != nil {
+			r.err = err.(*RecordError)
+			continue
+		}
+		sample, mem, qa := Convert(t, opt)
+		r.id = t.SessionID
+		// jsonv2 leaves <, > and & as they are (captions hold them), like Python's json.dump.
+		if r.main, err = jsonv2.Marshal(sample); err != nil {
+			return err
+		}
+		if r.mem, err = jsonv2.Marshal(mem); err != nil {
+			return err
+		}
+		if r.qa, err = jsonv2.Marshal(qa); err != nil {
+			return err
+		}
+		r.mem = append(r.mem, '\n')
+		r.qa = append(r.qa, '\n')
+	}
+	return nil
+}
+
+// convertFile reads one input and hands each good record to emit, in input order. Parsing,
+// mapping and encoding run on GOMAXPROCS workers (they are most of the work); reading, the
+// duplicate check and writing stay on one goroutine each, so the output is the same as a
+// sequential run. At most a few batches are in flight: memory does not grow with the file.
+func convertFile(ctx context.Context, path string, opt RunOptions, res *Result, firstSeen map[string]string, emit func(*converted) error) (err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	rd := NewReader(f, path)
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		t, err := rd.Next()
-		if err == io.EOF {
-			return nil
-		}
-		var re *RecordError
-		if err == nil {
-			at := fmt.Sprintf("%s:%d", path, rd.Line())
-			if prev, dup := firstSeen[t.SessionID]; dup {
-				err = &RecordError{File: path, Line: rd.Line(), Path: "session_id", Msg: fmt.Sprintf("duplicate: %s is already the trajectory at %s", t.SessionID, prev)}
-			} else {
-				firstSeen[t.SessionID] = at
+
+	ctx, cancel := context.WithCancel(ctx)
+	workers := runtime.GOMAXPROCS(0)
+	jobs := make(chan *batch, workers)
+	order := make(chan *batch, 2*workers)
+	var wg sync.WaitGroup
+	var workErr atomic.Pointer[error]
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range jobs {
+				if err := b.convert(rd, opt.Options); err != nil {
+					workErr.CompareAndSwap(nil, &err)
+				}
+				close(b.done)
+			}
+		}()
+	}
+	go func() {
+		defer close(order)
+		defer close(jobs)
+		for {
+			b := &batch{done: make(chan struct{})}
+			for len(b.lines) < batchLines {
+				line, err := rd.nextLine()
+				if err != nil {
+					if err != io.EOF {
+						b.err = err
+					}
+					break
+				}
+				b.lines = append(b.lines, bytes.Clone(line))
+				b.first = append(b.first, rd.line)
+			}
+			if len(b.lines) == 0 && b.err == nil {
+				return
+			}
+			select {
+			case jobs <- b:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case order <- b:
+			case <-ctx.Done():
+				return
+			}
+			if len(b.lines) < batchLines || b.err != nil {
+				return
 			}
 		}
-		switch {
-		case err == nil:
-			if err := emit(t); err != nil {
-				return err
+	}()
+	defer func() {
+		// Stop the reader, let the workers finish what they hold, and wait for both.
+		cancel()
+		for range order {
+		}
+		wg.Wait()
+	}()
+
+	for b := range order {
+		select {
+		case <-b.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if e := workErr.Load(); e != nil {
+			return *e
+		}
+		for i := range b.results {
+			r := &b.results[i]
+			if r.err == nil {
+				if prev, dup := firstSeen[r.id]; dup {
+					r.err = &RecordError{File: path, Line: b.first[i], Path: "session_id", Msg: fmt.Sprintf("duplicate: %s is already the trajectory at %s", r.id, prev)}
+				} else {
+					firstSeen[r.id] = fmt.Sprintf("%s:%d", path, b.first[i])
+				}
 			}
-		case errors.As(err, &re) && opt.KeepGoing:
-			res.Skipped = append(res.Skipped, re)
-		default:
-			return err
+			switch {
+			case r.err == nil:
+				if err := emit(r); err != nil {
+					return err
+				}
+			case opt.KeepGoing:
+				res.Skipped = append(res.Skipped, r.err)
+			default:
+				return r.err
+			}
+		}
+		if b.err != nil {
+			return b.err
 		}
 	}
+	return ctx.Err()
 }

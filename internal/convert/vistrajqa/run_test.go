@@ -2,9 +2,12 @@ package vistrajqa
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -180,3 +183,57 @@ func TestNamespace(t *testing.T) {
 }
 
 func uuidURL(s string) string { return uuid.NewSHA1(uuid.NameSpaceURL, []byte(s)).String() }
+
+// TestRunOrderAcrossBatches: records are converted in parallel batches but come out, and are
+// reported, in input order.
+func TestRunOrderAcrossBatches(t *testing.T) {
+	dir := t.TempDir()
+	var lines []string
+	var wantIDs []string
+	var wantBad []int
+	for i := range 3*batchLines + 5 {
+		id := "t-" + strconv.Itoa(i)
+		if i%7 == 3 {
+			lines = append(lines, edit(t, func(m map[string]any) { m["session_id"] = id; delete(m, "step_plan") }))
+			wantBad = append(wantBad, i+1)
+			continue
+		}
+		lines = append(lines, edit(t, func(m map[string]any) { m["session_id"] = id }))
+		wantIDs = append(wantIDs, id)
+	}
+	in := writeInput(t, dir, "sessions-a.jsonl", lines...)
+	out := filepath.Join(dir, "out")
+	res, err := Run(context.Background(), RunOptions{Inputs: []string{in}, Output: out, KeepGoing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotBad []int
+	for _, e := range res.Skipped {
+		gotBad = append(gotBad, e.Line)
+	}
+	if !slices.Equal(gotBad, wantBad) {
+		t.Errorf("skipped lines %v, want %v", gotBad, wantBad)
+	}
+	var samples []domainav2.Sample
+	b, err := os.ReadFile(filepath.Join(out, domainav2.MainFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &samples); err != nil {
+		t.Fatal(err)
+	}
+	var gotIDs []string
+	for _, s := range samples {
+		gotIDs = append(gotIDs, s.SampleID)
+	}
+	if !slices.Equal(gotIDs, wantIDs) {
+		t.Errorf("sample order %v, want %v", gotIDs, wantIDs)
+	}
+	// Without --keep-going the first bad record in input order fails the run.
+	_, err = Run(context.Background(), RunOptions{Inputs: []string{in}, Output: filepath.Join(dir, "out2")})
+	var re *RecordError
+	if !errors.As(err, &re) || re.Line != 4 {
+		t.Fatalf("got %v, want the error of line 4", err)
+	}
+	assertNothingWritten(t, filepath.Join(dir, "out2"))
+}
