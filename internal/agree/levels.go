@@ -1,6 +1,9 @@
 package agree
 
-import "math"
+import (
+	"math"
+	"math/big"
+)
 
 // LevelCorr is a correlation between human ratings and a judge after aggregation: at the
 // system level (one point per system: the mean over its items of the mean human rating and
@@ -25,6 +28,8 @@ func Levels(d *FieldData, j Judge, system, segment []int) (sys, seg *LevelCorr) 
 	r := m.Raters
 	values := catValues(d.Field)
 	x := make([]float64, m.Items)
+	sum := make([]int64, m.Items) // the item's rating sum and count, for exact system means
+	cnt := make([]int64, m.Items)
 	ok := make([]bool, m.Items)
 	for i := 0; i < m.Items; i++ {
 		var n, s int64
@@ -36,6 +41,7 @@ func Levels(d *FieldData, j Judge, system, segment []int) (sys, seg *LevelCorr) 
 		}
 		if n > 0 && j.Present[i] && !math.IsNaN(j.Num[i]) {
 			x[i] = float64(s) / float64(n)
+			sum[i], cnt[i] = s, n
 			ok[i] = true
 		}
 	}
@@ -57,14 +63,19 @@ func Levels(d *FieldData, j Judge, system, segment []int) (sys, seg *LevelCorr) 
 		members, order := group(system)
 		var xs, ys []float64
 		for _, id := range order {
-			var sx, sy float64
+			// The human side is a mean of rational item means: summed exactly, so that
+			// systems with equal means tie exactly (ties change Kendall's tau-b), whatever
+			// the order of summation.
+			var sx big.Rat
+			var sy float64
 			for _, i := range members[id] {
-				sx += x[i]
+				sx.Add(&sx, big.NewRat(sum[i], cnt[i]))
 				sy += j.Num[i]
 			}
-			n := float64(len(members[id]))
-			xs = append(xs, sx/n)
-			ys = append(ys, sy/n)
+			n := len(members[id])
+			mx, _ := sx.Quo(&sx, big.NewRat(int64(n), 1)).Float64()
+			xs = append(xs, mx)
+			ys = append(ys, sy/float64(n))
 		}
 		sys = &LevelCorr{N: len(xs)}
 		sys.Pearson, sys.Spearman, sys.KendallTauB = Pearson(xs, ys), Spearman(xs, ys), KendallTauB(xs, ys)
