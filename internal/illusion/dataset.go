@@ -197,14 +197,15 @@ func copyParquetRows(ctx context.Context, path string, out io.Writer, indices []
 	for _, kv := range meta.KeyValueMetadata {
 		opts = append(opts, parquet.KeyValueMetadata(kv.Key, kv.Value))
 	}
+	// The first column chunk's codec stands for the file: writers use one codec throughout.
+	if len(meta.RowGroups) > 0 && len(meta.RowGroups[0].Columns) > 0 {
+		if c := parquet.LookupCompressionCodec(meta.RowGroups[0].Columns[0].MetaData.Codec); c != nil {
+			opts = append(opts, parquet.Compression(c))
+		}
+	}
 	flushAt := int64(1 << 20)
 	for _, rg := range meta.RowGroups {
 		flushAt = max(flushAt, rg.TotalByteSize)
-		if len(rg.Columns) > 0 && rg.Columns[0].MetaData.Codec != 0 {
-			if c := parquet.LookupCompressionCodec(rg.Columns[0].MetaData.Codec); c != nil {
-				opts = append(opts, parquet.Compression(c))
-			}
-		}
 	}
 	w := parquet.NewWriter(out, opts...)
 
