@@ -259,3 +259,26 @@ func TestValidateMissingFile(t *testing.T) {
 		t.Fatal("missing QA file: no error")
 	}
 }
+
+// TestValidateWithoutManifest: a directory from another converter has no manifest; the
+// statistics then have one column, "all".
+func TestValidateWithoutManifest(t *testing.T) {
+	dir := load(t, "multimodal").write(t)
+	if err := os.Remove(filepath.Join(dir, domainav2.ManifestFile)); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := domainav2.Validate(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() || len(rep.Sources) != 1 || rep.Sources[0].Source != "all" || rep.Sources[0].Samples != 4 || rep.Total.ImageAttachments != 36 {
+		t.Fatalf("problems %v, sources %+v", rep.Problems, rep.Sources)
+	}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "image attachments   36") {
+		t.Errorf("report:\n%s", b.String())
+	}
+}
