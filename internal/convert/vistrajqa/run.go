@@ -52,8 +52,8 @@ func SourceName(path string) string {
 
 // Run converts the inputs into a new directory beside Output, validates it with
 // domainav2.Validate and renames it to Output. Output is untouched unless all of that
-// succeeds; the temporary directory is removed on failure. Memory holds one trajectory at a
-// time plus the ids (for duplicates and the manifest).
+// succeeds; the temporary directory is removed on failure. Memory holds a few batches of
+// records at a time plus the sample ids (for duplicates and the manifest).
 func Run(ctx context.Context, opt RunOptions) (*Result, error) {
 	if len(opt.Inputs) == 0 {
 		return nil, errors.New("no input file")
@@ -162,6 +162,7 @@ func createOut(dir, name string) (*outFile, error) {
 	return &outFile{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
 }
 
+// close flushes and closes the file, returning the first error.
 func (o *outFile) close() error {
 	err := o.w.Flush()
 	if cerr := o.f.Close(); err == nil {
@@ -170,6 +171,7 @@ func (o *outFile) close() error {
 	return err
 }
 
+// write converts every input into the three files and the manifest in dir.
 func write(ctx context.Context, dir string, opt RunOptions, res *Result) (err error) {
 	var files [3]*outFile
 	for i, name := range []string{domainav2.MainFile, domainav2.MemoryFile, domainav2.QAFile} {
