@@ -393,6 +393,7 @@ func Validate(dir string) (*Report, error) {
 	return r, nil
 }
 
+// readManifest reads the optional manifest; nil without error when there is none.
 func readManifest(dir string) (*Manifest, error) {
 	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
 	if errors.Is(err, os.ErrNotExist) {
@@ -490,6 +491,8 @@ func (s *isString) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return dec.SkipValue()
 }
 
+// checkSample checks one sample of the main file and returns what the checks of its two
+// JSON Lines records need. Duplicate ids are not registered, so their lines stay unmatched.
 func checkSample(r *Report, i int, ls *looseSample, uuids, ids map[string]bool) *sample {
 	s := &sample{index: i, sessionPos: map[string]int{}, images: map[string]int{}, memory: map[string]int{}}
 	if ls.SampleID != nil {
@@ -614,6 +617,7 @@ func (s *sample) stats0() *Stats {
 	return s.stats
 }
 
+// checkMemoryPoints checks gold memory points of session pos and registers their ids.
 func checkMemoryPoints(r *Report, s *sample, mps []looseMemory, pos int, p func(path, msg string)) {
 	st := s.stats0()
 	for k, m := range mps {
@@ -665,6 +669,7 @@ func checkMemoryPoints(r *Report, s *sample, mps []looseMemory, pos int, p func(
 	}
 }
 
+// got ends a message with the value found.
 func got(s *string) string {
 	if s == nil {
 		return ", got nothing"
@@ -672,6 +677,7 @@ func got(s *string) string {
 	return fmt.Sprintf(", got %q", *s)
 }
 
+// checkMemoryLine checks a sample's line of the memory file.
 func checkMemoryLine(r *Report, s *sample, l *looseMemoryLine, line int) {
 	p := func(path, msg string) {
 		r.problem(Problem{File: MemoryFile, Line: line, SampleID: s.id, Path: path, Msg: msg})
@@ -710,6 +716,7 @@ func checkMemoryLine(r *Report, s *sample, l *looseMemoryLine, line int) {
 	}
 }
 
+// checkQALine checks a sample's line of the QA file: checkpoints, question types, evidence.
 func checkQALine(r *Report, s *sample, l *looseQALine, line int) {
 	st := s.stats0()
 	p := func(path, msg string) {

@@ -130,6 +130,7 @@ func assistantTurn(s *Step) domainav2.Turn {
 	return domainav2.Turn{Role: "assistant", Content: strings.Join(parts, "\n")}
 }
 
+// memoryPoint renames a memory point's fields as the guide's table does.
 func memoryPoint(m *MemoryPoint) domainav2.MemoryPoint {
 	orig := m.OriginalMemories
 	if orig == nil {
@@ -147,6 +148,7 @@ func memoryPoint(m *MemoryPoint) domainav2.MemoryPoint {
 	}
 }
 
+// questions maps QA items: type names from abbreviations, evidence ids to objects.
 func questions(qs []QAItem, mpIDs map[string]bool) []domainav2.Question {
 	out := make([]domainav2.Question, len(qs))
 	for i, q := range qs {

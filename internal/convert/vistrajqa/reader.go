@@ -373,6 +373,7 @@ var abbrevs = func() []string {
 	return out
 }()
 
+// qaItems decodes the QA items at path at with the schema's rules.
 func qaItems(c *checker, at string, ws []wireQA) []QAItem {
 	out := make([]QAItem, len(ws))
 	for i, q := range ws {

@@ -154,6 +154,7 @@ type outFile struct {
 	w *bufio.Writer
 }
 
+// createOut creates a buffered output file in dir.
 func createOut(dir, name string) (*outFile, error) {
 	f, err := os.Create(filepath.Join(dir, name))
 	if err != nil {
