@@ -140,6 +140,7 @@ func (m *annotateModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.busy = false
 		cmd := tea.Batch(m.handleResult(msg.msg), m.takePending())
 		if m.quit && !m.busy && len(m.ops) == 0 {
+			m.message = ""
 			return m, tea.Quit
 		}
 		return m, tea.Batch(cmd, m.pump())

@@ -155,7 +155,7 @@ func (m *annotateModel) block(label, text string, ls lipgloss.Style, width int) 
 	if text == "" {
 		text = "—"
 	}
-	textW := max(10, width-labelWidth)
+	textW := max(10, width-labelWidth-1) // one column of air before the pane's edge
 	body := lipgloss.NewStyle().Width(textW).Render(strings.TrimRight(text, "\n"))
 	return lipgloss.JoinHorizontal(lipgloss.Top, ls.Width(labelWidth).Render(label), body)
 }
@@ -316,13 +316,17 @@ func (m *annotateModel) messageLine() string {
 }
 
 func (m *annotateModel) helpLine() string {
+	var line string
 	switch m.mode {
 	case modeComment:
-		return m.help.ShortHelpView([]key.Binding{m.keys.LeaveEditor, m.keys.ForceQuit})
+		line = m.help.ShortHelpView([]key.Binding{m.keys.LeaveEditor, m.keys.ForceQuit})
 	case modeFlag:
-		return m.help.ShortHelpView([]key.Binding{m.keys.ConfirmFlag, m.keys.LeaveEditor})
+		line = m.help.ShortHelpView([]key.Binding{m.keys.ConfirmFlag, m.keys.LeaveEditor})
+	default:
+		line = m.help.ShortHelpView(m.keys.ShortHelp())
 	}
-	return m.help.ShortHelpView(m.keys.ShortHelp())
+	// bubbles/help can let the last item run past its width; never wrap the terminal.
+	return ansi.Truncate(line, m.width, "…")
 }
 
 // helpScreen is the full help with the guide's quick-reference table.

@@ -1,0 +1,224 @@
+package tui_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/muesli/termenv"
+
+	"github.com/m3bench/m3eval/annotations"
+	"github.com/m3bench/m3eval/internal/ingest"
+	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/tui"
+)
+
+func TestMain(m *testing.M) {
+	lipgloss.SetColorProfile(termenv.Ascii)
+	os.Exit(m.Run())
+}
+
+// fixture is a database with the demo episodes imported, and what the annotator needs.
+type fixture struct {
+	s       *store.Store
+	r       *rubric.Rubric
+	actions rubric.Actions
+	path    string
+}
+
+func newFixture(t testing.TB) *fixture {
+	t.Helper()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "tui.db")
+	s, err := store.Open(ctx, path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	r, err := rubric.Parse(annotations.DefaultRubric)
+	if err != nil {
+		t.Fatal(err)
+	}
+	actions, err := rubric.ParseActions(annotations.Actions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := annotations.Demo.Open("demo/episodes.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	im, err := s.BeginImport(ctx, store.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ingest.Import(ctx, im, "episodes.jsonl", f, ingest.LabelOptions{Rubric: r}); err != nil {
+		t.Fatal(err)
+	}
+	if err := im.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{s: s, r: r, actions: actions, path: path}
+}
+
+// fakeClock advances a second on every reading, so active time is deterministic.
+func fakeClock() func() time.Time {
+	t := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	return func() time.Time { t = t.Add(time.Second); return t }
+}
+
+func (fx *fixture) model(t testing.TB, annotator, start string, filter store.Filter) *tui.Model {
+	t.Helper()
+	q, err := fx.s.OpenQueue(context.Background(), annotator, filter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := lipgloss.NewRenderer(os.Stdout)
+	r.SetColorProfile(termenv.Ascii)
+	return tui.New(tui.Options{Queue: q, Rubric: fx.r, Actions: fx.actions, Renderer: r, StartSample: start,
+		Now: fakeClock(), OpenImages: func([]string) tea.Cmd { return nil }})
+}
+
+func waitFor(t *testing.T, tm *teatest.TestModel, text string) {
+	t.Helper()
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(text)) },
+		teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+}
+
+// finalView quits with "q", which waits for every pending write, and returns the last screen.
+func finalView(t *testing.T, tm *teatest.TestModel) string {
+	t.Helper()
+	tm.Type("q")
+	return tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).View()
+}
+
+// TestGoldenScreens renders the annotate screen at the two sizes of the brief, on an English
+// multi-image turn and a Chinese misleading turn, after a few answers.
+func TestGoldenScreens(t *testing.T) {
+	cases := []struct {
+		name, sample string
+		w, h         int
+		keys         string
+	}{
+		{"en_80x24", "demo_en_street_2_turn_9", 80, 24, "21"},
+		{"en_120x40", "demo_en_street_2_turn_9", 120, 40, "21n"},
+		{"zh_80x24", "demo_zh_umbrella_0_turn_7", 80, 24, "5"},
+		{"zh_120x40", "demo_zh_umbrella_0_turn_7", 120, 40, "54y"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fx := newFixture(t)
+			tm := teatest.NewTestModel(t, fx.model(t, "alice", tc.sample, nil), teatest.WithInitialTermSize(tc.w, tc.h))
+			waitFor(t, tm, "of 35")
+			for _, k := range tc.keys {
+				tm.Type(string(k))
+			}
+			view := finalView(t, tm)
+			for _, line := range strings.Split(view, "\n") {
+				if w := lipgloss.Width(line); w > tc.w {
+					t.Errorf("line wider than the terminal (%d > %d): %q", w, tc.w, line)
+				}
+			}
+			if h := lipgloss.Height(view); h > tc.h {
+				t.Errorf("view taller than the terminal: %d > %d", h, tc.h)
+			}
+			golden.RequireEqual(t, []byte(view))
+		})
+	}
+}
+
+// TestKeysWriteTheDatabase drives a whole item by keys and checks what SQLite holds.
+func TestKeysWriteTheDatabase(t *testing.T) {
+	fx := newFixture(t)
+	ctx := context.Background()
+	tm := teatest.NewTestModel(t, fx.model(t, "alice", "demo_en_park_3_turn_4", nil), teatest.WithInitialTermSize(120, 40))
+	waitFor(t, tm, "of 35")
+	// Correctness 2, Reasoning 3, Resists: y, Context: n, Overall 2, then a comment, submit.
+	tm.Type("23yn2")
+	tm.Type("c")
+	tm.Type("misled q") // "q" inside the comment box must not quit
+	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitFor(t, tm, "demo_en_park_3 · turn 5")
+	// Enter on the next, empty item names what is missing.
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitFor(t, tm, "missing: Correctness, Reasoning Completeness")
+	// Undo on a fresh item has nothing to undo; flag it with a reason; skip it.
+	tm.Type("f")
+	tm.Type("blurry")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitFor(t, tm, "flagged for review")
+	tm.Type("s")
+	waitFor(t, tm, "demo_en_park_3 · turn 6")
+	finalView(t, tm)
+
+	q, _ := fx.s.OpenQueue(ctx, "alice", nil)
+	ref, _, _ := q.Find(ctx, "demo_en_park_3_turn_4")
+	it, err := q.Load(ctx, ref)
+	if err != nil || it.Annotation == nil {
+		t.Fatalf("turn 4 not saved: %v", err)
+	}
+	want := rubric.Values{"correctness": "2", "reasoning_completeness": "3", "resists_misleading": "Yes",
+		"context_consistency": "No", "overall_quality": "2", "comments": "misled q"}
+	for k, v := range want {
+		if it.Annotation.Values[k] != v {
+			t.Errorf("%s = %q, want %q (all: %v)", k, it.Annotation.Values[k], v, it.Annotation.Values)
+		}
+	}
+	if it.Annotation.Status != "done" || it.Annotation.Active <= 0 {
+		t.Errorf("turn 4 status %s active %v", it.Annotation.Status, it.Annotation.Active)
+	}
+	ref5, _, _ := q.Find(ctx, "demo_en_park_3_turn_5")
+	it5, _ := q.Load(ctx, ref5)
+	if it5.Annotation == nil || !it5.Annotation.Flagged || it5.Annotation.FlagReason != "blurry" || it5.Ref.SkipSeq == 0 {
+		t.Errorf("turn 5 should be flagged and skipped: %+v %+v", it5.Annotation, it5.Ref)
+	}
+}
+
+// TestCommentRuleBlocksSubmit: Overall 5 while misled needs a comment before submit.
+func TestCommentRuleBlocksSubmit(t *testing.T) {
+	fx := newFixture(t)
+	tm := teatest.NewTestModel(t, fx.model(t, "bob", "demo_en_park_3_turn_4", nil), teatest.WithInitialTermSize(120, 40))
+	waitFor(t, tm, "of 35")
+	tm.Type("11nn5")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitFor(t, tm, "press c")
+	tm.Type("u") // undo Overall
+	waitFor(t, tm, "undid Overall Quality")
+	finalView(t, tm)
+	ctx := context.Background()
+	q, _ := fx.s.OpenQueue(ctx, "bob", nil)
+	ref, _, _ := q.Find(ctx, "demo_en_park_3_turn_4")
+	it, _ := q.Load(ctx, ref)
+	if it.Annotation.Status != "draft" {
+		t.Fatalf("an item needing a comment was submitted")
+	}
+	if _, ok := it.Annotation.Values["overall_quality"]; ok {
+		t.Fatalf("undo left overall_quality = %s", it.Annotation.Values["overall_quality"])
+	}
+}
+
+// TestResumeAtFirstUnfinished: a new session opens the first unfinished item with its draft.
+func TestResumeAtFirstUnfinished(t *testing.T) {
+	fx := newFixture(t)
+	tm := teatest.NewTestModel(t, fx.model(t, "carol", "", store.Filter{"action_type": {"mislead"}}), teatest.WithInitialTermSize(120, 40))
+	waitFor(t, tm, "item 1 of 2")
+	tm.Type("4")
+	finalView(t, tm)
+
+	tm = teatest.NewTestModel(t, fx.model(t, "carol", "", store.Filter{"action_type": {"mislead"}}), teatest.WithInitialTermSize(120, 40))
+	waitFor(t, tm, "item 1 of 2")
+	view := finalView(t, tm)
+	if !strings.Contains(view, "demo_zh_umbrella_0 · turn 7") || !strings.Contains(view, "Correctness             4") {
+		t.Fatalf("did not resume on the draft:\n%s", view)
+	}
+}
