@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/mattn/go-isatty"
@@ -39,8 +41,10 @@ func newIllusionSampleCmd() *cobra.Command {
 		Long: `sample draws --n rows from every split, stratified by difficulty, with Python's
 random.Random(--seed) shared by the splits in the order given, exactly as the guide's
 make_arshia_testset.py does. Each split is a Hugging Face Parquet file (image, image_name)
-or JSON Lines with an image_name field; the test set is written in the same format, the
-rows untouched, as DIR/<split lowercased>_test<n>.<ext>, with DIR/summary.json.`,
+or JSON Lines with an image_name field, or the shards of one (FILE,FILE... or a quoted glob
+such as 'data/Illusion_ICON-*.parquet', read in that order as datasets concatenates them);
+the test set is written in the same format, the rows untouched, as
+DIR/<split lowercased>_test<n>.<ext>, with DIR/summary.json.`,
 		Example: `  m3eval illusion sample --out testset \
     --split Illusion_ICON=Illusion_ICON-00000-of-00001.parquet \
     --split Illusion_LOGO=Illusion_LOGO-00000-of-00001.parquet \
@@ -49,7 +53,7 @@ rows untouched, as DIR/<split lowercased>_test<n>.<ext>, with DIR/summary.json.`
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd) },
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&o.splits, "split", nil, "NAME=FILE of one split; repeat in the order the splits are drawn")
+	f.StringArrayVar(&o.splits, "split", nil, "NAME=FILE[,FILE...] of one split (shards in order; globs allowed); repeat in the order the splits are drawn")
 	f.IntVar(&o.n, "n", 1000, "rows per split")
 	f.Int64Var(&o.seed, "seed", 42, "seed of random.Random")
 	f.StringVar(&o.out, "out", "", "output directory (created if missing)")
@@ -66,13 +70,9 @@ func (o *illusionSampleOptions) run(cmd *cobra.Command) error {
 	if o.n < 0 {
 		return usageErrorf("--n %d: must be at least 0", o.n)
 	}
-	var inputs []illusion.SplitInput
-	for _, s := range o.splits {
-		name, path, ok := strings.Cut(s, "=")
-		if !ok || name == "" || path == "" {
-			return usageErrorf("--split %q: want NAME=FILE, e.g. Illusion_ICON=icon.parquet", s)
-		}
-		inputs = append(inputs, illusion.SplitInput{Name: name, Path: path})
+	inputs, err := splitInputs(o.splits)
+	if err != nil {
+		return err
 	}
 	res, err := illusion.BuildTestSets(cmd.Context(), inputs, o.n, o.seed, o.out)
 	if err != nil {
@@ -96,7 +96,7 @@ func (o *illusionSampleOptions) run(cmd *cobra.Command) error {
 				r.Split, g.Difficulty, g.Original, g.Allocated, g.Sampled, g.Allocated, g.Allocated)
 		}
 	}
-	fmt.Fprintf(out, "summary: %s\n", strings.TrimSuffix(o.out, "/")+"/"+illusion.SummaryFile)
+	fmt.Fprintf(out, "summary: %s\n", filepath.Join(o.out, illusion.SummaryFile))
 	return nil
 }
 
@@ -221,6 +221,46 @@ func (o *illusionScoreOptions) run(cmd *cobra.Command, args []string) error {
 		return f.Close()
 	}
 	return nil
+}
+
+// splitInputs turns --split NAME=FILE[,FILE...] flags into splits in order of first
+// appearance. A FILE may be a glob pattern (matches in lexical order, which is the order of
+// Hugging Face shard names); a NAME given again adds files to its split.
+func splitInputs(flags []string) ([]illusion.SplitInput, error) {
+	var inputs []illusion.SplitInput
+	at := map[string]int{}
+	for _, s := range flags {
+		name, list, ok := strings.Cut(s, "=")
+		if !ok || name == "" || list == "" {
+			return nil, usageErrorf("--split %q: want NAME=FILE, e.g. Illusion_ICON=icon.parquet", s)
+		}
+		var paths []string
+		for _, p := range strings.Split(list, ",") {
+			if p == "" {
+				return nil, usageErrorf("--split %q: empty file name", s)
+			}
+			if !strings.ContainsAny(p, "*?[") {
+				paths = append(paths, p)
+				continue
+			}
+			m, err := filepath.Glob(p)
+			if err != nil {
+				return nil, usageErrorf("--split %q: %v", s, err)
+			}
+			if len(m) == 0 {
+				return nil, fmt.Errorf("--split %s: no file matches %s", name, p)
+			}
+			sort.Strings(m)
+			paths = append(paths, m...)
+		}
+		if i, ok := at[name]; ok {
+			inputs[i].Paths = append(inputs[i].Paths, paths...)
+			continue
+		}
+		at[name] = len(inputs)
+		inputs = append(inputs, illusion.SplitInput{Name: name, Paths: paths})
+	}
+	return inputs, nil
 }
 
 func parseKind(flag, s string) (illusion.Kind, error) {

@@ -293,3 +293,46 @@ func TestIllusionUsageErrors(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// TestIllusionSampleShards gives one split as a glob of shards plus a repeated --split, and
+// checks the test set equals the one drawn from the concatenated file.
+func TestIllusionSampleShards(t *testing.T) {
+	dir := t.TempDir()
+	var all strings.Builder
+	var parts []string
+	for s := 0; s < 3; s++ {
+		var b strings.Builder
+		for i := 0; i < 50; i++ {
+			fmt.Fprintf(&b, "{\"image_name\": %q}\n", e2eName(s*50+i))
+		}
+		all.WriteString(b.String())
+		parts = append(parts, b.String())
+	}
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("s-00001.jsonl", parts[1])
+	write("s-00000.jsonl", parts[0])
+	extra := write("z.jsonl", parts[2])
+	whole := write("whole.jsonl", all.String())
+	if _, stderr, err := illusionRun(t, "illusion", "sample", "--split", "Illusion_ICON="+filepath.Join(dir, "s-*.jsonl"),
+		"--split", "Illusion_ICON="+extra, "--n", "40", "--out", filepath.Join(dir, "a")); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if _, stderr, err := illusionRun(t, "illusion", "sample", "--split", "Illusion_ICON="+whole, "--n", "40", "--out", filepath.Join(dir, "b")); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	a, _ := os.ReadFile(filepath.Join(dir, "a", "illusion_icon_test40.jsonl"))
+	b, _ := os.ReadFile(filepath.Join(dir, "b", "illusion_icon_test40.jsonl"))
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Fatalf("shards gave\n%s\nthe whole file\n%s", a, b)
+	}
+	if _, _, err := illusionRun(t, "illusion", "sample", "--split", "A="+filepath.Join(dir, "nothing-*.jsonl"), "--out", dir); err == nil ||
+		!strings.Contains(err.Error(), "no file matches") {
+		t.Fatalf("error %v", err)
+	}
+}

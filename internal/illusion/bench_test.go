@@ -35,7 +35,7 @@ func BenchmarkBuildTestSets(b *testing.B) {
 			b.Fatal(err)
 		}
 		inBytes += st.Size()
-		inputs = append(inputs, SplitInput{s.name, p})
+		inputs = append(inputs, SplitInput{s.name, []string{p}})
 	}
 	b.SetBytes(inBytes)
 	b.ReportAllocs()

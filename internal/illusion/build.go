@@ -10,16 +10,17 @@ import (
 	"path/filepath"
 )
 
-// SplitInput names one split and the file holding it.
+// SplitInput names one split and the files holding it: one file, or the shards of a
+// split in order.
 type SplitInput struct {
-	Name string // e.g. Illusion_ICON
-	Path string
+	Name  string // e.g. Illusion_ICON
+	Paths []string
 }
 
 // SplitResult is what BuildTestSets did with one split.
 type SplitResult struct {
 	Split      string
-	Input      string
+	Inputs     []string
 	Format     Format
 	Selection  Selection
 	OutputFile string // base name inside the output directory
@@ -53,18 +54,26 @@ func BuildTestSets(ctx context.Context, inputs []SplitInput, n int, seed int64, 
 	}
 	var results []SplitResult
 	for _, in := range inputs {
-		format, err := DetectFormat(in.Path)
+		if len(in.Paths) == 0 {
+			return nil, fmt.Errorf("split %s: no files", in.Name)
+		}
+		format, err := DetectFormat(in.Paths[0])
 		if err != nil {
 			return nil, fmt.Errorf("split %s: %w", in.Name, err)
 		}
-		names, err := ReadNames(ctx, in.Path, format)
+		for _, p := range in.Paths[1:] {
+			if f, err := DetectFormat(p); err != nil || f != format {
+				return nil, fmt.Errorf("split %s: %s is not %s like %s (%v)", in.Name, p, format, in.Paths[0], err)
+			}
+		}
+		names, err := ReadNames(ctx, in.Paths, format)
 		if err != nil {
 			return nil, fmt.Errorf("split %s: %w", in.Name, err)
 		}
 		sel := sampler.Select(names)
-		res := SplitResult{Split: in.Name, Input: in.Path, Format: format, Selection: sel,
+		res := SplitResult{Split: in.Name, Inputs: in.Paths, Format: format, Selection: sel,
 			OutputFile: OutputName(in.Name, n, format)}
-		if err := CopyRows(ctx, in.Path, filepath.Join(outDir, res.OutputFile), format, sel.Indices); err != nil {
+		if err := CopyRows(ctx, in.Paths, filepath.Join(outDir, res.OutputFile), format, sel.Indices); err != nil {
 			return nil, fmt.Errorf("split %s: %w", in.Name, err)
 		}
 		results = append(results, res)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -64,19 +65,35 @@ func OutputName(split string, n int, f Format) string {
 	return strings.ToLower(split) + "_test" + strconv.Itoa(n) + f.Ext()
 }
 
-// ReadNames returns the image_name of every row of a split file, in file order.
-func ReadNames(ctx context.Context, path string, f Format) ([]string, error) {
-	if f == FormatJSONL {
-		return readJSONLNames(ctx, path)
+// ReadNames returns the image_name of every row of a split, in order: the files are the
+// shards of the split (Illusion_ICON-00000-of-00003.parquet, ...) and are read one after
+// the other, as datasets concatenates them.
+func ReadNames(ctx context.Context, paths []string, f Format) ([]string, error) {
+	var names []string
+	for _, p := range paths {
+		var more []string
+		var err error
+		if f == FormatJSONL {
+			more, err = readJSONLNames(ctx, p)
+		} else {
+			more, err = readParquetNames(ctx, p)
+		}
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, more...)
 	}
-	return readParquetNames(ctx, path)
+	return names, nil
 }
 
-// CopyRows writes the rows of src whose 0-based numbers are in indices (sorted ascending)
-// to dst in the same format, leaving every byte of their content untouched. The file is
-// written under a temporary name and renamed when complete, so that an interrupted run
-// leaves no truncated test set behind.
-func CopyRows(ctx context.Context, src, dst string, f Format, indices []int) (err error) {
+// CopyRows writes the rows of the split stored in srcs (its shards, in order) whose 0-based
+// numbers are in indices (sorted ascending) to dst in the same format, leaving every byte
+// of their content untouched. The file is written under a temporary name and renamed when
+// complete, so that an interrupted run leaves no truncated test set behind.
+func CopyRows(ctx context.Context, srcs []string, dst string, f Format, indices []int) (err error) {
+	if len(srcs) == 0 {
+		return errors.New("no input files")
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*")
 	if err != nil {
 		return err
@@ -89,9 +106,9 @@ func CopyRows(ctx context.Context, src, dst string, f Format, indices []int) (er
 	}()
 	bw := bufio.NewWriterSize(tmp, 1<<20)
 	if f == FormatJSONL {
-		err = copyJSONLRows(ctx, src, bw, indices)
+		err = copyJSONLRows(ctx, srcs, bw, indices)
 	} else {
-		err = copyParquetRows(ctx, src, bw, indices)
+		err = copyParquetRows(ctx, srcs, bw, indices)
 	}
 	if err != nil {
 		return err
@@ -183,17 +200,18 @@ func readParquetNames(ctx context.Context, path string) ([]string, error) {
 
 // copyParquetRows streams the selected rows into a writer with the input's schema, codec
 // and key-value metadata (the "huggingface" features entry included), so that datasets
-// loads the output exactly like the input. Row groups without a selected row are not read;
-// the output is flushed as a row group whenever the buffered rows reach the size of the
-// largest input row group, which bounds memory by about one row group.
-func copyParquetRows(ctx context.Context, path string, out io.Writer, indices []int) error {
-	fh, pf, _, err := openParquet(path)
+// loads the output exactly like the input; every shard must have the first one's schema.
+// Row groups without a selected row are not read; the output is flushed as a row group
+// whenever the buffered rows reach the size of the largest input row group, which bounds
+// memory by about one row group.
+func copyParquetRows(ctx context.Context, paths []string, out io.Writer, indices []int) error {
+	fh, pf, _, err := openParquet(paths[0])
 	if err != nil {
 		return err
 	}
-	defer fh.Close()
 	meta := pf.Metadata()
-	opts := []parquet.WriterOption{pf.Schema()}
+	schema := pf.Schema()
+	opts := []parquet.WriterOption{schema}
 	for _, kv := range meta.KeyValueMetadata {
 		opts = append(opts, parquet.KeyValueMetadata(kv.Key, kv.Value))
 	}
@@ -203,70 +221,99 @@ func copyParquetRows(ctx context.Context, path string, out io.Writer, indices []
 			opts = append(opts, parquet.Compression(c))
 		}
 	}
-	flushAt := int64(1 << 20)
-	for _, rg := range meta.RowGroups {
-		flushAt = max(flushAt, rg.TotalByteSize)
-	}
+	fh.Close()
 	w := parquet.NewWriter(out, opts...)
+	c := &parquetCopier{w: w, indices: indices, flushAt: 1 << 20, rows: make([]parquet.Row, 16)}
+	for _, p := range paths {
+		if err := c.copyFile(ctx, p, schema); err != nil {
+			return err
+		}
+	}
+	if c.next < len(indices) {
+		return fmt.Errorf("%s: row %d selected but the split has %d rows", paths[len(paths)-1], indices[c.next], c.base)
+	}
+	return w.Close()
+}
 
-	rows := make([]parquet.Row, 16)
-	next := 0 // position in indices
-	var base, buffered int64
+// parquetCopier carries the position in the selection across the shards of a split.
+type parquetCopier struct {
+	w        *parquet.Writer
+	indices  []int
+	next     int   // position in indices
+	base     int64 // split row number of the current row group's first row
+	buffered int64 // bytes written since the last flush, roughly
+	flushAt  int64
+	rows     []parquet.Row
+}
+
+func (c *parquetCopier) copyFile(ctx context.Context, path string, schema *parquet.Schema) error {
+	fh, pf, _, err := openParquet(path)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	if pf.Schema().String() != schema.String() {
+		return fmt.Errorf("%s: schema differs from the split's first file:\n%s", path, pf.Schema())
+	}
+	for _, rg := range pf.Metadata().RowGroups {
+		c.flushAt = max(c.flushAt, rg.TotalByteSize)
+	}
 	for _, rg := range pf.RowGroups() {
-		end := base + rg.NumRows()
-		if next >= len(indices) || int64(indices[next]) >= end {
-			base = end
+		end := c.base + rg.NumRows()
+		if c.next >= len(c.indices) || int64(c.indices[c.next]) >= end {
+			c.base = end
 			continue
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		r := rg.Rows()
-		if err := r.SeekToRow(int64(indices[next]) - base); err != nil {
-			r.Close()
+		if err := c.copyRowGroup(rg, end); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
-		pos := int64(indices[next])
-		for next < len(indices) && int64(indices[next]) < end {
-			n, err := r.ReadRows(rows)
-			for _, row := range rows[:n] {
-				if next < len(indices) && int64(indices[next]) == pos {
-					if _, werr := w.WriteRows([]parquet.Row{row}); werr != nil {
-						r.Close()
-						return werr
-					}
-					for _, v := range row {
-						if !v.IsNull() && v.Kind() == parquet.ByteArray {
-							buffered += int64(len(v.ByteArray()))
-						} else {
-							buffered += 8
-						}
-					}
-					next++
-				}
-				pos++
-			}
-			if err == io.EOF && n == 0 {
-				break
-			}
-			if err != nil && err != io.EOF {
-				r.Close()
-				return fmt.Errorf("%s: row %d: %w", path, pos, err)
-			}
-		}
-		r.Close()
-		if buffered >= flushAt {
-			if err := w.Flush(); err != nil {
+		if c.buffered >= c.flushAt {
+			if err := c.w.Flush(); err != nil {
 				return err
 			}
-			buffered = 0
+			c.buffered = 0
 		}
-		base = end
+		c.base = end
 	}
-	if next < len(indices) {
-		return fmt.Errorf("%s: row %d selected but the file has %d rows", path, indices[next], base)
+	return nil
+}
+
+func (c *parquetCopier) copyRowGroup(rg parquet.RowGroup, end int64) error {
+	r := rg.Rows()
+	defer r.Close()
+	pos := int64(c.indices[c.next])
+	if err := r.SeekToRow(pos - c.base); err != nil {
+		return err
 	}
-	return w.Close()
+	for c.next < len(c.indices) && int64(c.indices[c.next]) < end {
+		n, err := r.ReadRows(c.rows)
+		for _, row := range c.rows[:n] {
+			if c.next < len(c.indices) && int64(c.indices[c.next]) == pos {
+				if _, err := c.w.WriteRows([]parquet.Row{row}); err != nil {
+					return err
+				}
+				for _, v := range row {
+					if !v.IsNull() && v.Kind() == parquet.ByteArray {
+						c.buffered += int64(len(v.ByteArray()))
+					} else {
+						c.buffered += 8
+					}
+				}
+				c.next++
+			}
+			pos++
+		}
+		if err == io.EOF && n == 0 {
+			break
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("row %d: %w", pos, err)
+		}
+	}
+	return nil
 }
 
 // jsonlLines calls fn for every non-blank line of a JSONL file with its 1-based line number
@@ -323,24 +370,32 @@ func readJSONLNames(ctx context.Context, path string) ([]string, error) {
 }
 
 // copyJSONLRows writes the selected lines verbatim; a last line without a newline gets one.
-func copyJSONLRows(ctx context.Context, path string, out io.Writer, indices []int) error {
-	next := 0
-	err := jsonlLines(ctx, path, func(line []byte, _, row int) error {
-		if next >= len(indices) || indices[next] != row {
+func copyJSONLRows(ctx context.Context, paths []string, out io.Writer, indices []int) error {
+	next, base := 0, 0
+	for _, p := range paths {
+		rows := 0
+		err := jsonlLines(ctx, p, func(line []byte, _, row int) error {
+			rows++
+			if next >= len(indices) || indices[next] != base+row {
+				return nil
+			}
+			next++
+			if _, err := out.Write(line); err != nil {
+				return err
+			}
+			if line[len(line)-1] != '\n' {
+				_, err := out.Write([]byte{'\n'})
+				return err
+			}
 			return nil
-		}
-		next++
-		if _, err := out.Write(line); err != nil {
+		})
+		if err != nil {
 			return err
 		}
-		if line[len(line)-1] != '\n' {
-			_, err := out.Write([]byte{'\n'})
-			return err
-		}
-		return nil
-	})
-	if err == nil && next < len(indices) {
-		err = fmt.Errorf("%s: row %d selected but the file has fewer rows", path, indices[next])
+		base += rows
 	}
-	return err
+	if next < len(indices) {
+		return fmt.Errorf("%s: row %d selected but the split has %d rows", paths[len(paths)-1], indices[next], base)
+	}
+	return nil
 }

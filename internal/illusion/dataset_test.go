@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -38,7 +39,7 @@ func TestBuildTestSetsParquet(t *testing.T) {
 		p := filepath.Join(dir, s.name+".parquet")
 		allImgs[s.name] = writeHFParquet(t, p, names, s.group, 20)
 		allNames[s.name] = names
-		inputs = append(inputs, SplitInput{s.name, p})
+		inputs = append(inputs, SplitInput{s.name, []string{p}})
 	}
 	out := filepath.Join(dir, "out")
 	res, err := BuildTestSets(context.Background(), inputs, 60, 42, out)
@@ -67,7 +68,7 @@ func TestBuildTestSetsParquet(t *testing.T) {
 				t.Fatalf("%s row %d: path null-ness changed", s.name, j)
 			}
 		}
-		_, in := readHFParquet(t, inputs[i].Path)
+		_, in := readHFParquet(t, inputs[i].Paths[0])
 		if pf.Schema().String() != in.Schema().String() {
 			t.Fatalf("schema changed:\n%s\nvs\n%s", pf.Schema(), in.Schema())
 		}
@@ -118,7 +119,7 @@ func TestBuildMatchesPythonGolden(t *testing.T) {
 		n := synthNames(sp.Size, sp.Salt, sp.Weights, false)
 		p := filepath.Join(dir, sp.Name+".parquet")
 		writeHFParquet(t, p, n, 1000, 2)
-		inputs = append(inputs, SplitInput{sp.Name, p})
+		inputs = append(inputs, SplitInput{sp.Name, []string{p}})
 		names = append(names, n)
 	}
 	res, err := BuildTestSets(context.Background(), inputs, c.N, c.Seed, filepath.Join(dir, "out"))
@@ -160,7 +161,7 @@ func TestBuildTestSetsJSONL(t *testing.T) {
 	if err := os.WriteFile(in, []byte(strings.TrimSuffix(b.String(), "\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := BuildTestSets(context.Background(), []SplitInput{{"Illusion_ICON", in}}, 12, 3, dir)
+	res, err := BuildTestSets(context.Background(), []SplitInput{{"Illusion_ICON", []string{in}}}, 12, 3, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +193,7 @@ func TestReadNamesErrors(t *testing.T) {
 		if err := os.WriteFile(p, []byte(tt.content), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := ReadNames(context.Background(), p, FormatJSONL)
+		_, err := ReadNames(context.Background(), []string{p}, FormatJSONL)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("error %v, want %q", err, tt.want)
 		}
@@ -210,7 +211,7 @@ func TestReadNamesErrors(t *testing.T) {
 	if format, _ := DetectFormat(p); format != FormatParquet {
 		t.Fatal("Parquet not detected")
 	}
-	if _, err := ReadNames(context.Background(), p, FormatParquet); err == nil || !strings.Contains(err.Error(), `no top-level string column "image_name"`) {
+	if _, err := ReadNames(context.Background(), []string{p}, FormatParquet); err == nil || !strings.Contains(err.Error(), `no top-level string column "image_name"`) {
 		t.Fatalf("error %v", err)
 	}
 }
@@ -222,10 +223,10 @@ func TestBuildTestSetsErrors(t *testing.T) {
 	if _, err := BuildTestSets(context.Background(), nil, 10, 1, dir); err == nil {
 		t.Error("no splits accepted")
 	}
-	if _, err := BuildTestSets(context.Background(), []SplitInput{{"A", p}, {"a", p}}, 10, 1, dir); err == nil {
+	if _, err := BuildTestSets(context.Background(), []SplitInput{{"A", []string{p}}, {"a", []string{p}}}, 10, 1, dir); err == nil {
 		t.Error("duplicate split accepted")
 	}
-	if _, err := BuildTestSets(context.Background(), []SplitInput{{"A", filepath.Join(dir, "missing")}}, 10, 1, dir); err == nil {
+	if _, err := BuildTestSets(context.Background(), []SplitInput{{"A", []string{filepath.Join(dir, "missing")}}}, 10, 1, dir); err == nil {
 		t.Error("missing file accepted")
 	}
 }
@@ -244,5 +245,73 @@ func golden(t *testing.T, path string, got []byte) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatalf("%s differs:\n%s", path, got)
+	}
+}
+
+// TestShardsEqualOneFile splits a split into shards (Parquet and JSONL) and checks that the
+// test set is the one drawn from the whole file.
+func TestShardsEqualOneFile(t *testing.T) {
+	dir := t.TempDir()
+	names := synthNames(500, 12, []int{30, 60, 95}, false)
+	whole := filepath.Join(dir, "whole.parquet")
+	writeHFParquet(t, whole, names, 64, 10)
+	var shards []string
+	shardImg := map[string][]byte{}
+	for i, cut := range [][2]int{{0, 170}, {170, 171}, {171, 500}} {
+		p := filepath.Join(dir, fmt.Sprintf("shard-%05d.parquet", i))
+		for k, img := range writeHFParquet(t, p, names[cut[0]:cut[1]], 50, 10) {
+			shardImg[names[cut[0]+k]] = img
+		}
+		shards = append(shards, p)
+	}
+	var jsonShards []string
+	for i, cut := range [][2]int{{0, 250}, {250, 500}} {
+		var b strings.Builder
+		for _, n := range names[cut[0]:cut[1]] {
+			fmt.Fprintf(&b, "{\"image_name\": %q}\n", n)
+		}
+		jsonShards = append(jsonShards, writeFile(t, dir, fmt.Sprintf("j%d.jsonl", i), b.String()))
+	}
+	ctx := context.Background()
+	a, err := BuildTestSets(ctx, []SplitInput{{"A", []string{whole}}}, 120, 5, filepath.Join(dir, "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := BuildTestSets(ctx, []SplitInput{{"A", shards}}, 120, 5, filepath.Join(dir, "b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := BuildTestSets(ctx, []SplitInput{{"A", jsonShards}}, 120, 5, filepath.Join(dir, "j"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra, _ := readHFParquet(t, filepath.Join(dir, "a", a[0].OutputFile))
+	rb, _ := readHFParquet(t, filepath.Join(dir, "b", b[0].OutputFile))
+	jl, _ := os.ReadFile(filepath.Join(dir, "j", j[0].OutputFile))
+	jlines := strings.Split(strings.TrimSuffix(string(jl), "\n"), "\n")
+	if len(ra) != 120 || len(rb) != 120 || len(jlines) != 120 {
+		t.Fatalf("%d, %d and %d rows", len(ra), len(rb), len(jlines))
+	}
+	for i := range ra {
+		if *ra[i].ImageName != *rb[i].ImageName || !bytes.Equal(rb[i].Image.Bytes, shardImg[*rb[i].ImageName]) ||
+			!strings.Contains(jlines[i], *ra[i].ImageName) {
+			t.Fatalf("row %d: %s / %s / %s", i, *ra[i].ImageName, *rb[i].ImageName, jlines[i])
+		}
+	}
+	// Shards of different formats or schemas are refused.
+	if _, err := BuildTestSets(ctx, []SplitInput{{"A", []string{whole, jsonShards[0]}}}, 10, 5, dir); err == nil {
+		t.Error("mixed formats accepted")
+	}
+	type other struct {
+		ImageName string `parquet:"image_name"`
+	}
+	p := filepath.Join(dir, "other.parquet")
+	f, _ := os.Create(p)
+	w := parquetWriterFor[other](f)
+	w.Write([]other{{names[0]}})
+	w.Close()
+	f.Close()
+	if _, err := BuildTestSets(ctx, []SplitInput{{"A", []string{whole, p}}}, 10, 5, dir); err == nil || !strings.Contains(err.Error(), "schema differs") {
+		t.Errorf("different schema: %v", err)
 	}
 }

@@ -22,7 +22,7 @@ func LoadTestSet(ctx context.Context, split, path string) (*TestSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	names, err := ReadNames(ctx, path, format)
+	names, err := ReadNames(ctx, []string{path}, format)
 	if err != nil {
 		return nil, err
 	}
