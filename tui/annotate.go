@@ -63,17 +63,19 @@ type annotateModel struct {
 	values rubric.Values     // as shown: saved values plus writes still on their way
 	focus  int               // index into r.Fields; -1 when nothing is focusable
 
-	mode         mode
-	comment      textarea.Model
-	commentRev   int
-	flagReason   textinput.Model
-	vp           viewport.Model
-	bar          progress.Model
-	contextFor   string // the item and width the viewport content was rendered for
-	rubricView   string // cached rubric pane
-	rubricDirty  bool
-	message      string
-	messageStyle lipgloss.Style
+	mode          mode
+	comment       textarea.Model
+	commentRev    int
+	flagReason    textinput.Model
+	vp            viewport.Model
+	bar           progress.Model
+	contextFor    string // the item and width the viewport content was rendered for
+	ctxView       []string
+	ctxViewOffset int
+	rubricView    string // cached rubric pane
+	rubricDirty   bool
+	message       string
+	messageStyle  lipgloss.Style
 
 	// database work
 	ops    []op

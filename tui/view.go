@@ -46,6 +46,7 @@ func (m *annotateModel) layout() {
 		ctxH -= lipgloss.Height(m.rubricPane())
 	}
 	m.vp.Width, m.vp.Height = m.contextWidth(), max(1, ctxH)
+	m.ctxView = nil
 	key := fmt.Sprintf("%d/%d", m.item.Ref.TurnID, m.vp.Width)
 	if key != m.contextFor {
 		content, current := m.renderContext(m.vp.Width)
@@ -55,7 +56,8 @@ func (m *annotateModel) layout() {
 	}
 }
 
-// View implements tea.Model.
+// View implements tea.Model. It only joins cached pieces: the context pane is rendered again
+// after a scroll, resize or item change, the rubric pane after an answer or focus change.
 func (m *annotateModel) View() string {
 	if m.width == 0 {
 		return ""
@@ -63,18 +65,53 @@ func (m *annotateModel) View() string {
 	if m.mode == modeHelp {
 		return m.helpScreen()
 	}
-	if m.item == nil {
-		return lipgloss.JoinVertical(lipgloss.Left, m.header(), "", m.messageLine(), m.helpLine())
-	}
-	ctxPane := lipgloss.JoinVertical(lipgloss.Left, m.contextTitle(), m.vp.View())
-	var body string
-	if m.wide() {
-		sep := m.st.Dim.Render(strings.Repeat("│\n", max(1, m.height-4)) + "│")
-		body = lipgloss.JoinHorizontal(lipgloss.Top, ctxPane, sep, m.rubricPane())
+	var b strings.Builder
+	b.WriteString(m.header())
+	b.WriteByte('\n')
+	if m.item != nil {
+		ctx := m.contextLines()
+		rub := m.rubricPane()
+		if m.wide() {
+			rubLines := strings.Split(rub, "\n")
+			sep := m.st.Dim.Render("│")
+			for i, l := range ctx {
+				b.WriteString(l)
+				b.WriteString(sep)
+				if i < len(rubLines) {
+					b.WriteString(rubLines[i])
+				}
+				b.WriteByte('\n')
+			}
+		} else {
+			for _, l := range ctx {
+				b.WriteString(l)
+				b.WriteByte('\n')
+			}
+			b.WriteString(rub)
+			b.WriteByte('\n')
+		}
 	} else {
-		body = lipgloss.JoinVertical(lipgloss.Left, ctxPane, m.rubricPane())
+		b.WriteByte('\n')
 	}
-	return lipgloss.JoinVertical(lipgloss.Left, m.header(), body, m.messageLine(), m.helpLine())
+	b.WriteString(m.messageLine())
+	b.WriteByte('\n')
+	b.WriteString(m.helpLine())
+	return b.String()
+}
+
+// contextLines is the context pane (title and visible part of the conversation), each line
+// padded to the pane's width, cached until the viewport moves or changes.
+func (m *annotateModel) contextLines() []string {
+	if m.ctxView != nil && m.ctxViewOffset == m.vp.YOffset {
+		return m.ctxView
+	}
+	pane := m.contextTitle() + "\n" + m.vp.View()
+	lines := strings.Split(pane, "\n")
+	for i, l := range lines {
+		lines[i] = padRight(l, m.vp.Width)
+	}
+	m.ctxView, m.ctxViewOffset = lines, m.vp.YOffset
+	return lines
 }
 
 func (m *annotateModel) header() string {
