@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/mattn/go-isatty"
@@ -75,6 +76,11 @@ func runAgree(cmd *cobra.Command, ratings string, o *agreeOptions) error {
 	if o.levels != "" && o.auto == "" {
 		return usageErrorf("--levels needs --auto: it groups the correlations with automatic scores")
 	}
+	// Reading millions of rows builds a large heap that lives until the end; collecting at 5×
+	// the live heap instead of 2× (soft-capped below 1 GB) halves the time spent in the
+	// collector on the 3,000,000-row benchmark.
+	defer debug.SetGCPercent(debug.SetGCPercent(agree.GCPercent))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(agree.MemoryLimit))
 	fields, err := longform.Load(longform.Options{Ratings: ratings, Auto: o.auto, Schema: o.schema, NACategory: o.naCategory})
 	if err != nil {
 		return err

@@ -5,6 +5,14 @@ import (
 	"fmt"
 )
 
+// GCPercent and MemoryLimit are the garbage-collector settings m3eval agree runs with
+// (runtime/debug): big inputs make a large heap that lives to the end of the run, so
+// collecting less often pays, within a soft limit under 1 GB.
+const (
+	GCPercent   = 400
+	MemoryLimit = 900 << 20
+)
+
 // Options controls Analyze.
 type Options struct {
 	// Bootstrap is the number of bootstrap replicates (0: no intervals).

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"testing"
 
 	"github.com/m3bench/m3eval/internal/agree"
@@ -116,6 +117,9 @@ func BenchmarkAgreeEndToEnd(b *testing.B) {
 	ratings, auto := filepath.Join(dir, "ratings.csv"), filepath.Join(dir, "auto.csv")
 	writeCSV(b, ratings, auto, 1_000_000, 3)
 	runtime.GC()
+	// The collector settings of m3eval agree.
+	defer debug.SetGCPercent(debug.SetGCPercent(agree.GCPercent))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(agree.MemoryLimit))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -27,6 +27,12 @@ type Builder struct {
 	items  map[string]int32
 	names  []string
 	judges []string
+
+	// Long-form files list the ratings of an item (and of a field) together, so the last
+	// lookups are remembered: most rows then skip the map of item ids.
+	lastItem  string
+	lastGI    int32
+	lastField *fieldAcc
 }
 
 type cell struct {
@@ -58,9 +64,10 @@ type fieldAcc struct {
 	auto  map[string]*autoAcc // by judge
 }
 
+// autoAcc holds one judge's raw scores of a field by matrix row ("" = none yet).
 type autoAcc struct {
-	vals  map[int32]string
-	lines map[int32]int
+	vals  []string
+	lines []uint32
 }
 
 // Location formats an error position: "file:line: column: ". Line 0 omits the line.
@@ -107,7 +114,10 @@ func NewBuilder(schema []Field) (*Builder, error) {
 // Add records one rating. loc is used in error messages only.
 func (b *Builder) Add(item, rater, field, value string, loc Location) error {
 	item, rater, field, value = strings.TrimSpace(item), strings.TrimSpace(rater), strings.TrimSpace(field), strings.TrimSpace(value)
-	f := b.byName[field]
+	f := b.lastField
+	if f == nil || f.name != field {
+		f = b.byName[field]
+	}
 	if f == nil {
 		f = &fieldAcc{name: field, raw: map[string]uint8{}, allRaters: map[string]int{}, auto: map[string]*autoAcc{}}
 		if d, ok := b.schema[field]; ok {
@@ -116,6 +126,7 @@ func (b *Builder) Add(item, rater, field, value string, loc Location) error {
 		b.byName[field] = f
 		b.fields = append(b.fields, f)
 	}
+	b.lastField = f
 	ri, ok := f.allRaters[rater]
 	if !ok {
 		ri = len(f.allOrder)
@@ -162,12 +173,16 @@ func (b *Builder) Add(item, rater, field, value string, loc Location) error {
 		f.raterCol[ri] = len(f.raters)
 		f.raters = append(f.raters, rater)
 	}
-	gi, ok := b.items[item]
+	gi, ok := b.lastGI, item == b.lastItem && len(b.names) > 0
+	if !ok {
+		gi, ok = b.items[item]
+	}
 	if !ok {
 		gi = int32(len(b.names))
 		b.items[item] = gi
 		b.names = append(b.names, item)
 	}
+	b.lastItem, b.lastGI = item, gi
 	for int(gi) >= len(f.local) {
 		f.local = append(f.local, 0)
 	}
@@ -205,16 +220,16 @@ func (b *Builder) AddScore(judge, item, field, value string, loc Location) error
 	}
 	a := f.auto[judge]
 	if a == nil {
-		a = &autoAcc{vals: map[int32]string{}, lines: map[int32]int{}}
+		a = &autoAcc{vals: make([]string, len(f.items)), lines: make([]uint32, len(f.items))}
 		f.auto[judge] = a
 	}
 	row := f.local[gi] - 1
-	if prev, dup := a.lines[row]; dup {
+	if a.vals[row] != "" {
 		loc.Column = "item"
-		return loc.errorf("duplicate score for item %q, field %s (first on line %d)", item, field, prev)
+		return loc.errorf("duplicate score for item %q, field %s (first on line %d)", item, field, a.lines[row])
 	}
 	a.vals[row] = value
-	a.lines[row] = loc.Line
+	a.lines[row] = uint32(loc.Line)
 	return nil
 }
 
@@ -307,7 +322,9 @@ func (b *Builder) Build(file string) ([]FieldData, error) {
 			j := NewJudge(judge, len(f.items))
 			if a := f.auto[judge]; a != nil {
 				for row, s := range a.vals {
-					j.SetString(fd, int(row), s)
+					if s != "" {
+						j.SetString(fd, row, s)
+					}
 				}
 			}
 			d.Judges = append(d.Judges, j)

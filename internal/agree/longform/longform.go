@@ -124,32 +124,89 @@ func csvError(name string, err error) error {
 	return fmt.Errorf("%s: %w", name, err)
 }
 
-// each calls fn for each record with the values of the named columns.
+// batchRows is the number of records the parsing goroutine hands over at a time.
+const batchRows = 4096
+
+type batch struct {
+	vals  []string // len(cols) values per record
+	lines []int
+	err   error
+}
+
+// each calls fn for each record with the values of the named columns. Parsing runs on its
+// own goroutine, one batch of records ahead of fn, so that CSV decoding and the caller's
+// work (interning ids) overlap on two cores.
 func (t *table) each(cols []string, fn func(vals []string, line int) error) error {
 	idx := make([]int, len(cols))
 	for i, c := range cols {
 		idx[i] = t.cols[c]
 	}
-	vals := make([]string, len(cols))
-	for {
-		rec, err := t.r.Read()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return csvError(t.name, err)
-		}
-		line, _ := t.r.FieldPos(0)
-		for i, j := range idx {
-			if j >= len(rec) {
-				return fmt.Errorf("%s:%d: %s: missing (the record has %d fields)", t.name, line, cols[i], len(rec))
+	out := make(chan batch, 4)
+	free := make(chan batch, 6) // consumed batches come back for reuse
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		defer close(out)
+		next := func() batch {
+			select {
+			case b := <-free:
+				return batch{vals: b.vals[:0], lines: b.lines[:0]}
+			default:
+				return batch{vals: make([]string, 0, batchRows*len(cols)), lines: make([]int, 0, batchRows)}
 			}
-			vals[i] = rec[j]
 		}
-		if err := fn(vals, line); err != nil {
-			return err
+		b := next()
+		send := func() bool {
+			select {
+			case out <- b:
+				b = next()
+				return true
+			case <-done:
+				return false
+			}
+		}
+		for {
+			rec, err := t.r.Read()
+			if err == io.EOF {
+				send()
+				return
+			}
+			if err != nil {
+				b.err = csvError(t.name, err)
+				send()
+				return
+			}
+			line, _ := t.r.FieldPos(0)
+			for i, j := range idx {
+				if j >= len(rec) {
+					b.err = fmt.Errorf("%s:%d: %s: missing (the record has %d fields)", t.name, line, cols[i], len(rec))
+					send()
+					return
+				}
+				b.vals = append(b.vals, rec[j])
+			}
+			b.lines = append(b.lines, line)
+			if len(b.lines) == batchRows && !send() {
+				return
+			}
+		}
+	}()
+	k := len(cols)
+	for b := range out {
+		for r, line := range b.lines {
+			if err := fn(b.vals[r*k:r*k+k], line); err != nil {
+				return err
+			}
+		}
+		if b.err != nil {
+			return b.err
+		}
+		select {
+		case free <- b:
+		default:
 		}
 	}
+	return nil
 }
 
 // ReadRatings streams a ratings CSV (header with item, rater, field, value; other columns
