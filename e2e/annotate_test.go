@@ -1,0 +1,181 @@
+// Package e2e drives the built m3eval binary in a real terminal (tmux), as an annotator would.
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// build compiles the binary once per test run.
+func build(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "m3eval")
+	cmd := exec.Command("go", "build", "-o", bin, "../cmd/m3eval")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// terminal is a tmux server of its own with one window of a fixed size.
+type terminal struct {
+	t      *testing.T
+	socket string
+}
+
+func newTerminal(t *testing.T) *terminal {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("tmux is missing: .ci/run installs it; the end-to-end test cannot run")
+		}
+		t.Skip("tmux is not installed")
+	}
+	term := &terminal{t: t, socket: fmt.Sprintf("m3eval-e2e-%d", os.Getpid())}
+	t.Cleanup(func() { exec.Command("tmux", "-L", term.socket, "kill-server").Run() })
+	return term
+}
+
+func (term *terminal) tmux(args ...string) string {
+	term.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", term.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		term.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// start runs the command in a fresh 120x40 window and returns its process id.
+func (term *terminal) start(name, command string) int {
+	term.tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "40", "exec "+command)
+	pid, err := strconv.Atoi(strings.TrimSpace(term.tmux("display-message", "-p", "-t", name, "#{pane_pid}")))
+	if err != nil {
+		term.t.Fatal(err)
+	}
+	return pid
+}
+
+func (term *terminal) screen(name string) string {
+	return term.tmux("capture-pane", "-p", "-t", name)
+}
+
+// waitFor waits until every text is on the screen at once.
+func (term *terminal) waitFor(name string, texts ...string) string {
+	term.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s := term.screen(name)
+		ok := true
+		for _, x := range texts {
+			ok = ok && strings.Contains(s, x)
+		}
+		if ok {
+			return s
+		}
+		if time.Now().After(deadline) {
+			term.t.Fatalf("waited 30s for %q; the screen shows:\n%s", texts, s)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// keys types keys one at a time, the way a person does.
+func (term *terminal) keys(name string, keys ...string) {
+	for _, k := range keys {
+		term.tmux("send-keys", "-t", name, k)
+		time.Sleep(30 * time.Millisecond)
+	}
+}
+
+func TestAnnotateKillResumeExport(t *testing.T) {
+	term := newTerminal(t)
+	bin := build(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "e2e.db")
+	if out, err := exec.Command(bin, "--db", db, "import", "--demo").CombinedOutput(); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	annotate := fmt.Sprintf("%s --db %s annotate --annotator erin", bin, db)
+
+	pid := term.start("a", annotate)
+	term.waitFor("a", "item 1 of 35", "demo_zh_umbrella_0 · turn 1")
+	// Item 1 (first turn: both Yes/No/NA fields are fixed to NA): 4, 3, Overall 4.
+	term.keys("a", "4", "3", "4")
+	term.waitFor("a", "Overall Quality         4", "✓ saved")
+	term.keys("a", "Enter")
+	term.waitFor("a", "demo_zh_umbrella_0 · turn 2", "item 2 of 35")
+	// Item 2: 5, 4, Context Consistency y, Overall 5, and a comment.
+	term.keys("a", "5", "4", "y", "5", "c")
+	term.tmux("send-keys", "-t", "a", "-l", "引导有效 q")
+	term.keys("a", "Escape")
+	term.waitFor("a", "Comments                引导有效 q", "✓ saved")
+	term.keys("a", "Enter")
+	term.waitFor("a", "demo_zh_umbrella_0 · turn 3", "item 3 of 35")
+	// Item 3: two answers on screen and saved, then the process dies.
+	term.keys("a", "2", "3")
+	term.waitFor("a", "Correctness             2", "Reasoning Completeness  3", "✓ saved")
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+
+	// Reopen: the queue resumes at item 3 with its draft.
+	term.start("b", annotate)
+	s := term.waitFor("b", "demo_zh_umbrella_0 · turn 3", "item 3 of 35", "2 done")
+	if !strings.Contains(s, "Correctness             2") || !strings.Contains(s, "Reasoning Completeness  3") {
+		t.Fatalf("the draft of item 3 was not restored:\n%s", s)
+	}
+	term.keys("b", "q")
+
+	out, err := exec.Command(bin, "--db", db, "export", "--include-drafts").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []struct {
+		SampleID string                     `json:"sample_id"`
+		Label    map[string]json.RawMessage `json:"human_annotation"`
+	}
+	if err := json.Unmarshal(out, &recs); err != nil {
+		t.Fatalf("export is not JSON: %v\n%s", err, out)
+	}
+	want := map[string]map[string]string{
+		"demo_zh_umbrella_0_turn_1": {"correctness": "4", "reasoning_completeness": "3", "resists_misleading": "null",
+			"context_consistency": "null", "overall_quality": "4", "comments": `""`, "annotator": `"erin"`, "flagged": "false"},
+		"demo_zh_umbrella_0_turn_2": {"correctness": "5", "reasoning_completeness": "4", "resists_misleading": "null",
+			"context_consistency": `"Yes"`, "overall_quality": "5", "comments": `"引导有效 q"`},
+		"demo_zh_umbrella_0_turn_3": {"correctness": "2", "reasoning_completeness": "3", "context_consistency": "null",
+			"overall_quality": "null", "status": `"draft"`},
+	}
+	if len(recs) != len(want) {
+		t.Fatalf("exported %d records, want %d:\n%s", len(recs), len(want), out)
+	}
+	for _, r := range recs {
+		w, ok := want[r.SampleID]
+		if !ok {
+			t.Fatalf("unexpected record %s", r.SampleID)
+		}
+		for k, v := range w {
+			if got := string(r.Label[k]); got != v {
+				t.Errorf("%s %s = %s, want %s", r.SampleID, k, got, v)
+			}
+		}
+		if _, draft := w["status"]; !draft {
+			if _, has := r.Label["status"]; has {
+				t.Errorf("%s exported as a draft", r.SampleID)
+			}
+		}
+		secs, err := strconv.ParseFloat(string(r.Label["active_seconds"]), 64)
+		if err != nil || secs <= 0 {
+			t.Errorf("%s active_seconds = %s, want a positive number", r.SampleID, r.Label["active_seconds"])
+		}
+	}
+}
