@@ -292,4 +292,8 @@ func TestScoreLogs(t *testing.T) {
 	if err != nil || len(res.Items) != 2 || !res.Items[0].Hit || res.Items[1].Hit || res.Items[1].Answer != "other: forest" {
 		t.Errorf("combined: %+v %v", res, err)
 	}
+	res, err = ScoreLogs(ctx, []*TestSet{set}, []LogInput{{Path: p}}, KindScene)
+	if err != nil || len(res.Items) != 1 || res.Items[0].Answer != "other: forest" {
+		t.Errorf("combined with --kind scene: %+v %v", res, err)
+	}
 }

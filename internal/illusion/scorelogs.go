@@ -138,12 +138,15 @@ func scoreLog(lg *Log, split string, ts *TestSet, kinds []Kind) ([]Item, []strin
 	} else {
 		vocab = Vocabulary(names)
 	}
+	// A log of the combined task answers both questions in "Shape: ...\nScene: ..." lines;
+	// each kind reads its own line, also when --kind picks one of them.
+	combined := len(lg.Kinds()) > 1
 	var items []Item
 	for _, k := range kinds {
 		disagree, compared := 0, 0
 		for i, r := range lg.Records {
 			resp := r.Response
-			if len(kinds) > 1 {
+			if combined {
 				resp = Field(resp, k)
 			}
 			it := Score(split, k, r.DocID, names[i], resp, vocab)
