@@ -212,6 +212,9 @@ func vsJudge(d *FieldData, j Judge, values []int64) (VsJudge, *pairs) {
 	ordinal := f.Type == Ordinal
 	v := VsJudge{Judge: j.Name}
 	var xs, ys []float64
+	if ordinal {
+		xs, ys = make([]float64, 0, m.Items), make([]float64, 0, m.Items)
+	}
 	table := make([]int64, k*k)
 	counts := make([]int, k)
 	for i := 0; i < m.Items; i++ {
