@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/agree/longform"
@@ -66,18 +68,40 @@ func synthetic(n, r int, miss float64, seed uint64) agree.FieldData {
 	return agree.FieldData{Field: f, Items: items[:keep], Raters: raters, Ratings: m, Judges: []agree.Judge{j}}
 }
 
+// cpuTimer reports the CPU time (user + system, all threads) the benchmark loop used, per
+// iteration, as cpu-ms/op: on a machine shared with other jobs the wall-clock ns/op grows
+// with their load, the CPU time much less.
+type cpuTimer struct{ start time.Duration }
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func startCPU(b *testing.B) *cpuTimer {
+	b.ResetTimer()
+	return &cpuTimer{start: cpuTime()}
+}
+
+func (c *cpuTimer) stop(b *testing.B) {
+	b.StopTimer()
+	b.ReportMetric(float64(cpuTime()-c.start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+}
+
 // BenchmarkKrippendorffOrdinal is alpha (ordinal) on 3 raters × 1,000,000 items, 10% of the
 // ratings missing, from in-memory ratings (target: 50 ms).
 func BenchmarkKrippendorffOrdinal(b *testing.B) {
 	d := synthetic(1_000_000, 3, 0.1, 1)
 	b.ReportAllocs()
-	b.ResetTimer()
+	c := startCPU(b)
 	for i := 0; i < b.N; i++ {
 		v := agree.KrippendorffAlpha(d.Ratings, d.Field.Values, agree.LevelOrdinal)
 		if !v.OK() {
 			b.Fatal(v)
 		}
 	}
+	c.stop(b)
 }
 
 // BenchmarkAllStatistics is every statistic of one 1–5 field (3 raters, 1,000,000 items,
@@ -85,13 +109,14 @@ func BenchmarkKrippendorffOrdinal(b *testing.B) {
 func BenchmarkAllStatistics(b *testing.B) {
 	d := synthetic(1_000_000, 3, 0.1, 2)
 	b.ReportAllocs()
-	b.ResetTimer()
+	c := startCPU(b)
 	for i := 0; i < b.N; i++ {
 		r, err := agree.AnalyzeField(context.Background(), &d, 0, agree.Options{})
 		if err != nil || !r.Judges[0].KendallTauB.OK() {
 			b.Fatal(err)
 		}
 	}
+	c.stop(b)
 }
 
 // BenchmarkBootstrap is B = 1000 replicates of alpha (3 levels), Fleiss and the three
@@ -99,13 +124,14 @@ func BenchmarkAllStatistics(b *testing.B) {
 func BenchmarkBootstrap(b *testing.B) {
 	d := synthetic(10_000, 3, 0.1, 3)
 	b.ReportAllocs()
-	b.ResetTimer()
+	c := startCPU(b)
 	for i := 0; i < b.N; i++ {
 		r, err := agree.AnalyzeField(context.Background(), &d, 0, agree.Options{Bootstrap: 1000, Seed: 1})
 		if err != nil || len(r.Bootstrap) != 7 {
 			b.Fatal(err, len(r.Bootstrap))
 		}
 	}
+	c.stop(b)
 }
 
 // BenchmarkAgreeEndToEnd reads a 3,000,000-row ratings CSV (1,000,000 items × 3 raters, 10%
@@ -121,7 +147,7 @@ func BenchmarkAgreeEndToEnd(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(agree.GCPercent))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(agree.MemoryLimit))
 	b.ReportAllocs()
-	b.ResetTimer()
+	c := startCPU(b)
 	for i := 0; i < b.N; i++ {
 		fields, err := longform.Load(longform.Options{Ratings: ratings, Auto: auto})
 		if err != nil {
@@ -135,7 +161,7 @@ func BenchmarkAgreeEndToEnd(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.StopTimer()
+	c.stop(b)
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	b.ReportMetric(float64(ms.Sys)/1e6, "MB-sys")

@@ -263,6 +263,11 @@ func Load(o Options) ([]agree.FieldData, error) {
 		return nil, err
 	}
 	b.NACategory = o.NACategory
+	if st, err := os.Stat(o.Ratings); err == nil {
+		// A ratings row takes at least about 20 bytes and most items have several rows;
+		// over-estimating costs only map slots.
+		b.SizeHint(int(min(st.Size()/64, 1<<26)))
+	}
 	if err := readFile(o.Ratings, func(name string, r io.Reader) error { return ReadRatings(b, name, r) }); err != nil {
 		return nil, err
 	}
