@@ -11,7 +11,8 @@ import (
 // Sink stores records; the store's Importer is one. Outcomes index Counts (0 new,
 // 1 unchanged, 2 replaced).
 type Sink interface {
-	PutTurn(t *dataset.Turn) (int64, int, error)
+	// PutTurns stores a batch; on error len(ids) is the index of the turn that failed.
+	PutTurns(ts []dataset.Turn) (ids []int64, outcomes []int, err error)
 	PutLabel(turnID int64, l *dataset.Label) (int, error)
 }
 
@@ -67,12 +68,24 @@ func Import(ctx context.Context, sink Sink, name string, r io.Reader, lo LabelOp
 		}
 	}()
 	var c Counts
+	turns := make([]dataset.Turn, 0, batchSize)
 	for b := range batches {
 		if err := ctx.Err(); err != nil {
 			return c, err
 		}
+		turns = turns[:0]
 		for i := range b.recs {
-			if err := put(sink, name, &b.recs[i], lo, &c); err != nil {
+			turns = append(turns, b.recs[i].Turn)
+		}
+		ids, outcomes, err := sink.PutTurns(turns)
+		for _, o := range outcomes {
+			c.Turns[o]++
+		}
+		if err != nil {
+			return c, fmt.Errorf("%s:%d: %w", name, b.recs[len(ids)].Line, err)
+		}
+		for i := range b.recs {
+			if err := putLabels(sink, name, &b.recs[i], ids[i], lo, &c); err != nil {
 				return c, err
 			}
 		}
@@ -83,12 +96,7 @@ func Import(ctx context.Context, sink Sink, name string, r io.Reader, lo LabelOp
 	return c, ctx.Err()
 }
 
-func put(sink Sink, name string, rec *Record, lo LabelOptions, c *Counts) error {
-	id, outcome, err := sink.PutTurn(&rec.Turn)
-	if err != nil {
-		return fmt.Errorf("%s:%d: %w", name, rec.Line, err)
-	}
-	c.Turns[outcome]++
+func putLabels(sink Sink, name string, rec *Record, id int64, lo LabelOptions, c *Counts) error {
 	for _, raw := range rec.Labels {
 		l, err := Label(name, rec, raw, lo)
 		if err != nil {

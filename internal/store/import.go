@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/rubric"
@@ -37,6 +38,8 @@ type Importer struct {
 	opts ImportOptions
 
 	insertTurn, findTurn, updateTurn, upsertEpisode *sql.Stmt
+	batchTurns                                      *sql.Stmt
+	batchArgs                                       []any
 
 	// The last episode seen; records come grouped by episode, so this cache hits nearly always
 	// and keeps memory flat however large the file.
@@ -73,6 +76,11 @@ func (s *Store) BeginImport(ctx context.Context, opts ImportOptions) (*Importer,
 		content_hash = ? WHERE id = ?`)
 	prep(&im.upsertEpisode, `INSERT INTO episodes (episode_key) VALUES (?)
 		ON CONFLICT (episode_key) DO UPDATE SET episode_key = excluded.episode_key RETURNING id`)
+	// A batch of turns goes in with one multi-row INSERT: the per-statement cost of
+	// database/sql and cgo is paid once per batchRows turns instead of once per turn.
+	prep(&im.batchTurns, `INSERT INTO turns (sample_id, episode_id, turn, action_type, task_type,
+		user_message, vlm_response, expected_answer, images, model, meta, content_hash) VALUES `+
+		strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", batchRows), ", "))
 	if err != nil {
 		tx.Rollback()
 		return nil, fmt.Errorf("begin import: %w", err)
@@ -101,6 +109,94 @@ func (im *Importer) episodeID(key string) (int64, error) {
 	}
 	im.lastEpisodeKey, im.lastEpisodeID = key, id
 	return id, nil
+}
+
+// PutTurns stores a batch of turns and returns their ids and outcomes. New turns go in with
+// one statement; when any turn of the batch is already stored (or clashes), the batch is
+// rolled back to its savepoint and stored turn by turn, which tells identical records from
+// changed ones. On error, len(ids) is the index of the turn that failed.
+func (im *Importer) PutTurns(ts []dataset.Turn) ([]int64, []Outcome, error) {
+	if len(ts) == 0 {
+		return nil, nil, nil
+	}
+	if ids, ok, err := im.insertBatch(ts); err != nil || ok {
+		outcomes := make([]Outcome, len(ids))
+		return ids, outcomes, err
+	}
+	ids := make([]int64, 0, len(ts))
+	outcomes := make([]Outcome, 0, len(ts))
+	for i := range ts {
+		id, o, err := im.PutTurn(&ts[i])
+		if err != nil {
+			return ids, outcomes, err
+		}
+		ids = append(ids, id)
+		outcomes = append(outcomes, o)
+	}
+	return ids, outcomes, nil
+}
+
+// batchRows is how many turns one multi-row INSERT carries (12 parameters each, well under
+// SQLite's limit of 32766).
+const batchRows = 128
+
+// insertBatch tries the multi-row path; ok is false when the batch must go turn by turn
+// (a short batch, or a turn that is already stored).
+func (im *Importer) insertBatch(ts []dataset.Turn) (ids []int64, ok bool, err error) {
+	if len(ts)%batchRows != 0 {
+		return nil, false, nil
+	}
+	args := im.batchArgs[:0]
+	epIDs := make([]int64, len(ts))
+	for i := range ts {
+		if epIDs[i], err = im.episodeID(ts[i].EpisodeID); err != nil {
+			return nil, false, err
+		}
+	}
+	if _, err := im.tx.ExecContext(im.ctx, `SAVEPOINT batch`); err != nil {
+		return nil, false, err
+	}
+	ids = make([]int64, 0, len(ts))
+	for start := 0; start < len(ts); start += batchRows {
+		args = args[:0]
+		for i := start; i < start+batchRows; i++ {
+			t := &ts[i]
+			images, err := json.Marshal(nonNil(t.Images))
+			if err != nil {
+				return nil, false, err
+			}
+			var meta any
+			if t.Meta != nil {
+				meta = string(t.Meta)
+			}
+			args = append(args, t.SampleID, epIDs[i], t.Turn, t.ActionType, t.TaskType, t.UserMessage,
+				t.VLMResponse, t.ExpectedAnswer, string(images), t.Model, meta, t.Hash())
+		}
+		res, err := im.batchTurns.ExecContext(im.ctx, args...)
+		if err != nil {
+			if _, rerr := im.tx.ExecContext(im.ctx, `ROLLBACK TO batch; RELEASE batch`); rerr != nil {
+				return nil, false, rerr
+			}
+			im.lastEpisodeKey, im.lastEpisodeID = "", 0 // the rollback may have taken new episodes
+			if isConflict(domainError(err)) {
+				return nil, false, nil
+			}
+			return nil, false, fmt.Errorf("store turns: %w", err)
+		}
+		last, err := res.LastInsertId()
+		if err != nil {
+			return nil, false, err
+		}
+		// One INSERT numbers its rows consecutively: nothing else writes in this transaction.
+		for i := 0; i < batchRows; i++ {
+			ids = append(ids, last-int64(batchRows-1-i))
+		}
+	}
+	im.batchArgs = args
+	if _, err := im.tx.ExecContext(im.ctx, `RELEASE batch`); err != nil {
+		return nil, false, err
+	}
+	return ids, true, nil
 }
 
 // PutTurn stores a turn. An identical stored turn is left alone; a changed one is an

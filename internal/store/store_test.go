@@ -383,3 +383,69 @@ func TestMedianActive(t *testing.T) {
 		t.Fatalf("median of 10,40,20,30 = %v, want 25s", d)
 	}
 }
+
+// TestPutTurnsBatches covers the multi-row path: full batches, a short tail, ids in order,
+// and a batch that meets stored turns and falls back to turn-by-turn outcomes.
+func TestPutTurnsBatches(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpenDB(t, "", store.Options{})
+	var ts []dataset.Turn
+	for i := 0; i < 300; i++ {
+		ts = append(ts, turn(fmt.Sprintf("ep%03d", i/7), i%7+1, "follow_up"))
+	}
+	put := func(batch []dataset.Turn) ([]int64, []store.Outcome) {
+		im, err := s.BeginImport(ctx, store.ImportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer im.Rollback()
+		ids, outcomes, err := im.PutTurns(batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := im.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		return ids, outcomes
+	}
+	ids, outcomes := put(ts[:256])
+	ids2, _ := put(ts[256:])
+	ids = append(ids, ids2...)
+	q, _ := s.OpenQueue(ctx, "alice", nil)
+	for i, id := range ids {
+		it, err := q.Load(ctx, store.Ref{TurnID: id})
+		if err != nil || it.Turn.SampleID != ts[i].SampleID {
+			t.Fatalf("id %d of turn %d loads %v %v", id, i, it, err)
+		}
+	}
+	for _, o := range outcomes {
+		if o != store.Inserted {
+			t.Fatalf("fresh batch outcome %v", o)
+		}
+	}
+	if n, _ := q.Len(ctx); n != 300 {
+		t.Fatalf("Len %d", n)
+	}
+	// Episodes are numbered in order of first appearance: queue order follows the input.
+	var order []string
+	r, ok, _ := q.First(ctx, false)
+	for ok && len(order) < 3 {
+		it, _ := q.Load(ctx, r)
+		order = append(order, it.Turn.SampleID)
+		r, ok, _ = q.Next(ctx, r, false)
+	}
+	if fmt.Sprint(order) != "[ep000_turn_1 ep000_turn_2 ep000_turn_3]" {
+		t.Fatalf("order %v", order)
+	}
+	// Re-putting a batch with stored turns falls back and reports each one.
+	again := append(append([]dataset.Turn(nil), ts[:128]...), ts[128:256]...)
+	again[200] = turn("new", 1, "initial")
+	_, outcomes = put(again)
+	counts := map[store.Outcome]int{}
+	for _, o := range outcomes {
+		counts[o]++
+	}
+	if counts[store.Unchanged] != 255 || counts[store.Inserted] != 1 {
+		t.Fatalf("outcomes of a mixed batch: %v", counts)
+	}
+}

@@ -1,0 +1,90 @@
+package store_test
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/m3bench/m3eval/internal/store"
+)
+
+// fillTurns writes n synthetic turns (10 per episode) straight into the database with one
+// recursive INSERT, which is far faster than importing them, for benchmarks of large queues.
+func fillTurns(tb testing.TB, path string, n int) {
+	tb.Helper()
+	s, err := store.Open(context.Background(), path, store.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s.Close()
+	db, err := sql.Open("sqlite3", "file:"+path+"?_journal_mode=WAL")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{
+		`WITH RECURSIVE e(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM e WHERE i < ?)
+		 INSERT INTO episodes (id, episode_key) SELECT i, 'ep' || i FROM e`,
+		`WITH RECURSIVE t(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM t WHERE i < ? - 1)
+		 INSERT INTO turns (sample_id, episode_id, turn, action_type, task_type, user_message, vlm_response,
+		   expected_answer, images, model, meta, content_hash)
+		 SELECT 'ep' || (i / 10 + 1) || '_turn_' || (i % 10 + 1), i / 10 + 1, i % 10 + 1,
+		   CASE i % 5 WHEN 0 THEN 'initial' WHEN 1 THEN 'mislead' WHEN 2 THEN 'follow_up' WHEN 3 THEN 'update' ELSE 'guidance' END,
+		   'causal_reasoning', 'Why is the person holding an umbrella?', 'Because it is raining: the ground is wet.',
+		   'It is raining', '[]', 'm', NULL, randomblob(16) FROM t`,
+	} {
+		arg := n / 10
+		if q[len(q)-5:] == "FROM t" {
+			arg = n
+		}
+		if _, err := db.Exec(q, arg); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkOpenQueue1M is what the annotator does before it shows the first item of a
+// 1,000,000-turn database: open it, count the queue, find the first unfinished item, load it
+// with its context and place it (target: under 300 ms).
+func BenchmarkOpenQueue1M(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "big.db")
+	fillTurns(b, path, 1_000_000)
+	ctx := context.Background()
+	for _, filter := range []store.Filter{nil, {"action_type": {"mislead"}}} {
+		name := "all"
+		if filter != nil {
+			name = "mislead"
+		}
+		b.Run(name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				start := time.Now()
+				s, err := store.Open(ctx, path, store.Options{Durable: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				q, err := s.OpenQueue(ctx, "bench", filter)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n, err := q.Len(ctx)
+				if err != nil || n == 0 || (filter == nil && n != 1_000_000) {
+					b.Fatal(n, err)
+				}
+				ref, ok, err := q.First(ctx, true)
+				if err != nil || !ok {
+					b.Fatal(ok, err)
+				}
+				if _, err := q.Load(ctx, ref); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := q.Position(ctx, ref); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(time.Since(start).Milliseconds()), "ms-to-first-item")
+				s.Close()
+			}
+		})
+	}
+}
