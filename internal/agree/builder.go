@@ -219,11 +219,17 @@ func (b *Builder) AddScore(judge, item, field, value string, loc Location) error
 	if IsMissing(value, false) {
 		return nil
 	}
-	b.AddJudge(judge)
-	f := b.byName[field]
+	if len(b.judges) == 0 || b.judges[len(b.judges)-1] != judge {
+		b.AddJudge(judge)
+	}
+	f := b.lastField
+	if f == nil || f.name != field {
+		f = b.byName[field]
+	}
 	if f == nil {
 		return nil
 	}
+	b.lastField = f
 	gi, ok := b.items[item]
 	if !ok || int(gi) >= len(f.local) || f.local[gi] == 0 {
 		return nil

@@ -202,10 +202,23 @@ func (j Judge) SetString(f Field, i int, s string) {
 		return
 	}
 	j.Present[i] = true
-	if x, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(x, 0) && !math.IsNaN(x) {
-		j.Num[i] = x
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsInf(x, 0) || math.IsNaN(x) {
+		j.Code[i], _ = f.Code(s) // a nominal label, or not a category
+		return
 	}
-	j.Code[i], _ = f.Code(s)
+	j.Num[i] = x
+	if f.Type != Ordinal {
+		j.Code[i], _ = f.Code(s)
+		return
+	}
+	if x == math.Trunc(x) && math.Abs(x) <= 1<<53 {
+		for c, v := range f.Values {
+			if float64(v) == x {
+				j.Code[i] = uint8(c)
+			}
+		}
+	}
 }
 
 // IsMissing reports whether a trimmed value is missing: empty, or "NA" unless naCategory.
