@@ -179,3 +179,31 @@ func TestAnnotateKillResumeExport(t *testing.T) {
 		}
 	}
 }
+
+// TestExitCodes runs the real binary: 0 ok, 1 error with a plain message, 2 usage.
+func TestExitCodes(t *testing.T) {
+	bin := build(t)
+	db := filepath.Join(t.TempDir(), "x.db")
+	missing := filepath.Join(t.TempDir(), "missing.jsonl")
+	for _, tc := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"--db", db, "import", "--demo"}, 0, "35 turns new"},
+		{[]string{"--db", db, "import", missing}, 1, "m3eval: import: open " + missing},
+		{[]string{"--db", db, "export", "--format", "xml"}, 2, "use one of json, jsonl, csv"},
+		{[]string{"--db", db, "frobnicate"}, 2, "unknown command"},
+	} {
+		out, err := exec.Command(bin, tc.args...).CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != tc.code || !strings.Contains(string(out), tc.says) {
+			t.Errorf("m3eval %v: exit %d, want %d; output:\n%s", tc.args, code, tc.code, out)
+		}
+	}
+}

@@ -14,8 +14,9 @@ import (
 func main() {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := newRootCmd().ExecuteContext(ctx)
-	cancel()
+	// Read ctx before cancelling it: after cancel every error would look like an interrupt.
 	code, message := exitCode(ctx, err)
+	cancel()
 	if message != "" {
 		fmt.Fprintln(os.Stderr, message)
 	}
