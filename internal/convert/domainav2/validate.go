@@ -2,6 +2,7 @@ package domainav2
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -308,33 +309,31 @@ func Validate(dir string) (*Report, error) {
 	}
 	defer qaF.Close()
 
-	mem := newLineReader(MemoryFile, memF, func(l *looseMemoryLine) *string { return l.UUID }, r)
-	qa := newLineReader(QAFile, qaF, func(l *looseQALine) *string { return l.UUID }, r)
+	// Three goroutines decode the three files, the heavy part; this one checks. Closing done
+	// stops them when Validate returns early.
+	done := make(chan struct{})
+	defer close(done)
+	mem := newLineReader(MemoryFile, memF, func(l *looseMemoryLine) *string { return l.UUID }, r, done)
+	qa := newLineReader(QAFile, qaF, func(l *looseQALine) *string { return l.UUID }, r, done)
 
 	uuids := map[string]bool{}
 	ids := map[string]bool{}
-	dec := jsontext.NewDecoder(bufio.NewReaderSize(mainF, 1<<20))
+	samples := decodeMain(mainF, done)
 	mainOK := true
-	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '[' {
-		r.problem(Problem{File: MainFile, Index: -1, Msg: "not a JSON array (the loader reads a list of samples)"})
-		mainOK = false
-	}
-	for i := 0; mainOK && dec.PeekKind() != ']'; i++ {
-		// Read the raw value first so that a wrong type inside one sample leaves the stream
-		// where it was, and only invalid JSON stops the file.
-		val, err := dec.ReadValue()
-		if err != nil {
-			r.problem(Problem{File: MainFile, Index: i, Msg: "invalid JSON: " + err.Error()})
+	for it := range samples {
+		for _, p := range it.probs {
+			r.problem(p)
+		}
+		if it.fatal {
 			mainOK = false
 			break
 		}
-		var ls looseSample
-		if err := jsonv2.Unmarshal(val, &ls); err != nil {
-			path, msg := decodeProblem(err)
-			r.problem(Problem{File: MainFile, Index: i, Path: path, Msg: msg})
+		if it.sample == nil {
+			continue // a problem of the file after its last sample
 		}
+		i, ls := it.index, it.sample
 		r.Samples++
-		s := checkSample(r, i, &ls, uuids, ids)
+		s := checkSample(r, i, ls, uuids, ids)
 		src := statsFor(s.id)
 		src.add(s.stats0()) // what checkSample counted before the source was known
 		s.stats = src
@@ -358,11 +357,6 @@ func Validate(dir string) (*Report, error) {
 		}
 	}
 	if mainOK {
-		if tok, err := dec.ReadToken(); err != nil || tok.Kind() != ']' {
-			r.problem(Problem{File: MainFile, Index: -1, Msg: "array not closed"})
-		} else if _, err := dec.ReadToken(); err != io.EOF {
-			r.problem(Problem{File: MainFile, Index: -1, Msg: "data after the array"})
-		}
 		if r.Samples == 0 {
 			r.problem(Problem{File: MainFile, Index: -1, Msg: "no samples"})
 		}
@@ -374,7 +368,7 @@ func Validate(dir string) (*Report, error) {
 			}
 		}
 	}
-	if man != nil {
+	if man != nil && mainOK { // after a broken main file every id would be reported
 		for _, src := range man.Sources {
 			for _, id := range src.SampleIDs {
 				if !ids[id] {
@@ -391,6 +385,63 @@ func Validate(dir string) (*Report, error) {
 		r.Total.add(st)
 	}
 	return r, nil
+}
+
+// mainItem is one decoded sample of the main file, or the problem that ends the file.
+type mainItem struct {
+	index  int
+	sample *looseSample
+	probs  []Problem
+	fatal  bool // the file cannot be read further: stop
+}
+
+// decodeMain streams the samples of the main file from a goroutine. Each value is read raw
+// first, so that a wrong type inside one sample leaves the stream where it was and only
+// invalid JSON (or a file that is not one array) stops it.
+func decodeMain(f io.Reader, done <-chan struct{}) <-chan mainItem {
+	out := make(chan mainItem, 64)
+	go func() {
+		defer close(out)
+		send := func(it mainItem) bool {
+			select {
+			case out <- it:
+				return true
+			case <-done:
+				return false
+			}
+		}
+		fail := func(msg string) {
+			send(mainItem{fatal: true, probs: []Problem{{File: MainFile, Index: -1, Msg: msg}}})
+		}
+		dec := jsontext.NewDecoder(bufio.NewReaderSize(f, 1<<20))
+		if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '[' {
+			fail("not a JSON array (the loader reads a list of samples)")
+			return
+		}
+		for i := 0; dec.PeekKind() != ']'; i++ {
+			val, err := dec.ReadValue()
+			if err != nil {
+				send(mainItem{fatal: true, probs: []Problem{{File: MainFile, Index: i, Msg: "invalid JSON: " + err.Error()}}})
+				return
+			}
+			it := mainItem{index: i, sample: new(looseSample)}
+			if err := jsonv2.Unmarshal(val, it.sample); err != nil {
+				path, msg := decodeProblem(err)
+				it.probs = []Problem{{File: MainFile, Index: i, Path: path, Msg: msg}}
+			}
+			if !send(it) {
+				return
+			}
+		}
+		// Problems after the last sample do not stop the checks of the other files.
+		end := func(msg string) { send(mainItem{probs: []Problem{{File: MainFile, Index: -1, Msg: msg}}}) }
+		if tok, err := dec.ReadToken(); err != nil || tok.Kind() != ']' {
+			end("array not closed")
+		} else if _, err := dec.ReadToken(); err != io.EOF {
+			end("data after the array")
+		}
+	}()
+	return out
 }
 
 // readManifest reads the optional manifest; nil without error when there is none.
@@ -829,15 +880,23 @@ func checkQALine(r *Report, s *sample, l *looseQALine, line int) {
 	}
 }
 
-// lineReader reads a JSON Lines file keyed by uuid, in step with the main file.
+// lineReader reads a JSON Lines file keyed by uuid, in step with the main file. Lines are
+// scanned and decoded on a goroutine of their own, a little ahead of the checks.
 type lineReader[T any] struct {
 	file    string
-	sc      *bufio.Scanner
-	line    int
+	items   chan lineItem[T]
 	uuidOf  func(*T) *string
 	pending map[string]heldLine[T]
 	r       *Report
-	err     error
+	err     error // set by the decoding goroutine before it closes items
+}
+
+// lineItem is one decoded line: a record with its uuid, or the problems that kept it out.
+type lineItem[T any] struct {
+	rec   *T
+	uuid  string
+	line  int
+	probs []Problem
 }
 
 type heldLine[T any] struct {
@@ -845,39 +904,60 @@ type heldLine[T any] struct {
 	line int
 }
 
-func newLineReader[T any](file string, rd io.Reader, uuidOf func(*T) *string, r *Report) *lineReader[T] {
-	sc := bufio.NewScanner(rd)
-	sc.Buffer(make([]byte, 0, 64<<10), MaxLineBytes)
-	return &lineReader[T]{file: file, sc: sc, uuidOf: uuidOf, pending: map[string]heldLine[T]{}, r: r}
+// newLineReader starts decoding rd; closing done stops the goroutine early.
+func newLineReader[T any](file string, rd io.Reader, uuidOf func(*T) *string, r *Report, done <-chan struct{}) *lineReader[T] {
+	lr := &lineReader[T]{file: file, items: make(chan lineItem[T], 64), uuidOf: uuidOf, pending: map[string]heldLine[T]{}, r: r}
+	go lr.decode(rd, done)
+	return lr
 }
 
-// next returns the next parsable line with a uuid; bad lines become problems.
-func (lr *lineReader[T]) next() (*T, string, int, bool) {
-	for lr.sc.Scan() {
-		lr.line++
-		b := lr.sc.Bytes()
-		if len(strings.TrimSpace(string(b))) == 0 {
-			lr.r.problem(Problem{File: lr.file, Line: lr.line, Msg: "blank line"})
-			continue
-		}
-		rec := new(T)
-		if err := jsonv2.Unmarshal(b, rec); err != nil {
+func (lr *lineReader[T]) decode(rd io.Reader, done <-chan struct{}) {
+	defer close(lr.items)
+	sc := bufio.NewScanner(rd)
+	sc.Buffer(make([]byte, 0, 64<<10), MaxLineBytes)
+	line := 0
+	for sc.Scan() {
+		line++
+		it := lineItem[T]{line: line}
+		b := sc.Bytes()
+		if len(bytes.TrimSpace(b)) == 0 {
+			it.probs = append(it.probs, Problem{File: lr.file, Line: line, Msg: "blank line"})
+		} else {
+			rec := new(T)
+			err := jsonv2.Unmarshal(b, rec)
 			var se *jsonv2.SemanticError
-			path, msg := decodeProblem(err)
-			lr.r.problem(Problem{File: lr.file, Line: lr.line, Path: path, Msg: msg})
-			if !errors.As(err, &se) {
-				continue // invalid JSON: nothing to match
+			if err != nil {
+				path, msg := decodeProblem(err)
+				it.probs = append(it.probs, Problem{File: lr.file, Line: line, Path: path, Msg: msg})
+			}
+			if err == nil || errors.As(err, &se) { // after a type error the rest may still match
+				if u := lr.uuidOf(rec); u == nil || *u == "" {
+					it.probs = append(it.probs, Problem{File: lr.file, Line: line, Path: "uuid", Msg: "missing or empty"})
+				} else {
+					it.rec, it.uuid = rec, *u
+				}
 			}
 		}
-		u := lr.uuidOf(rec)
-		if u == nil || *u == "" {
-			lr.r.problem(Problem{File: lr.file, Line: lr.line, Path: "uuid", Msg: "missing or empty"})
-			continue
+		select {
+		case lr.items <- it:
+		case <-done:
+			return
 		}
-		return rec, *u, lr.line, true
 	}
-	if err := lr.sc.Err(); err != nil {
-		lr.err = fmt.Errorf("%s: line %d: %w", lr.file, lr.line+1, err)
+	if err := sc.Err(); err != nil {
+		lr.err = fmt.Errorf("%s: line %d: %w", lr.file, line+1, err)
+	}
+}
+
+// next returns the next line with a uuid; the problems of the lines before it are recorded.
+func (lr *lineReader[T]) next() (*T, string, int, bool) {
+	for it := range lr.items {
+		for _, p := range it.probs {
+			lr.r.problem(p)
+		}
+		if it.rec != nil {
+			return it.rec, it.uuid, it.line, true
+		}
 	}
 	return nil, "", 0, false
 }

@@ -282,3 +282,40 @@ func TestValidateWithoutManifest(t *testing.T) {
 		t.Errorf("report:\n%s", b.String())
 	}
 }
+
+// TestValidateMainFileShape: the main file must be exactly one JSON array.
+func TestValidateMainFileShape(t *testing.T) {
+	cases := []struct {
+		name string
+		edit func([]byte) []byte
+		want string
+	}{
+		{"truncated", func(b []byte) []byte { return b[:len(b)/2] }, "domain_a_v2.json[0]: invalid JSON"},
+		{"data after the array", func(b []byte) []byte { return append(b, []byte("[]")...) }, "domain_a_v2.json: data after the array"},
+		{"an object", func([]byte) []byte { return []byte(`{"samples": []}`) }, "domain_a_v2.json: not a JSON array"},
+		{"empty array", func([]byte) []byte { return []byte(`[]`) }, "domain_a_v2.json: no samples"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := load(t, "text-only").write(t)
+			path := filepath.Join(dir, domainav2.MainFile)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, c.edit(b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := domainav2.Validate(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range rep.Problems {
+				if strings.HasPrefix(p.String(), c.want) {
+					return
+				}
+			}
+			t.Errorf("want %q among %v", c.want, rep.Problems)
+		})
+	}
+}
