@@ -33,6 +33,9 @@ type Builder struct {
 	lastItem  string
 	lastGI    int32
 	lastField *fieldAcc
+	// Score files usually list items in the order of the ratings: the item after the last
+	// scored one is tried before the map.
+	scoreGI int32
 }
 
 type cell struct {
@@ -230,10 +233,20 @@ func (b *Builder) AddScore(judge, item, field, value string, loc Location) error
 		return nil
 	}
 	b.lastField = f
-	gi, ok := b.items[item]
+	var gi int32
+	var ok bool
+	switch n := b.scoreGI + 1; {
+	case int(n) < len(b.names) && b.names[n] == item:
+		gi, ok = n, true
+	case int(b.scoreGI) < len(b.names) && b.names[b.scoreGI] == item:
+		gi, ok = b.scoreGI, true
+	default:
+		gi, ok = b.items[item]
+	}
 	if !ok || int(gi) >= len(f.local) || f.local[gi] == 0 {
 		return nil
 	}
+	b.scoreGI = gi
 	a := f.auto[judge]
 	if a == nil {
 		a = &autoAcc{vals: make([]string, len(f.items)), lines: make([]uint32, len(f.items))}
