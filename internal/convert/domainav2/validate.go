@@ -219,7 +219,6 @@ type (
 
 // sample is what the checks of the two JSON Lines files need to know about one sample.
 type sample struct {
-	index      int
 	uuid, id   string
 	sessions   []string       // in order
 	sessionPos map[string]int // session id -> position
@@ -545,7 +544,7 @@ func (s *isString) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 // checkSample checks one sample of the main file and returns what the checks of its two
 // JSON Lines records need. Duplicate ids are not registered, so their lines stay unmatched.
 func checkSample(r *Report, i int, ls *looseSample, uuids, ids map[string]bool) *sample {
-	s := &sample{index: i, sessionPos: map[string]int{}, images: map[string]int{}, memory: map[string]int{}}
+	s := &sample{sessionPos: map[string]int{}, images: map[string]int{}, memory: map[string]int{}}
 	if ls.SampleID != nil {
 		s.id = *ls.SampleID
 	}
