@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,5 +165,46 @@ func TestDemoImport(t *testing.T) {
 	out := mustRun(t, "--db", db, "status")
 	if !strings.Contains(out, "items in 4 episodes") {
 		t.Fatalf("status after demo import: %s", out)
+	}
+}
+
+// TestLabelsOverImportedTurns: labels in the guide's format (no images, model or meta, or meta
+// laid out differently) attach to turns imported earlier from fuller records.
+func TestLabelsOverImportedTurns(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "m.db")
+	mustRun(t, "--db", db, "import", "--demo")
+	if out := mustRun(t, "--db", db, "import", "--annotator", "alice", "../../annotations/demo/labeled_sample.json"); !strings.Contains(out, "3 unchanged") || !strings.Contains(out, "3 labels new") {
+		t.Fatalf("pretty-printed labeled samples over the demo: %s", out)
+	}
+	bare := filepath.Join(dir, "bare.jsonl")
+	line := `{"sample_id":"demo_en_apples_1_turn_3","action_type":"logic_skip","task_type":"%s","user_message":%q,"vlm_response":"Yes.","expected_answer":%q,"human_annotation":{"correctness":2,"reasoning_completeness":1,"context_consistency":"Yes","overall_quality":2}}`
+	// The demo's own fields for that turn, minus images, model and meta.
+	src, err := os.ReadFile("../../annotations/demo/episodes.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var task, user, expected string
+	for _, l := range strings.Split(strings.TrimSpace(string(src)), "\n") {
+		var ep struct {
+			Turns []map[string]any `json:"turns"`
+		}
+		if err := json.Unmarshal([]byte(l), &ep); err != nil {
+			t.Fatal(err)
+		}
+		for _, tr := range ep.Turns {
+			if tr["sample_id"] == "demo_en_apples_1_turn_3" {
+				task, user, expected = tr["task_type"].(string), tr["user_message"].(string), tr["expected_answer"].(string)
+			}
+		}
+	}
+	os.WriteFile(bare, []byte(fmt.Sprintf(line, task, user, expected)+"\n"), 0o644)
+	if out := mustRun(t, "--db", db, "import", "--annotator", "bob", bare); !strings.Contains(out, "1 unchanged") {
+		t.Fatalf("a label without images, model and meta: %s", out)
+	}
+	// A field that is given and differs is still a change.
+	os.WriteFile(bare, []byte(strings.Replace(fmt.Sprintf(line, task, user, expected), `"vlm_response":"Yes."`, `"vlm_response":"No."`, 1)+"\n"), 0o644)
+	if _, err := run(t, "--db", db, "import", "--annotator", "carol", bare); err == nil || !strings.Contains(err.Error(), "different content") {
+		t.Fatalf("changed response accepted: %v", err)
 	}
 }

@@ -4,6 +4,7 @@
 package dataset
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
@@ -26,7 +27,13 @@ type Turn struct {
 	Model          string
 	// Meta is the record's "meta" object exactly as it was given (nil when absent).
 	Meta json.RawMessage
+	// Omitted marks optional fields the record left out, as labeled samples in the guide's
+	// format do: re-importing such a record keeps the stored values instead of clearing them.
+	Omitted Omitted
 }
+
+// Omitted lists the optional turn fields a record did not give.
+type Omitted struct{ Images, Model, Meta bool }
 
 // Item is what the rubric's rules need to know about the turn.
 func (t *Turn) Item() rubric.Item { return rubric.Item{ActionType: t.ActionType, Turn: t.Turn} }
@@ -56,7 +63,13 @@ func (t *Turn) Hash() []byte {
 		put(im)
 	}
 	put(t.Model)
-	put(string(t.Meta))
+	// Layout is not content: the same meta pretty-printed or compact hashes the same.
+	var meta bytes.Buffer
+	if json.Compact(&meta, t.Meta) != nil {
+		meta.Reset()
+		meta.Write(t.Meta)
+	}
+	put(meta.String())
 	return h.Sum(nil)[:16]
 }
 

@@ -145,6 +145,9 @@ func (r *Reader) turn(line int, prefix string, j *recordJSON, ep *recordJSON) (*
 	if t.Images == nil && ep != nil {
 		t.Images = ep.Images
 	}
+	t.Omitted.Images = t.Images == nil
+	t.Omitted.Model = j.Model == nil
+	t.Omitted.Meta = len(j.Meta) == 0
 	if j.Model != nil {
 		t.Model = *j.Model
 	}

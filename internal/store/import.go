@@ -70,7 +70,7 @@ func (s *Store) BeginImport(ctx context.Context, opts ImportOptions) (*Importer,
 	prep(&im.insertTurn, `INSERT INTO turns (sample_id, episode_id, turn, action_type, task_type,
 		user_message, vlm_response, expected_answer, images, model, meta, content_hash)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sample_id) DO NOTHING`)
-	prep(&im.findTurn, `SELECT id, content_hash FROM turns WHERE sample_id = ?`)
+	prep(&im.findTurn, `SELECT id, content_hash, images, model, meta FROM turns WHERE sample_id = ?`)
 	prep(&im.updateTurn, `UPDATE turns SET episode_id = ?, turn = ?, action_type = ?, task_type = ?,
 		user_message = ?, vlm_response = ?, expected_answer = ?, images = ?, model = ?, meta = ?,
 		content_hash = ? WHERE id = ?`)
@@ -224,10 +224,33 @@ func (im *Importer) PutTurn(t *dataset.Turn) (int64, Outcome, error) {
 		id, err := res.LastInsertId()
 		return id, Inserted, err
 	}
-	var id int64
-	var stored []byte
-	if err := im.findTurn.QueryRowContext(im.ctx, t.SampleID).Scan(&id, &stored); err != nil {
+	var (
+		id           int64
+		stored       []byte
+		storedImages string
+		storedModel  string
+		storedMeta   sql.NullString
+	)
+	if err := im.findTurn.QueryRowContext(im.ctx, t.SampleID).Scan(&id, &stored, &storedImages, &storedModel, &storedMeta); err != nil {
 		return 0, 0, fmt.Errorf("sample %s: %w", t.SampleID, err)
+	}
+	if o := t.Omitted; o.Images || o.Model || o.Meta {
+		// Fields the record left out keep their stored values.
+		full := *t
+		if o.Images {
+			if err := json.Unmarshal([]byte(storedImages), &full.Images); err != nil {
+				return 0, 0, err
+			}
+			images = []byte(storedImages)
+		}
+		if o.Model {
+			full.Model = storedModel
+		}
+		if o.Meta && storedMeta.Valid {
+			full.Meta = json.RawMessage(storedMeta.String)
+			meta = storedMeta.String
+		}
+		t, hash = &full, full.Hash()
 	}
 	if bytes.Equal(stored, hash) {
 		return id, Unchanged, nil
