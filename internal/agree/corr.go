@@ -34,13 +34,13 @@ func newPairs(x, y []float64) *pairs {
 // corrScratch is per-goroutine scratch space for weighted correlations.
 type corrScratch struct {
 	w, rx, ry []float64
-	fen       []int64
+	fen       []int32 // a replicate has at most 2^31 points; int32 keeps the tree in L1
 	ytie      []int64
 }
 
 func newCorrScratch(n, ny int) *corrScratch {
 	return &corrScratch{w: make([]float64, n), rx: make([]float64, n), ry: make([]float64, n),
-		fen: make([]int64, ny+1), ytie: make([]int64, ny)}
+		fen: make([]int32, ny+1), ytie: make([]int64, ny)}
 }
 
 // constant reports whether every point with positive weight has the same value of v.
@@ -159,10 +159,10 @@ func (p *pairs) kendall(w []int32, s *corrScratch) Value {
 				yr := int(p.yrXY[j])
 				var below, upto int64
 				for q := yr; q > 0; q -= q & -q {
-					below += fen[q]
+					below += int64(fen[q])
 				}
 				for q := yr + 1; q > 0; q -= q & -q {
-					upto += fen[q]
+					upto += int64(fen[q])
 				}
 				conc += we * below
 				disc += we * (inserted - upto)
@@ -180,7 +180,7 @@ func (p *pairs) kendall(w []int32, s *corrScratch) Value {
 				continue
 			}
 			for q := int(p.yrXY[i+jj]) + 1; q <= p.yCount; q += q & -q {
-				fen[q] += we
+				fen[q] += int32(we)
 			}
 		}
 		inserted += t
