@@ -39,7 +39,8 @@ alpha, Gwet's AC1/AC2, percent agreements and ICCs; with --auto (item,field,valu
 item,judge,field,value for several judges) the correlations of the item's mean human rating
 with each judge's score and the judge's agreement with the majority label.
 
-Empty values and NA are missing. Without --schema a field whose values are all integers is
+Empty values and NA are missing (--na-category keeps NA as a category of nominal fields;
+in ordinal fields NA stays missing). Without --schema a field whose values are all integers is
 ordinal 1..5 (min..max if outside), any other field nominal. Undefined statistics are shown
 as — (null in JSON) with the reason, never as 0, 1 or NaN.
 

@@ -15,4 +15,10 @@
 // the matrix does not grow with the number of items and most ratios are formed from exact
 // integers. [Analyze] is the entry point for callers holding ratings in memory; [Builder]
 // turns labelled rows (item, rater, value strings) into its input.
+//
+// Library use: gonum's stat package supplies Pearson's r (stat.Correlation, also for the
+// rank-based Spearman) and the bootstrap standard deviation (stat.StdDev), which are exactly
+// the definitions wanted. It has no Cohen, Fleiss, Krippendorff, Gwet or ICC coefficients;
+// its Kendall is tau-a in O(n²) without tie correction and its quantiles lack numpy's linear
+// rule, so those are written here, each next to the formula it implements.
 package agree
