@@ -201,19 +201,17 @@ func streamID(field, group, judge int) uint64 {
 }
 
 func bootstrapField(ctx context.Context, d *FieldData, t *tally, values []int64, judges []*pairs, index int, opt Options) ([]Interval, error) {
-	var out []Interval
+	// Non-nil even when empty: the report then says that nothing could be resampled.
+	out := []Interval{}
 	k := len(values)
 	m := d.Ratings
 	ordinal := d.Field.Type == Ordinal
-	if t.items == nil {
-		return nil, nil
-	}
 	var nItems int64
 	for _, x := range t.items[1:] {
 		nItems += x
 	}
 	if nItems < 2 {
-		return nil, nil
+		return out, nil
 	}
 	levels := []Level{LevelNominal}
 	if ordinal {
