@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -133,4 +134,55 @@ func exitCodeOf(err error) int {
 	default:
 		return 1
 	}
+}
+
+// TestConvertBinary runs the built binary: exit status 0 for a conversion and its validation,
+// 1 for a bad record (nothing written) and for an invalid directory, 2 for a usage mistake.
+func TestConvertBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "m3eval")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	vab, err := filepath.Abs(filepath.Join(convertTestdata, "sessions-vab.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sessions-bad.jsonl"), []byte("{\"session_id\":\"a\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(wantCode int, wantStderr string, args ...string) {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = dir
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != wantCode || !strings.Contains(stderr.String(), wantStderr) {
+			t.Errorf("m3eval %s: exit %d, stderr %q; want exit %d and %q", strings.Join(args, " "), code, stderr.String(), wantCode, wantStderr)
+		}
+	}
+	run(0, "", "convert", "vistrajqa", "--input", vab, "--output", "out", "--multimodal")
+	run(0, "", "convert", "validate", "out")
+	run(1, "sessions-bad.jsonl:1: step_plan: missing", "convert", "vistrajqa", "--input", "sessions-bad.jsonl", vab, "--output", "out2")
+	if _, err := os.Stat(filepath.Join(dir, "out2")); !errors.Is(err, os.ErrNotExist) {
+		t.Error("out2 written by a failed conversion")
+	}
+	run(1, "output directory exists", "convert", "vistrajqa", "--input", vab, "--output", "out")
+	run(2, "no output", "convert", "vistrajqa", "--input", vab)
+	run(2, "accepts 1 arg", "convert", "validate")
+	if err := os.Remove(filepath.Join(dir, "out", domainav2.MemoryFile)); err != nil {
+		t.Fatal(err)
+	}
+	run(1, "stage4_memory_points.jsonl", "convert", "validate", "out")
 }
