@@ -168,8 +168,29 @@ def g05_two_raters_bootstrap():
     case("g05_two_raters_bootstrap", ratings, auto, schema, ["--bootstrap", "1000", "--seed", "5"])
 
 
+def g06_rare_disagreement():
+    """Bootstrap where many replicates are undefined: 2 raters, 25 items, all "Yes" except two
+    items (so a resample often holds a single value); plus a field rated on one item only."""
+    rng = random.Random(606)
+    ratings, auto = [], []
+    for i in range(25):
+        it = "r%02d" % i
+        a, b = ("Yes", "No") if i in (3, 17) else ("Yes", "Yes")
+        ratings += [[it, "a", "ok", a], [it, "b", "ok", b]]
+        auto.append([it, "ok", "Yes"])
+        t = 3 + (i % 2)
+        ratings += [[it, "a", "level", str(t)], [it, "b", "level", str(t if i % 5 else t - 1)]]
+        auto.append([it, "level", "%.1f" % (t + rng.random())])
+    ratings += [["only", "a", "lonely", "2"], ["only", "b", "lonely", "4"]]
+    schema = {"ok": {"type": "nominal", "categories": ["No", "Yes"]},
+              "level": {"type": "ordinal", "categories": [1, 2, 3, 4, 5]},
+              "lonely": {"type": "ordinal", "categories": [1, 2, 3, 4, 5]}}
+    case("g06_rare_disagreement", ratings, auto, schema, ["--bootstrap", "1000", "--seed", "13"])
+
+
 if __name__ == "__main__":
     wanted = sys.argv[2:] if len(sys.argv) > 2 else None
-    for fn in (g01_large, g02_na_category, g03_inferred, g04_sparse_crowd, g05_two_raters_bootstrap):
+    for fn in (g01_large, g02_na_category, g03_inferred, g04_sparse_crowd, g05_two_raters_bootstrap,
+               g06_rare_disagreement):
         if wanted is None or fn.__name__ in wanted:
             fn()
