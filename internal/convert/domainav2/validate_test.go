@@ -196,6 +196,10 @@ func TestValidateCatches(t *testing.T) {
 			delete(d.session(0, 0)["memory_points"].([]any)[0].(map[string]any), "importance")
 		}, "sessions[0].memory_points[0].importance: missing"},
 		{"wrong JSON type", func(d *dataset) { d.sample(0)["sessions"] = "S00" }, "sessions: JSON string where an array expected"},
+		{"wrong JSON type in a QA line", func(d *dataset) { d.question(1, 0, 1)["difficulty"] = 5 }, "stage4b_qa_checkpoints.jsonl:2: checkpoints[0].questions[1].difficulty: JSON number where a string expected"},
+		{"content not a string", func(d *dataset) {
+			d.session(2, 1)["dialogue"].([]any)[0].(map[string]any)["content"] = []any{"x"}
+		}, "domain_a_v2.json[2] (sample arena-0001): sessions[1].dialogue[0].content: not a string"},
 		{"manifest names a lost sample", func(d *dataset) {
 			src := d.manifest["sources"].([]any)[0].(map[string]any)
 			src["sample_ids"] = append(src["sample_ids"].([]any), "vab-0099")
