@@ -65,7 +65,9 @@ func (lw *Writer) Write(l *dataset.Labeled) error {
 		return nil
 	}
 	lw.buf.Reset()
-	lw.record(l).write(&lw.buf)
+	if err := lw.record(l).write(&lw.buf); err != nil {
+		return fmt.Errorf("export %s: %w", l.Turn.SampleID, err)
+	}
 	var out bytes.Buffer
 	if lw.o.Format == "jsonl" {
 		out.Write(lw.buf.Bytes())
@@ -185,42 +187,50 @@ type kv struct {
 	v any
 }
 
-func (o object) write(b *bytes.Buffer) {
+func (o object) write(b *bytes.Buffer) error {
 	b.WriteByte('{')
 	for i, e := range o {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		writeValue(b, e.k)
+		if err := writeValue(b, e.k); err != nil {
+			return err
+		}
 		b.WriteByte(':')
+		var err error
 		switch v := e.v.(type) {
 		case object:
-			v.write(b)
+			err = v.write(b)
 		case []object:
 			b.WriteByte('[')
 			for j, x := range v {
 				if j > 0 {
 					b.WriteByte(',')
 				}
-				x.write(b)
+				if err = x.write(b); err != nil {
+					break
+				}
 			}
 			b.WriteByte(']')
 		default:
-			writeValue(b, v)
+			err = writeValue(b, v)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", e.k, err)
 		}
 	}
 	b.WriteByte('}')
+	return nil
 }
 
 // writeValue encodes without HTML escaping: exports are read by people and by JSON parsers,
 // never embedded in HTML.
-func writeValue(b *bytes.Buffer, v any) {
+func writeValue(b *bytes.Buffer, v any) error {
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		// Every value here is a string, number, bool, nil, list of strings or raw JSON that
-		// was checked at import; an error means a corrupt database row.
-		panic(fmt.Sprintf("labeled: encode %T: %v", v, err))
+		return err
 	}
 	b.Truncate(b.Len() - 1) // Encode adds a newline
+	return nil
 }

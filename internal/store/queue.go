@@ -141,10 +141,6 @@ func (q *Queue) Len(ctx context.Context) (int, error) {
 // Progress counts the queue's items this annotator has submitted, and those flagged.
 func (q *Queue) Progress(ctx context.Context) (done, flagged int, err error) {
 	w, args := q.where(condition{"1", nil})
-	if !q.filtered {
-		w = "1"
-		args = nil
-	}
 	err = q.s.db.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE a.status = 'done'), count(*) FILTER (WHERE a.flagged)
 		FROM annotations a JOIN turns t ON t.id = a.turn_id
 		WHERE a.annotator_id = ? AND `+w+filterSeekOr(q), append([]any{q.annotatorID}, append(args, seekArgs(q)...)...)...).Scan(&done, &flagged)
