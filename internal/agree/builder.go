@@ -98,7 +98,10 @@ func (l Location) errorf(format string, args ...any) error {
 // inputError is an error in the input data; errors.Is(err, ErrInput) holds for it.
 type inputError string
 
-func (e inputError) Error() string        { return string(e) }
+// Error implements error.
+func (e inputError) Error() string { return string(e) }
+
+// Is makes errors.Is(err, ErrInput) hold.
 func (e inputError) Is(target error) bool { return target == ErrInput }
 
 // NewBuilder returns a Builder; schema declares the types and categories of some or all
