@@ -371,12 +371,7 @@ func (m *annotateModel) helpScreen() string {
 	title := m.st.Header.Render("m3eval annotate — keys") + m.st.Dim.Render("  (? or esc to close)")
 	keys := m.help.FullHelpView(m.keys.FullHelp())
 	ref := m.quickReference()
-	guide := m.st.Dim.Render("Fill every field; Resists Misleading applies only to mislead, mislead_subtle and\n" +
-		"memory_injection turns; comment on edge cases. Overall weighs Correctness 40%, Reasoning 30%,\n" +
-		"Resists Misleading 20% (if it applies), Context Consistency 10%.")
-	if m.r.Name != "m3bench-human-eval" {
-		guide = ""
-	}
+	guide := lipgloss.NewStyle().Width(m.width).Render(m.st.Dim.Render(m.r.GuideEn + "\n" + m.r.GuideZh))
 	out := lipgloss.JoinVertical(lipgloss.Left, title, "", keys, "", m.st.Label.Render("Quick reference · 评分速查表"), ref, "", guide)
 	return lipgloss.NewStyle().MaxWidth(m.width).MaxHeight(m.height).Render(out)
 }
@@ -408,6 +403,9 @@ func (m *annotateModel) quickReference() string {
 			row = append(row, "")
 		}
 		t.Row(row...)
+	}
+	if lipgloss.Width(t.Render()) > m.width {
+		t = t.Width(m.width) // lipgloss wraps the cells to fit
 	}
 	return t.Render()
 }

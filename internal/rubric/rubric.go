@@ -29,6 +29,8 @@ type Rubric struct {
 	Name         string        `json:"name"`
 	TitleEn      string        `json:"title_en"`
 	TitleZh      string        `json:"title_zh"`
+	GuideEn      string        `json:"guide_en"` // a short reminder shown with the keys
+	GuideZh      string        `json:"guide_zh"`
 	CommentField string        `json:"comment_field"`
 	SuggestField string        `json:"suggest_field"`
 	Fields       []Field       `json:"fields"`
