@@ -1,0 +1,240 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/m3bench/m3eval/internal/rubric"
+)
+
+// This file holds the automatic judges' scores (m3eval import-scores) and the read path of
+// m3eval score. Nothing under tui/ calls it: the annotator screen stays blind to the judges.
+
+// ScoreImporter writes one file of a judge's scores in one transaction: either every score of
+// the file lands or none.
+type ScoreImporter struct {
+	ctx     context.Context
+	tx      *sql.Tx
+	replace bool
+	judgeID int64
+
+	findTurn, findScore, insertScore, updateScore, deleteScore *sql.Stmt
+}
+
+// BeginScoreImport starts importing scores of the named judge, creating the judge on first
+// use. With opts.Replace a changed score overwrites the stored one instead of failing.
+func (s *Store) BeginScoreImport(ctx context.Context, judge string, opts ImportOptions) (*ScoreImporter, error) {
+	if strings.TrimSpace(judge) == "" || judge != strings.TrimSpace(judge) {
+		return nil, fmt.Errorf("judge name %q: give a name without leading or trailing spaces", judge)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("begin score import: %w", err)
+	}
+	im := &ScoreImporter{ctx: ctx, tx: tx, replace: opts.Replace}
+	err = tx.QueryRowContext(ctx, `INSERT INTO judges (name) VALUES (?)
+		ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING id`, judge).Scan(&im.judgeID)
+	prep := func(dst **sql.Stmt, q string) {
+		if err != nil {
+			return
+		}
+		*dst, err = tx.PrepareContext(ctx, q)
+	}
+	prep(&im.findTurn, `SELECT id, action_type, turn FROM turns WHERE sample_id = ?`)
+	prep(&im.findScore, `SELECT value FROM judge_scores WHERE judge_id = ? AND turn_id = ? AND field = ?`)
+	prep(&im.insertScore, `INSERT INTO judge_scores (judge_id, turn_id, field, value) VALUES (?, ?, ?, ?)`)
+	prep(&im.updateScore, `UPDATE judge_scores SET value = ? WHERE judge_id = ? AND turn_id = ? AND field = ?`)
+	prep(&im.deleteScore, `DELETE FROM judge_scores WHERE judge_id = ? AND turn_id = ? AND field = ?`)
+	if err != nil {
+		tx.Rollback()
+		return nil, fmt.Errorf("begin score import: %w", err)
+	}
+	return im, nil
+}
+
+// Commit makes the file's scores visible.
+func (im *ScoreImporter) Commit() error {
+	if err := im.tx.Commit(); err != nil {
+		return fmt.Errorf("commit score import: %w", err)
+	}
+	return nil
+}
+
+// Rollback drops everything the import wrote. It is safe after Commit.
+func (im *ScoreImporter) Rollback() { im.tx.Rollback() }
+
+// Turn finds a stored turn by sample id and returns its id with what the rubric's rules need
+// to validate a value for it. An unknown sample is ErrNotFound.
+func (im *ScoreImporter) Turn(sampleID string) (int64, rubric.Item, error) {
+	var id int64
+	var it rubric.Item
+	err := im.findTurn.QueryRowContext(im.ctx, sampleID).Scan(&id, &it.ActionType, &it.Turn)
+	if err != nil {
+		return 0, it, domainError(err)
+	}
+	return id, it, nil
+}
+
+// PutScore stores the judge's value for a field of a turn; value "" says the judge gave no
+// score, which removes a stored one. An identical stored score is left alone; a different one
+// is an ErrConflict unless the import replaces.
+func (im *ScoreImporter) PutScore(turnID int64, field, value string) (Outcome, error) {
+	var stored string
+	err := im.findScore.QueryRowContext(im.ctx, im.judgeID, turnID, field).Scan(&stored)
+	switch {
+	case err == sql.ErrNoRows:
+		if value == "" {
+			return Unchanged, nil
+		}
+		if _, err := im.insertScore.ExecContext(im.ctx, im.judgeID, turnID, field, value); err != nil {
+			return 0, fmt.Errorf("store score: %w", domainError(err))
+		}
+		return Inserted, nil
+	case err != nil:
+		return 0, err
+	case stored == value:
+		return Unchanged, nil
+	case !im.replace:
+		now := value
+		if now == "" {
+			now = "no score"
+		}
+		return 0, fmt.Errorf("%w: the judge's stored score is %s, this file gives %s (use --replace to overwrite it)", ErrConflict, stored, now)
+	case value == "":
+		_, err = im.deleteScore.ExecContext(im.ctx, im.judgeID, turnID, field)
+	default:
+		_, err = im.updateScore.ExecContext(im.ctx, value, im.judgeID, turnID, field)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("store score: %w", err)
+	}
+	return Replaced, nil
+}
+
+// Judges lists the automatic judges in the database, by name.
+func (s *Store) Judges(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT name FROM judges ORDER BY name`)
+	if err != nil {
+		return nil, fmt.Errorf("list judges: %w", err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		names = append(names, n)
+	}
+	return names, rows.Err()
+}
+
+// groupColumns maps what `m3eval score --by` accepts to the column that holds it; only these
+// strings ever reach the SQL text.
+var groupColumns = map[string]string{
+	"":            "''",
+	"action_type": "t.action_type",
+	"task_type":   "t.task_type",
+	"model":       "t.model",
+	"episode":     "e.episode_key",
+}
+
+// GroupKeys lists the turn attributes scoring can be grouped by.
+func GroupKeys() []string { return []string{"action_type", "task_type", "model", "episode"} }
+
+// ScoreFilter chooses the labels and automatic scores that m3eval score reads.
+type ScoreFilter struct {
+	Annotators    []string // none: every annotator
+	Judges        []string // none: every judge
+	IncludeDrafts bool     // count draft annotations too, not only done ones
+	By            string   // "" or one of GroupKeys: fills ScoreRow.Group
+}
+
+// ScoreRow is one value read for scoring: an annotator's rating or a judge's score.
+type ScoreRow struct {
+	Group  string // the turn's value of ScoreFilter.By ("" without grouping)
+	Sample string // the turn's sample id
+	Who    string // annotator or judge name
+	Field  string
+	Value  string
+}
+
+// StreamScoring calls rating for every rubric value of the chosen annotations, then score for
+// every stored score of the chosen judges. Ratings come in queue order (episode, turn), then
+// annotator name, then field; scores by judge name, then in queue order, then field. Both
+// are read in one read transaction, so a label saved meanwhile is in both or in neither,
+// and nothing is held in memory here: the row passed is reused between calls.
+func (s *Store) StreamScoring(ctx context.Context, f ScoreFilter, rating, score func(*ScoreRow) error) error {
+	grp, ok := groupColumns[f.By]
+	if !ok {
+		return fmt.Errorf("group by %q: use one of %s", f.By, strings.Join(GroupKeys(), ", "))
+	}
+	// A deferred transaction on one connection: a consistent snapshot for both queries
+	// without the write lock that BeginTx takes (the DSN asks for immediate transactions),
+	// so annotators keep saving while a report runs.
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("score: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `BEGIN DEFERRED`); err != nil {
+		return fmt.Errorf("score: %w", err)
+	}
+	// Nothing is written: rolling back just ends the read transaction. A background context,
+	// so that a cancelled run still leaves the connection clean for the pool.
+	defer conn.ExecContext(context.Background(), `ROLLBACK`)
+
+	where, args := `(a.status = 'done' OR ?)`, []any{f.IncludeDrafts}
+	if len(f.Annotators) > 0 {
+		where += ` AND an.name IN (` + placeholders(len(f.Annotators)) + `)`
+		for _, n := range f.Annotators {
+			args = append(args, n)
+		}
+	}
+	err = streamRows(ctx, conn, rating, `SELECT `+grp+`, t.sample_id, an.name, v.field, v.value
+		FROM turns t
+		JOIN episodes e ON e.id = t.episode_id
+		JOIN annotations a ON a.turn_id = t.id
+		JOIN annotators an ON an.id = a.annotator_id
+		JOIN annotation_values v ON v.annotation_id = a.id
+		WHERE `+where+` ORDER BY t.episode_id, t.turn, an.name, v.field`, args)
+	if err != nil {
+		return err
+	}
+	where, args = `1`, nil
+	if len(f.Judges) > 0 {
+		where = `j.name IN (` + placeholders(len(f.Judges)) + `)`
+		for _, n := range f.Judges {
+			args = append(args, n)
+		}
+	}
+	return streamRows(ctx, conn, score, `SELECT `+grp+`, t.sample_id, j.name, s.field, s.value
+		FROM judge_scores s
+		JOIN judges j ON j.id = s.judge_id
+		JOIN turns t ON t.id = s.turn_id
+		JOIN episodes e ON e.id = t.episode_id
+		WHERE `+where+` ORDER BY j.name, t.episode_id, t.turn, s.field`, args)
+}
+
+func streamRows(ctx context.Context, conn *sql.Conn, fn func(*ScoreRow) error, q string, args []any) error {
+	rows, err := conn.QueryContext(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("score: %w", err)
+	}
+	defer rows.Close()
+	var r ScoreRow
+	for rows.Next() {
+		if err := rows.Scan(&r.Group, &r.Sample, &r.Who, &r.Field, &r.Value); err != nil {
+			return fmt.Errorf("score: %w", err)
+		}
+		if err := fn(&r); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("score: %w", err)
+	}
+	return nil
+}

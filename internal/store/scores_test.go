@@ -1,0 +1,166 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/m3bench/m3eval/internal/dataset"
+	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/store"
+)
+
+// putScores imports one "file" of a judge's scores (sample, field, value triples) and returns
+// the outcomes, committing only when every score went in.
+func putScores(t *testing.T, s *store.Store, judge string, replace bool, triples ...string) ([]store.Outcome, error) {
+	t.Helper()
+	ctx := context.Background()
+	im, err := s.BeginScoreImport(ctx, judge, store.ImportOptions{Replace: replace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer im.Rollback()
+	var out []store.Outcome
+	for i := 0; i+2 < len(triples); i += 3 {
+		id, _, err := im.Turn(triples[i])
+		if err != nil {
+			return out, fmt.Errorf("%s: %w", triples[i], err)
+		}
+		o, err := im.PutScore(id, triples[i+1], triples[i+2])
+		if err != nil {
+			return out, err
+		}
+		out = append(out, o)
+	}
+	return out, im.Commit()
+}
+
+// collect streams the scoring rows as "group|sample|who|field=value" strings.
+func collect(t *testing.T, s *store.Store, f store.ScoreFilter) (ratings, scores []string) {
+	t.Helper()
+	str := func(r *store.ScoreRow) string {
+		return fmt.Sprintf("%s|%s|%s|%s=%s", r.Group, r.Sample, r.Who, r.Field, r.Value)
+	}
+	err := s.StreamScoring(context.Background(), f,
+		func(r *store.ScoreRow) error { ratings = append(ratings, str(r)); return nil },
+		func(r *store.ScoreRow) error { scores = append(scores, str(r)); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ratings, scores
+}
+
+func TestJudgeScoresImport(t *testing.T) {
+	s := MustOpenDB(t, "", store.Options{})
+	seed(t, s, []string{"initial", "mislead"})
+	const a1, a2 = "epz_turn_1", "epz_turn_2"
+
+	got, err := putScores(t, s, "gpt", false, a1, "correctness", "4", a2, "correctness", "3.7", a2, "resists_misleading", "No", a1, "overall_quality", "")
+	if err != nil || !reflect.DeepEqual(got, []store.Outcome{store.Inserted, store.Inserted, store.Inserted, store.Unchanged}) {
+		t.Fatalf("first import: %v %v", got, err)
+	}
+	// The same scores again change nothing.
+	got, err = putScores(t, s, "gpt", false, a1, "correctness", "4", a2, "correctness", "3.7")
+	if err != nil || !reflect.DeepEqual(got, []store.Outcome{store.Unchanged, store.Unchanged}) {
+		t.Fatalf("re-import: %v %v", got, err)
+	}
+	// A changed score is a conflict, and the file's earlier new score is rolled back with it.
+	_, err = putScores(t, s, "gpt", false, a1, "reasoning_completeness", "2", a2, "correctness", "4")
+	if !errors.Is(err, store.ErrConflict) || !strings.Contains(err.Error(), "stored score is 3.7, this file gives 4") {
+		t.Fatalf("changed score: %v", err)
+	}
+	// An unknown sample is ErrNotFound, and nothing of that file lands either.
+	_, err = putScores(t, s, "gpt", false, a1, "reasoning_completeness", "2", "nope_turn_1", "correctness", "4")
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("unknown sample: %v", err)
+	}
+	_, scores := collect(t, s, store.ScoreFilter{})
+	want := []string{"|epz_turn_1|gpt|correctness=4", "|epz_turn_2|gpt|correctness=3.7", "|epz_turn_2|gpt|resists_misleading=No"}
+	if !reflect.DeepEqual(scores, want) {
+		t.Fatalf("after failed imports:\n%q\nwant\n%q", scores, want)
+	}
+	// --replace overwrites, and "" (no score) removes.
+	got, err = putScores(t, s, "gpt", true, a2, "correctness", "4", a2, "resists_misleading", "")
+	if err != nil || !reflect.DeepEqual(got, []store.Outcome{store.Replaced, store.Replaced}) {
+		t.Fatalf("replace: %v %v", got, err)
+	}
+	// Another judge's scores are its own.
+	if _, err := putScores(t, s, "rules", false, a2, "correctness", "1"); err != nil {
+		t.Fatal(err)
+	}
+	_, scores = collect(t, s, store.ScoreFilter{})
+	want = []string{"|epz_turn_1|gpt|correctness=4", "|epz_turn_2|gpt|correctness=4", "|epz_turn_2|rules|correctness=1"}
+	if !reflect.DeepEqual(scores, want) {
+		t.Fatalf("after replace:\n%q\nwant\n%q", scores, want)
+	}
+	if j, err := s.Judges(context.Background()); err != nil || !reflect.DeepEqual(j, []string{"gpt", "rules"}) {
+		t.Fatalf("judges %v %v", j, err)
+	}
+	if _, err := s.BeginScoreImport(context.Background(), " gpt", store.ImportOptions{}); err == nil {
+		t.Fatal("a judge name with a leading space was accepted")
+	}
+}
+
+func TestJudgeStreamScoring(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpenDB(t, "", store.Options{})
+	// epz is imported first, so it comes first in queue order although "epy" sorts before it.
+	seed(t, s, []string{"initial", "mislead"}, []string{"initial"})
+	im, err := s.BeginImport(ctx, store.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Putting a stored turn again returns its id.
+	ids := map[string]int64{}
+	for _, tr := range []dataset.Turn{turn("epz", 1, "initial"), turn("epz", 2, "mislead"), turn("epy", 1, "initial")} {
+		id, o, err := im.PutTurn(&tr)
+		if err != nil || o != store.Unchanged {
+			t.Fatalf("turn %s: %v %v", tr.SampleID, o, err)
+		}
+		ids[tr.SampleID] = id
+	}
+	put := func(sample, who, status string, vals rubric.Values) {
+		if _, err := im.PutLabel(ids[sample], &dataset.Label{Annotator: who, Values: vals, Status: status,
+			AnnotatedAt: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), RubricVersion: "v"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("epy_turn_1", "bob", "done", rubric.Values{"correctness": "2"})
+	put("epz_turn_2", "bob", "done", rubric.Values{"correctness": "5", "resists_misleading": "No"})
+	put("epz_turn_2", "alice", "done", rubric.Values{"correctness": "4", "resists_misleading": "Yes"})
+	put("epz_turn_1", "carol", "draft", rubric.Values{"correctness": "1"})
+	if err := im.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := putScores(t, s, "rules", false, "epy_turn_1", "correctness", "3", "epz_turn_2", "correctness", "5"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := putScores(t, s, "gpt", false, "epz_turn_2", "resists_misleading", "Yes"); err != nil {
+		t.Fatal(err)
+	}
+
+	ratings, scores := collect(t, s, store.ScoreFilter{By: "action_type"})
+	wantR := []string{
+		"mislead|epz_turn_2|alice|correctness=4", "mislead|epz_turn_2|alice|resists_misleading=Yes",
+		"mislead|epz_turn_2|bob|correctness=5", "mislead|epz_turn_2|bob|resists_misleading=No",
+		"initial|epy_turn_1|bob|correctness=2",
+	}
+	wantS := []string{"mislead|epz_turn_2|gpt|resists_misleading=Yes", "mislead|epz_turn_2|rules|correctness=5", "initial|epy_turn_1|rules|correctness=3"}
+	if !reflect.DeepEqual(ratings, wantR) || !reflect.DeepEqual(scores, wantS) {
+		t.Fatalf("ratings\n%q\nwant\n%q\nscores\n%q\nwant\n%q", ratings, wantR, scores, wantS)
+	}
+	ratings, scores = collect(t, s, store.ScoreFilter{Annotators: []string{"carol", "bob"}, Judges: []string{"rules"}, IncludeDrafts: true, By: "episode"})
+	wantR = []string{"epz|epz_turn_1|carol|correctness=1", "epz|epz_turn_2|bob|correctness=5",
+		"epz|epz_turn_2|bob|resists_misleading=No", "epy|epy_turn_1|bob|correctness=2"}
+	wantS = []string{"epz|epz_turn_2|rules|correctness=5", "epy|epy_turn_1|rules|correctness=3"}
+	if !reflect.DeepEqual(ratings, wantR) || !reflect.DeepEqual(scores, wantS) {
+		t.Fatalf("filtered: ratings\n%q\nwant\n%q\nscores\n%q\nwant\n%q", ratings, wantR, scores, wantS)
+	}
+	if err := s.StreamScoring(ctx, store.ScoreFilter{By: "colour"}, nil, nil); err == nil {
+		t.Fatal("an unknown group column was accepted")
+	}
+}
