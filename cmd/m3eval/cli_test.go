@@ -208,3 +208,37 @@ func TestLabelsOverImportedTurns(t *testing.T) {
 		t.Fatalf("changed response accepted: %v", err)
 	}
 }
+
+// TestCustomRubric: a lab's own rubric drives validation, storage and export; nothing of the
+// default rubric's field names is needed.
+func TestCustomRubric(t *testing.T) {
+	dir := t.TempDir()
+	rubricFile := filepath.Join(dir, "lab.json")
+	os.WriteFile(rubricFile, []byte(`{"name":"lab","fields":[
+	  {"name":"fluency","label_en":"Fluency","kind":"scale","min":1,"max":3,"required":true,"weight":1},
+	  {"name":"grounded","label_en":"Grounded","kind":"choice","required":true,
+	   "choices":[{"value":"Yes","key":"y","score":3},{"value":"No","key":"n","score":1},{"value":"NA","key":"a","na":true}],
+	   "fixed":[{"when":{"first_turn":true},"value":"NA"}]},
+	  {"name":"note","label_en":"Note","kind":"text"}],
+	  "comment_field":"note"}`), 0o644)
+	src := filepath.Join(dir, "l.jsonl")
+	rec := `{"sample_id":"e_turn_%d","action_type":"follow_up","task_type":"t","user_message":"u","vlm_response":"v","expected_answer":"e","human_annotation":%s}`
+	os.WriteFile(src, []byte(fmt.Sprintf(rec, 1, `{"fluency":3}`)+"\n"+fmt.Sprintf(rec, 2, `{"fluency":2,"grounded":"no","note":"made it up"}`)+"\n"), 0o644)
+	db := filepath.Join(dir, "m.db")
+	mustRun(t, "--db", db, "--rubric", rubricFile, "import", "--annotator", "lab", src)
+	out := mustRun(t, "--db", db, "--rubric", rubricFile, "export", "--format", "jsonl")
+	for _, want := range []string{`{"fluency":3,"grounded":null,"note":"","annotator":"lab"`, `{"fluency":2,"grounded":"No","note":"made it up","annotator":"lab"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("export lacks %s:\n%s", want, out)
+		}
+	}
+	// The same file is invalid under the default rubric (its fields are unknown there)...
+	if _, err := run(t, "--db", filepath.Join(dir, "d.db"), "import", "--annotator", "lab", src); err == nil || !strings.Contains(err.Error(), "human_annotation.fluency: bad record: not a field of the rubric") {
+		t.Errorf("default rubric accepted lab fields: %v", err)
+	}
+	// ...and the lab rubric's own rules hold: 4 is off its 1–3 scale.
+	os.WriteFile(src, []byte(fmt.Sprintf(rec, 2, `{"fluency":4,"grounded":"Yes"}`)+"\n"), 0o644)
+	if _, err := run(t, "--db", filepath.Join(dir, "e.db"), "--rubric", rubricFile, "import", "--annotator", "lab", src); err == nil || !strings.Contains(err.Error(), "human_annotation.fluency: invalid: 4 is outside 1–3") {
+		t.Errorf("lab rubric scale not enforced: %v", err)
+	}
+}
