@@ -132,6 +132,8 @@ func TestAgreeErrors(t *testing.T) {
 			`ratings.csv:4: item: duplicate rating of item "a" by r1 in field fluency (first on line 2)`, false},
 		{"header", "item,who,field,value\n", nil, `ratings.csv:1: header: no column "rater"`, false},
 		{"format", "item,rater,field,value\na,r1,fluency,3\n", []string{"--format", "xml"}, `--format "xml"`, true},
+		{"levels without auto", "item,rater,field,value\na,r1,fluency,3\n", []string{"--levels", schema}, `--levels needs --auto`, true},
+		{"negative bootstrap", "item,rater,field,value\na,r1,fluency,3\n", []string{"--bootstrap", "-1"}, `cannot be negative`, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := write("ratings.csv", tc.csv)
@@ -148,3 +150,23 @@ func TestAgreeErrors(t *testing.T) {
 }
 
 func errorsAs(err error, target **usageError) bool { return errors.As(err, target) }
+
+// TestAgreeTableOutput checks the default format through the command: plain text when the
+// output is not a terminal, undefined values as — with their footnote, n beside each value.
+func TestAgreeTableOutput(t *testing.T) {
+	dir := filepath.Join(oracleCases, "c05_constant_field")
+	out, err := runAgreeCmd(t, filepath.Join(dir, "ratings.csv"), "--auto", filepath.Join(dir, "auto.csv"),
+		"--schema", filepath.Join(dir, "schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "\x1b[") {
+		t.Error("color codes in output that is not a terminal")
+	}
+	for _, want := range []string{"fluency (ordinal: 1..5) · 12 items · 3 raters", "Gwet's AC1", "1.00   12",
+		"—¹", "— undefined: expected disagreement is 0 (a single value among pairable values)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
