@@ -44,6 +44,8 @@ terminal, exports labeled JSON, and computes agreement and correlation statistic
 		newExportCmd(opts),
 		newStatusCmd(opts),
 		newAgreeCmd(),
+		newImportScoresCmd(opts),
+		newScoreCmd(opts),
 	)
 	return root
 }
