@@ -1,0 +1,263 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// scoreFixture is made by testdata/score/gen.py; its oracle_*.json files are the reference
+// oracle's output on the same ratings in long form (testdata/score/oracle.sh), so the
+// expected numbers come from outside m3eval.
+const scoreFixture = "testdata/score"
+
+// scoreDB imports the fixture's turns, the labels of three annotators and two judges' scores
+// into a fresh database, all through the command line.
+func scoreDB(t *testing.T) string {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "m3eval.db")
+	fx := func(name string) string { return filepath.Join(scoreFixture, name) }
+	mustRun(t, "--db", db, "import", fx("turns.jsonl"))
+	for _, a := range []string{"alice", "bob", "carol"} {
+		mustRun(t, "--db", db, "import", "--annotator", a, fx("labels_"+a+".jsonl"))
+	}
+	mustRun(t, "--db", db, "import-scores", "--judge", "gpt", fx("judge_gpt.jsonl"))
+	mustRun(t, "--db", db, "import-scores", "--judge", "rules", fx("judge_rules.csv"))
+	return db
+}
+
+// scoreJSON runs m3eval score with args and returns its JSON report.
+func scoreJSON(t *testing.T, db string, args ...string) map[string]any {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "score.json")
+	mustRun(t, append([]string{"--db", db, "score", "--format", "json", "-o", out}, args...)...)
+	var doc map[string]any
+	readJSON(t, out, &doc)
+	return doc
+}
+
+// oracleWalk compares an oracle object with ours: every {"reference": x} within 1e-9 (null
+// where the oracle says undefined, with a reason beside it), every plain value (counts, rater
+// lists, categories) exactly. It returns how many references it compared.
+func oracleWalk(t *testing.T, path string, o, g map[string]any) int {
+	t.Helper()
+	n := 0
+	for k, ov := range o {
+		switch k {
+		case "bootstrap", "by_library", "fleiss_kappa_generalized_missing_info":
+			continue
+		}
+		p := path + "." + k
+		gv, present := g[k]
+		if !present {
+			t.Errorf("%s: missing from our report", p)
+			continue
+		}
+		switch x := ov.(type) {
+		case map[string]any:
+			if ref, ok := x["reference"]; ok {
+				n++
+				if ref == nil {
+					reasons, _ := g["undefined_reason"].(map[string]any)
+					if gv != nil || reasons[k] == nil || reasons[k] == "" {
+						t.Errorf("%s: oracle undefined (%v), we %v with reason %v", p, x["undefined_reason"], gv, reasons[k])
+					}
+					continue
+				}
+				f, ok := gv.(float64)
+				if !ok || math.Abs(f-ref.(float64)) > 1e-9 {
+					t.Errorf("%s: oracle %v, we %v", p, ref, gv)
+				}
+				continue
+			}
+			sub, ok := gv.(map[string]any)
+			if !ok {
+				t.Errorf("%s: we have %v, not an object", p, gv)
+				continue
+			}
+			n += oracleWalk(t, p, x, sub)
+		case []any:
+			gl, _ := gv.([]any)
+			if len(gl) != len(x) {
+				t.Errorf("%s: oracle has %d entries, we %d", p, len(x), len(gl))
+				continue
+			}
+			for i, e := range x {
+				if eo, ok := e.(map[string]any); ok {
+					n += oracleWalk(t, fmt.Sprintf("%s[%d]", p, i), eo, gl[i].(map[string]any))
+				} else if !reflect.DeepEqual(e, gl[i]) {
+					t.Errorf("%s[%d]: oracle %v, we %v", p, i, e, gl[i])
+				}
+			}
+		default:
+			if !reflect.DeepEqual(ov, gv) {
+				t.Errorf("%s: oracle %v, we %v", p, ov, gv)
+			}
+		}
+	}
+	return n
+}
+
+// compareFields checks every field of an oracle.json against ours; judge picks our
+// human_vs_auto_by_judge entry when the report has several judges.
+func compareFields(t *testing.T, label, oracleFile string, ours map[string]any, judge string) int {
+	t.Helper()
+	var oracle map[string]any
+	readJSON(t, filepath.Join(scoreFixture, oracleFile), &oracle)
+	n := 0
+	for name, of := range oracle["fields"].(map[string]any) {
+		gf, ok := ours[name].(map[string]any)
+		if !ok {
+			t.Errorf("%s: field %s missing", label, name)
+			continue
+		}
+		if judge != "" {
+			by, _ := gf["human_vs_auto_by_judge"].(map[string]any)
+			gf = map[string]any{"human_vs_auto": by[judge]}
+			of = map[string]any{"human_vs_auto": of.(map[string]any)["human_vs_auto"]}
+		}
+		n += oracleWalk(t, label+"."+name, of.(map[string]any), gf)
+	}
+	return n
+}
+
+func TestScoreMatchesOracle(t *testing.T) {
+	db := scoreDB(t)
+	fields := func(doc map[string]any) map[string]any { return doc["fields"].(map[string]any) }
+
+	t.Run("judge gpt", func(t *testing.T) {
+		if n := compareFields(t, "gpt", "oracle_gpt.json", fields(scoreJSON(t, db, "--judge", "gpt")), ""); n < 120 {
+			t.Fatalf("only %d references compared", n)
+		}
+	})
+	t.Run("judge rules", func(t *testing.T) {
+		if n := compareFields(t, "rules", "oracle_rules.json", fields(scoreJSON(t, db, "--judge", "rules")), ""); n < 120 {
+			t.Fatalf("only %d references compared", n)
+		}
+	})
+	t.Run("both judges", func(t *testing.T) {
+		doc := scoreJSON(t, db)
+		n := compareFields(t, "by_judge.gpt", "oracle_gpt.json", fields(doc), "gpt")
+		n += compareFields(t, "by_judge.rules", "oracle_rules.json", fields(doc), "rules")
+		if n < 40 {
+			t.Fatalf("only %d references compared", n)
+		}
+	})
+	t.Run("na category", func(t *testing.T) {
+		if n := compareFields(t, "na", "oracle_gpt_na.json", fields(scoreJSON(t, db, "--judge", "gpt", "--na-category")), ""); n < 120 {
+			t.Fatalf("only %d references compared", n)
+		}
+	})
+	t.Run("by action type", func(t *testing.T) {
+		doc := scoreJSON(t, db, "--judge", "gpt", "--by", "action_type")
+		compareFields(t, "overall", "oracle_gpt.json", fields(doc), "")
+		groups := doc["groups"].(map[string]any)
+		var names []string
+		for g := range groups {
+			names = append(names, g)
+		}
+		sort.Strings(names)
+		want := []string{"follow_up", "guidance", "initial", "memory_injection", "mislead", "mislead_subtle"}
+		if !reflect.DeepEqual(names, want) {
+			t.Fatalf("groups %v, want %v", names, want)
+		}
+		n := 0
+		for _, g := range names {
+			n += compareFields(t, g, "oracle_gpt_"+g+".json", fields(groups[g].(map[string]any)), "")
+		}
+		if n < 500 {
+			t.Fatalf("only %d references compared", n)
+		}
+	})
+}
+
+// TestScoreSameAsAgree checks that m3eval agree on the long-form files and m3eval score on
+// the database give the same report, number for number.
+func TestScoreSameAsAgree(t *testing.T) {
+	db := scoreDB(t)
+	score := scoreJSON(t, db, "--judge", "gpt")
+	out := filepath.Join(t.TempDir(), "agree.json")
+	fx := func(name string) string { return filepath.Join(scoreFixture, name) }
+	mustRun(t, "agree", fx("ratings.csv"), "--auto", fx("auto_gpt.csv"), "--schema", fx("schema.json"), "--format", "json", "-o", out)
+	var agree map[string]any
+	readJSON(t, out, &agree)
+	a, s := agree["fields"].(map[string]any), score["fields"].(map[string]any)
+	if len(a) != 5 || len(s) != 5 {
+		t.Fatalf("agree has %d fields, score %d; want the 5 scale and choice fields", len(a), len(s))
+	}
+	for name := range a {
+		// agree names its judge "auto" (the file has no judge column); score names it gpt.
+		if hv, ok := a[name].(map[string]any)["human_vs_auto"].(map[string]any); ok {
+			hv["judge"] = "gpt"
+		}
+		if !reflect.DeepEqual(a[name], s[name]) {
+			aj, _ := json.MarshalIndent(a[name], "", " ")
+			sj, _ := json.MarshalIndent(s[name], "", " ")
+			t.Errorf("field %s differs:\nagree %s\nscore %s", name, aj, sj)
+		}
+	}
+}
+
+func TestScoreFormatsAndFilters(t *testing.T) {
+	db := scoreDB(t)
+	table := mustRun(t, "--db", db, "score", "--by", "action_type", "--judge", "rules")
+	for _, want := range []string{
+		"correctness (ordinal: 1..5) · 54 items · 3 raters",
+		"action_type = initial · resists_misleading (nominal: Yes, No) · 0 items",
+		"Human vs rules", "undefined: no rated item", "Strength (Landis & Koch)",
+	} {
+		if !strings.Contains(table, want) {
+			t.Errorf("table lacks %q", want)
+		}
+	}
+	if strings.Contains(table, "Human vs gpt") {
+		t.Error("--judge rules reported gpt too")
+	}
+	md := mustRun(t, "--db", db, "score", "--format", "md", "--bootstrap", "50", "--seed", "3")
+	if !strings.Contains(md, "**correctness (ordinal: 1..5)") || !strings.Contains(md, "Brackets: 95% percentile bootstrap interval (50 replicates") {
+		t.Errorf("markdown:\n%s", md)
+	}
+	csvOut := mustRun(t, "--db", db, "score", "--format", "csv", "--by", "model", "--judge", "gpt")
+	if !strings.HasPrefix(csvOut, "by,by_value,field,group,statistic,key,value,n,") || !strings.Contains(csvOut, "\nmodel,m2,correctness,") ||
+		!strings.Contains(csvOut, "\n,,correctness,") {
+		t.Errorf("csv:\n%.600s", csvOut)
+	}
+
+	// Two annotators only: one pair; drafts add carol's draft ratings of correctness.
+	doc := scoreJSON(t, db, "--annotator", "alice", "--annotator", "bob")
+	c := doc["fields"].(map[string]any)["correctness"].(map[string]any)
+	if r := c["raters"].([]any); len(r) != 2 || len(c["pairwise"].([]any)) != 1 {
+		t.Fatalf("two annotators: raters %v, pairs %d", r, len(c["pairwise"].([]any)))
+	}
+	done := scoreJSON(t, db)["fields"].(map[string]any)["correctness"].(map[string]any)["n_ratings"].(float64)
+	all := scoreJSON(t, db, "--include-drafts")["fields"].(map[string]any)["correctness"].(map[string]any)["n_ratings"].(float64)
+	if all <= done {
+		t.Fatalf("--include-drafts: %v ratings, without %v", all, done)
+	}
+
+	for _, tc := range []struct {
+		args  []string
+		want  string
+		usage bool
+	}{
+		{[]string{"--judge", "claude"}, "--judge claude: no such judge", false},
+		{[]string{"--annotator", "dave"}, "--annotator dave: no done labels by dave", false},
+		{[]string{"--by", "colour"}, `--by "colour": use one of action_type`, true},
+		{[]string{"--format", "xml"}, `--format "xml"`, true},
+		{[]string{"extra"}, "accepts 0 arg", true},
+	} {
+		_, err := run(t, append([]string{"--db", db, "score"}, tc.args...)...)
+		var ue *usageError
+		if err == nil || !strings.Contains(err.Error(), tc.want) || errorsAs(err, &ue) != tc.usage {
+			t.Errorf("score %v: error %v (usage %v), want %q (usage %v)", tc.args, err, errorsAs(err, &ue), tc.want, tc.usage)
+		}
+	}
+	if _, err := run(t, "--db", filepath.Join(t.TempDir(), "none.db"), "score"); err == nil || !strings.Contains(err.Error(), "no database at") {
+		t.Errorf("missing database: %v", err)
+	}
+}
