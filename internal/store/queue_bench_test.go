@@ -24,22 +24,21 @@ func fillTurns(tb testing.TB, path string, n int) {
 		tb.Fatal(err)
 	}
 	defer db.Close()
-	for _, q := range []string{
-		`WITH RECURSIVE e(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM e WHERE i < ?)
-		 INSERT INTO episodes (id, episode_key) SELECT i, 'ep' || i FROM e`,
-		`WITH RECURSIVE t(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM t WHERE i < ? - 1)
+	for _, step := range []struct {
+		query string
+		arg   int
+	}{
+		{`WITH RECURSIVE e(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM e WHERE i < ?)
+		 INSERT INTO episodes (id, episode_key) SELECT i, 'ep' || i FROM e`, n / 10},
+		{`WITH RECURSIVE t(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM t WHERE i < ? - 1)
 		 INSERT INTO turns (sample_id, episode_id, turn, action_type, task_type, user_message, vlm_response,
 		   expected_answer, images, model, meta, content_hash)
 		 SELECT 'ep' || (i / 10 + 1) || '_turn_' || (i % 10 + 1), i / 10 + 1, i % 10 + 1,
 		   CASE i % 5 WHEN 0 THEN 'initial' WHEN 1 THEN 'mislead' WHEN 2 THEN 'follow_up' WHEN 3 THEN 'update' ELSE 'guidance' END,
 		   'causal_reasoning', 'Why is the person holding an umbrella?', 'Because it is raining: the ground is wet.',
-		   'It is raining', '[]', 'm', NULL, randomblob(16) FROM t`,
+		   'It is raining', '[]', 'm', NULL, randomblob(16) FROM t`, n},
 	} {
-		arg := n / 10
-		if q[len(q)-5:] == "FROM t" {
-			arg = n
-		}
-		if _, err := db.Exec(q, arg); err != nil {
+		if _, err := db.Exec(step.query, step.arg); err != nil {
 			tb.Fatal(err)
 		}
 	}
