@@ -136,7 +136,9 @@ func importScoresFile(ctx context.Context, s *store.Store, r *rubric.Rubric, jud
 			if err != nil {
 				return fail(v.field, err)
 			}
-			counts[o]++
+			if val != "" || o != store.Unchanged { // "no score" where none is stored is not a score
+				counts[o]++
+			}
 		}
 		return nil
 	})
@@ -268,26 +270,25 @@ func readScoreCSV(name string, br *bufio.Reader, r *rubric.Rubric, fn func(*scor
 	}
 	sampleCol := -1
 	for i, h := range head {
-		h = strings.TrimSpace(h)
-		head[i] = h
-		if h == "sample_id" {
-			if sampleCol >= 0 {
-				return &ingest.Error{File: name, Line: 1, Field: h, Err: fmt.Errorf("%w: the column appears twice", ingest.ErrBadRecord)}
-			}
+		head[i] = strings.TrimSpace(h)
+		if head[i] == "sample_id" && sampleCol < 0 {
 			sampleCol = i
-			continue
 		}
-		if err := scoreField(r, h); err != nil {
-			return &ingest.Error{File: name, Line: 1, Field: h, Err: err}
+	}
+	if sampleCol < 0 {
+		return &ingest.Error{File: name, Line: 1, Err: fmt.Errorf("%w: the header needs a sample_id column (sample_id,<field>,...)", ingest.ErrBadRecord)}
+	}
+	for i, h := range head {
+		if i != sampleCol && h != "sample_id" {
+			if err := scoreField(r, h); err != nil {
+				return &ingest.Error{File: name, Line: 1, Field: h, Err: err}
+			}
 		}
 		for _, o := range head[:i] {
 			if o == h {
 				return &ingest.Error{File: name, Line: 1, Field: h, Err: fmt.Errorf("%w: the column appears twice", ingest.ErrBadRecord)}
 			}
 		}
-	}
-	if sampleCol < 0 {
-		return &ingest.Error{File: name, Line: 1, Err: fmt.Errorf("%w: the header needs a sample_id column (sample_id,<field>,...)", ingest.ErrBadRecord)}
 	}
 	rec := &scoreRecord{}
 	for {
@@ -332,7 +333,8 @@ func readScoreJSON(name string, br *bufio.Reader, lc *lineIndex, r *rubric.Rubri
 			return &ingest.Error{File: name, Line: lineAt(se.Offset), Err: fmt.Errorf("%w: not valid JSON: %v", ingest.ErrBadRecord, se)}
 		}
 		if err == io.ErrUnexpectedEOF {
-			return &ingest.Error{File: name, Line: lineAt(dec.InputOffset()), Err: fmt.Errorf("%w: the file ends inside a record", ingest.ErrBadRecord)}
+			// The decoder has read everything: name the file's last line.
+			return &ingest.Error{File: name, Line: lc.lastLine(), Err: fmt.Errorf("%w: the file ends inside a record", ingest.ErrBadRecord)}
 		}
 		return &ingest.Error{File: name, Line: lineAt(dec.InputOffset()), Err: err}
 	}
@@ -448,6 +450,7 @@ type lineIndex struct {
 	read   int64   // bytes read so far
 	nl     []int64 // offsets of newlines at or after the last query
 	before int     // newlines before the last query offset
+	lastNL bool    // the last byte read is a newline
 }
 
 func (c *lineIndex) Read(p []byte) (int, error) {
@@ -461,7 +464,19 @@ func (c *lineIndex) Read(p []byte) (int, error) {
 		i += j + 1
 	}
 	c.read += int64(n)
+	if n > 0 {
+		c.lastNL = p[n-1] == '\n'
+	}
 	return n, err
+}
+
+// lastLine returns the number of the last line read, not counting an empty one after a
+// final newline.
+func (c *lineIndex) lastLine() int {
+	if c.lastNL {
+		return c.lineAt(c.read - 1)
+	}
+	return c.lineAt(c.read)
 }
 
 // lineAt returns the 1-based line of byte offset off.
