@@ -1,9 +1,12 @@
 package store_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -162,5 +165,25 @@ func TestJudgeStreamScoring(t *testing.T) {
 	}
 	if err := s.StreamScoring(ctx, store.ScoreFilter{By: "colour"}, nil, nil); err == nil {
 		t.Fatal("an unknown group column was accepted")
+	}
+}
+
+// TestJudgeScoresStayOutOfTheAnnotator guards the blind annotation: no file of the annotator
+// screen may name the judges' tables or the methods that read them.
+func TestJudgeScoresStayOutOfTheAnnotator(t *testing.T) {
+	files, err := filepath.Glob("../../tui/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no tui sources found (%v): the guard would pass vacuously", err)
+	}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"judge_scores", "StreamScoring", "ScoreImporter", "BeginScoreImport", ".Judges("} {
+			if bytes.Contains(src, []byte(name)) {
+				t.Errorf("%s mentions %s: the annotator screen must stay blind to the automatic judges", f, name)
+			}
+		}
 	}
 }
