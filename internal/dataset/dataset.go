@@ -27,6 +27,8 @@ type Turn struct {
 	Model          string
 	// Meta is the record's "meta" object exactly as it was given (nil when absent).
 	Meta json.RawMessage
+	// Sum caches Hash; readers fill it on their own goroutine so the writer does not have to.
+	Sum []byte
 	// Omitted marks optional fields the record left out, as labeled samples in the guide's
 	// format do: re-importing such a record keeps the stored values instead of clearing them.
 	Omitted Omitted
@@ -37,6 +39,14 @@ type Omitted struct{ Images, Model, Meta bool }
 
 // Item is what the rubric's rules need to know about the turn.
 func (t *Turn) Item() rubric.Item { return rubric.Item{ActionType: t.ActionType, Turn: t.Turn} }
+
+// ContentHash is Sum when a reader filled it, Hash otherwise.
+func (t *Turn) ContentHash() []byte {
+	if t.Sum != nil {
+		return t.Sum
+	}
+	return t.Hash()
+}
 
 // Hash identifies the turn's content, so a re-import can tell an identical record from a
 // changed one without comparing every column.

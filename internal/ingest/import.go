@@ -49,6 +49,7 @@ func Import(ctx context.Context, sink Sink, name string, r io.Reader, lo LabelOp
 		for {
 			rec, err := rd.Next()
 			if err == nil {
+				rec.Turn.Sum = rec.Turn.Hash() // here, off the writer's goroutine
 				b.recs = append(b.recs, *rec)
 				if len(b.recs) < batchSize {
 					continue

@@ -170,7 +170,7 @@ func (im *Importer) insertBatch(ts []dataset.Turn) (ids []int64, ok bool, err er
 				meta = string(t.Meta)
 			}
 			args = append(args, t.SampleID, epIDs[i], t.Turn, t.ActionType, t.TaskType, t.UserMessage,
-				t.VLMResponse, t.ExpectedAnswer, string(images), t.Model, meta, t.Hash())
+				t.VLMResponse, t.ExpectedAnswer, string(images), t.Model, meta, t.ContentHash())
 		}
 		res, err := im.batchTurns.ExecContext(im.ctx, args...)
 		if err != nil {
@@ -214,7 +214,7 @@ func (im *Importer) PutTurn(t *dataset.Turn) (int64, Outcome, error) {
 	if t.Meta != nil {
 		meta = string(t.Meta)
 	}
-	hash := t.Hash()
+	hash := t.ContentHash()
 	res, err := im.insertTurn.ExecContext(im.ctx, t.SampleID, epID, t.Turn, t.ActionType, t.TaskType,
 		t.UserMessage, t.VLMResponse, t.ExpectedAnswer, string(images), t.Model, meta, hash)
 	if err != nil {
