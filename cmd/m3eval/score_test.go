@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -259,5 +260,26 @@ func TestScoreFormatsAndFilters(t *testing.T) {
 	}
 	if _, err := run(t, "--db", filepath.Join(t.TempDir(), "none.db"), "score"); err == nil || !strings.Contains(err.Error(), "no database at") {
 		t.Errorf("missing database: %v", err)
+	}
+}
+
+// BenchmarkScoreDB runs m3eval score on the database named by $M3EVAL_SCORE_DB (a large one
+// takes minutes to import, so none is built here); skipped without it.
+func BenchmarkScoreDB(b *testing.B) {
+	db := os.Getenv("M3EVAL_SCORE_DB")
+	if db == "" {
+		b.Skip("set M3EVAL_SCORE_DB to a database with labels and judge scores")
+	}
+	for _, args := range [][]string{nil, {"--by", "action_type"}} {
+		b.Run(strings.Join(append([]string{"score"}, args...), " "), func(b *testing.B) {
+			out := filepath.Join(b.TempDir(), "out.json")
+			for i := 0; i < b.N; i++ {
+				root := newRootCmd()
+				root.SetArgs(append([]string{"--db", db, "score", "--format", "json", "-o", out}, args...))
+				if err := root.Execute(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
