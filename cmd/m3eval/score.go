@@ -109,7 +109,7 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoreOptions) error {
 	if err != nil {
 		return err
 	}
-	filter := store.ScoreFilter{Annotators: o.annotators, Judges: judges, IncludeDrafts: o.includeDrafts, By: o.by}
+	filter := store.ScoreFilter{Fields: sc.names(), Annotators: o.annotators, Judges: judges, IncludeDrafts: o.includeDrafts, By: o.by}
 	if err := s.StreamScoring(ctx, filter, sc.rating, sc.score); err != nil {
 		return err
 	}
@@ -247,6 +247,15 @@ func (sc *scorer) newBuilder() (*agree.Builder, error) {
 		b.AddJudge(j)
 	}
 	return b, nil
+}
+
+// names lists the fields the report covers, in rubric order.
+func (sc *scorer) names() []string {
+	out := make([]string, len(sc.fields))
+	for i, f := range sc.fields {
+		out[i] = f.Name
+	}
+	return out
 }
 
 // known reports whether a stored field is one the report covers (a text field, or a field

@@ -163,6 +163,17 @@ func TestJudgeStreamScoring(t *testing.T) {
 	if !reflect.DeepEqual(ratings, wantR) || !reflect.DeepEqual(scores, wantS) {
 		t.Fatalf("filtered: ratings\n%q\nwant\n%q\nscores\n%q\nwant\n%q", ratings, wantR, scores, wantS)
 	}
+	// Fields choose the fields and their order within an annotation.
+	ratings, scores = collect(t, s, store.ScoreFilter{Fields: []string{"resists_misleading", "correctness"}})
+	wantR = []string{"|epz_turn_2|alice|resists_misleading=Yes", "|epz_turn_2|alice|correctness=4",
+		"|epz_turn_2|bob|resists_misleading=No", "|epz_turn_2|bob|correctness=5", "|epy_turn_1|bob|correctness=2"}
+	if !reflect.DeepEqual(ratings, wantR) || len(scores) != 3 {
+		t.Fatalf("fields: ratings\n%q\nwant\n%q\nscores %q", ratings, wantR, scores)
+	}
+	ratings, scores = collect(t, s, store.ScoreFilter{Fields: []string{"overall_quality"}})
+	if len(ratings) != 0 || len(scores) != 0 {
+		t.Fatalf("a field nobody rated or scored: %q %q", ratings, scores)
+	}
 	if err := s.StreamScoring(ctx, store.ScoreFilter{By: "colour"}, nil, nil); err == nil {
 		t.Fatal("an unknown group column was accepted")
 	}
