@@ -11,7 +11,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -101,13 +100,15 @@ func importScoresFile(ctx context.Context, s *store.Store, r *rubric.Rubric, jud
 		return counts, fmt.Errorf("import-scores: %w", err)
 	}
 	defer f.Close()
-	name := filepath.Base(path)
+	name := path // as m3eval import names its files in errors
 	im, err := s.BeginScoreImport(ctx, judge, opts)
 	if err != nil {
 		return counts, err
 	}
 	defer im.Rollback()
-	seen := map[string]int{} // sample id → line, to catch a sample listed twice
+	// Sample id → line, to catch a sample listed twice; the only memory that grows with the
+	// file, a few bytes per sample.
+	seen := map[string]int{}
 	err = readScoreFile(name, f, r, func(rec *scoreRecord) error {
 		if err := ctx.Err(); err != nil {
 			return err

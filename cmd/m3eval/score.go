@@ -99,7 +99,8 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoreOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := checkAnnotators(ctx, s, o); err != nil {
+	annotators, err := chooseAnnotators(ctx, s, o)
+	if err != nil {
 		return err
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(agree.GCPercent))
@@ -133,7 +134,7 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoreOptions) error {
 	} else if f, ok := w.(*os.File); ok {
 		color = isatty.IsTerminal(f.Fd()) && os.Getenv("NO_COLOR") == ""
 	}
-	in := report.ScoreInputs{Database: dbName, By: o.by, Annotators: o.annotators, Judges: judges,
+	in := report.ScoreInputs{Database: dbName, By: o.by, Annotators: annotators, Judges: judges,
 		IncludeDrafts: o.includeDrafts, NACategory: o.naCategory, Bootstrap: o.bootstrap, Seed: o.seed}
 	err = report.WriteSections(w, secs, in, report.Options{Format: report.Format(o.format), Color: color, Bootstrap: o.bootstrap})
 	if bw, ok := w.(*bufio.Writer); ok && err == nil {
@@ -168,15 +169,15 @@ func chooseJudges(ctx context.Context, s *store.Store, named []string) ([]string
 	return out, nil
 }
 
-// checkAnnotators fails on an --annotator who has no label that would count, which is
-// nearly always a misspelt name.
-func checkAnnotators(ctx context.Context, s *store.Store, o *scoreOptions) error {
-	if len(o.annotators) == 0 {
-		return nil
-	}
+// chooseAnnotators returns the annotators named by --annotator, or everyone with a label
+// that counts. A named annotator without one is an error: nearly always a misspelt name.
+func chooseAnnotators(ctx context.Context, s *store.Store, o *scoreOptions) ([]string, error) {
 	have, err := s.ExportAnnotators(ctx, store.ExportOptions{IncludeDrafts: o.includeDrafts})
 	if err != nil {
-		return err
+		return nil, err
+	}
+	if len(o.annotators) == 0 {
+		return have, nil
 	}
 	for _, a := range o.annotators {
 		if !slices.Contains(have, a) {
@@ -184,10 +185,10 @@ func checkAnnotators(ctx context.Context, s *store.Store, o *scoreOptions) error
 			if o.includeDrafts {
 				what = "labels"
 			}
-			return fmt.Errorf("--annotator %s: no %s by %s in %s (annotators with %s: %s)", a, what, a, s.Path(), what, strings.Join(have, ", "))
+			return nil, fmt.Errorf("--annotator %s: no %s by %s in %s (annotators with %s: %s)", a, what, a, s.Path(), what, strings.Join(have, ", "))
 		}
 	}
-	return nil
+	return o.annotators, nil
 }
 
 // scorer routes the streamed ratings and scores into one agree.Builder for all turns and one

@@ -235,6 +235,10 @@ func TestScoreFormatsAndFilters(t *testing.T) {
 	if r := c["raters"].([]any); len(r) != 2 || len(c["pairwise"].([]any)) != 1 {
 		t.Fatalf("two annotators: raters %v, pairs %d", r, len(c["pairwise"].([]any)))
 	}
+	in := scoreJSON(t, db, "--by", "episode")["inputs"].(map[string]any)
+	if fmt.Sprint(in["annotators"], in["judges"], in["by"]) != "[alice bob carol] [gpt rules] episode" {
+		t.Errorf("inputs %v", in)
+	}
 	done := scoreJSON(t, db)["fields"].(map[string]any)["correctness"].(map[string]any)["n_ratings"].(float64)
 	all := scoreJSON(t, db, "--include-drafts")["fields"].(map[string]any)["correctness"].(map[string]any)["n_ratings"].(float64)
 	if all <= done {
