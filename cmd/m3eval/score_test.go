@@ -236,7 +236,7 @@ func TestScoreFormatsAndFilters(t *testing.T) {
 		t.Fatalf("two annotators: raters %v, pairs %d", r, len(c["pairwise"].([]any)))
 	}
 	in := scoreJSON(t, db, "--by", "episode")["inputs"].(map[string]any)
-	if fmt.Sprint(in["annotators"], in["judges"], in["by"]) != "[alice bob carol] [gpt rules] episode" {
+	if fmt.Sprintf("%v %v %v", in["annotators"], in["judges"], in["by"]) != "[alice bob carol] [gpt rules] episode" {
 		t.Errorf("inputs %v", in)
 	}
 	done := scoreJSON(t, db)["fields"].(map[string]any)["correctness"].(map[string]any)["n_ratings"].(float64)
