@@ -73,6 +73,7 @@ type annotateModel struct {
 	ctxView       []string
 	ctxViewOffset int
 	rubricView    string // cached rubric pane
+	rubricHeight  int
 	rubricDirty   bool
 	message       string
 	messageStyle  lipgloss.Style

@@ -113,6 +113,8 @@ func TestGoldenScreens(t *testing.T) {
 		{"en_120x40", "demo_en_street_2_turn_9", 120, 40, "21n"},
 		{"zh_80x24", "demo_zh_umbrella_0_turn_7", 80, 24, "5"},
 		{"zh_120x40", "demo_zh_umbrella_0_turn_7", 120, 40, "54y"},
+		// Misled but Overall 5: the comment warning adds a line to the rubric pane.
+		{"warning_80x24", "demo_en_park_3_turn_4", 80, 24, "11nn5"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -208,6 +208,14 @@ func (m *annotateModel) rubricPane() string {
 	if m.rubricDirty {
 		m.rubricView = m.renderRubric(m.rubricWidth())
 		m.rubricDirty = false
+		// Stacked panes share the height: when the rubric grows or shrinks (a warning, a
+		// field with longer meanings), the conversation gives or takes the lines.
+		if h := lipgloss.Height(m.rubricView); h != m.rubricHeight {
+			m.rubricHeight = h
+			if !m.wide() {
+				m.layout()
+			}
+		}
 	}
 	return m.rubricView
 }
