@@ -178,29 +178,39 @@ func TestScoreMatchesOracle(t *testing.T) {
 }
 
 // TestScoreSameAsAgree checks that m3eval agree on the long-form files and m3eval score on
-// the database give the same report, number for number.
+// the database give the same report, number for number, overall and for every action type.
 func TestScoreSameAsAgree(t *testing.T) {
 	db := scoreDB(t)
-	score := scoreJSON(t, db, "--judge", "gpt")
-	out := filepath.Join(t.TempDir(), "agree.json")
+	score := scoreJSON(t, db, "--judge", "gpt", "--by", "action_type")
 	fx := func(name string) string { return filepath.Join(scoreFixture, name) }
-	mustRun(t, "agree", fx("ratings.csv"), "--auto", fx("auto_gpt.csv"), "--schema", fx("schema.json"), "--format", "json", "-o", out)
-	var agree map[string]any
-	readJSON(t, out, &agree)
-	a, s := agree["fields"].(map[string]any), score["fields"].(map[string]any)
-	if len(a) != 5 || len(s) != 5 {
-		t.Fatalf("agree has %d fields, score %d; want the 5 scale and choice fields", len(a), len(s))
+	same := func(label, ratings string, s map[string]any) {
+		out := filepath.Join(t.TempDir(), "agree.json")
+		mustRun(t, "agree", fx(ratings), "--auto", fx("auto_gpt.csv"), "--schema", fx("schema.json"), "--format", "json", "-o", out)
+		var agree map[string]any
+		readJSON(t, out, &agree)
+		a := agree["fields"].(map[string]any)
+		if len(a) != 5 || len(s) != 5 {
+			t.Fatalf("%s: agree has %d fields, score %d; want the 5 scale and choice fields", label, len(a), len(s))
+		}
+		for name := range a {
+			// agree names its judge "auto" (the file has no judge column); score names it gpt.
+			if hv, ok := a[name].(map[string]any)["human_vs_auto"].(map[string]any); ok {
+				hv["judge"] = "gpt"
+			}
+			if !reflect.DeepEqual(a[name], s[name]) {
+				aj, _ := json.MarshalIndent(a[name], "", " ")
+				sj, _ := json.MarshalIndent(s[name], "", " ")
+				t.Errorf("%s: field %s differs:\nagree %s\nscore %s", label, name, aj, sj)
+			}
+		}
 	}
-	for name := range a {
-		// agree names its judge "auto" (the file has no judge column); score names it gpt.
-		if hv, ok := a[name].(map[string]any)["human_vs_auto"].(map[string]any); ok {
-			hv["judge"] = "gpt"
-		}
-		if !reflect.DeepEqual(a[name], s[name]) {
-			aj, _ := json.MarshalIndent(a[name], "", " ")
-			sj, _ := json.MarshalIndent(s[name], "", " ")
-			t.Errorf("field %s differs:\nagree %s\nscore %s", name, aj, sj)
-		}
+	same("overall", "ratings.csv", score["fields"].(map[string]any))
+	groups := score["groups"].(map[string]any)
+	if len(groups) != 6 {
+		t.Fatalf("%d groups", len(groups))
+	}
+	for g, doc := range groups {
+		same(g, "ratings_"+g+".csv", doc.(map[string]any)["fields"].(map[string]any))
 	}
 }
 
