@@ -195,6 +195,7 @@ with open("oracle.sh", "w") as fh:
     fh.write("%s ratings.csv --auto auto_gpt.csv --schema schema.json -o oracle_gpt.json\n" % O)
     fh.write("%s ratings.csv --auto auto_rules.csv --schema schema.json -o oracle_rules.json\n" % O)
     fh.write("%s ratings.csv --auto auto_gpt.csv --schema schema_na.json --na-category -o oracle_gpt_na.json\n" % O)
+    fh.write("%s ratings.csv --auto auto_gpt.csv --schema schema.json --bootstrap 1000 --seed 12345 -o oracle_gpt_boot.json\n" % O)
     for act in actions:
         fh.write("%s ratings_%s.csv --auto auto_gpt.csv --schema schema.json -o oracle_gpt_%s.json\n" % (O, act, act))
 print("actions:", actions)
