@@ -11,8 +11,13 @@ Writes, from one seeded random draw and without any m3eval code:
   * oracle.sh, which runs ../../../../../shared/oracle/oracle.py on them into oracle_*.json.
 
 Run from this folder: python3 gen.py && sh oracle.sh. Rows go in the order m3eval score
-streams them (episodes as imported, turn, annotator name, field name), so the raters of
-every field come in the same order on both sides.
+streams them (episodes as imported, turn, annotator name), so the raters of every field come
+in the same order on both sides.
+
+The judge gpt writes some whole scores as 4.0. The oracle's reference reads them as the
+category 4, as its README defines; its R half compares the text "4.0" with the category "4"
+and so leaves them out of exact match and kappa, which oracle_gpt*.json list as
+"unexplained" disagreements of R:base and R:vcd::Kappa. m3eval matches the reference.
 """
 import csv
 import json
