@@ -259,12 +259,6 @@ func (sc *scorer) names() []string {
 	return out
 }
 
-// known reports whether a stored field is one the report covers (a text field, or a field
-// of another rubric, is not).
-func (sc *scorer) known(field string) bool {
-	return slices.ContainsFunc(sc.fields, func(f agree.Field) bool { return f.Name == field })
-}
-
 // value turns a stored value into what the builder reads: the NA choice becomes missing
 // unless it is a category. A rater whose values are all missing is still listed, as
 // m3eval agree lists them.
@@ -277,10 +271,8 @@ func (sc *scorer) value(field, v string, human bool) string {
 	return v
 }
 
+// rating adds an annotator's value; the store passes only the fields of names().
 func (sc *scorer) rating(row *store.ScoreRow) error {
-	if !sc.known(row.Field) {
-		return nil
-	}
 	v := sc.value(row.Field, row.Value, true)
 	if err := sc.overall.Add(row.Sample, row.Who, row.Field, v, agree.Location{}); err != nil {
 		return fmt.Errorf("sample %s, annotator %s: %w", row.Sample, row.Who, err)
@@ -292,10 +284,8 @@ func (sc *scorer) rating(row *store.ScoreRow) error {
 	return b.Add(row.Sample, row.Who, row.Field, v, agree.Location{})
 }
 
+// score adds a judge's score; the store passes only the fields of names().
 func (sc *scorer) score(row *store.ScoreRow) error {
-	if !sc.known(row.Field) {
-		return nil
-	}
 	v := sc.value(row.Field, row.Value, false)
 	if err := sc.overall.AddScore(row.Who, row.Sample, row.Field, v, agree.Location{}); err != nil {
 		return fmt.Errorf("sample %s, judge %s: %w", row.Sample, row.Who, err)
