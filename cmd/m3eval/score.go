@@ -200,7 +200,7 @@ type scorer struct {
 	judges     []string          // every judge reported, in order
 	overall    *agree.Builder    // all turns
 	groups     map[string]*agree.Builder
-	order      []string // group values in order of first appearance
+	order      []string // the group values seen (sorted before the analysis)
 }
 
 // newScorer prepares the builders; grouped asks for one builder per group besides the
