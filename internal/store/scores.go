@@ -44,7 +44,8 @@ func (s *Store) BeginScoreImport(ctx context.Context, judge string, opts ImportO
 	}
 	prep(&im.findTurn, `SELECT id, action_type, turn FROM turns WHERE sample_id = ?`)
 	prep(&im.findScore, `SELECT value FROM judge_scores WHERE judge_id = ? AND turn_id = ? AND field = ?`)
-	prep(&im.insertScore, `INSERT INTO judge_scores (judge_id, turn_id, field, value) VALUES (?, ?, ?, ?)`)
+	prep(&im.insertScore, `INSERT INTO judge_scores (judge_id, turn_id, field, value) VALUES (?, ?, ?, ?)
+		ON CONFLICT DO NOTHING`)
 	prep(&im.updateScore, `UPDATE judge_scores SET value = ? WHERE judge_id = ? AND turn_id = ? AND field = ?`)
 	prep(&im.deleteScore, `DELETE FROM judge_scores WHERE judge_id = ? AND turn_id = ? AND field = ?`)
 	if err != nil {
@@ -81,17 +82,21 @@ func (im *ScoreImporter) Turn(sampleID string) (int64, rubric.Item, error) {
 // score, which removes a stored one. An identical stored score is left alone; a different one
 // is an ErrConflict unless the import replaces.
 func (im *ScoreImporter) PutScore(turnID int64, field, value string) (Outcome, error) {
+	if value != "" {
+		// A first import only inserts: one statement per score, not a look-up and an insert.
+		res, err := im.insertScore.ExecContext(im.ctx, im.judgeID, turnID, field, value)
+		if err != nil {
+			return 0, fmt.Errorf("store score: %w", domainError(err))
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			return Inserted, nil
+		}
+	}
 	var stored string
 	err := im.findScore.QueryRowContext(im.ctx, im.judgeID, turnID, field).Scan(&stored)
 	switch {
-	case err == sql.ErrNoRows:
-		if value == "" {
-			return Unchanged, nil
-		}
-		if _, err := im.insertScore.ExecContext(im.ctx, im.judgeID, turnID, field, value); err != nil {
-			return 0, fmt.Errorf("store score: %w", domainError(err))
-		}
-		return Inserted, nil
+	case err == sql.ErrNoRows: // value is "": no score given, none stored
+		return Unchanged, nil
 	case err != nil:
 		return 0, err
 	case stored == value:
