@@ -198,3 +198,57 @@ func TestJudgeScoresStayOutOfTheAnnotator(t *testing.T) {
 		}
 	}
 }
+
+// TestJudgeStreamDoesNotBlockAnnotators checks the read transaction of StreamScoring: an
+// annotator saving in the middle of a report is not kept waiting, and the report sees the
+// database as it was when it started.
+func TestJudgeStreamDoesNotBlockAnnotators(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m3eval.db")
+	s := MustOpenDB(t, path, store.Options{})
+	seed(t, s, []string{"initial", "follow_up"})
+	label := func(st *store.Store, tr dataset.Turn, who string) error {
+		im, err := st.BeginImport(ctx, store.ImportOptions{})
+		if err != nil {
+			return err
+		}
+		defer im.Rollback()
+		id, _, err := im.PutTurn(&tr)
+		if err != nil {
+			return err
+		}
+		if _, err := im.PutLabel(id, &dataset.Label{Annotator: who, Values: rubric.Values{"correctness": "3"}, Status: "done",
+			AnnotatedAt: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), RubricVersion: "v"}); err != nil {
+			return err
+		}
+		return im.Commit()
+	}
+	if err := label(s, turn("epz", 1, "initial"), "alice"); err != nil {
+		t.Fatal(err)
+	}
+	other := MustOpenDB(t, path, store.Options{Durable: true}) // the annotator's own handle
+	var seen []string
+	err := s.StreamScoring(ctx, store.ScoreFilter{Fields: []string{"correctness"}},
+		func(r *store.ScoreRow) error {
+			seen = append(seen, r.Sample+"|"+r.Who)
+			start := time.Now()
+			if err := label(other, turn("epz", 2, "follow_up"), "bob"); err != nil {
+				return fmt.Errorf("the annotator could not save during a report: %w", err)
+			}
+			if d := time.Since(start); d > time.Second {
+				return fmt.Errorf("the annotator waited %v", d)
+			}
+			return nil
+		},
+		func(*store.ScoreRow) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(seen, []string{"epz_turn_1|alice"}) {
+		t.Fatalf("the report saw %q: not the snapshot it started from", seen)
+	}
+	ratings, _ := collect(t, s, store.ScoreFilter{})
+	if len(ratings) != 2 {
+		t.Fatalf("after the report: %q", ratings)
+	}
+}
