@@ -11,7 +11,6 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/agree"
@@ -96,27 +95,11 @@ func runAgree(cmd *cobra.Command, ratings string, o *agreeOptions) error {
 			return err
 		}
 	}
-	var w io.Writer = cmd.OutOrStdout()
-	color := false
-	if o.output != "" {
-		f, err := os.Create(o.output)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		bw := bufio.NewWriter(f)
-		defer bw.Flush()
-		w = bw
-	} else if f, ok := w.(*os.File); ok {
-		color = isatty.IsTerminal(f.Fd()) && os.Getenv("NO_COLOR") == ""
-	}
 	in := report.Inputs{Ratings: filepath.Base(ratings), Auto: base(o.auto), Schema: base(o.schema),
 		NACategory: o.naCategory, Bootstrap: o.bootstrap, Seed: o.seed}
-	err = report.Write(w, results, report.Options{Format: report.Format(o.format), Color: color, Bootstrap: o.bootstrap, Inputs: in})
-	if bw, ok := w.(*bufio.Writer); ok && err == nil {
-		err = bw.Flush()
-	}
-	return err
+	return writeOutput(cmd, o.output, func(w io.Writer, color bool) error {
+		return report.Write(w, results, report.Options{Format: report.Format(o.format), Color: color, Bootstrap: o.bootstrap, Inputs: in})
+	})
 }
 
 func base(p string) string {

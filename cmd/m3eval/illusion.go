@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/illusion"
@@ -196,31 +195,15 @@ func (o *illusionScoreOptions) run(cmd *cobra.Command, args []string) error {
 	for _, w := range res.Warnings {
 		fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
 	}
-	var w io.Writer = cmd.OutOrStdout()
-	color := false
-	if o.output != "" {
-		f, err := os.Create(o.output)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		w = f
-	} else if f, ok := w.(*os.File); ok {
-		color = isatty.IsTerminal(f.Fd()) && os.Getenv("NO_COLOR") == ""
-	}
 	rep := illusionReport{
 		Rows:       illusion.Summarize(res.Items, by),
 		Confusions: illusion.Confusions(res.Items, o.top),
 		Warnings:   res.Warnings,
 		By:         by,
 	}
-	if err := rep.write(w, o.format, color); err != nil {
-		return err
-	}
-	if f, ok := w.(*os.File); ok && o.output != "" {
-		return f.Close()
-	}
-	return nil
+	return writeOutput(cmd, o.output, func(w io.Writer, color bool) error {
+		return rep.write(w, o.format, color)
+	})
 }
 
 // splitInputs turns --split NAME=FILE[,FILE...] flags into splits in order of first

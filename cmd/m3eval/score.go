@@ -1,18 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
 
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/agree"
@@ -120,27 +117,11 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoreOptions) error {
 		return err
 	}
 
-	var w io.Writer = cmd.OutOrStdout()
-	color := false
-	if o.output != "" {
-		f, err := os.Create(o.output)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		bw := bufio.NewWriter(f)
-		w = bw
-		defer bw.Flush()
-	} else if f, ok := w.(*os.File); ok {
-		color = isatty.IsTerminal(f.Fd()) && os.Getenv("NO_COLOR") == ""
-	}
 	in := report.ScoreInputs{Database: dbName, By: o.by, Annotators: annotators, Judges: judges,
 		IncludeDrafts: o.includeDrafts, NACategory: o.naCategory, Bootstrap: o.bootstrap, Seed: o.seed}
-	err = report.WriteSections(w, secs, in, report.Options{Format: report.Format(o.format), Color: color, Bootstrap: o.bootstrap})
-	if bw, ok := w.(*bufio.Writer); ok && err == nil {
-		err = bw.Flush()
-	}
-	return err
+	return writeOutput(cmd, o.output, func(w io.Writer, color bool) error {
+		return report.WriteSections(w, secs, in, report.Options{Format: report.Format(o.format), Color: color, Bootstrap: o.bootstrap})
+	})
 }
 
 // chooseJudges returns the judges named by --judge, all of them present in the database, or
