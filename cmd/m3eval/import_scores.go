@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/ingest"
+	"github.com/m3bench/m3eval/internal/lineindex"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 )
@@ -228,7 +229,7 @@ func scoreField(r *rubric.Rubric, key string) error {
 // readScoreFile streams the records of a score file to fn: a JSON array or JSON objects when
 // the first character is [ or {, CSV otherwise.
 func readScoreFile(name string, rd io.Reader, r *rubric.Rubric, fn func(*scoreRecord) error) error {
-	lc := &lineIndex{r: rd}
+	lc := lineindex.New(rd, 0)
 	br := bufio.NewReaderSize(lc, 64<<10)
 	for {
 		b, err := br.Peek(1)
@@ -321,13 +322,13 @@ func readScoreCSV(name string, br *bufio.Reader, r *rubric.Rubric, fn func(*scor
 }
 
 // readScoreJSON reads a JSON array of objects or a sequence of objects (JSON Lines).
-func readScoreJSON(name string, br *bufio.Reader, lc *lineIndex, r *rubric.Rubric, fn func(*scoreRecord) error) error {
+func readScoreJSON(name string, br *bufio.Reader, lc *lineindex.Reader, r *rubric.Rubric, fn func(*scoreRecord) error) error {
 	// Offsets of the decoder count from where it starts reading; the line index counts from
 	// the start of the file.
-	base := lc.read - int64(br.Buffered())
+	base := lc.Consumed() - int64(br.Buffered())
 	dec := json.NewDecoder(br)
 	dec.UseNumber()
-	lineAt := func(off int64) int { return lc.lineAt(base + off) }
+	lineAt := func(off int64) int { return lc.LineAt(base + off) }
 	syntax := func(err error) error {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
@@ -335,7 +336,7 @@ func readScoreJSON(name string, br *bufio.Reader, lc *lineIndex, r *rubric.Rubri
 		}
 		if err == io.ErrUnexpectedEOF {
 			// The decoder has read everything: name the file's last line.
-			return &ingest.Error{File: name, Line: lc.lastLine(), Err: fmt.Errorf("%w: the file ends inside a record", ingest.ErrBadRecord)}
+			return &ingest.Error{File: name, Line: lc.LastLine(), Err: fmt.Errorf("%w: the file ends inside a record", ingest.ErrBadRecord)}
 		}
 		return &ingest.Error{File: name, Line: lineAt(dec.InputOffset()), Err: err}
 	}
@@ -441,52 +442,4 @@ func parseScoreObject(name string, rec *scoreRecord, raw json.RawMessage, r *rub
 		rec.values = append(rec.values, rs)
 	}
 	return nil
-}
-
-// lineIndex remembers where the newlines are in the part of the stream that the readers
-// ahead of it have buffered, so that a byte offset becomes a line number with memory bounded
-// by the buffers, however long the file. Offsets asked about must not decrease.
-type lineIndex struct {
-	r      io.Reader
-	read   int64   // bytes read so far
-	nl     []int64 // offsets of newlines at or after the last query
-	before int     // newlines before the last query offset
-	lastNL bool    // the last byte read is a newline
-}
-
-func (c *lineIndex) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	for i := 0; i < n; {
-		j := bytes.IndexByte(p[i:n], '\n')
-		if j < 0 {
-			break
-		}
-		c.nl = append(c.nl, c.read+int64(i+j))
-		i += j + 1
-	}
-	c.read += int64(n)
-	if n > 0 {
-		c.lastNL = p[n-1] == '\n'
-	}
-	return n, err
-}
-
-// lastLine returns the number of the last line read, not counting an empty one after a
-// final newline.
-func (c *lineIndex) lastLine() int {
-	if c.lastNL {
-		return c.lineAt(c.read - 1)
-	}
-	return c.lineAt(c.read)
-}
-
-// lineAt returns the 1-based line of byte offset off.
-func (c *lineIndex) lineAt(off int64) int {
-	k := 0
-	for k < len(c.nl) && c.nl[k] < off {
-		k++
-	}
-	c.before += k
-	c.nl = c.nl[k:]
-	return c.before + 1
 }

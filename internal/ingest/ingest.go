@@ -12,6 +12,7 @@ import (
 	"io"
 
 	"github.com/m3bench/m3eval/internal/dataset"
+	"github.com/m3bench/m3eval/internal/lineindex"
 )
 
 // Error is a problem with one record, located by file, line and field.
@@ -52,7 +53,7 @@ type RawLabel struct {
 // Reader reads records from one file.
 type Reader struct {
 	name    string
-	lines   *lineCounter
+	lines   *lineindex.Reader
 	br      *bufio.Reader
 	dec     *json.Decoder
 	inArray bool
@@ -68,7 +69,7 @@ type Reader struct {
 
 // NewReader reads the records of r; name is used in errors.
 func NewReader(name string, r io.Reader) *Reader {
-	lc := &lineCounter{r: r}
+	lc := lineindex.New(r, 0)
 	return &Reader{name: name, lines: lc, br: bufio.NewReaderSize(lc, 256<<10)}
 }
 
@@ -107,10 +108,10 @@ func (r *Reader) start() error {
 			return r.syntax(err)
 		case '{':
 			r.lineMode = true
-			r.lineNo = r.lines.lineAt(r.lines.consumed()-int64(r.br.Buffered())) - 1
+			r.lineNo = r.lines.LineAt(r.lines.Consumed()-int64(r.br.Buffered())) - 1
 			return nil
 		}
-		return r.errorf(r.lines.lineAt(r.lines.consumed()-int64(r.br.Buffered())), "", "expected a JSON array or JSON objects, found %q", b)
+		return r.errorf(r.lines.LineAt(r.lines.Consumed()-int64(r.br.Buffered())), "", "expected a JSON array or JSON objects, found %q", b)
 	}
 }
 
@@ -214,14 +215,14 @@ func (r *Reader) fallBackToDecoder(first []byte) (*Record, error) {
 	r.lineMode = false
 	startLine := r.lineNo
 	rest := io.MultiReader(bytes.NewReader(append(append([]byte(nil), first...), '\n')), r.br)
-	r.lines = &lineCounter{r: rest, before: startLine - 1}
+	r.lines = lineindex.New(rest, startLine-1)
 	r.br = bufio.NewReaderSize(r.lines, 256<<10)
 	r.dec = json.NewDecoder(r.br)
 	r.dec.UseNumber()
 	return r.Next()
 }
 
-func (r *Reader) lineAt(off int64) int { return r.lines.lineAt(off) }
+func (r *Reader) lineAt(off int64) int { return r.lines.LineAt(off) }
 
 func (r *Reader) syntax(err error) error {
 	if err == nil {
@@ -232,47 +233,4 @@ func (r *Reader) syntax(err error) error {
 		return r.errorf(r.lineAt(se.Offset), "", "not valid JSON: %v", se)
 	}
 	return &Error{File: r.name, Line: r.lineAt(r.dec.InputOffset()), Err: err}
-}
-
-// lineCounter remembers where the newlines are in the part of the stream that readers ahead
-// of it have buffered but not yet asked about, so memory stays bounded by the buffers.
-type lineCounter struct {
-	r      io.Reader
-	read   int64   // bytes read so far
-	nl     []int64 // offsets of newlines at or after the last query
-	before int     // newlines before the last query offset
-	last   int64
-}
-
-func (c *lineCounter) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	for i := 0; i < n; {
-		j := bytes.IndexByte(p[i:n], '\n')
-		if j < 0 {
-			break
-		}
-		c.nl = append(c.nl, c.read+int64(i+j))
-		i += j + 1
-	}
-	c.read += int64(n)
-	return n, err
-}
-
-func (c *lineCounter) consumed() int64 { return c.read }
-
-// lineAt returns the 1-based line of byte offset off. Offsets must not go backwards by more
-// than the current record (they do not: records are read in order).
-func (c *lineCounter) lineAt(off int64) int {
-	if off < c.last {
-		// A look back into the current record: count from what is still kept.
-		return c.before + 1
-	}
-	k := 0
-	for k < len(c.nl) && c.nl[k] < off {
-		k++
-	}
-	c.before += k
-	c.nl = c.nl[k:]
-	c.last = off
-	return c.before + 1
 }
