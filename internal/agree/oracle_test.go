@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/agree/agreetest"
 	"github.com/m3bench/m3eval/internal/agree/longform"
 	"github.com/m3bench/m3eval/internal/report"
 )
@@ -205,49 +206,7 @@ func compareStat(t *testing.T, path string, ref map[string]any, g any, reason an
 // per end at B = 1000) in the difference, instead of the sum of two.
 func compareBootstrap(t *testing.T, oracle, ours map[string]any, factor int) {
 	t.Helper()
-	for name, of := range oracle["fields"].(map[string]any) {
-		ob, _ := of.(map[string]any)["bootstrap"].(map[string]any)
-		gf, _ := ours["fields"].(map[string]any)[name].(map[string]any)
-		gb, _ := gf["bootstrap"].(map[string]any)
-		if len(ob) != len(gb) {
-			t.Errorf("%s.bootstrap: oracle has %d statistics, we have %d", name, len(ob), len(gb))
-		}
-		for stat, ov := range ob {
-			p := name + ".bootstrap." + stat
-			o := ov.(map[string]any)
-			g, ok := gb[stat].(map[string]any)
-			if !ok {
-				t.Errorf("%s: missing", p)
-				continue
-			}
-			if o["B"].(float64)*float64(factor) != g["B"] {
-				t.Errorf("%s: B oracle %v × %d, we %v", p, o["B"], factor, g["B"])
-			}
-			on, gn := o["n_undefined"].(float64), g["n_undefined"].(float64)/float64(factor)
-			if math.Abs(on-gn) > 4*math.Sqrt(math.Max(on, gn)+1)+1 {
-				t.Errorf("%s: n_undefined oracle %v, we %v", p, on, gn)
-			}
-			oci, _ := o["ci95_percentile"].([]any)
-			gci, _ := g["ci95_percentile"].([]any)
-			if (oci == nil) != (gci == nil) {
-				t.Errorf("%s: ci oracle %v, we %v", p, oci, gci)
-				continue
-			}
-			if oci == nil {
-				continue
-			}
-			se, _ := o["se"].(float64)
-			for i := 0; i < 2; i++ {
-				if d := math.Abs(oci[i].(float64) - gci[i].(float64)); d > se/2 {
-					t.Errorf("%s: ci[%d] oracle %.4f, we %.4f: differ by %.4f > se/2 = %.4f", p, i, oci[i], gci[i], d, se/2)
-				}
-			}
-			gse, _ := g["se"].(float64)
-			if math.Abs(gse-se) > 0.2*se {
-				t.Errorf("%s: se oracle %.4f, we %.4f", p, se, gse)
-			}
-		}
-	}
+	agreetest.CompareBootstrap(t, oracle["fields"].(map[string]any), ours["fields"].(map[string]any), factor, nil)
 }
 
 // compareBootstrapShape checks that the same statistics were bootstrapped with the same B.
