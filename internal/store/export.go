@@ -29,16 +29,21 @@ func (s *Store) ExportAnnotators(ctx context.Context, o ExportOptions) ([]string
 	if err != nil {
 		return nil, fmt.Errorf("list annotators: %w", err)
 	}
+	return scanStrings(rows)
+}
+
+// scanStrings reads a one-column result of text and closes it.
+func scanStrings(rows *sql.Rows) ([]string, error) {
 	defer rows.Close()
-	var names []string
+	var out []string
 	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
+		var s string
+		if err := rows.Scan(&s); err != nil {
 			return nil, err
 		}
-		names = append(names, n)
+		out = append(out, s)
 	}
-	return names, rows.Err()
+	return out, rows.Err()
 }
 
 // Export streams the labeled turns in queue order. fn sees each turn once with all its labels.

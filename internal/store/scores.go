@@ -124,16 +124,7 @@ func (s *Store) Judges(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list judges: %w", err)
 	}
-	defer rows.Close()
-	var names []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		names = append(names, n)
-	}
-	return names, rows.Err()
+	return scanStrings(rows)
 }
 
 // groupColumns maps what `m3eval score --by` accepts to the column that holds it; only these
