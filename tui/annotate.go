@@ -130,6 +130,10 @@ func (m *annotateModel) SetSize(w, h int) {
 	m.width, m.height = w, h
 	m.help.Width = w
 	m.comment.SetWidth(max(10, w-4))
+	m.comment.SetHeight(5)
+	if m.compact() {
+		m.comment.SetHeight(3)
+	}
 	m.flagReason.Width = max(10, w-24)
 	m.rubricDirty = true
 	m.contextFor = ""
@@ -350,8 +354,7 @@ func (m *annotateModel) moveFocus(step int) {
 	}
 }
 
-// advance moves focus to the next unanswered open field after the current one, or simply the
-// next open field when all are answered.
+// advance moves focus to the next open field after the current one; on the last it stays.
 func (m *annotateModel) advance() {
 	n := len(m.r.Fields)
 	for i := m.focus + 1; i < n; i++ {

@@ -52,12 +52,3 @@ func (k keyMap) FullHelp() [][]key.Binding {
 		{k.ScrollUp, k.ScrollDown, k.Help, k.Quit},
 	}
 }
-
-// editorKeys is the help shown while a text box has focus.
-type editorKeys struct{ keys []key.Binding }
-
-// ShortHelp implements help.KeyMap.
-func (e editorKeys) ShortHelp() []key.Binding { return e.keys }
-
-// FullHelp implements help.KeyMap.
-func (e editorKeys) FullHelp() [][]key.Binding { return [][]key.Binding{e.keys} }

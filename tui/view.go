@@ -267,11 +267,6 @@ func (m *annotateModel) renderRubric(width int) string {
 	if m.mode == modeComment {
 		f, _ := m.r.Field(m.r.CommentField)
 		lines = append(lines, m.st.Label.Render(f.LabelEn+" "+f.LabelZh)+m.st.Dim.Render(" — esc when done"))
-		h := 5
-		if m.compact() {
-			h = 3
-		}
-		m.comment.SetHeight(h)
 		lines = append(lines, m.comment.View())
 		return strings.Join(lines, "\n")
 	}
