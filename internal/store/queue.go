@@ -373,6 +373,7 @@ type Annotation struct {
 	FlagReason string
 	Active     time.Duration
 	CanUndo    bool
+	skipSeq    int64 // where the item stands among the skipped ones; 0 when not skipped
 }
 
 // Load reads the item at ref with its episode's earlier turns.
@@ -417,11 +418,7 @@ func (q *Queue) Load(ctx context.Context, ref Ref) (*Item, error) {
 		return nil, err
 	}
 	if it.Annotation != nil {
-		var seq sql.NullInt64
-		if err := q.s.db.QueryRowContext(ctx, `SELECT skip_seq FROM annotations WHERE id = ?`, it.Annotation.ID).Scan(&seq); err != nil {
-			return nil, err
-		}
-		it.Ref.SkipSeq = seq.Int64
+		it.Ref.SkipSeq = it.Annotation.skipSeq
 	}
 	return it, nil
 }
@@ -429,10 +426,12 @@ func (q *Queue) Load(ctx context.Context, ref Ref) (*Item, error) {
 func (q *Queue) annotation(ctx context.Context, db querier, turnID int64) (*Annotation, error) {
 	a := &Annotation{}
 	var ms int64
-	err := db.QueryRowContext(ctx, `SELECT id, status, flagged, flag_reason, active_ms,
+	var seq sql.NullInt64
+	err := db.QueryRowContext(ctx, `SELECT id, status, flagged, flag_reason, active_ms, skip_seq,
 		EXISTS (SELECT 1 FROM changes c WHERE c.annotation_id = annotations.id AND c.undone = 0)
 		FROM annotations WHERE annotator_id = ? AND turn_id = ?`, q.annotatorID, turnID).
-		Scan(&a.ID, &a.Status, &a.Flagged, &a.FlagReason, &ms, &a.CanUndo)
+		Scan(&a.ID, &a.Status, &a.Flagged, &a.FlagReason, &ms, &seq, &a.CanUndo)
+	a.skipSeq = seq.Int64
 	if err == sql.ErrNoRows {
 		return nil, nil
 	}
