@@ -51,36 +51,43 @@ func (t *Turn) ContentHash() []byte {
 // Hash identifies the turn's content, so a re-import can tell an identical record from a
 // changed one without comparing every column.
 func (t *Turn) Hash() []byte {
-	h := sha256.New()
-	var n [8]byte
+	// One buffer and one Sum256: the streaming hash.Hash copied every string it was given.
+	n := 8*11 + len(t.SampleID) + len(t.EpisodeID) + len(t.ActionType) + len(t.TaskType) +
+		len(t.UserMessage) + len(t.VLMResponse) + len(t.ExpectedAnswer) + len(t.Model) + len(t.Meta)
+	for _, im := range t.Images {
+		n += 8 + len(im)
+	}
+	b := make([]byte, 0, n)
 	put := func(s string) {
-		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
-		h.Write(n[:])
-		h.Write([]byte(s))
+		b = binary.LittleEndian.AppendUint64(b, uint64(len(s)))
+		b = append(b, s...)
 	}
 	put(t.SampleID)
 	put(t.EpisodeID)
-	binary.LittleEndian.PutUint64(n[:], uint64(t.Turn))
-	h.Write(n[:])
+	b = binary.LittleEndian.AppendUint64(b, uint64(t.Turn))
 	put(t.ActionType)
 	put(t.TaskType)
 	put(t.UserMessage)
 	put(t.VLMResponse)
 	put(t.ExpectedAnswer)
-	binary.LittleEndian.PutUint64(n[:], uint64(len(t.Images)))
-	h.Write(n[:])
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(t.Images)))
 	for _, im := range t.Images {
 		put(im)
 	}
 	put(t.Model)
 	// Layout is not content: the same meta pretty-printed or compact hashes the same.
+	lenAt := len(b)
+	b = binary.LittleEndian.AppendUint64(b, 0)
 	var meta bytes.Buffer
+	meta.Grow(len(t.Meta))
 	if json.Compact(&meta, t.Meta) != nil {
 		meta.Reset()
 		meta.Write(t.Meta)
 	}
-	put(meta.String())
-	return h.Sum(nil)[:16]
+	b = append(b, meta.Bytes()...)
+	binary.LittleEndian.PutUint64(b[lenAt:], uint64(len(b)-lenAt-8))
+	sum := sha256.Sum256(b)
+	return sum[:16]
 }
 
 // Status of an annotation.

@@ -175,7 +175,7 @@ func (r *Reader) nextLine() (*Record, error) {
 			continue
 		}
 		var rec recordJSON
-		if err := json.Unmarshal(trimmed, &rec); err != nil {
+		if err := unmarshalRecord(trimmed, &rec); err != nil {
 			var se *json.SyntaxError
 			if errors.As(err, &se) {
 				if se.Offset >= int64(len(trimmed)) {

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // recordJSON is the union of the turn, episode and labeled-sample shapes. Pointers tell a
@@ -29,7 +31,30 @@ type recordJSON struct {
 	Turns            []json.RawMessage `json:"turns"`
 }
 
-var sampleIDPattern = regexp.MustCompile(`^(.+)_turn_([0-9]+)$`)
+// unmarshalRecord decodes a record with encoding/json's semantics. The JSON v2 decoder, set to
+// behave as v1, is about three times faster; when it fails, encoding/json decodes again, so
+// errors keep the types and wording that fieldError knows.
+func unmarshalRecord(b []byte, rec *recordJSON) error {
+	if jsonv2.Unmarshal(b, rec, jsonv1.DefaultOptionsV1()) == nil {
+		return nil
+	}
+	*rec = recordJSON{}
+	return json.Unmarshal(b, rec)
+}
+
+// splitSampleID splits a sample id of the form <episode>_turn_<n>, as the regular expression
+// ^(.+)_turn_([0-9]+)$ would (only the last "_turn_" can be followed by nothing but digits).
+func splitSampleID(id string) (episode, turn string, ok bool) {
+	i := strings.LastIndex(id, "_turn_")
+	if i < 1 {
+		return "", "", false
+	}
+	turn = id[i+len("_turn_"):]
+	if turn == "" || strings.TrimLeft(turn, "0123456789") != "" {
+		return "", "", false
+	}
+	return id[:i], turn, true
+}
 
 // parse turns one top-level JSON value into its records: one for a turn, one per turn for an
 // episode.
@@ -103,15 +128,15 @@ func (r *Reader) turn(line int, prefix string, j *recordJSON, ep *recordJSON) (*
 		t.Turn = *j.Turn
 	}
 	if t.EpisodeID == "" || t.Turn == 0 {
-		m := sampleIDPattern.FindStringSubmatch(t.SampleID)
+		episode, turn, ok := splitSampleID(t.SampleID)
 		switch {
-		case m != nil:
-			n, err := strconv.Atoi(m[2])
+		case ok:
+			n, err := strconv.Atoi(turn)
 			if err != nil || n < 1 {
 				return nil, r.errorf(line, prefix+"sample_id", "%q: the turn number after _turn_ must be 1 or more", t.SampleID)
 			}
 			if t.EpisodeID == "" {
-				t.EpisodeID = m[1]
+				t.EpisodeID = episode
 			}
 			if t.Turn == 0 {
 				t.Turn = n
