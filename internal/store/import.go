@@ -38,7 +38,7 @@ type Importer struct {
 	opts ImportOptions
 
 	insertTurn, findTurn, updateTurn, upsertEpisode *sql.Stmt
-	batchTurns                                      *sql.Stmt
+	batchTurns, insertEpisodes                      *sql.Stmt
 	batchArgs                                       []any
 
 	// The last episode seen; records come grouped by episode, so this cache hits nearly always
@@ -76,11 +76,15 @@ func (s *Store) BeginImport(ctx context.Context, opts ImportOptions) (*Importer,
 		content_hash = ? WHERE id = ?`)
 	prep(&im.upsertEpisode, `INSERT INTO episodes (episode_key) VALUES (?)
 		ON CONFLICT (episode_key) DO UPDATE SET episode_key = excluded.episode_key RETURNING id`)
+	// The episodes of a chunk of turns, given as one JSON array of keys: one statement per
+	// chunk instead of one per episode. The chunk's INSERT then looks their ids up itself.
+	prep(&im.insertEpisodes, `INSERT INTO episodes (episode_key) SELECT value FROM json_each(?) WHERE true
+		ON CONFLICT (episode_key) DO NOTHING`)
 	// A batch of turns goes in with one multi-row INSERT: the per-statement cost of
 	// database/sql and cgo is paid once per batchRows turns instead of once per turn.
 	prep(&im.batchTurns, `INSERT INTO turns (sample_id, episode_id, turn, action_type, task_type,
 		user_message, vlm_response, expected_answer, images, model, meta, content_hash) VALUES `+
-		strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", batchRows), ", "))
+		strings.TrimSuffix(strings.Repeat("(?, (SELECT id FROM episodes WHERE episode_key = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", batchRows), ", "))
 	if err != nil {
 		tx.Rollback()
 		return nil, fmt.Errorf("begin import: %w", err)
@@ -111,27 +115,37 @@ func (im *Importer) episodeID(key string) (int64, error) {
 	return id, nil
 }
 
-// PutTurns stores a batch of turns and returns their ids and outcomes. New turns go in with
-// one statement; when any turn of the batch is already stored (or clashes), the batch is
-// rolled back to its savepoint and stored turn by turn, which tells identical records from
-// changed ones. On error, len(ids) is the index of the turn that failed.
+// PutTurns stores a batch of turns and returns their ids and outcomes. New turns go in
+// batchRows at a time with one statement; when any turn of such a chunk is already stored (or
+// clashes), the statement undoes itself and the chunk is stored turn by turn, which tells
+// identical records from changed ones. On error, len(ids) is the index of the turn that failed.
 func (im *Importer) PutTurns(ts []dataset.Turn) ([]int64, []Outcome, error) {
-	if len(ts) == 0 {
-		return nil, nil, nil
-	}
-	if ids, ok, err := im.insertBatch(ts); err != nil || ok {
-		outcomes := make([]Outcome, len(ids))
-		return ids, outcomes, err
-	}
 	ids := make([]int64, 0, len(ts))
 	outcomes := make([]Outcome, 0, len(ts))
-	for i := range ts {
-		id, o, err := im.PutTurn(&ts[i])
-		if err != nil {
-			return ids, outcomes, err
+	for start := 0; start < len(ts); start += batchRows {
+		chunk := ts[start:min(start+batchRows, len(ts))]
+		if len(chunk) == batchRows {
+			first, ok, err := im.insertChunk(chunk)
+			if err != nil {
+				return ids, outcomes, err
+			}
+			if ok {
+				// One INSERT numbers its rows consecutively: nothing else writes in this transaction.
+				for i := range chunk {
+					ids = append(ids, first+int64(i))
+					outcomes = append(outcomes, Inserted)
+				}
+				continue
+			}
 		}
-		ids = append(ids, id)
-		outcomes = append(outcomes, o)
+		for i := range chunk {
+			id, o, err := im.PutTurn(&chunk[i])
+			if err != nil {
+				return ids, outcomes, err
+			}
+			ids = append(ids, id)
+			outcomes = append(outcomes, o)
+		}
 	}
 	return ids, outcomes, nil
 }
@@ -140,63 +154,59 @@ func (im *Importer) PutTurns(ts []dataset.Turn) ([]int64, []Outcome, error) {
 // SQLite's limit of 32766).
 const batchRows = 128
 
-// insertBatch tries the multi-row path; ok is false when the batch must go turn by turn
-// (a short batch, or a turn that is already stored).
-func (im *Importer) insertBatch(ts []dataset.Turn) (ids []int64, ok bool, err error) {
-	if len(ts)%batchRows != 0 {
-		return nil, false, nil
+// insertChunk tries to insert batchRows new turns with one statement and returns the first
+// one's id. ok is false when a turn is already stored (or clashes with a stored one): SQLite
+// has then undone the whole statement, and the caller goes turn by turn.
+func (im *Importer) insertChunk(ts []dataset.Turn) (first int64, ok bool, err error) {
+	if err := im.storeEpisodes(ts); err != nil {
+		return 0, false, err
 	}
 	args := im.batchArgs[:0]
-	epIDs := make([]int64, len(ts))
 	for i := range ts {
-		if epIDs[i], err = im.episodeID(ts[i].EpisodeID); err != nil {
-			return nil, false, err
-		}
-	}
-	if _, err := im.tx.ExecContext(im.ctx, `SAVEPOINT batch`); err != nil {
-		return nil, false, err
-	}
-	ids = make([]int64, 0, len(ts))
-	for start := 0; start < len(ts); start += batchRows {
-		args = args[:0]
-		for i := start; i < start+batchRows; i++ {
-			t := &ts[i]
-			images, err := json.Marshal(nonNil(t.Images))
-			if err != nil {
-				return nil, false, err
-			}
-			var meta any
-			if t.Meta != nil {
-				meta = string(t.Meta)
-			}
-			args = append(args, t.SampleID, epIDs[i], t.Turn, t.ActionType, t.TaskType, t.UserMessage,
-				t.VLMResponse, t.ExpectedAnswer, string(images), t.Model, meta, t.ContentHash())
-		}
-		res, err := im.batchTurns.ExecContext(im.ctx, args...)
+		t := &ts[i]
+		images, err := json.Marshal(nonNil(t.Images))
 		if err != nil {
-			if _, rerr := im.tx.ExecContext(im.ctx, `ROLLBACK TO batch; RELEASE batch`); rerr != nil {
-				return nil, false, rerr
-			}
-			im.lastEpisodeKey, im.lastEpisodeID = "", 0 // the rollback may have taken new episodes
-			if isConflict(domainError(err)) {
-				return nil, false, nil
-			}
-			return nil, false, fmt.Errorf("store turns: %w", err)
+			return 0, false, err
 		}
-		last, err := res.LastInsertId()
-		if err != nil {
-			return nil, false, err
+		var meta any
+		if t.Meta != nil {
+			meta = string(t.Meta)
 		}
-		// One INSERT numbers its rows consecutively: nothing else writes in this transaction.
-		for i := 0; i < batchRows; i++ {
-			ids = append(ids, last-int64(batchRows-1-i))
-		}
+		args = append(args, t.SampleID, t.EpisodeID, t.Turn, t.ActionType, t.TaskType, t.UserMessage,
+			t.VLMResponse, t.ExpectedAnswer, string(images), t.Model, meta, t.ContentHash())
 	}
 	im.batchArgs = args
-	if _, err := im.tx.ExecContext(im.ctx, `RELEASE batch`); err != nil {
-		return nil, false, err
+	res, err := im.batchTurns.ExecContext(im.ctx, args...)
+	if err != nil {
+		if isConflict(domainError(err)) {
+			return 0, false, nil
+		}
+		return 0, false, fmt.Errorf("store turns: %w", err)
 	}
-	return ids, true, nil
+	last, err := res.LastInsertId()
+	if err != nil {
+		return 0, false, err
+	}
+	return last - int64(len(ts)-1), true, nil
+}
+
+// storeEpisodes creates the episodes of a chunk of turns that are not stored yet, with one
+// statement for the whole chunk, in the order the chunk first names them.
+func (im *Importer) storeEpisodes(ts []dataset.Turn) error {
+	keys := make([]string, 0, 16)
+	for i := range ts {
+		if k := ts[i].EpisodeID; len(keys) == 0 || keys[len(keys)-1] != k {
+			keys = append(keys, k)
+		}
+	}
+	list, err := json.Marshal(keys)
+	if err != nil {
+		return err
+	}
+	if _, err := im.insertEpisodes.ExecContext(im.ctx, string(list)); err != nil {
+		return fmt.Errorf("store episodes: %w", err)
+	}
+	return nil
 }
 
 // PutTurn stores a turn. An identical stored turn is left alone; a changed one is an

@@ -448,4 +448,22 @@ func TestPutTurnsBatches(t *testing.T) {
 	if counts[store.Unchanged] != 255 || counts[store.Inserted] != 1 {
 		t.Fatalf("outcomes of a mixed batch: %v", counts)
 	}
+	// A chunk that meets a stored turn on its last row leaves nothing of its failed statement
+	// behind, and the chunk before it keeps its new turns: 255 new, 1 unchanged.
+	var fresh []dataset.Turn
+	for i := 0; i < 255; i++ {
+		fresh = append(fresh, turn(fmt.Sprintf("late%03d", i/5), i%5+1, "mislead"))
+	}
+	fresh = append(fresh, ts[5])
+	_, outcomes = put(fresh)
+	counts = map[store.Outcome]int{}
+	for _, o := range outcomes {
+		counts[o]++
+	}
+	if counts[store.Inserted] != 255 || counts[store.Unchanged] != 1 {
+		t.Fatalf("outcomes of a batch whose second chunk ends on a stored turn: %v", counts)
+	}
+	if n, _ := q.Len(ctx); n != 300+1+255 {
+		t.Fatalf("Len %d after the mixed batches", n)
+	}
 }
