@@ -60,7 +60,7 @@ func splitSampleID(id string) (episode, turn string, ok bool) {
 // episode.
 func (r *Reader) parse(line int, raw json.RawMessage) ([]Record, error) {
 	var rec recordJSON
-	if err := json.Unmarshal(raw, &rec); err != nil {
+	if err := unmarshalRecord(raw, &rec); err != nil {
 		return nil, r.fieldError(line, "", err)
 	}
 	return r.build(line, &rec)
@@ -86,7 +86,7 @@ func (r *Reader) build(line int, rec *recordJSON) ([]Record, error) {
 	for i, rawTurn := range rec.Turns {
 		prefix := fmt.Sprintf("turns[%d].", i)
 		var tr recordJSON
-		if err := json.Unmarshal(rawTurn, &tr); err != nil {
+		if err := unmarshalRecord(rawTurn, &tr); err != nil {
 			return nil, r.fieldError(line, prefix, err)
 		}
 		if tr.Turns != nil {
