@@ -3,6 +3,7 @@ package store_test
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -99,4 +100,79 @@ func benchN() int {
 		}
 	}
 	return 1_000_000
+}
+
+// BenchmarkImportFloor measures what SQLite alone needs to store the rows of BenchmarkImport1M
+// in the m3eval schema: the rows are generated in a temporary table first (not timed), then
+// copied into turns with one INSERT ... SELECT and committed. No JSON, no Go values, no
+// binding: no importer can beat this figure with the same schema and settings. The variants
+// show what a larger page or a rollback journal (which needs the database to itself) would buy.
+func BenchmarkImportFloor(b *testing.B) {
+	for _, v := range []struct {
+		name     string
+		pageSize int
+		journal  string
+	}{
+		{"wal-4k", 4096, "WAL"}, // what m3eval uses
+		{"wal-64k", 65536, "WAL"},
+		{"delete-64k", 65536, "DELETE"},
+	} {
+		b.Run(v.name, func(b *testing.B) {
+			n := benchN()
+			for i := 0; i < b.N; i++ {
+				path := filepath.Join(b.TempDir(), "floor.db")
+				initDB(b, path, fmt.Sprintf("PRAGMA page_size = %d; CREATE TABLE t (x); DROP TABLE t", v.pageSize))
+				MustOpenDB(b, path, store.Options{}).Close() // the m3eval schema, in WAL mode
+				db, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=on&_synchronous=NORMAL&_journal_mode="+v.journal)
+				if err != nil {
+					b.Fatal(err)
+				}
+				db.SetMaxOpenConns(1)
+				ctx := context.Background()
+				mustExec(b, db, `PRAGMA cache_size = -262144; PRAGMA temp_store = MEMORY`)
+				mustExec(b, db, fmt.Sprintf(`CREATE TEMP TABLE src AS WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < %d)
+					SELECT printf('ep%%07d_turn_%%d', i / 10, i %% 10 + 1) AS sample_id, i / 10 + 1 AS episode_id, i %% 10 + 1 AS turn,
+					(CASE i %% 5 WHEN 0 THEN 'follow_up' WHEN 1 THEN 'mislead' WHEN 2 THEN 'guidance' WHEN 3 THEN 'update' ELSE 'logic_skip' END) AS action_type,
+					'causal_reasoning' AS task_type,
+					printf('Why is the person in image %%d holding an umbrella? Look at the ground.', i / 10 %% 3) AS user_message,
+					printf('The person is holding an umbrella because it is raining: the ground is wet and the sky is dark grey, turn %%d.', i %% 10 + 1) AS vlm_response,
+					'It is raining' AS expected_answer, printf('["img/%%d.png"]', i / 10) AS images, 'qwen2-vl-7b' AS model,
+					printf('{"seed":%%d}', i) AS meta, randomblob(16) AS content_hash FROM c`, n-1))
+				start := time.Now()
+				tx, err := db.BeginTx(ctx, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				mustExec(b, tx, fmt.Sprintf(`WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < %d)
+					INSERT INTO episodes (episode_key) SELECT printf('ep%%07d', i) FROM c`, (n+9)/10-1))
+				mustExec(b, tx, `INSERT INTO turns (sample_id, episode_id, turn, action_type, task_type, user_message,
+					vlm_response, expected_answer, images, model, meta, content_hash) SELECT * FROM src`)
+				if err := tx.Commit(); err != nil {
+					b.Fatal(err)
+				}
+				el := time.Since(start)
+				db.Close()
+				b.ReportMetric(float64(n)/el.Seconds(), "records/s")
+			}
+		})
+	}
+}
+
+func initDB(tb testing.TB, path, init string) {
+	tb.Helper()
+	db, err := sql.Open("sqlite3", "file:"+path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer db.Close()
+	mustExec(tb, db, init)
+}
+
+func mustExec(tb testing.TB, db interface {
+	Exec(string, ...any) (sql.Result, error)
+}, q string) {
+	tb.Helper()
+	if _, err := db.Exec(q); err != nil {
+		tb.Fatalf("%v\n%s", err, q)
+	}
 }
