@@ -155,8 +155,8 @@ func (im *Importer) PutTurns(ts []dataset.Turn) ([]int64, []Outcome, error) {
 const batchRows = 128
 
 // insertChunk tries to insert batchRows new turns with one statement and returns the first
-// one's id. ok is false when a turn is already stored (or clashes with a stored one): SQLite
-// has then undone the whole statement, and the caller goes turn by turn.
+// one's id. ok is false when the statement broke a constraint (most often: a turn is already
+// stored): SQLite has then undone it, and the caller goes turn by turn.
 func (im *Importer) insertChunk(ts []dataset.Turn) (first int64, ok bool, err error) {
 	if err := im.storeEpisodes(ts); err != nil {
 		return 0, false, err
@@ -178,7 +178,9 @@ func (im *Importer) insertChunk(ts []dataset.Turn) (first int64, ok bool, err er
 	im.batchArgs = args
 	res, err := im.batchTurns.ExecContext(im.ctx, args...)
 	if err != nil {
-		if isConflict(domainError(err)) {
+		if isConstraint(err) {
+			// A stored or clashing turn, or a bad value: SQLite undid the statement, and turn
+			// by turn each one gets its outcome or its own error.
 			return 0, false, nil
 		}
 		return 0, false, fmt.Errorf("store turns: %w", err)

@@ -151,6 +151,13 @@ func domainError(err error) error {
 	return err
 }
 
+// isConstraint tells a broken constraint, which undoes its statement but leaves the
+// transaction open, from errors after which SQLite may have rolled the transaction back.
+func isConstraint(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.Code == sqlite3.ErrConstraint
+}
+
 const timeLayout = "2006-01-02T15:04:05Z"
 
 func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }

@@ -467,3 +467,54 @@ func TestPutTurnsBatches(t *testing.T) {
 		t.Fatalf("Len %d after the mixed batches", n)
 	}
 }
+
+// TestPutTurnsChunkErrors: a value the database rejects inside a full chunk is reported at its
+// own index, and episode keys that do not survive a trip through JSON text still import.
+func TestPutTurnsChunkErrors(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpenDB(t, "", store.Options{})
+	var ts []dataset.Turn
+	for i := 0; i < 128; i++ {
+		ts = append(ts, turn(fmt.Sprintf("ep%03d", i/4), i%4+1, "follow_up"))
+	}
+	bad := append([]dataset.Turn(nil), ts...)
+	bad[77].Turn = 0 // breaks CHECK (turn >= 1)
+	im, err := s.BeginImport(ctx, store.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, _, err := im.PutTurns(bad)
+	im.Rollback()
+	if err == nil || len(ids) != 77 {
+		t.Fatalf("error %v after %d turns, want an error at turn 77", err, len(ids))
+	}
+
+	odd := append([]dataset.Turn(nil), ts...)
+	for i := range odd[:8] {
+		odd[i].EpisodeID = "nul\x00key"
+		odd[i].SampleID = fmt.Sprintf("nul_%d", i)
+		odd[i].Turn = i + 1
+	}
+	im, err = s.BeginImport(ctx, store.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer im.Rollback()
+	ids, outcomes, err := im.PutTurns(odd)
+	if err != nil || len(ids) != 128 {
+		t.Fatalf("odd episode key: %v after %d turns", err, len(ids))
+	}
+	for i, o := range outcomes {
+		if o != store.Inserted {
+			t.Fatalf("turn %d: outcome %v", i, o)
+		}
+	}
+	if err := im.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	q, _ := s.OpenQueue(ctx, "alice", nil)
+	it, err := q.Load(ctx, store.Ref{TurnID: ids[3]})
+	if err != nil || it.Turn.EpisodeID != "nul\x00key" || it.Turn.Turn != 4 {
+		t.Fatalf("turn 3 loads %+v, %v", it, err)
+	}
+}
