@@ -518,3 +518,82 @@ func TestPutTurnsChunkErrors(t *testing.T) {
 		t.Fatalf("turn 3 loads %+v, %v", it, err)
 	}
 }
+
+// TestPutTurnsReimport: re-putting stored chunks gives every turn its stored id and the right
+// outcome, whether the chunk is all identical, leaves optional fields out, repeats a sample
+// inside itself, or changes one turn (an error at that turn, or a replacement when allowed).
+func TestPutTurnsReimport(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpenDB(t, "", store.Options{})
+	var ts []dataset.Turn
+	for i := 0; i < 256; i++ {
+		tt := turn(fmt.Sprintf("ep%03d", i/8), i%8+1, "follow_up")
+		tt.Images, tt.Model = []string{fmt.Sprintf("img/%d.png", i)}, "m"
+		ts = append(ts, tt)
+	}
+	put := func(opts store.ImportOptions, batch []dataset.Turn) ([]int64, map[store.Outcome]int, error) {
+		t.Helper()
+		im, err := s.BeginImport(ctx, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer im.Rollback()
+		ids, outcomes, err := im.PutTurns(batch)
+		counts := map[store.Outcome]int{}
+		for _, o := range outcomes {
+			counts[o]++
+		}
+		if err == nil {
+			err = im.Commit()
+		}
+		return ids, counts, err
+	}
+	want, _, err := put(store.ImportOptions{}, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameIDs := func(what string, ids []int64) {
+		t.Helper()
+		if fmt.Sprint(ids) != fmt.Sprint(want[:len(ids)]) {
+			t.Fatalf("%s: ids differ from the first import", what)
+		}
+	}
+
+	ids, counts, err := put(store.ImportOptions{}, ts)
+	if err != nil || counts[store.Unchanged] != 256 {
+		t.Fatalf("identical re-put: %v %v", counts, err)
+	}
+	sameIDs("identical re-put", ids)
+
+	// Left-out images and model keep the stored ones: still unchanged.
+	omitting := append([]dataset.Turn(nil), ts...)
+	for i := 10; i < 20; i++ {
+		omitting[i].Images, omitting[i].Model = nil, ""
+		omitting[i].Omitted = dataset.Omitted{Images: true, Model: true}
+	}
+	ids, counts, err = put(store.ImportOptions{}, omitting)
+	if err != nil || counts[store.Unchanged] != 256 {
+		t.Fatalf("re-put leaving fields out: %v %v", counts, err)
+	}
+	sameIDs("re-put leaving fields out", ids)
+
+	// A sample twice in one chunk, first new then identical.
+	twice := append([]dataset.Turn(nil), ts[:128]...)
+	twice[40], twice[41] = turn("fresh", 1, "initial"), turn("fresh", 1, "initial")
+	ids, counts, err = put(store.ImportOptions{}, twice)
+	if err != nil || counts[store.Inserted] != 1 || counts[store.Unchanged] != 127 || ids[40] != ids[41] {
+		t.Fatalf("a new sample twice in a chunk: %v %v, ids %d %d", counts, err, ids[40], ids[41])
+	}
+
+	changed := append([]dataset.Turn(nil), ts...)
+	changed[150].VLMResponse = "a different answer"
+	ids, _, err = put(store.ImportOptions{}, changed)
+	if !errors.Is(err, store.ErrConflict) || len(ids) != 150 {
+		t.Fatalf("a changed turn: %v after %d turns, want a conflict at turn 150", err, len(ids))
+	}
+	ids, counts, err = put(store.ImportOptions{Replace: true}, changed)
+	if err != nil || counts[store.Replaced] != 1 || counts[store.Unchanged] != 255 {
+		t.Fatalf("a changed turn, replacing: %v %v", counts, err)
+	}
+	sameIDs("replacing re-put", ids)
+}
