@@ -38,8 +38,10 @@ type Importer struct {
 	opts ImportOptions
 
 	insertTurn, findTurn, updateTurn, upsertEpisode *sql.Stmt
-	batchTurns, insertEpisodes, findTurns           *sql.Stmt
+	batchTurns, insertEpisodes, findEpisodes        *sql.Stmt
+	findTurns                                       *sql.Stmt
 	batchArgs                                       []any
+	chunkEpisodes                                   map[string]int64 // episode ids of the chunk being inserted
 
 	// The last episode seen; records come grouped by episode, so this cache hits nearly always
 	// and keeps memory flat however large the file.
@@ -54,7 +56,8 @@ func (s *Store) BeginImport(ctx context.Context, opts ImportOptions) (*Importer,
 	if err != nil {
 		return nil, fmt.Errorf("begin import: %w", err)
 	}
-	im := &Importer{s: s, ctx: ctx, tx: tx, opts: opts, annotatorIDs: map[string]int64{}}
+	im := &Importer{s: s, ctx: ctx, tx: tx, opts: opts, annotatorIDs: map[string]int64{},
+		chunkEpisodes: map[string]int64{}}
 	// A large import touches every index; with SQLite's 2 MB default cache the pages spill to
 	// the WAL again and again. 256 MB keeps a million-turn import in memory until commit.
 	if _, err := tx.ExecContext(ctx, `PRAGMA cache_size = -262144`); err != nil {
@@ -76,15 +79,17 @@ func (s *Store) BeginImport(ctx context.Context, opts ImportOptions) (*Importer,
 		content_hash = ? WHERE id = ?`)
 	prep(&im.upsertEpisode, `INSERT INTO episodes (episode_key) VALUES (?)
 		ON CONFLICT (episode_key) DO UPDATE SET episode_key = excluded.episode_key RETURNING id`)
-	// The episodes of a chunk of turns, given as one JSON array of keys: one statement per
-	// chunk instead of one per episode. The chunk's INSERT then looks their ids up itself.
+	// The episodes of a chunk of turns, given as one JSON array of keys: two statements per
+	// chunk, to create the new ones and to read all their ids, instead of one per episode.
 	prep(&im.insertEpisodes, `INSERT INTO episodes (episode_key) SELECT value FROM json_each(?) WHERE true
 		ON CONFLICT (episode_key) DO NOTHING`)
+	prep(&im.findEpisodes, `SELECT episode_key, id FROM episodes
+		WHERE episode_key IN (SELECT value FROM json_each(?))`)
 	// A batch of turns goes in with one multi-row INSERT: the per-statement cost of
 	// database/sql and cgo is paid once per batchRows turns instead of once per turn.
 	prep(&im.batchTurns, `INSERT INTO turns (sample_id, episode_id, turn, action_type, task_type,
 		user_message, vlm_response, expected_answer, images, model, meta, content_hash) VALUES `+
-		strings.TrimSuffix(strings.Repeat("(?, (SELECT id FROM episodes WHERE episode_key = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", batchRows), ", "))
+		strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", batchRows), ", "))
 	// The stored turns among a chunk's sample ids, again given as one JSON array: re-importing
 	// a file then costs one query per chunk instead of two statements per turn.
 	prep(&im.findTurns, `SELECT sample_id, id, content_hash FROM turns
@@ -213,12 +218,13 @@ const batchRows = 128
 // one's id. ok is false when the statement broke a constraint (most often: a turn is already
 // stored): SQLite has then undone it, and the caller goes turn by turn.
 func (im *Importer) insertChunk(ts []dataset.Turn) (first int64, ok bool, err error) {
-	if err := im.storeEpisodes(ts); err != nil {
+	if ok, err := im.storeEpisodes(ts); !ok || err != nil {
 		return 0, false, err
 	}
 	args := im.batchArgs[:0]
 	for i := range ts {
 		t := &ts[i]
+		epID := im.chunkEpisodes[t.EpisodeID]
 		images, err := json.Marshal(nonNil(t.Images))
 		if err != nil {
 			return 0, false, err
@@ -227,7 +233,7 @@ func (im *Importer) insertChunk(ts []dataset.Turn) (first int64, ok bool, err er
 		if t.Meta != nil {
 			meta = string(t.Meta)
 		}
-		args = append(args, t.SampleID, t.EpisodeID, t.Turn, t.ActionType, t.TaskType, t.UserMessage,
+		args = append(args, t.SampleID, epID, t.Turn, t.ActionType, t.TaskType, t.UserMessage,
 			t.VLMResponse, t.ExpectedAnswer, string(images), t.Model, meta, t.ContentHash())
 	}
 	im.batchArgs = args
@@ -247,9 +253,11 @@ func (im *Importer) insertChunk(ts []dataset.Turn) (first int64, ok bool, err er
 	return last - int64(len(ts)-1), true, nil
 }
 
-// storeEpisodes creates the episodes of a chunk of turns that are not stored yet, with one
-// statement for the whole chunk, in the order the chunk first names them.
-func (im *Importer) storeEpisodes(ts []dataset.Turn) error {
+// storeEpisodes creates the episodes of a chunk of turns that are not stored yet, in the order
+// the chunk first names them, and reads the ids of all of them into chunkEpisodes. ok is false
+// when a key did not come back (one that does not survive the trip through JSON text): the
+// caller then goes turn by turn.
+func (im *Importer) storeEpisodes(ts []dataset.Turn) (ok bool, err error) {
 	keys := make([]string, 0, 16)
 	for i := range ts {
 		if k := ts[i].EpisodeID; len(keys) == 0 || keys[len(keys)-1] != k {
@@ -258,12 +266,34 @@ func (im *Importer) storeEpisodes(ts []dataset.Turn) error {
 	}
 	list, err := json.Marshal(keys)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if _, err := im.insertEpisodes.ExecContext(im.ctx, string(list)); err != nil {
-		return fmt.Errorf("store episodes: %w", err)
+		return false, fmt.Errorf("store episodes: %w", err)
 	}
-	return nil
+	rows, err := im.findEpisodes.QueryContext(im.ctx, string(list))
+	if err != nil {
+		return false, fmt.Errorf("store episodes: %w", err)
+	}
+	defer rows.Close()
+	clear(im.chunkEpisodes)
+	for rows.Next() {
+		var key string
+		var id int64
+		if err := rows.Scan(&key, &id); err != nil {
+			return false, fmt.Errorf("store episodes: %w", err)
+		}
+		im.chunkEpisodes[key] = id
+	}
+	if err := rows.Err(); err != nil {
+		return false, fmt.Errorf("store episodes: %w", err)
+	}
+	for _, k := range keys {
+		if _, found := im.chunkEpisodes[k]; !found {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // PutTurn stores a turn. An identical stored turn is left alone; a changed one is an

@@ -4,14 +4,17 @@ import (
 	"bufio"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/m3bench/m3eval/annotations"
+	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/ingest"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
@@ -178,6 +181,110 @@ func BenchmarkImportFloor(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkImportWriter measures the importer's writing half alone, on the rows of
+// BenchmarkImport1M built in memory beforehand (no file, no JSON): "putturns" is the writer
+// goroutine of m3eval import (PutTurns, 256 turns a call); "bind" is the least any writer using
+// go-sqlite3 does, a prepared 128-row INSERT given 12 ready values a row with the episodes
+// already stored. Between BenchmarkImportFloor (no Go at all) and "bind" lies the cost of
+// handing values to SQLite through database/sql, which parsing on the other core cannot hide.
+func BenchmarkImportWriter(b *testing.B) {
+	n := benchN()
+	turns := benchTurns(n)
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	b.Run("putturns", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			s := MustOpenDB(b, "", store.Options{})
+			start := time.Now()
+			im, err := s.BeginImport(context.Background(), store.ImportOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for j := 0; j < n; j += 256 {
+				if _, _, err := im.PutTurns(turns[j:min(j+256, n)]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := im.Commit(); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(n)/time.Since(start).Seconds(), "records/s")
+		}
+	})
+	b.Run("bind", func(b *testing.B) {
+		const rows = 128
+		q := `INSERT INTO turns (sample_id, episode_id, turn, action_type, task_type, user_message,
+			vlm_response, expected_answer, images, model, meta, content_hash) VALUES ` +
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", rows), ", ")
+		args := make([]any, 0, 12*rows)
+		for i := 0; i < b.N; i++ {
+			path := filepath.Join(b.TempDir(), "bind.db")
+			MustOpenDB(b, path, store.Options{}).Close() // the m3eval schema, in WAL mode
+			db, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=on&_synchronous=NORMAL&_journal_mode=WAL")
+			if err != nil {
+				b.Fatal(err)
+			}
+			db.SetMaxOpenConns(1)
+			mustExec(b, db, `PRAGMA cache_size = -262144`)
+			start := time.Now()
+			tx, err := db.Begin()
+			if err != nil {
+				b.Fatal(err)
+			}
+			mustExec(b, tx, fmt.Sprintf(`WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < %d)
+				INSERT INTO episodes (episode_key) SELECT printf('ep%%07d', i) FROM c`, (n+9)/10-1))
+			stmt, err := tx.Prepare(q)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for j := 0; j+rows <= n; j += rows {
+				args = args[:0]
+				for k := j; k < j+rows; k++ {
+					t := &turns[k]
+					args = append(args, t.SampleID, k/10+1, t.Turn, t.ActionType, t.TaskType, t.UserMessage,
+						t.VLMResponse, t.ExpectedAnswer, t.Images[0], t.Model, string(t.Meta), t.Sum)
+				}
+				if _, err := stmt.Exec(args...); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := tx.Commit(); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(n-n%rows)/time.Since(start).Seconds(), "records/s")
+			db.Close()
+		}
+	})
+}
+
+// benchTurns builds the turns of writeTurns in memory, hashed as the reader hashes them.
+// Strings that repeat are shared, so the heap the benchmark scans stays small.
+func benchTurns(n int) []dataset.Turn {
+	actions := []string{"follow_up", "mislead", "guidance", "update", "logic_skip"}
+	var questions [3]string
+	for i := range questions {
+		questions[i] = fmt.Sprintf("Why is the person in image %d holding an umbrella? Look at the ground.", i)
+	}
+	var answers [10]string
+	for i := range answers {
+		answers[i] = fmt.Sprintf("The person is holding an umbrella because it is raining: the ground is wet and the sky is dark grey, turn %d.", i+1)
+	}
+	ts := make([]dataset.Turn, n)
+	for i := range ts {
+		ep, turn := i/10, i%10+1
+		key := fmt.Sprintf("ep%07d", ep)
+		t := dataset.Turn{SampleID: fmt.Sprintf("%s_turn_%d", key, turn), EpisodeID: key, Turn: turn,
+			ActionType: actions[i%len(actions)], TaskType: "causal_reasoning", UserMessage: questions[ep%3],
+			VLMResponse: answers[turn-1], ExpectedAnswer: "It is raining", Model: "qwen2-vl-7b",
+			Images: []string{fmt.Sprintf("img/%d.png", ep)}, Meta: json.RawMessage(fmt.Sprintf(`{"seed":%d}`, i))}
+		if turn > 1 {
+			t.EpisodeID, t.Images = ts[i-1].EpisodeID, ts[i-1].Images
+		}
+		t.Sum = t.Hash()
+		ts[i] = t
+	}
+	return ts
 }
 
 func initDB(tb testing.TB, path, init string) {
