@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,8 +46,19 @@ type Store struct {
 	Now func() time.Time
 }
 
+// newPageSize is the page size of the databases m3eval creates: 16 KB, not SQLite's 4 KB. An
+// import then writes a quarter as many pages (BenchmarkImport1M: about +17% records/s), while
+// an annotator's save, which writes a few pages to the WAL whole, stays well under a
+// millisecond (BenchmarkSave). Existing files keep theirs: WAL mode fixes it.
+const newPageSize = 16384
+
 // Open opens (and creates or migrates) the database at path.
 func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	if !opts.ReadOnly {
+		if err := create(ctx, path); err != nil {
+			return nil, fmt.Errorf("open %s: %w", path, err)
+		}
+	}
 	q := url.Values{}
 	q.Set("_journal_mode", "WAL")
 	q.Set("_foreign_keys", "on")
@@ -76,6 +88,21 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		}
 	}
 	return s, nil
+}
+
+// create gives a database that does not exist yet its page size. It has to come before WAL
+// mode, which writes the file's header, so it cannot be one of the connection's settings.
+func create(ctx context.Context, path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.Size() > 0 || err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil // an existing database, or a path the real open will report on
+	}
+	db, err := sql.Open("sqlite3", "file:"+path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	_, err = db.ExecContext(ctx, fmt.Sprintf(`PRAGMA page_size = %d; PRAGMA journal_mode = WAL`, newPageSize))
+	return err
 }
 
 // Close closes the database.

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -596,4 +597,47 @@ func TestPutTurnsReimport(t *testing.T) {
 		t.Fatalf("a changed turn, replacing: %v %v", counts, err)
 	}
 	sameIDs("replacing re-put", ids)
+}
+
+// TestNewDatabasePageSize: databases m3eval creates get 16 KB pages, in WAL mode; one that
+// exists already keeps its page size and still opens and migrates.
+func TestNewDatabasePageSize(t *testing.T) {
+	ctx := context.Background()
+	check := func(path string, wantPage int) {
+		t.Helper()
+		s, err := store.Open(ctx, path, store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seed(t, s, []string{"initial"})
+		s.Close()
+		db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var page int
+		var mode string
+		if err := db.QueryRow(`PRAGMA page_size`).Scan(&page); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil {
+			t.Fatal(err)
+		}
+		if page != wantPage || mode != "wal" {
+			t.Fatalf("%s: page size %d, journal %s; want %d, wal", filepath.Base(path), page, mode, wantPage)
+		}
+	}
+	check(filepath.Join(t.TempDir(), "new.db"), 16384)
+
+	old := filepath.Join(t.TempDir(), "old.db")
+	db, err := sql.Open("sqlite3", "file:"+old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`PRAGMA page_size = 4096; CREATE TABLE unrelated (x)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	check(old, 4096)
 }
