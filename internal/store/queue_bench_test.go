@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -113,7 +114,8 @@ func BenchmarkSave(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer s.Close()
-			b.ReportMetric(float64(pageSize(b, path)), "page-bytes")
+			pageSize, _ := strconv.Atoi(readPragma(b, path, "page_size"))
+			b.ReportMetric(float64(pageSize), "page-bytes")
 			for i := 0; i < b.N; i++ {
 				q, err := s.OpenQueue(ctx, fmt.Sprintf("annotator%d", i), nil)
 				if err != nil {
@@ -148,16 +150,17 @@ func BenchmarkSave(b *testing.B) {
 	}
 }
 
-func pageSize(tb testing.TB, path string) int {
+// readPragma reads a setting of the database at path, opened read-only.
+func readPragma(tb testing.TB, path, name string) string {
 	tb.Helper()
 	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer db.Close()
-	var n int
-	if err := db.QueryRow(`PRAGMA page_size`).Scan(&n); err != nil {
+	var v string
+	if err := db.QueryRow(`PRAGMA ` + name).Scan(&v); err != nil {
 		tb.Fatal(err)
 	}
-	return n
+	return v
 }

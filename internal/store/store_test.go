@@ -603,7 +603,7 @@ func TestPutTurnsReimport(t *testing.T) {
 // exists already keeps its page size and still opens and migrates.
 func TestNewDatabasePageSize(t *testing.T) {
 	ctx := context.Background()
-	check := func(path string, wantPage int) {
+	check := func(path string, wantPage string) {
 		t.Helper()
 		s, err := store.Open(ctx, path, store.Options{})
 		if err != nil {
@@ -611,24 +611,12 @@ func TestNewDatabasePageSize(t *testing.T) {
 		}
 		seed(t, s, []string{"initial"})
 		s.Close()
-		db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		var page int
-		var mode string
-		if err := db.QueryRow(`PRAGMA page_size`).Scan(&page); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil {
-			t.Fatal(err)
-		}
+		page, mode := readPragma(t, path, "page_size"), readPragma(t, path, "journal_mode")
 		if page != wantPage || mode != "wal" {
-			t.Fatalf("%s: page size %d, journal %s; want %d, wal", filepath.Base(path), page, mode, wantPage)
+			t.Fatalf("%s: page size %s, journal %s; want %s, wal", filepath.Base(path), page, mode, wantPage)
 		}
 	}
-	check(filepath.Join(t.TempDir(), "new.db"), 16384)
+	check(filepath.Join(t.TempDir(), "new.db"), "16384")
 
 	old := filepath.Join(t.TempDir(), "old.db")
 	db, err := sql.Open("sqlite3", "file:"+old)
@@ -639,5 +627,5 @@ func TestNewDatabasePageSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	check(old, 4096)
+	check(old, "4096")
 }
