@@ -190,24 +190,31 @@ func (im *Importer) storedTurns(ts []dataset.Turn) (map[string]storedTurn, error
 	if err != nil {
 		return nil, err
 	}
-	rows, err := im.findTurns.QueryContext(im.ctx, string(list))
+	stored := make(map[string]storedTurn, len(ts))
+	err = collectByKey(im.ctx, im.findTurns, string(list), stored, func(st *storedTurn) []any { return []any{&st.id, &st.hash} })
 	if err != nil {
 		return nil, fmt.Errorf("look up stored turns: %w", err)
 	}
+	return stored, nil
+}
+
+// collectByKey runs a statement given a JSON array of keys, whose rows are a key and then
+// what dest points at, and puts each row's values under its key.
+func collectByKey[V any](ctx context.Context, stmt *sql.Stmt, list string, into map[string]V, dest func(*V) []any) error {
+	rows, err := stmt.QueryContext(ctx, list)
+	if err != nil {
+		return err
+	}
 	defer rows.Close()
-	stored := make(map[string]storedTurn, len(ts))
 	for rows.Next() {
 		var key string
-		var st storedTurn
-		if err := rows.Scan(&key, &st.id, &st.hash); err != nil {
-			return nil, fmt.Errorf("look up stored turns: %w", err)
+		var v V
+		if err := rows.Scan(append([]any{&key}, dest(&v)...)...); err != nil {
+			return err
 		}
-		stored[key] = st
+		into[key] = v
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("look up stored turns: %w", err)
-	}
-	return stored, nil
+	return rows.Err()
 }
 
 // batchRows is how many turns one multi-row INSERT carries (12 parameters each, well under
@@ -271,21 +278,9 @@ func (im *Importer) storeEpisodes(ts []dataset.Turn) (ok bool, err error) {
 	if _, err := im.insertEpisodes.ExecContext(im.ctx, string(list)); err != nil {
 		return false, fmt.Errorf("store episodes: %w", err)
 	}
-	rows, err := im.findEpisodes.QueryContext(im.ctx, string(list))
-	if err != nil {
-		return false, fmt.Errorf("store episodes: %w", err)
-	}
-	defer rows.Close()
 	clear(im.chunkEpisodes)
-	for rows.Next() {
-		var key string
-		var id int64
-		if err := rows.Scan(&key, &id); err != nil {
-			return false, fmt.Errorf("store episodes: %w", err)
-		}
-		im.chunkEpisodes[key] = id
-	}
-	if err := rows.Err(); err != nil {
+	err = collectByKey(im.ctx, im.findEpisodes, string(list), im.chunkEpisodes, func(id *int64) []any { return []any{id} })
+	if err != nil {
 		return false, fmt.Errorf("store episodes: %w", err)
 	}
 	for _, k := range keys {

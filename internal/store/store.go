@@ -93,8 +93,12 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 // create gives a database that does not exist yet its page size. It has to come before WAL
 // mode, which writes the file's header, so it cannot be one of the connection's settings.
 func create(ctx context.Context, path string) error {
-	if fi, err := os.Stat(path); err == nil && fi.Size() > 0 || err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil // an existing database, or a path the real open will report on
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.Size() > 0:
+		return nil // a database already
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return nil // the real open reports on it
 	}
 	db, err := sql.Open("sqlite3", "file:"+path)
 	if err != nil {
