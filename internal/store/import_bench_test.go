@@ -2,10 +2,12 @@ package store_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -148,13 +150,9 @@ func BenchmarkImportFloor(b *testing.B) {
 				path := filepath.Join(b.TempDir(), "floor.db")
 				initDB(b, path, fmt.Sprintf("PRAGMA page_size = %d; CREATE TABLE t (x); DROP TABLE t", v.pageSize))
 				MustOpenDB(b, path, store.Options{}).Close() // the m3eval schema, in WAL mode
-				db, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=on&_synchronous=NORMAL&_journal_mode="+v.journal)
-				if err != nil {
-					b.Fatal(err)
-				}
-				db.SetMaxOpenConns(1)
+				db := openBenchDB(b, path, v.journal)
 				ctx := context.Background()
-				mustExec(b, db, `PRAGMA cache_size = -262144; PRAGMA temp_store = MEMORY`)
+				mustExec(b, db, `PRAGMA temp_store = MEMORY`)
 				mustExec(b, db, fmt.Sprintf(`CREATE TEMP TABLE src AS WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < %d)
 					SELECT printf('ep%%07d_turn_%%d', i / 10, i %% 10 + 1) AS sample_id, i / 10 + 1 AS episode_id, i %% 10 + 1 AS turn,
 					(CASE i %% 5 WHEN 0 THEN 'follow_up' WHEN 1 THEN 'mislead' WHEN 2 THEN 'guidance' WHEN 3 THEN 'update' ELSE 'logic_skip' END) AS action_type,
@@ -168,8 +166,7 @@ func BenchmarkImportFloor(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				mustExec(b, tx, fmt.Sprintf(`WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < %d)
-					INSERT INTO episodes (episode_key) SELECT printf('ep%%07d', i) FROM c`, (n+9)/10-1))
+				createEpisodes(b, tx, n)
 				mustExec(b, tx, `INSERT INTO turns (sample_id, episode_id, turn, action_type, task_type, user_message,
 					vlm_response, expected_answer, images, model, meta, content_hash) SELECT * FROM src`)
 				if err := tx.Commit(); err != nil {
@@ -218,22 +215,21 @@ func BenchmarkImportWriter(b *testing.B) {
 			vlm_response, expected_answer, images, model, meta, content_hash) VALUES ` +
 			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", rows), ", ")
 		args := make([]any, 0, 12*rows)
+		images := make([]string, n) // the JSON arrays the importer stores
+		for k := range turns {
+			j, _ := json.Marshal(turns[k].Images)
+			images[k] = string(j)
+		}
 		for i := 0; i < b.N; i++ {
 			path := filepath.Join(b.TempDir(), "bind.db")
 			MustOpenDB(b, path, store.Options{}).Close() // the m3eval schema, in WAL mode
-			db, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=on&_synchronous=NORMAL&_journal_mode=WAL")
-			if err != nil {
-				b.Fatal(err)
-			}
-			db.SetMaxOpenConns(1)
-			mustExec(b, db, `PRAGMA cache_size = -262144`)
+			db := openBenchDB(b, path, "WAL")
 			start := time.Now()
 			tx, err := db.Begin()
 			if err != nil {
 				b.Fatal(err)
 			}
-			mustExec(b, tx, fmt.Sprintf(`WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < %d)
-				INSERT INTO episodes (episode_key) SELECT printf('ep%%07d', i) FROM c`, (n+9)/10-1))
+			createEpisodes(b, tx, n)
 			stmt, err := tx.Prepare(q)
 			if err != nil {
 				b.Fatal(err)
@@ -243,7 +239,7 @@ func BenchmarkImportWriter(b *testing.B) {
 				for k := j; k < j+rows; k++ {
 					t := &turns[k]
 					args = append(args, t.SampleID, k/10+1, t.Turn, t.ActionType, t.TaskType, t.UserMessage,
-						t.VLMResponse, t.ExpectedAnswer, t.Images[0], t.Model, string(t.Meta), t.Sum)
+						t.VLMResponse, t.ExpectedAnswer, images[k], t.Model, string(t.Meta), t.Sum)
 				}
 				if _, err := stmt.Exec(args...); err != nil {
 					b.Fatal(err)
@@ -287,6 +283,26 @@ func benchTurns(n int) []dataset.Turn {
 	return ts
 }
 
+// openBenchDB opens the database at path on one connection, as an import uses it: the given
+// journal mode and the importer's 256 MB cache.
+func openBenchDB(tb testing.TB, path, journal string) *sql.DB {
+	tb.Helper()
+	db, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=on&_synchronous=NORMAL&_journal_mode="+journal)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	mustExec(tb, db, `PRAGMA cache_size = -262144`)
+	return db
+}
+
+// createEpisodes stores the episodes of n benchmark turns, ten turns each: ep0000000, ...
+func createEpisodes(tb testing.TB, tx *sql.Tx, n int) {
+	tb.Helper()
+	mustExec(tb, tx, fmt.Sprintf(`WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < %d)
+		INSERT INTO episodes (episode_key) SELECT printf('ep%%07d', i) FROM c`, (n+9)/10-1))
+}
+
 func initDB(tb testing.TB, path, init string) {
 	tb.Helper()
 	db, err := sql.Open("sqlite3", "file:"+path)
@@ -303,5 +319,32 @@ func mustExec(tb testing.TB, db interface {
 	tb.Helper()
 	if _, err := db.Exec(q); err != nil {
 		tb.Fatalf("%v\n%s", err, q)
+	}
+}
+
+// TestBenchTurnsMatchTheFile: the turns BenchmarkImportWriter writes are the ones
+// BenchmarkImport1M reads from its file, so the two figures measure the same rows.
+func TestBenchTurnsMatchTheFile(t *testing.T) {
+	const n = 25
+	src := filepath.Join(t.TempDir(), "turns.jsonl")
+	writeTurns(t, src, n)
+	f, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rd := ingest.NewReader(src, f)
+	want := benchTurns(n)
+	for i := range want {
+		rec, err := rd.Next()
+		if err != nil {
+			t.Fatalf("record %d: %v", i, err)
+		}
+		if got := rec.Turn.Hash(); !bytes.Equal(got, want[i].Sum) {
+			t.Fatalf("turn %d: the file has %+v, benchTurns %+v", i, rec.Turn, want[i])
+		}
+	}
+	if _, err := rd.Next(); err != io.EOF {
+		t.Fatalf("after %d records: %v", n, err)
 	}
 }
