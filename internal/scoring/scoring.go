@@ -1,0 +1,226 @@
+// Package scoring reads the annotators' labels and the judges' scores of chosen fields from
+// the annotation store into agree's builders (one for all turns and one per group of turns)
+// and analyses them: what m3eval score reports and what m3eval report draws, computed once.
+package scoring
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/report"
+	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/store"
+)
+
+// Options chooses what Run reads and how it analyses it.
+type Options struct {
+	// Filter chooses annotators, judges, drafts and the grouping; Run sets its Fields to the
+	// rubric's scale and choice fields.
+	Filter store.ScoreFilter
+	// NACategory keeps the rubric's NA choice as a category of choice fields.
+	NACategory bool
+	// Database names the input in the results (the file's base name).
+	Database string
+	Agree    agree.Options
+	// KeepData keeps the overall block's ratings and scores in Result.Data, for callers that
+	// draw them (m3eval report).
+	KeepData bool
+}
+
+// Result holds the overall section, then one per group in the order of the group values.
+type Result struct {
+	Sections []report.Section
+	// Data is the overall block's input per field, in rubric order (only with KeepData).
+	Data []agree.FieldData
+}
+
+// Run streams the chosen labels and scores out of the store and analyses every scale and
+// choice field of the rubric, over all turns and per group.
+func Run(ctx context.Context, s *store.Store, r *rubric.Rubric, o Options) (*Result, error) {
+	sc, err := newScorer(r, o.NACategory, o.Filter.By != "", o.Filter.Judges)
+	if err != nil {
+		return nil, err
+	}
+	o.Filter.Fields = sc.names()
+	if err := s.StreamScoring(ctx, o.Filter, sc.rating, sc.score); err != nil {
+		return nil, err
+	}
+	return sc.analyze(ctx, o.Database, o.Agree, o.KeepData)
+}
+
+// scorer routes the streamed ratings and scores into one agree.Builder for all turns and one
+// per group, and knows how the rubric's fields become agree's.
+type scorer struct {
+	fields     []agree.Field     // the scale and choice fields, in rubric order
+	naValue    map[string]string // choice field → its NA choice, when it has one
+	naCategory bool              // keep the NA choice as a category
+	judges     []string          // every judge reported, in order
+	overall    *agree.Builder    // all turns
+	groups     map[string]*agree.Builder
+	order      []string // the group values seen (sorted before the analysis)
+}
+
+// newScorer prepares the builders; grouped asks for one builder per group besides the
+// overall one.
+func newScorer(r *rubric.Rubric, naCategory, grouped bool, judges []string) (*scorer, error) {
+	sc := &scorer{naValue: map[string]string{}, naCategory: naCategory, judges: judges}
+	if grouped {
+		sc.groups = map[string]*agree.Builder{}
+	}
+	for i := range r.Fields {
+		f := &r.Fields[i]
+		switch f.Kind {
+		case rubric.KindScale:
+			vals := make([]int64, 0, f.Max-f.Min+1)
+			for v := f.Min; v <= f.Max; v++ {
+				vals = append(vals, int64(v))
+			}
+			sc.fields = append(sc.fields, agree.NewOrdinal(f.Name, vals...))
+		case rubric.KindChoice:
+			var labels []string
+			for _, c := range f.Choices {
+				if c.NA {
+					sc.naValue[f.Name] = c.Value
+					if !naCategory {
+						continue
+					}
+				}
+				labels = append(labels, c.Value)
+			}
+			sc.fields = append(sc.fields, agree.NewNominal(f.Name, labels...))
+		}
+	}
+	var err error
+	sc.overall, err = sc.newBuilder()
+	return sc, err
+}
+
+func (sc *scorer) newBuilder() (*agree.Builder, error) {
+	b, err := agree.NewBuilder(sc.fields)
+	if err != nil {
+		return nil, fmt.Errorf("rubric: %w", err)
+	}
+	b.NACategory = sc.naCategory
+	for _, j := range sc.judges {
+		b.AddJudge(j)
+	}
+	return b, nil
+}
+
+// names lists the fields the report covers, in rubric order.
+func (sc *scorer) names() []string {
+	out := make([]string, len(sc.fields))
+	for i, f := range sc.fields {
+		out[i] = f.Name
+	}
+	return out
+}
+
+// value turns a stored value into what the builder reads: the NA choice becomes missing
+// unless it is a category. A rater whose values are all missing is still listed, as
+// m3eval agree lists them.
+func (sc *scorer) value(field, v string, human bool) string {
+	if na, ok := sc.naValue[field]; ok && v == na && (!sc.naCategory || !human) {
+		// Automatic scores never have NA as a category: the oracle reads NA in its auto file
+		// as missing even with --na-category.
+		return ""
+	}
+	return v
+}
+
+// rating adds an annotator's value; the store passes only the fields of names().
+func (sc *scorer) rating(row *store.ScoreRow) error {
+	v := sc.value(row.Field, row.Value, true)
+	if err := sc.overall.Add(row.Sample, row.Who, row.Field, v, agree.Location{}); err != nil {
+		return fmt.Errorf("sample %s, annotator %s: %w", row.Sample, row.Who, err)
+	}
+	b, err := sc.group(row.Group, true)
+	if b == nil || err != nil {
+		return err
+	}
+	return b.Add(row.Sample, row.Who, row.Field, v, agree.Location{})
+}
+
+// score adds a judge's score; the store passes only the fields of names().
+func (sc *scorer) score(row *store.ScoreRow) error {
+	v := sc.value(row.Field, row.Value, false)
+	if err := sc.overall.AddScore(row.Who, row.Sample, row.Field, v, agree.Location{}); err != nil {
+		return fmt.Errorf("sample %s, judge %s: %w", row.Sample, row.Who, err)
+	}
+	b, err := sc.group(row.Group, false)
+	if b == nil || err != nil {
+		return err
+	}
+	return b.AddScore(row.Who, row.Sample, row.Field, v, agree.Location{})
+}
+
+// group returns the builder of a group, making it for a rating; nil without grouping, and for
+// a score of a group without ratings, whose scores have nothing to be compared with.
+func (sc *scorer) group(value string, create bool) (*agree.Builder, error) {
+	if sc.groups == nil {
+		return nil, nil // not grouped
+	}
+	b := sc.groups[value]
+	if b == nil && create {
+		var err error
+		if b, err = sc.newBuilder(); err != nil {
+			return nil, err
+		}
+		sc.groups[value] = b
+		sc.order = append(sc.order, value)
+	}
+	return b, nil
+}
+
+// analyze builds and analyses the overall block, then every group's in the order of their
+// values.
+func (sc *scorer) analyze(ctx context.Context, dbName string, opt agree.Options, keep bool) (*Result, error) {
+	var kept []agree.FieldData
+	run := func(b *agree.Builder) ([]agree.FieldResult, error) {
+		data, err := b.Build(dbName)
+		if err != nil {
+			return nil, err
+		}
+		data = sc.inRubricOrder(data)
+		if kept == nil && keep {
+			kept = data
+		}
+		return agree.Analyze(ctx, data, opt)
+	}
+	res, err := run(sc.overall)
+	if err != nil {
+		return nil, err
+	}
+	secs := []report.Section{{Overall: true, Results: res}}
+	sort.Strings(sc.order)
+	for _, v := range sc.order {
+		res, err := run(sc.groups[v])
+		if err != nil {
+			return nil, fmt.Errorf("group %s: %w", v, err)
+		}
+		secs = append(secs, report.Section{Value: v, Results: res})
+	}
+	return &Result{Sections: secs, Data: kept}, nil
+}
+
+// inRubricOrder puts the built fields in rubric order and adds the fields nobody rated, so
+// that every report lists every scale and choice field, with its statistics undefined.
+func (sc *scorer) inRubricOrder(data []agree.FieldData) []agree.FieldData {
+	out := make([]agree.FieldData, 0, len(sc.fields))
+	for _, f := range sc.fields {
+		i := slices.IndexFunc(data, func(d agree.FieldData) bool { return d.Field.Name == f.Name })
+		if i >= 0 {
+			out = append(out, data[i])
+			continue
+		}
+		d := agree.FieldData{Field: f, Items: []string{}, Raters: []string{}, Ratings: agree.NewMatrix(0, 0)}
+		for _, j := range sc.judges {
+			d.Judges = append(d.Judges, agree.NewJudge(j, 0))
+		}
+		out = append(out, d)
+	}
+	return out
+}
