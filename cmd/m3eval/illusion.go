@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -159,36 +160,7 @@ func (o *illusionScoreOptions) run(cmd *cobra.Command, args []string) error {
 	if o.top < 0 {
 		return usageErrorf("--top %d: must be at least 0", o.top)
 	}
-	ctx := cmd.Context()
-	var sets []*illusion.TestSet
-	known := map[string]bool{}
-	for _, s := range o.testsets {
-		name, path, ok := strings.Cut(s, "=")
-		if !ok || name == "" || path == "" {
-			return usageErrorf("--testset %q: want NAME=FILE, e.g. Illusion_ICON=illusion_icon_test1000.parquet", s)
-		}
-		if known[name] {
-			return usageErrorf("--testset %s given twice", name)
-		}
-		known[name] = true
-		ts, err := illusion.LoadTestSet(ctx, name, path)
-		if err != nil {
-			return err
-		}
-		sets = append(sets, ts)
-	}
-	var logs []illusion.LogInput
-	for _, a := range args {
-		in := illusion.LogInput{Path: a}
-		// NAME=LOG names the split, unless the whole argument is an existing file.
-		if name, path, ok := strings.Cut(a, "="); ok {
-			if _, err := os.Stat(a); err != nil {
-				in = illusion.LogInput{Split: name, Path: path}
-			}
-		}
-		logs = append(logs, in)
-	}
-	res, err := illusion.ScoreLogs(ctx, sets, logs, kind)
+	res, err := scoreIllusionLogs(cmd.Context(), o.testsets, args, kind)
 	if err != nil {
 		return err
 	}
@@ -204,6 +176,40 @@ func (o *illusionScoreOptions) run(cmd *cobra.Command, args []string) error {
 	return writeOutput(cmd, o.output, func(w io.Writer, color bool) error {
 		return rep.write(w, o.format, color)
 	})
+}
+
+// scoreIllusionLogs loads the --testset NAME=FILE test sets and scores the logs (LOG or
+// NAME=LOG); m3eval illusion score and m3eval report share it.
+func scoreIllusionLogs(ctx context.Context, testsets, args []string, kind illusion.Kind) (*illusion.ScoreResult, error) {
+	var sets []*illusion.TestSet
+	known := map[string]bool{}
+	for _, s := range testsets {
+		name, path, ok := strings.Cut(s, "=")
+		if !ok || name == "" || path == "" {
+			return nil, usageErrorf("--testset %q: want NAME=FILE, e.g. Illusion_ICON=illusion_icon_test1000.parquet", s)
+		}
+		if known[name] {
+			return nil, usageErrorf("--testset %s given twice", name)
+		}
+		known[name] = true
+		ts, err := illusion.LoadTestSet(ctx, name, path)
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, ts)
+	}
+	var logs []illusion.LogInput
+	for _, a := range args {
+		in := illusion.LogInput{Path: a}
+		// NAME=LOG names the split, unless the whole argument is an existing file.
+		if name, path, ok := strings.Cut(a, "="); ok {
+			if _, err := os.Stat(a); err != nil {
+				in = illusion.LogInput{Split: name, Path: path}
+			}
+		}
+		logs = append(logs, in)
+	}
+	return illusion.ScoreLogs(ctx, sets, logs, kind)
 }
 
 // splitInputs turns --split NAME=FILE[,FILE...] flags into splits in order of first

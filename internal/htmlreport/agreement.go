@@ -1,0 +1,226 @@
+package htmlreport
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/m3bench/m3eval/internal/agree"
+)
+
+// statRow is one statistic of a field as the forest plot and its table show it; Key is its
+// path in m3eval score's JSON ("krippendorff_alpha.ordinal") and Boot its bootstrap key.
+type statRow struct {
+	Label, Key, Boot string
+	V                agree.Value
+}
+
+// agreementStats lists the coefficients the forest plot shows for a field.
+func agreementStats(r agree.FieldResult) []statRow {
+	alpha := statRow{"Krippendorff α (nominal)", "krippendorff_alpha.nominal", "krippendorff_alpha_nominal", r.Alpha.Nominal}
+	if r.Field.Type == agree.Ordinal {
+		alpha = statRow{"Krippendorff α (ordinal)", "krippendorff_alpha.ordinal", "krippendorff_alpha_ordinal", r.Alpha.Ordinal}
+	}
+	return []statRow{alpha,
+		{"Fleiss κ", "fleiss_kappa", "fleiss_kappa", r.Fleiss},
+		{"Gwet AC1", "gwet_ac1", "gwet_ac1", r.AC1},
+	}
+}
+
+// bootCI returns the 95% interval of a statistic when the bootstrap gave one.
+func bootCI(r agree.FieldResult, key string) (lo, hi float64, ok bool) {
+	for _, iv := range r.Bootstrap {
+		if iv.Stat != key {
+			continue
+		}
+		l, ok1 := iv.Lo.Float()
+		h, ok2 := iv.Hi.Float()
+		return l, h, ok1 && ok2
+	}
+	return math.NaN(), math.NaN(), false
+}
+
+// val is a Value as a float, NaN when undefined.
+func val(v agree.Value) float64 {
+	if x, ok := v.Float(); ok {
+		return x
+	}
+	return math.NaN()
+}
+
+// reason is why a Value is undefined ("" when defined).
+func reason(v agree.Value) string {
+	if v.OK() {
+		return ""
+	}
+	return v.Reason()
+}
+
+func ciCells(lo, hi float64, ok bool) []Cell {
+	if !ok {
+		return []Cell{Text("—"), Text("—")}
+	}
+	return []Cell{Num(lo), Num(hi)}
+}
+
+// agreementSection: the annotators with each other, per rubric field.
+func agreementSection(s *ScoreData) Section {
+	const id, title = "agreement", "Agreement between annotators"
+	if s == nil || len(s.Overall) == 0 {
+		return omitted(id, title, "Left out: no scale or choice field to score.")
+	}
+	sec := Section{ID: id, Title: title,
+		Intro: "How far the annotators agree with each other on each rubric field, beyond chance. 1 is perfect agreement, 0 what chance gives."}
+	sec.Charts = append(sec.Charts, forestChart(s))
+	for i, r := range s.Overall {
+		sec.Charts = append(sec.Charts, kappaMatrix(r))
+		if i < len(s.Data) {
+			sec.Charts = append(sec.Charts, labelDistribution(r, &s.Data[i]))
+		}
+	}
+	return sec
+}
+
+func forestChart(s *ScoreData) Chart {
+	ch := Chart{ID: "agreement-forest", Title: "Agreement per field",
+		Table: Table{Columns: []string{"field", "statistic", "key", "estimate", "ci95 low", "ci95 high", "items", "undefined because"}}}
+	var labels []string
+	var pts []interval
+	withCI := 0
+	nItems := 0
+	for _, r := range s.Overall {
+		nItems = max(nItems, r.NItems)
+		for _, st := range agreementStats(r) {
+			lo, hi, ok := bootCI(r, st.Boot)
+			if ok {
+				withCI++
+			}
+			pts = append(pts, interval{Y: float64(len(labels)), Est: val(st.V), Lo: lo, Hi: hi, HasCI: ok})
+			labels = append(labels, cleanLabel(r.Field.Name)+" · "+st.Label)
+			row := []Cell{Text(r.Field.Name), Text(st.Label), Text(st.Key), Num(val(st.V))}
+			row = append(row, ciCells(lo, hi, ok)...)
+			ch.Table.add(append(row, Int(r.NItems), Text(reason(st.V)))...)
+		}
+	}
+	ci := "no intervals (--bootstrap 0)"
+	if s.Bootstrap > 0 {
+		ci = fmt.Sprintf("95%% percentile bootstrap intervals (B = %d) where the bootstrap gives one", s.Bootstrap)
+	}
+	ch.Caption = fmt.Sprintf("Coefficient (unitless, −1 to 1) with %s; n = up to %d items per field.", ci, nItems)
+	ch.SVG = forestPlot(ch.Title, "coefficient (1 = perfect agreement, 0 = chance)", labels, nil, [][]interval{pts}, -0.2, 1)
+	return ch
+}
+
+// kappaMatrix: Cohen's kappa of every pair of annotators (quadratic weights on scales).
+func kappaMatrix(r agree.FieldResult) Chart {
+	w, kname := agree.Unweighted, "cohen_kappa"
+	if r.Field.Type == agree.Ordinal {
+		w, kname = agree.Quadratic, "cohen_kappa_quadratic"
+	}
+	ch := Chart{ID: "kappa-" + slug(r.Field.Name), Title: "Pairwise Cohen κ · " + r.Field.Name,
+		Table: Table{Columns: []string{"annotator A", "annotator B", "items both rated", "percent agreement", "key", "kappa", "undefined because"}}}
+	for _, p := range r.Pairwise {
+		ch.Table.add(Text(p.Raters[0]), Text(p.Raters[1]), Int(p.N), Num(val(p.PercentAgreement)), Text(kname), Num(val(p.Kappa[w])), Text(reason(p.Kappa[w])))
+	}
+	raters := r.Raters
+	if len(raters) < 2 {
+		ch.Note = "Fewer than two annotators rated this field: no pair to compare."
+		return ch
+	}
+	idx := map[string]int{}
+	for i, n := range raters {
+		idx[n] = i
+	}
+	m := make([]float64, len(raters)*len(raters))
+	for i := range m {
+		m[i] = math.NaN()
+	}
+	for _, p := range r.Pairwise {
+		a, b := idx[p.Raters[0]], idx[p.Raters[1]]
+		m[a*len(raters)+b], m[b*len(raters)+a] = val(p.Kappa[w]), val(p.Kappa[w])
+	}
+	names := make([]string, len(raters))
+	for i, n := range raters {
+		names[i] = cleanLabel(n)
+	}
+	weights := "unweighted"
+	if w == agree.Quadratic {
+		weights = "quadratic weights"
+	}
+	ch.Caption = fmt.Sprintf("Cohen's κ (%s, unitless) on the items both annotators rated; darker is higher, blank cells undefined; %d annotators, %d pairs.", weights, len(raters), len(r.Pairwise))
+	ch.SVG = heatmap(ch.Title, "annotator", "annotator", names, names,
+		func(a, b int) float64 {
+			if a == b {
+				return math.NaN()
+			}
+			return m[a*len(raters)+b]
+		},
+		func(a, b int) string {
+			x := m[a*len(raters)+b]
+			if a == b || math.IsNaN(x) {
+				return ""
+			}
+			return fmt.Sprintf("%.2f", x)
+		})
+	return ch
+}
+
+// labelDistribution: how often each annotator gave each category.
+func labelDistribution(r agree.FieldResult, d *agree.FieldData) Chart {
+	cats := d.Field.Categories
+	ch := Chart{ID: "labels-" + slug(r.Field.Name), Title: "Labels per annotator · " + r.Field.Name}
+	ch.Table.Columns = append(append([]string{"annotator"}, cats...), "ratings")
+	counts := make([][]int, len(d.Raters))
+	for i := range counts {
+		counts[i] = make([]int, len(cats))
+	}
+	m := d.Ratings
+	for i := 0; i < m.Items; i++ {
+		for a := 0; a < m.Raters; a++ {
+			if c := m.At(i, a); c != agree.Missing {
+				counts[a][c]++
+			}
+		}
+	}
+	shares := make([][]float64, len(d.Raters))
+	names := make([]string, len(d.Raters))
+	total := 0
+	for a, row := range counts {
+		n := 0
+		cells := []Cell{Text(d.Raters[a])}
+		for _, x := range row {
+			n += x
+			cells = append(cells, Int(x))
+		}
+		total += n
+		ch.Table.add(append(cells, Int(n))...)
+		shares[a] = make([]float64, len(row))
+		for k, x := range row {
+			if n > 0 {
+				shares[a][k] = float64(x) / float64(n)
+			}
+		}
+		names[a] = cleanLabel(d.Raters[a])
+	}
+	if len(d.Raters) == 0 {
+		ch.Note = "Nobody rated this field."
+		return ch
+	}
+	ch.Caption = fmt.Sprintf("Share of each annotator's labels per category (%%), categories light to dark in rubric order; n = %d labels by %d annotators.", total, len(d.Raters))
+	ch.SVG = stackedBars(ch.Title, names, cats, shares)
+	return ch
+}
+
+// slug makes an element id out of a name.
+func slug(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}

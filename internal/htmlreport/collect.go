@@ -1,0 +1,120 @@
+package htmlreport
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/illusion"
+	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/scoring"
+	"github.com/m3bench/m3eval/internal/store"
+)
+
+// Options chooses what the report reads.
+type Options struct {
+	Database   string   // the database's name as the report shows it
+	Judges     []string // judges to compare (already checked against the database)
+	Annotators []string // annotators shown in the header (everyone's labels count)
+	By         string   // grouping attribute for the per-group charts ("" for none)
+	Bootstrap  int
+	Seed       uint64
+	// Illusion holds scored IllusionBench logs; nil leaves the section out.
+	Illusion *illusion.ScoreResult
+}
+
+// Collect reads everything the report draws out of the store: the campaign's activity and
+// the statistics of m3eval score (through the same scoring.Run), keeping the overall block's
+// ratings for the charts that need them.
+func Collect(ctx context.Context, s *store.Store, r *rubric.Rubric, o Options) (*Data, error) {
+	d := &Data{Title: "m3eval report · " + o.Database}
+	c, err := collectCampaign(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	d.Campaign = c
+	res, err := scoring.Run(ctx, s, r, scoring.Options{
+		Filter:   store.ScoreFilter{Judges: o.Judges, By: o.By},
+		Database: o.Database,
+		Agree:    agree.Options{Bootstrap: o.Bootstrap, Seed: o.Seed},
+		KeepData: true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	sd := &ScoreData{By: o.By, Judges: o.Judges, Bootstrap: o.Bootstrap, Data: res.Data}
+	for _, sec := range res.Sections {
+		if sec.Overall {
+			sd.Overall = sec.Results
+		} else {
+			sd.Groups = append(sd.Groups, sec)
+		}
+	}
+	d.Score = sd
+	if o.Illusion != nil {
+		d.Illusion = &IllusionData{Rows: illusion.Summarize(o.Illusion.Items, ""), Warnings: o.Illusion.Warnings}
+	}
+	by := o.By
+	if by == "" {
+		by = "none"
+	}
+	boot := "none"
+	if o.Bootstrap > 0 {
+		boot = fmt.Sprintf("%d replicates, seed %d", o.Bootstrap, o.Seed)
+	}
+	d.Inputs = []KV{
+		{"database", o.Database},
+		{"rubric", r.Version},
+		{"annotators", listOrNone(o.Annotators)},
+		{"judges", listOrNone(o.Judges)},
+		{"labels counted", "done annotations only; the rubric's NA choice is missing"},
+		{"per group", by},
+		{"bootstrap", boot},
+	}
+	return d, nil
+}
+
+func listOrNone(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	return strings.Join(xs, ", ")
+}
+
+func collectCampaign(ctx context.Context, s *store.Store) (*Campaign, error) {
+	st, err := s.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := &Campaign{Turns: st.Turns, Episodes: st.Episodes}
+	at := map[string]int{}
+	for _, a := range st.Annotators {
+		at[a.Name] = len(c.Annotators)
+		c.Annotators = append(c.Annotators, AnnotatorProgress{Name: a.Name, Done: a.Done, Draft: a.Draft, Flagged: a.Flagged, Skipped: a.Skipped})
+	}
+	err = s.StreamActivity(ctx, func(a *store.Activity) error {
+		i, ok := at[a.Annotator]
+		if !ok || !a.Done {
+			return nil
+		}
+		c.ActiveSeconds = append(c.ActiveSeconds, a.Active.Seconds())
+		if !a.Submitted.IsZero() {
+			c.Annotators[i].Submitted = append(c.Annotators[i].Submitted, a.Submitted)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Generate reads the data and builds the report.
+func Generate(ctx context.Context, s *store.Store, r *rubric.Rubric, o Options) (*Report, error) {
+	d, err := Collect(ctx, s, r, o)
+	if err != nil {
+		return nil, err
+	}
+	return Build(d), nil
+}
