@@ -386,7 +386,7 @@ type bubbles struct {
 // Plot implements plot.Plotter: circle area proportional to the count.
 func (b *bubbles) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
-	fill := color.RGBA{0x00, 0x72, 0xB2, 0x99}
+	fill := color.NRGBA{0x00, 0x72, 0xB2, 0x80}
 	for _, q := range b.pts {
 		r := vg.Points(1.5 + 9*math.Sqrt(float64(q.N)/float64(b.maxN)))
 		c.DrawGlyph(draw.GlyphStyle{Color: fill, Radius: r, Shape: draw.CircleGlyph{}}, vg.Point{X: trX(q.X), Y: trY(q.Y)})
@@ -416,6 +416,8 @@ func bubblePlot(title, xLabel, yLabel string, pts []bubble, lo, hi float64) temp
 	diag.LineStyle = draw.LineStyle{Color: color.Gray{Y: 120}, Width: vg.Points(0.6), Dashes: []vg.Length{vg.Points(3), vg.Points(3)}}
 	p.Add(plotter.NewGrid(), diag, &bubbles{pts: pts, maxN: maxN})
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo-0.3, hi+0.3, lo-0.3, hi+0.3
+	p.X.Tick.Marker = plot.TickerFunc(niceTicks)
+	p.Y.Tick.Marker = plot.TickerFunc(niceTicks)
 	return render(p, vg.Points(340), vg.Points(300), title)
 }
 
@@ -528,6 +530,9 @@ func niceTicks(lo, hi float64) []plot.Tick {
 	var ts []plot.Tick
 	for x := math.Ceil(lo/step) * step; x <= hi+step*1e-9; x += step {
 		v := math.Round(x/step) * step
+		if v == 0 {
+			v = 0 // not -0
+		}
 		ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
 		for m := 1; m < 5; m++ {
 			if mx := v + float64(m)*step/5; mx < hi {

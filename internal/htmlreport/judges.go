@@ -193,25 +193,35 @@ func scatterChart(r agree.FieldResult, d *agree.FieldData, ji int, v agree.VsJud
 	j := d.Judges[ji]
 	m := d.Ratings
 	counts := make([]int, len(d.Field.Categories))
+	// Points are binned to 0.1 rubric points; when that leaves more than maxBins circles
+	// (continuous judge scores), to 0.25.
 	type key struct{ x, y int64 }
-	bins := map[key]int{}
+	var bins map[key]int
 	var order []key
 	n := 0
-	for i := 0; i < m.Items; i++ {
-		y := j.Num[i]
-		if !j.Present[i] || math.IsNaN(y) {
-			continue
+	res := 10.0
+	for pass := 0; pass < 2; pass++ {
+		bins, order, n = map[key]int{}, nil, 0
+		for i := 0; i < m.Items; i++ {
+			y := j.Num[i]
+			if !j.Present[i] || math.IsNaN(y) {
+				continue
+			}
+			_, mean, k := majority(m.Codes[i*m.Raters:(i+1)*m.Raters], counts, d.Field.Values)
+			if k == 0 {
+				continue
+			}
+			b := key{int64(math.Round(mean * res)), int64(math.Round(y * res))}
+			if bins[b] == 0 {
+				order = append(order, b)
+			}
+			bins[b]++
+			n++
 		}
-		_, mean, k := majority(m.Codes[i*m.Raters:(i+1)*m.Raters], counts, d.Field.Values)
-		if k == 0 {
-			continue
+		if len(bins) <= maxBins {
+			break
 		}
-		b := key{int64(math.Round(mean * 10)), int64(math.Round(y * 10))}
-		if bins[b] == 0 {
-			order = append(order, b)
-		}
-		bins[b]++
-		n++
+		res = 4
 	}
 	slices.SortFunc(order, func(a, b key) int {
 		if a.x != b.x {
@@ -223,7 +233,7 @@ func scatterChart(r agree.FieldResult, d *agree.FieldData, ji int, v agree.VsJud
 		Table: Table{Columns: []string{"mean human rating (bin)", "judge score (bin)", "items"}}}
 	pts := make([]bubble, 0, len(order))
 	for _, b := range order {
-		x, y := float64(b.x)/10, float64(b.y)/10
+		x, y := float64(b.x)/res, float64(b.y)/res
 		pts = append(pts, bubble{X: x, Y: y, N: bins[b]})
 		ch.Table.add(Num(x), Num(y), Int(bins[b]))
 	}
@@ -232,10 +242,13 @@ func scatterChart(r agree.FieldResult, d *agree.FieldData, ji int, v agree.VsJud
 		return ch
 	}
 	lo, hi := float64(d.Field.Values[0]), float64(d.Field.Values[len(d.Field.Values)-1])
-	ch.Caption = fmt.Sprintf("Each circle is the items at one (mean rating, judge score) point, both rounded to 0.1 (rubric points); area ∝ items; dashed line: equal; n = %d items, Pearson r = %s.", n, Num(val(v.Pearson)).Shown())
+	ch.Caption = fmt.Sprintf("Each circle is the items at one (mean rating, judge score) point, both rounded to %g (rubric points); area ∝ items; dashed line: equal; n = %d items, Pearson r = %s.", 1/res, n, Num(val(v.Pearson)).Shown())
 	ch.SVG = bubblePlot(ch.Title, "mean human rating (points)", v.Judge+" score (points)", pts, lo, hi)
 	return ch
 }
+
+// maxBins bounds the circles of a scatter before it bins more coarsely.
+const maxBins = 200
 
 // maxGroups bounds the rows of a per-group dot plot (--by episode can have thousands).
 const maxGroups = 40
