@@ -28,7 +28,7 @@ import (
 )
 
 // reportSections are the sections every report has, in order (left-out ones say why).
-var reportSections = []string{"campaign", "agreement", "judges", "metrics", "qc", "illusion"}
+var reportSections = []string{"campaign", "agreement", "judges", "groups", "metrics", "qc", "illusion"}
 
 // chromiumOrSkip returns the Chromium to test with. Without one the test is skipped with a
 // message, except under CI, where a missing browser is a failure.
@@ -335,7 +335,7 @@ func TestReportInChromium(t *testing.T) {
 	pg := openReport(t, chromium, file, "score-fixture")
 	checkPage(t, pg, file)
 	for _, s := range pg.DOM.Sections {
-		if s.ID == "agreement" || s.ID == "judges" || s.ID == "campaign" {
+		if s.ID == "agreement" || s.ID == "judges" || s.ID == "campaign" || s.ID == "groups" {
 			if s.Omitted != "" {
 				t.Errorf("section %s left out: %s", s.ID, s.Omitted)
 			}
@@ -388,7 +388,7 @@ func TestReportInChromium(t *testing.T) {
 		total := 0.0
 		var names []any
 		for _, r := range rows {
-			total += r[col(t, cols, "ratings")].num(t)
+			total += r[col(t, cols, "labels")].num(t)
 			names = append(names, r[0].Text)
 		}
 		sameNumber(t, f+" n_ratings", total, jsonPath(fv, "n_ratings"))
@@ -455,6 +455,18 @@ func TestReportInChromium(t *testing.T) {
 			sameNumber(t, g+" "+j+" ρ hi", r[col(t, cols, "ci95 high")].num(t), ci[1])
 		}
 		checked += 3
+	}
+
+	for f := range fields {
+		cols, rows := pg.chart(t, "group-labels-"+strings.ReplaceAll(f, "_", "-"))
+		if len(rows) != len(groups) {
+			t.Errorf("%s: %d groups in the report, %d in score", f, len(rows), len(groups))
+		}
+		for _, r := range rows {
+			g := r[col(t, cols, "action_type")].Text
+			sameNumber(t, g+" "+f+" labels", r[col(t, cols, "labels")].num(t), jsonPath(groups, g, "fields", f, "n_ratings"))
+			checked++
+		}
 	}
 
 	// Campaign counts against m3eval status.

@@ -3,9 +3,11 @@ package htmlreport
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/report"
 )
 
 // statRow is one statistic of a field as the forest plot and its table show it; Key is its
@@ -167,12 +169,9 @@ func kappaMatrix(r agree.FieldResult) Chart {
 
 // labelDistribution: how often each annotator gave each category.
 func labelDistribution(r agree.FieldResult, d *agree.FieldData) Chart {
-	cats := d.Field.Categories
-	ch := Chart{ID: "labels-" + slug(r.Field.Name), Title: "Labels per annotator · " + r.Field.Name}
-	ch.Table.Columns = append(append([]string{"annotator"}, cats...), "ratings")
 	counts := make([][]int, len(d.Raters))
 	for i := range counts {
-		counts[i] = make([]int, len(cats))
+		counts[i] = make([]int, len(d.Field.Categories))
 	}
 	m := d.Ratings
 	for i := 0; i < m.Items; i++ {
@@ -182,12 +181,25 @@ func labelDistribution(r agree.FieldResult, d *agree.FieldData) Chart {
 			}
 		}
 	}
-	shares := make([][]float64, len(d.Raters))
-	names := make([]string, len(d.Raters))
+	ch := Chart{ID: "labels-" + slug(r.Field.Name), Title: "Labels per annotator · " + r.Field.Name}
+	if len(d.Raters) == 0 {
+		ch.Note = "Nobody rated this field."
+	}
+	shareChart(&ch, "annotator", "share of the annotator's labels (%)", d.Raters, d.Field.Categories, counts,
+		"Share of each annotator's labels per category (%%), categories light to dark in rubric order; n = %d labels by %d annotators.")
+	return ch
+}
+
+// shareChart fills ch with stacked bars of each row's category shares and the counts
+// behind them; caption takes the total count and the number of rows.
+func shareChart(ch *Chart, rowCol, xLabel string, rows, cats []string, counts [][]int, caption string) {
+	ch.Table.Columns = append(append([]string{rowCol}, cats...), "labels")
+	shares := make([][]float64, len(rows))
+	names := make([]string, len(rows))
 	total := 0
 	for a, row := range counts {
 		n := 0
-		cells := []Cell{Text(d.Raters[a])}
+		cells := []Cell{Text(rows[a])}
 		for _, x := range row {
 			n += x
 			cells = append(cells, Int(x))
@@ -200,15 +212,76 @@ func labelDistribution(r agree.FieldResult, d *agree.FieldData) Chart {
 				shares[a][k] = float64(x) / float64(n)
 			}
 		}
-		names[a] = cleanLabel(d.Raters[a])
+		names[a] = cleanLabel(rows[a])
+		if names[a] == "" {
+			names[a] = "(none)"
+		}
 	}
-	if len(d.Raters) == 0 {
-		ch.Note = "Nobody rated this field."
-		return ch
+	if len(rows) == 0 || total == 0 {
+		if ch.Note == "" {
+			ch.Note = "No label to count."
+		}
+		return
 	}
-	ch.Caption = fmt.Sprintf("Share of each annotator's labels per category (%%), categories light to dark in rubric order; n = %d labels by %d annotators.", total, len(d.Raters))
-	ch.SVG = stackedBars(ch.Title, names, cats, shares)
-	return ch
+	ch.Caption = fmt.Sprintf(caption, total, len(rows))
+	ch.SVG = stackedBars(ch.Title, xLabel, names, cats, shares)
+}
+
+// groupsSection: the labels of every field per group (action type, model, …): which models
+// resist misleading, where correctness drops.
+func groupsSection(s *ScoreData) Section {
+	const id = "groups"
+	if s == nil || s.By == "" {
+		return omitted(id, "Labels per group", "Left out: no grouping asked for (--by).")
+	}
+	sec := Section{ID: id, Title: "Labels per " + s.By,
+		Intro: "The annotators' labels pooled per " + s.By + ": the share of each category, every annotator's label counted once."}
+	if len(s.Groups) == 0 {
+		sec.Omitted = "Left out: no group has labels."
+		return sec
+	}
+	order := make([]int, len(s.Groups))
+	for i := range order {
+		order[i] = i
+	}
+	note := ""
+	if len(order) > maxGroups {
+		slices.SortStableFunc(order, func(a, b int) int { return nRatings(s.Groups[b]) - nRatings(s.Groups[a]) })
+		order = order[:maxGroups]
+		slices.Sort(order)
+		note = fmt.Sprintf(" Only the %d of %d groups with the most labels are shown.", maxGroups, len(s.Groups))
+	}
+	for fi, r := range s.Overall {
+		var names []string
+		var counts [][]int
+		for _, g := range order {
+			if fi >= len(s.GroupData[g]) {
+				continue
+			}
+			d := &s.GroupData[g][fi]
+			row := make([]int, len(d.Field.Categories))
+			for _, c := range d.Ratings.Codes {
+				if c != agree.Missing {
+					row[c]++
+				}
+			}
+			names = append(names, s.Groups[g].Value)
+			counts = append(counts, row)
+		}
+		ch := Chart{ID: "group-labels-" + slug(r.Field.Name), Title: "Labels per " + s.By + " · " + r.Field.Name}
+		shareChart(&ch, s.By, "share of the group's labels (%)", names, r.Field.Categories, counts,
+			"Share of the labels in each category (%%), categories light to dark in rubric order; n = %d labels in %d groups."+strings.ReplaceAll(note, "%", "%%"))
+		sec.Charts = append(sec.Charts, ch)
+	}
+	return sec
+}
+
+func nRatings(s report.Section) int {
+	n := 0
+	for _, r := range s.Results {
+		n += r.NRatings
+	}
+	return n
 }
 
 // slug makes an element id out of a name.

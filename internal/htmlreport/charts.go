@@ -348,8 +348,8 @@ func categoryColor(k, n int) color.Color {
 }
 
 // stackedBars draws each row's category shares in percent.
-func stackedBars(title string, rowNames, categories []string, shares [][]float64) template.HTML {
-	p := newPlot(title, "share of the annotator's labels (%)", "")
+func stackedBars(title, xLabel string, rowNames, categories []string, shares [][]float64) template.HTML {
+	p := newPlot(title, xLabel, "")
 	rev := make([]string, len(rowNames))
 	for i, l := range rowNames {
 		rev[len(rowNames)-1-i] = l
@@ -367,6 +367,7 @@ func stackedBars(title string, rowNames, categories []string, shares [][]float64
 		{Value: 40, Label: "40"}, {Value: 60, Label: "60"}, {Value: 80, Label: "80"}, {Value: 100, Label: "100"}})
 	p.Legend.Top = true
 	p.Legend.Left = false
+	p.Legend.ThumbnailWidth = vg.Points(14)
 	return render(p, chartWidth, chartHeight(max(len(rowNames), len(categories))), title)
 }
 

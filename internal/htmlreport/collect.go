@@ -43,12 +43,13 @@ func Collect(ctx context.Context, s *store.Store, r *rubric.Rubric, o Options) (
 	if err != nil {
 		return nil, err
 	}
-	sd := &ScoreData{By: o.By, Judges: o.Judges, Bootstrap: o.Bootstrap, Data: res.Data}
-	for _, sec := range res.Sections {
+	sd := &ScoreData{By: o.By, Judges: o.Judges, Bootstrap: o.Bootstrap}
+	for i, sec := range res.Sections {
 		if sec.Overall {
-			sd.Overall = sec.Results
+			sd.Overall, sd.Data = sec.Results, res.Data[i]
 		} else {
 			sd.Groups = append(sd.Groups, sec)
+			sd.GroupData = append(sd.GroupData, res.Data[i])
 		}
 	}
 	d.Score = sd

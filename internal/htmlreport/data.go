@@ -29,6 +29,8 @@ type ScoreData struct {
 	// Data holds the overall block's ratings per field, aligned with Overall.
 	Data   []agree.FieldData
 	Groups []report.Section // one per value of By
+	// GroupData holds each group's ratings per field, aligned with Groups.
+	GroupData [][]agree.FieldData
 }
 
 // Campaign is the annotation campaign's state.

@@ -18,6 +18,7 @@ func Build(d *Data) *Report {
 			campaignSection(d.Campaign),
 			agreementSection(d.Score),
 			judgesSection(d.Score),
+			groupsSection(d.Score),
 			metricsSection(),
 			qcSection(),
 			illusionSection(d.Illusion),

@@ -25,16 +25,17 @@ type Options struct {
 	// Database names the input in the results (the file's base name).
 	Database string
 	Agree    agree.Options
-	// KeepData keeps the overall block's ratings and scores in Result.Data, for callers that
-	// draw them (m3eval report).
+	// KeepData keeps every block's ratings and scores in Result.Data, for callers that draw
+	// them (m3eval report).
 	KeepData bool
 }
 
 // Result holds the overall section, then one per group in the order of the group values.
 type Result struct {
 	Sections []report.Section
-	// Data is the overall block's input per field, in rubric order (only with KeepData).
-	Data []agree.FieldData
+	// Data holds each section's input per field, in rubric order, aligned with Sections
+	// (only with KeepData).
+	Data [][]agree.FieldData
 }
 
 // Run streams the chosen labels and scores out of the store and analyses every scale and
@@ -178,15 +179,15 @@ func (sc *scorer) group(value string, create bool) (*agree.Builder, error) {
 // analyze builds and analyses the overall block, then every group's in the order of their
 // values.
 func (sc *scorer) analyze(ctx context.Context, dbName string, opt agree.Options, keep bool) (*Result, error) {
-	var kept []agree.FieldData
+	var kept [][]agree.FieldData
 	run := func(b *agree.Builder) ([]agree.FieldResult, error) {
 		data, err := b.Build(dbName)
 		if err != nil {
 			return nil, err
 		}
 		data = sc.inRubricOrder(data)
-		if kept == nil && keep {
-			kept = data
+		if keep {
+			kept = append(kept, data)
 		}
 		return agree.Analyze(ctx, data, opt)
 	}
