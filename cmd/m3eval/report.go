@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -72,11 +71,8 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) error {
 	if o.pdf && o.format != "html" {
 		return usageErrorf("--pdf prints the HTML page: leave out --format %s", o.format)
 	}
-	if o.bootstrap < 0 {
-		return usageErrorf("--bootstrap %d: the number of replicates cannot be negative", o.bootstrap)
-	}
-	if o.by != "" && !slices.Contains(store.GroupKeys(), o.by) {
-		return usageErrorf("--by %q: use one of %s", o.by, strings.Join(store.GroupKeys(), ", "))
+	if err := checkBootstrapBy(o.bootstrap, o.by); err != nil {
+		return err
 	}
 	if len(o.testsets) > 0 && len(o.illusion) == 0 {
 		return usageErrorf("--illusion-testset needs --illusion LOG")

@@ -71,11 +71,8 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoreOptions) error {
 	default:
 		return usageErrorf("--format %q: use table, json, md or csv", o.format)
 	}
-	if o.bootstrap < 0 {
-		return usageErrorf("--bootstrap %d: the number of replicates cannot be negative", o.bootstrap)
-	}
-	if o.by != "" && !slices.Contains(store.GroupKeys(), o.by) {
-		return usageErrorf("--by %q: use one of %s", o.by, strings.Join(store.GroupKeys(), ", "))
+	if err := checkBootstrapBy(o.bootstrap, o.by); err != nil {
+		return err
 	}
 	if err := g.mustExist(); err != nil {
 		return err
@@ -116,6 +113,17 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoreOptions) error {
 	return writeOutput(cmd, o.output, func(w io.Writer, color bool) error {
 		return report.WriteSections(w, secs, in, report.Options{Format: report.Format(o.format), Color: color, Bootstrap: o.bootstrap})
 	})
+}
+
+// checkBootstrapBy checks the --bootstrap and --by flags score and report share.
+func checkBootstrapBy(bootstrap int, by string) error {
+	if bootstrap < 0 {
+		return usageErrorf("--bootstrap %d: the number of replicates cannot be negative", bootstrap)
+	}
+	if by != "" && !slices.Contains(store.GroupKeys(), by) {
+		return usageErrorf("--by %q: use one of %s", by, strings.Join(store.GroupKeys(), ", "))
+	}
+	return nil
 }
 
 // chooseJudges returns the judges named by --judge, all of them present in the database, or

@@ -48,9 +48,28 @@ func judgesSection(s *ScoreData) Section {
 	return sec
 }
 
+// correlationRows adds, for every compared judge of r, its Spearman point at row y to its
+// series and its correlations to the table, each row led by lead(judge); it returns the
+// largest number of items correlated.
+func correlationRows(ch *Chart, series [][]interval, y float64, r agree.FieldResult, judges []string, lead func(judge string) []Cell) int {
+	nMax := 0
+	for _, j := range r.Judges {
+		ji := slices.Index(judges, j.Judge)
+		if ji < 0 {
+			continue
+		}
+		lo, hi, ok := bootCI(r, judgeKey(j.Judge, len(judges) > 1, "spearman"))
+		series[ji] = append(series[ji], interval{Y: y, Est: val(j.Spearman), Lo: lo, Hi: hi, HasCI: ok})
+		row := append(lead(j.Judge), Int(j.NCorrelation), Num(val(j.Pearson)), Num(val(j.Spearman)))
+		row = append(row, ciCells(lo, hi, ok)...)
+		ch.Table.add(append(row, Num(val(j.KendallTauB)), Text(reason(j.Spearman)))...)
+		nMax = max(nMax, j.NCorrelation)
+	}
+	return nMax
+}
+
 // judgeSummary: Spearman's rho with its interval per ordinal field and judge.
 func judgeSummary(s *ScoreData) Chart {
-	several := len(s.Judges) > 1
 	ch := Chart{ID: "judges-correlation", Title: "Judge vs mean human rating (Spearman ρ)",
 		Table: Table{Columns: []string{"judge", "field", "items correlated", "pearson", "spearman", "ci95 low", "ci95 high", "kendall_tau_b", "undefined because"}}}
 	var labels []string
@@ -60,18 +79,8 @@ func judgeSummary(s *ScoreData) Chart {
 		if r.Field.Type != agree.Ordinal {
 			continue
 		}
-		for _, j := range r.Judges {
-			ji := slices.Index(s.Judges, j.Judge)
-			if ji < 0 {
-				continue
-			}
-			lo, hi, ok := bootCI(r, judgeKey(j.Judge, several, "spearman"))
-			series[ji] = append(series[ji], interval{Y: float64(len(labels)), Est: val(j.Spearman), Lo: lo, Hi: hi, HasCI: ok})
-			row := []Cell{Text(j.Judge), Text(r.Field.Name), Int(j.NCorrelation), Num(val(j.Pearson)), Num(val(j.Spearman))}
-			row = append(row, ciCells(lo, hi, ok)...)
-			ch.Table.add(append(row, Num(val(j.KendallTauB)), Text(reason(j.Spearman)))...)
-			nMax = max(nMax, j.NCorrelation)
-		}
+		nMax = max(nMax, correlationRows(&ch, series, float64(len(labels)), r, s.Judges,
+			func(judge string) []Cell { return []Cell{Text(judge), Text(r.Field.Name)} }))
 		labels = append(labels, cleanLabel(r.Field.Name))
 	}
 	if len(labels) == 0 {
@@ -256,7 +265,6 @@ const maxGroups = 40
 // byGroupChart: Spearman's rho per group (action type, model, …) and judge, for field fi.
 func byGroupChart(s *ScoreData, fi int) Chart {
 	name := s.Overall[fi].Field.Name
-	several := len(s.Judges) > 1
 	ch := Chart{ID: "bygroup-" + slug(name), Title: "Judge vs humans per " + s.By + " · " + name,
 		Table: Table{Columns: []string{s.By, "judge", "items correlated", "pearson", "spearman", "ci95 low", "ci95 high", "kendall_tau_b", "undefined because"}}}
 	groups := s.Groups
@@ -274,19 +282,8 @@ func byGroupChart(s *ScoreData, fi int) Chart {
 		if fi >= len(g.Results) {
 			continue
 		}
-		r := g.Results[fi]
-		for _, j := range r.Judges {
-			ji := slices.Index(s.Judges, j.Judge)
-			if ji < 0 {
-				continue
-			}
-			lo, hi, ok := bootCI(r, judgeKey(j.Judge, several, "spearman"))
-			series[ji] = append(series[ji], interval{Y: float64(len(labels)), Est: val(j.Spearman), Lo: lo, Hi: hi, HasCI: ok})
-			row := []Cell{Text(g.Value), Text(j.Judge), Int(j.NCorrelation), Num(val(j.Pearson)), Num(val(j.Spearman))}
-			row = append(row, ciCells(lo, hi, ok)...)
-			ch.Table.add(append(row, Num(val(j.KendallTauB)), Text(reason(j.Spearman)))...)
-			nMax = max(nMax, j.NCorrelation)
-		}
+		nMax = max(nMax, correlationRows(&ch, series, float64(len(labels)), g.Results[fi], s.Judges,
+			func(judge string) []Cell { return []Cell{Text(g.Value), Text(judge)} }))
 		label := g.Value
 		if label == "" {
 			label = "(none)"
