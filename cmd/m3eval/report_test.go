@@ -28,7 +28,7 @@ import (
 )
 
 // reportSections are the sections every report has, in order (left-out ones say why).
-var reportSections = []string{"campaign", "agreement", "judges", "groups", "metrics", "qc", "illusion"}
+var reportSections = []string{"campaign", "agreement", "judges", "groups", "trends", "metrics", "qc", "illusion"}
 
 // chromiumOrSkip returns the Chromium to test with. Without one the test is skipped with a
 // message, except under CI, where a missing browser is a failure.
@@ -128,8 +128,19 @@ const printScript = `JSON.stringify([...document.querySelectorAll(".plot svg")].
 // A4 width.
 func openReport(t *testing.T, chromium, file, shotName string) *page {
 	t.Helper()
+	// A profile of our own rather than t.TempDir(): Chromium's helpers may still be writing
+	// into it for a moment after the browser closes, which would fail TempDir's cleanup.
+	profile, err := os.MkdirTemp("", "m3eval-chromium-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for i := 0; i < 50 && os.RemoveAll(profile) != nil; i++ {
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
 	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromium), chromedp.UserDataDir(t.TempDir()),
+		chromedp.ExecPath(chromium), chromedp.UserDataDir(profile),
 		chromedp.Flag("headless", "new"), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
 		chromedp.NoDefaultBrowserCheck, chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
@@ -170,7 +181,7 @@ func openReport(t *testing.T, chromium, file, shotName string) *page {
 	url := "file://" + abs
 	var dom, mobile, print string
 	var wide, narrow []byte
-	err := chromedp.Run(ctx,
+	err = chromedp.Run(ctx,
 		network.Enable(), cdplog.Enable(), runtime.Enable(),
 		chromedp.Navigate(url),
 		chromedp.WaitReady("footer"),
@@ -188,6 +199,11 @@ func openReport(t *testing.T, chromium, file, shotName string) *page {
 	if err != nil {
 		t.Fatalf("chromium on %s: %v", file, err)
 	}
+	// Close the browser and wait for it before the profile is removed.
+	if err := chromedp.Cancel(ctx); err != nil {
+		t.Logf("closing chromium: %v", err)
+	}
+	cancelA()
 	for _, s := range []struct {
 		name string
 		b    []byte
@@ -469,6 +485,10 @@ func TestReportInChromium(t *testing.T) {
 		}
 	}
 
+	turnOf := func(rec map[string]any) (int, bool) { return int(rec["turn"].(float64)), true }
+	checkTrend(t, pg, "trend-turn", "turn", labelMeans(t, turnOf,
+		filepath.Join(scoreFixture, "labels_alice.jsonl"), filepath.Join(scoreFixture, "labels_bob.jsonl"), filepath.Join(scoreFixture, "labels_carol.jsonl")))
+
 	// Campaign counts against m3eval status.
 	status := mustRun(t, "--db", db, "status")
 	cols, rows = pg.chart(t, "campaign-progress")
@@ -528,16 +548,115 @@ func TestReportInChromium(t *testing.T) {
 	}
 }
 
+// labelMeans averages the done labels of the scale fields in the given labeled JSONL files
+// per key of their turn record (read here, not through m3eval), as field → key → mean.
+func labelMeans(t *testing.T, key func(rec map[string]any) (int, bool), files ...string) map[string]map[int]float64 {
+	t.Helper()
+	type acc struct{ sum, n float64 }
+	sums := map[string]map[int]*acc{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			var rec map[string]any
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				t.Fatal(err)
+			}
+			ha := rec["human_annotation"].(map[string]any)
+			k, ok := key(rec)
+			if ha["status"] == "draft" || !ok {
+				continue
+			}
+			for _, field := range []string{"correctness", "reasoning_completeness", "overall_quality"} {
+				v, ok := ha[field].(float64)
+				if !ok {
+					continue
+				}
+				if sums[field] == nil {
+					sums[field] = map[int]*acc{}
+				}
+				if sums[field][k] == nil {
+					sums[field][k] = &acc{}
+				}
+				sums[field][k].sum += v
+				sums[field][k].n++
+			}
+		}
+	}
+	out := map[string]map[int]float64{}
+	for f, m := range sums {
+		out[f] = map[int]float64{}
+		for k, a := range m {
+			out[f][k] = a.sum / a.n
+		}
+	}
+	return out
+}
+
+// checkTrend compares a trend table with means computed from the label files.
+func checkTrend(t *testing.T, pg *page, id, xCol string, want map[string]map[int]float64) {
+	t.Helper()
+	cols, rows := pg.chart(t, id)
+	n := 0
+	for _, w := range want {
+		n += len(w)
+	}
+	if len(rows) != n || n == 0 {
+		t.Errorf("%s: %d rows, want %d", id, len(rows), n)
+	}
+	for _, r := range rows {
+		f, x := r[col(t, cols, "field")].Text, int(r[col(t, cols, xCol)].num(t))
+		if got := r[col(t, cols, "mean rating")].num(t); math.Abs(got-want[f][x]) > 1e-12 {
+			t.Errorf("%s: %s at %d: %v, from the label files %v", id, f, x, got, want[f][x])
+		}
+	}
+}
+
 // TestReportHostileNamesAndAbsentData: names that are HTML stay text (no request, no
 // script), and sections without data say why, in the browser.
 func TestReportHostileNamesAndAbsentData(t *testing.T) {
 	chromium := chromiumOrSkip(t)
 	db := filepath.Join(t.TempDir(), "m3eval.db")
 	fx := func(name string) string { return filepath.Join(scoreFixture, name) }
-	mustRun(t, "--db", db, "import", fx("turns.jsonl"))
+	// The fixture's turns with meta.confusable_objects = turn mod 3, for the trend chart.
+	data, err := os.ReadFile(fx("turns.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var turns, labels []string
+	confusable := func(rec map[string]any) (int, bool) { return int(rec["turn"].(float64)) % 3, true }
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var rec map[string]any
+		json.Unmarshal([]byte(line), &rec)
+		k, _ := confusable(rec)
+		rec["meta"] = map[string]any{"confusable_objects": k}
+		b, _ := json.Marshal(rec)
+		turns = append(turns, string(b))
+	}
+	turnsFile := filepath.Join(t.TempDir(), "turns.jsonl")
+	os.WriteFile(turnsFile, []byte(strings.Join(turns, "\n")+"\n"), 0o644)
+	// The labels carry the same meta, or their turns would differ from the stored ones.
+	for _, name := range []string{"labels_alice.jsonl", "labels_bob.jsonl"} {
+		data, _ := os.ReadFile(fx(name))
+		var out []string
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			var rec map[string]any
+			json.Unmarshal([]byte(line), &rec)
+			k, _ := confusable(rec)
+			rec["meta"] = map[string]any{"confusable_objects": k}
+			b, _ := json.Marshal(rec)
+			out = append(out, string(b))
+		}
+		p := filepath.Join(t.TempDir(), name)
+		os.WriteFile(p, []byte(strings.Join(out, "\n")+"\n"), 0o644)
+		labels = append(labels, p)
+	}
+	mustRun(t, "--db", db, "import", turnsFile)
 	evil := `<img src=x onerror="console.error('xss')">`
-	mustRun(t, "--db", db, "import", "--annotator", evil, fx("labels_alice.jsonl"))
-	mustRun(t, "--db", db, "import", "--annotator", "bob</script><script>console.error(1)</script>", fx("labels_bob.jsonl"))
+	mustRun(t, "--db", db, "import", "--annotator", evil, labels[0])
+	mustRun(t, "--db", db, "import", "--annotator", "bob</script><script>console.error(1)</script>", labels[1])
 	file := filepath.Join(t.TempDir(), "report.html")
 	mustRun(t, "--db", db, "report", "-o", file, "--bootstrap", "0")
 	pg := openReport(t, chromium, file, "no-judges")
@@ -554,6 +673,7 @@ func TestReportHostileNamesAndAbsentData(t *testing.T) {
 	if omitted["agreement"] != "" {
 		t.Errorf("agreement left out: %s", omitted["agreement"])
 	}
+	checkTrend(t, pg, "trend-confusable", "confusable objects", labelMeans(t, confusable, labels...))
 	_, rows := pg.chart(t, "kappa-correctness")
 	if len(rows) != 1 || (rows[0][0].Text != evil && rows[0][1].Text != evil) {
 		t.Errorf("the annotator's name is not shown as text: %+v", rows)

@@ -524,6 +524,38 @@ func timeLines(title, yLabel string, names []string, series []plotter.XYs) templ
 	return render(p, chartWidth, vg.Points(260), title)
 }
 
+// pointLines draws one line with markers per series of (x, y) points, y over [yMin, yMax].
+func pointLines(title, xLabel, yLabel string, names []string, series []plotter.XYs, yMin, yMax float64) template.HTML {
+	p := newPlot(title, xLabel, yLabel)
+	p.Add(plotter.NewGrid())
+	for i, xy := range series {
+		l, pts, err := plotter.NewLinePoints(xy)
+		if err != nil {
+			continue
+		}
+		l.LineStyle = draw.LineStyle{Color: seriesColor(i), Width: vg.Points(1.5), Dashes: lineDash(i)}
+		pts.GlyphStyle = draw.GlyphStyle{Color: seriesColor(i), Radius: vg.Points(3), Shape: seriesGlyph(i)}
+		p.Add(l, pts)
+		p.Legend.Add(names[i], l, pts)
+	}
+	p.Legend.Left = true
+	p.Legend.Top = false
+	p.X.Tick.Marker = plot.TickerFunc(integerTicks)
+	p.Y.Min, p.Y.Max = yMin, yMax
+	p.Y.Tick.Marker = plot.TickerFunc(niceTicks)
+	return render(p, chartWidth, vg.Points(260), title)
+}
+
+// integerTicks marks whole numbers (turn positions, object counts), at most about ten.
+func integerTicks(lo, hi float64) []plot.Tick {
+	step := math.Max(1, niceStep((hi-lo)/10))
+	var ts []plot.Tick
+	for x := math.Ceil(lo/step) * step; x <= hi; x += step {
+		ts = append(ts, plot.Tick{Value: x, Label: strconv.FormatFloat(x, 'f', 0, 64)})
+	}
+	return ts
+}
+
 // niceTicks marks 1, 2 or 5 times a power of ten, about five major ticks, labelled
 // without trailing zeros.
 func niceTicks(lo, hi float64) []plot.Tick {

@@ -3,6 +3,7 @@ package htmlreport
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/m3bench/m3eval/internal/agree"
@@ -53,6 +54,9 @@ func Collect(ctx context.Context, s *store.Store, r *rubric.Rubric, o Options) (
 		}
 	}
 	d.Score = sd
+	if d.Trends, err = collectTrends(ctx, s, r); err != nil {
+		return nil, err
+	}
 	if o.Illusion != nil {
 		d.Illusion = &IllusionData{Rows: illusion.Summarize(o.Illusion.Items, ""), Warnings: o.Illusion.Warnings}
 	}
@@ -81,6 +85,26 @@ func listOrNone(xs []string) string {
 		return "none"
 	}
 	return strings.Join(xs, ", ")
+}
+
+// collectTrends counts the labels of the rubric's scale fields by turn position and number of
+// confusable objects.
+func collectTrends(ctx context.Context, s *store.Store, r *rubric.Rubric) (*Trends, error) {
+	t := &Trends{Min: math.Inf(1), Max: math.Inf(-1)}
+	for _, f := range r.Fields {
+		if f.Kind == rubric.KindScale {
+			t.Fields = append(t.Fields, f.Name)
+			t.Min, t.Max = math.Min(t.Min, float64(f.Min)), math.Max(t.Max, float64(f.Max))
+		}
+	}
+	counts, err := s.LabelCounts(ctx, t.Fields)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range counts {
+		t.Counts = append(t.Counts, TrendCount{Turn: c.Turn, Confusable: c.Confusable, Field: c.Field, Value: c.Value, N: c.N})
+	}
+	return t, nil
 }
 
 func collectCampaign(ctx context.Context, s *store.Store) (*Campaign, error) {

@@ -16,6 +16,7 @@ type Data struct {
 
 	Campaign *Campaign
 	Score    *ScoreData
+	Trends   *Trends
 	Illusion *IllusionData
 }
 

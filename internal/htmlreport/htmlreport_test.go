@@ -85,7 +85,7 @@ func TestPageIsSelfContainedAndEscaped(t *testing.T) {
 			t.Errorf("page fetches something: %q", m)
 		}
 	}
-	for _, id := range []string{"campaign", "agreement", "judges", "groups", "metrics", "qc", "illusion"} {
+	for _, id := range []string{"campaign", "agreement", "judges", "groups", "trends", "metrics", "qc", "illusion"} {
 		if !strings.Contains(page, `<section id="`+id+`"`) {
 			t.Errorf("no section %s", id)
 		}
@@ -131,7 +131,7 @@ func TestJSONHasEveryChartsNumbers(t *testing.T) {
 			t.Errorf("section %s: omitted %q", s.ID, s.Omitted)
 		}
 	}
-	if charts != len(rep.Sections[0].Charts)+len(rep.Sections[1].Charts)+len(rep.Sections[2].Charts)+len(rep.Sections[6].Charts) {
+	if charts != len(rep.Sections[0].Charts)+len(rep.Sections[1].Charts)+len(rep.Sections[2].Charts)+len(rep.Sections[7].Charts) {
 		t.Errorf("%d charts in JSON", charts)
 	}
 }

@@ -19,6 +19,7 @@ func Build(d *Data) *Report {
 			agreementSection(d.Score),
 			judgesSection(d.Score),
 			groupsSection(d.Score),
+			trendsSection(d.Trends),
 			metricsSection(),
 			qcSection(),
 			illusionSection(d.Illusion),

@@ -50,3 +50,49 @@ func (s *Store) StreamActivity(ctx context.Context, fn func(*Activity) error) er
 	}
 	return nil
 }
+
+// LabelCount counts the done labels with one value of one field on turns at one position
+// of their episode and with one number of confusable objects.
+type LabelCount struct {
+	Turn int // 1-based position in the episode
+	// Confusable is the turn's meta.confusable_objects; -1 when the turn has none.
+	Confusable int
+	Field      string
+	Value      string
+	N          int
+}
+
+// LabelCounts counts the done labels of the given fields by turn position, the turn's
+// meta.confusable_objects and value: what the report's trend charts need, aggregated by
+// SQLite instead of streamed.
+func (s *Store) LabelCounts(ctx context.Context, fields []string) ([]LabelCount, error) {
+	if len(fields) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(fields))
+	for i, f := range fields {
+		args[i] = f
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT t.turn,
+		CASE WHEN json_type(t.meta, '$.confusable_objects') = 'integer' THEN json_extract(t.meta, '$.confusable_objects') ELSE -1 END,
+		v.field, v.value, count(*)
+		FROM annotations a JOIN turns t ON t.id = a.turn_id JOIN annotation_values v ON v.annotation_id = a.id
+		WHERE a.status = 'done' AND v.field IN (`+placeholders(len(fields))+`)
+		GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("label counts: %w", err)
+	}
+	defer rows.Close()
+	var out []LabelCount
+	for rows.Next() {
+		var c LabelCount
+		if err := rows.Scan(&c.Turn, &c.Confusable, &c.Field, &c.Value, &c.N); err != nil {
+			return nil, fmt.Errorf("label counts: %w", err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("label counts: %w", err)
+	}
+	return out, nil
+}
