@@ -772,3 +772,24 @@ func TestReportUsageErrors(t *testing.T) {
 		t.Errorf("unknown judge: %v", err)
 	}
 }
+
+// TestReportEmptyDatabase: turns and a judge but no label yet; every section says why it is
+// left out, and the page is still clean.
+func TestReportEmptyDatabase(t *testing.T) {
+	chromium := chromiumOrSkip(t)
+	db := filepath.Join(t.TempDir(), "m3eval.db")
+	mustRun(t, "--db", db, "import", filepath.Join(scoreFixture, "turns.jsonl"))
+	mustRun(t, "--db", db, "import-scores", "--judge", "gpt", filepath.Join(scoreFixture, "judge_gpt.jsonl"))
+	file := filepath.Join(t.TempDir(), "report.html")
+	mustRun(t, "--db", db, "report", "-o", file)
+	pg := openReport(t, chromium, file, "empty")
+	checkPage(t, pg, file)
+	for _, s := range pg.DOM.Sections {
+		if !strings.HasPrefix(s.Omitted, "Left out: ") {
+			t.Errorf("section %s: %q, want one line saying why it is left out", s.ID, s.Omitted)
+		}
+	}
+	if len(pg.DOM.Charts) != 0 {
+		t.Errorf("%d charts drawn without a label", len(pg.DOM.Charts))
+	}
+}

@@ -71,6 +71,9 @@ func agreementSection(s *ScoreData) Section {
 	if s == nil || len(s.Overall) == 0 {
 		return omitted(id, title, "Left out: no scale or choice field to score.")
 	}
+	if !slices.ContainsFunc(s.Overall, func(r agree.FieldResult) bool { return r.NRatings > 0 }) {
+		return omitted(id, title, "Left out: no done label yet.")
+	}
 	sec := Section{ID: id, Title: title,
 		Intro: "How far the annotators agree with each other on each rubric field, beyond chance. 1 is perfect agreement, 0 what chance gives."}
 	sec.Charts = append(sec.Charts, forestChart(s))

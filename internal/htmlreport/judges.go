@@ -25,6 +25,9 @@ func judgesSection(s *ScoreData) Section {
 	if s == nil || len(s.Judges) == 0 {
 		return omitted(id, title, "Left out: no automatic judge in this database (m3eval import-scores --judge NAME FILE brings one in).")
 	}
+	if !slices.ContainsFunc(s.Overall, func(r agree.FieldResult) bool { return r.NRatings > 0 }) {
+		return omitted(id, title, "Left out: no done label to compare the judges with.")
+	}
 	sec := Section{ID: id, Title: title,
 		Intro: "How each automatic judge tracks the annotators: correlation with the item's mean rating on the 1–5 fields, and the annotators' majority label against the judge's."}
 	sec.Charts = append(sec.Charts, judgeSummary(s), judgeKappas(s))
