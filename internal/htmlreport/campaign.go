@@ -128,13 +128,6 @@ func activeChart(c *Campaign) Chart {
 	return ch
 }
 
-// metricsSection: the judge's action-space metrics per model. This build has none yet; the
-// section is here so that the report's structure does not change when they come.
-func metricsSection() Section {
-	return omitted("metrics", "Action-space metrics per model",
-		"Left out: this build of m3eval stores no action-space metrics yet (they come with m3eval score --metrics).")
-}
-
 // qcSection: the campaign's quality-control flags (gold items, repeats, disagreement).
 func qcSection() Section {
 	return omitted("qc", "Quality control",
@@ -151,29 +144,13 @@ func illusionSection(d *IllusionData) Section {
 	ch := Chart{ID: "illusion-recall", Title: "Recall per split and difficulty",
 		Table: Table{Columns: []string{"split", "kind", "group", "n", "hits", "recall", "ci95 low", "ci95 high"}}}
 	// Categories: split · kind; series: the groups (all, Easy, Medium, Hard) in order.
-	var cats, groups []string
-	idx := map[string]int{}
-	for _, r := range d.Rows {
-		c := r.Split + " · " + string(r.Kind)
-		if _, ok := idx[c]; !ok {
-			idx[c] = len(cats)
-			cats = append(cats, c)
-		}
-		if !slices.Contains(groups, r.Group) {
-			groups = append(groups, r.Group)
-		}
+	cats, groups, series, _ := barSeries(len(d.Rows), func(i int) (string, string, bar, int) {
+		r := d.Rows[i]
 		ch.Table.add(Text(r.Split), Text(string(r.Kind)), Text(r.Group), Int(r.N), Int(r.Hits), Num(r.Recall), Num(r.Lo), Num(r.Hi))
-	}
-	series := make([][]bar, len(groups))
-	for g := range series {
-		series[g] = make([]bar, len(cats))
-		for i := range series[g] {
-			series[g][i] = bar{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
-		}
-	}
+		return r.Split + " · " + string(r.Kind), r.Group, bar{Value: r.Recall, Lo: r.Lo, Hi: r.Hi, HasCI: r.N > 0}, r.N
+	})
 	n := 0
 	for _, r := range d.Rows {
-		series[slices.Index(groups, r.Group)][idx[r.Split+" · "+string(r.Kind)]] = bar{Value: r.Recall, Lo: r.Lo, Hi: r.Hi, HasCI: r.N > 0}
 		if r.Group == "all" {
 			n += r.N
 		}

@@ -17,6 +17,7 @@ type Data struct {
 	Campaign *Campaign
 	Score    *ScoreData
 	Trends   *Trends
+	Metrics  *MetricsData
 	Illusion *IllusionData
 }
 

@@ -179,3 +179,39 @@ func TestHelpers(t *testing.T) {
 		t.Errorf("cells as JSON: %s", js)
 	}
 }
+
+// The metrics section draws one bar chart per metric and per trend, every row of the input
+// in its table, and an empty slot (a model without that action type) as undefined.
+func TestMetricsSection(t *testing.T) {
+	nan := math.NaN()
+	m := &MetricsData{Source: "rules v1", Rows: []MetricRow{
+		{Action: "mislead", Model: "m1", Metric: "resist_rate", N: 40, Value: 0.6, Lo: 0.45, Hi: 0.73, Interval: "wilson"},
+		{Action: "mislead", Model: hostile, Metric: "resist_rate", N: 38, Value: 0.3, Lo: 0.18, Hi: 0.46, Interval: "wilson"},
+		{Action: "update", Model: "m1", Metric: "resist_rate", N: 12, Value: 0.5, Lo: 0.25, Hi: 0.75, Interval: "wilson"},
+		{Action: "initial", Model: "m1", Metric: "grounding", N: 0, Value: nan, Lo: nan, Hi: nan, Interval: "bootstrap"},
+	}, Trends: []MetricTrend{
+		{Dimension: "confusable_objects", Score: "accuracy", Model: "m1", Bin: "0", N: 10, Value: 0.9, Lo: 0.6, Hi: 0.98},
+		{Dimension: "confusable_objects", Score: "accuracy", Model: "m1", Bin: "3+", N: 10, Value: 0.4, Lo: 0.2, Hi: 0.7},
+	}}
+	sec := metricsSection(m)
+	if sec.Omitted != "" || len(sec.Charts) != 3 {
+		t.Fatalf("omitted %q, %d charts", sec.Omitted, len(sec.Charts))
+	}
+	rr := sec.Charts[0]
+	if rr.ID != "metric-resist-rate" || len(rr.Table.Rows) != 3 || rr.SVG == "" || !strings.Contains(rr.Caption, "n = 90 turns") {
+		t.Errorf("resist_rate chart: %s, %d rows, caption %q", rr.ID, len(rr.Table.Rows), rr.Caption)
+	}
+	if c := sec.Charts[1].Table.Rows[0][3]; c.IsNum {
+		t.Errorf("undefined metric shown as %v", c.Num)
+	}
+	cats, names, series, _ := barSeries(3, func(i int) (string, string, bar, int) {
+		r := m.Rows[i]
+		return r.Action, r.Model, bar{Value: r.Value}, r.N
+	})
+	if len(cats) != 2 || len(names) != 2 || !math.IsNaN(series[1][1].Value) || series[0][1].Value != 0.5 {
+		t.Errorf("barSeries: %v %v %v", cats, names, series)
+	}
+	if s := metricsSection(nil); !strings.HasPrefix(s.Omitted, "Left out: ") {
+		t.Errorf("no metrics: %q", s.Omitted)
+	}
+}

@@ -20,7 +20,7 @@ func Build(d *Data) *Report {
 			judgesSection(d.Score),
 			groupsSection(d.Score),
 			trendsSection(d.Trends),
-			metricsSection(),
+			metricsSection(d.Metrics),
 			qcSection(),
 			illusionSection(d.Illusion),
 		},
