@@ -128,12 +128,6 @@ func activeChart(c *Campaign) Chart {
 	return ch
 }
 
-// qcSection: the campaign's quality-control flags (gold items, repeats, disagreement).
-func qcSection() Section {
-	return omitted("qc", "Quality control",
-		"Left out: this build of m3eval has no campaign quality control yet (gold items, repeats); annotators' own flags are counted under Campaign.")
-}
-
 // illusionSection: IllusionBench recall per split and difficulty.
 func illusionSection(d *IllusionData) Section {
 	const id, title = "illusion", "IllusionBench recall"

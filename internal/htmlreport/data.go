@@ -18,6 +18,7 @@ type Data struct {
 	Score    *ScoreData
 	Trends   *Trends
 	Metrics  *MetricsData
+	QC       *QCData
 	Illusion *IllusionData
 }
 

@@ -215,3 +215,28 @@ func TestMetricsSection(t *testing.T) {
 		t.Errorf("no metrics: %q", s.Omitted)
 	}
 }
+
+func TestQCSection(t *testing.T) {
+	q := &QCData{Scope: "pilot", Annotators: []QCAnnotator{
+		{Name: "alice", Items: 40, GoldAnswers: 5, GoldAccuracy: 0.8, RepeatAnswers: 4, IntraAgreement: 1, MedianSeconds: 21.5},
+		{Name: hostile, Items: 38, Rushed: 12, GoldAccuracy: math.NaN(), IntraAgreement: math.NaN(), MedianSeconds: 3,
+			Flags: []QCFlag{{Check: "rushing", Reason: "12 of 38 items under 5 s"}, {Check: "outlier", Field: "correctness", Reason: "alpha +0.2 without"}}},
+	}}
+	sec := qcSection(q)
+	if sec.Omitted != "" || len(sec.Charts) != 2 || sec.Charts[0].SVG == "" || sec.Charts[1].SVG == "" {
+		t.Fatalf("qc section: %+v", sec)
+	}
+	if rows := sec.Charts[1].Table.Rows; len(rows) != 2 || rows[1][2].Text != "correctness" {
+		t.Errorf("flags table %v", rows)
+	}
+	if c := sec.Charts[0].Table.Rows[1][3]; c.IsNum {
+		t.Errorf("no gold answers shown as %v", c.Num)
+	}
+	quiet := qcSection(&QCData{Scope: "pilot", Annotators: []QCAnnotator{{Name: "bob", GoldAccuracy: math.NaN(), IntraAgreement: math.NaN()}}})
+	if quiet.Charts[0].Note == "" || quiet.Charts[1].Note != "No check raised a flag." {
+		t.Errorf("no gold, no flags: %q / %q", quiet.Charts[0].Note, quiet.Charts[1].Note)
+	}
+	if s := qcSection(nil); !strings.HasPrefix(s.Omitted, "Left out: ") {
+		t.Errorf("no QC: %q", s.Omitted)
+	}
+}

@@ -21,7 +21,7 @@ func Build(d *Data) *Report {
 			groupsSection(d.Score),
 			trendsSection(d.Trends),
 			metricsSection(d.Metrics),
-			qcSection(),
+			qcSection(d.QC),
 			illusionSection(d.Illusion),
 		},
 	}
