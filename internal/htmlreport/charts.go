@@ -216,7 +216,7 @@ func forestPlot(title, xLabel string, labels []string, names []string, series []
 	for s, pts := range series {
 		nudge := 0.0
 		if len(series) > 1 {
-			nudge = 0.5 * (float64(s)/float64(len(series)-1) - 0.5)
+			nudge = 0.3 * (float64(s)/float64(len(series)-1) - 0.5)
 		}
 		moved := make([]interval, len(pts))
 		for i, q := range pts {
@@ -230,8 +230,14 @@ func forestPlot(title, xLabel string, labels []string, names []string, series []
 		}
 	}
 	p.Y.Min, p.Y.Max = -0.7, float64(n)-0.3
+	legend := 0.0
+	if len(names) > 1 {
+		// Headroom above the first row, so that the legend covers no marker.
+		legend = 0.45 * float64(len(names))
+		p.Y.Max += legend
+	}
 	p.Add(plotter.NewGrid())
-	return render(p, chartWidth, chartHeight(n), title)
+	return render(p, chartWidth, chartHeight(n)+vg.Points(16*legend), title)
 }
 
 // --- heatmaps ----------------------------------------------------------------------------
@@ -497,6 +503,10 @@ func barChart(title, xLabel, yLabel string, categories, names []string, series [
 	if yMax > 0 {
 		p.Y.Max = yMax
 	}
+	if len(names) > 1 {
+		// Headroom above the tallest bar, so that the legend covers no bar or whisker.
+		p.Y.Max *= 1 + 0.1*float64(len(names))
+	}
 	p.Y.Tick.Marker = plot.TickerFunc(niceTicks)
 	return render(p, chartWidth, vg.Points(260), title)
 }
@@ -560,13 +570,15 @@ func integerTicks(lo, hi float64) []plot.Tick {
 // without trailing zeros.
 func niceTicks(lo, hi float64) []plot.Tick {
 	step := niceStep((hi - lo) / 5)
+	// As many decimals as the step has (0.2 → 1), so 3 × 0.2 reads 0.6.
+	decimals := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
 	var ts []plot.Tick
 	for x := math.Ceil(lo/step) * step; x <= hi+step*1e-9; x += step {
 		v := math.Round(x/step) * step
 		if v == 0 {
 			v = 0 // not -0
 		}
-		ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+		ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', decimals, 64)})
 		for m := 1; m < 5; m++ {
 			if mx := v + float64(m)*step/5; mx < hi {
 				ts = append(ts, plot.Tick{Value: mx})
