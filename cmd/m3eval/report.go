@@ -34,12 +34,15 @@ func newReportCmd(g *globalOptions) *cobra.Command {
 		Use:   "report",
 		Short: "One self-contained HTML report with charts: campaign, agreement, humans vs judges",
 		Long: `report writes one HTML file that opens offline (no CDN, no web font; charts are inline SVG)
-and prints to A4: the campaign's progress and active time, the annotators' agreement per
+and prints to A4: the campaign's progress and active time; the annotators' agreement per
 rubric field (forest plot with 95% bootstrap intervals, pairwise kappa heatmaps, label
-distributions), and every automatic judge against the annotators (correlations per field and
-per --by group, confusion heatmaps, item mean vs judge score). With --illusion, IllusionBench
-recall per split and difficulty. Every chart has the table of its numbers beside it; the
-statistics are those of m3eval score with the same --bootstrap and --seed.
+distributions); every automatic judge against the annotators (correlations per field and per
+--by group, confusion heatmaps, item mean vs judge score); the labels per --by group (action
+type by default; --by model shows which models resist misleading); the mean rating by turn
+position and by number of confusable objects. With --illusion, IllusionBench recall per split
+and difficulty. A section without data says in one line why it is left out. Every chart has
+the table of its numbers beside it; the statistics are those of m3eval score with the same
+--bootstrap, --seed and --by.
 
 --format json writes those numbers instead of the page. --pdf prints the page to PDF
 through headless Chromium (chromium on $PATH, or $M3EVAL_CHROMIUM).`,
