@@ -126,7 +126,10 @@ func (m *annotateModel) header() string {
 	}
 	mid := fmt.Sprintf("%s %s %d done · %s", pos, m.bar.ViewAs(pct), m.done, m.eta())
 	state := m.st.Saved.Render("✓ saved")
-	if m.saving() {
+	switch {
+	case m.failing:
+		state = m.st.Error.Render("✗ NOT SAVED")
+	case m.saving():
 		state = m.st.Saving.Render("… saving")
 	}
 	line := left + m.st.HeaderDim.Render(" · ") + mid
@@ -203,8 +206,17 @@ func (m *annotateModel) rule(title string, width int, s lipgloss.Style) string {
 	return s.Render(title + strings.Repeat("─", max(0, width-lipgloss.Width(title))))
 }
 
-// rubricPane returns the rubric pane, rendered again only after something in it changed.
+// rubricPane returns the rubric pane, rendered again only after something in it changed. The
+// comment editor is never cached: it is drawn from the textarea on every frame, so it shows
+// the moment "c" is pressed, echoes every key and goes with esc.
 func (m *annotateModel) rubricPane() string {
+	if m.mode == modeComment {
+		return m.cachedRubric() + "\n" + m.comment.View()
+	}
+	return m.cachedRubric()
+}
+
+func (m *annotateModel) cachedRubric() string {
 	if m.rubricDirty {
 		m.rubricView = m.renderRubric(m.rubricWidth())
 		m.rubricDirty = false
@@ -267,8 +279,7 @@ func (m *annotateModel) renderRubric(width int) string {
 	if m.mode == modeComment {
 		f, _ := m.r.Field(m.r.CommentField)
 		lines = append(lines, m.st.Label.Render(f.LabelEn+" "+f.LabelZh)+m.st.Dim.Render(" — esc when done"))
-		lines = append(lines, m.comment.View())
-		return strings.Join(lines, "\n")
+		return strings.Join(lines, "\n") // rubricPane adds the live editor below
 	}
 	if m.focus >= 0 {
 		lines = append(lines, m.meanings(&m.r.Fields[m.focus], width)...)
@@ -284,14 +295,20 @@ func (m *annotateModel) valueText(f *rubric.Field, it rubric.Item) string {
 		if v == "" {
 			return m.st.ValueUnset.Render("(none) — c to write")
 		}
-		return m.st.Value.Render(strings.ReplaceAll(v, "\n", " ⏎ "))
+		out := m.st.Value.Render(strings.ReplaceAll(v, "\n", " ⏎ "))
+		if m.failing && m.unsaved[fieldKey{m.item.Ref.TurnID, f.Name}] > 0 {
+			out += " " + m.st.Error.Render("✗ unsaved")
+		}
+		return out
 	}
 	var out string
 	if fixed, rule, ok := f.FixedValue(it); ok {
 		out = m.st.FieldFixed.Render(fixed + " (" + rule.WhyEn + ")")
 	} else if v, ok := m.values[f.Name]; ok {
 		out = m.st.Value.Render(v)
-		if o, ok := f.Option(v); ok && o.ShortEn != "" {
+		if m.failing && m.unsaved[fieldKey{m.item.Ref.TurnID, f.Name}] > 0 {
+			out += " " + m.st.Error.Render("✗ unsaved")
+		} else if o, ok := f.Option(v); ok && o.ShortEn != "" {
 			out += " " + m.st.Meaning.Render(o.ShortEn)
 		}
 	} else {

@@ -71,7 +71,13 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 			if err != nil && cmd.Context().Err() == nil {
 				return fmt.Errorf("annotate: %w", err)
 			}
-			return cmd.Context().Err()
+			if err := cmd.Context().Err(); err != nil {
+				return err
+			}
+			if n := m.Abandoned(); n > 0 {
+				return fmt.Errorf("annotate: quit with %d change(s) not saved in %s", n, g.dbPath)
+			}
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&annotator, "annotator", "", "your name, as it will appear on your labels (required)")
