@@ -117,7 +117,9 @@ func (imp *importer) demo(ctx context.Context) error {
 }
 
 func (imp *importer) stream(ctx context.Context, name string, r io.Reader) error {
-	tx, err := imp.s.BeginImport(ctx, imp.opts)
+	opts := imp.opts
+	opts.Source = name
+	tx, err := imp.s.BeginImport(ctx, opts)
 	if err != nil {
 		return err
 	}
