@@ -18,6 +18,7 @@ import (
 
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 // idleLimit: a pause longer than this between key presses is not counted as active time.
@@ -235,7 +236,8 @@ func (m *annotateModel) takeActive() time.Duration {
 }
 
 func (m *annotateModel) say(style lipgloss.Style, format string, args ...any) {
-	m.message, m.messageStyle = fmt.Sprintf(format, args...), style
+	// Messages quote data (sample ids, paths, errors naming values): one safe line.
+	m.message, m.messageStyle = textsafe.Line(fmt.Sprintf(format, args...)), style
 }
 
 func (m *annotateModel) handleResult(msg tea.Msg) tea.Cmd {
@@ -435,7 +437,7 @@ func (m *annotateModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 			return nil
 		}
 		m.mode = modeComment
-		m.comment.SetValue(m.values[m.r.CommentField])
+		m.comment.SetValue(textsafe.String(m.values[m.r.CommentField]))
 		m.rubricDirty = true
 		m.layout()
 		return m.comment.Focus()
@@ -620,6 +622,9 @@ func (m *annotateModel) commentKey(msg tea.KeyMsg) tea.Cmd {
 		m.rubricDirty = true
 		m.layout()
 		return cmd
+	}
+	if msg.Paste {
+		msg.Runes = []rune(textsafe.String(string(msg.Runes))) // a pasted escape stays text
 	}
 	var cmd tea.Cmd
 	m.comment, cmd = m.comment.Update(msg)

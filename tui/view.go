@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 // wideAt is the width from which context and rubric stand side by side.
@@ -115,7 +116,7 @@ func (m *annotateModel) contextLines() []string {
 }
 
 func (m *annotateModel) header() string {
-	left := m.st.Header.Render("m3eval") + m.st.HeaderDim.Render(" · ") + m.q.Annotator()
+	left := m.st.Header.Render("m3eval") + m.st.HeaderDim.Render(" · ") + textsafe.Line(m.q.Annotator())
 	pos := "item ? of " + fmt.Sprint(m.total)
 	if m.pos > 0 {
 		pos = fmt.Sprintf("item %d of %d", m.pos, m.total)
@@ -142,7 +143,7 @@ func (m *annotateModel) header() string {
 
 func (m *annotateModel) contextTitle() string {
 	t := &m.item.Turn
-	title := fmt.Sprintf("─ %s · turn %d", t.EpisodeID, t.Turn)
+	title := fmt.Sprintf("─ %s · turn %d", textsafe.Line(t.EpisodeID), t.Turn)
 	if n := len(m.item.Earlier); n > 0 && m.vp.YOffset > 0 {
 		title += fmt.Sprintf(" · %d earlier above (pgup)", n)
 	}
@@ -195,13 +196,14 @@ func (m *annotateModel) block(label, text string, ls lipgloss.Style, width int) 
 	if text == "" {
 		text = "—"
 	}
+	text = textsafe.String(text)         // text from data: escape sequences shown, never obeyed
 	textW := max(10, width-labelWidth-1) // one column of air before the pane's edge
 	body := lipgloss.NewStyle().Width(textW).Render(strings.TrimRight(text, "\n"))
 	return lipgloss.JoinHorizontal(lipgloss.Top, ls.Width(labelWidth).Render(label), body)
 }
 
 func (m *annotateModel) rule(title string, width int, s lipgloss.Style) string {
-	title = "── " + title + " "
+	title = "── " + textsafe.Line(title) + " "
 	title = ansi.Truncate(title, width, "…")
 	return s.Render(title + strings.Repeat("─", max(0, width-lipgloss.Width(title))))
 }
@@ -246,7 +248,7 @@ func (m *annotateModel) renderRubric(width int) string {
 		if m.ann.Flagged {
 			title += " · ⚑ flagged"
 			if m.ann.FlagReason != "" {
-				title += ": " + m.ann.FlagReason
+				title += ": " + textsafe.Line(m.ann.FlagReason)
 			}
 		}
 	}
@@ -295,7 +297,7 @@ func (m *annotateModel) valueText(f *rubric.Field, it rubric.Item) string {
 		if v == "" {
 			return m.st.ValueUnset.Render("(none) — c to write")
 		}
-		out := m.st.Value.Render(strings.ReplaceAll(v, "\n", " ⏎ "))
+		out := m.st.Value.Render(textsafe.Line(v))
 		if m.failing && m.unsaved[fieldKey{m.item.Ref.TurnID, f.Name}] > 0 {
 			out += " " + m.st.Error.Render("✗ unsaved")
 		}
