@@ -598,7 +598,7 @@ func (m *annotateModel) requestQuit() tea.Cmd {
 // askQuit warns that quitting now loses changes; m3eval still quits by itself once they land.
 func (m *annotateModel) askQuit() {
 	m.confirmQuit = true
-	m.say(m.st.Error, "%d change(s) NOT SAVED (%v): q again quits and loses them; wait and m3eval quits once they land; any other key keeps working",
+	m.say(m.st.Error, "%d change(s) NOT SAVED: q again quits and loses them; wait and m3eval quits once they land (%v)",
 		m.writes, m.failErr)
 }
 

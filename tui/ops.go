@@ -58,7 +58,7 @@ func (m *annotateModel) failed(o op, err error) tea.Cmd {
 	if m.quit {
 		m.askQuit()
 	} else {
-		m.say(m.st.Error, "NOT SAVED YET: %v — retrying every %v; your changes stay and land when it clears", err, m.retryWait)
+		m.say(m.st.Error, "NOT SAVED YET, retrying: your changes stay and land when this clears: %v", err)
 	}
 	wait := m.retryWait
 	return tea.Tick(wait, func(time.Time) tea.Msg { return retryMsg{o} })
