@@ -167,6 +167,34 @@ func (im *Importer) begin() error {
 		return err
 	}
 	im.inTx, im.txStart = true, time.Now()
+	if im.batch == 0 {
+		return nil // start: the batch is being created
+	}
+	// Rows written under a batch that is gone would be visible at once: a batch removed as
+	// abandoned (its import stalled for abandonedAfter) ends the import.
+	var n int
+	if err := im.conn.QueryRowContext(im.ctx, `SELECT count(*) FROM import_batches WHERE id = ?`, im.batch).Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return errBatchGone(im.batch)
+	}
+	return nil
+}
+
+func errBatchGone(batch int64) error {
+	return fmt.Errorf("import batch %d was removed while it ran (taken for abandoned)", batch)
+}
+
+// Flush commits the open chunk, if any: the reader calls it before it waits for input, so
+// that a slow source (a pipe, a network disk) never keeps the write lock held while idle.
+func (im *Importer) Flush() error {
+	if !im.inTx {
+		return nil
+	}
+	if err := im.commitChunk(); err != nil {
+		return fmt.Errorf("commit import chunk: %w", err)
+	}
 	return nil
 }
 
@@ -187,7 +215,7 @@ func (im *Importer) commitChunk() error {
 			return err
 		}
 		if n, _ := res.RowsAffected(); n != 1 {
-			return fmt.Errorf("import batch %d was removed while it ran (taken for abandoned)", im.batch)
+			return errBatchGone(im.batch)
 		}
 	}
 	if _, err := im.conn.ExecContext(im.ctx, `COMMIT`); err != nil {
@@ -238,8 +266,12 @@ func (im *Importer) finish() error {
 			return err
 		}
 	}
-	if _, err := conn.ExecContext(ctx, `DELETE FROM import_batches WHERE id = ?`, im.batch); err != nil {
+	res, err := conn.ExecContext(ctx, `DELETE FROM import_batches WHERE id = ?`, im.batch)
+	if err != nil {
 		return err
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return errBatchGone(im.batch)
 	}
 	if _, err := conn.ExecContext(ctx, `COMMIT`); err != nil {
 		return err
@@ -421,7 +453,7 @@ func (im *Importer) putTurns(ts []dataset.Turn) ([]int64, []Outcome, error) {
 				outcomes = append(outcomes, Unchanged)
 				continue
 			}
-			id, o, err := im.PutTurn(t)
+			id, o, err := im.putTurn(t)
 			if err != nil {
 				return ids, outcomes, err
 			}
@@ -557,6 +589,17 @@ func (im *Importer) storeEpisodes(ts []dataset.Turn) (ok bool, err error) {
 // PutTurn stores a turn. An identical stored turn is left alone; a changed one is an
 // ErrConflict unless the import replaces.
 func (im *Importer) PutTurn(t *dataset.Turn) (int64, Outcome, error) {
+	if err := im.ensureTx(); err != nil {
+		return 0, 0, err
+	}
+	id, o, err := im.putTurn(t)
+	if err != nil {
+		return id, o, err
+	}
+	return id, o, im.maybeCommit()
+}
+
+func (im *Importer) putTurn(t *dataset.Turn) (int64, Outcome, error) {
 	epID, err := im.episodeID(t.EpisodeID)
 	if err != nil {
 		return 0, 0, err
