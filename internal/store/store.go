@@ -147,10 +147,19 @@ func (s *Store) beginWrite(ctx context.Context) (*sql.Tx, error) {
 // LockWait passes.
 func (s *Store) waitLock(ctx context.Context, begin func() error) error {
 	deadline := time.Now().Add(s.lockWait)
+	var release func()
+	defer func() {
+		if release != nil {
+			release()
+		}
+	}()
 	for {
 		err := begin()
 		if err == nil || !isBusy(err) {
 			return err
+		}
+		if release == nil {
+			release = s.waiting() // imports let waiting writers go first (waiters.go)
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("%w (it held the write lock for over %v)", ErrBusy, s.lockWait)
