@@ -45,7 +45,7 @@ func (s *Store) waiting() func() {
 	if err != nil {
 		return func() {}
 	}
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o666)
+	f, err := os.OpenFile(name, os.O_RDONLY|os.O_CREATE, 0o666) // read-only: flock needs no more, and other users can open it too
 	if err != nil {
 		return func() {}
 	}
@@ -62,7 +62,7 @@ func (s *Store) letWaitersFirst() {
 	if err != nil {
 		return
 	}
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o666)
+	f, err := os.OpenFile(name, os.O_RDONLY|os.O_CREATE, 0o666)
 	if err != nil {
 		return
 	}
