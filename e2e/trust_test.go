@@ -301,15 +301,15 @@ func holdLock(t *testing.T, db string, d time.Duration) <-chan struct{} {
 	if _, err := c.ExecContext(context.Background(), `BEGIN IMMEDIATE`); err != nil {
 		t.Fatal(err)
 	}
-	released := make(chan struct{})
+	releasing := make(chan struct{})
 	go func() {
 		time.Sleep(d)
+		close(releasing) // before the lock goes: whatever was seen before this, was seen locked
 		c.ExecContext(context.Background(), `ROLLBACK`)
 		c.Close()
 		conn.Close()
-		close(released)
 	}()
-	return released
+	return releasing
 }
 
 // TestLockedDatabaseNothingShownSaved: another connection holds the write lock for 8 s while
@@ -328,17 +328,19 @@ func TestLockedDatabaseNothingShownSaved(t *testing.T) {
 	term.keys("l", "4", "Enter")
 	term.waitFor("l", "this item stays open")
 	for {
+		// Look first, then ask whether the lock was still held: only then does it count.
+		s := term.screen("l")
+		got := stored(t, db, "lou")
 		select {
 		case <-released:
 		default:
-			s := term.screen("l")
 			if strings.Contains(s, "✓ saved") {
 				t.Fatalf("shown saved while the database was locked (%v in):\n%s", time.Since(lockedAt), s)
 			}
 			if !strings.Contains(s, "demo_zh_umbrella_0 · turn 1") {
 				t.Fatalf("left the item with unsaved changes:\n%s", s)
 			}
-			if got := stored(t, db, "lou"); len(got) != 0 {
+			if len(got) != 0 {
 				t.Fatalf("the database holds %v while locked", got)
 			}
 			time.Sleep(100 * time.Millisecond)
