@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -51,6 +52,7 @@ type Importer struct {
 	firstTurn, firstAnnotation int64
 	inTx                       bool
 	txStart                    time.Time
+	syncing                    atomic.Bool // a WAL sync is running (syncWAL)
 	finished                   bool
 	replacedLabels             []stagedLabel
 
@@ -75,9 +77,11 @@ const importChunkTime = 50 * time.Millisecond
 // importYield is the pause after each chunk: writers waiting for the lock poll every lockPoll
 // and get in during it. While others write during the pauses, the import pauses again (up to
 // importYieldMax in all), so that several waiting annotators all get in before the next chunk.
+// Writers that registered as waiting go first anyway (letWaitersFirst); the pause is for
+// those that cannot register (waiters.go).
 // The load test (docs/annotating.md) measured p99 key-to-saved under 250 ms with these values.
 const (
-	importYield    = 3 * time.Millisecond
+	importYield    = time.Millisecond
 	importYieldMax = 30 * time.Millisecond
 )
 
@@ -246,19 +250,27 @@ func (im *Importer) maybeCommit() error {
 	return im.yield()
 }
 
-// syncWAL writes the chunk's WAL pages to disk now, outside the lock. The import commits
-// with synchronous=NORMAL (no fsync); an annotator's save commits with FULL, and its fsync of
-// the same WAL file would otherwise have to write out the import's tens of megabytes, inside
-// the write lock, while other annotators wait (the load test measured saves holding the lock
-// for up to a second that way). The -wal file carries no POSIX lock of SQLite's, so opening
-// and closing it here does not disturb SQLite's locking. A failure only loses this speed-up.
+// syncWAL starts writing the chunk's WAL pages to disk, outside the lock and off the import's
+// path. The import commits with synchronous=NORMAL (no fsync); an annotator's save commits
+// with FULL, and its fsync of the same WAL file would otherwise have to write out the
+// import's tens of megabytes, inside the write lock, while other annotators wait (the load
+// test measured saves holding the lock for up to a second that way). One sync runs at a time;
+// a chunk that ends while one runs needs none of its own. The -wal file carries no POSIX lock
+// of SQLite's, so opening and closing it here does not disturb SQLite's locking. A failure
+// only loses this speed-up.
 func (im *Importer) syncWAL() {
-	f, err := os.Open(im.s.path + "-wal")
-	if err != nil {
+	if !im.syncing.CompareAndSwap(false, true) {
 		return
 	}
-	f.Sync()
-	f.Close()
+	go func() {
+		defer im.syncing.Store(false)
+		f, err := os.Open(im.s.path + "-wal")
+		if err != nil {
+			return
+		}
+		f.Sync()
+		f.Close()
+	}()
 }
 
 // yield pauses for other writers, longer while they use the pauses. SQLite's data_version
