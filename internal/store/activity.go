@@ -23,7 +23,7 @@ type Activity struct {
 func (s *Store) StreamActivity(ctx context.Context, fn func(*Activity) error) error {
 	rows, err := s.db.QueryContext(ctx, `SELECT an.name, a.status = 'done', a.flagged <> 0,
 		a.skip_seq IS NOT NULL, a.active_ms, a.annotated_at
-		FROM annotations a JOIN annotators an ON an.id = a.annotator_id
+		FROM visible_annotations a JOIN annotators an ON an.id = a.annotator_id
 		ORDER BY an.name, a.annotated_at`)
 	if err != nil {
 		return fmt.Errorf("activity: %w", err)
@@ -76,7 +76,7 @@ func (s *Store) LabelCounts(ctx context.Context, fields []string) ([]LabelCount,
 	rows, err := s.db.QueryContext(ctx, `SELECT t.turn,
 		CASE WHEN json_type(t.meta, '$.confusable_objects') = 'integer' THEN json_extract(t.meta, '$.confusable_objects') ELSE -1 END,
 		v.field, v.value, count(*)
-		FROM annotations a JOIN turns t ON t.id = a.turn_id JOIN annotation_values v ON v.annotation_id = a.id
+		FROM visible_annotations a JOIN visible_turns t ON t.id = a.turn_id JOIN annotation_values v ON v.annotation_id = a.id
 		WHERE a.status = 'done' AND v.field IN (`+placeholders(len(fields))+`)
 		GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`, args...)
 	if err != nil {
