@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -55,7 +52,7 @@ out unless --include-drafts, which marks them "status": "draft".`,
 			if o.Annotator != "" && len(names) == 0 {
 				return fmt.Errorf("export: %s has no labels to export%s", o.Annotator, draftHint(o))
 			}
-			return writeAtomically(output, cmd.OutOrStdout(), func(w io.Writer) error {
+			return writeOutput(cmd, output, func(w io.Writer, _ bool) error {
 				lw, err := labeled.NewWriter(w, labeled.Options{Format: format, Rubric: r, Multi: len(names) > 1})
 				if err != nil {
 					return err
@@ -79,36 +76,6 @@ func draftHint(o store.ExportOptions) string {
 		return ""
 	}
 	return " (drafts are left out without --include-drafts)"
-}
-
-// writeAtomically writes to a temporary file beside path and renames it into place, so a
-// failed export never leaves half a file; with no path it writes to stdout.
-func writeAtomically(path string, stdout io.Writer, fn func(io.Writer) error) error {
-	if path == "" || path == "-" {
-		bw := bufio.NewWriterSize(stdout, 1<<16)
-		if err := fn(bw); err != nil {
-			return err
-		}
-		return bw.Flush()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	bw := bufio.NewWriterSize(tmp, 1<<16)
-	if err := fn(bw); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 func contains(list []string, s string) bool {
