@@ -185,3 +185,51 @@ func TestOutputThroughSymlinkReplacesTheTarget(t *testing.T) {
 		t.Errorf("export -o link-to-db: %d %s", r.code, r.stderr)
 	}
 }
+
+// TestReadOnlyCommandsOnAReadOnlyDatabase: status, export and score read a database that
+// cannot be written, (1) as an unprivileged user (nobody, via setpriv) in a directory only
+// root may write, (2) as root on a read-only bind mount in a private mount namespace
+// (unshare): root's permission checks pass, only the file system refuses.
+func TestReadOnlyCommandsOnAReadOnlyDatabase(t *testing.T) {
+	bin := testBinary(t)
+	dir := t.TempDir()
+	labeledDB(t, dir)
+	for _, d := range []string{dir, filepath.Dir(dir), filepath.Dir(bin)} {
+		os.Chmod(d, 0o755)
+	}
+	os.Chmod(filepath.Join(dir, "team.db"), 0o644)
+	os.Chmod(dir, 0o555)
+	defer os.Chmod(dir, 0o755)
+	if _, err := os.Stat(filepath.Join(dir, "team.db-wal")); err == nil {
+		t.Fatal("the fixture left a WAL")
+	}
+	cmds := []string{"status", "export --include-drafts", "export --format csv", "score --format json"}
+	type way struct{ name, prefix string }
+	ways := []way{{"nobody", "setpriv --reuid=65534 --regid=65534 --clear-groups "}}
+	if r := runShell(t, dir, "unshare -m --propagation private true"); r.code == 0 {
+		ways = append(ways, way{"ro-mount", ""})
+	} else {
+		t.Logf("no mount namespace here (%s): only the unprivileged-user case runs", r.stderr)
+	}
+	for _, w := range ways {
+		for _, c := range cmds {
+			script := w.prefix + `"$M3EVAL" --db team.db ` + c
+			if w.name == "ro-mount" {
+				script = `unshare -m --propagation private sh -c 'mount -o bind,ro . . && cd . && touch probe 2>/dev/null && echo writable; ` +
+					`cd "$PWD" && "$M3EVAL" --db team.db ` + c + `'`
+			}
+			r := runShell(t, dir, script)
+			if r.code != 0 || strings.Contains(r.stdout, "writable") {
+				t.Errorf("%s: %s: exit %d\n%s%s", w.name, c, r.code, r.stdout, r.stderr)
+				continue
+			}
+			if c == "status" && !strings.Contains(r.stdout, "4 items") {
+				t.Errorf("%s: status said %q", w.name, r.stdout)
+			}
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 { // labeled.json, team.db
+		t.Errorf("the read-only directory gained files: %v", entries)
+	}
+}

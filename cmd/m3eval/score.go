@@ -86,8 +86,8 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoreOptions) error {
 		return err
 	}
 	ctx := cmd.Context()
-	// No rubric to record: score only reads (opening still applies new migrations).
-	s, err := g.openStore(ctx, nil, store.Options{})
+	// Score only reads: a read-only user in a read-only directory can score too.
+	s, err := g.openStore(ctx, nil, store.Options{ReadOnly: true})
 	if err != nil {
 		return err
 	}

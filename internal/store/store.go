@@ -12,8 +12,6 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -54,25 +52,41 @@ const newPageSize = 16384
 
 // Open opens (and creates or migrates) the database at path.
 func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	if opts.ReadOnly {
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("open %s: %w", path, err) // never created by a reader
+		}
+	}
+	st, err := checkSchema(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if opts.ReadOnly && st.pending {
+		if err := upgrade(ctx, path); err != nil {
+			return nil, err
+		}
+	}
 	if !opts.ReadOnly {
 		if err := create(ctx, path); err != nil {
 			return nil, fmt.Errorf("open %s: %w", path, err)
 		}
 	}
 	q := url.Values{}
-	q.Set("_journal_mode", "WAL")
 	q.Set("_foreign_keys", "on")
 	q.Set("_busy_timeout", "5000")
-	q.Set("_txlock", "immediate")
+	if opts.ReadOnly {
+		// No journal mode to set and no write lock to take: the file is only read.
+		readOnlyParams(path, q)
+	} else {
+		q.Set("_journal_mode", "WAL")
+		q.Set("_txlock", "immediate")
+	}
 	if opts.Durable {
 		q.Set("_synchronous", "FULL")
 	} else {
 		q.Set("_synchronous", "NORMAL")
 	}
-	if opts.ReadOnly {
-		q.Set("mode", "ro")
-	}
-	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
+	db, err := sql.Open("sqlite3", fileURI(path, q))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -81,7 +95,12 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	if !opts.ReadOnly {
+	if opts.ReadOnly {
+		if err := readable(ctx, db); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open %s: %w", path, err)
+		}
+	} else {
 		if err := s.migrate(ctx); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("open %s: %w", path, err)
@@ -100,7 +119,7 @@ func create(ctx context.Context, path string) error {
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return nil // the real open reports on it
 	}
-	db, err := sql.Open("sqlite3", "file:"+path)
+	db, err := sql.Open("sqlite3", fileURI(path, nil))
 	if err != nil {
 		return err
 	}
@@ -122,22 +141,26 @@ func (s *Store) migrate(ctx context.Context) error {
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	names, err := migrationNames()
 	if err != nil {
 		return err
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
-		version, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
-		if err != nil {
-			return fmt.Errorf("migrate: %s: the name must start with a number", base)
-		}
-		if err := s.applyMigration(ctx, version, name); err != nil {
-			return fmt.Errorf("migrate %s: %w", base, err)
+	for _, m := range names {
+		if err := s.applyMigration(ctx, m.version, m.name); err != nil {
+			return fmt.Errorf("migrate %s: %w", strings.TrimPrefix(m.name, "migrations/"), err)
 		}
 	}
 	return nil
+}
+
+// upgrade applies pending migrations before a read-only open: the reader's queries need
+// today's schema. A database that cannot be written is left as it is, with a sentence.
+func upgrade(ctx context.Context, path string) error {
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		return fmt.Errorf("open %s: the database needs an upgrade to this m3eval's schema, and it cannot be written here: %w", path, err)
+	}
+	return s.Close()
 }
 
 func (s *Store) applyMigration(ctx context.Context, version int, name string) error {
