@@ -64,6 +64,7 @@ type Reader struct {
 	// back to the decoder.
 	lineMode bool
 	lineNo   int
+	records  int    // whole-line records read so far
 	long     []byte // a line longer than the read buffer, put together
 }
 
@@ -178,9 +179,11 @@ func (r *Reader) nextLine() (*Record, error) {
 		if err := unmarshalRecord(trimmed, &rec); err != nil {
 			var se *json.SyntaxError
 			if errors.As(err, &se) {
-				if se.Offset >= int64(len(trimmed)) {
+				if se.Offset >= int64(len(trimmed)) && r.records == 0 {
 					// A value cut by a line break: not one object per line, so read the
-					// rest as a stream of JSON values.
+					// rest as a stream of JSON values. After whole-line records, it is a
+					// broken record, reported on its own line, not where the decoder would
+					// give up.
 					return r.fallBackToDecoder(line)
 				}
 				return nil, r.errorf(r.lineNo, "", "not valid JSON: %v", err)
@@ -191,6 +194,7 @@ func (r *Reader) nextLine() (*Record, error) {
 		if err != nil {
 			return nil, err
 		}
+		r.records++
 		r.pending = recs[1:]
 		return &recs[0], nil
 	}
