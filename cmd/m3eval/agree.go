@@ -73,6 +73,9 @@ func runAgree(cmd *cobra.Command, ratings string, o *agreeOptions) error {
 	if o.bootstrap < 0 {
 		return usageErrorf("--bootstrap %d: the number of replicates cannot be negative", o.bootstrap)
 	}
+	if err := oneStdin(ratings, o.auto, o.schema, o.levels); err != nil {
+		return err
+	}
 	if o.levels != "" && o.auto == "" {
 		return usageErrorf("--levels needs --auto: it groups the correlations with automatic scores")
 	}
@@ -112,12 +115,12 @@ func base(p string) string {
 // addLevels reads the item groups and adds system- and segment-level correlations to every
 // judge of every ordinal field.
 func addLevels(path string, fields []agree.FieldData, results []agree.FieldResult) error {
-	f, err := os.Open(path)
+	f, name, err := openInput(path, os.Stdin)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	name := filepath.Base(path)
+	name = filepath.Base(name)
 	r := csv.NewReader(bufio.NewReader(f))
 	r.FieldsPerRecord = -1
 	head, err := r.Read()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"runtime/debug"
 
@@ -32,7 +31,8 @@ func newImportCmd(g *globalOptions) *cobra.Command {
   - episode records (episode_id, images, turns: [...]),
   - labeled samples (turn fields plus human_annotation or human_annotations).
 Each file imports in one transaction: on a bad record nothing of that file is written.
-Re-importing an identical file changes nothing; a changed record is an error unless --replace.`,
+Re-importing an identical file changes nothing; a changed record is an error unless --replace.
+FILE - reads standard input.`,
 		Example: `  m3eval import turns.jsonl
   m3eval import --annotator alice labeled.json
   m3eval import --demo`,
@@ -40,7 +40,7 @@ Re-importing an identical file changes nothing; a changed record is an error unl
 			if demo != (len(args) == 0) {
 				return usageErrorf("give FILE arguments or --demo")
 			}
-			return nil
+			return oneStdin(args...)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// The live heap of an import is a few batches of records; collecting less often
@@ -55,7 +55,7 @@ Re-importing an identical file changes nothing; a changed record is an error unl
 				return err
 			}
 			defer s.Close()
-			imp := &importer{s: s, rubric: r, annotator: annotator, opts: store.ImportOptions{Replace: replace}, out: cmd.OutOrStdout()}
+			imp := &importer{s: s, rubric: r, annotator: annotator, opts: store.ImportOptions{Replace: replace}, out: cmd.OutOrStdout(), in: cmd.InOrStdin()}
 			if demo {
 				return imp.demo(cmd.Context())
 			}
@@ -85,10 +85,11 @@ type importer struct {
 	annotator string
 	opts      store.ImportOptions
 	out       io.Writer
+	in        io.Reader
 }
 
-func (imp *importer) file(ctx context.Context, name string) error {
-	f, err := os.Open(name)
+func (imp *importer) file(ctx context.Context, path string) error {
+	f, name, err := openInput(path, imp.in)
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
@@ -129,6 +130,12 @@ func (imp *importer) stream(ctx context.Context, name string, r io.Reader) error
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
+	}
+	if counts.Turns == [3]int{} {
+		// An empty file, [] or only blank lines: say so, rather than print a row of zeros
+		// that looks like an import.
+		fmt.Fprintf(imp.out, "%s: no records in the file: imported nothing\n", name)
+		return nil
 	}
 	fmt.Fprintf(imp.out, "%s: %s\n", name, counts)
 	return nil
