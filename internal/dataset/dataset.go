@@ -98,10 +98,13 @@ const (
 
 // Label is one annotator's answers for one turn.
 type Label struct {
-	Annotator     string
-	Values        rubric.Values
-	Status        string
-	AnnotatedAt   time.Time // submission time; last change for drafts
+	Annotator   string
+	Values      rubric.Values
+	Status      string
+	AnnotatedAt time.Time // submission time; last change for drafts
+	// StampedNow says AnnotatedAt is the importer's clock, the record having given no time: a
+	// re-import of the same record later is the same label, not a different one.
+	StampedNow    bool
 	ActiveSeconds float64
 	RubricVersion string
 	Flagged       bool

@@ -133,7 +133,7 @@ func (lw *Writer) label(l *dataset.Label) object {
 	for i := range lw.o.Rubric.Fields {
 		f := &lw.o.Rubric.Fields[i]
 		v, ok := l.Values[f.Name]
-		o = append(o, kv{f.Name, f.JSONValue(v, ok)})
+		o = append(o, kv{f.Name, jsonValue(f, v, ok, l.Status == dataset.StatusDraft)})
 	}
 	o = append(o,
 		kv{"annotator", l.Annotator},
@@ -151,6 +151,21 @@ func (lw *Writer) label(l *dataset.Label) object {
 	return o
 }
 
+// jsonValue is a field's value in labeled JSON. A done label is complete, so null there is NA,
+// as the guide writes it. In a draft null means unanswered, so an explicit NA is written as the
+// rubric spells it ("NA"), and the import reads each back as what it was.
+func jsonValue(f *rubric.Field, v string, ok, draft bool) any {
+	if draft {
+		if !ok {
+			return nil
+		}
+		if o, found := f.Option(v); found && o.NA {
+			return v
+		}
+	}
+	return f.JSONValue(v, ok)
+}
+
 func (lw *Writer) csvHeader() []string {
 	h := []string{"sample_id", "episode_id", "turn", "action_type", "task_type", "model", "annotator", "status"}
 	for _, f := range lw.o.Rubric.Fields {
@@ -165,6 +180,10 @@ func (lw *Writer) csvRow(t *dataset.Turn, l *dataset.Label) []string {
 	for i := range lw.o.Rubric.Fields {
 		f := &lw.o.Rubric.Fields[i]
 		v, ok := l.Values[f.Name]
+		if o, found := f.Option(v); ok && found && o.NA {
+			row = append(row, v) // NA in the rubric's spelling; unanswered is an empty cell
+			continue
+		}
 		switch x := f.JSONValue(v, ok).(type) {
 		case nil:
 			row = append(row, "")

@@ -448,7 +448,7 @@ type annotationRow struct {
 func (a *annotationRow) sameAs(l *dataset.Label, vals rubric.Values) bool {
 	if a.status != l.Status || a.flagged != l.Flagged || a.flagReason != l.FlagReason ||
 		a.rubricVersion != l.RubricVersion || a.activeMS != secondsToMS(l.ActiveSeconds) ||
-		a.at != formatTime(l.AnnotatedAt) || len(vals) != len(l.Values) {
+		(!l.StampedNow && a.at != formatTime(l.AnnotatedAt)) || len(vals) != len(l.Values) {
 		return false
 	}
 	for k, v := range l.Values {
