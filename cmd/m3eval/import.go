@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +21,7 @@ func newImportCmd(g *globalOptions) *cobra.Command {
 	var (
 		annotator string
 		replace   bool
+		drop      bool
 		demo      bool
 	)
 	cmd := &cobra.Command{
@@ -32,6 +34,9 @@ func newImportCmd(g *globalOptions) *cobra.Command {
   - labeled samples (turn fields plus human_annotation or human_annotations).
 Each file imports in one transaction: on a bad record nothing of that file is written.
 Re-importing an identical file changes nothing; a changed record is an error unless --replace.
+The labels of a turn --replace changes were made on earlier content: they are kept as drafts
+marked stale (out of score until re-confirmed in annotate) and listed, or deleted with
+--drop-labels; values the new content does not allow are removed.
 FILE - reads standard input.`,
 		Example: `  m3eval import turns.jsonl
   m3eval import --annotator alice labeled.json
@@ -39,6 +44,9 @@ FILE - reads standard input.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if demo != (len(args) == 0) {
 				return usageErrorf("give FILE arguments or --demo")
+			}
+			if drop && !replace {
+				return usageErrorf("--drop-labels goes with --replace: only a replaced turn's labels are dropped")
 			}
 			return oneStdin(args...)
 		},
@@ -55,7 +63,7 @@ FILE - reads standard input.`,
 				return err
 			}
 			defer s.Close()
-			imp := &importer{s: s, rubric: r, annotator: annotator, opts: store.ImportOptions{Replace: replace}, out: cmd.OutOrStdout(), in: cmd.InOrStdin()}
+			imp := &importer{s: s, rubric: r, annotator: annotator, opts: store.ImportOptions{Replace: replace, DropLabels: drop, Rubric: r}, out: cmd.OutOrStdout(), in: cmd.InOrStdin()}
 			if demo {
 				return imp.demo(cmd.Context())
 			}
@@ -69,6 +77,7 @@ FILE - reads standard input.`,
 	}
 	cmd.Flags().StringVar(&annotator, "annotator", "", "annotator of labels that do not name one")
 	cmd.Flags().BoolVar(&replace, "replace", false, "overwrite records that changed under an existing sample_id")
+	cmd.Flags().BoolVar(&drop, "drop-labels", false, "with --replace: delete the labels of turns whose content changed, instead of keeping them as drafts to re-confirm")
 	cmd.Flags().BoolVar(&demo, "demo", false, "import the built-in demo episodes")
 	return cmd
 }
@@ -138,5 +147,27 @@ func (imp *importer) stream(ctx context.Context, name string, r io.Reader) error
 		return nil
 	}
 	fmt.Fprintf(imp.out, "%s: %s\n", name, counts)
+	printStale(imp.out, tx.StaleLabels())
 	return nil
+}
+
+// printStale lists the labels of turns whose content the import replaced.
+func printStale(w io.Writer, stale []store.StaleLabel) {
+	if len(stale) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%d labels were made on earlier content of replaced turns:\n", len(stale))
+	for _, l := range stale {
+		what := "kept as a draft to re-confirm (m3eval annotate)"
+		switch {
+		case l.Deleted:
+			what = "deleted (--drop-labels)"
+		case l.WasDone:
+			what = "was done; kept as a draft to re-confirm (m3eval annotate)"
+		}
+		if len(l.Dropped) > 0 {
+			what += "; removed, not allowed for the new content: " + strings.Join(l.Dropped, ", ")
+		}
+		fmt.Fprintf(w, "  %s  %s: %s\n", l.SampleID, l.Annotator, what)
+	}
 }

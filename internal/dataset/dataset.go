@@ -109,6 +109,9 @@ type Label struct {
 	RubricVersion string
 	Flagged       bool
 	FlagReason    string
+	// Stale marks a label made on earlier content of a turn that a later import replaced: a
+	// draft until the annotator confirms it again.
+	Stale bool
 }
 
 // Labeled is a turn with labels, in annotator-name order: the unit of export.

@@ -13,7 +13,7 @@ import (
 // labelKeys are the keys of a label that are not rubric fields: who, when, and in what state.
 var labelKeys = map[string]bool{
 	"annotator": true, "annotated_at": true, "active_seconds": true, "rubric_version": true,
-	"flagged": true, "flag_reason": true, "status": true,
+	"flagged": true, "flag_reason": true, "status": true, "stale": true,
 }
 
 // MaxActiveSeconds bounds a label's active time: a year is more than anyone spends on one
@@ -90,6 +90,14 @@ func Label(file string, rec *Record, raw RawLabel, o LabelOptions) (*dataset.Lab
 	}
 	if l.Status != dataset.StatusDone && l.Status != dataset.StatusDraft {
 		return nil, failf("status", "%q: expected done or draft", l.Status)
+	}
+	if v, ok := raw.Fields["stale"]; ok && string(v) != "null" {
+		if err := json.Unmarshal(v, &l.Stale); err != nil {
+			return nil, failf("stale", "expected true or false, got %s", v)
+		}
+		if l.Stale && l.Status != dataset.StatusDraft {
+			return nil, failf("stale", "a label made on earlier content is a draft until confirmed again: add \"status\": \"draft\"")
+		}
 	}
 	item := rec.Turn.Item()
 	for key, v := range raw.Fields {

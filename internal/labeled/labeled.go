@@ -148,6 +148,9 @@ func (lw *Writer) label(l *dataset.Label) object {
 	if l.Status == dataset.StatusDraft {
 		o = append(o, kv{"status", dataset.StatusDraft})
 	}
+	if l.Stale {
+		o = append(o, kv{"stale", true})
+	}
 	return o
 }
 

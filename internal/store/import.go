@@ -28,6 +28,12 @@ const (
 type ImportOptions struct {
 	// Replace lets a changed record overwrite the stored one instead of failing.
 	Replace bool
+	// DropLabels deletes the labels of a turn whose content a replace changed, instead of
+	// keeping them marked stale.
+	DropLabels bool
+	// Rubric checks the kept labels of a replaced turn against the turn's new content; nil
+	// keeps their values as they are (still marked stale).
+	Rubric *rubric.Rubric
 }
 
 // Importer writes one file's records in one transaction: either all of them land or none.
@@ -48,6 +54,8 @@ type Importer struct {
 	lastEpisodeKey string
 	lastEpisodeID  int64
 	annotatorIDs   map[string]int64
+
+	stale []StaleLabel // labels of turns this import replaced
 }
 
 // BeginImport starts an import transaction.
@@ -354,6 +362,9 @@ func (im *Importer) PutTurn(t *dataset.Turn) (int64, Outcome, error) {
 		t.VLMResponse, t.ExpectedAnswer, string(images), t.Model, meta, hash, id); err != nil {
 		return 0, 0, im.turnConflict(t, err)
 	}
+	if err := im.staleLabels(id, t); err != nil {
+		return 0, 0, fmt.Errorf("sample %s: %w", t.SampleID, err)
+	}
 	return id, Replaced, nil
 }
 
@@ -392,9 +403,9 @@ func (im *Importer) PutLabel(turnID int64, l *dataset.Label) (Outcome, error) {
 	ctx, tx := im.ctx, im.tx
 	var existing annotationRow
 	err = tx.QueryRowContext(ctx, `SELECT id, status, flagged, flag_reason, rubric_version, active_ms,
-		COALESCE(annotated_at, updated_at) FROM annotations WHERE annotator_id = ? AND turn_id = ?`, aid, turnID).
+		COALESCE(annotated_at, updated_at), stale FROM annotations WHERE annotator_id = ? AND turn_id = ?`, aid, turnID).
 		Scan(&existing.id, &existing.status, &existing.flagged, &existing.flagReason, &existing.rubricVersion,
-			&existing.activeMS, &existing.at)
+			&existing.activeMS, &existing.at, &existing.stale)
 	switch {
 	case err == sql.ErrNoRows:
 	case err != nil:
@@ -421,8 +432,8 @@ func (im *Importer) PutLabel(turnID int64, l *dataset.Label) (Outcome, error) {
 	}
 	var id int64
 	err = tx.QueryRowContext(ctx, `INSERT INTO annotations (turn_id, annotator_id, status, flagged, flag_reason,
-		rubric_version, active_ms, created_at, updated_at, annotated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		turnID, aid, l.Status, l.Flagged, l.FlagReason, l.RubricVersion, secondsToMS(l.ActiveSeconds), at, at, annotatedAt).Scan(&id)
+		rubric_version, active_ms, created_at, updated_at, annotated_at, stale) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		turnID, aid, l.Status, l.Flagged, l.FlagReason, l.RubricVersion, secondsToMS(l.ActiveSeconds), at, at, annotatedAt, l.Stale).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("store label: %w", domainError(err))
 	}
@@ -441,7 +452,7 @@ func (im *Importer) PutLabel(turnID int64, l *dataset.Label) (Outcome, error) {
 type annotationRow struct {
 	id                                    int64
 	status, flagReason, rubricVersion, at string
-	flagged                               bool
+	flagged, stale                        bool
 	activeMS                              int64
 }
 
