@@ -15,10 +15,12 @@ import (
 
 	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/agree/longform"
+	"github.com/m3bench/m3eval/internal/csvout"
 	"github.com/m3bench/m3eval/internal/report"
 )
 
 type agreeOptions struct {
+	csv                  csvout.Options // --raw, --excel
 	auto, schema, levels string
 	bootstrap            int
 	seed                 uint64
@@ -61,6 +63,7 @@ where it is defined), as in story- and summary-level meta-evaluations.`,
 	f.BoolVar(&o.naCategory, "na-category", false, "treat NA as a category of nominal fields instead of missing")
 	f.StringVar(&o.format, "format", "table", "output format: table, json, md or csv")
 	f.StringVarP(&o.output, "output", "o", "", "write to FILE instead of standard output")
+	csvFlags(f, &o.csv)
 	return cmd
 }
 
@@ -101,7 +104,7 @@ func runAgree(cmd *cobra.Command, ratings string, o *agreeOptions) error {
 	in := report.Inputs{Ratings: filepath.Base(ratings), Auto: base(o.auto), Schema: base(o.schema),
 		NACategory: o.naCategory, Bootstrap: o.bootstrap, Seed: o.seed}
 	return writeOutput(cmd, o.output, func(w io.Writer, color bool) error {
-		return report.Write(w, results, report.Options{Format: report.Format(o.format), Color: color, Bootstrap: o.bootstrap, Inputs: in})
+		return report.Write(w, results, report.Options{Format: report.Format(o.format), Color: color, Bootstrap: o.bootstrap, Inputs: in, CSV: o.csv})
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/m3bench/m3eval/internal/csvout"
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/labeled"
 	"github.com/m3bench/m3eval/internal/store"
@@ -17,6 +18,7 @@ func newExportCmd(g *globalOptions) *cobra.Command {
 		o      store.ExportOptions
 		format string
 		output string
+		co     csvout.Options
 	)
 	cmd := &cobra.Command{
 		Use:   "export",
@@ -53,7 +55,7 @@ out unless --include-drafts, which marks them "status": "draft".`,
 				return fmt.Errorf("export: %s has no labels to export%s", o.Annotator, draftHint(o))
 			}
 			return writeOutput(cmd, output, func(w io.Writer, _ bool) error {
-				lw, err := labeled.NewWriter(w, labeled.Options{Format: format, Rubric: r, Multi: len(names) > 1})
+				lw, err := labeled.NewWriter(w, labeled.Options{Format: format, Rubric: r, Multi: len(names) > 1, CSV: co})
 				if err != nil {
 					return err
 				}
@@ -68,6 +70,7 @@ out unless --include-drafts, which marks them "status": "draft".`,
 	cmd.Flags().BoolVar(&o.IncludeDrafts, "include-drafts", false, "include incomplete labels, marked \"status\": \"draft\"")
 	cmd.Flags().StringVar(&format, "format", "json", "json, jsonl or csv")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write to FILE instead of standard output")
+	csvFlags(cmd.Flags(), &co)
 	return cmd
 }
 

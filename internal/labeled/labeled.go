@@ -5,13 +5,13 @@ package labeled
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
+	"github.com/m3bench/m3eval/internal/csvout"
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/rubric"
 )
@@ -26,6 +26,8 @@ type Options struct {
 	// Multi writes every label under "human_annotations" (a list) instead of one
 	// "human_annotation" object: used when the export holds several annotators.
 	Multi bool
+	// CSV neutralizes formula-like cells (unless Raw) and may add a byte order mark.
+	CSV csvout.Options
 }
 
 // Writer writes labeled turns one at a time.
@@ -33,7 +35,7 @@ type Writer struct {
 	w   io.Writer
 	o   Options
 	n   int
-	csv *csv.Writer
+	csv *csvout.Writer
 	buf bytes.Buffer
 }
 
@@ -43,7 +45,7 @@ func NewWriter(w io.Writer, o Options) (*Writer, error) {
 	switch o.Format {
 	case "json", "jsonl":
 	case "csv":
-		lw.csv = csv.NewWriter(w)
+		lw.csv = csvout.NewWriter(w, o.CSV)
 		if err := lw.csv.Write(lw.csvHeader()); err != nil {
 			return nil, err
 		}
