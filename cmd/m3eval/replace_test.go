@@ -67,6 +67,14 @@ func TestReplacedTurnLabelsNeverSilentlyStay(t *testing.T) {
 	if _, err := run(t, "--db", db2, "import", "--drop-labels", src); err == nil {
 		t.Error("--drop-labels without --replace accepted")
 	}
+	// A file that replaces the turn and gives a new label with it: nothing is left stale.
+	withLabel := strings.TrimSuffix(strings.TrimSpace(changed), "}") + `,"human_annotation":{"correctness":2,"reasoning_completeness":2,"context_consistency":"Yes","overall_quality":2}}` + "\n"
+	relabel := filepath.Join(dir, "relabel.jsonl")
+	os.WriteFile(relabel, []byte(strings.Replace(withLabel, "highest?", "highest now?", 1)), 0o644)
+	out = mustRun(t, "--db", db, "import", "--annotator", "alice", "--replace", relabel)
+	if !strings.Contains(out, "1 labels were made on earlier content") || !strings.Contains(out, "bob: kept as a draft") || strings.Contains(out, "alice:") {
+		t.Errorf("a label given with the replaced turn is listed as stale:\n%s", out)
+	}
 	// Unchanged turns under --replace keep their labels as they are.
 	if out := mustRun(t, "--db", db2, "import", "--annotator", "alice", "--replace", filepath.Join(dir, "labeled.json")); strings.Contains(out, "earlier content") || !strings.Contains(out, "3 unchanged, 1 replaced") {
 		t.Errorf("identical records marked labels stale: %s", out)

@@ -424,6 +424,9 @@ func (im *Importer) PutLabel(turnID int64, l *dataset.Label) (Outcome, error) {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM annotations WHERE id = ?`, existing.id); err != nil {
 			return 0, err
 		}
+		if existing.stale && !l.Stale {
+			im.relabeled(turnID, l.Annotator)
+		}
 	}
 	at := formatTime(l.AnnotatedAt)
 	var annotatedAt any

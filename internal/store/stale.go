@@ -16,6 +16,20 @@ type StaleLabel struct {
 	WasDone   bool     // it was submitted; now it is a draft to re-confirm
 	Dropped   []string // "field=value" the new content does not allow (never kept)
 	Deleted   bool     // --drop-labels: deleted, not kept
+
+	turnID int64
+}
+
+// relabeled forgets the stale label of an annotator on a turn when the same import gives that
+// annotator a new label for it: the list must not claim a draft waits for re-confirmation.
+func (im *Importer) relabeled(turnID int64, annotator string) {
+	kept := im.stale[:0]
+	for _, sl := range im.stale {
+		if sl.turnID != turnID || sl.Annotator != annotator || sl.Deleted {
+			kept = append(kept, sl)
+		}
+	}
+	im.stale = kept
 }
 
 // StaleLabels lists the labels this import found on replaced turns, in the order met.
@@ -54,7 +68,7 @@ func (im *Importer) staleLabels(turnID int64, t *dataset.Turn) error {
 	}
 	item := t.Item()
 	for _, l := range labels {
-		sl := StaleLabel{SampleID: t.SampleID, Annotator: l.name, WasDone: l.status == dataset.StatusDone}
+		sl := StaleLabel{SampleID: t.SampleID, Annotator: l.name, WasDone: l.status == dataset.StatusDone, turnID: turnID}
 		if im.opts.DropLabels {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM annotations WHERE id = ?`, l.id); err != nil {
 				return err
