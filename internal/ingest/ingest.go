@@ -171,6 +171,7 @@ func (r *Reader) nextLine() (*Record, error) {
 			return nil, &Error{File: r.name, Line: r.lineNo + 1, Err: err}
 		}
 		r.lineNo++
+		atEOF := err == io.EOF
 		trimmed := bytes.TrimSpace(line)
 		if len(trimmed) == 0 {
 			continue
@@ -184,7 +185,7 @@ func (r *Reader) nextLine() (*Record, error) {
 					// rest as a stream of JSON values. After whole-line records, it is a
 					// broken record, reported on its own line, not where the decoder would
 					// give up.
-					return r.fallBackToDecoder(line)
+					return r.fallBackToDecoder(line, !atEOF)
 				}
 				return nil, r.errorf(r.lineNo, "", "not valid JSON: %v", err)
 			}
@@ -214,11 +215,16 @@ func (r *Reader) readLine() ([]byte, error) {
 	return bytes.TrimSuffix(line, []byte("\n")), err
 }
 
-// fallBackToDecoder continues with a json.Decoder from the line just read.
-func (r *Reader) fallBackToDecoder(first []byte) (*Record, error) {
+// fallBackToDecoder continues with a json.Decoder from the line just read; newline says
+// whether a line break ended it (not at the end of the file), so none is made up.
+func (r *Reader) fallBackToDecoder(first []byte, newline bool) (*Record, error) {
 	r.lineMode = false
 	startLine := r.lineNo
-	rest := io.MultiReader(bytes.NewReader(append(append([]byte(nil), first...), '\n')), r.br)
+	again := append([]byte(nil), first...)
+	if newline {
+		again = append(again, '\n')
+	}
+	rest := io.MultiReader(bytes.NewReader(again), r.br)
 	r.lines = lineindex.New(rest, startLine-1)
 	r.br = bufio.NewReaderSize(r.lines, 256<<10)
 	r.dec = json.NewDecoder(r.br)
