@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // FuzzRecordDecoders holds unmarshalRecord's fast path to encoding/json's meaning: whatever the
@@ -29,4 +30,24 @@ func FuzzRecordDecoders(f *testing.F) {
 			t.Fatalf("decoders differ on %q:\n v2 %+v\n v1 %+v", data, fast, std)
 		}
 	})
+}
+
+// BenchmarkUnmarshalRecord measures what the strict rules (no invalid UTF-8, no key twice) cost
+// the fast decoder on a typical labeled record.
+func BenchmarkUnmarshalRecord(b *testing.B) {
+	rec := []byte(`{"sample_id":"demo_en_street_2_turn_4","episode_id":"demo_en_street_2","turn":4,"action_type":"follow_up","task_type":"spatial_reasoning","user_message":"Which image has the person positioned highest?","vlm_response":"Image 2 has the person positioned highest. The person in Image 2 is standing on top of the tall yellow platform, far above the road.","expected_answer":"Image 2 has the person topmost","images":["a.png","b.png"],"model":"llava-1.6","meta":{"language":"en","phase":"grounding"},"human_annotation":{"correctness":5,"reasoning_completeness":5,"resists_misleading":null,"context_consistency":"Yes","overall_quality":5,"comments":"天空是灰色的"}}`)
+	for _, bc := range []struct {
+		name string
+		opts jsonv2.Options
+	}{{"v1-lenient", jsonv1.DefaultOptionsV1()}, {"strict", recordOptions}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(rec)))
+			for b.Loop() {
+				var r recordJSON
+				if err := jsonv2.Unmarshal(rec, &r, bc.opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
