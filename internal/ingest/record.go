@@ -12,6 +12,8 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	jsonv1 "github.com/go-json-experiment/json/v1"
+
+	"github.com/m3bench/m3eval/internal/jsonpath"
 )
 
 // recordJSON is the union of the turn, episode and labeled-sample shapes. Pointers tell a
@@ -85,29 +87,12 @@ func asStrictError(b []byte, err error) *strictError {
 		var se *jsontext.SyntacticError
 		if errors.As(err, &se) {
 			off := min(max(se.ByteOffset, 0), int64(len(b)))
-			return &strictError{lines: bytes.Count(b[:off], []byte("\n")), field: pointerField(se.JSONPointer), msg: msg}
+			return &strictError{lines: bytes.Count(b[:off], []byte("\n")), field: jsonpath.Pointer(se.JSONPointer), msg: msg}
 		}
 		if err != nil {
 			return &strictError{msg: msg}
 		}
 	}
-}
-
-// pointerField spells a JSON pointer (/turns/0/human_annotation/comments) the way errors name
-// fields (turns[0].human_annotation.comments).
-func pointerField(p jsontext.Pointer) string {
-	var b strings.Builder
-	for tok := range p.Tokens() {
-		if tok != "" && strings.Trim(tok, "0123456789") == "" {
-			b.WriteString("[" + tok + "]")
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(tok)
-	}
-	return b.String()
 }
 
 // splitSampleID splits a sample id of the form <episode>_turn_<n>, as the regular expression

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 	"strings"
@@ -96,6 +97,11 @@ func FuzzLabeledRoundTrip(f *testing.F) {
 }
 
 func importBytes(tb testing.TB, db string, r *rubric.Rubric, src []byte) (ingest.Counts, error) {
+	return importFrom(tb, db, r, "in.jsonl", bytes.NewReader(src), time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+}
+
+// importFrom imports one file's records, as m3eval import does, into the database at db.
+func importFrom(tb testing.TB, db string, r *rubric.Rubric, name string, rd io.Reader, now time.Time) (ingest.Counts, error) {
 	tb.Helper()
 	ctx := context.Background()
 	s, err := store.Open(ctx, db, store.Options{})
@@ -108,8 +114,7 @@ func importBytes(tb testing.TB, db string, r *rubric.Rubric, src []byte) (ingest
 		tb.Fatal(err)
 	}
 	defer tx.Rollback()
-	c, err := ingest.Import(ctx, tx, "in.jsonl", bytes.NewReader(src), ingest.LabelOptions{Rubric: r, Annotator: "fuzz",
-		Now: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)})
+	c, err := ingest.Import(ctx, tx, name, rd, ingest.LabelOptions{Rubric: r, Annotator: "fuzz", Now: now})
 	if err != nil {
 		return c, err
 	}
