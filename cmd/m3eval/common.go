@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/m3bench/m3eval/annotations"
@@ -15,7 +16,12 @@ func (o *globalOptions) loadRubric() (*rubric.Rubric, error) {
 	if o.rubricPath == "" {
 		return rubric.Parse(annotations.DefaultRubric)
 	}
-	data, err := os.ReadFile(o.rubricPath)
+	f, _, err := openInput(o.rubricPath, os.Stdin) // --rubric - reads standard input
+	if err != nil {
+		return nil, fmt.Errorf("read rubric: %w", err)
+	}
+	data, err := io.ReadAll(f)
+	f.Close()
 	if err != nil {
 		return nil, fmt.Errorf("read rubric: %w", err)
 	}

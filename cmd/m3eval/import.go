@@ -48,7 +48,7 @@ FILE - reads standard input.`,
 			if drop && !replace {
 				return usageErrorf("--drop-labels goes with --replace: only a replaced turn's labels are dropped")
 			}
-			return oneStdin(args...)
+			return oneStdin(append(args, g.rubricPath)...)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// The live heap of an import is a few batches of records; collecting less often

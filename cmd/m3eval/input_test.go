@@ -33,6 +33,17 @@ func TestDashIsStandardInput(t *testing.T) {
 	if r := runBin(t, dir, ratings, "agree", "-", "--auto", "-"); r.code != 2 || !strings.Contains(r.stderr, "one file only") {
 		t.Errorf("agree - --auto -: %d %s", r.code, r.stderr)
 	}
+	// --rubric - reads the rubric from standard input.
+	rub, err := os.ReadFile("../../annotations/rubric.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := runBin(t, dir, rub, "--db", "team.db", "--rubric", "-", "export", "--format", "jsonl"); r.code != 0 || strings.Count(r.stdout, "\n") != 3 {
+		t.Errorf("--rubric -: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	if r := runBin(t, dir, rub, "--db", "team.db", "--rubric", "-", "import", "-"); r.code != 2 {
+		t.Errorf("--rubric - with import -: %d %s", r.code, r.stderr)
+	}
 }
 
 // TestImportOfNothingSaysSo: an empty file, [] and blank lines import nothing, and say so.
