@@ -15,6 +15,7 @@ import (
 	"github.com/m3bench/m3eval/internal/ingest"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 func newImportCmd(g *globalOptions) *cobra.Command {
@@ -127,7 +128,9 @@ func (imp *importer) demo(ctx context.Context) error {
 }
 
 func (imp *importer) stream(ctx context.Context, name string, r io.Reader) error {
-	tx, err := imp.s.BeginImport(ctx, imp.opts)
+	opts := imp.opts
+	opts.Source = name
+	tx, err := imp.s.BeginImport(ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -143,10 +146,10 @@ func (imp *importer) stream(ctx context.Context, name string, r io.Reader) error
 	if counts.Turns == [3]int{} {
 		// An empty file, [] or only blank lines: say so, rather than print a row of zeros
 		// that looks like an import.
-		fmt.Fprintf(imp.out, "%s: no records in the file: imported nothing\n", name)
+		fmt.Fprintf(imp.out, "%s: no records in the file: imported nothing\n", textsafe.Line(name))
 		return nil
 	}
-	fmt.Fprintf(imp.out, "%s: %s\n", name, counts)
+	fmt.Fprintf(imp.out, "%s: %s\n", textsafe.Line(name), counts)
 	printStale(imp.out, tx.StaleLabels())
 	return nil
 }
@@ -168,6 +171,6 @@ func printStale(w io.Writer, stale []store.StaleLabel) {
 		if len(l.Dropped) > 0 {
 			what += "; removed, not allowed for the new content: " + strings.Join(l.Dropped, ", ")
 		}
-		fmt.Fprintf(w, "  %s  %s: %s\n", l.SampleID, l.Annotator, what)
+		fmt.Fprintf(w, "  %s  %s: %s\n", textsafe.Line(l.SampleID), textsafe.Line(l.Annotator), what)
 	}
 }

@@ -20,6 +20,13 @@ type StaleLabel struct {
 	turnID int64
 }
 
+// replacedTurn is a stored turn whose content an import replaces: Commit marks its labels.
+type replacedTurn struct {
+	id       int64
+	sampleID string
+	item     rubric.Item // the new content, as the rubric sees it
+}
+
 // relabeled forgets the stale label of an annotator on a turn when the same import gives that
 // annotator a new label for it: the list must not claim a draft waits for re-confirmation.
 func (im *Importer) relabeled(turnID int64, annotator string) {
@@ -41,10 +48,12 @@ func (im *Importer) StaleLabels() []StaleLabel { return im.stale }
 // annotator submits it again), and any value the turn's new content does not allow (a
 // mislead turn become follow_up keeps no "No" for resists_misleading) is removed, the rubric's
 // fixed values applied instead.
-func (im *Importer) staleLabels(turnID int64, t *dataset.Turn) error {
-	ctx, tx := im.ctx, im.tx
+// Labels this import itself brings for the turn are new, made on the new content: they stay.
+func (im *Importer) staleLabels(rt replacedTurn) error {
+	ctx, tx, turnID := im.ctx, im.conn, rt.id
 	rows, err := tx.QueryContext(ctx, `SELECT a.id, an.name, a.status FROM annotations a
-		JOIN annotators an ON an.id = a.annotator_id WHERE a.turn_id = ? ORDER BY an.name`, turnID)
+		JOIN annotators an ON an.id = a.annotator_id
+		WHERE a.turn_id = ? AND a.import_batch IS NOT ? ORDER BY an.name`, turnID, im.batch)
 	if err != nil {
 		return fmt.Errorf("labels of a replaced turn: %w", err)
 	}
@@ -66,9 +75,9 @@ func (im *Importer) staleLabels(turnID int64, t *dataset.Turn) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	item := t.Item()
+	item := rt.item
 	for _, l := range labels {
-		sl := StaleLabel{SampleID: t.SampleID, Annotator: l.name, WasDone: l.status == dataset.StatusDone, turnID: turnID}
+		sl := StaleLabel{SampleID: rt.sampleID, Annotator: l.name, WasDone: l.status == dataset.StatusDone, turnID: turnID}
 		if im.opts.DropLabels {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM annotations WHERE id = ?`, l.id); err != nil {
 				return err

@@ -48,10 +48,12 @@ func TestStaleLabelsLeaveScoreUntilConfirmed(t *testing.T) {
 	if _, o, err := im.PutTurn(&tr); err != nil || o != store.Replaced {
 		t.Fatal(o, err)
 	}
+	if err := im.Commit(); err != nil { // the labels are marked with the turn's replacement
+		t.Fatal(err)
+	}
 	if got := im.StaleLabels(); len(got) != 1 || !got[0].WasDone || len(got[0].Dropped) != 1 || got[0].Dropped[0] != "resists_misleading=No" {
 		t.Fatalf("stale labels %+v", got)
 	}
-	im.Commit()
 	if n := count(); n != 0 {
 		t.Fatalf("%d values of a stale label are scored", n)
 	}
