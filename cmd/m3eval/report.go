@@ -127,15 +127,15 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) error {
 	}
 	switch {
 	case o.format == "json":
-		return writeAtomically(o.output, cmd.OutOrStdout(), func(w io.Writer) error { return htmlreport.WriteJSON(w, rep) })
+		return writeOutput(cmd, o.output, func(w io.Writer, _ bool) error { return htmlreport.WriteJSON(w, rep) })
 	case o.pdf:
 		return writePDF(cmd, chromium, o.output, rep)
 	}
-	return writeAtomically(o.output, cmd.OutOrStdout(), func(w io.Writer) error { return htmlreport.WriteHTML(w, rep) })
+	return writeOutput(cmd, o.output, func(w io.Writer, _ bool) error { return htmlreport.WriteHTML(w, rep) })
 }
 
-// writePDF renders the page into a temporary directory, prints it there and moves the PDF
-// into place whole.
+// writePDF renders the page into a temporary directory, prints it there and writes the PDF
+// out as every -o is written (whole, never over the database).
 func writePDF(cmd *cobra.Command, chromium, output string, rep *htmlreport.Report) error {
 	dir, err := os.MkdirTemp("", "m3eval-report-")
 	if err != nil {
@@ -164,7 +164,7 @@ func writePDF(cmd *cobra.Command, chromium, output string, rep *htmlreport.Repor
 		return err
 	}
 	defer in.Close()
-	return writeAtomically(output, cmd.OutOrStdout(), func(w io.Writer) error {
+	return writeOutput(cmd, output, func(w io.Writer, _ bool) error {
 		_, err := io.Copy(w, in)
 		return err
 	})

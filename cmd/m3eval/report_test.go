@@ -771,6 +771,14 @@ func TestReportUsageErrors(t *testing.T) {
 	if _, err := run(t, "--db", db, "report", "--judge", "nobody"); err == nil || !strings.Contains(err.Error(), "--judge nobody") {
 		t.Errorf("unknown judge: %v", err)
 	}
+	// -o never writes over the database it reads.
+	before, _ := os.ReadFile(db)
+	if _, err := run(t, "--db", db, "report", "--bootstrap", "0", "-o", db); err == nil {
+		t.Errorf("report -o DB wrote over the database")
+	}
+	if after, _ := os.ReadFile(db); !bytes.Equal(before, after) {
+		t.Errorf("the database changed")
+	}
 }
 
 // TestReportEmptyDatabase: turns and a judge but no label yet; every section says why it is
