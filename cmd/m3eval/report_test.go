@@ -614,45 +614,43 @@ func checkTrend(t *testing.T, pg *page, id, xCol string, want map[string]map[int
 	}
 }
 
+// withConfusable copies a JSONL file of turn records into a temporary file, each record with
+// meta.confusable_objects set by conf.
+func withConfusable(t *testing.T, src string, conf func(rec map[string]any) (int, bool)) string {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatal(err)
+		}
+		k, _ := conf(rec)
+		rec["meta"] = map[string]any{"confusable_objects": k}
+		b, _ := json.Marshal(rec)
+		out = append(out, string(b))
+	}
+	dst := filepath.Join(t.TempDir(), filepath.Base(src))
+	if err := os.WriteFile(dst, []byte(strings.Join(out, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
 // TestReportHostileNamesAndAbsentData: names that are HTML stay text (no request, no
 // script), and sections without data say why, in the browser.
 func TestReportHostileNamesAndAbsentData(t *testing.T) {
 	chromium := chromiumOrSkip(t)
 	db := filepath.Join(t.TempDir(), "m3eval.db")
 	fx := func(name string) string { return filepath.Join(scoreFixture, name) }
-	// The fixture's turns with meta.confusable_objects = turn mod 3, for the trend chart.
-	data, err := os.ReadFile(fx("turns.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var turns, labels []string
+	// The fixture's turns with meta.confusable_objects = turn mod 3, for the trend chart; the
+	// labels carry the same meta, or their turns would differ from the stored ones.
 	confusable := func(rec map[string]any) (int, bool) { return int(rec["turn"].(float64)) % 3, true }
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var rec map[string]any
-		json.Unmarshal([]byte(line), &rec)
-		k, _ := confusable(rec)
-		rec["meta"] = map[string]any{"confusable_objects": k}
-		b, _ := json.Marshal(rec)
-		turns = append(turns, string(b))
-	}
-	turnsFile := filepath.Join(t.TempDir(), "turns.jsonl")
-	os.WriteFile(turnsFile, []byte(strings.Join(turns, "\n")+"\n"), 0o644)
-	// The labels carry the same meta, or their turns would differ from the stored ones.
-	for _, name := range []string{"labels_alice.jsonl", "labels_bob.jsonl"} {
-		data, _ := os.ReadFile(fx(name))
-		var out []string
-		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			var rec map[string]any
-			json.Unmarshal([]byte(line), &rec)
-			k, _ := confusable(rec)
-			rec["meta"] = map[string]any{"confusable_objects": k}
-			b, _ := json.Marshal(rec)
-			out = append(out, string(b))
-		}
-		p := filepath.Join(t.TempDir(), name)
-		os.WriteFile(p, []byte(strings.Join(out, "\n")+"\n"), 0o644)
-		labels = append(labels, p)
-	}
+	turnsFile := withConfusable(t, fx("turns.jsonl"), confusable)
+	labels := []string{withConfusable(t, fx("labels_alice.jsonl"), confusable), withConfusable(t, fx("labels_bob.jsonl"), confusable)}
 	mustRun(t, "--db", db, "import", turnsFile)
 	evil := `<img src=x onerror="console.error('xss')">`
 	mustRun(t, "--db", db, "import", "--annotator", evil, labels[0])

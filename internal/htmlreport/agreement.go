@@ -65,13 +65,18 @@ func ciCells(lo, hi float64, ok bool) []Cell {
 	return []Cell{Num(lo), Num(hi)}
 }
 
+// hasLabels reports whether any field has a label.
+func (s *ScoreData) hasLabels() bool {
+	return slices.ContainsFunc(s.Overall, func(r agree.FieldResult) bool { return r.NRatings > 0 })
+}
+
 // agreementSection: the annotators with each other, per rubric field.
 func agreementSection(s *ScoreData) Section {
 	const id, title = "agreement", "Agreement between annotators"
 	if s == nil || len(s.Overall) == 0 {
 		return omitted(id, title, "Left out: no scale or choice field to score.")
 	}
-	if !slices.ContainsFunc(s.Overall, func(r agree.FieldResult) bool { return r.NRatings > 0 }) {
+	if !s.hasLabels() {
 		return omitted(id, title, "Left out: no done label yet.")
 	}
 	sec := Section{ID: id, Title: title,

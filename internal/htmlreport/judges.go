@@ -25,7 +25,7 @@ func judgesSection(s *ScoreData) Section {
 	if s == nil || len(s.Judges) == 0 {
 		return omitted(id, title, "Left out: no automatic judge in this database (m3eval import-scores --judge NAME FILE brings one in).")
 	}
-	if !slices.ContainsFunc(s.Overall, func(r agree.FieldResult) bool { return r.NRatings > 0 }) {
+	if !s.hasLabels() {
 		return omitted(id, title, "Left out: no done label to compare the judges with.")
 	}
 	sec := Section{ID: id, Title: title,
