@@ -799,3 +799,27 @@ func TestReportEmptyDatabase(t *testing.T) {
 		t.Errorf("%d charts drawn without a label", len(pg.DOM.Charts))
 	}
 }
+
+// TestReportNoGrouping: --by "" leaves out the per-group charts and says so.
+func TestReportNoGrouping(t *testing.T) {
+	db := scoreDB(t)
+	out := filepath.Join(t.TempDir(), "r.json")
+	mustRun(t, "--db", db, "report", "--by", "", "--bootstrap", "0", "--format", "json", "-o", out)
+	var rep struct {
+		Sections []struct {
+			ID, Omitted string
+			Charts      []struct{ ID string }
+		}
+	}
+	readJSON(t, out, &rep)
+	for _, s := range rep.Sections {
+		if s.ID == "groups" && !strings.HasPrefix(s.Omitted, "Left out: ") {
+			t.Errorf("groups section without --by: %q", s.Omitted)
+		}
+		for _, c := range s.Charts {
+			if strings.HasPrefix(c.ID, "bygroup-") || strings.HasPrefix(c.ID, "group-") {
+				t.Errorf("per-group chart %s without --by", c.ID)
+			}
+		}
+	}
+}
