@@ -147,7 +147,7 @@ type Pool struct {
 // Stratum is the outcome for one pool: available, allocated and drawn (drawn equals
 // allocated here; the IllusionBench sampler keeps the guide's looser rule).
 type Stratum struct {
-	Key                        []string
+	Key                         []string
 	Available, Allocated, Drawn int
 	// Items are the drawn members in the pool's order.
 	Items []int64

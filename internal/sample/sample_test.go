@@ -79,7 +79,7 @@ func TestAllocateMin(t *testing.T) {
 		counts       []int
 		total, floor int
 	}{
-		{[]int{3, 4}, 8, 0},        // more than there is
+		{[]int{3, 4}, 8, 0},       // more than there is
 		{[]int{10, 10, 10}, 5, 2}, // floors need 6
 		{[]int{10}, -1, 0},
 	} {
