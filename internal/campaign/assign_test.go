@@ -1,0 +1,178 @@
+package campaign
+
+import (
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// checkAssignment verifies the three promises: exactly k distinct annotators per item
+// (locked ones kept), loads apart by at most one unless a warning says why, and every pair
+// sharing an item when k >= 2.
+func checkAssignment(t *testing.T, r AssignRequest, a Assignment) {
+	t.Helper()
+	if len(a.Items) != r.Items {
+		t.Fatalf("%+v: %d items, want %d", r, len(a.Items), r.Items)
+	}
+	for i, it := range a.Items {
+		if !slices.IsSorted(it) || len(slices.Compact(slices.Clone(it))) != len(it) {
+			t.Fatalf("%+v: item %d annotators %v not distinct and sorted", r, i, it)
+		}
+		want := r.Overlap
+		if i < len(r.Locked) {
+			want = max(want, len(r.Locked[i]))
+			for _, x := range r.Locked[i] {
+				if !slices.Contains(it, x) {
+					t.Fatalf("%+v: item %d lost locked annotator %d: %v", r, i, x, it)
+				}
+			}
+		}
+		if len(it) != want {
+			t.Fatalf("%+v: item %d has %d annotators %v, want %d", r, i, len(it), it, want)
+		}
+	}
+	loads := a.Loads(r.Annotators)
+	if slices.Max(loads)-slices.Min(loads) > 1 && len(a.Warnings) == 0 {
+		t.Fatalf("%+v: loads %v without a warning", r, loads)
+	}
+	if r.Overlap >= 2 {
+		po := a.PairOverlap(r.Annotators)
+		for x := range po {
+			for y := range po {
+				if x != y && po[x][y] == 0 {
+					t.Fatalf("%+v: annotators %d and %d share nothing: %v", r, x, y, a.Items)
+				}
+			}
+		}
+	}
+}
+
+func minItems(m, k int) int {
+	if k < 2 {
+		return 1
+	}
+	return (m*(m-1) + k*(k-1) - 1) / (k * (k - 1))
+}
+
+func TestAssignProperties(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for iter := 0; iter < 3000; iter++ {
+		m := 1 + rng.IntN(9)
+		k := 1 + rng.IntN(min(m, 4))
+		lo := minItems(m, k)
+		// The counting bound is not always reachable (K4 does not split into two
+		// triangles): sizes start at twice the bound plus the annotators.
+		n := 2*lo + m + rng.IntN(3*lo+60)
+		r := AssignRequest{Items: n, Annotators: m, Overlap: k, Seed: rng.Uint64()}
+		a, err := Assign(r)
+		if err != nil {
+			t.Fatalf("%+v: %v", r, err)
+		}
+		if len(a.Warnings) > 0 {
+			t.Fatalf("%+v: warnings %v on a fresh assignment", r, a.Warnings)
+		}
+		checkAssignment(t, r, a)
+
+		// Extend: some items started, then more annotators and/or a larger overlap.
+		locked := make([][]int, n)
+		for i, it := range a.Items {
+			for _, x := range it {
+				if rng.IntN(3) == 0 {
+					locked[i] = append(locked[i], x)
+				}
+			}
+		}
+		m2 := m + rng.IntN(3)
+		k2 := min(m2, k+rng.IntN(2))
+		if k2 < 2 && m2 > 1 {
+			k2 = 2
+		}
+		r2 := AssignRequest{Items: n, Annotators: m2, Overlap: k2, Locked: locked, Prev: a.Items, Seed: rng.Uint64()}
+		if n < 2*minItems(m2, k2)+m2 {
+			continue
+		}
+		a2, err := Assign(r2)
+		if err != nil {
+			t.Fatalf("extend %+v: %v", r2, err)
+		}
+		checkAssignment(t, r2, a2)
+	}
+}
+
+// TestAssignTight: with overlap 2, the smallest sample that can give every pair a shared
+// turn (one turn per pair).
+func TestAssignTight(t *testing.T) {
+	for _, c := range [][2]int{{4, 2}, {5, 2}, {6, 2}, {3, 2}, {2, 2}} {
+		m, k := c[0], c[1]
+		for seed := uint64(0); seed < 50; seed++ {
+			r := AssignRequest{Items: minItems(m, k), Annotators: m, Overlap: k, Seed: seed}
+			a, err := Assign(r)
+			if err != nil {
+				t.Fatalf("%+v: %v", r, err)
+			}
+			checkAssignment(t, r, a)
+		}
+	}
+}
+
+func TestAssignErrors(t *testing.T) {
+	for _, r := range []AssignRequest{
+		{Items: 10, Annotators: 0, Overlap: 1},
+		{Items: 10, Annotators: 3, Overlap: 4},
+		{Items: 10, Annotators: 3, Overlap: 0},
+		{Items: 5, Annotators: 5, Overlap: 2}, // 10 pairs, 5 turns cover 5
+	} {
+		if _, err := Assign(r); !errors.Is(err, ErrAssign) {
+			t.Errorf("%+v: error %v, want ErrAssign", r, err)
+		}
+	}
+}
+
+// TestAssignKeepsPrevious: re-running the same request changes nothing, and with nothing
+// started a re-run with one more annotator keeps most of the earlier assignment.
+func TestAssignKeepsPrevious(t *testing.T) {
+	r := AssignRequest{Items: 300, Annotators: 4, Overlap: 2, Seed: 42}
+	a, err := Assign(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Prev = a.Items
+	r.Seed = 9
+	b, err := Assign(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.EqualFunc(a.Items, b.Items, slices.Equal) {
+		t.Error("the same request with the earlier assignment moved items")
+	}
+	loads := a.Loads(4)
+	if !slices.Equal(loads, []int{150, 150, 150, 150}) {
+		t.Errorf("loads %v", loads)
+	}
+}
+
+// TestAssignUnbalancedLocks: locked work that no move can even out gives a warning.
+func TestAssignUnbalancedLocks(t *testing.T) {
+	locked := make([][]int, 20)
+	for i := range locked {
+		locked[i] = []int{0, 1}
+	}
+	r := AssignRequest{Items: 20, Annotators: 4, Overlap: 2, Locked: locked}
+	if _, err := Assign(r); !errors.Is(err, ErrAssign) {
+		// 0 and 1 hold every item, so 2 and 3 cannot share one with anybody.
+		t.Fatalf("error %v, want ErrAssign", err)
+	}
+	locked = locked[:10]
+	r = AssignRequest{Items: 20, Annotators: 4, Overlap: 2, Locked: locked}
+	a, err := Assign(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAssignment(t, r, a)
+	// Balanced loads (10 each) would give the 10 free items to 2 and 3 alone, and 0 and 1
+	// would share nothing with them: coverage wins, with a warning.
+	if l := a.Loads(4); slices.Max(l)-slices.Min(l) <= 1 || len(a.Warnings) != 1 {
+		t.Errorf("loads %v warnings %v", l, a.Warnings)
+	}
+}
