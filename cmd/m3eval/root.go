@@ -46,6 +46,8 @@ terminal, exports labeled JSON, and computes agreement and correlation statistic
 		newAgreeCmd(),
 		newImportScoresCmd(opts),
 		newScoreCmd(opts),
+		newSampleCmd(opts),
+		newAssignCmd(opts),
 	)
 	return root
 }

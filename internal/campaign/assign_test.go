@@ -176,3 +176,43 @@ func TestAssignUnbalancedLocks(t *testing.T) {
 		t.Errorf("loads %v warnings %v", l, a.Warnings)
 	}
 }
+
+func TestGoldCount(t *testing.T) {
+	for _, c := range []struct {
+		load int
+		rate float64
+		want int
+	}{{150, 0.1, 17}, {100, 0.2, 25}, {0, 0.5, 0}, {10, 0, 0}, {9, 0.1, 1}, {4, 0.1, 0}} {
+		if got := GoldCount(c.load, c.rate); got != c.want {
+			t.Errorf("GoldCount(%d, %g) = %d, want %d", c.load, c.rate, got, c.want)
+		}
+	}
+}
+
+func TestPickGold(t *testing.T) {
+	gold := []int64{901, 902, 903, 904, 905, 906}
+	r := GoldRequest{Loads: []int{90, 45, 9}, Gold: gold, Rate: 0.1, Own: [][]int64{nil, {903}, nil},
+		Keep: [][]int64{{906, 999}, nil, nil}, Seed: 3}
+	got, err := PickGold(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 90 → 10 wanted, capped at the 6 gold turns; 45 → 5, never its own 903; 9 → 1.
+	if len(got[0]) != 6 || len(got[1]) != 5 || len(got[2]) != 1 {
+		t.Fatalf("gold %v", got)
+	}
+	if slices.Contains(got[1], 903) {
+		t.Errorf("annotator 1 got its own turn 903 as gold: %v", got[1])
+	}
+	r.Loads = []int{9, 9, 9}
+	again, _ := PickGold(r)
+	if !slices.Equal(again[0], []int64{906}) {
+		t.Errorf("kept gold turn not kept first: %v", again[0])
+	}
+	if _, err := PickGold(GoldRequest{Loads: []int{3}, Rate: 0.1}); !errors.Is(err, ErrAssign) {
+		t.Errorf("rate without gold: %v", err)
+	}
+	if _, err := PickGold(GoldRequest{Loads: []int{3}, Gold: gold, Rate: 1}); !errors.Is(err, ErrAssign) {
+		t.Errorf("rate 1: %v", err)
+	}
+}
