@@ -19,12 +19,15 @@ func newAnnotateCmd(g *globalOptions) *cobra.Command {
 		annotator string
 		filters   []string
 		start     string
+		campaign  string
 	)
 	cmd := &cobra.Command{
 		Use:   "annotate --annotator NAME",
 		Short: "Label turns in the terminal",
 		Long: `Annotate opens the terminal annotator on the queue of imported turns (episode/turn
-order). Every change is saved to the database at once; reopening resumes at the first
+order). When a campaign assigns the annotator turns (m3eval assign), the queue holds
+exactly those, episodes kept together and in order, and the header names the campaign;
+--campaign picks one when there are several (default: the latest). Every change is saved to the database at once; reopening resumes at the first
 unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 		Example: `  m3eval annotate --annotator alice
   m3eval annotate --annotator bob --filter action_type=mislead --filter action_type=mislead_subtle`,
@@ -53,13 +56,26 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 				return err
 			}
 			defer s.Close()
-			q, err := s.OpenQueue(cmd.Context(), annotator, filter)
+			if campaign == "" {
+				if campaign, err = s.CampaignOf(cmd.Context(), annotator); err != nil {
+					return err
+				}
+			}
+			var q *store.Queue
+			if campaign != "" {
+				q, err = s.OpenCampaignQueue(cmd.Context(), annotator, campaign, filter)
+			} else {
+				q, err = s.OpenQueue(cmd.Context(), annotator, filter)
+			}
 			if err != nil {
-				return err
+				return notFoundHint(err, "m3eval sample --list")
 			}
 			n, err := q.Len(cmd.Context())
 			if err != nil {
 				return err
+			}
+			if n == 0 && campaign != "" {
+				return fmt.Errorf("the queue is empty: campaign %s gives %s no turns%s", campaign, annotator, describeFilter(filters))
 			}
 			if n == 0 {
 				return fmt.Errorf("the queue is empty: nothing imported in %s matches%s", g.dbPath, describeFilter(filters))
@@ -77,6 +93,7 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 	cmd.Flags().StringVar(&annotator, "annotator", "", "your name, as it will appear on your labels (required)")
 	cmd.Flags().StringArrayVar(&filters, "filter", nil, "only turns with KEY=VALUE (repeatable; keys: "+strings.Join(store.FilterKeys(), ", ")+")")
 	cmd.Flags().StringVar(&start, "start", "", "open this sample_id first")
+	cmd.Flags().StringVar(&campaign, "campaign", "", "open your queue of this campaign (default: the latest that assigns you turns)")
 	return cmd
 }
 

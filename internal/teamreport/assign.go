@@ -141,4 +141,3 @@ func WriteCampaign(w io.Writer, c *store.Campaign, warnings []string, f Format) 
 	}
 	return nil
 }
-

@@ -257,7 +257,7 @@ func loadGold(ctx context.Context, st *store.Store, path string, r *rubric.Rubri
 			return &ingest.Error{File: path, Line: rec.Line, Field: "human_annotation",
 				Err: fmt.Errorf("%w: a gold turn needs exactly one label, found %d", ingest.ErrBadRecord, len(rec.Labels))}
 		}
-		l, err := ingest.Label(path, rec, rec.Labels[0], ingest.LabelOptions{Rubric: r})
+		l, err := ingest.Label(path, rec, rec.Labels[0], ingest.LabelOptions{Rubric: r, Annotator: "gold", Now: st.Now()})
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,49 @@
+package store
+
+import (
+	"context"
+	"fmt"
+)
+
+// OpenCampaignQueue opens the annotator's queue restricted to the turns the named campaign
+// (a sample's assignment) gives them: sampled and gold turns alike, in queue order, so an
+// episode's turns stay together and in order. Nothing in the queue tells gold turns apart.
+func (s *Store) OpenCampaignQueue(ctx context.Context, annotator, campaign string, f Filter) (*Queue, error) {
+	id, err := s.sampleID(ctx, s.db, campaign)
+	if err != nil {
+		return nil, fmt.Errorf("open queue: %w", err)
+	}
+	q, err := s.OpenQueue(ctx, annotator, f)
+	if err != nil {
+		return nil, err
+	}
+	c := condition{`t.id IN (SELECT x.turn_id FROM assignments x WHERE x.annotator_id = ? AND x.sample_id = ? AND x.kind IN ('main', 'gold'))`,
+		[]any{q.annotatorID, id}}
+	if q.rest.sql == "" {
+		q.rest = c
+	} else {
+		q.rest = condition{q.rest.sql + " AND " + c.sql, append(append([]any(nil), q.rest.args...), c.args...)}
+	}
+	q.campaign = campaign
+	return q, nil
+}
+
+// Campaign names the campaign the queue belongs to, "" for the whole database.
+func (q *Queue) Campaign() string { return q.campaign }
+
+// CampaignOf names the most recently assigned campaign that gives the annotator turns, ""
+// when none does.
+func (s *Store) CampaignOf(ctx context.Context, annotator string) (string, error) {
+	var name string
+	err := s.db.QueryRowContext(ctx, `SELECT sa.name FROM campaigns c JOIN samples sa ON sa.id = c.sample_id
+		WHERE EXISTS (SELECT 1 FROM assignments x JOIN annotators an ON an.id = x.annotator_id
+			WHERE x.sample_id = c.sample_id AND an.name = ? AND x.kind IN ('main', 'gold'))
+		ORDER BY c.assigned_at DESC, c.sample_id DESC LIMIT 1`, annotator).Scan(&name)
+	if err = domainError(err); err == ErrNotFound {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("campaign of %s: %w", annotator, err)
+	}
+	return name, nil
+}

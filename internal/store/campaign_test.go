@@ -1,0 +1,156 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/sample"
+	"github.com/m3bench/m3eval/internal/store"
+)
+
+func turnIDs(t *testing.T, s *store.Store, sampleIDs ...string) []int64 {
+	t.Helper()
+	var out []int64
+	q, err := s.OpenQueue(context.Background(), "probe", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sid := range sampleIDs {
+		r, ok, err := q.Find(context.Background(), sid)
+		if err != nil || !ok {
+			t.Fatalf("find %s: %v %v", sid, ok, err)
+		}
+		out = append(out, r.TurnID)
+	}
+	return out
+}
+
+func TestSamplePoolsAndSavedSample(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpenDB(t, "", store.Options{})
+	seed(t, s, []string{"initial", "mislead", "recall"}, []string{"initial", "mislead"}, []string{"initial"})
+	pools, err := s.SamplePools(ctx, store.SampleParams{By: []string{"action_type"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	sizes := map[string]int{}
+	for _, p := range pools {
+		keys = append(keys, p.Key[0])
+		sizes[p.Key[0]] = len(p.Items)
+	}
+	if !slices.Equal(keys, []string{"initial", "mislead", "recall"}) || sizes["initial"] != 3 || sizes["mislead"] != 2 {
+		t.Fatalf("pools %v %v", keys, sizes)
+	}
+	// Members come in queue order: the first imported episode first.
+	ids := turnIDs(t, s, "epz_turn_1", "epy_turn_1", "epx_turn_1")
+	if !slices.Equal(pools[0].Items, ids) {
+		t.Errorf("initial pool %v, want %v", pools[0].Items, ids)
+	}
+	pools, err = s.SamplePools(ctx, store.SampleParams{By: []string{"action_type", "turn"}, Where: map[string][]string{"action_type": {"mislead", "recall"}}})
+	if err != nil || len(pools) != 2 || pools[0].Key[1] != "2" || len(pools[0].Items) != 2 {
+		t.Fatalf("pools by two keys with where: %+v %v", pools, err)
+	}
+	if _, err := s.SamplePools(ctx, store.SampleParams{By: []string{"colour"}}); err == nil {
+		t.Error("stratifying by an unknown key passed")
+	}
+	if _, err := s.SamplePools(ctx, store.SampleParams{By: []string{"meta.x'--"}}); err == nil {
+		t.Error("a meta key with quotes passed")
+	}
+	strata := []sample.Stratum{{Key: []string{"initial"}, Available: 3, Allocated: 1, Drawn: 1, Items: ids[:1]}}
+	info := store.SampleInfo{Name: "pilot", Seed: 7, Size: 1, Params: store.SampleParams{By: []string{"action_type"}, MinPerStratum: 1}}
+	if err := s.SaveSample(ctx, info, strata); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveSample(ctx, info, strata); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("second sample of the same name: %v", err)
+	}
+	got, err := s.Sample(ctx, "pilot")
+	if err != nil || got.Seed != 7 || got.Params.MinPerStratum != 1 || len(got.Strata) != 1 || got.Strata[0].Available != 3 || got.Assigned {
+		t.Fatalf("stored sample %+v %v", got, err)
+	}
+	if _, err := s.Sample(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("missing sample: %v", err)
+	}
+}
+
+// TestCampaignQueue: an assigned queue holds exactly the annotator's turns (sampled and
+// gold), in queue order, and counts only them; an annotator without an assignment keeps
+// the whole database.
+func TestCampaignQueue(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpenDB(t, "", store.Options{})
+	seed(t, s, []string{"initial", "mislead", "recall"}, []string{"initial", "mislead"}, []string{"initial"})
+	ids := turnIDs(t, s, "epz_turn_1", "epz_turn_2", "epz_turn_3", "epy_turn_1", "epy_turn_2", "epx_turn_1")
+	strata := []sample.Stratum{{Key: []string{"x"}, Available: 6, Allocated: 4, Drawn: 4, Items: []int64{ids[0], ids[2], ids[3], ids[5]}}}
+	if err := s.SaveSample(ctx, store.SampleInfo{Name: "pilot", Size: 4}, strata); err != nil {
+		t.Fatal(err)
+	}
+	if name, err := s.CampaignOf(ctx, "alice"); err != nil || name != "" {
+		t.Fatalf("campaign before assign: %q %v", name, err)
+	}
+	if _, err := s.PutGoldLabels(ctx, "gold.json", []store.GoldLabel{{SampleID: "epy_turn_2", Values: rubric.Values{"overall": "4"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PutGoldLabels(ctx, "gold.json", []store.GoldLabel{{SampleID: "nope", Where: "gold.json:3"}}); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("gold label of a turn not imported: %v", err)
+	}
+	rows := []store.Assigned{
+		{Annotator: "alice", TurnID: ids[5], Kind: store.AssignMain},
+		{Annotator: "alice", TurnID: ids[0], Kind: store.AssignMain},
+		{Annotator: "alice", TurnID: ids[4], Kind: store.AssignGold},
+		{Annotator: "bob", TurnID: ids[2], Kind: store.AssignMain},
+		{Annotator: "bob", TurnID: ids[3], Kind: store.AssignMain},
+	}
+	if err := s.SaveAssignment(ctx, "pilot", store.CampaignSettings{Overlap: 1}, rows); err != nil {
+		t.Fatal(err)
+	}
+	if name, err := s.CampaignOf(ctx, "alice"); err != nil || name != "pilot" {
+		t.Fatalf("campaign of alice: %q %v", name, err)
+	}
+	q, err := s.OpenCampaignQueue(ctx, "alice", "pilot", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := refs(t, q, false); !slices.Equal(got, []string{"epz_turn_1", "epy_turn_2", "epx_turn_1"}) {
+		t.Errorf("alice's queue %v", got)
+	}
+	if n, err := q.Len(ctx); err != nil || n != 3 || q.Campaign() != "pilot" {
+		t.Errorf("Len %d %v campaign %q", n, err, q.Campaign())
+	}
+	// A filter still applies inside the campaign.
+	qf, err := s.OpenCampaignQueue(ctx, "alice", "pilot", store.Filter{"action_type": {"initial"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := refs(t, qf, false); !slices.Equal(got, []string{"epz_turn_1", "epx_turn_1"}) {
+		t.Errorf("alice's filtered queue %v", got)
+	}
+	// Started work cannot be taken away.
+	e := store.Edit{TurnID: ids[0], RubricVersion: "v"}
+	v := "3"
+	if _, err := q.SetValue(ctx, e, "overall", &v); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveAssignment(ctx, "pilot", store.CampaignSettings{Overlap: 1}, slices.Delete(slices.Clone(rows), 1, 2)); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("dropping alice's started turn: %v", err)
+	}
+	c, err := s.Campaign(ctx, "pilot")
+	if err != nil || c.Settings == nil || len(c.Rows) != 5 || c.Rows[0].SampleID != "epz_turn_1" || c.Rows[0].Status != "draft" {
+		t.Fatalf("campaign %+v %v", c, err)
+	}
+	// Without an assignment, the whole database as before.
+	qc, err := s.OpenQueue(ctx, "carol", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := qc.Len(ctx); n != 6 {
+		t.Errorf("carol's queue has %d turns, want all 6", n)
+	}
+	if _, err := s.OpenCampaignQueue(ctx, "alice", "nope", nil); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("unknown campaign: %v", err)
+	}
+}
