@@ -75,7 +75,7 @@ func TestSampleAssignCLI(t *testing.T) {
 	var s struct {
 		Size   int `json:"size"`
 		Strata []struct {
-			Key                        []string
+			Key                         []string
 			Available, Allocated, Drawn int
 		} `json:"strata"`
 	}
@@ -104,9 +104,9 @@ func TestSampleAssignCLI(t *testing.T) {
 		t.Errorf("list:\n%s", list)
 	}
 	for _, bad := range [][]string{
-		{"sample", "--name", "pilot", "--n", "5", "--by", "action_type"},     // exists
-		{"sample", "--name", "x", "--n", "5", "--by", "colour"},              // unknown key
-		{"sample", "--name", "x", "--n", "500", "--by", "action_type"},       // more than there is
+		{"sample", "--name", "pilot", "--n", "5", "--by", "action_type"}, // exists
+		{"sample", "--name", "x", "--n", "5", "--by", "colour"},          // unknown key
+		{"sample", "--name", "x", "--n", "500", "--by", "action_type"},   // more than there is
 		{"sample", "--name", "x", "--n", "5", "--by", "action_type", "--format", "xml"},
 		{"sample", "--show", "nope"},
 		{"assign", "--sample", "pilot", "--annotators", "a,b,c,d,e,f,g,h,i", "--overlap", "2"}, // 36 pairs, 20 turns
