@@ -48,6 +48,7 @@ terminal, exports labeled JSON, and computes agreement and correlation statistic
 		newScoreCmd(opts),
 		newSampleCmd(opts),
 		newAssignCmd(opts),
+		newQCCmd(opts),
 	)
 	return root
 }

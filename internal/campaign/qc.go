@@ -38,8 +38,7 @@ type QCInput struct {
 	Repeats []QCRepeat
 }
 
-// QCOptions are the thresholds; the zero value of a field means its default
-// (DefaultQCOptions).
+// QCOptions are the thresholds; DefaultQCOptions gives the defaults.
 type QCOptions struct {
 	// StraightRun: the same answers on this many items in a row is straight-lining.
 	StraightRun int
@@ -116,7 +115,6 @@ type AnnotatorQC struct {
 
 // QC checks every annotator's labels against the thresholds. Annotators come in name order.
 func QC(in QCInput, o QCOptions) []AnnotatorQC {
-	o = withDefaults(o)
 	by := map[string][]QCLabel{}
 	for _, l := range in.Labels {
 		by[l.Annotator] = append(by[l.Annotator], l)
@@ -149,38 +147,6 @@ func QC(in QCInput, o QCOptions) []AnnotatorQC {
 	return out
 }
 
-func withDefaults(o QCOptions) QCOptions {
-	d := DefaultQCOptions()
-	if o.StraightRun == 0 {
-		o.StraightRun = d.StraightRun
-	}
-	if o.MinSD == 0 {
-		o.MinSD = d.MinSD
-	}
-	if o.MinItems == 0 {
-		o.MinItems = d.MinItems
-	}
-	if o.RushFraction == 0 {
-		o.RushFraction = d.RushFraction
-	}
-	if o.RushSeconds == 0 {
-		o.RushSeconds = d.RushSeconds
-	}
-	if o.RushShare == 0 {
-		o.RushShare = d.RushShare
-	}
-	if o.GoldMin == 0 {
-		o.GoldMin = d.GoldMin
-	}
-	if o.IntraMin == 0 {
-		o.IntraMin = d.IntraMin
-	}
-	if o.OutlierDelta == 0 {
-		o.OutlierDelta = d.OutlierDelta
-	}
-	return o
-}
-
 // answerFields are the fields that carry a rating (the comment field is free text).
 func answerFields(r *rubric.Rubric) []rubric.Field {
 	var out []rubric.Field
@@ -192,10 +158,16 @@ func answerFields(r *rubric.Rubric) []rubric.Field {
 	return out
 }
 
-// straight flags the same answer vector on StraightRun items in a row, and 1–5 fields with
-// (near) zero spread.
+// straight flags the same 1–5 answers on StraightRun items in a row, and 1–5 fields with
+// (near) zero spread. Choice fields stay out of the vector: the rubric fixes them to NA on
+// many turns, which would break a run the annotator did not.
 func straight(q *AnnotatorQC, ls []QCLabel, r *rubric.Rubric, o QCOptions) {
-	fields := answerFields(r)
+	var fields []rubric.Field
+	for _, f := range r.Fields {
+		if f.Kind == rubric.KindScale {
+			fields = append(fields, f)
+		}
+	}
 	vector := func(v rubric.Values) string {
 		var b strings.Builder
 		for _, f := range fields {
@@ -221,9 +193,6 @@ func straight(q *AnnotatorQC, ls []QCLabel, r *rubric.Rubric, o QCOptions) {
 			describe(first.Values, fields), best, first.Item, ls[bestAt].Item)})
 	}
 	for _, f := range fields {
-		if f.Kind != rubric.KindScale {
-			continue
-		}
 		var xs []float64
 		for _, l := range ls {
 			if x, err := strconv.ParseFloat(l.Values[f.Name], 64); err == nil {

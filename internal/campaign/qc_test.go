@@ -67,7 +67,7 @@ func crafted(extra func(i int) QCLabel) []QCLabel {
 }
 
 func TestQCCleanAnnotatorsHaveNoFlags(t *testing.T) {
-	got := QC(QCInput{Rubric: guideRubric(t), Labels: crafted(nil)}, QCOptions{})
+	got := QC(QCInput{Rubric: guideRubric(t), Labels: crafted(nil)}, DefaultQCOptions())
 	for _, q := range got {
 		if len(q.Flags) != 0 {
 			t.Errorf("%s: %+v", q.Annotator, q.Flags)
@@ -86,7 +86,7 @@ func TestQCStraightLining(t *testing.T) {
 			q = 3
 		}
 		return label("flat", i, q, 60)
-	})}, QCOptions{})
+	})}, DefaultQCOptions())
 	f := flagsOf(t, got, "flat")
 	if _, ok := f[CheckStraight]; !ok {
 		t.Fatalf("no straight-lining flag: %+v", f)
@@ -104,7 +104,7 @@ func TestQCStraightLining(t *testing.T) {
 			q = 3
 		}
 		return label("flat", i, q, 60)
-	})}, QCOptions{StraightRun: 13})
+	})}, withOpt(func(o *QCOptions) { o.StraightRun = 13 }))
 	if _, ok := flagsOf(t, got, "flat")[CheckStraight]; ok {
 		t.Error("a run of 12 flagged with --straight-run 13")
 	}
@@ -112,20 +112,28 @@ func TestQCStraightLining(t *testing.T) {
 
 func TestQCLowVariance(t *testing.T) {
 	got := QC(QCInput{Rubric: guideRubric(t), Labels: crafted(func(i int) QCLabel {
-		l := label("same", i, 4, 60)
-		// Alternate the context answer so the vector changes: no straight run, yet the
-		// scales never move.
-		if i%2 == 0 {
-			l.Values["context_consistency"] = "No"
-		}
+		l := label("same", i, quality(i), 60)
+		// Correctness never moves; the other scales do, so there is no straight run.
+		l.Values["correctness"] = "4"
 		return l
-	})}, QCOptions{})
+	})}, DefaultQCOptions())
 	f := flagsOf(t, got, "same")
 	if _, ok := f[CheckStraight]; ok {
 		t.Errorf("alternating answers flagged as a straight run")
 	}
-	if v, ok := f[CheckVariance]; !ok || v.Field != "correctness" {
+	if v, ok := f[CheckVariance]; !ok || v.Field != "correctness" || !contains(v.Reason, "standard deviation 0.00 over 30 items") {
 		t.Fatalf("variance flag %+v (all %+v)", v, f)
+	}
+	n := 0
+	for _, q := range got {
+		for _, fl := range q.Flags {
+			if fl.Check == CheckVariance {
+				n++
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d variance flags, want only correctness of same", n)
 	}
 }
 
@@ -137,7 +145,7 @@ func TestQCRushing(t *testing.T) {
 			s = 5
 		}
 		return label("fast", i, quality(i), s)
-	})}, QCOptions{})
+	})}, DefaultQCOptions())
 	f := flagsOf(t, got, "fast")
 	if r, ok := f[CheckRushing]; !ok || !contains(r.Reason, "4 of 30 items (13%) under 20.0 s") {
 		t.Fatalf("rushing %+v", f)
@@ -150,7 +158,7 @@ func TestQCRushing(t *testing.T) {
 			s = 15
 		}
 		return label("steady", i, quality(i), s)
-	})}, QCOptions{})
+	})}, DefaultQCOptions())
 	if r, ok := flagsOf(t, got, "steady")[CheckRushing]; ok {
 		t.Errorf("steady annotator flagged: %s", r.Reason)
 	}
@@ -161,7 +169,7 @@ func TestQCRushing(t *testing.T) {
 			s = 5
 		}
 		return label("fast", i, quality(i), s)
-	})}, QCOptions{RushShare: 0.2})
+	})}, withOpt(func(o *QCOptions) { o.RushShare = 0.2 }))
 	if _, ok := flagsOf(t, got, "fast")[CheckRushing]; ok {
 		t.Error("flagged with --rush-share 0.2")
 	}
@@ -197,7 +205,7 @@ func TestQCGoldAndIntra(t *testing.T) {
 		}
 		repeats = append(repeats, QCRepeat{l.Annotator, l.Item, v})
 	}
-	got := QC(QCInput{Rubric: r, Labels: labels, Gold: gold, Repeats: repeats}, QCOptions{})
+	got := QC(QCInput{Rubric: r, Labels: labels, Gold: gold, Repeats: repeats}, DefaultQCOptions())
 	f := flagsOf(t, got, "wobbly")
 	if g, ok := f[CheckGold]; !ok || !contains(g.Reason, "of 20 answers") {
 		t.Errorf("gold flag %+v", f)
@@ -215,7 +223,7 @@ func TestQCGoldAndIntra(t *testing.T) {
 		}
 	}
 	// With a tolerance of 2 points the gold answers (off by up to 4) still fail.
-	got = QC(QCInput{Rubric: r, Labels: labels, Gold: gold}, QCOptions{GoldTolerance: 4})
+	got = QC(QCInput{Rubric: r, Labels: labels, Gold: gold}, withOpt(func(o *QCOptions) { o.GoldTolerance = 4 }))
 	if _, ok := flagsOf(t, got, "wobbly")[CheckGold]; ok {
 		t.Error("gold flag with a tolerance of 4 points")
 	}
@@ -231,12 +239,12 @@ func TestQCMissingComments(t *testing.T) {
 			l.Values["overall_quality"] = "5"
 		}
 		return l
-	})}, QCOptions{})
+	})}, DefaultQCOptions())
 	f := flagsOf(t, got, "terse")
 	if c, ok := f[CheckComments]; !ok || !contains(c.Reason, "2 items") || !contains(c.Reason, "s03") {
 		t.Fatalf("comments flag %+v", f)
 	}
-	got = QC(QCInput{Rubric: guideRubric(t), Labels: crafted(nil)}, QCOptions{MissingComments: 2})
+	got = QC(QCInput{Rubric: guideRubric(t), Labels: crafted(nil)}, withOpt(func(o *QCOptions) { o.MissingComments = 2 }))
 	if _, ok := flagsOf(t, got, "a")[CheckComments]; ok {
 		t.Error("flag without missing comments")
 	}
@@ -245,7 +253,7 @@ func TestQCMissingComments(t *testing.T) {
 func TestQCOutlier(t *testing.T) {
 	got := QC(QCInput{Rubric: guideRubric(t), Labels: crafted(func(i int) QCLabel {
 		return label("odd", i, 1+(i*3)%5, 60) // unrelated to the true quality
-	})}, QCOptions{})
+	})}, DefaultQCOptions())
 	f := flagsOf(t, got, "odd")
 	if o, ok := f[CheckOutlier]; !ok || !contains(o.Reason, "without odd") {
 		t.Fatalf("outlier flag %+v", f)
@@ -257,7 +265,9 @@ func TestQCOutlier(t *testing.T) {
 	}
 }
 
-func contains(s, sub string) bool { return len(sub) == 0 || (len(s) >= len(sub) && indexOf(s, sub) >= 0) }
+func contains(s, sub string) bool {
+	return len(sub) == 0 || (len(s) >= len(sub) && indexOf(s, sub) >= 0)
+}
 
 func indexOf(s, sub string) int {
 	for i := 0; i+len(sub) <= len(s); i++ {
@@ -266,4 +276,10 @@ func indexOf(s, sub string) int {
 		}
 	}
 	return -1
+}
+
+func withOpt(set func(*QCOptions)) QCOptions {
+	o := DefaultQCOptions()
+	set(&o)
+	return o
 }
