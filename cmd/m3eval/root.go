@@ -49,6 +49,7 @@ terminal, exports labeled JSON, and computes agreement and correlation statistic
 		newSampleCmd(opts),
 		newAssignCmd(opts),
 		newQCCmd(opts),
+		newAdjudicateCmd(opts),
 	)
 	return root
 }

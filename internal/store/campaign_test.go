@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -152,5 +153,53 @@ func TestCampaignQueue(t *testing.T) {
 	}
 	if _, err := s.OpenCampaignQueue(ctx, "alice", "nope", nil); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("unknown campaign: %v", err)
+	}
+}
+
+// TestFinalLabelsUndoAcrossReopen: final values are saved at once, each change is kept, and
+// undo walks them back after the database is closed and opened again.
+func TestFinalLabelsUndoAcrossReopen(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "final.db")
+	s := MustOpenDB(t, path, store.Options{Durable: true})
+	seed(t, s, []string{"initial", "mislead"})
+	id := turnIDs(t, s, "epz_turn_2")[0]
+	three, four := "3", "4"
+	if err := s.SetFinal(ctx, store.FinalEdit{TurnID: id, Field: "correctness", Value: &three, Source: "bob", Adjudicator: "judy", RubricVersion: "v"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetFinal(ctx,
+		store.FinalEdit{TurnID: id, Field: "correctness", Value: &four, Adjudicator: "judy", RubricVersion: "v"},
+		store.FinalEdit{TurnID: id, Field: "overall_quality", Value: &three, Source: "ann", Adjudicator: "judy", RubricVersion: "v"}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s = MustOpenDB(t, path, store.Options{Durable: true})
+	f, err := s.Finals(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := f["epz_turn_2"]["correctness"]; d.Value != "4" || d.Source != "" || d.Adjudicator != "judy" || f["epz_turn_2"]["overall_quality"].Source != "ann" {
+		t.Fatalf("finals %+v", f)
+	}
+	for _, want := range []struct {
+		field string
+		value string // "" when the field has no final value after the undo
+	}{{"overall_quality", ""}, {"correctness", "3"}, {"correctness", ""}} {
+		field, ok, err := s.UndoFinal(ctx, id, "judy", "v")
+		if err != nil || !ok || field != want.field {
+			t.Fatalf("undo: %q %v %v, want %s", field, ok, err, want.field)
+		}
+		f, _ := s.Finals(ctx)
+		if got := f["epz_turn_2"][want.field].Value; got != want.value {
+			t.Errorf("after undoing %s: %q, want %q", want.field, got, want.value)
+		}
+	}
+	if _, ok, err := s.UndoFinal(ctx, id, "judy", "v"); ok || err != nil {
+		t.Errorf("undo with nothing left: %v %v", ok, err)
+	}
+	it, err := s.LoadTurn(ctx, id)
+	if err != nil || it.Turn.SampleID != "epz_turn_2" || len(it.Earlier) != 1 || it.Annotation != nil {
+		t.Errorf("LoadTurn: %+v %v", it, err)
 	}
 }
