@@ -161,33 +161,65 @@ type Request struct {
 	Seed          int64
 }
 
-// Draw allocates r.N over the pools and draws each pool's share with one generator, in the
-// order of the pools, so the result depends only on the pools and the request. Callers
-// give the pools in a fixed order (e.g. sorted by key) and their members in a fixed order.
-func Draw(pools []Pool, r Request) ([]Stratum, error) {
-	keys := make([]string, len(pools))
-	counts := make([]int, len(pools))
-	for i, p := range pools {
-		keys[i] = KeyString(p.Key)
-		counts[i] = len(p.Items)
+// Count is one stratum of the population by size: its key and how many members it has.
+type Count struct {
+	Key []string
+	N   int
+}
+
+// Drawn is the outcome for one stratum as positions: the 0-based places of the drawn
+// members in the stratum's fixed order, ascending.
+type Drawn struct {
+	Key                         []string
+	Available, Allocated, Drawn int
+	Positions                   []int
+}
+
+// DrawPositions allocates r.N over the strata and draws each stratum's share with one
+// generator, in the order of the strata, so the result depends only on the strata's keys
+// and sizes and the request. Callers give the strata in a fixed order (e.g. sorted by key).
+// Positions let a large population stay in the database: only the drawn members are read.
+func DrawPositions(strata []Count, r Request) ([]Drawn, error) {
+	keys := make([]string, len(strata))
+	counts := make([]int, len(strata))
+	for i, c := range strata {
+		keys[i] = KeyString(c.Key)
+		counts[i] = c.N
 	}
 	alloc, err := AllocateMin(keys, counts, r.N, r.MinPerStratum)
 	if err != nil {
 		return nil, err
 	}
 	rng := pyrandom.New(r.Seed)
-	out := make([]Stratum, len(pools))
-	for i, p := range pools {
-		idx, err := rng.SampleIndices(len(p.Items), alloc[i])
+	out := make([]Drawn, len(strata))
+	for i, c := range strata {
+		idx, err := rng.SampleIndices(c.N, alloc[i])
 		if err != nil {
 			return nil, fmt.Errorf("stratum %s: %w", keys[i], err)
 		}
 		slices.Sort(idx)
-		items := make([]int64, len(idx))
-		for j, x := range idx {
-			items[j] = p.Items[x]
+		out[i] = Drawn{Key: c.Key, Available: c.N, Allocated: alloc[i], Drawn: len(idx), Positions: idx}
+	}
+	return out, nil
+}
+
+// Draw is DrawPositions over pools held in memory: it returns the drawn members themselves.
+func Draw(pools []Pool, r Request) ([]Stratum, error) {
+	counts := make([]Count, len(pools))
+	for i, p := range pools {
+		counts[i] = Count{p.Key, len(p.Items)}
+	}
+	drawn, err := DrawPositions(counts, r)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Stratum, len(pools))
+	for i, d := range drawn {
+		items := make([]int64, len(d.Positions))
+		for j, x := range d.Positions {
+			items[j] = pools[i].Items[x]
 		}
-		out[i] = Stratum{Key: p.Key, Available: len(p.Items), Allocated: alloc[i], Drawn: len(items), Items: items}
+		out[i] = Stratum{Key: d.Key, Available: d.Available, Allocated: d.Allocated, Drawn: d.Drawn, Items: items}
 	}
 	return out, nil
 }

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -29,37 +30,38 @@ func turnIDs(t *testing.T, s *store.Store, sampleIDs ...string) []int64 {
 	return out
 }
 
-func TestSamplePoolsAndSavedSample(t *testing.T) {
+func TestSampleStrataAndSavedSample(t *testing.T) {
 	ctx := context.Background()
 	s := MustOpenDB(t, "", store.Options{})
 	seed(t, s, []string{"initial", "mislead", "recall"}, []string{"initial", "mislead"}, []string{"initial"})
-	pools, err := s.SamplePools(ctx, store.SampleParams{By: []string{"action_type"}})
+	counts, err := s.SampleStrata(ctx, store.SampleParams{By: []string{"action_type"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var keys []string
-	sizes := map[string]int{}
-	for _, p := range pools {
-		keys = append(keys, p.Key[0])
-		sizes[p.Key[0]] = len(p.Items)
+	if fmt.Sprint(counts) != "[{[initial] 3} {[mislead] 2} {[recall] 1}]" {
+		t.Fatalf("strata %v", counts)
 	}
-	if !slices.Equal(keys, []string{"initial", "mislead", "recall"}) || sizes["initial"] != 3 || sizes["mislead"] != 2 {
-		t.Fatalf("pools %v %v", keys, sizes)
-	}
-	// Members come in queue order: the first imported episode first.
+	// Positions count in queue order: the first imported episode first.
 	ids := turnIDs(t, s, "epz_turn_1", "epy_turn_1", "epx_turn_1")
-	if !slices.Equal(pools[0].Items, ids) {
-		t.Errorf("initial pool %v, want %v", pools[0].Items, ids)
+	got, err := s.SampleTurnIDs(ctx, store.SampleParams{By: []string{"action_type"}}, []string{"initial"}, []int{0, 2})
+	if err != nil || !slices.Equal(got, []int64{ids[0], ids[2]}) {
+		t.Errorf("initial at 0 and 2: %v %v, want %v", got, err, []int64{ids[0], ids[2]})
 	}
-	pools, err = s.SamplePools(ctx, store.SampleParams{By: []string{"action_type", "turn"}, Where: map[string][]string{"action_type": {"mislead", "recall"}}})
-	if err != nil || len(pools) != 2 || pools[0].Key[1] != "2" || len(pools[0].Items) != 2 {
-		t.Fatalf("pools by two keys with where: %+v %v", pools, err)
+	if _, err := s.SampleTurnIDs(ctx, store.SampleParams{By: []string{"action_type"}}, []string{"initial"}, []int{3}); err == nil {
+		t.Error("a position past the stratum passed")
 	}
-	if _, err := s.SamplePools(ctx, store.SampleParams{By: []string{"colour"}}); err == nil {
-		t.Error("stratifying by an unknown key passed")
+	p := store.SampleParams{By: []string{"action_type", "turn"}, Where: map[string][]string{"action_type": {"mislead", "recall"}}}
+	counts, err = s.SampleStrata(ctx, p)
+	if err != nil || fmt.Sprint(counts) != "[{[mislead 2] 2} {[recall 3] 1}]" {
+		t.Fatalf("strata by two keys with where: %v %v", counts, err)
 	}
-	if _, err := s.SamplePools(ctx, store.SampleParams{By: []string{"meta.x'--"}}); err == nil {
-		t.Error("a meta key with quotes passed")
+	if got, err := s.SampleTurnIDs(ctx, p, []string{"mislead", "2"}, []int{1}); err != nil || len(got) != 1 || got[0] != turnIDs(t, s, "epy_turn_2")[0] {
+		t.Errorf("mislead turn 2 at 1: %v %v", got, err)
+	}
+	for _, bad := range []store.SampleParams{{By: []string{"colour"}}, {By: []string{"meta.x'--"}}, {}, {By: []string{"model"}, Where: map[string][]string{"nope": {"x"}}}} {
+		if _, err := s.SampleStrata(ctx, bad); err == nil {
+			t.Errorf("%+v passed", bad)
+		}
 	}
 	strata := []sample.Stratum{{Key: []string{"initial"}, Available: 3, Allocated: 1, Drawn: 1, Items: ids[:1]}}
 	info := store.SampleInfo{Name: "pilot", Seed: 7, Size: 1, Params: store.SampleParams{By: []string{"action_type"}, MinPerStratum: 1}}
@@ -69,9 +71,9 @@ func TestSamplePoolsAndSavedSample(t *testing.T) {
 	if err := s.SaveSample(ctx, info, strata); !errors.Is(err, store.ErrConflict) {
 		t.Errorf("second sample of the same name: %v", err)
 	}
-	got, err := s.Sample(ctx, "pilot")
-	if err != nil || got.Seed != 7 || got.Params.MinPerStratum != 1 || len(got.Strata) != 1 || got.Strata[0].Available != 3 || got.Assigned {
-		t.Fatalf("stored sample %+v %v", got, err)
+	info2, err := s.Sample(ctx, "pilot")
+	if err != nil || info2.Seed != 7 || info2.Params.MinPerStratum != 1 || len(info2.Strata) != 1 || info2.Strata[0].Available != 3 || info2.Assigned {
+		t.Fatalf("stored sample %+v %v", info2, err)
 	}
 	if _, err := s.Sample(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("missing sample: %v", err)

@@ -46,20 +46,24 @@ func Sample(ctx context.Context, st *store.Store, o SampleOptions) (*store.Sampl
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return nil, err
 	}
-	pools, err := st.SamplePools(ctx, o.Params)
+	counts, err := st.SampleStrata(ctx, o.Params)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUsage, err)
 	}
-	avail := 0
-	for _, p := range pools {
-		avail += len(p.Items)
-	}
-	if avail == 0 {
+	if len(counts) == 0 {
 		return nil, fmt.Errorf("sample %s: no imported turn matches%s", o.Name, describeWhere(o.Params.Where))
 	}
-	strata, err := sample.Draw(pools, sample.Request{N: o.N, MinPerStratum: o.Params.MinPerStratum, Seed: o.Seed})
+	drawn, err := sample.DrawPositions(counts, sample.Request{N: o.N, MinPerStratum: o.Params.MinPerStratum, Seed: o.Seed})
 	if err != nil {
 		return nil, fmt.Errorf("sample %s: %w", o.Name, err)
+	}
+	strata := make([]sample.Stratum, len(drawn))
+	for i, d := range drawn {
+		ids, err := st.SampleTurnIDs(ctx, o.Params, d.Key, d.Positions)
+		if err != nil {
+			return nil, err
+		}
+		strata[i] = sample.Stratum{Key: d.Key, Available: d.Available, Allocated: d.Allocated, Drawn: d.Drawn, Items: ids}
 	}
 	info := store.SampleInfo{Name: o.Name, Seed: o.Seed, Size: o.N, Params: o.Params}
 	if err := st.SaveSample(ctx, info, strata); err != nil {
