@@ -52,19 +52,12 @@ The adjudication screen comes with the annotator's restructuring (see docs/campa
 				}
 				o.Set[k] = v
 			}
-			if err := g.mustExist(); err != nil {
-				return err
-			}
-			r, err := g.loadRubric()
+			ctx := cmd.Context()
+			s, r, err := g.openExisting(ctx, store.Options{Durable: true, ReadOnly: list})
 			if err != nil {
 				return err
 			}
 			o.Rubric = r
-			ctx := cmd.Context()
-			s, err := g.openStore(ctx, r, store.Options{Durable: true, ReadOnly: list})
-			if err != nil {
-				return err
-			}
 			defer s.Close()
 			if list {
 				cases, decided, err := workflow.Cases(ctx, s, o.Campaign, r, o.Disagree)

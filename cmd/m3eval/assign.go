@@ -45,19 +45,12 @@ they make up --gold-rate of it; nothing on the annotator's screen tells them apa
 			if !show && (annotators == "" || o.Overlap == 0) {
 				return usageErrorf("--annotators A,B,... and --overlap K are required (or --show)")
 			}
-			if err := g.mustExist(); err != nil {
-				return err
-			}
-			r, err := g.loadRubric()
+			ctx := cmd.Context()
+			s, r, err := g.openExisting(ctx, store.Options{ReadOnly: show})
 			if err != nil {
 				return err
 			}
 			o.Rubric = r
-			ctx := cmd.Context()
-			s, err := g.openStore(ctx, nil, store.Options{ReadOnly: show})
-			if err != nil {
-				return err
-			}
 			defer s.Close()
 			if show {
 				c, err := s.Campaign(ctx, o.Sample)

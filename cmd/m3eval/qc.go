@@ -40,14 +40,7 @@ and flags, each with a one-line reason:
 			if err != nil {
 				return &usageError{err}
 			}
-			if err := g.mustExist(); err != nil {
-				return err
-			}
-			r, err := g.loadRubric()
-			if err != nil {
-				return err
-			}
-			s, err := g.openStore(cmd.Context(), nil, store.Options{ReadOnly: true})
+			s, r, err := g.openExisting(cmd.Context(), store.Options{ReadOnly: true})
 			if err != nil {
 				return err
 			}

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/teamreport"
 	"github.com/m3bench/m3eval/internal/workflow"
@@ -59,11 +61,8 @@ shows one: per stratum the turns available, allocated and drawn.`,
 					o.Params.Where[k] = append(o.Params.Where[k], v)
 				}
 			}
-			if err := g.mustExist(); err != nil {
-				return err
-			}
 			ctx := cmd.Context()
-			s, err := g.openStore(ctx, nil, store.Options{ReadOnly: list || show != ""})
+			s, _, err := g.openExisting(ctx, store.Options{ReadOnly: list || show != ""})
 			if err != nil {
 				return err
 			}
@@ -100,6 +99,23 @@ shows one: per stratum the turns available, allocated and drawn.`,
 	cmd.Flags().StringVar(&format, "format", "table", "table or json")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write to FILE instead of standard output")
 	return cmd
+}
+
+// openExisting opens an existing --db and loads the rubric in use: how every campaign
+// command starts.
+func (o *globalOptions) openExisting(ctx context.Context, so store.Options) (*store.Store, *rubric.Rubric, error) {
+	if err := o.mustExist(); err != nil {
+		return nil, nil, err
+	}
+	r, err := o.loadRubric()
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := o.openStore(ctx, r, so)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, r, nil
 }
 
 // usageIf marks the workflow's usage errors as usage errors (exit status 2).

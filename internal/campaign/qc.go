@@ -283,34 +283,44 @@ func abs(x int) int {
 	return x
 }
 
+// compareAnswers counts the rating fields answered in both a and b, and those that match.
+func compareAnswers(r *rubric.Rubric, a, b rubric.Values, match func(f rubric.Field, x, y string) bool) (n, same int) {
+	for _, f := range answerFields(r) {
+		x, ok1 := a[f.Name]
+		y, ok2 := b[f.Name]
+		if !ok1 || !ok2 {
+			continue
+		}
+		n++
+		if match(f, x, y) {
+			same++
+		}
+	}
+	return n, same
+}
+
+// share is same/n, or nil when there was nothing to compare.
+func share(n, same int) *float64 {
+	if n == 0 {
+		return nil
+	}
+	s := float64(same) / float64(n)
+	return &s
+}
+
 // gold compares the annotator's answers on gold turns with the known ones.
 func gold(q *AnnotatorQC, ls []QCLabel, in QCInput, o QCOptions) {
 	right := 0
 	for _, l := range ls {
-		g, ok := in.Gold[l.Item]
-		if !ok {
-			continue
-		}
-		for _, f := range answerFields(in.Rubric) {
-			want, ok1 := g[f.Name]
-			got, ok2 := l.Values[f.Name]
-			if !ok1 || !ok2 {
-				continue
-			}
-			q.GoldAnswers++
-			if matches(f, got, want, o.GoldTolerance) {
-				right++
-			}
+		if g, ok := in.Gold[l.Item]; ok {
+			n, same := compareAnswers(in.Rubric, l.Values, g, func(f rubric.Field, x, y string) bool { return matches(f, x, y, o.GoldTolerance) })
+			q.GoldAnswers += n
+			right += same
 		}
 	}
-	if q.GoldAnswers == 0 {
-		return
-	}
-	acc := float64(right) / float64(q.GoldAnswers)
-	q.GoldAccuracy = &acc
-	if acc < o.GoldMin {
+	if q.GoldAccuracy = share(q.GoldAnswers, right); q.GoldAccuracy != nil && *q.GoldAccuracy < o.GoldMin {
 		q.Flags = append(q.Flags, Flag{Check: CheckGold, Reason: fmt.Sprintf("gold accuracy %.0f%% (%d of %d answers) below %.0f%%",
-			100*acc, right, q.GoldAnswers, 100*o.GoldMin)})
+			100**q.GoldAccuracy, right, q.GoldAnswers, 100*o.GoldMin)})
 	}
 }
 
@@ -322,30 +332,15 @@ func intra(q *AnnotatorQC, ls []QCLabel, in QCInput, o QCOptions) {
 	}
 	same := 0
 	for _, r := range in.Repeats {
-		v, ok := first[r.Item]
-		if r.Annotator != q.Annotator || !ok {
-			continue
-		}
-		for _, f := range answerFields(in.Rubric) {
-			a, ok1 := v[f.Name]
-			b, ok2 := r.Values[f.Name]
-			if !ok1 || !ok2 {
-				continue
-			}
-			q.RepeatAnswers++
-			if a == b {
-				same++
-			}
+		if v, ok := first[r.Item]; ok && r.Annotator == q.Annotator {
+			n, s := compareAnswers(in.Rubric, v, r.Values, func(_ rubric.Field, x, y string) bool { return x == y })
+			q.RepeatAnswers += n
+			same += s
 		}
 	}
-	if q.RepeatAnswers == 0 {
-		return
-	}
-	agr := float64(same) / float64(q.RepeatAnswers)
-	q.IntraAgreement = &agr
-	if agr < o.IntraMin {
+	if q.IntraAgreement = share(q.RepeatAnswers, same); q.IntraAgreement != nil && *q.IntraAgreement < o.IntraMin {
 		q.Flags = append(q.Flags, Flag{Check: CheckIntra, Reason: fmt.Sprintf("repeated turns answered the same %.0f%% of the time (%d of %d answers), below %.0f%%",
-			100*agr, same, q.RepeatAnswers, 100*o.IntraMin)})
+			100**q.IntraAgreement, same, q.RepeatAnswers, 100*o.IntraMin)})
 	}
 }
 

@@ -45,20 +45,12 @@ func BenchmarkSampleAssign1M(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if n, err := q.Len(ctx); err != nil || n != 150 {
-			b.Fatal(n, err)
-		}
-		ref, ok, err := q.First(ctx, true)
-		if err != nil || !ok {
-			b.Fatal(ok, err)
-		}
-		if _, err := q.Load(ctx, ref); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := q.Position(ctx, ref); err != nil {
-			b.Fatal(err)
+		n, ref := openFirst(b, q)
+		if n != 150 {
+			b.Fatal(n)
 		}
 		for j := 0; j < 10; j++ {
+			var ok bool
 			if ref, ok, err = q.Next(ctx, ref, false); err != nil || !ok {
 				b.Fatal(ok, err)
 			}

@@ -1,28 +1,13 @@
 # Reference allocations from the IllusionBench guide's proportional_allocation (section 4.2),
-# copied verbatim, over seeded random cases. Run: python3 alloc_ref.py > alloc_ref.json
+# over seeded random cases. The function is the guide's, as the illusion golden generator
+# copies it. Run from this directory: python3 alloc_ref.py > alloc_ref.json
 import json
+import os
 import random
+import sys
 
-def proportional_allocation(counts: dict, total: int) -> dict:
-    grand = sum(counts.values())
-    if grand == 0:
-        return {k: 0 for k in counts}
-    alloc = {}
-    remainder = []
-    running = 0
-    for k, c in counts.items():
-        exact = c / grand * total
-        floor_val = int(exact)
-        alloc[k] = floor_val
-        running += floor_val
-        remainder.append((exact - floor_val, k))
-    remainder.sort(reverse=True)
-    for _, k in remainder:
-        if running >= total:
-            break
-        alloc[k] += 1
-        running += 1
-    return alloc
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../illusion/testdata"))
+from gen_golden import proportional_allocation  # noqa: E402
 
 rng = random.Random(12)
 cases = []
