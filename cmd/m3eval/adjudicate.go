@@ -3,14 +3,17 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/campaign"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/teamreport"
 	"github.com/m3bench/m3eval/internal/workflow"
+	"github.com/m3bench/m3eval/tui"
 )
 
 func newAdjudicateCmd(g *globalOptions) *cobra.Command {
@@ -31,8 +34,11 @@ change kept for the audit trail. m3eval export --final writes the result.
   --list                       the turns that disagree, open or decided
   --turn ID --take bob         take bob's answers on the disputed fields (or on --field)
   --turn ID --set FIELD=VALUE  score a field anew
-The adjudication screen comes with the annotator's restructuring (see docs/campaign.md).`,
-		Example: `  m3eval adjudicate --list --campaign pilot
+Without --list or --turn it opens the adjudication screen: each disputed turn with every
+annotator's answers side by side; A, B, ... take that annotator's answer for the field
+under the cursor, 1-5 or y/n/a score it, u undoes, left/right move between turns.`,
+		Example: `  m3eval adjudicate --adjudicator judy --campaign pilot
+  m3eval adjudicate --list --campaign pilot
   m3eval adjudicate --adjudicator judy --turn ep7_turn_3 --take bob
   m3eval adjudicate --adjudicator judy --turn ep7_turn_3 --set correctness=3`,
 		Args: exactArgs(0),
@@ -41,8 +47,11 @@ The adjudication screen comes with the annotator's restructuring (see docs/campa
 			if err != nil {
 				return &usageError{err}
 			}
-			if list == (o.SampleID != "") {
-				return usageErrorf("give --list, or --turn SAMPLE_ID with --take or --set")
+			if list && o.SampleID != "" {
+				return usageErrorf("give --list, or --turn SAMPLE_ID with --take or --set, or neither for the screen")
+			}
+			if !list && o.Adjudicator == "" {
+				return usageErrorf("--adjudicator NAME is required")
 			}
 			o.Set = map[string]string{}
 			for _, s := range sets {
@@ -65,6 +74,9 @@ The adjudication screen comes with the annotator's restructuring (see docs/campa
 					return notFoundHint(err, "m3eval sample --list")
 				}
 				return writeOutput(cmd, output, func(w io.Writer, _ bool) error { return teamreport.WriteCases(w, cases, decided, f) })
+			}
+			if o.SampleID == "" {
+				return adjudicateScreen(cmd, s, o)
 			}
 			edits, err := workflow.Decide(ctx, s, o)
 			if err != nil {
@@ -93,4 +105,34 @@ The adjudication screen comes with the annotator's restructuring (see docs/campa
 	fl.StringVar(&format, "format", "table", "table or json (with --list)")
 	fl.StringVarP(&output, "output", "o", "", "write --list to FILE instead of standard output")
 	return cmd
+}
+
+// adjudicateScreen opens the adjudication screen on the turns that disagree.
+func adjudicateScreen(cmd *cobra.Command, s *store.Store, o workflow.DecideOptions) error {
+	ctx := cmd.Context()
+	cases, decided, err := workflow.Cases(ctx, s, o.Campaign, o.Rubric, o.Disagree)
+	if err != nil {
+		return notFoundHint(err, "m3eval sample --list")
+	}
+	if len(cases) == 0 {
+		return fmt.Errorf("no disagreements to adjudicate%s", campaignSuffix(o.Campaign))
+	}
+	start := 0
+	for start < len(decided)-1 && decided[start] {
+		start++ // the first turn still open
+	}
+	m := tui.NewAdjudicate(tui.AdjudicateOptions{Context: ctx, Store: s, Rubric: o.Rubric, Adjudicator: o.Adjudicator,
+		Cases: cases, Start: start, Disagree: o.Disagree})
+	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(os.Stdin), tea.WithOutput(cmd.OutOrStdout()))
+	if _, err := p.Run(); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("adjudicate: %w", err)
+	}
+	return ctx.Err()
+}
+
+func campaignSuffix(name string) string {
+	if name == "" {
+		return ""
+	}
+	return " in campaign " + name
 }
