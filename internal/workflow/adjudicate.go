@@ -130,7 +130,7 @@ type DecideOptions struct {
 // them.
 func Decide(ctx context.Context, st *store.Store, o DecideOptions) ([]store.FinalEdit, error) {
 	if o.Adjudicator == "" {
-		return nil, fmt.Errorf("%w: --adjudicator NAME is required", ErrUsage)
+		return nil, usagef("--adjudicator NAME is required")
 	}
 	d, err := st.Review(ctx, o.Campaign)
 	if err != nil {
@@ -144,7 +144,7 @@ func Decide(ctx context.Context, st *store.Store, o DecideOptions) ([]store.Fina
 		}
 	}
 	if tl == nil {
-		return nil, fmt.Errorf("%w: %s has no submitted labels%s", ErrUsage, o.SampleID, inCampaign(o.Campaign))
+		return nil, usagef("%s has no submitted labels%s", o.SampleID, inCampaign(o.Campaign))
 	}
 	var it rubric.Item
 	for _, l := range d.Labels {
@@ -162,7 +162,7 @@ func Decide(ctx context.Context, st *store.Store, o DecideOptions) ([]store.Fina
 			}
 		}
 		if from == nil {
-			return nil, fmt.Errorf("%w: %s did not label %s", ErrUsage, o.Take, o.SampleID)
+			return nil, usagef("%s did not label %s", o.Take, o.SampleID)
 		}
 		fields := o.Fields
 		if len(fields) == 0 {
@@ -171,12 +171,12 @@ func Decide(ctx context.Context, st *store.Store, o DecideOptions) ([]store.Fina
 			}
 		}
 		if len(fields) == 0 {
-			return nil, fmt.Errorf("%w: the annotators of %s agree; name --field to take one anyway", ErrUsage, o.SampleID)
+			return nil, usagef("the annotators of %s agree; name --field to take one anyway", o.SampleID)
 		}
 		for _, f := range fields {
 			v, ok := from[f]
 			if !ok {
-				return nil, fmt.Errorf("%w: %s gave no %s on %s", ErrUsage, o.Take, f, o.SampleID)
+				return nil, usagef("%s gave no %s on %s", o.Take, f, o.SampleID)
 			}
 			edits = append(edits, store.FinalEdit{TurnID: tl.TurnID, Field: f, Value: &v, Source: o.Take})
 		}
@@ -187,17 +187,17 @@ func Decide(ctx context.Context, st *store.Store, o DecideOptions) ([]store.Fina
 			continue
 		}
 		if err := f.Check(v, it); err != nil {
-			return nil, fmt.Errorf("%w: --set %s=%s: %v", ErrUsage, f.Name, v, err)
+			return nil, usagef("--set %s=%s: %v", f.Name, v, err)
 		}
 		edits = append(edits, store.FinalEdit{TurnID: tl.TurnID, Field: f.Name, Value: &v})
 	}
 	for k := range o.Set {
 		if _, ok := o.Rubric.Field(k); !ok {
-			return nil, fmt.Errorf("%w: --set %s: the rubric has no such field", ErrUsage, k)
+			return nil, usagef("--set %s: the rubric has no such field", k)
 		}
 	}
 	if len(edits) == 0 {
-		return nil, fmt.Errorf("%w: nothing to decide: give --take ANNOTATOR or --set FIELD=VALUE", ErrUsage)
+		return nil, usagef("nothing to decide: give --take ANNOTATOR or --set FIELD=VALUE")
 	}
 	for i := range edits {
 		edits[i].Adjudicator, edits[i].RubricVersion = o.Adjudicator, o.Rubric.Version

@@ -22,6 +22,14 @@ import (
 // ErrUsage marks options that cannot work together; the CLI exits with status 2.
 var ErrUsage = errors.New("usage")
 
+// usageErr is an error that Is ErrUsage without saying so in its text.
+type usageErr struct{ error }
+
+func (e usageErr) Is(target error) bool { return target == ErrUsage }
+func (e usageErr) Unwrap() error        { return e.error }
+
+func usagef(format string, args ...any) error { return usageErr{fmt.Errorf(format, args...)} }
+
 // SampleOptions are the options of `m3eval sample`.
 type SampleOptions struct {
 	Name   string
@@ -33,13 +41,13 @@ type SampleOptions struct {
 // Sample draws a stratified sample of the imported turns and stores it under its name.
 func Sample(ctx context.Context, st *store.Store, o SampleOptions) (*store.SampleInfo, error) {
 	if strings.TrimSpace(o.Name) == "" {
-		return nil, fmt.Errorf("%w: --name is required", ErrUsage)
+		return nil, usagef("--name is required")
 	}
 	if o.N <= 0 {
-		return nil, fmt.Errorf("%w: --n %d: the sample needs at least one turn", ErrUsage, o.N)
+		return nil, usagef("--n %d: the sample needs at least one turn", o.N)
 	}
 	if o.Params.MinPerStratum < 0 {
-		return nil, fmt.Errorf("%w: --min-per-stratum %d is negative", ErrUsage, o.Params.MinPerStratum)
+		return nil, usagef("--min-per-stratum %d is negative", o.Params.MinPerStratum)
 	}
 	if _, err := st.Sample(ctx, o.Name); err == nil {
 		return nil, fmt.Errorf("sample %q exists already (see m3eval sample --show %s); choose another --name", o.Name, o.Name)
@@ -48,10 +56,17 @@ func Sample(ctx context.Context, st *store.Store, o SampleOptions) (*store.Sampl
 	}
 	counts, err := st.SampleStrata(ctx, o.Params)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUsage, err)
+		return nil, usageErr{err}
 	}
-	if len(counts) == 0 {
+	avail := 0
+	for _, c := range counts {
+		avail += c.N
+	}
+	if avail == 0 {
 		return nil, fmt.Errorf("sample %s: no imported turn matches%s", o.Name, describeWhere(o.Params.Where))
+	}
+	if o.N > avail {
+		return nil, usagef("sample %s: --n %d, but only %d imported turns match%s", o.Name, o.N, avail, describeWhere(o.Params.Where))
 	}
 	drawn, err := sample.DrawPositions(counts, sample.Request{N: o.N, MinPerStratum: o.Params.MinPerStratum, Seed: o.Seed})
 	if err != nil {
@@ -122,11 +137,11 @@ func Assign(ctx context.Context, st *store.Store, o AssignOptions) (*AssignResul
 	}
 	for _, r := range prev.Rows {
 		if _, ok := index[r.Annotator]; !ok {
-			return nil, fmt.Errorf("%w: %s is part of the assignment of %s; list every earlier annotator in --annotators (add new ones after them)", ErrUsage, r.Annotator, o.Sample)
+			return nil, usagef("%s is part of the assignment of %s; list every earlier annotator in --annotators (add new ones after them)", r.Annotator, o.Sample)
 		}
 	}
 	if prev.Settings != nil && o.Overlap < prev.Settings.Overlap {
-		return nil, fmt.Errorf("%w: --overlap %d is below the earlier %d; an assignment only grows", ErrUsage, o.Overlap, prev.Settings.Overlap)
+		return nil, usagef("--overlap %d is below the earlier %d; an assignment only grows", o.Overlap, prev.Settings.Overlap)
 	}
 	turns, err := st.SampleTurns(ctx, o.Sample)
 	if err != nil {
@@ -228,13 +243,13 @@ func cleanNames(in []string) ([]string, error) {
 			continue
 		}
 		if seen[n] {
-			return nil, fmt.Errorf("%w: --annotators names %s twice", ErrUsage, n)
+			return nil, usagef("--annotators names %s twice", n)
 		}
 		seen[n] = true
 		out = append(out, n)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: --annotators is required (e.g. alice,bob,carol)", ErrUsage)
+		return nil, usagef("--annotators is required (e.g. alice,bob,carol)")
 	}
 	return out, nil
 }
