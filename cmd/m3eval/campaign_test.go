@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -203,5 +204,30 @@ func TestSampleAssignCLI(t *testing.T) {
 	}
 	if out := mustRun(t, "--db", db, "assign", "--sample", "pilot", "--show"); !strings.Contains(out, "gold rate 0.2") || !strings.Contains(out, "erin") {
 		t.Errorf("--show:\n%s", out)
+	}
+}
+
+// TestAssignGoldErrors: a bad gold file is named with its line and nothing is assigned.
+func TestAssignGoldErrors(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "g.db")
+	mustRun(t, "--db", db, "import", "--demo")
+	mustRun(t, "--db", db, "sample", "--name", "p", "--n", "10", "--by", "action_type")
+	for name, body := range map[string]string{
+		"unknown.jsonl":  `{"sample_id":"nope_turn_1","episode_id":"nope","turn":1,"action_type":"initial","task_type":"t","user_message":"q","vlm_response":"a","expected_answer":"e","human_annotation":{"correctness":3,"reasoning_completeness":3,"overall_quality":3}}` + "\n",
+		"nolabel.jsonl":  `{"sample_id":"demo_en_park_3_turn_1","episode_id":"demo_en_park_3","turn":1,"action_type":"initial","task_type":"t","user_message":"q","vlm_response":"a","expected_answer":"e"}` + "\n",
+		"badvalue.jsonl": `{"sample_id":"demo_en_park_3_turn_1","episode_id":"demo_en_park_3","turn":1,"action_type":"initial","task_type":"t","user_message":"q","vlm_response":"a","expected_answer":"e","human_annotation":{"correctness":9,"reasoning_completeness":3,"overall_quality":3}}` + "\n",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := run(t, "--db", db, "assign", "--sample", "p", "--annotators", "a,b", "--overlap", "2", "--gold", p)
+		if err == nil || !strings.Contains(err.Error(), p+":1") {
+			t.Errorf("%s: error %v, want one naming %s:1", name, err, p)
+		}
+	}
+	if out := mustRun(t, "--db", db, "assign", "--sample", "p", "--show"); !strings.Contains(out, "not assigned yet") {
+		t.Errorf("a failed assign left an assignment:\n%s", out)
 	}
 }
