@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -27,7 +28,8 @@ func newAnnotateCmd(g *globalOptions) *cobra.Command {
 		Long: `Annotate opens the terminal annotator on the queue of imported turns (episode/turn
 order). When a campaign assigns the annotator turns (m3eval assign), the queue holds
 exactly those, episodes kept together and in order, and the header names the campaign;
---campaign picks one when there are several (default: the latest). Every change is saved to the database at once; reopening resumes at the first
+--campaign picks one when there are several (default: the latest); once the queue is
+done, the turns assign --repeat chose come again, to be labeled afresh. Every change is saved to the database at once; reopening resumes at the first
 unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 		Example: `  m3eval annotate --annotator alice
   m3eval annotate --annotator bob --filter action_type=mislead --filter action_type=mislead_subtle`,
@@ -63,7 +65,7 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 			}
 			var q *store.Queue
 			if campaign != "" {
-				q, err = s.OpenCampaignQueue(cmd.Context(), annotator, campaign, filter)
+				q, err = campaignQueue(cmd.Context(), s, annotator, campaign, filter)
 			} else {
 				q, err = s.OpenQueue(cmd.Context(), annotator, filter)
 			}
@@ -95,6 +97,27 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 	cmd.Flags().StringVar(&start, "start", "", "open this sample_id first")
 	cmd.Flags().StringVar(&campaign, "campaign", "", "open your queue of this campaign (default: the latest that assigns you turns)")
 	return cmd
+}
+
+// campaignQueue opens the annotator's queue of the campaign; once every turn of it is
+// submitted, the turns assigned to be shown again (assign --repeat) follow, under the same
+// name and header.
+func campaignQueue(ctx context.Context, s *store.Store, annotator, campaign string, f store.Filter) (*store.Queue, error) {
+	q, err := s.OpenCampaignQueue(ctx, annotator, campaign, f)
+	if err != nil {
+		return nil, err
+	}
+	if _, open, err := q.First(ctx, true); err != nil || open {
+		return q, err
+	}
+	rq, err := s.OpenRepeatQueue(ctx, annotator, campaign, f)
+	if err != nil {
+		return nil, err
+	}
+	if _, open, err := rq.First(ctx, true); err != nil || !open {
+		return q, err
+	}
+	return rq, nil
 }
 
 // parseFilters turns repeated KEY=VALUE flags into a store filter: values of one key are

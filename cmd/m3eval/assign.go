@@ -27,7 +27,9 @@ loads differ by at most one turn and every two annotators share turns (pairwise 
 exists for every pair). Re-running with more annotators or a larger overlap extends the
 assignment: a turn an annotator has started stays theirs. --gold FILE (turns with known
 labels, in the guide's format, already imported) mixes gold turns into every queue so that
-they make up --gold-rate of it; nothing on the annotator's screen tells them apart.
+they make up --gold-rate of it; --repeat R shows R of each annotator's turns to them a
+second time once their queue is done (labeled afresh, for intra-annotator agreement in
+m3eval qc). Nothing on the annotator's screen tells gold or repeated turns apart.
 --show prints the load table and the matrix of turns every pair shares.`,
 		Example: `  m3eval assign --sample pilot --annotators alice,bob,carol,dave --overlap 2
   m3eval assign --sample pilot --annotators alice,bob,carol,dave,erin --overlap 2
@@ -75,6 +77,7 @@ they make up --gold-rate of it; nothing on the annotator's screen tells them apa
 	cmd.Flags().Int64Var(&o.Seed, "seed", 42, "random seed for ties and gold turns")
 	cmd.Flags().StringVar(&o.GoldFile, "gold", "", "labeled turns in the guide's format to use as gold")
 	cmd.Flags().Float64Var(&o.GoldRate, "gold-rate", 0, "share of each queue that is gold, e.g. 0.05 (default 0.05 with --gold)")
+	cmd.Flags().Float64Var(&o.RepeatRate, "repeat", 0, "share of each annotator's turns shown to them again after their queue, e.g. 0.1")
 	cmd.Flags().BoolVar(&show, "show", false, "show the assignment instead of changing it")
 	cmd.Flags().StringVar(&format, "format", "table", "table or json")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write to FILE instead of standard output")

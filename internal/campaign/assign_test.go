@@ -216,3 +216,32 @@ func TestPickGold(t *testing.T) {
 		t.Errorf("rate 1: %v", err)
 	}
 }
+
+func TestPickRepeats(t *testing.T) {
+	own := [][]int64{{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, {11, 12, 13}, nil}
+	got, err := PickRepeats(RepeatRequest{Own: own, Rate: 0.2, Keep: [][]int64{{9, 99}}, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 10 × 0.2 = 2 (9 kept, one more), 3 × 0.2 = 0.6 → 1, none of nothing.
+	if len(got[0]) != 2 || !slices.Contains(got[0], 9) || len(got[1]) != 1 || len(got[2]) != 0 {
+		t.Fatalf("repeats %v", got)
+	}
+	for a, ps := range got {
+		for _, p := range ps {
+			if !slices.Contains(own[a], p) {
+				t.Errorf("annotator %d repeats %d, not one of theirs", a, p)
+			}
+		}
+		if !slices.IsSorted(ps) {
+			t.Errorf("annotator %d: %v not in queue order", a, ps)
+		}
+	}
+	again, _ := PickRepeats(RepeatRequest{Own: own, Rate: 0.2, Keep: got, Seed: 77})
+	if !slices.EqualFunc(again, got, slices.Equal) {
+		t.Errorf("a re-run with the earlier repeats kept moved them: %v vs %v", again, got)
+	}
+	if _, err := PickRepeats(RepeatRequest{Own: own, Rate: 1.5}); !errors.Is(err, ErrAssign) {
+		t.Errorf("rate 1.5: %v", err)
+	}
+}

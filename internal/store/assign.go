@@ -67,7 +67,8 @@ func (s *Store) Campaign(ctx context.Context, name string) (*Campaign, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT an.name, t.id, t.sample_id, x.kind, COALESCE(a.status, '')
 		FROM assignments x JOIN samples sa ON sa.id = x.sample_id
 		JOIN annotators an ON an.id = x.annotator_id JOIN turns t ON t.id = x.turn_id
-		LEFT JOIN annotations a ON a.annotator_id = x.annotator_id AND a.turn_id = x.turn_id
+		LEFT JOIN annotations a ON a.turn_id = x.turn_id AND a.annotator_id = CASE x.kind
+			WHEN 'repeat' THEN (SELECT h.id FROM annotators h WHERE h.repeat_of = x.annotator_id) ELSE x.annotator_id END
 		WHERE sa.name = ? ORDER BY an.name, t.episode_id, t.turn, x.kind`, name)
 	if err != nil {
 		return nil, fmt.Errorf("campaign %q: %w", name, err)
@@ -95,7 +96,7 @@ func (s *Store) Started(ctx context.Context, turnIDs []int64) (map[int64][]strin
 			args[i] = id
 		}
 		rows, err := s.db.QueryContext(ctx, `SELECT a.turn_id, an.name FROM annotations a JOIN annotators an ON an.id = a.annotator_id
-			WHERE a.turn_id IN (`+placeholders(len(ids))+`) ORDER BY a.turn_id, an.name`, args...)
+			WHERE a.turn_id IN (`+placeholders(len(ids))+`) AND an.repeat_of IS NULL ORDER BY a.turn_id, an.name`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("started work: %w", err)
 		}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 )
 
@@ -17,14 +18,50 @@ func (s *Store) OpenCampaignQueue(ctx context.Context, annotator, campaign strin
 	if err != nil {
 		return nil, err
 	}
-	c := condition{`t.id IN (SELECT x.turn_id FROM assignments x WHERE x.annotator_id = ? AND x.sample_id = ? AND x.kind IN ('main', 'gold'))`,
-		[]any{q.annotatorID, id}}
-	if q.rest.sql == "" {
-		q.rest = c
-	} else {
-		q.rest = condition{q.rest.sql + " AND " + c.sql, append(append([]any(nil), q.rest.args...), c.args...)}
-	}
+	q.and(condition{`t.id IN (SELECT x.turn_id FROM assignments x WHERE x.annotator_id = ? AND x.sample_id = ? AND x.kind IN ('main', 'gold'))`,
+		[]any{q.annotatorID, id}})
 	q.campaign = campaign
+	return q, nil
+}
+
+// OpenRepeatQueue opens the annotator's queue of repeated turns in the named campaign: the
+// turns they see a second time, labeled afresh under their hidden repeat row (annotators.
+// repeat_of), so the first label is neither shown nor changed. The queue carries the
+// annotator's own name: nothing on the screen tells a repeated turn apart.
+func (s *Store) OpenRepeatQueue(ctx context.Context, annotator, campaign string, f Filter) (*Queue, error) {
+	id, err := s.sampleID(ctx, s.db, campaign)
+	if err != nil {
+		return nil, fmt.Errorf("open queue: %w", err)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	realID, err := ensureAnnotator(ctx, tx, annotator)
+	if err != nil {
+		return nil, err
+	}
+	var hidden string
+	err = tx.QueryRowContext(ctx, `SELECT name FROM annotators WHERE repeat_of = ?`, realID).Scan(&hidden)
+	if err == sql.ErrNoRows {
+		hidden = fmt.Sprintf("%s (repeat %d)", annotator, realID)
+		if _, err = tx.ExecContext(ctx, `INSERT INTO annotators (name, repeat_of) VALUES (?, ?)`, hidden, realID); err != nil {
+			return nil, fmt.Errorf("open queue: the repeat row of %s: %w", annotator, domainError(err))
+		}
+	} else if err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	q, err := s.OpenQueue(ctx, hidden, f)
+	if err != nil {
+		return nil, err
+	}
+	q.and(condition{`t.id IN (SELECT x.turn_id FROM assignments x WHERE x.annotator_id = ? AND x.sample_id = ? AND x.kind = 'repeat')`,
+		[]any{realID, id}})
+	q.annotator, q.campaign = annotator, campaign
 	return q, nil
 }
 
@@ -46,4 +83,13 @@ func (s *Store) CampaignOf(ctx context.Context, annotator string) (string, error
 		return "", fmt.Errorf("campaign of %s: %w", annotator, err)
 	}
 	return name, nil
+}
+
+// and adds a condition every query of the queue applies (they all include q.rest).
+func (q *Queue) and(c condition) {
+	if q.rest.sql == "" {
+		q.rest = c
+		return
+	}
+	q.rest = condition{q.rest.sql + " AND " + c.sql, append(append([]any(nil), q.rest.args...), c.args...)}
 }

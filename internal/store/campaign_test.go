@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/sample"
 	"github.com/m3bench/m3eval/internal/store"
@@ -203,5 +204,86 @@ func TestFinalLabelsUndoAcrossReopen(t *testing.T) {
 	it, err := s.LoadTurn(ctx, id)
 	if err != nil || it.Turn.SampleID != "epz_turn_2" || len(it.Earlier) != 1 || it.Annotation != nil {
 		t.Errorf("LoadTurn: %+v %v", it, err)
+	}
+}
+
+// TestRepeatQueue: a repeated turn comes back blank in its own queue under the annotator's
+// name, its second label is kept apart (qc reads it; export, status and agreement do not).
+func TestRepeatQueue(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpenDB(t, "", store.Options{})
+	seed(t, s, []string{"initial", "follow_up"})
+	ids := turnIDs(t, s, "epz_turn_1", "epz_turn_2")
+	if err := s.SaveSample(ctx, store.SampleInfo{Name: "p", Size: 2}, []sample.Stratum{{Key: []string{"x"}, Available: 2, Allocated: 2, Drawn: 2, Items: ids}}); err != nil {
+		t.Fatal(err)
+	}
+	rows := []store.Assigned{
+		{Annotator: "alice", TurnID: ids[0], Kind: store.AssignMain}, {Annotator: "alice", TurnID: ids[1], Kind: store.AssignMain},
+		{Annotator: "alice", TurnID: ids[1], Kind: store.AssignRepeat},
+	}
+	if err := s.SaveAssignment(ctx, "p", store.CampaignSettings{Overlap: 1, RepeatRate: 0.5}, rows); err != nil {
+		t.Fatal(err)
+	}
+	label := func(q *store.Queue, id int64, v string) {
+		t.Helper()
+		e := store.Edit{TurnID: id, RubricVersion: "v"}
+		if _, err := q.SetValue(ctx, e, "overall_quality", &v); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := q.Submit(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q, err := s.OpenCampaignQueue(ctx, "alice", "p", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	label(q, ids[0], "4")
+	label(q, ids[1], "5")
+	rq, err := s.OpenRepeatQueue(ctx, "alice", "p", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := refs(t, rq, true); !slices.Equal(got, []string{"epz_turn_2"}) || rq.Annotator() != "alice" || rq.Campaign() != "p" {
+		t.Fatalf("repeat queue %v as %q in %q", got, rq.Annotator(), rq.Campaign())
+	}
+	it, err := rq.Load(ctx, store.Ref{TurnID: ids[1]})
+	if err != nil || it.Annotation != nil {
+		t.Fatalf("the repeated turn is not blank: %+v %v", it.Annotation, err)
+	}
+	label(rq, ids[1], "2")
+	// The first label is untouched; the second is only in Review's repeats.
+	d, err := s.Review(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Labels) != 2 || d.Labels[1].Values["overall_quality"] != "5" || len(d.Repeats) != 1 ||
+		d.Repeats[0].Annotator != "alice" || d.Repeats[0].Values["overall_quality"] != "2" {
+		t.Fatalf("review %+v", d)
+	}
+	names, err := s.ExportAnnotators(ctx, store.ExportOptions{IncludeDrafts: true})
+	if err != nil || !slices.Equal(names, []string{"alice"}) {
+		t.Errorf("export annotators %v %v", names, err)
+	}
+	n := 0
+	if err := s.Export(ctx, store.ExportOptions{IncludeDrafts: true}, func(l *dataset.Labeled) error { n += len(l.Labels); return nil }); err != nil || n != 2 {
+		t.Errorf("export has %d labels (%v), want alice's 2", n, err)
+	}
+	st, err := s.Status(ctx)
+	if err != nil || len(st.Annotators) != 1 || st.Annotators[0].Done != 2 {
+		t.Errorf("status %+v %v", st, err)
+	}
+	c, err := s.Campaign(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range c.Rows {
+		if r.Status != "done" {
+			t.Errorf("%s %s: status %q", r.SampleID, r.Kind, r.Status)
+		}
+	}
+	// Reopening finds the same hidden row.
+	if _, err := s.OpenRepeatQueue(ctx, "alice", "p", nil); err != nil {
+		t.Fatal(err)
 	}
 }

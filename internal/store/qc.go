@@ -22,7 +22,7 @@ type ReviewLabel struct {
 }
 
 // ReviewData is what `m3eval qc` and adjudication read: submitted labels, gold labels and
-// the second labels of repeated turns.
+// the second labels of repeated turns (Repeats, under the real annotator's name).
 type ReviewData struct {
 	Labels  []ReviewLabel
 	Gold    map[string]rubric.Values // by sample_id
@@ -46,7 +46,7 @@ func (s *Store) Review(ctx context.Context, campaign string) (*ReviewData, error
 		COALESCE(a.annotated_at, a.updated_at),
 		(SELECT json_group_object(v.field, v.value) FROM annotation_values v WHERE v.annotation_id = a.id)
 		FROM annotations a JOIN annotators an ON an.id = a.annotator_id JOIN turns t ON t.id = a.turn_id
-		WHERE a.status = 'done' AND `+where+` ORDER BY t.episode_id, t.turn, an.name`, args...)
+		WHERE a.status = 'done' AND an.repeat_of IS NULL AND `+where+` ORDER BY t.episode_id, t.turn, an.name`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("review: %w", err)
 	}
@@ -90,9 +90,13 @@ func (s *Store) Review(ctx context.Context, campaign string) (*ReviewData, error
 	if err := g.Err(); err != nil {
 		return nil, err
 	}
-	r, err := s.db.QueryContext(ctx, `SELECT an.name, t.id, t.sample_id, json_group_object(r.field, r.value)
-		FROM repeat_annotations r JOIN annotators an ON an.id = r.annotator_id JOIN turns t ON t.id = r.turn_id
-		GROUP BY r.annotator_id, r.turn_id ORDER BY an.name, t.episode_id, t.turn`)
+	// Second labels of repeated turns: submitted annotations of the hidden repeat rows, under
+	// the real annotator's name.
+	r, err := s.db.QueryContext(ctx, `SELECT real.name, t.id, t.sample_id,
+		(SELECT json_group_object(v.field, v.value) FROM annotation_values v WHERE v.annotation_id = a.id)
+		FROM annotations a JOIN annotators hid ON hid.id = a.annotator_id JOIN annotators real ON real.id = hid.repeat_of
+		JOIN turns t ON t.id = a.turn_id
+		WHERE a.status = 'done' ORDER BY real.name, t.episode_id, t.turn`)
 	if err != nil {
 		return nil, fmt.Errorf("review repeats: %w", err)
 	}

@@ -14,10 +14,12 @@ type annotatorLoad struct {
 	Name      string   `json:"name"`
 	Turns     int      `json:"turns"`
 	Gold      int      `json:"gold"`
+	Repeats   int      `json:"repeats"`
 	Done      int      `json:"done"`
 	Started   int      `json:"started"`
 	SampleIDs []string `json:"sample_ids"`
 	GoldIDs   []string `json:"gold_sample_ids"`
+	RepeatIDs []string `json:"repeat_sample_ids"`
 }
 
 // Loads sums a campaign per annotator, in name order, and counts the sampled turns every two
@@ -31,7 +33,7 @@ func Loads(c *store.Campaign) ([]annotatorLoad, [][]int) {
 		if !ok {
 			i = len(out)
 			idx[r.Annotator] = i
-			out = append(out, annotatorLoad{Name: r.Annotator, SampleIDs: []string{}, GoldIDs: []string{}})
+			out = append(out, annotatorLoad{Name: r.Annotator, SampleIDs: []string{}, GoldIDs: []string{}, RepeatIDs: []string{}})
 		}
 		a := &out[i]
 		switch r.Kind {
@@ -42,6 +44,9 @@ func Loads(c *store.Campaign) ([]annotatorLoad, [][]int) {
 		case store.AssignGold:
 			a.Gold++
 			a.GoldIDs = append(a.GoldIDs, r.SampleID)
+		case store.AssignRepeat:
+			a.Repeats++
+			a.RepeatIDs = append(a.RepeatIDs, r.SampleID)
 		}
 		if r.Status == "done" {
 			a.Done++
@@ -81,6 +86,7 @@ func WriteCampaign(w io.Writer, c *store.Campaign, warnings []string, f Format) 
 			Sample     string          `json:"sample"`
 			Overlap    int             `json:"overlap"`
 			GoldRate   float64         `json:"gold_rate"`
+			RepeatRate float64         `json:"repeat_rate"`
 			Seed       int64           `json:"seed"`
 			AssignedAt string          `json:"assigned_at"`
 			Annotators []annotatorLoad `json:"annotators"`
@@ -88,7 +94,7 @@ func WriteCampaign(w io.Writer, c *store.Campaign, warnings []string, f Format) 
 			Warnings   []string        `json:"warnings"`
 		}{Sample: c.Sample.Name, Annotators: loads, Pairs: []pairJSON{}, Warnings: append([]string{}, warnings...)}
 		if c.Settings != nil {
-			out.Overlap, out.GoldRate, out.Seed = c.Settings.Overlap, c.Settings.GoldRate, c.Settings.Seed
+			out.Overlap, out.GoldRate, out.RepeatRate, out.Seed = c.Settings.Overlap, c.Settings.GoldRate, c.Settings.RepeatRate, c.Settings.Seed
 			out.AssignedAt = c.Settings.AssignedAt.Format(time.RFC3339)
 		}
 		if out.Annotators == nil {
@@ -109,13 +115,17 @@ func WriteCampaign(w io.Writer, c *store.Campaign, warnings []string, f Format) 
 	if c.Settings.GoldRate > 0 {
 		fmt.Fprintf(w, ", gold rate %g", c.Settings.GoldRate)
 	}
+	if c.Settings.RepeatRate > 0 {
+		fmt.Fprintf(w, ", repeat share %g", c.Settings.RepeatRate)
+	}
 	fmt.Fprintf(w, ", assigned %s\n", c.Settings.AssignedAt.Format("2006-01-02 15:04 UTC"))
 	var rows [][]string
 	for _, l := range loads {
-		rows = append(rows, []string{clean(l.Name), strconv.Itoa(l.Turns), strconv.Itoa(l.Gold), strconv.Itoa(l.Turns + l.Gold),
-			strconv.Itoa(l.Started), strconv.Itoa(l.Done)})
+		rows = append(rows, []string{clean(l.Name), strconv.Itoa(l.Turns), strconv.Itoa(l.Gold), strconv.Itoa(l.Repeats),
+			strconv.Itoa(l.Turns + l.Gold + l.Repeats), strconv.Itoa(l.Started), strconv.Itoa(l.Done)})
 	}
-	if err := grid(w, []string{"annotator", "turns", "gold", "queue", "started", "done"}, rows, map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true}); err != nil {
+	if err := grid(w, []string{"annotator", "turns", "gold", "repeats", "queue", "started", "done"}, rows,
+		map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 6: true}); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "sampled turns shared by each pair (diagonal: the annotator's own):")

@@ -111,7 +111,10 @@ type AssignOptions struct {
 	// the share of every queue they make up.
 	GoldFile string
 	GoldRate float64
-	Rubric   *rubric.Rubric
+	// RepeatRate is the share of each annotator's sampled turns shown to them a second time,
+	// after their queue, for intra-annotator agreement.
+	RepeatRate float64
+	Rubric     *rubric.Rubric
 }
 
 // AssignResult is what an assignment did.
@@ -167,6 +170,7 @@ func Assign(ctx context.Context, st *store.Store, o AssignOptions) (*AssignResul
 		}
 	}
 	keepGold := make([][]int64, len(names))
+	keepRepeat := make([][]int64, len(names))
 	for _, r := range prev.Rows {
 		a := index[r.Annotator]
 		switch r.Kind {
@@ -176,6 +180,8 @@ func Assign(ctx context.Context, st *store.Store, o AssignOptions) (*AssignResul
 			}
 		case store.AssignGold:
 			keepGold[a] = append(keepGold[a], r.TurnID)
+		case store.AssignRepeat:
+			keepRepeat[a] = append(keepRepeat[a], r.TurnID)
 		}
 	}
 	asg, err := campaign.Assign(req)
@@ -215,6 +221,15 @@ func Assign(ctx context.Context, st *store.Store, o AssignOptions) (*AssignResul
 			}
 		}
 	}
+	repeats, err := campaign.PickRepeats(campaign.RepeatRequest{Own: own, Rate: o.RepeatRate, Keep: keepRepeat, Seed: uint64(o.Seed)})
+	if err != nil {
+		return nil, fmt.Errorf("assign %s: %w", o.Sample, err)
+	}
+	for a, ps := range repeats {
+		for _, p := range ps {
+			rows = append(rows, store.Assigned{Annotator: names[a], TurnID: p, Kind: store.AssignRepeat})
+		}
+	}
 	// Started gold work stays too.
 	for _, r := range prev.Rows {
 		if r.Kind == store.AssignGold && r.Status != "" && !slices.ContainsFunc(rows, func(x store.Assigned) bool {
@@ -223,7 +238,7 @@ func Assign(ctx context.Context, st *store.Store, o AssignOptions) (*AssignResul
 			rows = append(rows, store.Assigned{Annotator: r.Annotator, TurnID: r.TurnID, Kind: r.Kind})
 		}
 	}
-	set := store.CampaignSettings{Overlap: o.Overlap, GoldRate: o.GoldRate, Seed: o.Seed}
+	set := store.CampaignSettings{Overlap: o.Overlap, GoldRate: o.GoldRate, RepeatRate: o.RepeatRate, Seed: o.Seed}
 	if err := st.SaveAssignment(ctx, o.Sample, set, rows); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,6 @@
 -- A team campaign: named samples of turns, their assignment to annotators, gold labels mixed
--- into the queues, repeats for intra-annotator agreement, and the final labels adjudication
--- settles on.
+-- into the queues, repeated turns for intra-annotator agreement, and the final labels
+-- adjudication settles on.
 
 CREATE TABLE samples (
     id         INTEGER PRIMARY KEY,
@@ -40,7 +40,7 @@ CREATE TABLE campaigns (
 );
 
 -- kind: 'main' (a sampled turn), 'gold' (a turn with a known label) or 'repeat' (a turn the
--- annotator sees a second time; its label is kept in repeat_annotations).
+-- annotator sees a second time, labeled under their hidden repeat row).
 CREATE TABLE assignments (
     sample_id    INTEGER NOT NULL REFERENCES campaigns (sample_id) ON DELETE CASCADE,
     annotator_id INTEGER NOT NULL REFERENCES annotators (id),
@@ -59,15 +59,11 @@ CREATE TABLE gold_labels (
     PRIMARY KEY (turn_id, field)
 ) WITHOUT ROWID;
 
--- The second label of a repeated turn, by field.
-CREATE TABLE repeat_annotations (
-    annotator_id INTEGER NOT NULL REFERENCES annotators (id),
-    turn_id      INTEGER NOT NULL REFERENCES turns (id) ON DELETE CASCADE,
-    field        TEXT    NOT NULL,
-    value        TEXT    NOT NULL,
-    at           TEXT    NOT NULL,
-    PRIMARY KEY (annotator_id, turn_id, field)
-) WITHOUT ROWID;
+-- A repeated turn is labeled a second time under a hidden annotator row that points at the
+-- real annotator (repeat_of): the queue machinery stays the same, and every reader of
+-- labels (export, status, agreement, scores) leaves those rows out.
+ALTER TABLE annotators ADD COLUMN repeat_of INTEGER REFERENCES annotators (id);
+CREATE UNIQUE INDEX annotators_repeat_of ON annotators (repeat_of) WHERE repeat_of IS NOT NULL;
 
 -- Final labels an adjudicator settled, one per turn and field, with where each came from.
 CREATE TABLE final_labels (
