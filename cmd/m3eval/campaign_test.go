@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -229,5 +230,116 @@ func TestAssignGoldErrors(t *testing.T) {
 	}
 	if out := mustRun(t, "--db", db, "assign", "--sample", "p", "--show"); !strings.Contains(out, "not assigned yet") {
 		t.Errorf("a failed assign left an assignment:\n%s", out)
+	}
+}
+
+// TestRepeatCLI: assign --repeat puts a share of each queue again after it; annotate opens
+// those once the queue is done; qc flags the annotator whose second answers differ.
+func TestRepeatCLI(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "r.db")
+	mustRun(t, "--db", db, "import", "--demo")
+	mustRun(t, "--db", db, "sample", "--name", "p", "--n", "20", "--by", "action_type")
+	a := decodeAssign(t, mustRun(t, "--db", db, "assign", "--sample", "p", "--annotators", "ann,ben", "--overlap", "2", "--repeat", "0.2", "--format", "json"))
+	var repeats struct {
+		Annotators []struct {
+			Repeats   int      `json:"repeats"`
+			RepeatIDs []string `json:"repeat_sample_ids"`
+		} `json:"annotators"`
+	}
+	out := mustRun(t, "--db", db, "assign", "--sample", "p", "--show", "--format", "json")
+	if err := json.Unmarshal([]byte(out), &repeats); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range repeats.Annotators {
+		if r.Repeats != 4 {
+			t.Errorf("%s repeats %d turns, want 4 of 20", a.Annotators[i].Name, r.Repeats)
+		}
+		for _, id := range r.RepeatIDs {
+			if !slices.Contains(a.Annotators[i].SampleIDs, id) {
+				t.Errorf("%s repeats %s, not one of their turns", a.Annotators[i].Name, id)
+			}
+		}
+	}
+	s, err := store.Open(ctx, db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	labelAll := func(q *store.Queue, score func(sampleID string) string) int {
+		t.Helper()
+		n := 0
+		ref, ok, err := q.First(ctx, true)
+		for ok && err == nil {
+			it, lerr := q.Load(ctx, ref)
+			if lerr != nil {
+				t.Fatal(lerr)
+			}
+			e := store.Edit{TurnID: ref.TurnID, RubricVersion: "v"}
+			v := score(it.Turn.SampleID)
+			for _, f := range []string{"correctness", "reasoning_completeness", "overall_quality"} {
+				if _, err := q.SetValue(ctx, e, f, &v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := q.Submit(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+			n++
+			ref, ok, err = q.Next(ctx, ref, true)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	quality := func(id string) string { return strconv.Itoa(1 + len(id)%5) }
+	for _, who := range []string{"ann", "ben"} {
+		q, err := campaignQueue(ctx, s, who, "p", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := labelAll(q, quality); n != 20 {
+			t.Fatalf("%s labeled %d turns of the main queue", who, n)
+		}
+		// With the queue done, annotate opens the repeated turns, blank, under the same name.
+		rq, err := campaignQueue(ctx, s, who, "p", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rq.Annotator() != who || rq.Campaign() != "p" {
+			t.Fatalf("repeat queue of %s: %q %q", who, rq.Annotator(), rq.Campaign())
+		}
+		second := quality
+		if who == "ben" {
+			second = func(id string) string { return strconv.Itoa(5 - len(id)%5) }
+		}
+		if n := labelAll(rq, second); n != 4 {
+			t.Fatalf("%s labeled %d repeated turns", who, n)
+		}
+	}
+	var rep struct {
+		Annotators []struct {
+			Annotator      string   `json:"annotator"`
+			Items          int      `json:"items"`
+			IntraAgreement *float64 `json:"intra_agreement"`
+			Flags          []struct{ Check string }
+		} `json:"annotators"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, "--db", db, "qc", "--campaign", "p", "--format", "json")), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Annotators) != 2 {
+		t.Fatalf("qc reports %d annotators (the hidden repeat rows must not count)", len(rep.Annotators))
+	}
+	for _, a := range rep.Annotators {
+		intraFlag := slices.ContainsFunc(a.Flags, func(f struct{ Check string }) bool { return f.Check == "intra_agreement" })
+		if a.Items != 20 || a.IntraAgreement == nil || (a.Annotator == "ann") == intraFlag {
+			t.Errorf("%s: %d items, intra %v, flagged %v", a.Annotator, a.Items, a.IntraAgreement, intraFlag)
+		}
+	}
+	if out := mustRun(t, "--db", db, "status"); strings.Contains(out, "repeat") {
+		t.Errorf("status shows the hidden repeat rows:\n%s", out)
 	}
 }
