@@ -58,6 +58,12 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 				return err
 			}
 			defer s.Close()
+			if hidden, err := s.IsRepeatRow(cmd.Context(), annotator); err != nil || hidden {
+				if err == nil {
+					err = usageErrorf("--annotator %q: the name keeps another annotator's repeated labels; choose another", annotator)
+				}
+				return err
+			}
 			if campaign == "" {
 				if campaign, err = s.CampaignOf(cmd.Context(), annotator); err != nil {
 					return err

@@ -342,4 +342,12 @@ func TestRepeatCLI(t *testing.T) {
 	if out := mustRun(t, "--db", db, "status"); strings.Contains(out, "repeat") {
 		t.Errorf("status shows the hidden repeat rows:\n%s", out)
 	}
+	hidden, err := s.IsRepeatRow(ctx, "ben (repeat 2)")
+	if err != nil || !hidden {
+		t.Fatalf("ben's repeat row: %v %v", hidden, err)
+	}
+	var ue *usageError
+	if _, err := run(t, "--db", db, "annotate", "--annotator", "ben (repeat 2)"); !errors.As(err, &ue) {
+		t.Errorf("annotating under a hidden repeat row: %v", err)
+	}
 }

@@ -93,3 +93,13 @@ func (q *Queue) and(c condition) {
 	}
 	q.rest = condition{q.rest.sql + " AND " + c.sql, append(append([]any(nil), q.rest.args...), c.args...)}
 }
+
+// IsRepeatRow tells whether name is the hidden row that keeps someone's repeated labels, a
+// name nobody may annotate under.
+func (s *Store) IsRepeatRow(ctx context.Context, name string) (bool, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM annotators WHERE name = ? AND repeat_of IS NOT NULL`, name).Scan(&n); err != nil {
+		return false, fmt.Errorf("annotator %s: %w", name, err)
+	}
+	return n > 0, nil
+}
