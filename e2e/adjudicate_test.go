@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -64,14 +63,7 @@ func TestAdjudicateScreenKillResume(t *testing.T) {
 	bin := build(t)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "adj.db")
-	m3 := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command(bin, append([]string{"--db", db}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("m3eval %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
+	m3 := cli(t, bin, db)
 	m3("import", "--demo")
 	// ann and ben are 2 apart on the scales of the first two turns, one apart elsewhere.
 	for _, who := range []string{"ann", "ben"} {

@@ -16,14 +16,7 @@ func TestAnnotateCampaignQueue(t *testing.T) {
 	term := newTerminal(t)
 	bin := build(t)
 	db := filepath.Join(t.TempDir(), "campaign.db")
-	m3 := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command(bin, append([]string{"--db", db}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("m3eval %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
+	m3 := cli(t, bin, db)
 	m3("import", "--demo")
 	m3("sample", "--name", "pilot", "--n", "12", "--by", "action_type", "--seed", "3")
 	var a struct {
@@ -50,4 +43,17 @@ func TestAnnotateCampaignQueue(t *testing.T) {
 		t.Errorf("zoe's header names a campaign:\n%s", s)
 	}
 	term.keys("d", "q")
+}
+
+// cli returns a runner of the built binary on one database that fails the test on an error
+// and returns what the command printed.
+func cli(t *testing.T, bin, db string) func(args ...string) string {
+	return func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(bin, append([]string{"--db", db}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("m3eval %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
 }
