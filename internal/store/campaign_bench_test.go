@@ -24,6 +24,7 @@ func BenchmarkSampleAssign1M(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
+	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		name := fmt.Sprintf("bench%d", i)
 		start := time.Now()
