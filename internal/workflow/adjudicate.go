@@ -55,6 +55,7 @@ type FinalCounts struct {
 	Adjudicated, Agreed, Single, Unresolved int
 }
 
+// String implements fmt.Stringer: the line export --final prints on standard error.
 func (c FinalCounts) String() string {
 	return fmt.Sprintf("%d adjudicated, %d agreed, %d single-annotator; %d disputed turns left out until adjudicated",
 		c.Adjudicated, c.Agreed, c.Single, c.Unresolved)

@@ -25,8 +25,11 @@ var ErrUsage = errors.New("usage")
 // usageErr is an error that Is ErrUsage without saying so in its text.
 type usageErr struct{ error }
 
+// Is makes errors.Is(err, ErrUsage) hold.
 func (e usageErr) Is(target error) bool { return target == ErrUsage }
-func (e usageErr) Unwrap() error        { return e.error }
+
+// Unwrap gives the error inside.
+func (e usageErr) Unwrap() error { return e.error }
 
 func usagef(format string, args ...any) error { return usageErr{fmt.Errorf(format, args...)} }
 
