@@ -76,14 +76,23 @@ m3eval qc). Nothing on the annotator's screen tells gold or repeated turns apart
 	cmd.Flags().IntVar(&o.Overlap, "overlap", 0, "annotators per turn")
 	cmd.Flags().Int64Var(&o.Seed, "seed", 42, "random seed for ties and gold turns")
 	cmd.Flags().StringVar(&o.GoldFile, "gold", "", "labeled turns in the guide's format to use as gold")
-	cmd.Flags().Float64Var(&o.GoldRate, "gold-rate", 0, "share of each queue that is gold, e.g. 0.05 (default 0.05 with --gold)")
-	cmd.Flags().Float64Var(&o.RepeatRate, "repeat", 0, "share of each annotator's turns shown to them again after their queue, e.g. 0.1")
+	cmd.Flags().Float64Var(&o.GoldRate, "gold-rate", 0, "share of each queue that is gold, e.g. 0.05 (default: the earlier run's, or 0.05 with --gold)")
+	cmd.Flags().Float64Var(&o.RepeatRate, "repeat", 0, "share of each annotator's turns shown to them again after their queue, e.g. 0.1 (default: the earlier run's)")
 	cmd.Flags().BoolVar(&show, "show", false, "show the assignment instead of changing it")
 	cmd.Flags().StringVar(&format, "format", "table", "table or json")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write to FILE instead of standard output")
 	cmd.PreRun = func(cmd *cobra.Command, _ []string) {
-		if o.GoldFile != "" && !cmd.Flags().Changed("gold-rate") {
+		// Unless given, a re-run keeps the earlier rates (a first run: none, or 0.05 of gold
+		// with --gold).
+		switch {
+		case cmd.Flags().Changed("gold-rate"):
+		case o.GoldFile != "":
 			o.GoldRate = 0.05
+		default:
+			o.GoldRate = -1
+		}
+		if !cmd.Flags().Changed("repeat") {
+			o.RepeatRate = -1
 		}
 	}
 	return cmd

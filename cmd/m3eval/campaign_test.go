@@ -206,6 +206,13 @@ func TestSampleAssignCLI(t *testing.T) {
 	if out := mustRun(t, "--db", db, "assign", "--sample", "pilot", "--show"); !strings.Contains(out, "gold rate 0.2") || !strings.Contains(out, "erin") {
 		t.Errorf("--show:\n%s", out)
 	}
+	// A re-run without the gold flags keeps the gold rate and the gold turns given.
+	again := decodeAssign(t, mustRun(t, "--db", db, "assign", "--sample", "pilot", "--annotators", "alice,bob,carol,dave,erin", "--overlap", "3", "--format", "json"))
+	for i, an := range again.Annotators {
+		if !slices.Equal(an.GoldIDs, g.Annotators[i].GoldIDs) || !slices.Equal(an.SampleIDs, g.Annotators[i].SampleIDs) {
+			t.Errorf("%s: a plain re-run moved work: gold %v -> %v", an.Name, g.Annotators[i].GoldIDs, an.GoldIDs)
+		}
+	}
 }
 
 // TestAssignGoldErrors: a bad gold file is named with its line and nothing is assigned.

@@ -111,7 +111,8 @@ type AssignOptions struct {
 	Overlap    int
 	Seed       int64
 	// GoldFile, when set, holds turns with known labels in the guide's format; GoldRate is
-	// the share of every queue they make up.
+	// the share of every queue they make up. A negative GoldRate or RepeatRate keeps the
+	// earlier assignment's (0 for a first one).
 	GoldFile string
 	GoldRate float64
 	// RepeatRate is the share of each annotator's sampled turns shown to them a second time,
@@ -144,6 +145,18 @@ func Assign(ctx context.Context, st *store.Store, o AssignOptions) (*AssignResul
 	for _, r := range prev.Rows {
 		if _, ok := index[r.Annotator]; !ok {
 			return nil, usagef("%s is part of the assignment of %s; list every earlier annotator in --annotators (add new ones after them)", r.Annotator, o.Sample)
+		}
+	}
+	if o.GoldRate < 0 || o.RepeatRate < 0 {
+		var g, r float64
+		if prev.Settings != nil {
+			g, r = prev.Settings.GoldRate, prev.Settings.RepeatRate
+		}
+		if o.GoldRate < 0 {
+			o.GoldRate = g
+		}
+		if o.RepeatRate < 0 {
+			o.RepeatRate = r
 		}
 	}
 	if prev.Settings != nil && o.Overlap < prev.Settings.Overlap {
