@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -14,6 +13,7 @@ import (
 	"github.com/m3bench/m3eval/internal/campaign"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 // AdjudicationStore is what the adjudication screen needs of the database.
@@ -391,7 +391,7 @@ func (m *AdjudicateModel) table(w int) string {
 			if !ok {
 				v = "–"
 			}
-			b.WriteString(m.st.Value.Render(cell(clean(v))))
+			b.WriteString(m.st.Value.Render(cell(textsafe.Line(v))))
 		}
 		v, ok := fin.Values[f.Name]
 		switch src := fin.Fields[f.Name]; {
@@ -406,7 +406,7 @@ func (m *AdjudicateModel) table(w int) string {
 	if m.o.Rubric.CommentField != "" {
 		for i, l := range c.Labels {
 			if x := strings.TrimSpace(l.Values[m.o.Rubric.CommentField]); x != "" {
-				b.WriteString("\n" + m.st.Dim.Render(ansi.Truncate(fmt.Sprintf("  %c: %s", 'A'+i, clean(x)), w, "…")))
+				b.WriteString("\n" + m.st.Dim.Render(ansi.Truncate(fmt.Sprintf("  %c: %s", 'A'+i, textsafe.Line(x)), w, "…")))
 			}
 		}
 	}
@@ -439,12 +439,5 @@ func (m *AdjudicateModel) messageLine(w int) string {
 	return m.st.Warning.Render(ansi.Truncate(strings.Join(ds, " · "), w, "…"))
 }
 
-// clean keeps control characters (escape sequences included) from the data off the screen.
-func clean(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r != '\n' && unicode.IsControl(r) {
-			return '�'
-		}
-		return r
-	}, s)
-}
+// clean makes text from data safe to draw: escape sequences show as text, newlines stay.
+func clean(s string) string { return textsafe.String(s) }

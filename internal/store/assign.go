@@ -67,7 +67,7 @@ func (s *Store) Campaign(ctx context.Context, name string) (*Campaign, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT an.name, t.id, t.sample_id, x.kind, COALESCE(a.status, '')
 		FROM assignments x JOIN samples sa ON sa.id = x.sample_id
 		JOIN annotators an ON an.id = x.annotator_id JOIN turns t ON t.id = x.turn_id
-		LEFT JOIN annotations a ON a.turn_id = x.turn_id AND a.annotator_id = CASE x.kind
+		LEFT JOIN visible_annotations a ON a.turn_id = x.turn_id AND a.annotator_id = CASE x.kind
 			WHEN 'repeat' THEN (SELECT h.id FROM annotators h WHERE h.repeat_of = x.annotator_id) ELSE x.annotator_id END
 		WHERE sa.name = ? ORDER BY an.name, t.episode_id, t.turn, x.kind`, name)
 	if err != nil {
@@ -85,7 +85,7 @@ func (s *Store) Campaign(ctx context.Context, name string) (*Campaign, error) {
 }
 
 // Started lists, for the given turns, which annotators have an annotation of them (any
-// status): work that must not move.
+// status, also one an import under way is writing): work that must not move.
 func (s *Store) Started(ctx context.Context, turnIDs []int64) (map[int64][]string, error) {
 	out := map[int64][]string{}
 	const chunk = 500
@@ -208,7 +208,7 @@ func (s *Store) PutGoldLabels(ctx context.Context, source string, labels []GoldL
 	defer tx.Rollback()
 	ids := make([]int64, len(labels))
 	for i, l := range labels {
-		if err := tx.QueryRowContext(ctx, `SELECT id FROM turns WHERE sample_id = ?`, l.SampleID).Scan(&ids[i]); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT id FROM visible_turns WHERE sample_id = ?`, l.SampleID).Scan(&ids[i]); err != nil {
 			return nil, fmt.Errorf("%s: sample_id %q: %w (import the gold turns first: m3eval import %s)", l.Where, l.SampleID, domainError(err), source)
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM gold_labels WHERE turn_id = ?`, ids[i]); err != nil {
@@ -228,7 +228,7 @@ func (s *Store) PutGoldLabels(ctx context.Context, source string, labels []GoldL
 
 // GoldTurns lists the turns with a known label, in queue order.
 func (s *Store) GoldTurns(ctx context.Context) ([]SampleTurn, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT t.id, t.sample_id, t.episode_id, t.turn FROM turns t
+	rows, err := s.db.QueryContext(ctx, `SELECT t.id, t.sample_id, t.episode_id, t.turn FROM visible_turns t
 		WHERE t.id IN (SELECT turn_id FROM gold_labels) ORDER BY t.episode_id, t.turn`)
 	if err != nil {
 		return nil, fmt.Errorf("gold turns: %w", err)

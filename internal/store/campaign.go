@@ -54,15 +54,15 @@ type SampleParams struct {
 	MinPerStratum int                 `json:"min_per_stratum"`
 }
 
-// SampleStrata counts the population of a sample: the turns that match Where, grouped by
-// the values of By, sorted by key. SQLite does the counting, so a million turns never
+// SampleStrata counts the population of a sample: the visible turns (none of an import
+// still under way) that match Where, grouped by the values of By, sorted by key. SQLite does the counting, so a million turns never
 // travel to Go.
 func (s *Store) SampleStrata(ctx context.Context, p SampleParams) ([]sample.Count, error) {
 	cols, where, args, err := sampleSQL(p)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+strings.Join(cols, ", ")+`, count(*) FROM turns t WHERE `+where+
+	rows, err := s.db.QueryContext(ctx, `SELECT `+strings.Join(cols, ", ")+`, count(*) FROM visible_turns t WHERE `+where+
 		` GROUP BY `+strings.Join(cols, ", "), args...)
 	if err != nil {
 		return nil, fmt.Errorf("sample: %w", err)
@@ -105,7 +105,7 @@ func (s *Store) SampleTurnIDs(ctx context.Context, p SampleParams, key []string,
 		where += " AND " + c + " = ?"
 		args = append(args, key[i])
 	}
-	stmt, err := s.db.PrepareContext(ctx, `SELECT t.id, t.episode_id, t.turn FROM turns t WHERE `+where+
+	stmt, err := s.db.PrepareContext(ctx, `SELECT t.id, t.episode_id, t.turn FROM visible_turns t WHERE `+where+
 		` AND (t.episode_id, t.turn) > (?, ?) ORDER BY t.episode_id, t.turn LIMIT 1 OFFSET ?`)
 	if err != nil {
 		return nil, fmt.Errorf("sample: %w", err)

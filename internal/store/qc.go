@@ -29,7 +29,7 @@ type ReviewData struct {
 	Repeats []ReviewLabel
 }
 
-// Review reads the submitted labels — of the named campaign's annotators on its turns (its
+// Review reads the submitted, visible labels — of the named campaign's annotators on its turns (its
 // sample and gold turns), or of everybody on every turn when campaign is "" — in queue
 // order, with the gold labels and repeats.
 func (s *Store) Review(ctx context.Context, campaign string) (*ReviewData, error) {
@@ -45,7 +45,7 @@ func (s *Store) Review(ctx context.Context, campaign string) (*ReviewData, error
 	rows, err := s.db.QueryContext(ctx, `SELECT an.name, t.id, t.sample_id, t.action_type, t.turn, a.active_ms,
 		COALESCE(a.annotated_at, a.updated_at),
 		(SELECT json_group_object(v.field, v.value) FROM annotation_values v WHERE v.annotation_id = a.id)
-		FROM annotations a JOIN annotators an ON an.id = a.annotator_id JOIN turns t ON t.id = a.turn_id
+		FROM visible_annotations a JOIN annotators an ON an.id = a.annotator_id JOIN visible_turns t ON t.id = a.turn_id
 		WHERE a.status = 'done' AND an.repeat_of IS NULL AND `+where+` ORDER BY t.episode_id, t.turn, an.name`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("review: %w", err)
@@ -94,8 +94,8 @@ func (s *Store) Review(ctx context.Context, campaign string) (*ReviewData, error
 	// the real annotator's name.
 	r, err := s.db.QueryContext(ctx, `SELECT real.name, t.id, t.sample_id,
 		(SELECT json_group_object(v.field, v.value) FROM annotation_values v WHERE v.annotation_id = a.id)
-		FROM annotations a JOIN annotators hid ON hid.id = a.annotator_id JOIN annotators real ON real.id = hid.repeat_of
-		JOIN turns t ON t.id = a.turn_id
+		FROM visible_annotations a JOIN annotators hid ON hid.id = a.annotator_id JOIN annotators real ON real.id = hid.repeat_of
+		JOIN visible_turns t ON t.id = a.turn_id
 		WHERE a.status = 'done' ORDER BY real.name, t.episode_id, t.turn`)
 	if err != nil {
 		return nil, fmt.Errorf("review repeats: %w", err)

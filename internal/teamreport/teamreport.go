@@ -8,11 +8,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/lipgloss/table"
 	"github.com/muesli/termenv"
+
+	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 // Format is an output format.
@@ -37,22 +38,8 @@ func ParseFormat(s string, allowed ...Format) (Format, error) {
 	return "", fmt.Errorf("--format %q: use one of %s", s, strings.Join(names, ", "))
 }
 
-// clean escapes control characters (escape sequences included) so data cannot drive the
-// terminal; the rest, CJK included, passes unchanged.
-func clean(s string) string {
-	if strings.IndexFunc(s, unicode.IsControl) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			fmt.Fprintf(&b, "\\x%02x", r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+// clean makes a value from data safe for one cell or line: escape sequences show as text.
+func clean(s string) string { return textsafe.Line(s) }
 
 // grid renders rows under headers as a bordered table whose columns fit the widest cell
 // (wide characters count two). Numeric columns (right) are aligned right.

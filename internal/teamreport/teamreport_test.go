@@ -25,7 +25,7 @@ func TestSampleTableAlignsAndEscapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	if strings.Contains(out, "\x1b") || !strings.Contains(out, `red\x1b[31m`) || !strings.Contains(out, "(none)") {
+	if strings.Contains(out, "\x1b") || !strings.Contains(out, "red␛[31m") || !strings.Contains(out, "(none)") {
 		t.Fatalf("escaping:\n%s", out)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")[1:] // the table, after the title line
