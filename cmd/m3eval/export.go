@@ -1,16 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/campaign"
+	"github.com/m3bench/m3eval/internal/csvout"
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/labeled"
 	"github.com/m3bench/m3eval/internal/rubric"
@@ -26,7 +24,7 @@ type finalOptions struct {
 }
 
 // exportFinal writes the final labels and says on standard error what they are made of.
-func exportFinal(cmd *cobra.Command, s *store.Store, r *rubric.Rubric, o store.ExportOptions, format, output string, f finalOptions) error {
+func exportFinal(cmd *cobra.Command, s *store.Store, r *rubric.Rubric, o store.ExportOptions, format, output string, f finalOptions, co csvout.Options) error {
 	if !f.on {
 		return usageErrorf("--campaign goes with --final")
 	}
@@ -34,8 +32,8 @@ func exportFinal(cmd *cobra.Command, s *store.Store, r *rubric.Rubric, o store.E
 		return usageErrorf("--final takes every annotator's submitted labels: drop --annotator and --include-drafts")
 	}
 	var counts workflow.FinalCounts
-	err := writeAtomically(output, cmd.OutOrStdout(), func(w io.Writer) error {
-		lw, err := labeled.NewWriter(w, labeled.Options{Format: format, Rubric: r, Final: true})
+	err := writeOutput(cmd, output, func(w io.Writer, _ bool) error {
+		lw, err := labeled.NewWriter(w, labeled.Options{Format: format, Rubric: r, Final: true, CSV: co})
 		if err != nil {
 			return err
 		}
@@ -58,6 +56,7 @@ func newExportCmd(g *globalOptions) *cobra.Command {
 		format string
 		output string
 		final  = finalOptions{o: campaign.DefaultDisagreeOptions()}
+		co     csvout.Options
 	)
 	cmd := &cobra.Command{
 		Use:   "export",
@@ -94,7 +93,7 @@ docs/campaign.md.`,
 			}
 			defer s.Close()
 			if final.on || final.campaign != "" {
-				return exportFinal(cmd, s, r, o, format, output, final)
+				return exportFinal(cmd, s, r, o, format, output, final, co)
 			}
 			names, err := s.ExportAnnotators(cmd.Context(), o)
 			if err != nil {
@@ -103,8 +102,8 @@ docs/campaign.md.`,
 			if o.Annotator != "" && len(names) == 0 {
 				return fmt.Errorf("export: %s has no labels to export%s", o.Annotator, draftHint(o))
 			}
-			return writeAtomically(output, cmd.OutOrStdout(), func(w io.Writer) error {
-				lw, err := labeled.NewWriter(w, labeled.Options{Format: format, Rubric: r, Multi: len(names) > 1})
+			return writeOutput(cmd, output, func(w io.Writer, _ bool) error {
+				lw, err := labeled.NewWriter(w, labeled.Options{Format: format, Rubric: r, Multi: len(names) > 1, CSV: co})
 				if err != nil {
 					return err
 				}
@@ -123,6 +122,7 @@ docs/campaign.md.`,
 	cmd.Flags().StringVar(&final.campaign, "campaign", "", "with --final: only this campaign's turns")
 	cmd.Flags().IntVar(&final.o.ScaleGap, "gap", final.o.ScaleGap, "with --final: 1-5 answers this far apart disagree")
 	cmd.Flags().BoolVar(&final.o.CountNA, "count-na", false, "with --final: NA against an answer is a disagreement too")
+	csvFlags(cmd.Flags(), &co)
 	return cmd
 }
 
@@ -131,36 +131,6 @@ func draftHint(o store.ExportOptions) string {
 		return ""
 	}
 	return " (drafts are left out without --include-drafts)"
-}
-
-// writeAtomically writes to a temporary file beside path and renames it into place, so a
-// failed export never leaves half a file; with no path it writes to stdout.
-func writeAtomically(path string, stdout io.Writer, fn func(io.Writer) error) error {
-	if path == "" || path == "-" {
-		bw := bufio.NewWriterSize(stdout, 1<<16)
-		if err := fn(bw); err != nil {
-			return err
-		}
-		return bw.Flush()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	bw := bufio.NewWriterSize(tmp, 1<<16)
-	if err := fn(bw); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 func contains(list []string, s string) bool {
