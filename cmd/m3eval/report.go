@@ -26,6 +26,8 @@ type reportOptions struct {
 	format    string
 	pdf       bool
 	output    string
+	campaign  string
+	qc        bool
 }
 
 func newReportCmd(g *globalOptions) *cobra.Command {
@@ -64,6 +66,8 @@ through headless Chromium (chromium on $PATH, or $M3EVAL_CHROMIUM).`,
 	f.StringVar(&o.format, "format", "html", "output format: html or json")
 	f.BoolVar(&o.pdf, "pdf", false, "print the report to PDF with headless Chromium (-o names the PDF)")
 	f.StringVarP(&o.output, "output", "o", "", "write to FILE instead of standard output")
+	f.BoolVar(&o.qc, "qc", true, "run m3eval qc's checks (default thresholds) for the quality-control section")
+	f.StringVar(&o.campaign, "campaign", "", "quality control of this campaign's annotators on its turns (default: every label)")
 	return cmd
 }
 
@@ -76,6 +80,9 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) error {
 	}
 	if err := checkBootstrapBy(o.bootstrap, o.by); err != nil {
 		return err
+	}
+	if o.campaign != "" && !o.qc {
+		return usageErrorf("--campaign scopes the quality control: leave out --qc=false")
 	}
 	if len(o.testsets) > 0 && len(o.illusion) == 0 {
 		return usageErrorf("--illusion-testset needs --illusion LOG")
@@ -121,9 +128,9 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) error {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(agree.MemoryLimit))
 
 	rep, err := htmlreport.Generate(ctx, s, r, htmlreport.Options{Database: filepath.Base(g.dbPath),
-		Judges: judges, Annotators: annotators, By: o.by, Bootstrap: o.bootstrap, Seed: o.seed, Illusion: ill})
+		Judges: judges, Annotators: annotators, By: o.by, Bootstrap: o.bootstrap, Seed: o.seed, Illusion: ill, QC: o.qc, Campaign: o.campaign})
 	if err != nil {
-		return err
+		return notFoundHint(err, "m3eval sample --list")
 	}
 	switch {
 	case o.format == "json":

@@ -500,6 +500,37 @@ func TestReportInChromium(t *testing.T) {
 		}
 	}
 
+	// Quality control against m3eval qc --format json.
+	qcOut := filepath.Join(dir, "qc.json")
+	mustRun(t, "--db", db, "qc", "--format", "json", "-o", qcOut)
+	var qc struct {
+		Annotators []map[string]any
+	}
+	readJSON(t, qcOut, &qc)
+	cols, rows = pg.chart(t, "qc-accuracy")
+	if len(rows) != len(qc.Annotators) || len(rows) == 0 {
+		t.Errorf("qc: %d annotators in the report, %d in m3eval qc", len(rows), len(qc.Annotators))
+	}
+	nFlags := 0
+	for i, r := range rows {
+		w := qc.Annotators[i]
+		if r[0].Text != w["annotator"] {
+			t.Errorf("qc row %d: %s vs %v", i, r[0].Text, w["annotator"])
+		}
+		for c, k := range map[string]string{"items": "items", "gold answers": "gold_answers", "gold accuracy": "gold_accuracy",
+			"repeated answers": "repeat_answers", "repeat agreement": "intra_agreement", "rushed": "rushed",
+			"median active (s)": "median_active_seconds", "missing comments": "missing_comments"} {
+			sameNumber(t, "qc "+r[0].Text+" "+c, r[col(t, cols, c)].num(t), w[k])
+			checked++
+		}
+		flags, _ := w["flags"].([]any)
+		sameNumber(t, "qc "+r[0].Text+" flags", r[col(t, cols, "flags")].num(t), float64(len(flags)))
+		nFlags += len(flags)
+	}
+	if _, rows := pg.chart(t, "qc-flags"); len(rows) != nFlags {
+		t.Errorf("qc flags: %d in the report, %d in m3eval qc", len(rows), nFlags)
+	}
+
 	// The page's tables hold exactly the numbers of --format json.
 	jsonOut := filepath.Join(dir, "report.json")
 	mustRun(t, "--db", db, "report", "--format", "json", "-o", jsonOut, "--bootstrap", "200", "--seed", "7")
@@ -663,7 +694,7 @@ func TestReportHostileNamesAndAbsentData(t *testing.T) {
 	for _, s := range pg.DOM.Sections {
 		omitted[s.ID] = s.Omitted
 	}
-	for _, id := range []string{"judges", "metrics", "qc", "illusion"} {
+	for _, id := range []string{"judges", "metrics", "illusion"} {
 		if !strings.HasPrefix(omitted[id], "Left out: ") {
 			t.Errorf("section %s: %q, want one line saying why it is left out", id, omitted[id])
 		}
@@ -759,6 +790,7 @@ func TestReportUsageErrors(t *testing.T) {
 		{"report", "--bootstrap", "-1"},
 		{"report", "--format", "json", "--pdf"},
 		{"report", "--illusion-testset", "A=b.jsonl"},
+		{"report", "--campaign", "pilot", "--qc=false"},
 	} {
 		_, err := run(t, append([]string{"--db", db}, args...)...)
 		var ue *usageError

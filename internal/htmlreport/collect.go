@@ -7,10 +7,12 @@ import (
 	"strings"
 
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/campaign"
 	"github.com/m3bench/m3eval/internal/illusion"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/scoring"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/workflow"
 )
 
 // Options chooses what the report reads.
@@ -23,6 +25,10 @@ type Options struct {
 	Seed       uint64
 	// Illusion holds scored IllusionBench logs; nil leaves the section out.
 	Illusion *illusion.ScoreResult
+	// QC runs m3eval qc's checks with their default thresholds, on Campaign's annotators and
+	// turns ("": every label).
+	QC       bool
+	Campaign string
 }
 
 // Collect reads everything the report draws out of the store: the campaign's activity and
@@ -57,6 +63,13 @@ func Collect(ctx context.Context, s *store.Store, r *rubric.Rubric, o Options) (
 	if d.Trends, err = collectTrends(ctx, s, r); err != nil {
 		return nil, err
 	}
+	if o.QC {
+		qs, err := workflow.QC(ctx, s, o.Campaign, r, campaign.DefaultQCOptions())
+		if err != nil {
+			return nil, err
+		}
+		d.QC = qcData(o.Campaign, qs)
+	}
 	if o.Illusion != nil {
 		d.Illusion = &IllusionData{Rows: illusion.Summarize(o.Illusion.Items, ""), Warnings: o.Illusion.Warnings}
 	}
@@ -76,8 +89,43 @@ func Collect(ctx context.Context, s *store.Store, r *rubric.Rubric, o Options) (
 		{"labels counted", "done annotations only; the rubric's NA choice is missing"},
 		{"per group", by},
 		{"bootstrap", boot},
+		{"quality control", qcScope(o)},
 	}
 	return d, nil
+}
+
+// qcData turns m3eval qc's per-annotator results into the report's rows.
+func qcData(name string, qs []campaign.AnnotatorQC) *QCData {
+	q := &QCData{Scope: "every label"}
+	if name != "" {
+		q.Scope = "campaign " + name
+	}
+	orNaN := func(p *float64) float64 {
+		if p == nil {
+			return math.NaN()
+		}
+		return *p
+	}
+	for _, a := range qs {
+		row := QCAnnotator{Name: a.Annotator, Items: a.Items, Rushed: a.Rushed, GoldAnswers: a.GoldAnswers,
+			RepeatAnswers: a.RepeatAnswers, MissingComments: a.MissingComments, MedianSeconds: a.MedianSeconds,
+			GoldAccuracy: orNaN(a.GoldAccuracy), IntraAgreement: orNaN(a.IntraAgreement)}
+		for _, f := range a.Flags {
+			row.Flags = append(row.Flags, QCFlag{Check: string(f.Check), Field: f.Field, Reason: f.Reason})
+		}
+		q.Annotators = append(q.Annotators, row)
+	}
+	return q
+}
+
+func qcScope(o Options) string {
+	switch {
+	case !o.QC:
+		return "not run (--qc=false)"
+	case o.Campaign == "":
+		return "every label, m3eval qc's default thresholds"
+	}
+	return "campaign " + o.Campaign + ", m3eval qc's default thresholds"
 }
 
 func listOrNone(xs []string) string {

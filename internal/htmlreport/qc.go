@@ -31,12 +31,12 @@ type QCFlag struct {
 func qcSection(q *QCData) Section {
 	const id, title = "qc", "Quality control"
 	if q == nil {
-		return omitted(id, title, "Left out: this build of m3eval has no campaign quality control yet (gold items, repeats); annotators' own flags are counted under Campaign.")
+		return omitted(id, title, "Left out: quality control not asked for (--qc=false).")
 	}
 	if len(q.Annotators) == 0 {
-		return omitted(id, title, "Left out: no annotator to check in "+q.Scope+".")
+		return omitted(id, title, "Left out: no submitted label to check in "+q.Scope+".")
 	}
-	sec := Section{ID: id, Title: title, Intro: "The quality-control checks of m3eval qc on " + q.Scope + ": answers on gold items and on items shown twice, rushing, and every flag raised."}
+	sec := Section{ID: id, Title: title, Intro: "The checks of m3eval qc on " + q.Scope + " (default thresholds): answers on gold items and on items shown twice, rushing, straight-lining, missing comments, outliers, and every flag raised."}
 	ch := Chart{ID: "qc-accuracy", Title: "Gold accuracy and repeat agreement per annotator",
 		Table: Table{Columns: []string{"annotator", "items", "gold answers", "gold accuracy", "repeated answers", "repeat agreement", "rushed", "median active (s)", "missing comments", "flags"}}}
 	names := make([]string, len(q.Annotators))
