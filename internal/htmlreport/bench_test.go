@@ -139,8 +139,9 @@ func importJSONL(b *testing.B, s *store.Store, r *rubric.Rubric, annotator, name
 }
 
 // BenchmarkReport renders the report of the 100,000-turn database: reading, every
-// statistic (with and without the default 1,000 bootstrap replicates), the charts and the
-// page. Targets: under 5 s, under 2 MB.
+// statistic, the charts and the page; without intervals and quality control (the quick
+// look), with quality control, and as the command's defaults (1,000 bootstrap replicates and
+// quality control). Targets: under 5 s, under 2 MB.
 func BenchmarkReport(b *testing.B) {
 	s, r := benchDB(b)
 	ctx := context.Background()
@@ -148,12 +149,15 @@ func BenchmarkReport(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, boot := range []int{0, 1000} {
-		b.Run(fmt.Sprintf("bootstrap=%d", boot), func(b *testing.B) {
+	for _, v := range []struct {
+		boot int
+		qc   bool
+	}{{0, false}, {0, true}, {1000, true}} {
+		b.Run(fmt.Sprintf("bootstrap=%d/qc=%t", v.boot, v.qc), func(b *testing.B) {
 			var size int
 			for i := 0; i < b.N; i++ {
 				rep, err := htmlreport.Generate(ctx, s, r, htmlreport.Options{Database: "bench.db", Judges: judges,
-					By: "action_type", Bootstrap: boot, Seed: 1})
+					By: "action_type", Bootstrap: v.boot, Seed: 1, QC: v.qc})
 				if err != nil {
 					b.Fatal(err)
 				}
