@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +18,11 @@ type LogRecord struct {
 	DocID     int
 	Response  string
 	ImageName string // from doc.image_name when the log keeps the doc (older versions)
+	// ShapeGT and SceneGT are doc.shape_gt and doc.scene_gt, the task's ground truth, when
+	// the log keeps the doc.
+	ShapeGT, SceneGT string
+	// InputMedia is the input_media list newer versions write: image paths or data URLs.
+	InputMedia []string
 	// Metrics holds the numeric per-metric keys lmms-eval wrote, e.g. shape_recall.
 	Metrics map[string]float64
 }
@@ -25,6 +31,8 @@ type LogRecord struct {
 type Log struct {
 	Path    string
 	Task    string // the task name guessed from the file name
+	Date    string // the run's date_id before "_samples_" in the file name, "" if none
+	Model   string // the folder lmms-eval writes a model's logs into (model_name_sanitized)
 	Records []LogRecord
 }
 
@@ -36,10 +44,28 @@ var metricKeys = []string{"shape_recall", "scene_recall"}
 // task whose "logs" list holds the samples (the oldest versions). Errors name the file, the
 // line (or logs index) and the field.
 func ReadLog(ctx context.Context, path string) (*Log, error) {
-	lg := &Log{Path: path, Task: taskFromFileName(path)}
+	lg := &Log{Path: path, Task: taskFromFileName(path), Date: dateFromFileName(path),
+		Model: filepath.Base(filepath.Dir(path))}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
+	}
+	if arr, ok, err := arrayLayout(data, path); ok || err != nil {
+		// Versions before 0.1 dumped the samples as one JSON array, also into .jsonl files.
+		if err != nil {
+			return nil, err
+		}
+		for i, raw := range arr {
+			rec, err := parseRecord(raw, fmt.Sprintf("%s: [%d]", path, i))
+			if err != nil {
+				return nil, err
+			}
+			lg.Records = append(lg.Records, rec)
+		}
+		if len(lg.Records) == 0 {
+			return nil, fmt.Errorf("%s: no samples", path)
+		}
+		return lg, nil
 	}
 	if wrapped, ok := oldestLayout(data); ok {
 		for i, raw := range wrapped {
@@ -76,6 +102,25 @@ func ReadLog(ctx context.Context, path string) (*Log, error) {
 		return nil, fmt.Errorf("%s: no samples", path)
 	}
 	return lg, nil
+}
+
+// arrayLayout recognises a file whose first non-blank byte opens a JSON array.
+func arrayLayout(data []byte, path string) ([]json.RawMessage, bool, error) {
+	t := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	t = bytes.TrimPrefix(t, []byte("\ufeff"))
+	if len(t) == 0 || t[0] != '[' {
+		return nil, false, nil
+	}
+	var arr []json.RawMessage
+	if err := json.Unmarshal(t, &arr); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line := 1 + bytes.Count(t[:min(int(se.Offset), len(t))], []byte("\n")) + bytes.Count(data[:len(data)-len(t)], []byte("\n"))
+			return nil, true, fmt.Errorf("%s:%d: not a valid JSON array: %w", path, line, err)
+		}
+		return nil, true, fmt.Errorf("%s: not a JSON array of samples: %w", path, err)
+	}
+	return arr, true, nil
 }
 
 // oldestLayout recognises a file that is a single JSON object with a "logs" list.
@@ -140,10 +185,20 @@ func parseRecord(raw []byte, where string) (LogRecord, error) {
 		if err := json.Unmarshal(docRaw, &doc); err != nil {
 			return rec, fmt.Errorf("%s: field doc: not an object", where)
 		}
-		if nameRaw, ok := doc[ImageNameColumn]; ok {
-			if err := json.Unmarshal(nameRaw, &rec.ImageName); err != nil {
-				return rec, fmt.Errorf("%s: field doc.image_name: not a string: %.80s", where, nameRaw)
+		for _, f := range []struct {
+			key string
+			dst *string
+		}{{ImageNameColumn, &rec.ImageName}, {"shape_gt", &rec.ShapeGT}, {"scene_gt", &rec.SceneGT}} {
+			if raw, ok := doc[f.key]; ok && string(raw) != "null" {
+				if err := json.Unmarshal(raw, f.dst); err != nil {
+					return rec, fmt.Errorf("%s: field doc.%s: not a string: %.80s", where, f.key, raw)
+				}
 			}
+		}
+	}
+	if raw, ok := m["input_media"]; ok && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &rec.InputMedia); err != nil {
+			return rec, fmt.Errorf("%s: field input_media: not a list of strings: %.80s", where, raw)
 		}
 	}
 	for _, k := range metricKeys {
@@ -204,6 +259,16 @@ func taskFromFileName(path string) string {
 		base = base[i+len("samples_"):]
 	}
 	return base
+}
+
+// dateFromFileName returns the date_id lmms-eval puts before "_samples_" in a sample file
+// name (e.g. 20250101_120000 or 2025-01-01T12-00-00.123456), "" when there is none.
+func dateFromFileName(path string) string {
+	base := filepath.Base(path)
+	if i := strings.Index(base, "_samples_"); i > 0 {
+		return base[:i]
+	}
+	return ""
 }
 
 // Kinds reports the kinds a log scores: from its per-metric keys when present, else from
