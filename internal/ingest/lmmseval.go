@@ -1,0 +1,159 @@
+package ingest
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// lmmsTask is the task of an lmms-eval sample file name: {date}_samples_{task}.jsonl.
+func lmmsTask(path string) string {
+	base := stem(path)
+	if i := strings.Index(base, "samples_"); i >= 0 {
+		base = base[i+len("samples_"):]
+	}
+	return base
+}
+
+// lmmsKnown are the sample fields that become turn fields.
+var lmmsKnown = []string{"doc_id", "input", "arguments", "resps", "filtered_resps", "target", "input_media"}
+
+// lmmsEval converts lmms-eval samples, each a one-turn episode: doc_id, the prompt
+// (input, or the first argument in versions before it), the response (filtered_resps, else
+// resps), target as the expected answer and input_media as images. The oldest layout, one
+// object with a "logs" list, gives all its samples at once. The episode is
+// <model folder>/<task>/<doc_id>, so runs of two models do not collide.
+func (c *conv) lmmsEval(line int, raw []byte) ([]Record, error) {
+	var top map[string]json.RawMessage
+	if err := c.decode(line, raw, &top); err != nil {
+		return nil, err
+	}
+	if logs, ok := top["logs"]; ok && top["doc_id"] == nil {
+		var list []json.RawMessage
+		if err := json.Unmarshal(logs, &list); err != nil {
+			return nil, c.errorf(line, "logs", "not a list of samples")
+		}
+		var out []Record
+		for i, s := range list {
+			recs, err := c.lmmsSample(line, fmt.Sprintf("logs[%d].", i), s)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, recs...)
+		}
+		return out, nil
+	}
+	return c.lmmsSample(line, "", raw)
+}
+
+func (c *conv) lmmsSample(line int, prefix string, raw []byte) ([]Record, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, c.errorf(line, strings.TrimSuffix(prefix, "."), "not a JSON object")
+	}
+	idRaw, ok := m["doc_id"]
+	if !ok {
+		return nil, c.errorf(line, prefix+"doc_id", "missing")
+	}
+	var id json.Number
+	if err := json.Unmarshal(idRaw, &id); err != nil {
+		return nil, c.errorf(line, prefix+"doc_id", "not a number: %s", idRaw)
+	}
+	if n, err := id.Int64(); err != nil || n < 0 {
+		return nil, c.errorf(line, prefix+"doc_id", "not a non-negative integer: %s", idRaw)
+	}
+	field := "filtered_resps"
+	respRaw, ok := m[field]
+	if !ok || string(respRaw) == "null" {
+		field = "resps"
+		respRaw, ok = m[field]
+	}
+	if !ok {
+		return nil, c.errorf(line, prefix+"filtered_resps", "missing (and no resps)")
+	}
+	var resp any
+	json.Unmarshal(respRaw, &resp)
+	response, ok := firstJSONString(resp)
+	if !ok && !emptyJSONList(resp) {
+		return nil, c.errorf(line, prefix+field, "no text in %.80s", respRaw)
+	}
+	prompt := ""
+	if v, ok := m["input"]; ok {
+		var in any
+		json.Unmarshal(v, &in)
+		prompt, _ = firstJSONString(in)
+	} else if v, ok := m["arguments"]; ok {
+		// [[context, gen_kwargs, ...]] or {"gen_args_0": {"arg_0": context, ...}}.
+		var args any
+		json.Unmarshal(v, &args)
+		if obj, ok := args.(map[string]any); ok {
+			if g, ok := obj["gen_args_0"].(map[string]any); ok {
+				prompt, _ = g["arg_0"].(string)
+			}
+		} else {
+			prompt, _ = firstJSONString(args)
+		}
+	}
+	target := ""
+	if v, ok := m["target"]; ok && string(v) != "null" {
+		if json.Unmarshal(v, &target) != nil {
+			target = string(v) // a list or number, kept as its JSON text
+		}
+	}
+	var images []string
+	if v, ok := m["input_media"]; ok && string(v) != "null" {
+		var media []string
+		if err := json.Unmarshal(v, &media); err != nil {
+			return nil, c.errorf(line, prefix+"input_media", "not a list of strings")
+		}
+		for i, ref := range media {
+			p, err := c.image(line, fmt.Sprintf("%sinput_media[%d]", prefix, i), ref)
+			if err != nil {
+				return nil, err
+			}
+			images = append(images, p)
+		}
+	}
+	src := rest(m, lmmsKnown...)
+	src["task"] = c.task
+	src["doc_id"] = id
+	episode := fmt.Sprintf("%s/%s", c.task, id.String())
+	if c.model != "" && c.model != "." && c.model != string(filepath.Separator) {
+		episode = c.model + "/" + episode
+	}
+	rec, err := c.turn(line, episode, 1, prompt, response, target, images, c.model, src)
+	if err != nil {
+		return nil, err
+	}
+	return []Record{rec}, nil
+}
+
+// firstJSONString finds the first string in a response value: a string, or a (nested)
+// list as lmms-eval writes filtered_resps (["text"]) and resps ([["text"]]).
+func firstJSONString(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case []any:
+		for _, e := range x {
+			if s, ok := firstJSONString(e); ok {
+				return s, true
+			}
+		}
+	}
+	return "", false
+}
+
+func emptyJSONList(v any) bool {
+	l, ok := v.([]any)
+	if !ok {
+		return false
+	}
+	for _, e := range l {
+		if !emptyJSONList(e) {
+			return false
+		}
+	}
+	return true
+}
