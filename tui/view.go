@@ -180,6 +180,13 @@ func (m *annotateModel) renderContext(width int) (string, int) {
 	add(m.block("User", t.UserMessage, m.st.User, width))
 	add(m.block("Model", t.VLMResponse, m.st.Model, width))
 	add(m.block("Expect", t.ExpectedAnswer, m.st.Expected, width))
+	if t.ExpectedAnswer == "" {
+		// Logs imported from other tools often lack an expected answer: the fields that
+		// judge against it say how to judge without one.
+		for _, f := range m.r.NoExpectedNotes() {
+			add(m.block("", f.LabelEn+": "+f.NoExpectedEn, m.st.Warning, width))
+		}
+	}
 	return strings.Join(parts, "\n"), current
 }
 
