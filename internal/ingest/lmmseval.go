@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -101,13 +102,21 @@ func (c *conv) lmmsSample(line int, prefix string, raw []byte) ([]Record, error)
 			target = string(v) // a list or number, kept as its JSON text
 		}
 	}
-	var images []string
+	var images, names []string
 	if v, ok := m["input_media"]; ok && string(v) != "null" {
 		var media []string
 		if err := json.Unmarshal(v, &media); err != nil {
 			return nil, c.errorf(line, prefix+"input_media", "not a list of strings")
 		}
+		// lmms-eval lists an image dict's path and then its bytes as a data URL: the
+		// path names the dataset's image, not a file here. When the bytes are there,
+		// they are the images; the names go to meta.source.input_media_names.
+		embedded := slices.ContainsFunc(media, func(s string) bool { return strings.HasPrefix(s, "data:") })
 		for i, ref := range media {
+			if embedded && !strings.HasPrefix(ref, "data:") {
+				names = append(names, ref)
+				continue
+			}
 			p, err := c.image(line, fmt.Sprintf("%sinput_media[%d]", prefix, i), ref)
 			if err != nil {
 				return nil, err
@@ -116,6 +125,9 @@ func (c *conv) lmmsSample(line int, prefix string, raw []byte) ([]Record, error)
 		}
 	}
 	src := rest(m, lmmsKnown...)
+	if names != nil {
+		src["input_media_names"] = names
+	}
 	src["task"] = c.task
 	src["doc_id"] = id
 	episode := fmt.Sprintf("%s/%s", c.task, id.String())

@@ -28,7 +28,7 @@ func ParsePyLiteral(s string) (any, error) {
 }
 
 // PyStringList parses a literal that must be a list (or tuple) of strings; None items are
-// "" (a turn without an answer).
+// "" (a turn without an answer) and numbers their text (an answer of 3).
 func PyStringList(s string) ([]string, error) {
 	v, err := ParsePyLiteral(s)
 	if err != nil {
@@ -44,6 +44,8 @@ func PyStringList(s string) ([]string, error) {
 		case string:
 			out[i] = y
 		case nil:
+		case []any, bool:
+			return nil, fmt.Errorf("item %d is not a string", i)
 		default:
 			return nil, fmt.Errorf("item %d is not a string", i)
 		}

@@ -141,9 +141,19 @@ func (c *conv) vlmevalkitRow(line int, row vlmRow) ([]Record, error) {
 		episode = c.model + "/" + episode
 	}
 	// MMDU: every one of question, prediction (and answer, when there) a list.
-	qs, qList, qErr := row.list("question")
+	// A prediction that is a list makes the row multi-turn; the question must be one too.
 	ps, pList, pErr := row.list("prediction")
-	if qList && pList && qErr == nil && pErr == nil {
+	if pErr != nil {
+		pList = false // a single answer that happens to start with '['
+	}
+	qs, qList, qErr := row.list("question")
+	if pList && qErr != nil {
+		return nil, c.errorf(line, "question", "%v", qErr)
+	}
+	if pList && !qList {
+		return nil, c.errorf(line, "question", "a single question, but the prediction is a list of %d answers", len(ps))
+	}
+	if qList && pList {
 		as, aList, err := row.list("answer")
 		if err != nil {
 			return nil, c.errorf(line, "answer", "%v", err)
@@ -176,7 +186,7 @@ func (c *conv) vlmevalkitRow(line int, row vlmRow) ([]Record, error) {
 		}
 		return recs, nil
 	}
-	q, _ := row.text("question")
+	q := mcqPrompt(row)
 	p, _ := row.text("prediction")
 	a, _ := row.text("answer")
 	rec, err := c.turn(line, episode, 1, q, p, a, images, c.model, src)
@@ -184,6 +194,31 @@ func (c *conv) vlmevalkitRow(line int, row vlmRow) ([]Record, error) {
 		return nil, err
 	}
 	return []Record{rec}, nil
+}
+
+// mcqPrompt is the question as VLMEvalKit's ImageMCQDataset.build_prompt puts it to the
+// model when the row has options (columns A, B, ...): hint, question, options; else the
+// question alone.
+func mcqPrompt(row vlmRow) string {
+	q, _ := row.text("question")
+	var opts []string
+	for c := 'A'; c <= 'Z'; c++ {
+		v, ok := row.text(string(c))
+		if !ok || v == "" || v == "nan" {
+			continue
+		}
+		opts = append(opts, fmt.Sprintf("%c. %s", c, v))
+	}
+	if len(opts) < 2 {
+		return q
+	}
+	var b strings.Builder
+	if h, ok := row.text("hint"); ok && h != "" && h != "nan" {
+		b.WriteString("Hint: " + h + "\n")
+	}
+	b.WriteString("Question: " + q + "\nOptions:\n" + strings.Join(opts, "\n") + "\n")
+	b.WriteString("Please select the correct answer from the options above.")
+	return b.String()
 }
 
 // vlmevalkitJSON converts one record of a json prediction file (pandas to_dict("records")).
