@@ -160,11 +160,20 @@ func (c *conv) decode(line int, raw []byte, v any) error {
 	return c.errorf(line, "", "%v", err)
 }
 
+// fastUnmarshal is json.Unmarshal through the faster JSON v2 decoder (see unmarshalRecord);
+// on an error encoding/json decodes again, for its error types and wording.
+func fastUnmarshal(raw []byte, v any) error {
+	if jsonv2.Unmarshal(raw, v, jsonv1.DefaultOptionsV1()) == nil {
+		return nil
+	}
+	return json.Unmarshal(raw, v)
+}
+
 // turn builds the record of one converted turn. source holds the source's other fields;
 // it goes into meta under "source", a key the meta contract leaves free.
 func (c *conv) turn(line int, episode string, n int, user, resp, expected string, images []string, model string, source map[string]any) (Record, error) {
 	source["format"] = string(c.format)
-	meta, err := json.Marshal(map[string]any{"source": source})
+	meta, err := jsonv2.Marshal(map[string]any{"source": source}, jsonv1.DefaultOptionsV1(), jsonv2.Deterministic(true))
 	if err != nil {
 		return Record{}, c.errorf(line, "", "cannot keep the source fields: %v", err)
 	}

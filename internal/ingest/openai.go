@@ -48,7 +48,7 @@ func (c *conv) openai(line int, raw []byte) ([]Record, error) {
 		return nil, c.errorf(line, prefix+"messages", "missing")
 	}
 	var msgs []chatMessage
-	if err := json.Unmarshal(msgsRaw, &msgs); err != nil {
+	if err := fastUnmarshal(msgsRaw, &msgs); err != nil {
 		return nil, c.errorf(line, prefix+"messages", "not a list of messages: %v", err)
 	}
 	// The answer of a logged response, if any.
@@ -260,13 +260,13 @@ func (c *conv) content(line int, field string, raw json.RawMessage) (string, []s
 	}
 	if raw[0] == '"' {
 		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
+		if err := fastUnmarshal(raw, &s); err != nil {
 			return "", nil, c.errorf(line, field, "%v", err)
 		}
 		return s, nil, nil
 	}
 	var parts []contentPart
-	if err := json.Unmarshal(raw, &parts); err != nil {
+	if err := fastUnmarshal(raw, &parts); err != nil {
 		return "", nil, c.errorf(line, field, "expected text or a list of parts")
 	}
 	var text []string
