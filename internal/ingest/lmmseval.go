@@ -61,7 +61,8 @@ func (c *conv) lmmsSample(line int, prefix string, raw []byte) ([]Record, error)
 	if err := json.Unmarshal(idRaw, &id); err != nil {
 		return nil, c.errorf(line, prefix+"doc_id", "not a number: %s", idRaw)
 	}
-	if n, err := id.Int64(); err != nil || n < 0 {
+	docID, err := id.Int64()
+	if err != nil || docID < 0 {
 		return nil, c.errorf(line, prefix+"doc_id", "not a non-negative integer: %s", idRaw)
 	}
 	field := "filtered_resps"
@@ -129,7 +130,7 @@ func (c *conv) lmmsSample(line int, prefix string, raw []byte) ([]Record, error)
 		src["input_media_names"] = names
 	}
 	src["task"] = c.task
-	src["doc_id"] = id
+	src["doc_id"] = docID
 	episode := fmt.Sprintf("%s/%s", c.task, id.String())
 	if c.model != "" && c.model != "." && c.model != string(filepath.Separator) {
 		episode = c.model + "/" + episode

@@ -113,7 +113,8 @@ func lookup(v any, steps []pathStep) (any, bool) {
 
 // mapped converts a record of any layout by the --map paths: one turn per record.
 func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
-	if err := c.decode(line, raw, new(map[string]json.RawMessage)); err != nil {
+	var rawTop map[string]json.RawMessage
+	if err := c.decode(line, raw, &rawTop); err != nil {
 		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -198,9 +199,9 @@ func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 		n = c.seen[episode]
 	}
 	src := map[string]any{}
-	for k, v := range top {
+	for k, v := range rawTop {
 		if !used[k] {
-			src[k] = v
+			src[k] = v // as written: numbers keep their digits
 		}
 	}
 	rec, err := c.turn(line, episode, n, vals["user_message"], vals["vlm_response"], vals["expected_answer"], images, vals["model"], src)
