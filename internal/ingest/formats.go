@@ -182,7 +182,7 @@ func (c *conv) turn(line int, episode string, n int, user, resp, expected string
 		ActionType: DefaultActionType, UserMessage: user, VLMResponse: resp, ExpectedAnswer: expected,
 		Images: images, Model: model, Meta: meta,
 	}
-	t.Omitted.Images = images == nil
+	// Every field is the converter's: nothing is "omitted" to keep a stored value.
 	return Record{Line: line, Row: c.row, Turn: t}, nil
 }
 
