@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/m3bench/m3eval/internal/lmmslog"
 )
 
 // LogRecord is one sample of an lmms-eval --log_samples file, reduced to what scoring needs.
@@ -50,13 +52,21 @@ func ReadLog(ctx context.Context, path string) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	if arr, ok, err := arrayLayout(data, path); ok || err != nil {
-		// Versions before 0.1 dumped the samples as one JSON array, also into .jsonl files.
-		if err != nil {
-			return nil, err
+	// Versions before 0.1 dumped the samples as one JSON array, also into .jsonl files; the
+	// oldest wrote one object per task with a "logs" list.
+	arr, isArray, err := arrayLayout(data, path)
+	if err != nil {
+		return nil, err
+	}
+	where := "%s: [%d]"
+	if !isArray {
+		if wrapped, ok := oldestLayout(data); ok {
+			arr, isArray, where = wrapped, true, "%s: logs[%d]"
 		}
+	}
+	if isArray {
 		for i, raw := range arr {
-			rec, err := parseRecord(raw, fmt.Sprintf("%s: [%d]", path, i))
+			rec, err := parseRecord(raw, fmt.Sprintf(where, path, i))
 			if err != nil {
 				return nil, err
 			}
@@ -64,16 +74,6 @@ func ReadLog(ctx context.Context, path string) (*Log, error) {
 		}
 		if len(lg.Records) == 0 {
 			return nil, fmt.Errorf("%s: no samples", path)
-		}
-		return lg, nil
-	}
-	if wrapped, ok := oldestLayout(data); ok {
-		for i, raw := range wrapped {
-			rec, err := parseRecord(raw, fmt.Sprintf("%s: logs[%d]", path, i))
-			if err != nil {
-				return nil, err
-			}
-			lg.Records = append(lg.Records, rec)
 		}
 		return lg, nil
 	}
@@ -145,40 +145,14 @@ func parseRecord(raw []byte, where string) (LogRecord, error) {
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return rec, fmt.Errorf("%s: not a JSON object: %w", where, err)
 	}
-	idRaw, ok := m["doc_id"]
-	if !ok {
-		return rec, fmt.Errorf("%s: field doc_id: missing", where)
+	id, err := lmmslog.DocID(m)
+	if err != nil {
+		return rec, fmt.Errorf("%s: field %w", where, err)
 	}
-	var id json.Number
-	if err := json.Unmarshal(idRaw, &id); err != nil {
-		return rec, fmt.Errorf("%s: field doc_id: not a number: %s", where, idRaw)
+	rec.DocID = int(id)
+	if rec.Response, err = lmmslog.Response(m); err != nil {
+		return rec, fmt.Errorf("%s: field %w", where, err)
 	}
-	n, err := id.Int64()
-	if err != nil || n < 0 {
-		return rec, fmt.Errorf("%s: field doc_id: not a non-negative integer: %s", where, idRaw)
-	}
-	rec.DocID = int(n)
-
-	// filtered_resps is what the metrics saw; resps is the raw generation, used when an
-	// older log has no filtered_resps.
-	field := "filtered_resps"
-	respRaw, ok := m[field]
-	if !ok || string(respRaw) == "null" {
-		field = "resps"
-		respRaw, ok = m[field]
-	}
-	if !ok {
-		return rec, fmt.Errorf("%s: field filtered_resps: missing (and no resps)", where)
-	}
-	var resp any
-	if err := json.Unmarshal(respRaw, &resp); err != nil {
-		return rec, fmt.Errorf("%s: field %s: %w", where, field, err)
-	}
-	s, ok := firstString(resp)
-	if !ok && !isEmptyList(resp) {
-		return rec, fmt.Errorf("%s: field %s: no string in %.80s", where, field, respRaw)
-	}
-	rec.Response = s
 
 	if docRaw, ok := m["doc"]; ok {
 		var doc map[string]json.RawMessage
@@ -218,35 +192,6 @@ func parseRecord(raw []byte, where string) (LogRecord, error) {
 		}
 	}
 	return rec, nil
-}
-
-// firstString finds the first string in a response value: a string, or a (nested) list as
-// lmms-eval writes filtered_resps (["text"]) and resps ([["text"]]).
-func firstString(v any) (string, bool) {
-	switch x := v.(type) {
-	case string:
-		return x, true
-	case []any:
-		for _, e := range x {
-			if s, ok := firstString(e); ok {
-				return s, true
-			}
-		}
-	}
-	return "", false
-}
-
-func isEmptyList(v any) bool {
-	l, ok := v.([]any)
-	if !ok {
-		return false
-	}
-	for _, e := range l {
-		if !isEmptyList(e) {
-			return false
-		}
-	}
-	return true
 }
 
 // taskFromFileName strips lmms-eval's decorations from a sample file name: an optional

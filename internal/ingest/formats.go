@@ -217,6 +217,22 @@ func (c *conv) image(line int, field, ref string) (string, error) {
 	return p, nil
 }
 
+// turnSource is a turn's meta.source: the conversation's own fields, the turn's extras
+// and the system prompt.
+func turnSource(conversation, extra map[string]any, system []string) map[string]any {
+	src := make(map[string]any, len(conversation)+len(extra)+1)
+	for k, v := range conversation {
+		src[k] = v
+	}
+	for k, v := range extra {
+		src[k] = v
+	}
+	if len(system) > 0 {
+		src["system"] = strings.Join(system, "\n\n")
+	}
+	return src
+}
+
 // rest returns the fields of obj other than the given ones, for meta.source.
 func rest(obj map[string]json.RawMessage, skip ...string) map[string]any {
 	out := map[string]any{}

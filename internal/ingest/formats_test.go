@@ -277,7 +277,7 @@ func TestErrorsNameFileLineAndField(t *testing.T) {
 		{"e.jsonl", `{"messages": "hello"}`, FormatOpenAI, ":1: messages: bad record: not a list"},
 		{"f.json", "[\n" + `{"conversations": [{"from": "human", "value": "q"}]},` + "\n" + `{"conversations": [{"from": "gpt"}]}` + "\n]", FormatShareGPT, ":3: conversations[0].value: bad record: missing"},
 		{"g.jsonl", `{"doc_id": -1, "resps": []}`, FormatLMMSEval, ":1: doc_id: bad record: not a non-negative integer"},
-		{"h.jsonl", `{"doc_id": 1, "resps": [[3]]}`, FormatLMMSEval, ":1: resps: bad record: no text"},
+		{"h.jsonl", `{"doc_id": 1, "resps": [[3]]}`, FormatLMMSEval, ":1: resps: bad record: no string in"},
 		{"m_MMDU.tsv", "\"index\"\t\"question\"\t\"prediction\"\n\"0\"\t\"['a', 'b']\"\t\"['x']\"\n", FormatVLMEvalKit, ":2: prediction: bad record: 1 answers for 2 questions"},
 		{"n_X.tsv", "\"index\"\t\"question\"\n\"0\"\t\"q\"\n", FormatVLMEvalKit, ":2: prediction: bad record: missing"},
 		{"o_X.tsv", "\"index\"\t\"question\"\t\"prediction\"\n\"0\"\t\"['a', __import__('os')]\"\t\"['x', 'y']\"\n", FormatVLMEvalKit, ":2: question: bad record: Python literal"},

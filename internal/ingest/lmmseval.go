@@ -2,10 +2,13 @@ package ingest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/m3bench/m3eval/internal/lmmslog"
 )
 
 // lmmsTask is the task of an lmms-eval sample file name: {date}_samples_{task}.jsonl.
@@ -53,38 +56,19 @@ func (c *conv) lmmsSample(line int, prefix string, raw []byte) ([]Record, error)
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, c.errorf(line, strings.TrimSuffix(prefix, "."), "not a JSON object")
 	}
-	idRaw, ok := m["doc_id"]
-	if !ok {
-		return nil, c.errorf(line, prefix+"doc_id", "missing")
+	docID, err := lmmslog.DocID(m)
+	if err != nil {
+		return nil, c.lmmsError(line, prefix, err)
 	}
-	var id json.Number
-	if err := json.Unmarshal(idRaw, &id); err != nil {
-		return nil, c.errorf(line, prefix+"doc_id", "not a number: %s", idRaw)
-	}
-	docID, err := id.Int64()
-	if err != nil || docID < 0 {
-		return nil, c.errorf(line, prefix+"doc_id", "not a non-negative integer: %s", idRaw)
-	}
-	field := "filtered_resps"
-	respRaw, ok := m[field]
-	if !ok || string(respRaw) == "null" {
-		field = "resps"
-		respRaw, ok = m[field]
-	}
-	if !ok {
-		return nil, c.errorf(line, prefix+"filtered_resps", "missing (and no resps)")
-	}
-	var resp any
-	json.Unmarshal(respRaw, &resp)
-	response, ok := firstJSONString(resp)
-	if !ok && !emptyJSONList(resp) {
-		return nil, c.errorf(line, prefix+field, "no text in %.80s", respRaw)
+	response, err := lmmslog.Response(m)
+	if err != nil {
+		return nil, c.lmmsError(line, prefix, err)
 	}
 	prompt := ""
 	if v, ok := m["input"]; ok {
 		var in any
 		json.Unmarshal(v, &in)
-		prompt, _ = firstJSONString(in)
+		prompt, _ = lmmslog.FirstString(in)
 	} else if v, ok := m["arguments"]; ok {
 		// [[context, gen_kwargs, ...]] or {"gen_args_0": {"arg_0": context, ...}}.
 		var args any
@@ -94,7 +78,7 @@ func (c *conv) lmmsSample(line int, prefix string, raw []byte) ([]Record, error)
 				prompt, _ = g["arg_0"].(string)
 			}
 		} else {
-			prompt, _ = firstJSONString(args)
+			prompt, _ = lmmslog.FirstString(args)
 		}
 	}
 	target := ""
@@ -131,7 +115,7 @@ func (c *conv) lmmsSample(line int, prefix string, raw []byte) ([]Record, error)
 	}
 	src["task"] = c.task
 	src["doc_id"] = docID
-	episode := fmt.Sprintf("%s/%s", c.task, id.String())
+	episode := fmt.Sprintf("%s/%d", c.task, docID)
 	if c.model != "" && c.model != "." && c.model != string(filepath.Separator) {
 		episode = c.model + "/" + episode
 	}
@@ -142,31 +126,11 @@ func (c *conv) lmmsSample(line int, prefix string, raw []byte) ([]Record, error)
 	return []Record{rec}, nil
 }
 
-// firstJSONString finds the first string in a response value: a string, or a (nested)
-// list as lmms-eval writes filtered_resps (["text"]) and resps ([["text"]]).
-func firstJSONString(v any) (string, bool) {
-	switch x := v.(type) {
-	case string:
-		return x, true
-	case []any:
-		for _, e := range x {
-			if s, ok := firstJSONString(e); ok {
-				return s, true
-			}
-		}
+// lmmsError places an lmmslog.FieldError in the file.
+func (c *conv) lmmsError(line int, prefix string, err error) error {
+	var fe *lmmslog.FieldError
+	if errors.As(err, &fe) {
+		return c.errorf(line, prefix+fe.Field, "%v", fe.Err)
 	}
-	return "", false
-}
-
-func emptyJSONList(v any) bool {
-	l, ok := v.([]any)
-	if !ok {
-		return false
-	}
-	for _, e := range l {
-		if !emptyJSONList(e) {
-			return false
-		}
-	}
-	return true
+	return c.errorf(line, strings.TrimSuffix(prefix, "."), "%v", err)
 }

@@ -113,16 +113,7 @@ func (c *conv) openai(line int, raw []byte) ([]Record, error) {
 		if !open {
 			return nil
 		}
-		src := map[string]any{}
-		for k, v := range conversation {
-			src[k] = v
-		}
-		for k, v := range extra {
-			src[k] = v
-		}
-		if len(system) > 0 {
-			src["system"] = strings.Join(system, "\n\n")
-		}
+		src := turnSource(conversation, extra, system)
 		n := len(recs) + 1
 		rec, err := c.turn(line, episode, n, strings.Join(user, "\n\n"), strings.Join(answer, "\n\n"), "",
 			append([]string(nil), images...), model, src)

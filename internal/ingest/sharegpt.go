@@ -72,13 +72,7 @@ func (c *conv) sharegpt(line int, raw []byte) ([]Record, error) {
 		if !open {
 			return nil
 		}
-		src := map[string]any{}
-		for k, v := range conversation {
-			src[k] = v
-		}
-		if len(system) > 0 {
-			src["system"] = strings.Join(system, "\n\n")
-		}
+		src := turnSource(conversation, nil, system)
 		if placeholders > 0 {
 			src["image_placeholders"] = placeholders
 		}

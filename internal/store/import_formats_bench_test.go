@@ -105,7 +105,6 @@ func BenchmarkImportOpenAI(b *testing.B) {
 	dir := b.TempDir()
 	openai, native := filepath.Join(dir, "chats.jsonl"), filepath.Join(dir, "turns.jsonl")
 	writeChats(b, openai, native, convs)
-	r, _ := rubric.Parse(annotations.DefaultRubric)
 	defer debug.SetGCPercent(debug.SetGCPercent(400)) // as m3eval import runs
 	for _, format := range []ingest.Format{ingest.FormatM3eval, ingest.FormatOpenAI} {
 		src := native
@@ -115,33 +114,12 @@ func BenchmarkImportOpenAI(b *testing.B) {
 		b.Run(string(format), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				db := filepath.Join(dir, fmt.Sprintf("%s%d.db", format, i))
-				ctx := context.Background()
-				s, err := store.Open(ctx, db, store.Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
 				runtime.GC()
 				stop := peakHeap()
 				start := time.Now()
-				rd, closer, err := ingest.Open(src, ingest.Options{Format: format})
-				if err != nil {
-					b.Fatal(err)
-				}
-				tx, err := s.BeginImport(ctx, store.ImportOptions{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				c, err := ingest.ImportFrom(ctx, tx, src, rd, ingest.LabelOptions{Rubric: r, Now: time.Now()})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := tx.Commit(); err != nil {
-					b.Fatal(err)
-				}
+				c := importAs(b, db, src, format)
 				el := time.Since(start)
 				peak := stop()
-				closer.Close()
-				s.Close()
 				if c.Turns[store.Inserted] != 10*convs {
 					b.Fatalf("%v: want %d new turns", c, 10*convs)
 				}
@@ -160,28 +138,40 @@ func TestOpenAIImportEqualsNative(t *testing.T) {
 	openai, native := filepath.Join(dir, "chats.jsonl"), filepath.Join(dir, "turns.jsonl")
 	writeChats(t, openai, native, 30)
 	db := filepath.Join(dir, "t.db")
-	if c := importFile(t, db, native); c.Turns[store.Inserted] != 300 {
+	if c := importAs(t, db, native, ingest.FormatM3eval); c.Turns[store.Inserted] != 300 {
 		t.Fatalf("native: %v", c)
 	}
+	if c := importAs(t, db, openai, ingest.FormatOpenAI); c.Turns[store.Unchanged] != 300 {
+		t.Fatalf("openai over native: %v", c)
+	}
+}
+
+// importAs imports the file at path, read in format, into db in one transaction.
+func importAs(tb testing.TB, db, path string, format ingest.Format) ingest.Counts {
+	tb.Helper()
 	ctx := context.Background()
 	s, err := store.Open(ctx, db, store.Options{})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	defer s.Close()
-	rd, closer, err := ingest.Open(openai, ingest.Options{Format: ingest.FormatOpenAI})
+	rd, closer, err := ingest.Open(path, ingest.Options{Format: format})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	defer closer.Close()
 	tx, err := s.BeginImport(ctx, store.ImportOptions{})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	defer tx.Rollback()
 	r, _ := rubric.Parse(annotations.DefaultRubric)
-	c, err := ingest.ImportFrom(ctx, tx, openai, rd, ingest.LabelOptions{Rubric: r, Now: time.Now()})
-	if err != nil || c.Turns[store.Unchanged] != 300 {
-		t.Fatalf("openai over native: %v, %v", c, err)
+	c, err := ingest.ImportFrom(ctx, tx, path, rd, ingest.LabelOptions{Rubric: r, Now: time.Now()})
+	if err != nil {
+		tb.Fatal(err)
 	}
+	if err := tx.Commit(); err != nil {
+		tb.Fatal(err)
+	}
+	return c
 }
