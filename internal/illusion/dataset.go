@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/format"
 )
 
@@ -246,14 +247,21 @@ func copyParquetRows(ctx context.Context, paths []string, out io.Writer, indices
 // maxStatisticsSize is pyarrow's cap on a min or max value kept in column statistics.
 const maxStatisticsSize = 4096
 
-// largeStatColumns lists the byte-array columns whose statistics pyarrow would drop: a
-// chunk of the input has a min or max over 4 KB, or has values but no min/max (a pyarrow
-// writer dropped them). Columns with small values, such as image_name, keep theirs.
+// largeStatColumns lists the byte-array columns whose statistics pyarrow would drop (it
+// keeps no min or max over 4 KB): binary columns, whose values are images (pyarrow keeps
+// the statistics of a chunk of images under 4 KB, which no reader needs; the copy cannot
+// know its output chunks' min and max before writing them), and text columns where a
+// chunk of the input has a min or max over 4 KB or values without a min/max. Columns with
+// small text, such as image_name and image.path, keep theirs.
 func largeStatColumns(meta *format.FileMetaData, schema *parquet.Schema) [][]string {
 	var out [][]string
 	for ci, leaf := range schema.Columns() {
 		col, ok := schema.Lookup(leaf...)
 		if !ok || col.Node.Type().Kind() != parquet.ByteArray {
+			continue
+		}
+		if !isText(col.Node.Type()) {
+			out = append(out, leaf)
 			continue
 		}
 		for _, rg := range meta.RowGroups {
@@ -271,6 +279,18 @@ func largeStatColumns(meta *format.FileMetaData, schema *parquet.Schema) [][]str
 		}
 	}
 	return out
+}
+
+// isText tells a string column (UTF8, as datasets writes image_name) from raw bytes.
+func isText(t parquet.Type) bool {
+	if lt := t.LogicalType(); lt != nil {
+		switch lt.Value.(type) {
+		case *format.StringType, *format.JsonType, *format.EnumType:
+			return true
+		}
+	}
+	ct := t.ConvertedType()
+	return ct != nil && (*ct == deprecated.UTF8 || *ct == deprecated.Json || *ct == deprecated.Enum)
 }
 
 // parquetCopier carries the position in the selection across the shards of a split.
