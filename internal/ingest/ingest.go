@@ -1,6 +1,8 @@
 // Package ingest reads the record files m3eval imports — turn records, episode records and
-// labeled samples, as a JSON array or as JSON Lines — one record at a time, so memory stays
-// flat however large the file. Every error names the file, the line and the field.
+// labeled samples, as a JSON array or as JSON Lines — and the conversation logs of other
+// tools (OpenAI chat logs, ShareGPT, VLMEvalKit predictions, lmms-eval samples, any JSON by
+// --map paths), one record at a time, so memory stays flat however large the file. Every
+// error names the file, the line (a spreadsheet's row) and the field.
 package ingest
 
 import (
