@@ -365,3 +365,31 @@ func TestMediaWritesOnce(t *testing.T) {
 		t.Errorf("mode %v, %v", st.Mode(), err)
 	}
 }
+
+// TestConvertedObjectsAcrossLines: pretty-printed objects one after another (not JSON Lines)
+// are read with the line each starts on.
+func TestConvertedObjectsAcrossLines(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "pretty.jsonl")
+	os.WriteFile(p, []byte("{\n  \"id\": \"a\",\n  \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}, {\"role\": \"assistant\", \"content\": \"yo\"}]\n}\n"+
+		"{\n  \"id\": \"b\",\n  \"messages\": [{\"role\": \"user\", \"content\": \"hey\"}, {\"role\": \"robot\", \"content\": \"x\"}]\n}\n"), 0o644)
+	recs, err := tryReadAll(p, FormatOpenAI, nil)
+	if len(recs) != 1 || recs[0].Turn.VLMResponse != "yo" || recs[0].Line != 1 {
+		t.Fatalf("records %+v", recs)
+	}
+	if err == nil || !strings.Contains(err.Error(), p+":5: messages[1].role") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// FuzzPyLiteral: any text parses or fails, never panics or runs away.
+func FuzzPyLiteral(f *testing.F) {
+	for _, s := range []string{`['a', "b"]`, `('x', None, 1.5e3, [True])`, `['\x41\u00e9\N{DASH}']`, `r'''a'''`, `[[[[`, `'\`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := ParsePyLiteral(s)
+		if err == nil && v == nil && !strings.Contains(s, "None") {
+			t.Fatalf("%q parsed to nil", s)
+		}
+	})
+}
