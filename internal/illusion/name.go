@@ -101,16 +101,7 @@ func ParseImageName(s string) (ImageName, error) {
 	if idx < 0 {
 		return ImageName{}, fmt.Errorf("%w %q: no numeric index after the shape", ErrImageName, s)
 	}
-	diff := -1
-	for i := idx + 2; i < len(parts); i++ {
-		switch strings.ToLower(parts[i]) {
-		case "easy", "medium", "hard":
-			diff = i
-		}
-		if diff >= 0 {
-			break
-		}
-	}
+	diff := difficultyPart(parts, idx+2)
 	if diff < 0 {
 		return ImageName{}, fmt.Errorf("%w %q: no -easy-, -medium- or -hard- after the scene", ErrImageName, s)
 	}
@@ -129,6 +120,18 @@ func ParseImageName(s string) (ImageName, error) {
 		return ImageName{}, fmt.Errorf("%w %q: no version after the difficulty", ErrImageName, s)
 	}
 	return n, nil
+}
+
+// difficultyPart is the index of the first part from from on that is easy, medium or hard
+// in any case, or -1.
+func difficultyPart(parts []string, from int) int {
+	for i := from; i < len(parts); i++ {
+		switch strings.ToLower(parts[i]) {
+		case "easy", "medium", "hard":
+			return i
+		}
+	}
+	return -1
 }
 
 func isDigits(s string) bool {
@@ -175,16 +178,7 @@ func ParseTaskImageName(s string) (TaskTruth, error) {
 			parts = append(parts, p)
 		}
 	}
-	diff := -1
-	for i, p := range parts {
-		switch strings.ToLower(p) {
-		case "easy", "medium", "hard":
-			diff = i
-		}
-		if diff >= 0 {
-			break
-		}
-	}
+	diff := difficultyPart(parts, 0)
 	if diff < 1 {
 		return TaskTruth{}, fmt.Errorf("%w %q: no difficulty token after the first part", ErrImageName, s)
 	}
