@@ -17,6 +17,7 @@ import (
 	"github.com/m3bench/m3eval/internal/ingest"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 func newImportCmd(g *globalOptions) *cobra.Command {
@@ -137,7 +138,7 @@ func (imp *importer) file(ctx context.Context, name string) error {
 			return fmt.Errorf("import: %w", err)
 		}
 		format = f
-		fmt.Fprintf(imp.out, "%s: detected format %s: %s (give --from to choose)\n", name, f, why)
+		fmt.Fprintf(imp.out, "%s: detected format %s: %s (give --from to choose)\n", textsafe.Line(name), f, why)
 	}
 	src, closer, err := ingest.Open(name, ingest.Options{Format: format, Map: imp.paths, Media: imp.media})
 	if err != nil {
@@ -172,7 +173,9 @@ func (imp *importer) stream(ctx context.Context, name string, r io.Reader) error
 }
 
 func (imp *importer) streamFrom(ctx context.Context, name string, src ingest.Source) error {
-	tx, err := imp.s.BeginImport(ctx, imp.opts)
+	opts := imp.opts
+	opts.Source = name
+	tx, err := imp.s.BeginImport(ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -186,9 +189,9 @@ func (imp *importer) streamFrom(ctx context.Context, name string, src ingest.Sou
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	fmt.Fprintf(imp.out, "%s: %s\n", name, counts)
+	fmt.Fprintf(imp.out, "%s: %s\n", textsafe.Line(name), counts)
 	if n := imp.media.Written() - before; n > 0 {
-		fmt.Fprintf(imp.out, "%s: %d embedded images written to %s\n", name, n, imp.media.Dir)
+		fmt.Fprintf(imp.out, "%s: %d embedded images written to %s\n", textsafe.Line(name), n, textsafe.Line(imp.media.Dir))
 	}
 	return nil
 }
