@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/illusion"
+	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 func newIllusionCmd() *cobra.Command {
@@ -217,10 +218,10 @@ func (o *illusionScoreOptions) run(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	for _, n := range res.Notes {
-		fmt.Fprintln(cmd.ErrOrStderr(), "note: "+n)
+		fmt.Fprintln(cmd.ErrOrStderr(), "note: "+textsafe.Line(n))
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
+		fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+textsafe.Line(w))
 	}
 	rep := illusionReport{
 		Rows:       illusion.Summarize(res.Items, by),

@@ -38,7 +38,7 @@ func (r illusionReport) logRows() [][]string {
 		}
 		// The file name: the model column tells same-named runs of two models apart, and
 		// the JSON report has the full path.
-		out = append(out, []string{filepath.Base(l.Path), l.Model, l.Split, strconv.Itoa(l.Samples), status})
+		out = append(out, []string{textsafe.Line(filepath.Base(l.Path)), textsafe.Line(l.Model), textsafe.Line(l.Split), strconv.Itoa(l.Samples), textsafe.Line(status)})
 	}
 	return out
 }
