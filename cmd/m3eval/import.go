@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -24,6 +25,7 @@ func newImportCmd(g *globalOptions) *cobra.Command {
 	var (
 		annotator string
 		replace   bool
+		drop      bool
 		demo      bool
 		from      string
 		maps      []string
@@ -47,6 +49,10 @@ expected_answer empty where the log has none. Images embedded as data URLs or ba
 are written to files in the folder beside the database (DB name + "-media").
 Each file imports in one transaction: on a bad record nothing of that file is written.
 Re-importing an identical file changes nothing; a changed record is an error unless --replace.
+The labels of a turn --replace changes were made on earlier content: they are kept as drafts
+marked stale (out of score until re-confirmed in annotate) and listed, or deleted with
+--drop-labels; values the new content does not allow are removed.
+FILE - reads standard input (JSON formats; xlsx and tsv are read from their file).
 See docs/importing.md.`,
 		Example: `  m3eval import turns.jsonl
   m3eval import --annotator alice labeled.json
@@ -64,7 +70,10 @@ See docs/importing.md.`,
 			if from != "" && len(maps) > 0 {
 				return usageErrorf("--map reads JSON records of any layout: give it without --from")
 			}
-			return nil
+			if drop && !replace {
+				return usageErrorf("--drop-labels goes with --replace: only a replaced turn's labels are dropped")
+			}
+			return oneStdin(append(args, g.rubricPath)...)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// The live heap of an import is a few batches of records; collecting less often
@@ -83,7 +92,8 @@ See docs/importing.md.`,
 			if err != nil {
 				return usageErrorf("%v", err)
 			}
-			imp := &importer{s: s, rubric: r, annotator: annotator, opts: store.ImportOptions{Replace: replace}, out: cmd.OutOrStdout(),
+			imp := &importer{s: s, rubric: r, annotator: annotator, opts: store.ImportOptions{Replace: replace, DropLabels: drop, Rubric: r},
+				out: cmd.OutOrStdout(), in: cmd.InOrStdin(),
 				from: ingest.Format(from), paths: paths, media: &ingest.Media{Dir: mediaDir(g.dbPath)}}
 			if demo {
 				return imp.demo(cmd.Context())
@@ -98,6 +108,7 @@ See docs/importing.md.`,
 	}
 	cmd.Flags().StringVar(&annotator, "annotator", "", "annotator of labels that do not name one")
 	cmd.Flags().BoolVar(&replace, "replace", false, "overwrite records that changed under an existing sample_id")
+	cmd.Flags().BoolVar(&drop, "drop-labels", false, "with --replace: delete the labels of turns whose content changed, instead of keeping them as drafts to re-confirm")
 	cmd.Flags().BoolVar(&demo, "demo", false, "import the built-in demo episodes")
 	cmd.Flags().StringVar(&from, "from", "", "format of the files: openai, sharegpt, vlmevalkit, lmms-eval or m3eval (detected when not given)")
 	cmd.Flags().StringArrayVar(&maps, "map", nil, "FIELD=PATH: take a turn field from a JSON path of each record, e.g. vlm_response=response.text; repeatable")
@@ -122,29 +133,49 @@ type importer struct {
 	annotator string
 	opts      store.ImportOptions
 	out       io.Writer
+	in        io.Reader
 	from      ingest.Format
 	paths     []ingest.FieldPath
 	media     *ingest.Media
 }
 
-func (imp *importer) file(ctx context.Context, name string) error {
+func (imp *importer) file(ctx context.Context, path string) error {
+	f, name, err := openInput(path, imp.in)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	defer f.Close()
 	format := imp.from
+	var r io.Reader = f
 	switch {
 	case len(imp.paths) > 0:
 		format = ingest.FormatMap
 	case format == "":
-		f, why, err := ingest.Detect(name)
+		var why string
+		format, why, r, err = ingest.DetectReader(name, f)
+		switch {
+		case errors.Is(err, ingest.ErrNoRecords):
+			format = ingest.FormatM3eval // reads nothing, and says so
+		case err != nil:
+			return fmt.Errorf("import: %w", err)
+		default:
+			fmt.Fprintf(imp.out, "%s: detected format %s: %s (give --from to choose)\n", textsafe.Line(name), format, why)
+		}
+	}
+	opts := ingest.Options{Format: format, Map: imp.paths, Media: imp.media}
+	if format == ingest.FormatVLMEvalKit && ingest.IsSheet(name) {
+		// xlsx and tsv are read from their file (a zip needs random access).
+		src, closer, err := ingest.Open(path, opts)
 		if err != nil {
 			return fmt.Errorf("import: %w", err)
 		}
-		format = f
-		fmt.Fprintf(imp.out, "%s: detected format %s: %s (give --from to choose)\n", textsafe.Line(name), f, why)
+		defer closer.Close()
+		return imp.streamFrom(ctx, name, src)
 	}
-	src, closer, err := ingest.Open(name, ingest.Options{Format: format, Map: imp.paths, Media: imp.media})
+	src, err := ingest.NewSource(name, r, opts)
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
-	defer closer.Close()
 	return imp.streamFrom(ctx, name, src)
 }
 
@@ -189,9 +220,37 @@ func (imp *importer) streamFrom(ctx context.Context, name string, src ingest.Sou
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	if counts.Turns == [3]int{} {
+		// An empty file, [] or only blank lines: say so, rather than print a row of zeros
+		// that looks like an import.
+		fmt.Fprintf(imp.out, "%s: no records in the file: imported nothing\n", textsafe.Line(name))
+		return nil
+	}
 	fmt.Fprintf(imp.out, "%s: %s\n", textsafe.Line(name), counts)
 	if n := imp.media.Written() - before; n > 0 {
 		fmt.Fprintf(imp.out, "%s: %d embedded images written to %s\n", textsafe.Line(name), n, textsafe.Line(imp.media.Dir))
 	}
+	printStale(imp.out, tx.StaleLabels())
 	return nil
+}
+
+// printStale lists the labels of turns whose content the import replaced.
+func printStale(w io.Writer, stale []store.StaleLabel) {
+	if len(stale) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%d labels were made on earlier content of replaced turns:\n", len(stale))
+	for _, l := range stale {
+		what := "kept as a draft to re-confirm (m3eval annotate)"
+		switch {
+		case l.Deleted:
+			what = "deleted (--drop-labels)"
+		case l.WasDone:
+			what = "was done; kept as a draft to re-confirm (m3eval annotate)"
+		}
+		if len(l.Dropped) > 0 {
+			what += "; removed, not allowed for the new content: " + strings.Join(l.Dropped, ", ")
+		}
+		fmt.Fprintf(w, "  %s  %s: %s\n", textsafe.Line(l.SampleID), textsafe.Line(l.Annotator), what)
+	}
 }

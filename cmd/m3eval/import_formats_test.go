@@ -36,3 +36,21 @@ func TestImportFromUsage(t *testing.T) {
 		t.Fatalf("%s %v", out, err)
 	}
 }
+
+// TestImportLogFromStdin: a chat log on standard input is detected from its first record,
+// which is read once and replayed, and imported with its embedded image written out.
+func TestImportLogFromStdin(t *testing.T) {
+	dir := t.TempDir()
+	log, err := os.ReadFile("../../internal/ingest/testdata/logs/openai/chat_log.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runBin(t, dir, log, "--db", "chat.db", "import", "-")
+	if r.code != 0 || !strings.Contains(r.stdout, "detected format openai") || !strings.Contains(r.stdout, "3 turns new") ||
+		!strings.Contains(r.stdout, "1 embedded images written to chat-media") {
+		t.Fatalf("import -: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "chat-media", "*.png")); len(m) != 1 {
+		t.Errorf("media files %v", m)
+	}
+}

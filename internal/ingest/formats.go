@@ -262,22 +262,48 @@ func keys(m map[string]json.RawMessage) []string {
 	return out
 }
 
+// ErrNoRecords is returned by Detect and DetectReader for a file without a record (empty,
+// blank lines, []): there is no format to tell, and nothing to import.
+var ErrNoRecords = errors.New("no records in the file")
+
+// IsSheet tells a spreadsheet (xlsx, tsv) by its name: VLMEvalKit's prediction files.
+func IsSheet(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".xlsx", ".tsv":
+		return true
+	}
+	return false
+}
+
 // Detect tells the format of a file from its extension or its first record, and says why.
 func Detect(path string) (Format, string, error) {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".xlsx", ".tsv":
-		return FormatVLMEvalKit, "a " + strings.ToLower(filepath.Ext(path))[1:] + " file", nil
-	}
 	f, err := os.Open(path)
 	if err != nil {
 		return "", "", err
 	}
 	defer f.Close()
-	first, err := firstValue(f)
-	if err != nil {
-		return "", "", fmt.Errorf("%s: cannot tell the format: %w", path, err)
+	format, why, _, err := DetectReader(path, f)
+	return format, why, err
+}
+
+// DetectReader tells the format of r, named name, from the name's extension or the first
+// record, and says why. It returns a reader that yields r from its start: the first
+// record, read to detect, is replayed from memory.
+func DetectReader(name string, r io.Reader) (Format, string, io.Reader, error) {
+	if IsSheet(name) {
+		return FormatVLMEvalKit, "a " + strings.ToLower(filepath.Ext(name))[1:] + " file", r, nil
 	}
-	return DetectRecord(path, first)
+	var seen bytes.Buffer
+	first, err := firstValue(io.TeeReader(r, &seen))
+	replay := io.MultiReader(&seen, r)
+	if errors.Is(err, ErrNoRecords) {
+		return "", "", replay, err
+	}
+	if err != nil {
+		return "", "", replay, fmt.Errorf("%s: cannot tell the format: %w", name, err)
+	}
+	format, why, err := DetectRecord(name, first)
+	return format, why, replay, err
 }
 
 // DetectRecord tells the format from the keys of a file's first record.
@@ -321,8 +347,11 @@ func firstValue(r io.Reader) (map[string]json.RawMessage, error) {
 	br := bufio.NewReader(r)
 	for {
 		b, err := br.Peek(1)
+		if err == io.EOF {
+			return nil, ErrNoRecords
+		}
 		if err != nil {
-			return nil, fmt.Errorf("no record")
+			return nil, err
 		}
 		if b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n' {
 			br.Discard(1)
@@ -341,7 +370,7 @@ func firstValue(r io.Reader) (map[string]json.RawMessage, error) {
 			return nil, err
 		}
 		if !dec.More() {
-			return nil, fmt.Errorf("an empty array")
+			return nil, ErrNoRecords
 		}
 	}
 	var m map[string]json.RawMessage
