@@ -149,29 +149,36 @@ func TestOpenAIImportEqualsNative(t *testing.T) {
 // importAs imports the file at path, read in format, into db in one transaction.
 func importAs(tb testing.TB, db, path string, format ingest.Format) ingest.Counts {
 	tb.Helper()
+	rd, closer, err := ingest.Open(path, ingest.Options{Format: format})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer closer.Close()
+	r, _ := rubric.Parse(annotations.DefaultRubric)
+	c, err := importSource(tb, db, r, path, rd, time.Now())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+// importSource imports the records of src, as m3eval import does, into the database at db.
+func importSource(tb testing.TB, db string, r *rubric.Rubric, name string, src ingest.Source, now time.Time) (ingest.Counts, error) {
+	tb.Helper()
 	ctx := context.Background()
 	s, err := store.Open(ctx, db, store.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer s.Close()
-	rd, closer, err := ingest.Open(path, ingest.Options{Format: format})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer closer.Close()
 	tx, err := s.BeginImport(ctx, store.ImportOptions{})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer tx.Rollback()
-	r, _ := rubric.Parse(annotations.DefaultRubric)
-	c, err := ingest.ImportFrom(ctx, tx, path, rd, ingest.LabelOptions{Rubric: r, Now: time.Now()})
+	c, err := ingest.ImportFrom(ctx, tx, name, src, ingest.LabelOptions{Rubric: r, Annotator: "fuzz", Now: now})
 	if err != nil {
-		tb.Fatal(err)
+		return c, err
 	}
-	if err := tx.Commit(); err != nil {
-		tb.Fatal(err)
-	}
-	return c
+	return c, tx.Commit()
 }
