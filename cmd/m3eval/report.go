@@ -104,7 +104,7 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) error {
 	ctx := cmd.Context()
 	var ill *illusion.ScoreResult
 	if len(o.illusion) > 0 {
-		if ill, err = scoreIllusionLogs(ctx, o.testsets, o.illusion, ""); err != nil {
+		if ill, err = scoreIllusionLogs(ctx, o.testsets, o.illusion, illusion.ScoreOptions{Rule: illusion.RuleM3eval}); err != nil {
 			return err
 		}
 		for _, w := range ill.Warnings {
