@@ -63,11 +63,11 @@ type Rules struct {
 	} `json:"reasoning"`
 
 	Metrics struct {
-		ConciseEn    int       `json:"concise_en"`
-		ConciseZh    int       `json:"concise_zh"`
-		UptakeRecall float64   `json:"uptake_recall"`
-		SpecificCues int       `json:"specific_cues"`
-		LengthBins   []int     `json:"length_bins"`
+		ConciseEn    int     `json:"concise_en"`
+		ConciseZh    int     `json:"concise_zh"`
+		UptakeRecall float64 `json:"uptake_recall"`
+		SpecificCues int     `json:"specific_cues"`
+		LengthBins   []int   `json:"length_bins"`
 	} `json:"metrics"`
 
 	// Values are the attribute values the rules compare: class → canonical value → spellings
@@ -77,7 +77,7 @@ type Rules struct {
 	Ordinals   map[string]int                 `json:"ordinals"`
 	Lang       map[string]*LangRules          `json:"lang"`
 
-	values []valueWord        // every spelling, longest first
+	values  []valueWord       // every spelling, longest first
 	synonym map[string]string // token → the first word of its group
 }
 

@@ -1,0 +1,188 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/m3bench/m3eval/internal/dataset"
+)
+
+// This file serves the rule-based judge (m3eval judge): the turns it reads, episode by
+// episode, and the rule version stored with its scores. The scores themselves go through the
+// ScoreImporter, as import-scores' do.
+
+// turnColumns are the turn attributes m3eval judge and score --metrics filter on.
+var turnColumns = map[string]string{
+	"action_type": "t.action_type",
+	"task_type":   "t.task_type",
+	"model":       "t.model",
+	"episode":     "e.episode_key",
+	"sample_id":   "t.sample_id",
+}
+
+// TurnFilterKeys lists the keys a TurnFilter accepts.
+func TurnFilterKeys() []string {
+	keys := make([]string, 0, len(turnColumns))
+	for k := range turnColumns {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// TurnFilter chooses turns: for each key, the turn's value must be one of the values given.
+type TurnFilter map[string][]string
+
+// where returns the SQL condition of the filter; only turnColumns' text reaches the SQL.
+func (f TurnFilter) where() (string, []any, error) {
+	keys := make([]string, 0, len(f))
+	for k := range f {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	conds := []string{"1"}
+	var args []any
+	for _, k := range keys {
+		col, ok := turnColumns[k]
+		if !ok {
+			return "", nil, fmt.Errorf("cannot filter on %q (use one of %s)", k, strings.Join(TurnFilterKeys(), ", "))
+		}
+		if len(f[k]) == 0 {
+			continue
+		}
+		conds = append(conds, col+` IN (`+placeholders(len(f[k]))+`)`)
+		for _, v := range f[k] {
+			args = append(args, v)
+		}
+	}
+	return strings.Join(conds, " AND "), args, nil
+}
+
+// StreamEpisodes calls fn once per episode that holds a turn the filter chooses, with all of
+// the episode's turns in turn order (the judge reads a turn against the earlier ones) and,
+// beside each, whether the filter chose it. Episodes come in queue order. It reads in one
+// read transaction of its own, so it may run while a ScoreImporter writes; the slices passed
+// are reused between calls.
+func (s *Store) StreamEpisodes(ctx context.Context, f TurnFilter, fn func(turns []dataset.Turn, chosen []bool) error) error {
+	w, args, err := f.where()
+	if err != nil {
+		return err
+	}
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("read turns: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `BEGIN DEFERRED`); err != nil {
+		return fmt.Errorf("read turns: %w", err)
+	}
+	defer conn.ExecContext(context.Background(), `ROLLBACK`)
+	q := `SELECT t.sample_id, e.episode_key, t.turn, t.action_type, t.task_type, t.user_message,
+		t.vlm_response, t.expected_answer, t.model, t.meta, t.episode_id, (` + w + `)
+		FROM turns t JOIN episodes e ON e.id = t.episode_id`
+	if len(f) > 0 {
+		q += ` WHERE t.episode_id IN (SELECT t.episode_id FROM turns t JOIN episodes e ON e.id = t.episode_id WHERE ` + w + `)`
+		args = append(args, args...)
+	}
+	q += ` ORDER BY t.episode_id, t.turn`
+	rows, err := conn.QueryContext(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("read turns: %w", err)
+	}
+	defer rows.Close()
+	var (
+		turns  []dataset.Turn
+		chosen []bool
+		cur    int64 = -1
+		some   bool
+	)
+	flush := func() error {
+		if len(turns) == 0 || !some {
+			return nil
+		}
+		return fn(turns, chosen)
+	}
+	for rows.Next() {
+		var (
+			t    dataset.Turn
+			meta sql.NullString
+			ep   int64
+			ok   bool
+		)
+		if err := rows.Scan(&t.SampleID, &t.EpisodeID, &t.Turn, &t.ActionType, &t.TaskType, &t.UserMessage,
+			&t.VLMResponse, &t.ExpectedAnswer, &t.Model, &meta, &ep, &ok); err != nil {
+			return fmt.Errorf("read turns: %w", err)
+		}
+		if meta.Valid {
+			t.Meta = json.RawMessage(meta.String)
+		}
+		if ep != cur {
+			if err := flush(); err != nil {
+				return err
+			}
+			turns, chosen, cur, some = turns[:0], chosen[:0], ep, false
+		}
+		turns = append(turns, t)
+		chosen = append(chosen, ok)
+		some = some || ok
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read turns: %w", err)
+	}
+	return flush()
+}
+
+// BeginJudgeRun starts storing the scores of a rule-based judge made with the rule set of
+// the given version (body: the rule file). Scores the judge made with other rules (or
+// imported without rules) are an ErrConflict unless replace: changed rules re-score only
+// when asked to. The rule set's text is recorded once.
+func (s *Store) BeginJudgeRun(ctx context.Context, judge, version string, body []byte, replace bool) (*ScoreImporter, error) {
+	if version == "" {
+		return nil, fmt.Errorf("judge %s: a rule version is required", judge)
+	}
+	im, err := s.BeginScoreImport(ctx, judge, ImportOptions{Replace: replace})
+	if err != nil {
+		return nil, err
+	}
+	im.ruleVersion = version
+	var n int
+	var other sql.NullString
+	err = im.tx.QueryRowContext(ctx, `SELECT COUNT(*), MIN(COALESCE(rule_version, 'none (imported)')) FROM judge_scores
+		WHERE judge_id = ? AND rule_version IS NOT ?`, im.judgeID, version).Scan(&n, &other)
+	if err == nil && n > 0 && !replace {
+		err = fmt.Errorf("%w: judge %s has %d scores made with other rules (%s), these rules are %s; run with --replace to re-score", ErrConflict, judge, n, other.String, version)
+	}
+	if err == nil {
+		_, err = im.tx.ExecContext(ctx, `INSERT INTO judge_rule_sets (version, body) VALUES (?, ?) ON CONFLICT DO NOTHING`, version, body)
+	}
+	if err != nil {
+		im.Rollback()
+		return nil, err
+	}
+	return im, nil
+}
+
+// JudgeRuleVersions lists, for a judge, the rule versions of its scores and how many each
+// (version "" for imported scores).
+func (s *Store) JudgeRuleVersions(ctx context.Context, judge string) (map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT COALESCE(s.rule_version, ''), COUNT(*) FROM judge_scores s
+		JOIN judges j ON j.id = s.judge_id WHERE j.name = ? GROUP BY 1`, judge)
+	if err != nil {
+		return nil, fmt.Errorf("judge rule versions: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var v string
+		var n int
+		if err := rows.Scan(&v, &n); err != nil {
+			return nil, err
+		}
+		out[v] = n
+	}
+	return out, rows.Err()
+}
