@@ -1,175 +1,339 @@
 package judge
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/m3bench/m3eval/internal/dataset"
 )
 
-// factKey names what a mention says something about: the class, the image the sentence is
-// about (if it names one) and the noun the value describes.
-func factKey(class, image, noun string) string {
-	if image != "" {
-		return class + "@" + image + ":" + noun
-	}
-	return class + ":" + noun
+// objMention is an object named in a text.
+type objMention struct {
+	at, end int
+	name    string // canonical: "car" for "car", "vehicle", "汽车"
+	word    string // as written (stemmed): which image holds "a woman" is not where "a man" is
 }
 
-// statedFacts returns the values a text asserts (not negated, not hedged) about a noun:
-// colours and other attribute values, counts, and which image holds a noun.
-func (j *Judge) statedFacts(t *text, ms []mention, turn int, byUser bool) []fact {
-	var out []fact
-	for _, m := range ms {
-		if m.negated != "" || m.hedged != "" {
-			continue
-		}
-		img := imageOfSentence(t, ms, m.at)
-		noun := m.noun
-		if m.class != "image" && m.class != "number" {
-			if nb := nounBefore(t, m.at); nb != "" && (noun == "" || m.class == "color") {
-				noun = nb
+// objects finds the rules' objects in the text, longest spelling first, without overlaps.
+func (t *text) objects(r *Rules) []objMention {
+	var out []objMention
+	taken := make([]bool, len(t.folded)+1)
+	var buf [8]int
+	for _, w := range r.ObjectStop {
+		for _, i := range find(t.folded, w, buf[:0]) {
+			for k := i; k < i+len(w); k++ {
+				taken[k] = true
 			}
 		}
-		if m.class == "image" {
-			noun = t.nounAfter(m.at + len(m.spelling))
-			img = ""
+	}
+	for _, ow := range r.objects {
+		// Latin spellings match their plurals too ("book", "books", "boxes").
+		forms := []string{ow.spelling}
+		if !ow.cjk {
+			forms = append(forms, ow.spelling+"s", ow.spelling+"es")
 		}
-		if noun == "" {
+		for _, form := range forms {
+			for _, i := range find(t.folded, form, buf[:0]) {
+				if taken[i] || taken[i+len(form)-1] {
+					continue
+				}
+				for k := i; k < i+len(form); k++ {
+					taken[k] = true
+				}
+				out = append(out, objMention{at: i, end: i + len(form), name: ow.value, word: stem(ow.spelling)})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b objMention) int { return a.at - b.at })
+	return out
+}
+
+// sentenceOf returns the byte range of the sentence that holds offset i.
+func (t *text) sentenceOf(i int) (int, int) {
+	start := strings.LastIndexAny(t.folded[:i], ".!?。！？;；\n") + 1
+	end := strings.IndexAny(t.folded[i:], ".!?。！？;；\n")
+	if end < 0 {
+		end = len(t.folded)
+	} else {
+		end += i
+	}
+	return start, end
+}
+
+// imageFor returns the image an object at offset i is placed in: the image named in its
+// clause, else the last one named before it in its sentence, else the first one after it.
+func (t *text) imageFor(ms []mention, i int) string {
+	c := t.clauseOf(i)
+	ss, se := t.sentenceOf(i)
+	before, after, inClause := "", "", ""
+	best := -1
+	for _, m := range ms {
+		if m.class != "image" || m.negated != "" {
 			continue
 		}
-		if s, ok := j.Rules.synonym[noun]; ok {
-			noun = s
+		d := m.at - i
+		if d < 0 {
+			d = -d
 		}
-		out = append(out, fact{key: factKey(m.class, img, noun), value: m.value, spelling: m.spelling, turn: turn, byUser: byUser})
+		switch {
+		case m.at >= c[0] && m.at < c[1]:
+			if best < 0 || d < best {
+				inClause, best = m.value, d
+			}
+		case m.at >= ss && m.at < i:
+			before = m.value
+		case m.at > i && m.at < se && after == "":
+			after = m.value
+		}
+	}
+	switch {
+	case inClause != "":
+		return inClause
+	case before != "":
+		return before
+	}
+	return after
+}
+
+// statedFacts returns what a text asserts (not negated; hedged too when hedged is set):
+// attribute values of objects, counts of objects, and the image each object is in. A fact's
+// key names the class, the image when one is named, and the object.
+func (j *Judge) statedFacts(t *text, ms []mention, turn int, hedged bool) []fact {
+	objs := t.objects(j.Rules)
+	if len(objs) == 0 {
+		return nil
+	}
+	parts := j.Rules.PartCues[t.lang]
+	compares := func(class string) bool { return slices.Contains(j.Rules.ConsistencyClasses, class) }
+	var out []fact
+	add := func(class string, o objMention, value, spelling string) {
+		key := class + ":" + o.name
+		if class == "image" {
+			key = class + ":" + o.word
+		} else if img := t.imageFor(ms, o.at); img != "" {
+			key = class + "@" + img + ":" + o.name
+		}
+		out = append(out, fact{key: key, obj: o.name, value: value, spelling: spelling, turn: turn})
+	}
+	for _, m := range ms {
+		if m.negated != "" || (m.hedged != "" && !hedged) || m.class == "image" || !compares(m.class) {
+			continue
+		}
+		c := t.clauseOf(m.at)
+		end := m.at + len(m.spelling)
+		if m.class == "number" {
+			// The object right after the number ("3 apples", "三个苹果", "two white mugs").
+			clause := t.folded[c[0]:c[1]]
+			if len(cuesIn(clause, parts)) > 0 {
+				continue // a count of a part
+			}
+			for _, o := range objs {
+				if o.at >= end && o.at <= end+16 && o.at < c[1] && !strings.ContainsAny(t.folded[end:o.at], "0123456789") {
+					// "two white cars" counts the white cars, not the cars.
+					for _, q := range ms {
+						if q.class != "number" && q.class != "image" && q.at >= end && q.at < o.at {
+							o.name = q.value + " " + o.name
+						}
+					}
+					add("number", o, m.value, m.spelling)
+					break
+				}
+			}
+			continue
+		}
+		// An attribute value: the object it describes, nearest in its clause, after it
+		// ("red car", "红色的车") or else before it ("the car is red").
+		var after, before *objMention
+		for k := range objs {
+			o := &objs[k]
+			if o.at >= end && o.at < c[1] && after == nil {
+				after = o
+			}
+			if o.end <= m.at && o.at >= c[0] {
+				before = o
+			}
+		}
+		linked := before != nil && len(cuesIn(t.folded[before.end:m.at], t.lr.Copula)) > 0
+		switch {
+		case linked:
+			add(m.class, *before, m.value, m.spelling)
+		case after != nil && (before == nil || after.at-end <= m.at-before.end+8):
+			add(m.class, *after, m.value, m.spelling)
+		case before != nil:
+			add(m.class, *before, m.value, m.spelling)
+		}
+	}
+	if compares("image") {
+		for _, o := range objs {
+			if img := t.imageFor(ms, o.at); img != "" {
+				add("image", o, img, t.folded[o.at:o.end]+" → image "+img)
+			}
+		}
 	}
 	return out
 }
 
-// imageOfSentence returns the image index named in the sentence that holds offset i, before
-// it, if any.
-func imageOfSentence(t *text, ms []mention, i int) string {
-	start := strings.LastIndexAny(t.folded[:i], ".!?。！？\n")
-	img := ""
-	for _, m := range ms {
-		if m.class == "image" && m.at > start && m.at < i {
-			img = m.value
+// cuesIn returns the phrases of list that occur as words in s.
+func cuesIn(s string, list []string) []string {
+	var out []string
+	var buf [2]int
+	for _, w := range list {
+		if len(find(s, w, buf[:0])) > 0 {
+			out = append(out, w)
 		}
 	}
-	return img
+	return out
 }
 
-// nounBefore returns the first content token of the clause before offset i ("the car is
-// red" → car); for Chinese the two characters that open it.
-func nounBefore(t *text, i int) string {
-	c := t.clauseOf(i)
-	toks := tokens(t.folded[c[0]:i], t.lr, nil)
-	for k, tk := range toks {
-		if _, isNum := atoiOK(tk); isNum || measureWords[tk] {
-			continue
-		}
-		if isCJK([]rune(tk)[0]) {
-			if k+1 < len(toks) && isCJK([]rune(toks[k+1])[0]) {
-				return tk + toks[k+1]
-			}
-			return tk
-		}
-		return tk
-	}
-	return ""
-}
-
-func atoiOK(s string) (int, bool) {
-	n := 0
-	if s == "" {
-		return 0, false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return 0, false
-		}
-		n = n*10 + int(r-'0')
-	}
-	return n, true
-}
-
-// facts collects what a judged turn adds to the episode's record: the model's assertions,
-// and, for an update, the user's new state (meta.new_value when given).
+// facts collects what a judged turn adds to the episode's record: the model's assertions.
 func (j *Judge) facts(t *dataset.Turn, meta dataset.Meta, lang string) []fact {
 	resp := newText(t.VLMResponse, lang, j.Rules)
-	out := j.statedFacts(resp, resp.mentions(j.Rules), t.Turn, false)
-	if t.ActionType == "update" || t.ActionType == "negation" {
-		user := newText(t.UserMessage, lang, j.Rules)
-		uf := j.statedFacts(user, user.mentions(j.Rules), t.Turn, true)
-		// The last statement of a key in the user's message is the new state ("was red,
-		// now blue").
-		last := map[string]int{}
-		for k, f := range uf {
-			last[f.key] = k
-		}
-		for k, f := range uf {
-			if last[f.key] == k {
-				out = append(out, f)
-			}
+	return j.statedFacts(resp, resp.mentions(j.Rules), t.Turn, false)
+}
+
+// changedObjects are the objects an update turn's user message names: their state may
+// change there, so earlier statements about them no longer bind.
+func (j *Judge) changedObjects(t *dataset.Turn, meta dataset.Meta, lang string) map[string]bool {
+	if t.ActionType != "update" {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, o := range newText(t.UserMessage, lang, j.Rules).objects(j.Rules) {
+		out[o.name] = true
+	}
+	if meta.Entity != "" {
+		for _, o := range newText(meta.Entity, lang, j.Rules).objects(j.Rules) {
+			out[o.name] = true
 		}
 	}
 	return out
 }
 
-// consistency compares the response's assertions with what the model stated in earlier
-// turns of the episode (the latest statement of each key counts; an update or a correction
-// by the user replaces it).
+// consistency compares the response's assertions with what the model stated in the earlier
+// turns of the episode since the last change of each object (an update turn that names it):
+// a value that agrees with none of those statements is a contradiction.
 func (c *ctx) consistency() Value {
 	if len(c.hist) == 0 {
 		return Value{Value: c.naChoice("consistency"), Rule: "consistency.first_turn"}
 	}
-	latest := map[string]fact{}
+	// A model that accepts a false memory of the conversation contradicts what it said.
+	if c.t.ActionType == "memory_injection" && c.sig.Resists == "No" {
+		return Value{Value: "No", Rule: "consistency.accepts_false_memory"}
+	}
+	period := map[string]map[string]fact{} // key → value → the latest statement of it
 	for _, h := range c.hist {
+		for obj := range h.changed {
+			for k := range period {
+				if strings.HasSuffix(k, ":"+obj) {
+					delete(period, k)
+				}
+			}
+		}
 		for _, f := range h.facts {
-			latest[f.key] = f
+			if period[f.key] == nil {
+				period[f.key] = map[string]fact{}
+			}
+			period[f.key][f.value] = f
 		}
 	}
-	now := c.j.statedFacts(c.resp, c.respM, c.t.Turn, false)
-	// A value this turn's user message gives (an update, a correction) is not the model
-	// contradicting itself when it repeats it.
-	userVals := map[string]bool{}
-	if c.t.ActionType == "update" || c.t.ActionType == "negation" {
+	changed := c.j.changedObjects(c.t, c.meta, c.lang)
+	now := c.j.statedFacts(c.resp, c.respM, c.t.Turn, true)
+	// A user who asks about image k frames the answer: objects found there are new, not
+	// moved. Only a turn that plants a claim makes the model's placement a statement to check.
+	framed := map[string]bool{}
+	if !slices.Contains(c.misleadingActions(), c.t.ActionType) {
 		for _, m := range c.user.mentions(c.r) {
-			if m.negated == "" {
-				userVals[m.class+"="+m.value] = true
+			if m.class == "image" {
+				framed[m.value] = true
 			}
+		}
+	}
+	cur := map[string]map[string]fact{}
+	var keys []string
+	for _, f := range now {
+		if changed[f.obj] || (classOf(f.key) == "image" && framed[f.value]) {
+			continue
+		}
+		if cur[f.key] == nil {
+			cur[f.key] = map[string]fact{}
+			keys = append(keys, f.key)
+		}
+		cur[f.key][f.value] = f
+	}
+	expected := map[string]bool{}
+	for _, m := range c.exp.mentions(c.r) {
+		if m.negated == "" {
+			expected[m.value] = true
 		}
 	}
 	ack := c.resp.cues(c.resp.lr.Acknowledge)
 	compared := 0
-	nowVals := map[string]map[string]bool{}
-	for _, f := range now {
-		if nowVals[f.key] == nil {
-			nowVals[f.key] = map[string]bool{}
+	for _, k := range keys {
+		before := period[k]
+		if len(before) == 0 {
+			before = related(period, k)
 		}
-		nowVals[f.key][f.value] = true
-	}
-	for _, f := range now {
-		old, ok := latest[f.key]
-		if !ok {
+		if len(before) == 0 {
 			continue
 		}
 		compared++
-		if old.value == f.value || nowVals[f.key][old.value] {
-			continue // the same, or the old value restated beside another (a list)
+		agree := false
+		for v := range cur[k] {
+			if _, ok := before[v]; ok {
+				agree = true
+			}
 		}
-		if userVals[classOf(f.key)+"="+f.value] {
+		if agree {
 			continue
 		}
-		if len(ack) > 0 {
+		// A correction the model acknowledges, to the expected value, is not a contradiction.
+		allExpected := len(ack) > 0
+		for v := range cur[k] {
+			allExpected = allExpected && expected[v]
+		}
+		if allExpected {
 			continue
+		}
+		var was fact
+		for _, f := range before {
+			if f.turn > was.turn {
+				was = f
+			}
+		}
+		var now fact
+		for _, f := range cur[k] {
+			now = f
+			break
 		}
 		return Value{Value: "No", Rule: "consistency.contradiction",
-			Evidence: []string{"turn " + itoa(old.turn) + ": " + old.spelling, "now: " + f.spelling}}
+			Evidence: []string{"turn " + itoa(was.turn) + ": " + was.spelling, "now: " + now.spelling}}
 	}
 	if compared == 0 {
 		return Value{Value: "Yes", Rule: "consistency.nothing_to_compare"}
 	}
 	return Value{Value: "Yes", Rule: "consistency.agrees", Evidence: []string{itoa(compared) + " statements compared"}}
+}
+
+// related returns, for a statement that names no image ("the car is blue"), the statements
+// of the same class about the same object in every image; for one that names an image, the
+// statements that named none.
+func related(period map[string]map[string]fact, key string) map[string]fact {
+	class, obj := classOf(key), key[strings.LastIndex(key, ":")+1:]
+	scoped := strings.Contains(key, "@")
+	out := map[string]fact{}
+	for k, vals := range period {
+		if k == key || classOf(k) != class || k[strings.LastIndex(k, ":")+1:] != obj {
+			continue
+		}
+		if scoped && strings.Contains(k, "@") {
+			continue // another image's object
+		}
+		for v, f := range vals {
+			out[v] = f
+		}
+	}
+	return out
 }
 
 func classOf(key string) string {
@@ -179,19 +343,7 @@ func classOf(key string) string {
 	return key
 }
 
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return string(b[i:])
-}
+func itoa(n int) string { return strconv.Itoa(n) }
 
 // naChoice is the rubric's NA choice of a dimension's field.
 func (c *ctx) naChoice(dim string) string {

@@ -253,26 +253,43 @@ func (c *ctx) reasoning() Value {
 	ev = append(ev, obs...)
 	ev = append(ev, inf...)
 	ev = append(ev, evi...)
+	// Clauses with content: a detailed answer has several.
+	detail := 0
+	for _, cl := range c.resp.clauses {
+		if len(tokens(c.resp.folded[cl[0]:cl[1]], lr, nil)) >= 2 {
+			detail++
+		}
+	}
+	ev = append(ev, fmt.Sprintf("%d clauses", detail))
+	// A rejection that goes on to say what is true instead is a reasoning step too ("no,
+	// the umbrella is black; the coat is red").
+	rejects := c.resp.cues(lr.Reject)
+	explainsRejection := len(rejects) > 0 && detail >= 2
+	if explainsRejection && len(inf) == 0 {
+		ev = append(ev, rejects[0])
+	}
+	hasInf := len(inf) > 0 || explainsRejection
+	hasEv := len(obs)+len(evi) > 0
 	score, rule := 1, ""
 	switch {
 	case n < short:
 		score, rule = 1, "reasoning.answer_only"
-	case len(inf) > 0 && len(obs)+len(evi) > 0:
+	case hasInf && hasEv:
 		score, rule = 4, "reasoning.inference_with_evidence"
 		if sentences(c.resp) >= 2 || n >= long {
 			score, rule = 5, "reasoning.complete_chain"
 		}
-	case len(inf) > 0:
+	case hasInf:
 		score, rule = 3, "reasoning.inference_only"
-	case len(obs)+len(evi) > 0:
+	case hasEv:
 		score, rule = 2, "reasoning.observation_only"
-		if n >= long {
+		if n >= long || detail >= rr.DetailClauses {
 			score = 3
 		}
 	default:
 		score, rule = 1, "reasoning.no_markers"
-		if n >= long {
-			score = 2
+		if n >= long || detail >= rr.DetailClauses {
+			score, rule = 2, "reasoning.details_only"
 		}
 	}
 	c.sig.Reasoning = score

@@ -91,17 +91,17 @@ type Verdict struct {
 
 // turnState is what later turns of an episode need from an earlier one.
 type turnState struct {
-	facts []fact
-	turn  *dataset.Turn
-	meta  dataset.Meta
-	sig   *Signals
+	facts   []fact
+	changed map[string]bool // objects an update changed here
+	turn    *dataset.Turn
+	meta    dataset.Meta
+	sig     *Signals
 }
 
 // fact is a value the model (or an update) stated about something.
 type fact struct {
-	key, value, spelling string
-	turn                 int
-	byUser               bool
+	key, obj, value, spelling string
+	turn                      int
 }
 
 // Episode judges the turns of one episode, in turn order. A turn's meta with a key of the
@@ -118,6 +118,7 @@ func (j *Judge) Episode(turns []dataset.Turn) ([]Verdict, error) {
 		out[i] = j.turn(t, meta, hist)
 		hist = append(hist, turnState{turn: t, meta: meta, sig: &out[i].Signals})
 		hist[len(hist)-1].facts = j.facts(t, meta, out[i].Language)
+		hist[len(hist)-1].changed = j.changedObjects(t, meta, out[i].Language)
 	}
 	return out, nil
 }
@@ -154,6 +155,7 @@ func (j *Judge) turn(t *dataset.Turn, meta dataset.Meta, hist []turnState) Verdi
 	add("correctness", c.correctness())
 	add("reasoning", c.reasoning())
 	add("misleading", c.misleading())
+	c.sig.Resists = v.Values[len(v.Values)-1].Value
 	add("consistency", c.consistency())
 	c.signals()
 

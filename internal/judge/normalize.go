@@ -119,14 +119,25 @@ func tokens(folded string, lr *LangRules, dst []string) []string {
 	return dst
 }
 
-// stem drops an English plural ending, enough to match "apples" with "apple" and
-// "people"… not: only the regular forms.
+// stem is a light English stemmer applied to both sides of every comparison: it drops -ing,
+// -ed, a plural s and a final e, so "rising" meets "rise" and "apples" meets "apple".
+// Irregular forms are left to the synonym lists.
 func stem(w string) string {
-	if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is") {
-		if strings.HasSuffix(w, "ies") && len(w) > 4 {
-			return w[:len(w)-3] + "y"
-		}
-		return w[:len(w)-1]
+	n := len(w)
+	switch {
+	case n > 5 && strings.HasSuffix(w, "ing"):
+		w = w[:n-3]
+	case n > 4 && strings.HasSuffix(w, "ied"):
+		w = w[:n-3] + "y"
+	case n > 4 && strings.HasSuffix(w, "ed") && !strings.HasSuffix(w, "eed"):
+		w = w[:n-2]
+	case n > 4 && strings.HasSuffix(w, "ies"):
+		w = w[:n-3] + "y"
+	case n > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+		w = w[:n-1]
+	}
+	if len(w) > 3 && strings.HasSuffix(w, "e") && !strings.HasSuffix(w, "ee") {
+		w = w[:len(w)-1]
 	}
 	return w
 }

@@ -60,6 +60,8 @@ type Rules struct {
 		ShortZh int `json:"short_zh"`
 		LongEn  int `json:"long_en"` // at least: a long, descriptive answer
 		LongZh  int `json:"long_zh"`
+		// DetailClauses: at least this many clauses with content make a detailed answer.
+		DetailClauses int `json:"detail_clauses"`
 	} `json:"reasoning"`
 
 	Metrics struct {
@@ -76,8 +78,20 @@ type Rules struct {
 	ImageWords map[string][]string            `json:"image_words"`
 	Ordinals   map[string]int                 `json:"ordinals"`
 	Lang       map[string]*LangRules          `json:"lang"`
+	// Objects are the things facts are about: canonical name → spellings in any language
+	// (the COCO categories, clothing and scene parts).
+	Objects map[string][]string `json:"objects"`
+	// PartCues mark a clause whose count is of a part ("two on top"), not of the whole.
+	PartCues map[string][]string `json:"part_cues"`
+	// ObjectStop are words that hold an object's spelling without naming it (停车场 holds
+	// 车); they are skipped when objects are looked for.
+	ObjectStop []string `json:"object_stop"`
+	// ConsistencyClasses are the kinds of statement context consistency compares: value
+	// classes, "number" (counts) and "image" (which image holds an object).
+	ConsistencyClasses []string `json:"consistency_classes"`
 
 	values  []valueWord       // every spelling, longest first
+	objects []valueWord       // every object spelling, longest first
 	synonym map[string]string // token → the first word of its group
 }
 
@@ -99,6 +113,8 @@ type LangRules struct {
 	Clarify      []string       `json:"clarify"`
 	Redundancy   []string       `json:"redundancy"`
 	Specific     []string       `json:"specific"`
+	// Copula links an object to the value after it ("the car is red", "车是红色的").
+	Copula []string `json:"copula"`
 
 	stop     map[string]bool
 	articles map[string]bool
@@ -186,7 +202,7 @@ func (r *Rules) prepare() {
 		})
 		for _, l := range []*[]string{&lr.Negation, &lr.ClauseBreaks, &lr.Reject, &lr.Accept, &lr.Hedge,
 			&lr.Observation, &lr.Inference, &lr.Evidence, &lr.Missing, &lr.Acknowledge, &lr.Clarify,
-			&lr.Redundancy, &lr.Specific} {
+			&lr.Redundancy, &lr.Specific, &lr.Copula} {
 			for i, w := range *l {
 				(*l)[i] = foldText(w)
 			}
@@ -214,13 +230,23 @@ func (r *Rules) prepare() {
 			}
 		}
 	}
-	sort.Slice(r.values, func(i, j int) bool {
-		a, b := r.values[i], r.values[j]
-		if len(a.spelling) != len(b.spelling) {
-			return len(a.spelling) > len(b.spelling)
+	r.objects = r.objects[:0]
+	for name, spellings := range r.Objects {
+		for _, s := range spellings {
+			f := foldText(s)
+			r.objects = append(r.objects, valueWord{spelling: f, class: "object", value: name, cjk: hasCJK(f)})
 		}
-		return a.spelling < b.spelling
-	})
+	}
+	for i, w := range r.ObjectStop {
+		r.ObjectStop[i] = foldText(w)
+	}
+	for l, cues := range r.PartCues {
+		for i, w := range cues {
+			r.PartCues[l][i] = foldText(w)
+		}
+	}
+	longestFirst(r.values)
+	longestFirst(r.objects)
 }
 
 // lang returns the word lists of a language, English for any unknown one.
@@ -229,4 +255,19 @@ func (r *Rules) lang(l string) *LangRules {
 		return lr
 	}
 	return r.Lang["en"]
+}
+
+// longestFirst orders spellings so that the longest match wins ("traffic light" before
+// "light"), then alphabetically, so the order never depends on map iteration.
+func longestFirst(ws []valueWord) {
+	sort.Slice(ws, func(i, j int) bool {
+		a, b := ws[i], ws[j]
+		if len(a.spelling) != len(b.spelling) {
+			return len(a.spelling) > len(b.spelling)
+		}
+		if a.spelling != b.spelling {
+			return a.spelling < b.spelling
+		}
+		return a.value < b.value
+	})
 }
