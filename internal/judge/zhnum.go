@@ -77,7 +77,7 @@ func parseZhNumber(run string) (string, bool) {
 		return b.String(), true
 	}
 	var total, section, digit int64
-	lastUnit := int64(0)
+	lastUnit, bigSeen := int64(0), int64(0)
 	zero := false // a 零 since the last unit: 两百零五 is 205, 两百五 is 250
 	for _, r := range run {
 		if d, ok := zhDigit[r]; ok {
@@ -102,7 +102,12 @@ func parseZhNumber(run string) (string, bool) {
 		if section == 0 {
 			section = 1
 		}
-		total = (total + section) * big
+		if bigSeen != 0 && big < bigSeen {
+			total += section * big // 一亿零三百万: the 万 applies to 三百 only
+		} else {
+			total = (total + section) * big
+			bigSeen = big
+		}
 		section, digit, lastUnit = 0, 0, big
 	}
 	// 两百五 is 250: a trailing digit after a unit counts a tenth of that unit.
