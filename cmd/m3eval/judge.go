@@ -126,3 +126,29 @@ func runJudge(cmd *cobra.Command, g *globalOptions, o *judgeOptions) error {
 	fmt.Fprintf(cmd.OutOrStdout(), "judge %s: %s\n", o.name, c)
 	return nil
 }
+
+// runMetrics is m3eval score --metrics: the action-space metrics from the rule judge's
+// verdicts over every imported turn.
+func runMetrics(cmd *cobra.Command, g *globalOptions, format, output string, bootstrap int, seed uint64) error {
+	if err := g.mustExist(); err != nil {
+		return err
+	}
+	rb, err := g.loadRubric()
+	if err != nil {
+		return err
+	}
+	j, err := judge.New(rb, judge.DefaultRules())
+	if err != nil {
+		return err
+	}
+	s, err := g.openStore(cmd.Context(), nil, store.Options{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	rep, err := judgerun.Metrics(cmd.Context(), s, j, nil, bootstrap, seed)
+	if err != nil {
+		return err
+	}
+	return writeOutput(cmd, output, func(w io.Writer, _ bool) error { return judgerun.WriteMetrics(w, rep, format) })
+}

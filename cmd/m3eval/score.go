@@ -28,6 +28,7 @@ type scoreOptions struct {
 	naCategory    bool
 	format        string
 	output        string
+	metrics       bool // the rule judge's action-space metrics instead (judge.go)
 }
 
 func newScoreCmd(g *globalOptions) *cobra.Command {
@@ -63,6 +64,7 @@ JSON) with the reason.`,
 	f.BoolVar(&o.naCategory, "na-category", false, "treat the NA choice as a category of choice fields instead of missing")
 	f.StringVar(&o.format, "format", "table", "output format: table, json, md or csv")
 	f.StringVarP(&o.output, "output", "o", "", "write to FILE instead of standard output")
+	f.BoolVar(&o.metrics, "metrics", false, "report the action-space metrics of the rule judge (per action type and model, with 95% intervals; see docs/judge.md)")
 	return cmd
 }
 
@@ -74,6 +76,9 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoreOptions) error {
 	}
 	if o.bootstrap < 0 {
 		return usageErrorf("--bootstrap %d: the number of replicates cannot be negative", o.bootstrap)
+	}
+	if o.metrics {
+		return runMetrics(cmd, g, o.format, o.output, o.bootstrap, o.seed)
 	}
 	if o.by != "" && !slices.Contains(store.GroupKeys(), o.by) {
 		return usageErrorf("--by %q: use one of %s", o.by, strings.Join(store.GroupKeys(), ", "))

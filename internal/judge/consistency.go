@@ -243,7 +243,7 @@ func (c *ctx) consistency() Value {
 	// moved. Only a turn that plants a claim makes the model's placement a statement to check.
 	framed := map[string]bool{}
 	if !slices.Contains(c.misleadingActions(), c.t.ActionType) {
-		for _, m := range c.user.mentions(c.r) {
+		for _, m := range c.userMentions() {
 			if m.class == "image" {
 				framed[m.value] = true
 			}
@@ -262,7 +262,7 @@ func (c *ctx) consistency() Value {
 		cur[f.key][f.value] = f
 	}
 	expected := map[string]bool{}
-	for _, m := range c.exp.mentions(c.r) {
+	for _, m := range c.expMentions() {
 		if m.negated == "" {
 			expected[m.value] = true
 		}
@@ -355,6 +355,26 @@ func (c *ctx) naChoice(dim string) string {
 	return ""
 }
 
+func (c *ctx) expMentions() []mention {
+	if c.expM == nil {
+		c.expM = c.exp.mentions(c.r)
+		if c.expM == nil {
+			c.expM = []mention{}
+		}
+	}
+	return c.expM
+}
+
+func (c *ctx) userMentions() []mention {
+	if c.userM == nil {
+		c.userM = c.user.mentions(c.r)
+		if c.userM == nil {
+			c.userM = []mention{}
+		}
+	}
+	return c.userM
+}
+
 // signals fills the per-turn observations the metrics use.
 func (c *ctx) signals() {
 	lr := c.resp.lr
@@ -394,6 +414,31 @@ func (c *ctx) signals() {
 			}
 		}
 		c.sig.Coverage = float64(hit) / float64(len(c.meta.RequiredEvidence))
+	}
+	// Leaks: a colour or count the earlier turns stated, asserted now although neither this
+	// turn's question nor its expected answer holds it (context isolation on a new task).
+	prior := map[string]bool{}
+	for _, h := range c.hist {
+		for _, f := range h.facts {
+			if cl := classOf(f.key); cl != "image" {
+				prior[cl+"="+f.value] = true
+			}
+		}
+	}
+	if len(prior) > 0 {
+		here := map[string]bool{}
+		for _, m := range c.expMentions() {
+			here[m.class+"="+m.value] = true
+		}
+		for _, m := range c.userMentions() {
+			here[m.class+"="+m.value] = true
+		}
+		for _, m := range c.respM {
+			k := m.class + "=" + m.value
+			if m.negated == "" && prior[k] && !here[k] {
+				c.sig.Leaks = true
+			}
+		}
 	}
 	if c.meta.NewValue != "" {
 		if a, _ := c.found(c.refOf(c.meta.NewValue)); a != nil {

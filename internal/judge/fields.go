@@ -97,7 +97,7 @@ func (c *ctx) correctness() Value {
 	}
 	// Contradiction cues. Image index: the expected answer names image k.
 	expImg, respImg := map[string]bool{}, map[string]bool{}
-	for _, m := range c.exp.mentions(c.r) {
+	for _, m := range c.expMentions() {
 		if m.class == "image" && m.negated == "" {
 			expImg[m.value] = true
 		}
@@ -122,14 +122,15 @@ func (c *ctx) correctness() Value {
 		case !hit:
 			c.sig.ImageConflict = true
 			capTo(cr.CapImageConflict, "correctness.image_conflict", respImgWords...)
-		case other:
+		case other && c.t.ActionType != "ambiguous_reference" && (c.meta.Ambiguous == nil || !*c.meta.Ambiguous):
+			// Naming several images answers an ambiguous reference; elsewhere it mixes them.
 			c.sig.ImageMixed = true
 			capTo(cr.CapImageMixed, "correctness.image_mixed", respImgWords...)
 		}
 	}
 	// Attribute values and counts the expected answer states, asserted differently or
 	// negated in the response.
-	expM := c.exp.mentions(c.r)
+	expM := c.expMentions()
 	for _, class := range cr.ConflictClasses {
 		want := map[string]bool{}
 		for _, m := range expM {
@@ -315,8 +316,8 @@ func (c *ctx) evalMislead() {
 	if !slices.Contains(c.misleadingActions(), c.t.ActionType) {
 		return
 	}
-	um := c.user.mentions(c.r)
-	em := c.exp.mentions(c.r)
+	um := c.userMentions()
+	em := c.expMentions()
 	classes := map[string]bool{}
 	for _, m := range em {
 		if m.negated == "" {

@@ -74,6 +74,7 @@ type Signals struct {
 	Coverage      float64 // share of meta.required_evidence cited; -1 without it
 	UsesNew       bool    // mentions meta.new_value (or the update's new value) as current
 	UsesOld       bool    // mentions meta.old_value as current
+	Leaks         bool    // states a colour or count from earlier turns that this turn's question and answer do not hold
 	Confusable    int     // confusable objects; -1 unknown
 }
 
@@ -145,7 +146,11 @@ func (j *Judge) turn(t *dataset.Turn, meta dataset.Meta, hist []turnState) Verdi
 		f := j.fields[dim]
 		val.Field = f.Name
 		if fixed, rule, ok := f.FixedValue(it); ok {
-			val = Value{Field: f.Name, Value: fixed, Rule: "rubric.fixed", Evidence: []string{rule.WhyEn}}
+			why := rule.WhyEn
+			if lang == "zh" && rule.WhyZh != "" {
+				why = rule.WhyZh
+			}
+			val = Value{Field: f.Name, Value: fixed, Rule: "rubric.fixed", Evidence: []string{why}}
 		}
 		if val.Value != "" {
 			vals[f.Name] = val.Value
@@ -202,6 +207,7 @@ type ctx struct {
 	hist             []turnState
 	resp, exp, user  *text
 	respM            []mention
+	expM, userM      []mention // computed on first use
 	sig              Signals
 	falseV, trueV    []valueRef
 	misleadEvaluated bool

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"unicode"
 
 	"github.com/m3bench/m3eval/internal/judge"
@@ -56,8 +55,7 @@ func WriteExplain(w io.Writer, v *judge.Verdict, rb *rubric.Rubric, rules *judge
 		head = [4]string{"字段", "分值", "规则", "证据"}
 	}
 	fmt.Fprintf(w, "%s  (%s, %s %d, %s, rules %s)\n", clean(v.SampleID), clean(v.ActionType), map[bool]string{true: "第", false: "turn"}[v.Language == "zh"], v.Turn, v.Language, rules.Version)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", head[0], head[1], head[2], head[3])
+	rows := make([][]string, 0, len(v.Values))
 	for _, x := range v.Values {
 		name := x.Field
 		if f, ok := rb.Field(x.Field); ok {
@@ -69,11 +67,12 @@ func WriteExplain(w io.Writer, v *judge.Verdict, rb *rubric.Rubric, rules *judge
 		}
 		ev := make([]string, len(x.Evidence))
 		for i, e := range x.Evidence {
-			ev[i] = "“" + clean(e) + "”"
+			ev[i] = "“" + e + "”"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s: %s\t%s\n", name, val, x.Rule, judge.RuleText(x.Rule, v.Language), strings.Join(ev, " "))
+		rows = append(rows, []string{name, val, x.Rule + ": " + judge.RuleText(x.Rule, v.Language), strings.Join(ev, " ")})
 	}
-	return tw.Flush()
+	table(w, "table", head[:], rows)
+	return nil
 }
 
 func label(f *rubric.Field, lang string) string {
