@@ -145,3 +145,53 @@ func TestJudgeExplain(t *testing.T) {
 		t.Fatalf("unknown sample: %v", err)
 	}
 }
+
+// TestScoreMetrics: m3eval score --metrics in every format, from the demo data.
+func TestScoreMetrics(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "d.db")
+	mustRun(t, "--db", db, "import", "--demo")
+	var rep struct {
+		Metrics []struct {
+			Action   string  `json:"action_type"`
+			Metric   string  `json:"metric"`
+			N        int     `json:"n"`
+			Value    float64 `json:"value"`
+			Lo       float64 `json:"ci_low"`
+			Hi       float64 `json:"ci_high"`
+			Interval string  `json:"interval"`
+		} `json:"metrics"`
+		Trends []struct{ Dimension, Bin string } `json:"trends"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, "--db", db, "score", "--metrics", "--format", "json")), &rep); err != nil {
+		t.Fatal(err)
+	}
+	actions := map[string]bool{}
+	for _, m := range rep.Metrics {
+		actions[m.Action] = true
+		if m.N < 1 || m.Lo > m.Value || m.Hi < m.Value || (m.Interval != "wilson" && m.Interval != "bootstrap") {
+			t.Errorf("bad row %+v", m)
+		}
+	}
+	for _, a := range []string{"follow_up", "logic_skip", "negation", "guidance", "mislead", "update", "distraction", "redundancy",
+		"fine_grained", "next_task", "mislead_subtle", "memory_injection", "cross_image_confusion", "ambiguous_reference", "attribute_swap", "long_context_recall"} {
+		if !actions[a] {
+			t.Errorf("no metric for %s", a)
+		}
+	}
+	if len(rep.Trends) == 0 {
+		t.Error("no trend rows")
+	}
+	md := mustRun(t, "--db", db, "score", "--metrics", "--format", "md")
+	for _, want := range []string{"| action_type | model | metric |", "by number of confusable objects", "by conversation length"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("md lacks %q", want)
+		}
+	}
+	out := filepath.Join(dir, "m.csv")
+	mustRun(t, "--db", db, "score", "--metrics", "--format", "csv", "-o", out)
+	b, err := os.ReadFile(out)
+	if err != nil || !strings.HasPrefix(string(b), "table,action_type,model,metric,dimension,bin,n,value,ci_low,ci_high,interval\n") {
+		t.Fatalf("csv: %v %.200s", err, b)
+	}
+}
