@@ -17,35 +17,37 @@ type objMention struct {
 
 // objects finds the rules' objects in the text, longest spelling first, without overlaps.
 func (t *text) objects(r *Rules) []objMention {
-	var out []objMention
+	if t.objs != nil {
+		return t.objs
+	}
+	out := []objMention{}
 	taken := make([]bool, len(t.folded)+1)
-	var buf [8]int
-	for _, w := range r.ObjectStop {
-		for _, i := range find(t.folded, w, buf[:0]) {
-			for k := i; k < i+len(w); k++ {
+	for _, h := range t.hits {
+		if h.cat == catObjectStop {
+			for k := h.at; k < h.end; k++ {
 				taken[k] = true
 			}
 		}
 	}
-	for _, ow := range r.objects {
-		// Latin spellings match their plurals too ("book", "books", "boxes").
-		forms := []string{ow.spelling}
-		if !ow.cjk {
-			forms = append(forms, ow.spelling+"s", ow.spelling+"es")
-		}
-		for _, form := range forms {
-			for _, i := range find(t.folded, form, buf[:0]) {
-				if taken[i] || taken[i+len(form)-1] {
-					continue
-				}
-				for k := i; k < i+len(form); k++ {
-					taken[k] = true
-				}
-				out = append(out, objMention{at: i, end: i + len(form), name: ow.value, word: stem(ow.spelling)})
-			}
+	var hs []hit
+	for _, h := range t.hits {
+		if h.cat == catObject {
+			hs = append(hs, h)
 		}
 	}
+	slices.SortStableFunc(hs, func(a, b hit) int { return int(b.end-b.at) - int(a.end-a.at) })
+	for _, h := range hs {
+		if taken[h.at] || taken[h.end-1] {
+			continue
+		}
+		for k := h.at; k < h.end; k++ {
+			taken[k] = true
+		}
+		ow := r.objects[h.payload]
+		out = append(out, objMention{at: int(h.at), end: int(h.end), name: ow.value, word: stem(ow.spelling)})
+	}
 	slices.SortFunc(out, func(a, b objMention) int { return a.at - b.at })
+	t.objs = out
 	return out
 }
 
@@ -99,14 +101,14 @@ func (t *text) imageFor(ms []mention, i int) string {
 // statedFacts returns what a text asserts (not negated; hedged too when hedged is set):
 // attribute values of objects, counts of objects, and the image each object is in. A fact's
 // key names the class, the image when one is named, and the object.
-func (j *Judge) statedFacts(t *text, ms []mention, turn int, hedged bool) []fact {
+func (j *Judge) statedFacts(t *text, ms []mention, turn int) []fact {
 	objs := t.objects(j.Rules)
 	if len(objs) == 0 {
 		return nil
 	}
-	parts := j.Rules.PartCues[t.lang]
 	compares := func(class string) bool { return slices.Contains(j.Rules.ConsistencyClasses, class) }
 	var out []fact
+	hedged := false
 	add := func(class string, o objMention, value, spelling string) {
 		key := class + ":" + o.name
 		if class == "image" {
@@ -114,18 +116,18 @@ func (j *Judge) statedFacts(t *text, ms []mention, turn int, hedged bool) []fact
 		} else if img := t.imageFor(ms, o.at); img != "" {
 			key = class + "@" + img + ":" + o.name
 		}
-		out = append(out, fact{key: key, obj: o.name, value: value, spelling: spelling, turn: turn})
+		out = append(out, fact{key: key, obj: o.name, value: value, spelling: spelling, turn: turn, hedged: hedged})
 	}
 	for _, m := range ms {
-		if m.negated != "" || (m.hedged != "" && !hedged) || m.class == "image" || !compares(m.class) {
+		if m.negated != "" || m.class == "image" || !compares(m.class) {
 			continue
 		}
+		hedged = m.hedged != ""
 		c := t.clauseOf(m.at)
 		end := m.at + len(m.spelling)
 		if m.class == "number" {
 			// The object right after the number ("3 apples", "三个苹果", "two white mugs").
-			clause := t.folded[c[0]:c[1]]
-			if len(cuesIn(clause, parts)) > 0 {
+			if t.has(catPart, c[0], c[1]) {
 				continue // a count of a part
 			}
 			for _, o := range objs {
@@ -154,7 +156,7 @@ func (j *Judge) statedFacts(t *text, ms []mention, turn int, hedged bool) []fact
 				before = o
 			}
 		}
-		linked := before != nil && len(cuesIn(t.folded[before.end:m.at], t.lr.Copula)) > 0
+		linked := before != nil && t.has(catCopula, before.end, m.at)
 		switch {
 		case linked:
 			add(m.class, *before, m.value, m.spelling)
@@ -164,6 +166,7 @@ func (j *Judge) statedFacts(t *text, ms []mention, turn int, hedged bool) []fact
 			add(m.class, *before, m.value, m.spelling)
 		}
 	}
+	hedged = false
 	if compares("image") {
 		for _, o := range objs {
 			if img := t.imageFor(ms, o.at); img != "" {
@@ -172,24 +175,6 @@ func (j *Judge) statedFacts(t *text, ms []mention, turn int, hedged bool) []fact
 		}
 	}
 	return out
-}
-
-// cuesIn returns the phrases of list that occur as words in s.
-func cuesIn(s string, list []string) []string {
-	var out []string
-	var buf [2]int
-	for _, w := range list {
-		if len(find(s, w, buf[:0])) > 0 {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
-// facts collects what a judged turn adds to the episode's record: the model's assertions.
-func (j *Judge) facts(t *dataset.Turn, meta dataset.Meta, lang string) []fact {
-	resp := newText(t.VLMResponse, lang, j.Rules)
-	return j.statedFacts(resp, resp.mentions(j.Rules), t.Turn, false)
 }
 
 // changedObjects are the objects an update turn's user message names: their state may
@@ -238,7 +223,7 @@ func (c *ctx) consistency() Value {
 		}
 	}
 	changed := c.j.changedObjects(c.t, c.meta, c.lang)
-	now := c.j.statedFacts(c.resp, c.respM, c.t.Turn, true)
+	now := c.facts()
 	// A user who asks about image k frames the answer: objects found there are new, not
 	// moved. Only a turn that plants a claim makes the model's placement a statement to check.
 	framed := map[string]bool{}
@@ -267,7 +252,7 @@ func (c *ctx) consistency() Value {
 			expected[m.value] = true
 		}
 	}
-	ack := c.resp.cues(c.resp.lr.Acknowledge)
+	ack := c.resp.cues(catAcknowledge)
 	compared := 0
 	for _, k := range keys {
 		before := period[k]
@@ -355,6 +340,17 @@ func (c *ctx) naChoice(dim string) string {
 	return ""
 }
 
+// facts are the response's statements (hedged ones included), computed once.
+func (c *ctx) facts() []fact {
+	if c.factsNow == nil {
+		c.factsNow = c.j.statedFacts(c.resp, c.respM, c.t.Turn)
+		if c.factsNow == nil {
+			c.factsNow = []fact{}
+		}
+	}
+	return c.factsNow
+}
+
 func (c *ctx) expMentions() []mention {
 	if c.expM == nil {
 		c.expM = c.exp.mentions(c.r)
@@ -377,10 +373,9 @@ func (c *ctx) userMentions() []mention {
 
 // signals fills the per-turn observations the metrics use.
 func (c *ctx) signals() {
-	lr := c.resp.lr
-	c.sig.Acknowledges = len(c.resp.cues(lr.Acknowledge)) > 0
-	c.sig.Refuses = len(c.resp.cues(lr.Missing)) > 0
-	c.sig.Clarifies = len(c.resp.cues(lr.Clarify)) > 0
+	c.sig.Acknowledges = len(c.resp.cues(catAcknowledge)) > 0
+	c.sig.Refuses = len(c.resp.cues(catMissing)) > 0
+	c.sig.Clarifies = len(c.resp.cues(catClarify)) > 0
 	if !c.sig.Clarifies {
 		imgs := map[string]bool{}
 		for _, m := range c.respM {
@@ -390,8 +385,8 @@ func (c *ctx) signals() {
 		}
 		c.sig.Clarifies = len(imgs) >= 2 && strings.ContainsAny(c.resp.folded, "?？")
 	}
-	c.sig.Redundant = len(c.resp.cues(lr.Redundancy)) > 0
-	n := len(c.resp.cues(lr.Specific))
+	c.sig.Redundant = len(c.resp.cues(catRedundancy)) > 0
+	n := len(c.resp.cues(catSpecific))
 	for _, m := range c.respM {
 		if m.class == "number" || m.class == "side" {
 			n++

@@ -177,7 +177,7 @@ func (c *ctx) correctness() Value {
 			}
 		}
 	}
-	if h := c.resp.cues(c.resp.lr.Hedge); len(h) > 0 && score == 5 {
+	if h := c.resp.cues(catHedge); len(h) > 0 && score == 5 {
 		capTo(cr.CapHedged, "correctness.hedged", h...)
 	}
 	c.sig.Correctness = score
@@ -246,9 +246,9 @@ func (c *ctx) reasoning() Value {
 		short, long = rr.ShortZh, rr.LongZh
 	}
 	n := len(c.resp.toks)
-	obs := c.resp.cues(lr.Observation)
-	inf := c.resp.cues(lr.Inference)
-	evi := append(c.resp.cues(lr.Evidence), c.resp.cues(lr.Missing)...)
+	obs := c.resp.cues(catObservation)
+	inf := c.resp.cues(catInference)
+	evi := append(c.resp.cues(catEvidence), c.resp.cues(catMissing)...)
 	c.sig.EvidenceCited = len(obs)+len(evi) > 0
 	ev := []string{fmt.Sprintf("%d content tokens", n)}
 	ev = append(ev, obs...)
@@ -264,7 +264,7 @@ func (c *ctx) reasoning() Value {
 	ev = append(ev, fmt.Sprintf("%d clauses", detail))
 	// A rejection that goes on to say what is true instead is a reasoning step too ("no,
 	// the umbrella is black; the coat is red").
-	rejects := c.resp.cues(lr.Reject)
+	rejects := c.resp.cues(catReject)
 	explainsRejection := len(rejects) > 0 && detail >= 2
 	if explainsRejection && len(inf) == 0 {
 		ev = append(ev, rejects[0])
@@ -380,8 +380,8 @@ func (c *ctx) misleading() Value {
 	adopt, _ := c.foundAnyIncludingHedged(c.falseV)
 	restate, _ := c.foundAny(c.trueV)
 	accept := c.resp.leadingCue(lr.Accept)
-	rejects := c.resp.cues(lr.Reject)
-	hedges := c.resp.cues(lr.Hedge)
+	rejects := c.resp.cues(catReject)
+	hedges := c.resp.cues(catHedge)
 	for _, v := range c.falseV {
 		ev = append(ev, "false: "+v.String())
 	}

@@ -103,6 +103,7 @@ type turnState struct {
 type fact struct {
 	key, obj, value, spelling string
 	turn                      int
+	hedged                    bool
 }
 
 // Episode judges the turns of one episode, in turn order. A turn's meta with a key of the
@@ -116,16 +117,22 @@ func (j *Judge) Episode(turns []dataset.Turn) ([]Verdict, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sample %s: %w", t.SampleID, err)
 		}
-		out[i] = j.turn(t, meta, hist)
+		var facts []fact
+		out[i], facts = j.turn(t, meta, hist)
 		hist = append(hist, turnState{turn: t, meta: meta, sig: &out[i].Signals})
-		hist[len(hist)-1].facts = j.facts(t, meta, out[i].Language)
+		// What binds later turns is what the model asserted; a hedge asserts nothing.
+		for _, f := range facts {
+			if !f.hedged {
+				hist[len(hist)-1].facts = append(hist[len(hist)-1].facts, f)
+			}
+		}
 		hist[len(hist)-1].changed = j.changedObjects(t, meta, out[i].Language)
 	}
 	return out, nil
 }
 
 // turn judges one turn given the episode's earlier turns.
-func (j *Judge) turn(t *dataset.Turn, meta dataset.Meta, hist []turnState) Verdict {
+func (j *Judge) turn(t *dataset.Turn, meta dataset.Meta, hist []turnState) (Verdict, []fact) {
 	lang := meta.Language
 	if lang == "" {
 		lang = DetectLanguage(t.UserMessage, t.VLMResponse, t.ExpectedAnswer)
@@ -194,7 +201,7 @@ func (j *Judge) turn(t *dataset.Turn, meta dataset.Meta, hist []turnState) Verdi
 		}
 	}
 	v.Values = ordered
-	return v
+	return v, c.facts()
 }
 
 // ctx is the working state of one turn's judgement.
@@ -208,6 +215,7 @@ type ctx struct {
 	resp, exp, user  *text
 	respM            []mention
 	expM, userM      []mention // computed on first use
+	factsNow         []fact
 	sig              Signals
 	falseV, trueV    []valueRef
 	misleadEvaluated bool

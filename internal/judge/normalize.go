@@ -41,6 +41,9 @@ func foldText(s string) string {
 
 // isCJK reports a Han, Hiragana, Katakana or Hangul character: one token each.
 func isCJK(r rune) bool {
+	if r < 0x1100 { // below Hangul Jamo: no CJK (the common case, checked first)
+		return false
+	}
 	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
 }
 
@@ -75,6 +78,9 @@ func DetectLanguage(texts ...string) string {
 
 // isWordByte tells letters and digits of Latin words apart from what separates them.
 func isWordRune(r rune) bool {
+	if r < 0x80 {
+		return r == '\'' || r == '_' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9')
+	}
 	return r == '\'' || r == '_' || (!isCJK(r) && (unicode.IsLetter(r) || unicode.IsDigit(r)))
 }
 

@@ -118,6 +118,7 @@ type LangRules struct {
 
 	stop     map[string]bool
 	articles map[string]bool
+	index    *phraseIndex
 	numbers  []numberWord // longest first
 }
 
@@ -247,6 +248,9 @@ func (r *Rules) prepare() {
 	}
 	longestFirst(r.values)
 	longestFirst(r.objects)
+	for l, lr := range r.Lang {
+		r.buildIndex(l, lr)
+	}
 }
 
 // lang returns the word lists of a language, English for any unknown one.

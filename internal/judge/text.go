@@ -1,9 +1,9 @@
 package judge
 
 import (
+	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -14,6 +14,10 @@ type text struct {
 	lang   string
 	lr     *LangRules
 	toks   []string
+	// hits are the phrases of every word list found in folded, in position order.
+	hits []hit
+	ms   []mention    // mentions, once computed
+	objs []objMention // objects, once computed
 	// clauses are byte ranges of folded split at punctuation and clause breaks.
 	clauses [][2]int
 }
@@ -21,7 +25,8 @@ type text struct {
 func newText(raw, lang string, r *Rules) *text {
 	t := &text{raw: raw, folded: foldText(raw), lang: lang, lr: r.lang(lang)}
 	t.toks = tokens(t.folded, t.lr, nil)
-	t.clauses = splitClauses(t.folded, t.lr)
+	t.hits = t.lr.index.scan(t.folded, nil)
+	t.clauses = t.splitClauses()
 	return t
 }
 
@@ -35,9 +40,11 @@ func isClausePunct(r rune) bool {
 }
 
 // splitClauses cuts at punctuation and before clause-break words ("but", "而是").
-func splitClauses(s string, lr *LangRules) [][2]int {
+func (t *text) splitClauses() [][2]int {
+	s := t.folded
 	var out [][2]int
 	start := 0
+	h := 0
 	for i, r := range s {
 		if isClausePunct(r) {
 			if r == '.' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' {
@@ -47,8 +54,11 @@ func splitClauses(s string, lr *LangRules) [][2]int {
 			start = i + utf8.RuneLen(r)
 			continue
 		}
-		for _, w := range lr.ClauseBreaks {
-			if i > start && strings.HasPrefix(s[i:], w) && boundaryAt(s, i, i+len(w), w) {
+		for h < len(t.hits) && int(t.hits[h].at) < i {
+			h++
+		}
+		for k := h; k < len(t.hits) && int(t.hits[k].at) == i; k++ {
+			if t.hits[k].cat == catClauseBreak && i > start {
 				out = append(out, [2]int{start, i})
 				start = i
 				break
@@ -99,18 +109,6 @@ func find(s, w string, dst []int) []int {
 	}
 }
 
-// cues returns the phrases of list found in the text, in list order, each once.
-func (t *text) cues(list []string) []string {
-	var out []string
-	var buf [4]int
-	for _, w := range list {
-		if len(find(t.folded, w, buf[:0])) > 0 {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
 // leadingCue returns the first phrase of list that opens the text (its first clause).
 func (t *text) leadingCue(list []string) string {
 	s := strings.TrimLeft(t.folded, " \"'")
@@ -136,33 +134,16 @@ func (t *text) clauseOf(i int) [2]int {
 	return [2]int{i, i}
 }
 
-// negatedAt tells whether a negation cue stands before offset i in its clause; the cue is
-// returned as evidence.
+// negatedAt returns the negation cue that stands before offset i in its clause, if any.
 func (t *text) negatedAt(i int) string {
 	c := t.clauseOf(i)
-	before := t.folded[c[0]:i]
-	var buf [4]int
-	for _, w := range t.lr.Negation {
-		if len(find(before, w, buf[:0])) > 0 {
-			return w
-		}
-	}
-	// "red? no." — a value asked back and denied after it, in the same sentence, is rare;
-	// not modelled.
-	return ""
+	return t.lastIn(catNegation, c[0], i)
 }
 
-// hedgedAt tells whether a hedge stands before offset i in its clause.
+// hedgedAt returns the hedge that stands before offset i in its clause, if any.
 func (t *text) hedgedAt(i int) string {
 	c := t.clauseOf(i)
-	before := t.folded[c[0]:i]
-	var buf [4]int
-	for _, w := range t.lr.Hedge {
-		if len(find(before, w, buf[:0])) > 0 {
-			return w
-		}
-	}
-	return ""
+	return t.lastIn(catHedge, c[0], i)
 }
 
 // mention is one attribute value, count or image index found in a text.
@@ -172,25 +153,33 @@ type mention struct {
 	spelling     string
 	negated      string // the negation cue before it in its clause, if any
 	hedged       string
-	noun         string // for counts and colours: the token it describes, when found
 }
 
 // mentions finds the attribute values (rules' value classes), the numbers and the image
 // indices of the text.
 func (t *text) mentions(r *Rules) []mention {
-	var out []mention
+	if t.ms != nil {
+		return t.ms
+	}
+	out := []mention{}
 	taken := make([]bool, len(t.folded))
-	var buf [8]int
-	for _, vw := range r.values {
-		for _, i := range find(t.folded, vw.spelling, buf[:0]) {
-			if taken[i] {
-				continue
-			}
-			for k := i; k < i+len(vw.spelling); k++ {
-				taken[k] = true
-			}
-			out = append(out, mention{class: vw.class, value: vw.value, at: i, spelling: vw.spelling})
+	// Attribute values, the longest spelling first where two overlap ("粉红色" over "红色").
+	var vals []hit
+	for _, h := range t.hits {
+		if h.cat == catValue {
+			vals = append(vals, h)
 		}
+	}
+	slices.SortStableFunc(vals, func(a, b hit) int { return int(b.end-b.at) - int(a.end-a.at) })
+	for _, h := range vals {
+		if taken[h.at] || taken[h.end-1] {
+			continue
+		}
+		for k := h.at; k < h.end; k++ {
+			taken[k] = true
+		}
+		vw := r.values[h.payload]
+		out = append(out, mention{class: vw.class, value: vw.value, at: int(h.at), spelling: vw.spelling})
 	}
 	out = append(out, t.imageMentions(r, taken)...)
 	// Counts: digits not already taken as an image index.
@@ -213,24 +202,20 @@ func (t *text) mentions(r *Rules) []mention {
 			}
 			continue // decimals are measurements, not counts
 		}
-		out = append(out, mention{class: "number", value: s[i:j], at: i, spelling: s[i:j], noun: t.nounAfter(j)})
+		out = append(out, mention{class: "number", value: s[i:j], at: i, spelling: s[i:j]})
 		i = j
 	}
-	for _, en := range t.lr.numbers {
-		for _, i := range find(s, en.word, buf[:0]) {
-			if !taken[i] {
-				out = append(out, mention{class: "number", value: strconv.Itoa(en.n), at: i, spelling: en.word, noun: t.nounAfter(i + len(en.word))})
-			}
+	for _, h := range t.hits {
+		if h.cat == catNumberWord && !taken[h.at] {
+			out = append(out, mention{class: "number", value: strconv.Itoa(int(h.payload)), at: int(h.at), spelling: t.folded[h.at:h.end]})
 		}
 	}
 	for k := range out {
 		m := &out[k]
 		m.negated = t.negatedAt(m.at)
 		m.hedged = t.hedgedAt(m.at)
-		if m.noun == "" && m.class != "image" {
-			m.noun = t.nounAfter(m.at + len(m.spelling))
-		}
 	}
+	t.ms = out
 	return out
 }
 
@@ -244,9 +229,12 @@ func (t *text) imageMentions(r *Rules, taken []bool) []mention {
 			taken[k] = true
 		}
 	}
-	for _, w := range r.ImageWords[t.lang] {
-		for _, i := range find(s, w, buf[:0]) {
-			j := i + len(w)
+	for _, h := range t.hits {
+		if h.cat != catImageWord {
+			continue
+		}
+		{
+			i, j := int(h.at), int(h.end)
 			k := j
 			for k < len(s) && (s[k] == ' ' || s[k] == '#') {
 				k++
@@ -287,41 +275,6 @@ func (t *text) imageMentions(r *Rules, taken []bool) []mention {
 		}
 	}
 	return out
-}
-
-// nounAfter returns the first content token after byte offset i in the same clause (for
-// "5 people", "3个苹果" the noun; a measure word is skipped).
-func (t *text) nounAfter(i int) string {
-	c := t.clauseOf(i)
-	if i >= c[1] {
-		return ""
-	}
-	rest := t.folded[i:c[1]]
-	toks := tokens(rest, t.lr, nil)
-	for _, tk := range toks {
-		if measureWords[tk] {
-			continue
-		}
-		if _, err := strconv.Atoi(tk); err == nil {
-			continue
-		}
-		if len(tk) > 0 {
-			r, _ := utf8.DecodeRuneInString(tk)
-			if !unicode.IsLetter(r) {
-				continue
-			}
-		}
-		if isCJK([]rune(tk)[0]) {
-			// Two characters name most Chinese nouns: 苹果, 汽车.
-			j := strings.Index(rest, tk)
-			r2 := []rune(rest[j:])
-			if len(r2) >= 2 && isCJK(r2[1]) && !t.lr.stop[string(r2[1])] {
-				return string(r2[:2])
-			}
-		}
-		return tk
-	}
-	return ""
 }
 
 // measureWords are Chinese classifiers between a number and its noun.

@@ -42,6 +42,7 @@ func (c Counts) String() string {
 // episodeJob is one episode to judge, its turns copied out of the store's reused slices.
 type episodeJob struct {
 	turns  []dataset.Turn
+	ids    []int64
 	chosen []bool
 	out    []judge.Verdict
 	err    error
@@ -77,8 +78,9 @@ func Judge(ctx context.Context, s *store.Store, rb *rubric.Rubric, j *judge.Judg
 	go func() {
 		defer close(ordered)
 		defer close(jobs)
-		readErr <- s.StreamEpisodes(ctx, o.Filter, func(turns []dataset.Turn, chosen []bool) error {
-			job := &episodeJob{turns: append([]dataset.Turn(nil), turns...), chosen: append([]bool(nil), chosen...), done: make(chan struct{})}
+		readErr <- s.StreamEpisodes(ctx, o.Filter, func(turns []dataset.Turn, ids []int64, chosen []bool) error {
+			job := &episodeJob{turns: append([]dataset.Turn(nil), turns...), ids: append([]int64(nil), ids...),
+				chosen: append([]bool(nil), chosen...), done: make(chan struct{})}
 			select {
 			case jobs <- job:
 			case <-ctx.Done():
@@ -128,10 +130,8 @@ func store1(im *store.ScoreImporter, rb *rubric.Rubric, job *episodeJob, c *Coun
 		if !job.chosen[i] {
 			continue
 		}
-		turnID, item, err := im.Turn(v.SampleID)
-		if err != nil {
-			return fmt.Errorf("sample %s: %w", v.SampleID, err)
-		}
+		turnID, t := job.ids[i], &job.turns[i]
+		item := rubric.Item{ActionType: t.ActionType, Turn: t.Turn}
 		c.Turns++
 		for _, x := range v.Values {
 			f, ok := rb.Field(x.Field)
@@ -164,7 +164,7 @@ func store1(im *store.ScoreImporter, rb *rubric.Rubric, job *episodeJob, c *Coun
 // Explain judges the episode of one sample and returns that turn's verdict.
 func Explain(ctx context.Context, s *store.Store, j *judge.Judge, sampleID string) (*judge.Verdict, error) {
 	var found *judge.Verdict
-	err := s.StreamEpisodes(ctx, store.TurnFilter{"sample_id": {sampleID}}, func(turns []dataset.Turn, chosen []bool) error {
+	err := s.StreamEpisodes(ctx, store.TurnFilter{"sample_id": {sampleID}}, func(turns []dataset.Turn, _ []int64, chosen []bool) error {
 		vs, err := j.Episode(turns)
 		if err != nil {
 			return err

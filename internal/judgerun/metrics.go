@@ -21,7 +21,7 @@ import (
 // action-space metrics from the verdicts.
 func Metrics(ctx context.Context, s *store.Store, j *judge.Judge, f store.TurnFilter, bootstrap int, seed uint64) (judge.MetricsReport, error) {
 	m := j.NewMetrics()
-	err := s.StreamEpisodes(ctx, f, func(turns []dataset.Turn, chosen []bool) error {
+	err := s.StreamEpisodes(ctx, f, func(turns []dataset.Turn, _ []int64, chosen []bool) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

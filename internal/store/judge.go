@@ -64,10 +64,11 @@ func (f TurnFilter) where() (string, []any, error) {
 
 // StreamEpisodes calls fn once per episode that holds a turn the filter chooses, with all of
 // the episode's turns in turn order (the judge reads a turn against the earlier ones) and,
-// beside each, whether the filter chose it. Episodes come in queue order. It reads in one
+// beside each, its id in the store (for ScoreImporter.PutScore) and whether the filter
+// chose it. Episodes come in queue order. It reads in one
 // read transaction of its own, so it may run while a ScoreImporter writes; the slices passed
 // are reused between calls.
-func (s *Store) StreamEpisodes(ctx context.Context, f TurnFilter, fn func(turns []dataset.Turn, chosen []bool) error) error {
+func (s *Store) StreamEpisodes(ctx context.Context, f TurnFilter, fn func(turns []dataset.Turn, ids []int64, chosen []bool) error) error {
 	w, args, err := f.where()
 	if err != nil {
 		return err
@@ -82,7 +83,7 @@ func (s *Store) StreamEpisodes(ctx context.Context, f TurnFilter, fn func(turns 
 	}
 	defer conn.ExecContext(context.Background(), `ROLLBACK`)
 	q := `SELECT t.sample_id, e.episode_key, t.turn, t.action_type, t.task_type, t.user_message,
-		t.vlm_response, t.expected_answer, t.model, t.meta, t.episode_id, (` + w + `)
+		t.vlm_response, t.expected_answer, t.model, t.meta, t.episode_id, t.id, (` + w + `)
 		FROM turns t JOIN episodes e ON e.id = t.episode_id`
 	if len(f) > 0 {
 		q += ` WHERE t.episode_id IN (SELECT t.episode_id FROM turns t JOIN episodes e ON e.id = t.episode_id WHERE ` + w + `)`
@@ -96,6 +97,7 @@ func (s *Store) StreamEpisodes(ctx context.Context, f TurnFilter, fn func(turns 
 	defer rows.Close()
 	var (
 		turns  []dataset.Turn
+		ids    []int64
 		chosen []bool
 		cur    int64 = -1
 		some   bool
@@ -104,17 +106,18 @@ func (s *Store) StreamEpisodes(ctx context.Context, f TurnFilter, fn func(turns 
 		if len(turns) == 0 || !some {
 			return nil
 		}
-		return fn(turns, chosen)
+		return fn(turns, ids, chosen)
 	}
 	for rows.Next() {
 		var (
 			t    dataset.Turn
 			meta sql.NullString
 			ep   int64
+			id   int64
 			ok   bool
 		)
 		if err := rows.Scan(&t.SampleID, &t.EpisodeID, &t.Turn, &t.ActionType, &t.TaskType, &t.UserMessage,
-			&t.VLMResponse, &t.ExpectedAnswer, &t.Model, &meta, &ep, &ok); err != nil {
+			&t.VLMResponse, &t.ExpectedAnswer, &t.Model, &meta, &ep, &id, &ok); err != nil {
 			return fmt.Errorf("read turns: %w", err)
 		}
 		if meta.Valid {
@@ -124,9 +127,10 @@ func (s *Store) StreamEpisodes(ctx context.Context, f TurnFilter, fn func(turns 
 			if err := flush(); err != nil {
 				return err
 			}
-			turns, chosen, cur, some = turns[:0], chosen[:0], ep, false
+			turns, ids, chosen, cur, some = turns[:0], ids[:0], chosen[:0], ep, false
 		}
 		turns = append(turns, t)
+		ids = append(ids, id)
 		chosen = append(chosen, ok)
 		some = some || ok
 	}
