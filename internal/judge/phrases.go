@@ -31,10 +31,10 @@ const (
 	catCopula
 	catPart
 	catImageWord
-	catValue       // payload: index into Rules.values
-	catObject      // payload: index into Rules.objects
-	catObjectStop  // words that hold an object's spelling without naming it
-	catNumberWord  // payload: the number
+	catValue      // payload: index into Rules.values
+	catObject     // payload: index into Rules.objects
+	catObjectStop // words that hold an object's spelling without naming it
+	catNumberWord // payload: the number
 	nCats
 )
 
