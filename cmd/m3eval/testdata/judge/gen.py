@@ -1,15 +1,16 @@
 """Writes validation.jsonl, the judge's human-labeled validation set, from validation_en.py
-and validation_zh.py (one episode record per line, every turn with its human_annotation).
-Run: python3 gen.py (from this directory)."""
+and validation_zh.py, and heldout.jsonl from heldout.py (one episode record per line, every
+turn with its human_annotation). Run: python3 gen.py (from this directory)."""
 import json
 
 from validation_en import EN
 from validation_zh import ZH
+from heldout import HELDOUT
 
-def main():
+def write(path, episodes):
     n = 0
-    with open("validation.jsonl", "w", encoding="utf-8") as out:
-        for ep in EN + ZH:
+    with open(path, "w", encoding="utf-8") as out:
+        for ep in episodes:
             turns = []
             for i, t in enumerate(ep["turns"]):
                 action, user, resp, exp, c, r, m, k, o, comment = t
@@ -36,6 +37,7 @@ def main():
                 turns.append(rec)
                 n += 1
             out.write(json.dumps({"episode_id": ep["id"], "images": [], "turns": turns}, ensure_ascii=False) + "\n")
-    print(n, "turns")
+    print(path, n, "turns")
 
-main()
+write("validation.jsonl", EN + ZH)
+write("heldout.jsonl", HELDOUT)
