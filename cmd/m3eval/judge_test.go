@@ -46,9 +46,19 @@ func stat(t *testing.T, res map[string]map[string]any, field, name string) float
 }
 
 // TestJudgeAgreementFloors holds the rule judge to floors against the human labels of the
-// validation set (testdata/judge, labeled by the annotation guide), computed by m3eval score.
+// validation set (testdata/judge, labeled by the annotation guide) and of the held-out set
+// written after the rules were frozen, computed by m3eval score.
 func TestJudgeAgreementFloors(t *testing.T) {
-	res := judgeAgreement(t, filepath.Join("testdata", "judge", "validation.jsonl"))
+	for _, set := range []struct {
+		file string
+		min  float64
+	}{{"validation.jsonl", 150}, {"heldout.jsonl", 40}} {
+		t.Run(set.file, func(t *testing.T) { agreementFloors(t, filepath.Join("testdata", "judge", set.file), set.min) })
+	}
+}
+
+func agreementFloors(t *testing.T, file string, minTurns float64) {
+	res := judgeAgreement(t, file)
 	for _, c := range []struct {
 		field, stat string
 		floor       float64
@@ -65,7 +75,7 @@ func TestJudgeAgreementFloors(t *testing.T) {
 			t.Errorf("%s %s = %.3f, below the floor %.2f", c.field, c.stat, got, c.floor)
 		}
 	}
-	if n := stat(t, res, "correctness", "n_items_with_auto"); n < 150 {
+	if n := stat(t, res, "correctness", "n_items_with_auto"); n < minTurns {
 		t.Errorf("only %v turns judged", n)
 	}
 }
