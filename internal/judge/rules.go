@@ -51,8 +51,8 @@ type Rules struct {
 		ConflictClasses []string `json:"conflict_classes"`
 	} `json:"correctness"`
 
-	// Synonyms are groups of words compared as one (the first of the group); Chinese
-	// entries of several characters are compared as those characters.
+	// Synonyms are groups of English words compared as one (the first of the group).
+	// Chinese is compared character by character and needs none.
 	Synonyms [][]string `json:"synonyms"`
 
 	Reasoning struct {
