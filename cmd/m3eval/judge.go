@@ -9,6 +9,7 @@ import (
 
 	"github.com/m3bench/m3eval/internal/judge"
 	"github.com/m3bench/m3eval/internal/judgerun"
+	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 )
 
@@ -56,19 +57,28 @@ language, and stores nothing. See docs/judge.md.`,
 	return cmd
 }
 
-func loadJudgeRules(path string) (*judge.Rules, error) {
-	if path == "" {
-		return judge.DefaultRules(), nil
+// newJudge checks that the database exists and builds the judge from the rubric and the
+// rule file (the built-in rules when path is "").
+func newJudge(g *globalOptions, path string) (*rubric.Rubric, *judge.Judge, error) {
+	if err := g.mustExist(); err != nil {
+		return nil, nil, err
 	}
-	data, err := os.ReadFile(path)
+	rb, err := g.loadRubric()
 	if err != nil {
-		return nil, fmt.Errorf("read rules: %w", err)
+		return nil, nil, err
 	}
-	r, err := judge.ParseRules(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	rules := judge.DefaultRules()
+	if path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read rules: %w", err)
+		}
+		if rules, err = judge.ParseRules(data); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
 	}
-	return r, nil
+	j, err := judge.New(rb, rules)
+	return rb, j, err
 }
 
 func runJudge(cmd *cobra.Command, g *globalOptions, o *judgeOptions) error {
@@ -86,21 +96,11 @@ func runJudge(cmd *cobra.Command, g *globalOptions, o *judgeOptions) error {
 	if o.explain != "" && (len(o.filters) > 0 || o.replace) {
 		return usageErrorf("--explain shows one sample and stores nothing: drop --filter and --replace")
 	}
-	if err := g.mustExist(); err != nil {
-		return err
-	}
-	rb, err := g.loadRubric()
+	rb, j, err := newJudge(g, o.rules)
 	if err != nil {
 		return err
 	}
-	rules, err := loadJudgeRules(o.rules)
-	if err != nil {
-		return err
-	}
-	j, err := judge.New(rb, rules)
-	if err != nil {
-		return err
-	}
+	rules := j.Rules
 	ctx := cmd.Context()
 	if o.explain != "" {
 		s, err := g.openStore(ctx, nil, store.Options{ReadOnly: true})
@@ -130,14 +130,7 @@ func runJudge(cmd *cobra.Command, g *globalOptions, o *judgeOptions) error {
 // runMetrics is m3eval score --metrics: the action-space metrics from the rule judge's
 // verdicts over every imported turn.
 func runMetrics(cmd *cobra.Command, g *globalOptions, format, output string, bootstrap int, seed uint64) error {
-	if err := g.mustExist(); err != nil {
-		return err
-	}
-	rb, err := g.loadRubric()
-	if err != nil {
-		return err
-	}
-	j, err := judge.New(rb, judge.DefaultRules())
+	_, j, err := newJudge(g, "")
 	if err != nil {
 		return err
 	}

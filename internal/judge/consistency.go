@@ -29,20 +29,7 @@ func (t *text) objects(r *Rules) []objMention {
 			}
 		}
 	}
-	var hs []hit
-	for _, h := range t.hits {
-		if h.cat == catObject {
-			hs = append(hs, h)
-		}
-	}
-	slices.SortStableFunc(hs, func(a, b hit) int { return int(b.end-b.at) - int(a.end-a.at) })
-	for _, h := range hs {
-		if taken[h.at] || taken[h.end-1] {
-			continue
-		}
-		for k := h.at; k < h.end; k++ {
-			taken[k] = true
-		}
+	for _, h := range t.claim(catObject, taken) {
 		ow := r.objects[h.payload]
 		out = append(out, objMention{at: int(h.at), end: int(h.end), name: ow.value, word: stem(ow.spelling)})
 	}

@@ -1,11 +1,11 @@
 package judge
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"strconv"
 
 	"github.com/m3bench/m3eval/internal/dataset"
@@ -266,15 +266,8 @@ func (m *Metrics) Report(bootstrap int, seed uint64) MetricsReport {
 	for k := range m.cells {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(a, b int) bool {
-		x, y := keys[a], keys[b]
-		if x.action != y.action {
-			return x.action < y.action
-		}
-		if x.metric != y.metric {
-			return x.metric < y.metric
-		}
-		return x.model < y.model
+	slices.SortFunc(keys, func(x, y cell) int {
+		return cmp.Or(cmp.Compare(x.action, y.action), cmp.Compare(x.metric, y.metric), cmp.Compare(x.model, y.model))
 	})
 	for i, k := range keys {
 		val, lo, hi, kind := summarize(m.cells[k], bootstrap, seed+uint64(i))
@@ -285,18 +278,8 @@ func (m *Metrics) Report(bootstrap int, seed uint64) MetricsReport {
 	for k := range m.trends {
 		tkeys = append(tkeys, k)
 	}
-	sort.Slice(tkeys, func(a, b int) bool {
-		x, y := tkeys[a], tkeys[b]
-		if x.score != y.score {
-			return x.score < y.score
-		}
-		if x.dim != y.dim {
-			return x.dim < y.dim
-		}
-		if x.model != y.model {
-			return x.model < y.model
-		}
-		return binLess(x.bin, y.bin)
+	slices.SortFunc(tkeys, func(x, y trendCell) int {
+		return cmp.Or(cmp.Compare(x.score, y.score), cmp.Compare(x.dim, y.dim), cmp.Compare(x.model, y.model), binCompare(x.bin, y.bin))
 	})
 	for i, k := range tkeys {
 		val, lo, hi, kind := summarize(m.trends[k], bootstrap, seed+uint64(len(keys)+i))
@@ -306,17 +289,17 @@ func (m *Metrics) Report(bootstrap int, seed uint64) MetricsReport {
 	return rep
 }
 
-// binLess orders bins by their leading number, "unknown" last.
-func binLess(a, b string) bool {
+// binCompare orders bins by their leading number, "unknown" last.
+func binCompare(a, b string) int {
 	na, ea := leadingInt(a)
 	nb, eb := leadingInt(b)
 	if ea != eb {
-		return ea
+		if ea {
+			return -1
+		}
+		return 1
 	}
-	if na != nb {
-		return na < nb
-	}
-	return a < b
+	return cmp.Or(cmp.Compare(na, nb), cmp.Compare(a, b))
 }
 
 func leadingInt(s string) (int, bool) {

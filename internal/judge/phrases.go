@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -190,4 +191,28 @@ func (t *text) lastIn(c cat, from, to int) string {
 		}
 	}
 	return w
+}
+
+// claim returns the hits of category c that overlap no position already taken, the longest
+// first where two overlap ("粉红色" over "红色", "traffic light" over "light"), and marks
+// their positions taken.
+func (t *text) claim(c cat, taken []bool) []hit {
+	var hs []hit
+	for _, h := range t.hits {
+		if h.cat == c {
+			hs = append(hs, h)
+		}
+	}
+	slices.SortStableFunc(hs, func(a, b hit) int { return int(b.end-b.at) - int(a.end-a.at) })
+	out := hs[:0]
+	for _, h := range hs {
+		if taken[h.at] || taken[h.end-1] {
+			continue
+		}
+		for k := h.at; k < h.end; k++ {
+			taken[k] = true
+		}
+		out = append(out, h)
+	}
+	return out
 }

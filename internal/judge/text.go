@@ -1,7 +1,6 @@
 package judge
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -163,21 +162,7 @@ func (t *text) mentions(r *Rules) []mention {
 	}
 	out := []mention{}
 	taken := make([]bool, len(t.folded))
-	// Attribute values, the longest spelling first where two overlap ("粉红色" over "红色").
-	var vals []hit
-	for _, h := range t.hits {
-		if h.cat == catValue {
-			vals = append(vals, h)
-		}
-	}
-	slices.SortStableFunc(vals, func(a, b hit) int { return int(b.end-b.at) - int(a.end-a.at) })
-	for _, h := range vals {
-		if taken[h.at] || taken[h.end-1] {
-			continue
-		}
-		for k := h.at; k < h.end; k++ {
-			taken[k] = true
-		}
+	for _, h := range t.claim(catValue, taken) {
 		vw := r.values[h.payload]
 		out = append(out, mention{class: vw.class, value: vw.value, at: int(h.at), spelling: vw.spelling})
 	}

@@ -5,7 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/m3bench/m3eval/internal/dataset"
@@ -25,25 +26,14 @@ var turnColumns = map[string]string{
 }
 
 // TurnFilterKeys lists the keys a TurnFilter accepts.
-func TurnFilterKeys() []string {
-	keys := make([]string, 0, len(turnColumns))
-	for k := range turnColumns {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func TurnFilterKeys() []string { return slices.Sorted(maps.Keys(turnColumns)) }
 
 // TurnFilter chooses turns: for each key, the turn's value must be one of the values given.
 type TurnFilter map[string][]string
 
 // where returns the SQL condition of the filter; only turnColumns' text reaches the SQL.
 func (f TurnFilter) where() (string, []any, error) {
-	keys := make([]string, 0, len(f))
-	for k := range f {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(f))
 	conds := []string{"1"}
 	var args []any
 	for _, k := range keys {
