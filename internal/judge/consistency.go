@@ -215,7 +215,7 @@ func (c *ctx) consistency() Value {
 	// moved. Only a turn that plants a claim makes the model's placement a statement to check.
 	framed := map[string]bool{}
 	if !slices.Contains(c.misleadingActions(), c.t.ActionType) {
-		for _, m := range c.userMentions() {
+		for _, m := range c.user.mentions(c.r) {
 			if m.class == "image" {
 				framed[m.value] = true
 			}
@@ -234,7 +234,7 @@ func (c *ctx) consistency() Value {
 		cur[f.key][f.value] = f
 	}
 	expected := map[string]bool{}
-	for _, m := range c.expMentions() {
+	for _, m := range c.exp.mentions(c.r) {
 		if m.negated == "" {
 			expected[m.value] = true
 		}
@@ -338,26 +338,6 @@ func (c *ctx) facts() []fact {
 	return c.factsNow
 }
 
-func (c *ctx) expMentions() []mention {
-	if c.expM == nil {
-		c.expM = c.exp.mentions(c.r)
-		if c.expM == nil {
-			c.expM = []mention{}
-		}
-	}
-	return c.expM
-}
-
-func (c *ctx) userMentions() []mention {
-	if c.userM == nil {
-		c.userM = c.user.mentions(c.r)
-		if c.userM == nil {
-			c.userM = []mention{}
-		}
-	}
-	return c.userM
-}
-
 // signals fills the per-turn observations the metrics use.
 func (c *ctx) signals() {
 	c.sig.Acknowledges = len(c.resp.cues(catAcknowledge)) > 0
@@ -409,10 +389,10 @@ func (c *ctx) signals() {
 	}
 	if len(prior) > 0 {
 		here := map[string]bool{}
-		for _, m := range c.expMentions() {
+		for _, m := range c.exp.mentions(c.r) {
 			here[m.class+"="+m.value] = true
 		}
-		for _, m := range c.userMentions() {
+		for _, m := range c.user.mentions(c.r) {
 			here[m.class+"="+m.value] = true
 		}
 		for _, m := range c.respM {

@@ -97,7 +97,7 @@ func (c *ctx) correctness() Value {
 	}
 	// Contradiction cues. Image index: the expected answer names image k.
 	expImg, respImg := map[string]bool{}, map[string]bool{}
-	for _, m := range c.expMentions() {
+	for _, m := range c.exp.mentions(c.r) {
 		if m.class == "image" && m.negated == "" {
 			expImg[m.value] = true
 		}
@@ -130,7 +130,7 @@ func (c *ctx) correctness() Value {
 	}
 	// Attribute values and counts the expected answer states, asserted differently or
 	// negated in the response.
-	expM := c.expMentions()
+	expM := c.exp.mentions(c.r)
 	for _, class := range cr.ConflictClasses {
 		want := map[string]bool{}
 		for _, m := range expM {
@@ -316,8 +316,8 @@ func (c *ctx) evalMislead() {
 	if !slices.Contains(c.misleadingActions(), c.t.ActionType) {
 		return
 	}
-	um := c.userMentions()
-	em := c.expMentions()
+	um := c.user.mentions(c.r)
+	em := c.exp.mentions(c.r)
 	classes := map[string]bool{}
 	for _, m := range em {
 		if m.negated == "" {

@@ -214,7 +214,6 @@ type ctx struct {
 	hist             []turnState
 	resp, exp, user  *text
 	respM            []mention
-	expM, userM      []mention // computed on first use
 	factsNow         []fact
 	sig              Signals
 	falseV, trueV    []valueRef
