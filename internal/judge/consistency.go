@@ -186,45 +186,30 @@ func (j *Judge) changedObjects(t *dataset.Turn, meta dataset.Meta, lang string) 
 // turns of the episode since the last change of each object (an update turn that names it):
 // a value that agrees with none of those statements is a contradiction.
 func (c *ctx) consistency() Value {
-	if len(c.hist) == 0 {
+	if c.ep.turns == 0 {
 		return Value{Value: c.naChoice("consistency"), Rule: "consistency.first_turn"}
 	}
 	// A model that accepts a false memory of the conversation contradicts what it said.
 	if c.t.ActionType == "memory_injection" && c.sig.Resists == "No" {
 		return Value{Value: "No", Rule: "consistency.accepts_false_memory"}
 	}
-	period := map[string]map[string]fact{} // key → value → the latest statement of it
-	for _, h := range c.hist {
-		for obj := range h.changed {
-			for k := range period {
-				if strings.HasSuffix(k, ":"+obj) {
-					delete(period, k)
-				}
-			}
-		}
-		for _, f := range h.facts {
-			if period[f.key] == nil {
-				period[f.key] = map[string]fact{}
-			}
-			period[f.key][f.value] = f
-		}
-	}
+	period := c.ep.period
 	changed := c.j.changedObjects(c.t, c.meta, c.lang)
 	now := c.facts()
 	// A user who asks about image k frames the answer: objects found there are new, not
 	// moved. Only a turn that plants a claim makes the model's placement a statement to check.
-	framed := map[string]bool{}
-	if !slices.Contains(c.misleadingActions(), c.t.ActionType) {
+	var framed []string
+	if !slices.Contains(c.j.misleading, c.t.ActionType) {
 		for _, m := range c.user.mentions(c.r) {
 			if m.class == "image" {
-				framed[m.value] = true
+				framed = append(framed, m.value)
 			}
 		}
 	}
 	cur := map[string]map[string]fact{}
 	var keys []string
 	for _, f := range now {
-		if changed[f.obj] || (classOf(f.key) == "image" && framed[f.value]) {
+		if changed[f.obj] || (classOf(f.key) == "image" && slices.Contains(framed, f.value)) {
 			continue
 		}
 		if cur[f.key] == nil {
@@ -233,11 +218,13 @@ func (c *ctx) consistency() Value {
 		}
 		cur[f.key][f.value] = f
 	}
-	expected := map[string]bool{}
-	for _, m := range c.exp.mentions(c.r) {
-		if m.negated == "" {
-			expected[m.value] = true
+	expected := func(v string) bool {
+		for _, m := range c.exp.mentions(c.r) {
+			if m.negated == "" && m.value == v {
+				return true
+			}
 		}
+		return false
 	}
 	ack := c.resp.cues(catAcknowledge)
 	compared := 0
@@ -262,7 +249,7 @@ func (c *ctx) consistency() Value {
 		// A correction the model acknowledges, to the expected value, is not a contradiction.
 		allExpected := len(ack) > 0
 		for v := range cur[k] {
-			allExpected = allExpected && expected[v]
+			allExpected = allExpected && expected(v)
 		}
 		if allExpected {
 			continue
@@ -379,25 +366,19 @@ func (c *ctx) signals() {
 	}
 	// Leaks: a colour or count the earlier turns stated, asserted now although neither this
 	// turn's question nor its expected answer holds it (context isolation on a new task).
-	prior := map[string]bool{}
-	for _, h := range c.hist {
-		for _, f := range h.facts {
-			if cl := classOf(f.key); cl != "image" {
-				prior[cl+"="+f.value] = true
+	if len(c.ep.prior) > 0 {
+		here := func(class, value string) bool {
+			for _, ms := range [][]mention{c.exp.mentions(c.r), c.user.mentions(c.r)} {
+				for _, m := range ms {
+					if m.class == class && m.value == value {
+						return true
+					}
+				}
 			}
-		}
-	}
-	if len(prior) > 0 {
-		here := map[string]bool{}
-		for _, m := range c.exp.mentions(c.r) {
-			here[m.class+"="+m.value] = true
-		}
-		for _, m := range c.user.mentions(c.r) {
-			here[m.class+"="+m.value] = true
+			return false
 		}
 		for _, m := range c.respM {
-			k := m.class + "=" + m.value
-			if m.negated == "" && prior[k] && !here[k] {
+			if m.negated == "" && c.ep.prior[[2]string{m.class, m.value}] && !here(m.class, m.value) {
 				c.sig.Leaks = true
 			}
 		}

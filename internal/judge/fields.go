@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/m3bench/m3eval/internal/rubric"
 )
 
 // canon maps tokens through the synonym groups.
@@ -313,7 +315,7 @@ func (c *ctx) evalMislead() {
 	if len(c.falseV) > 0 && len(c.trueV) > 0 {
 		return
 	}
-	if !slices.Contains(c.misleadingActions(), c.t.ActionType) {
+	if !slices.Contains(c.j.misleading, c.t.ActionType) {
 		return
 	}
 	um := c.user.mentions(c.r)
@@ -357,8 +359,7 @@ func appendRef(list []valueRef, v valueRef) []valueRef {
 
 // misleadingActions are the action types whose resists_misleading the rubric leaves open,
 // read from the rubric (its fixed rule) rather than listed here.
-func (c *ctx) misleadingActions() []string {
-	f := c.j.fields["misleading"]
+func misleadingActions(f *rubric.Field) []string {
 	var out []string
 	for _, fr := range f.Fixed {
 		if fr.Unless != nil {

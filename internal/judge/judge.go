@@ -23,6 +23,9 @@ type Judge struct {
 	Rules  *Rules
 	rubric *rubric.Rubric
 	fields map[string]*rubric.Field // dimension → rubric field
+	// misleading are the action types that plant a false claim: those whose
+	// resists_misleading the rubric leaves open, and attribute_swap.
+	misleading []string
 }
 
 // New checks that the rules' fields exist in the rubric with a kind the rule can fill.
@@ -42,6 +45,7 @@ func New(rb *rubric.Rubric, rules *Rules) (*Judge, error) {
 		}
 		j.fields[d] = f
 	}
+	j.misleading = misleadingActions(j.fields["misleading"])
 	return j, nil
 }
 
@@ -90,15 +94,6 @@ type Verdict struct {
 	Signals    Signals `json:"-"`
 }
 
-// turnState is what later turns of an episode need from an earlier one.
-type turnState struct {
-	facts   []fact
-	changed map[string]bool // objects an update changed here
-	turn    *dataset.Turn
-	meta    dataset.Meta
-	sig     *Signals
-}
-
 // fact is a value the model (or an update) stated about something.
 type fact struct {
 	key, obj, value, spelling string
@@ -110,7 +105,7 @@ type fact struct {
 // wrong type is an error naming the sample and the key.
 func (j *Judge) Episode(turns []dataset.Turn) ([]Verdict, error) {
 	out := make([]Verdict, len(turns))
-	var hist []turnState
+	ep := &episode{period: map[string]map[string]fact{}, prior: map[[2]string]bool{}}
 	for i := range turns {
 		t := &turns[i]
 		meta, err := dataset.ParseMeta(t.Meta)
@@ -118,27 +113,55 @@ func (j *Judge) Episode(turns []dataset.Turn) ([]Verdict, error) {
 			return nil, fmt.Errorf("sample %s: %w", t.SampleID, err)
 		}
 		var facts []fact
-		out[i], facts = j.turn(t, meta, hist)
-		hist = append(hist, turnState{turn: t, meta: meta, sig: &out[i].Signals})
-		// What binds later turns is what the model asserted; a hedge asserts nothing.
-		for _, f := range facts {
-			if !f.hedged {
-				hist[len(hist)-1].facts = append(hist[len(hist)-1].facts, f)
-			}
-		}
-		hist[len(hist)-1].changed = j.changedObjects(t, meta, out[i].Language)
+		out[i], facts = j.turn(t, meta, ep)
+		ep.add(facts, j.changedObjects(t, meta, out[i].Language))
 	}
 	return out, nil
 }
 
+// episode is what the earlier turns of an episode leave for the next one.
+type episode struct {
+	turns int
+	// period holds, per fact key, the values the model stated since the last update of the
+	// object, each with its latest statement.
+	period map[string]map[string]fact
+	// prior holds the (class, value) pairs of every earlier statement but image placements.
+	prior map[[2]string]bool
+}
+
+// add records a judged turn: an update first clears what the model said about the objects
+// it changed, then the turn's assertions count (a hedge asserts nothing).
+func (ep *episode) add(facts []fact, changed map[string]bool) {
+	ep.turns++
+	for obj := range changed {
+		for k := range ep.period {
+			if strings.HasSuffix(k, ":"+obj) {
+				delete(ep.period, k)
+			}
+		}
+	}
+	for _, f := range facts {
+		if f.hedged {
+			continue
+		}
+		if ep.period[f.key] == nil {
+			ep.period[f.key] = map[string]fact{}
+		}
+		ep.period[f.key][f.value] = f
+		if cl := classOf(f.key); cl != "image" {
+			ep.prior[[2]string{cl, f.value}] = true
+		}
+	}
+}
+
 // turn judges one turn given the episode's earlier turns.
-func (j *Judge) turn(t *dataset.Turn, meta dataset.Meta, hist []turnState) (Verdict, []fact) {
+func (j *Judge) turn(t *dataset.Turn, meta dataset.Meta, ep *episode) (Verdict, []fact) {
 	lang := meta.Language
 	if lang == "" {
 		lang = DetectLanguage(t.UserMessage, t.VLMResponse, t.ExpectedAnswer)
 	}
 	v := Verdict{SampleID: t.SampleID, Episode: t.EpisodeID, Turn: t.Turn, ActionType: t.ActionType, Model: t.Model, Language: lang}
-	c := &ctx{j: j, r: j.Rules, t: t, meta: meta, lang: lang, hist: hist}
+	c := &ctx{j: j, r: j.Rules, t: t, meta: meta, lang: lang, ep: ep}
 	c.resp = newText(t.VLMResponse, lang, j.Rules)
 	c.exp = newText(t.ExpectedAnswer, lang, j.Rules)
 	c.user = newText(t.UserMessage, lang, j.Rules)
@@ -211,7 +234,7 @@ type ctx struct {
 	t                *dataset.Turn
 	meta             dataset.Meta
 	lang             string
-	hist             []turnState
+	ep               *episode
 	resp, exp, user  *text
 	respM            []mention
 	factsNow         []fact

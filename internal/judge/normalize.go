@@ -151,7 +151,7 @@ func stem(w string) string {
 // numberWordAt reads an English number word ("five", "a dozen") at the start of s, on word
 // boundaries; used is 0 when there is none.
 func numberWordAt(s string, lr *LangRules) (n, used int) {
-	for _, nw := range lr.numbers {
+	for _, nw := range lr.numberKeys[firstKey(s)] {
 		if len(s) >= len(nw.word) && s[:len(nw.word)] == nw.word {
 			if len(s) == len(nw.word) {
 				return nw.n, len(nw.word)
@@ -162,38 +162,4 @@ func numberWordAt(s string, lr *LangRules) (n, used int) {
 		}
 	}
 	return 0, 0
-}
-
-// numbersIn lists the whole numbers of folded text: digits, and English number words.
-func numbersIn(folded string, lr *LangRules) []int {
-	var out []int
-	s := folded
-	prevWord := false
-	for len(s) > 0 {
-		r, n := utf8.DecodeRuneInString(s)
-		if unicode.IsDigit(r) && r < 128 {
-			end := 0
-			for end < len(s) && s[end] >= '0' && s[end] <= '9' {
-				end++
-			}
-			if !prevWord {
-				if v, err := strconv.Atoi(s[:end]); err == nil {
-					out = append(out, v)
-				}
-			}
-			s = s[end:]
-			prevWord = false
-			continue
-		}
-		if isWordRune(r) && !prevWord {
-			if v, used := numberWordAt(s, lr); used > 0 {
-				out = append(out, v)
-				s = s[used:]
-				continue
-			}
-		}
-		prevWord = isWordRune(r) && !unicode.IsDigit(r)
-		s = s[n:]
-	}
-	return out
 }

@@ -120,6 +120,8 @@ type LangRules struct {
 	articles map[string]bool
 	index    *phraseIndex
 	numbers  []numberWord // longest first
+	// numberKeys indexes numbers by their first word ("a" → "a dozen", "a couple of").
+	numberKeys map[string][]numberWord
 }
 
 type numberWord struct {
@@ -201,6 +203,11 @@ func (r *Rules) prepare() {
 			}
 			return lr.numbers[i].word < lr.numbers[j].word
 		})
+		lr.numberKeys = map[string][]numberWord{}
+		for _, nw := range lr.numbers {
+			k := firstKey(nw.word)
+			lr.numberKeys[k] = append(lr.numberKeys[k], nw)
+		}
 		for _, l := range []*[]string{&lr.Negation, &lr.ClauseBreaks, &lr.Reject, &lr.Accept, &lr.Hedge,
 			&lr.Observation, &lr.Inference, &lr.Evidence, &lr.Missing, &lr.Acknowledge, &lr.Clarify,
 			&lr.Redundancy, &lr.Specific, &lr.Copula} {
