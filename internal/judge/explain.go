@@ -52,7 +52,7 @@ func RuleText(rule, lang string) string {
 	return t[0]
 }
 
-// Rules lists the rule names the judge can give, for documentation.
+// RuleNames lists the rules the judge can give, each described by RuleText.
 func RuleNames() []string {
 	out := make([]string, 0, len(ruleText))
 	for k := range ruleText {

@@ -38,6 +38,9 @@ func value(t *testing.T, j *Judge, action, user, resp, expected, meta, field str
 		t.Fatal(err)
 	}
 	for _, v := range vs[1].Values {
+		if RuleText(v.Rule, "en") == v.Rule || RuleText(v.Rule, "zh") == v.Rule {
+			t.Errorf("rule %s has no description", v.Rule)
+		}
 		if v.Field == field {
 			return v.Value, v.Rule
 		}
