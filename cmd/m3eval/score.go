@@ -64,7 +64,7 @@ JSON) with the reason.`,
 	f.BoolVar(&o.naCategory, "na-category", false, "treat the NA choice as a category of choice fields instead of missing")
 	f.StringVar(&o.format, "format", "table", "output format: table, json, md or csv")
 	f.StringVarP(&o.output, "output", "o", "", "write to FILE instead of standard output")
-	f.BoolVar(&o.metrics, "metrics", false, "report the action-space metrics of the rule judge (per action type and model, with 95% intervals; see docs/judge.md)")
+	f.BoolVar(&o.metrics, "metrics", false, "report the rule judge's action-space metrics instead (per action type and model, 95% intervals; reads --format, -o, --bootstrap, --seed; docs/judge.md)")
 	return cmd
 }
 
