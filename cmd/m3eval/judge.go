@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -119,6 +120,7 @@ func runJudge(cmd *cobra.Command, g *globalOptions, o *judgeOptions) error {
 		return err
 	}
 	defer s.Close()
+	defer debug.SetGCPercent(debug.SetGCPercent(judgerun.GCPercent))
 	c, err := judgerun.Judge(ctx, s, rb, j, judgerun.Options{Name: o.name, Filter: filter, Replace: o.replace})
 	if err != nil {
 		return err

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // Meta is the typed view of the turn meta keys that have a fixed meaning (the contract in
@@ -56,6 +59,13 @@ func ParseMeta(raw json.RawMessage) (Meta, error) {
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return m, nil
 	}
+	// The common case, a meta whose keys all have their types, decodes in one call of the
+	// faster JSON v2 decoder (the judge reads the meta of every turn); anything it rejects
+	// is read again key by key below, for an error that names the key.
+	if ok := m.fast(raw); ok {
+		return m, nil
+	}
+	m = Meta{}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return m, &MetaError{Key: "", Msg: "meta must be a JSON object"}
@@ -190,4 +200,67 @@ func (m *Meta) set(key string, v json.RawMessage) error {
 		m.Coverage = &f
 	}
 	return nil
+}
+
+// metaJSON is Meta as the JSON v2 decoder fills it.
+type metaJSON struct {
+	Language          *string        `json:"language"`
+	Phase             *string        `json:"phase"`
+	Entity            *string        `json:"entity"`
+	Attribute         *string        `json:"attribute"`
+	FalseValue        *string        `json:"false_value"`
+	TrueValue         *string        `json:"true_value"`
+	OldValue          *string        `json:"old_value"`
+	NewValue          *string        `json:"new_value"`
+	RequiredEvidence  []string       `json:"required_evidence"`
+	ObjectsPerImage   [][]MetaObject `json:"objects_per_image"`
+	Ambiguous         *bool          `json:"ambiguous"`
+	TargetImage       *int           `json:"target_image"`
+	ConfusableObjects *int           `json:"confusable_objects"`
+	Coverage          *float64       `json:"coverage"`
+}
+
+// fast decodes a meta whose keys all have their types and values in range; false sends the
+// caller to the key-by-key reading that explains what is wrong.
+func (m *Meta) fast(raw []byte) bool {
+	var j metaJSON
+	if jsonv2.Unmarshal(raw, &j, jsonv1.DefaultOptionsV1(), jsonv2.RejectUnknownMembers(false)) != nil {
+		return false
+	}
+	str := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	m.Language, m.Phase, m.Entity, m.Attribute = str(j.Language), str(j.Phase), str(j.Entity), str(j.Attribute)
+	m.FalseValue, m.TrueValue, m.OldValue, m.NewValue = str(j.FalseValue), str(j.TrueValue), str(j.OldValue), str(j.NewValue)
+	m.RequiredEvidence, m.ObjectsPerImage, m.Ambiguous, m.Coverage = j.RequiredEvidence, j.ObjectsPerImage, j.Ambiguous, j.Coverage
+	m.ConfusableObjects = j.ConfusableObjects
+	if j.TargetImage != nil {
+		m.TargetImage = *j.TargetImage
+	}
+	switch {
+	case j.Language != nil && m.Language != "en" && m.Language != "zh",
+		j.Phase != nil && !slices.Contains(Phases, m.Phase),
+		j.TargetImage != nil && m.TargetImage < 1,
+		m.ConfusableObjects != nil && *m.ConfusableObjects < 0,
+		m.Coverage != nil && (*m.Coverage < 0 || *m.Coverage > 1),
+		bytes.Contains(raw, []byte(`"objects_per_image"`)) && !objectsStrict(raw):
+		return false
+	}
+	return true
+}
+
+// objectsStrict re-checks objects_per_image the strict way (no unknown keys in an object,
+// which the v1-compatible decoding above lets pass).
+func objectsStrict(raw []byte) bool {
+	var probe struct {
+		Objects json.RawMessage `json:"objects_per_image"`
+	}
+	if json.Unmarshal(raw, &probe) != nil {
+		return false
+	}
+	var m Meta
+	return m.set("objects_per_image", probe.Objects) == nil
 }

@@ -13,7 +13,11 @@ import (
 // lower case, curly quotes straightened, Chinese numerals to digits, white space collapsed.
 // Punctuation is kept: clause boundaries and cues such as "no," need it.
 func foldText(s string) string {
-	s = width.Fold.String(s)
+	// Only the ideographic space and the Halfwidth and Fullwidth Forms block have a width
+	// variant to fold to; most texts have none and skip the transformer's copy.
+	if strings.ContainsFunc(s, func(r rune) bool { return r == 0x3000 || (r >= 0xFF00 && r <= 0xFFEF) }) {
+		s = width.Fold.String(s)
+	}
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false

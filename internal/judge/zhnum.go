@@ -15,10 +15,11 @@ var zhUnit = map[rune]int64{'十': 10, '百': 100, '千': 1000}
 var zhBig = map[rune]int64{'万': 10000, '亿': 100000000}
 
 func isZhNumeral(r rune) bool {
-	_, d := zhDigit[r]
-	_, u := zhUnit[r]
-	_, b := zhBig[r]
-	return d || u || b
+	switch r {
+	case '零', '〇', '一', '二', '两', '三', '四', '五', '六', '七', '八', '九', '十', '百', '千', '万', '亿':
+		return true
+	}
+	return false
 }
 
 // zhNumeralsToDigits replaces every run of Chinese numerals that holds a digit or 十

@@ -19,6 +19,11 @@ import (
 	"github.com/m3bench/m3eval/internal/store"
 )
 
+// GCPercent is the GOGC m3eval judge runs with: the judge allocates a few short-lived
+// strings and maps per turn, and a larger heap target cuts the collector's share of a
+// million-turn run (BenchmarkJudge1M uses it too).
+const GCPercent = 400
+
 // Options of a judge run.
 type Options struct {
 	Name    string           // the judge's name in the database ("rules")
