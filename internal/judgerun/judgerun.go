@@ -138,7 +138,8 @@ func store1(im *store.ScoreImporter, rb *rubric.Rubric, job *episodeJob, c *Coun
 		turnID, t := job.ids[i], &job.turns[i]
 		item := rubric.Item{ActionType: t.ActionType, Turn: t.Turn}
 		c.Turns++
-		for _, x := range v.Values {
+		fields, values := make([]string, len(v.Values)), make([]string, len(v.Values))
+		for k, x := range v.Values {
 			f, ok := rb.Field(x.Field)
 			if !ok {
 				return fmt.Errorf("sample %s: %s is not a field of the rubric", v.SampleID, x.Field)
@@ -148,12 +149,15 @@ func store1(im *store.ScoreImporter, rb *rubric.Rubric, job *episodeJob, c *Coun
 					return fmt.Errorf("sample %s: %s = %s (rule %s): %w", v.SampleID, x.Field, x.Value, x.Rule, err)
 				}
 			}
-			o, err := im.PutScore(turnID, x.Field, x.Value)
-			if err != nil {
-				return fmt.Errorf("sample %s: %s: %w", v.SampleID, x.Field, err)
-			}
+			fields[k], values[k] = x.Field, x.Value
+		}
+		outs, err := im.PutTurnScores(turnID, fields, values)
+		if err != nil {
+			return fmt.Errorf("sample %s: %w", v.SampleID, err)
+		}
+		for k, o := range outs {
 			switch {
-			case x.Value == "" && o == store.Unchanged:
+			case values[k] == "" && o == store.Unchanged:
 			case o == store.Inserted:
 				c.Inserted++
 			case o == store.Unchanged:

@@ -85,3 +85,38 @@ func TestJudgeRunRuleVersion(t *testing.T) {
 		t.Fatalf("versions %v %v: the unchanged score should now carry v2", v, err)
 	}
 }
+
+// PutTurnScores: a first run inserts a turn's scores in one go; a later run compares each.
+func TestPutTurnScores(t *testing.T) {
+	s := MustOpenDB(t, "", store.Options{})
+	seed(t, s, []string{"initial"})
+	ctx := context.Background()
+	var ids []int64
+	s.StreamEpisodes(ctx, nil, func(_ []dataset.Turn, i []int64, _ []bool) error { ids = append(ids, i...); return nil })
+	fields := []string{"correctness", "reasoning_completeness", "overall_quality"}
+	run := func(values ...string) []store.Outcome {
+		t.Helper()
+		im, err := s.BeginJudgeRun(ctx, "rules", "v1", []byte("{}"), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer im.Rollback()
+		o, err := im.PutTurnScores(ids[0], fields, values)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := im.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	if o := run("4", "", "3"); o[0] != store.Inserted || o[1] != store.Unchanged || o[2] != store.Inserted {
+		t.Errorf("first run: %v", o)
+	}
+	if o := run("4", "", "3"); o[0] != store.Unchanged || o[2] != store.Unchanged {
+		t.Errorf("second run: %v", o)
+	}
+	if v, _ := s.JudgeRuleVersions(ctx, "rules"); v["v1"] != 2 {
+		t.Errorf("stored %v, want 2 scores of v1", v)
+	}
+}

@@ -21,6 +21,9 @@ type ScoreImporter struct {
 	judgeID int64
 	// ruleVersion is the rule set the scores come from (m3eval judge); nil for import-scores.
 	ruleVersion any
+	// fresh: a judge run of a judge with no scores yet (PutTurnScores inserts in one go).
+	fresh bool
+	multi map[int]*sql.Stmt // insertRows' statements by size
 
 	findTurn, findScore, insertScore, updateScore, deleteScore *sql.Stmt
 }
