@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/m3bench/m3eval/internal/csvout"
 	"github.com/m3bench/m3eval/internal/judge"
 	"github.com/m3bench/m3eval/internal/judgerun"
 	"github.com/m3bench/m3eval/internal/rubric"
@@ -131,7 +132,7 @@ func runJudge(cmd *cobra.Command, g *globalOptions, o *judgeOptions) error {
 
 // runMetrics is m3eval score --metrics: the action-space metrics from the rule judge's
 // verdicts over every imported turn.
-func runMetrics(cmd *cobra.Command, g *globalOptions, format, output string, bootstrap int, seed uint64) error {
+func runMetrics(cmd *cobra.Command, g *globalOptions, format, output string, bootstrap int, seed uint64, co csvout.Options) error {
 	_, j, err := newJudge(g, "")
 	if err != nil {
 		return err
@@ -145,5 +146,5 @@ func runMetrics(cmd *cobra.Command, g *globalOptions, format, output string, boo
 	if err != nil {
 		return err
 	}
-	return writeOutput(cmd, output, func(w io.Writer, _ bool) error { return judgerun.WriteMetrics(w, rep, format) })
+	return writeOutput(cmd, output, func(w io.Writer, _ bool) error { return judgerun.WriteMetrics(w, rep, format, co) })
 }

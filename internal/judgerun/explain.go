@@ -5,21 +5,15 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode"
 
 	"github.com/m3bench/m3eval/internal/judge"
 	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
-// clean drops control characters, so text from data cannot drive the terminal.
-func clean(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
-			return ' '
-		}
-		return r
-	}, s)
-}
+// clean neutralizes control and escape sequences, so text from data cannot drive the
+// terminal, and keeps a cell on one line.
+func clean(s string) string { return textsafe.Line(s) }
 
 // WriteExplain prints a verdict: per field the value, the rule and the evidence, labelled in
 // the turn's language; format "json" gives the same as JSON.

@@ -52,7 +52,8 @@ func (f TurnFilter) where() (string, []any, error) {
 	return strings.Join(conds, " AND "), args, nil
 }
 
-// StreamEpisodes calls fn once per episode that holds a turn the filter chooses, with all of
+// StreamEpisodes calls fn once per episode that holds a turn the filter chooses (turns of an
+// import still under way are not there yet, as for every reader), with all of
 // the episode's turns in turn order (the judge reads a turn against the earlier ones) and,
 // beside each, its id in the store (for ScoreImporter.PutScore) and whether the filter
 // chose it. Episodes come in queue order. It reads in one
@@ -74,9 +75,9 @@ func (s *Store) StreamEpisodes(ctx context.Context, f TurnFilter, fn func(turns 
 	defer conn.ExecContext(context.Background(), `ROLLBACK`)
 	q := `SELECT t.sample_id, e.episode_key, t.turn, t.action_type, t.task_type, t.user_message,
 		t.vlm_response, t.expected_answer, t.model, t.meta, t.episode_id, t.id, (` + w + `)
-		FROM turns t JOIN episodes e ON e.id = t.episode_id`
+		FROM visible_turns t JOIN episodes e ON e.id = t.episode_id`
 	if len(f) > 0 {
-		q += ` WHERE t.episode_id IN (SELECT t.episode_id FROM turns t JOIN episodes e ON e.id = t.episode_id WHERE ` + w + `)`
+		q += ` WHERE t.episode_id IN (SELECT t.episode_id FROM visible_turns t JOIN episodes e ON e.id = t.episode_id WHERE ` + w + `)`
 		args = append(args, args...)
 	}
 	q += ` ORDER BY t.episode_id, t.turn`
