@@ -47,6 +47,10 @@ terminal, exports labeled JSON, and computes agreement and correlation statistic
 		newImportScoresCmd(opts),
 		newScoreCmd(opts),
 		newJudgeCmd(opts),
+		newSampleCmd(opts),
+		newAssignCmd(opts),
+		newQCCmd(opts),
+		newAdjudicateCmd(opts),
 	)
 	return root
 }
