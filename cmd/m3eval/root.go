@@ -47,6 +47,7 @@ terminal, exports labeled JSON, and computes agreement and correlation statistic
 		newImportScoresCmd(opts),
 		newScoreCmd(opts),
 		newReportCmd(opts),
+		newJudgeCmd(opts),
 		newSampleCmd(opts),
 		newAssignCmd(opts),
 		newQCCmd(opts),

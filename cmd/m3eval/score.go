@@ -29,6 +29,7 @@ type scoreOptions struct {
 	naCategory    bool
 	format        string
 	output        string
+	metrics       bool // the rule judge's action-space metrics instead (judge.go)
 }
 
 func newScoreCmd(g *globalOptions) *cobra.Command {
@@ -65,6 +66,7 @@ JSON) with the reason.`,
 	f.StringVar(&o.format, "format", "table", "output format: table, json, md or csv")
 	f.StringVarP(&o.output, "output", "o", "", "write to FILE instead of standard output")
 	csvFlags(f, &o.csv)
+	f.BoolVar(&o.metrics, "metrics", false, "report the rule judge's action-space metrics instead (per action type and model, 95% intervals; reads --format, -o, --bootstrap, --seed; docs/judge.md)")
 	return cmd
 }
 
@@ -76,6 +78,9 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoreOptions) error {
 	}
 	if err := checkBootstrapBy(o.bootstrap, o.by); err != nil {
 		return err
+	}
+	if o.metrics {
+		return runMetrics(cmd, g, o.format, o.output, o.bootstrap, o.seed, o.csv)
 	}
 	if err := g.mustExist(); err != nil {
 		return err
