@@ -13,6 +13,7 @@ import (
 	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/htmlreport"
 	"github.com/m3bench/m3eval/internal/illusion"
+	"github.com/m3bench/m3eval/internal/judge"
 	"github.com/m3bench/m3eval/internal/store"
 )
 
@@ -28,6 +29,7 @@ type reportOptions struct {
 	output    string
 	campaign  string
 	qc        bool
+	metrics   bool
 }
 
 func newReportCmd(g *globalOptions) *cobra.Command {
@@ -66,6 +68,7 @@ through headless Chromium (chromium on $PATH, or $M3EVAL_CHROMIUM).`,
 	f.StringVar(&o.format, "format", "html", "output format: html or json")
 	f.BoolVar(&o.pdf, "pdf", false, "print the report to PDF with headless Chromium (-o names the PDF)")
 	f.StringVarP(&o.output, "output", "o", "", "write to FILE instead of standard output")
+	f.BoolVar(&o.metrics, "metrics", true, "compute the rule judge's action-space metrics (m3eval score --metrics) for their section")
 	f.BoolVar(&o.qc, "qc", true, "run m3eval qc's checks (default thresholds) for the quality-control section")
 	f.StringVar(&o.campaign, "campaign", "", "quality control of this campaign's annotators on its turns (default: every label)")
 	return cmd
@@ -127,7 +130,13 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) error {
 	defer debug.SetGCPercent(debug.SetGCPercent(agree.GCPercent))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(agree.MemoryLimit))
 
-	rep, err := htmlreport.Generate(ctx, s, r, htmlreport.Options{Database: filepath.Base(g.dbPath),
+	var j *judge.Judge
+	if o.metrics {
+		if _, j, err = newJudge(g, ""); err != nil {
+			return err
+		}
+	}
+	rep, err := htmlreport.Generate(ctx, s, r, htmlreport.Options{Judge: j, Database: filepath.Base(g.dbPath),
 		Judges: judges, Annotators: annotators, By: o.by, Bootstrap: o.bootstrap, Seed: o.seed, Illusion: ill, QC: o.qc, Campaign: o.campaign})
 	if err != nil {
 		return notFoundHint(err, "m3eval sample --list")

@@ -531,6 +531,40 @@ func TestReportInChromium(t *testing.T) {
 		t.Errorf("qc flags: %d in the report, %d in m3eval qc", len(rows), nFlags)
 	}
 
+	// Action-space metrics against m3eval score --metrics --format json.
+	metOut := filepath.Join(dir, "metrics.json")
+	mustRun(t, "--db", db, "score", "--metrics", "--bootstrap", "200", "--seed", "7", "--format", "json", "-o", metOut)
+	var met struct {
+		Metrics []map[string]any
+	}
+	readJSON(t, metOut, &met)
+	nMet := 0
+	for _, c := range pg.DOM.Charts {
+		if !strings.HasPrefix(c.ID, "metric-") || strings.HasPrefix(c.ID, "metric-trend-") {
+			continue
+		}
+		for _, r := range c.Rows {
+			a, m := r[col(t, c.Columns, "action_type")].Text, r[col(t, c.Columns, "model")].Text
+			found := false
+			for _, w := range met.Metrics {
+				if w["action_type"] == a && w["model"] == m && "metric-"+strings.ReplaceAll(w["metric"].(string), "_", "-") == c.ID {
+					found = true
+					for col2, k := range map[string]string{"n": "n", "value": "value", "ci95 low": "ci_low", "ci95 high": "ci_high"} {
+						sameNumber(t, c.ID+" "+a+" "+m+" "+col2, r[col(t, c.Columns, col2)].num(t), w[k])
+					}
+					checked += 4
+				}
+			}
+			if !found {
+				t.Errorf("%s: %s/%s not in m3eval score --metrics", c.ID, a, m)
+			}
+			nMet++
+		}
+	}
+	if nMet != len(met.Metrics) {
+		t.Errorf("%d metric rows in the report, %d in m3eval score --metrics", nMet, len(met.Metrics))
+	}
+
 	// The page's tables hold exactly the numbers of --format json.
 	jsonOut := filepath.Join(dir, "report.json")
 	mustRun(t, "--db", db, "report", "--format", "json", "-o", jsonOut, "--bootstrap", "200", "--seed", "7")
@@ -694,7 +728,7 @@ func TestReportHostileNamesAndAbsentData(t *testing.T) {
 	for _, s := range pg.DOM.Sections {
 		omitted[s.ID] = s.Omitted
 	}
-	for _, id := range []string{"judges", "metrics", "illusion"} {
+	for _, id := range []string{"judges", "illusion"} {
 		if !strings.HasPrefix(omitted[id], "Left out: ") {
 			t.Errorf("section %s: %q, want one line saying why it is left out", id, omitted[id])
 		}
@@ -823,12 +857,15 @@ func TestReportEmptyDatabase(t *testing.T) {
 	pg := openReport(t, chromium, file, "empty")
 	checkPage(t, pg, file)
 	for _, s := range pg.DOM.Sections {
-		if !strings.HasPrefix(s.Omitted, "Left out: ") {
+		// The judge's action-space metrics read the turns, not the labels.
+		if s.ID != "metrics" && !strings.HasPrefix(s.Omitted, "Left out: ") {
 			t.Errorf("section %s: %q, want one line saying why it is left out", s.ID, s.Omitted)
 		}
 	}
-	if len(pg.DOM.Charts) != 0 {
-		t.Errorf("%d charts drawn without a label", len(pg.DOM.Charts))
+	for _, c := range pg.DOM.Charts {
+		if !strings.HasPrefix(c.ID, "metric-") {
+			t.Errorf("chart %s drawn without a label", c.ID)
+		}
 	}
 }
 

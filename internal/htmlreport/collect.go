@@ -9,6 +9,8 @@ import (
 	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/campaign"
 	"github.com/m3bench/m3eval/internal/illusion"
+	"github.com/m3bench/m3eval/internal/judge"
+	"github.com/m3bench/m3eval/internal/judgerun"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/scoring"
 	"github.com/m3bench/m3eval/internal/store"
@@ -29,6 +31,9 @@ type Options struct {
 	// turns ("": every label).
 	QC       bool
 	Campaign string
+	// Judge, when set, computes the action-space metrics of m3eval score --metrics (same
+	// bootstrap and seed); nil leaves the section out.
+	Judge *judge.Judge
 }
 
 // Collect reads everything the report draws out of the store: the campaign's activity and
@@ -69,6 +74,13 @@ func Collect(ctx context.Context, s *store.Store, r *rubric.Rubric, o Options) (
 			return nil, err
 		}
 		d.QC = qcData(o.Campaign, qs)
+	}
+	if o.Judge != nil {
+		rep, err := judgerun.Metrics(ctx, s, o.Judge, nil, o.Bootstrap, o.Seed)
+		if err != nil {
+			return nil, err
+		}
+		d.Metrics = MetricsFrom(rep)
 	}
 	if o.Illusion != nil {
 		d.Illusion = &IllusionData{Rows: illusion.Summarize(o.Illusion.Items, ""), Warnings: o.Illusion.Warnings}

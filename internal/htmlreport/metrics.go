@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/m3bench/m3eval/internal/judge"
 )
 
 // MetricsData is the rule judge's action-space metrics (m3eval score --metrics): one row
@@ -35,7 +37,7 @@ type MetricTrend struct {
 func metricsSection(m *MetricsData) Section {
 	const id, title = "metrics", "Action-space metrics per model"
 	if m == nil {
-		return omitted(id, title, "Left out: this build of m3eval stores no action-space metrics yet (they come with m3eval score --metrics).")
+		return omitted(id, title, "Left out: not asked for (--metrics=false).")
 	}
 	if len(m.Rows) == 0 && len(m.Trends) == 0 {
 		return omitted(id, title, "Left out: the judge found no turn to measure.")
@@ -124,4 +126,16 @@ func barSeries(n int, at func(i int) (cat, name string, b bar, count int)) (cats
 		series[e.s][e.c] = e.b
 	}
 	return cats, names, series, total
+}
+
+// MetricsFrom turns the judge's metrics report (m3eval score --metrics) into the report's rows.
+func MetricsFrom(rep judge.MetricsReport) *MetricsData {
+	m := &MetricsData{Source: fmt.Sprintf("rules %s; rates: Wilson intervals, scores: percentile bootstrap over turns, %d replicates, seed %d", rep.Rules, rep.Bootstrap, rep.Seed)}
+	for _, r := range rep.Metrics {
+		m.Rows = append(m.Rows, MetricRow{Action: r.Action, Model: r.Model, Metric: r.Metric, N: r.N, Value: r.Value, Lo: r.Lo, Hi: r.Hi, Interval: r.Interval})
+	}
+	for _, t := range rep.Trends {
+		m.Trends = append(m.Trends, MetricTrend{Dimension: t.Dimension, Score: t.Score, Model: t.Model, Bin: t.Bin, N: t.N, Value: t.Value, Lo: t.Lo, Hi: t.Hi, Interval: t.Interval})
+	}
+	return m
 }
