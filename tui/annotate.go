@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/progress"
 	"github.com/charmbracelet/bubbles/textarea"
@@ -33,19 +32,17 @@ const (
 	modeNormal mode = iota
 	modeComment
 	modeFlag
-	modeHelp
 )
 
 // annotateModel is the annotate screen: the context of the turn, the rubric, and the keys
 // that fill it in.
 type annotateModel struct {
 	ctx        context.Context
-	q          *store.Queue
+	q          Queue
 	r          *rubric.Rubric
 	actions    rubric.Actions
 	st         Styles
 	keys       keyMap
-	help       help.Model
 	now        func() time.Time
 	openImages func([]string) tea.Cmd
 	start      string
@@ -69,6 +66,7 @@ type annotateModel struct {
 	commentRev    int
 	flagReason    textinput.Model
 	vp            viewport.Model
+	image         *imagePane
 	bar           progress.Model
 	contextFor    string // the item and width the viewport content was rendered for
 	ctxView       []string
@@ -105,7 +103,7 @@ type annotateModel struct {
 	active    time.Duration
 }
 
-func newAnnotateModel(o Options, st Styles) *annotateModel {
+func newAnnotateModel(o Options, st Styles, r *lipgloss.Renderer) *annotateModel {
 	ta := textarea.New()
 	ta.Placeholder = "Why this score? (esc when done)"
 	ta.ShowLineNumbers = false
@@ -118,15 +116,10 @@ func newAnnotateModel(o Options, st Styles) *annotateModel {
 	bar.Width = 16
 	m := &annotateModel{
 		ctx: o.Context, q: o.Queue, r: o.Rubric, actions: o.Actions, st: st,
-		keys: defaultKeyMap(), help: help.New(), now: o.Now, openImages: o.OpenImages, start: o.StartSample,
+		keys: newKeyMap(o.Rubric), now: o.Now, openImages: o.OpenImages, start: o.StartSample,
 		comment: ta, flagReason: ti, vp: viewport.New(0, 0), bar: bar, focus: -1, rubricDirty: true,
-		unsaved: map[fieldKey]int{},
+		unsaved: map[fieldKey]int{}, image: newImagePane(o.Images, st, r.ColorProfile()),
 	}
-	m.help.Styles.ShortKey = st.Help.Bold(true)
-	m.help.Styles.ShortDesc = st.Help
-	m.help.Styles.FullKey = st.Help.Bold(true)
-	m.help.Styles.FullDesc = st.Help
-	m.help.Styles.ShortSeparator = st.Help
 	return m
 }
 
@@ -139,7 +132,6 @@ func (m *annotateModel) Init() tea.Cmd {
 // SetSize gives the screen its share of the terminal.
 func (m *annotateModel) SetSize(w, h int) {
 	m.width, m.height = w, h
-	m.help.Width = w
 	m.comment.SetWidth(max(10, w-4))
 	m.comment.SetHeight(5)
 	if m.compact() {
@@ -179,11 +171,14 @@ func (m *annotateModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.countActive()
 		return m, m.handleKey(msg)
+	case imagesDecodedMsg:
+		m.image.Update(msg)
+		return m, nil
 	case imagesOpenedMsg:
 		if msg.err != nil {
 			m.say(m.st.Warning, "%v", msg.err)
 		} else {
-			m.say(m.st.Message, "opened %d image(s) in the system viewer", len(m.item.Turn.Images))
+			m.say(m.st.Message, "opened %d image(s) in the system viewer", msg.opened)
 		}
 		return m, nil
 	case tea.MouseMsg:
@@ -346,6 +341,7 @@ func (m *annotateModel) show(it *store.Item) {
 	m.rubricDirty = true
 	m.lastInput = m.now()
 	m.active = 0
+	m.pendingCmds = append(m.pendingCmds, m.image.Show(it.Ref.TurnID, it.Turn.Images))
 	m.layout()
 }
 
@@ -406,25 +402,16 @@ func (m *annotateModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.commentKey(msg)
 	case modeFlag:
 		return m.flagKey(msg)
-	case modeHelp:
-		if key.Matches(msg, m.keys.Help, m.keys.LeaveEditor, m.keys.Quit) {
-			m.mode = modeNormal
-		}
-		return nil
 	}
 	if key.Matches(msg, m.keys.Quit) {
 		return m.requestQuit()
-	}
-	if key.Matches(msg, m.keys.Help) {
-		m.mode = modeHelp
-		return nil
 	}
 	if m.item == nil {
 		return nil
 	}
 	switch {
 	case key.Matches(msg, m.keys.Score):
-		return m.score(msg.String())
+		return m.score(halfWidthDigit(msg.String()))
 	case key.Matches(msg, m.keys.Choice):
 		return m.choose(msg.String())
 	case key.Matches(msg, m.keys.NextField):
@@ -704,4 +691,13 @@ func (m *annotateModel) eta() string {
 		return "ETA " + strconv.Itoa(h) + "h" + fmt.Sprintf("%02dm", min)
 	}
 	return "ETA " + strconv.Itoa(max(1, min)) + "m"
+}
+
+// halfWidthDigit maps a full-width digit (１–９ from a Chinese input method) to its ASCII
+// digit; other keys stay as they are.
+func halfWidthDigit(k string) string {
+	if r := []rune(k); len(r) == 1 && r[0] >= '０' && r[0] <= '９' {
+		return string(rune('0' + r[0] - '０'))
+	}
+	return k
 }

@@ -185,7 +185,7 @@ func (m *annotateModel) loadFirst(startSample string) op {
 	}
 }
 
-func load(ctx context.Context, q *store.Queue, ref store.Ref, note string) itemMsg {
+func load(ctx context.Context, q Queue, ref store.Ref, note string) itemMsg {
 	it, err := q.Load(ctx, ref)
 	return itemMsg{item: it, err: err, note: note}
 }
@@ -237,9 +237,7 @@ func (m *annotateModel) edit() store.Edit {
 		TurnID:        m.item.Ref.TurnID,
 		RubricVersion: r.Version,
 		Active:        m.takeActive(),
-		Acceptable: func(v rubric.Values) bool {
-			return r.Complete(v, item) && len(r.CommentNeeded(v, item)) == 0
-		},
+		Acceptable:    func(v rubric.Values) bool { return r.Submittable(v, item) },
 	}
 }
 

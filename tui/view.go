@@ -32,21 +32,42 @@ func (m *annotateModel) contextWidth() int {
 	if m.wide() {
 		return m.width - m.rubricWidth() - 1
 	}
-	return m.width
+	return m.width - m.stackedImageWidth()
 }
 
-// layout sizes the viewport from what the rubric pane needs, and re-renders what the size
-// or item change invalidated. It runs on resize and item change, never on plain key presses.
+// stackedImageWidth is the room the image preview takes beside the conversation in the
+// stacked layout (a third of the width, with a column of air), 0 without images.
+func (m *annotateModel) stackedImageWidth() int {
+	if m.wide() || m.item == nil || len(m.item.Turn.Images) == 0 || m.width < 60 {
+		return 0
+	}
+	h := m.height - 1 - lipgloss.Height(m.rubricPane())
+	if w := m.image.PreferredWidth(h); w > 0 {
+		return min(m.width/3, w+1)
+	}
+	return 0
+}
+
+// layout sizes the viewport and the image pane from what the rubric pane needs, and
+// re-renders what the size or item change invalidated. It runs on resize and item change,
+// never on plain key presses.
 func (m *annotateModel) layout() {
 	if m.width == 0 || m.item == nil {
 		return
 	}
-	body := m.height - 3 // header, message line, help line
+	body := m.height - 1 // the message line
 	ctxH := body - 1     // the context pane's title line
 	if !m.wide() {
 		ctxH -= lipgloss.Height(m.rubricPane())
 	}
 	m.vp.Width, m.vp.Height = m.contextWidth(), max(1, ctxH)
+	if m.wide() {
+		m.image.SetSize(m.rubricWidth(), max(0, body-m.rubricHeight))
+	} else if w := m.stackedImageWidth(); w > 0 {
+		m.image.SetSize(w-1, max(0, ctxH+1))
+	} else {
+		m.image.SetSize(0, 0)
+	}
 	m.ctxView = nil
 	key := fmt.Sprintf("%d/%d", m.item.Ref.TurnID, m.vp.Width)
 	if key != m.contextFor {
@@ -58,34 +79,41 @@ func (m *annotateModel) layout() {
 }
 
 // View implements tea.Model. It only joins cached pieces: the context pane is rendered again
-// after a scroll, resize or item change, the rubric pane after an answer or focus change.
+// after a scroll, resize or item change, the rubric pane after an answer or focus change,
+// the image once per item and size.
 func (m *annotateModel) View() string {
 	if m.width == 0 {
 		return ""
 	}
-	if m.mode == modeHelp {
-		return m.helpScreen()
-	}
 	var b strings.Builder
-	b.WriteString(m.header())
-	b.WriteByte('\n')
 	if m.item != nil {
 		ctx := m.contextLines()
 		rub := m.rubricPane()
 		if m.wide() {
-			rubLines := strings.Split(rub, "\n")
+			right := strings.Split(rub, "\n")
+			if img := m.image.View(); img != "" {
+				right = append(right, strings.Split(img, "\n")...)
+			}
 			sep := m.st.Dim.Render("│")
 			for i, l := range ctx {
 				b.WriteString(l)
 				b.WriteString(sep)
-				if i < len(rubLines) {
-					b.WriteString(rubLines[i])
+				if i < len(right) {
+					b.WriteString(right[i])
 				}
 				b.WriteByte('\n')
 			}
 		} else {
-			for _, l := range ctx {
+			var img []string
+			if m.stackedImageWidth() > 0 {
+				img = strings.Split(m.image.View(), "\n")
+			}
+			for i, l := range ctx {
 				b.WriteString(l)
+				if i < len(img) {
+					b.WriteByte(' ')
+					b.WriteString(img[i])
+				}
 				b.WriteByte('\n')
 			}
 			b.WriteString(rub)
@@ -95,8 +123,6 @@ func (m *annotateModel) View() string {
 		b.WriteByte('\n')
 	}
 	b.WriteString(m.messageLine())
-	b.WriteByte('\n')
-	b.WriteString(m.helpLine())
 	return b.String()
 }
 
@@ -115,8 +141,10 @@ func (m *annotateModel) contextLines() []string {
 	return lines
 }
 
-func (m *annotateModel) header() string {
-	left := m.st.Header.Render("m3eval") + m.st.HeaderDim.Render(" · ") + textsafe.Line(m.q.Annotator())
+// Header implements Screen: the annotator, the place in the queue, progress and pace; on
+// the right whether everything on screen is saved.
+func (m *annotateModel) Header(int) (left, right string) {
+	left = textsafe.Line(m.q.Annotator())
 	pos := "item ? of " + fmt.Sprint(m.total)
 	if m.pos > 0 {
 		pos = fmt.Sprintf("item %d of %d", m.pos, m.total)
@@ -125,21 +153,33 @@ func (m *annotateModel) header() string {
 	if m.total > 0 {
 		pct = float64(m.done) / float64(m.total)
 	}
-	mid := fmt.Sprintf("%s %s %d done · %s", pos, m.bar.ViewAs(pct), m.done, m.eta())
-	state := m.st.Saved.Render("✓ saved")
+	left += m.st.HeaderDim.Render(" · ") + fmt.Sprintf("%s %s %d done · %s", pos, m.bar.ViewAs(pct), m.done, m.eta())
+	right = m.st.Saved.Render("✓ saved")
 	switch {
 	case m.failing:
-		state = m.st.Error.Render("✗ NOT SAVED")
+		right = m.st.Error.Render("✗ NOT SAVED")
 	case m.saving():
-		state = m.st.Saving.Render("… saving")
+		right = m.st.Saving.Render("… saving")
 	}
-	line := left + m.st.HeaderDim.Render(" · ") + mid
-	gap := m.width - lipgloss.Width(line) - lipgloss.Width(state)
-	if gap < 1 {
-		return ansi.Truncate(line, m.width-lipgloss.Width(state)-1, "…") + " " + state
-	}
-	return line + strings.Repeat(" ", gap) + state
+	return left, right
 }
+
+// CapturesKeys implements Screen: the comment box and the flag reason take every key.
+func (m *annotateModel) CapturesKeys() bool { return m.mode == modeComment || m.mode == modeFlag }
+
+// ShortHelp implements help.KeyMap; it follows the mode, so the footer shows what works now.
+func (m *annotateModel) ShortHelp() []key.Binding {
+	switch m.mode {
+	case modeComment:
+		return []key.Binding{m.keys.LeaveEditor, m.keys.ForceQuit}
+	case modeFlag:
+		return []key.Binding{m.keys.ConfirmFlag, m.keys.LeaveEditor}
+	}
+	return m.keys.ShortHelp()
+}
+
+// FullHelp implements help.KeyMap.
+func (m *annotateModel) FullHelp() [][]key.Binding { return m.keys.FullHelp() }
 
 func (m *annotateModel) contextTitle() string {
 	t := &m.item.Turn
@@ -169,9 +209,11 @@ func (m *annotateModel) renderContext(width int) (string, int) {
 	current := lines
 	t := &m.item.Turn
 	add(m.rule(fmt.Sprintf("turn %d · %s (to label)", t.Turn, t.ActionType), width, m.st.CurrentRule))
-	add(m.block("Action", m.actions.Describe(t.ActionType), m.st.Action, width))
+	// The action's intent is the same for every item of its type: one line each, so the
+	// response being scored stays on screen; the full text is behind ?.
+	add(m.line("Action", m.actions.Describe(t.ActionType), m.st.Action, width))
 	if at, ok := m.actions[t.ActionType]; ok && at.IntentZh != "" {
-		add(m.block("意图", at.CapabilityZh+"："+at.IntentZh, m.st.Action, width))
+		add(m.line("意图", at.CapabilityZh+"："+at.IntentZh, m.st.Action, width))
 	}
 	info := "task " + t.TaskType
 	if t.Model != "" {
@@ -179,7 +221,7 @@ func (m *annotateModel) renderContext(width int) (string, int) {
 	}
 	add(m.block("", info, m.st.Dim, width))
 	for i, img := range t.Images {
-		add(m.block("Image", fmt.Sprintf("image %d of %d: %s", i+1, len(t.Images), img), m.st.Dim, width))
+		add(m.line("Image", fmt.Sprintf("image %d of %d: %s", i+1, len(t.Images), img), m.st.Dim, width))
 	}
 	add(m.block("User", t.UserMessage, m.st.User, width))
 	add(m.block("Model", t.VLMResponse, m.st.Model, width))
@@ -200,6 +242,12 @@ func (m *annotateModel) block(label, text string, ls lipgloss.Style, width int) 
 	textW := max(10, width-labelWidth-1) // one column of air before the pane's edge
 	body := lipgloss.NewStyle().Width(textW).Render(strings.TrimRight(text, "\n"))
 	return lipgloss.JoinHorizontal(lipgloss.Top, ls.Width(labelWidth).Render(label), body)
+}
+
+// line renders "Label  text" cut to one line.
+func (m *annotateModel) line(label, text string, ls lipgloss.Style, width int) string {
+	text = textsafe.Line(strings.TrimSpace(text))
+	return ls.Width(labelWidth).Render(label) + ansi.Truncate(text, max(1, width-labelWidth-1), "…")
 }
 
 func (m *annotateModel) rule(title string, width int, s lipgloss.Style) string {
@@ -226,9 +274,7 @@ func (m *annotateModel) cachedRubric() string {
 		// field with longer meanings), the conversation gives or takes the lines.
 		if h := lipgloss.Height(m.rubricView); h != m.rubricHeight {
 			m.rubricHeight = h
-			if !m.wide() {
-				m.layout()
-			}
+			m.layout() // stacked: the conversation's height; wide: the image's
 		}
 	}
 	return m.rubricView
@@ -374,32 +420,15 @@ func (m *annotateModel) messageLine() string {
 	return ansi.Truncate(m.messageStyle.Render(m.message), m.width, "…")
 }
 
-func (m *annotateModel) helpLine() string {
-	var line string
-	switch m.mode {
-	case modeComment:
-		line = m.help.ShortHelpView([]key.Binding{m.keys.LeaveEditor, m.keys.ForceQuit})
-	case modeFlag:
-		line = m.help.ShortHelpView([]key.Binding{m.keys.ConfirmFlag, m.keys.LeaveEditor})
-	default:
-		line = m.help.ShortHelpView(m.keys.ShortHelp())
-	}
-	// bubbles/help can let the last item run past its width; never wrap the terminal.
-	return ansi.Truncate(line, m.width, "…")
-}
-
-// helpScreen is the full help with the guide's quick-reference table.
-func (m *annotateModel) helpScreen() string {
-	title := m.st.Header.Render("m3eval annotate — keys") + m.st.Dim.Render("  (? or esc to close)")
-	keys := m.help.FullHelpView(m.keys.FullHelp())
-	ref := m.quickReference()
-	guide := lipgloss.NewStyle().Width(m.width).Render(m.st.Dim.Render(m.r.GuideEn + "\n" + m.r.GuideZh))
-	out := lipgloss.JoinVertical(lipgloss.Left, title, "", keys, "", m.st.Label.Render("Quick reference · 评分速查表"), ref, "", guide)
-	return lipgloss.NewStyle().MaxWidth(m.width).MaxHeight(m.height).Render(out)
+// Reference implements Screen: the guide's quick-reference table and the guide itself.
+func (m *annotateModel) Reference(width int) string {
+	ref := m.quickReference(width)
+	guide := lipgloss.NewStyle().Width(width).Render(m.st.Dim.Render(m.r.GuideEn + "\n" + m.r.GuideZh))
+	return lipgloss.JoinVertical(lipgloss.Left, m.st.Label.Render("Quick reference · 评分速查表"), ref, "", guide)
 }
 
 // quickReference is the guide's score table, built from the rubric.
-func (m *annotateModel) quickReference() string {
+func (m *annotateModel) quickReference(width int) string {
 	maxCols := 0
 	for _, f := range m.r.Fields {
 		maxCols = max(maxCols, len(f.Levels), len(f.Choices))
@@ -426,8 +455,8 @@ func (m *annotateModel) quickReference() string {
 		}
 		t.Row(row...)
 	}
-	if lipgloss.Width(t.Render()) > m.width {
-		t = t.Width(m.width) // lipgloss wraps the cells to fit
+	if lipgloss.Width(t.Render()) > width {
+		t = t.Width(width) // lipgloss wraps the cells to fit
 	}
 	return t.Render()
 }
