@@ -20,7 +20,8 @@ import (
 	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
-// idleLimit: a pause longer than this between key presses is not counted as active time.
+// idleLimit caps the active time one pause between key presses adds: the annotator may be
+// reading the response or the image, or may have left; counting 0 undercounted reading.
 const idleLimit = 60 * time.Second
 
 // commentSaveDelay is how long typing must pause before the comment is saved.
@@ -218,8 +219,8 @@ func (m *annotateModel) takePending() tea.Cmd {
 // countActive adds the time since the previous key press, unless the annotator was idle.
 func (m *annotateModel) countActive() {
 	now := m.now()
-	if d := now.Sub(m.lastInput); d > 0 && d <= idleLimit {
-		m.active += d
+	if d := now.Sub(m.lastInput); d > 0 {
+		m.active += min(d, idleLimit)
 	}
 	m.lastInput = now
 }
@@ -257,9 +258,8 @@ func (m *annotateModel) handleResult(msg tea.Msg) tea.Cmd {
 		if msg.item == nil {
 			return nil
 		}
-		if msg.note == "" {
-			m.message = ""
-		}
+		// The message about the item just left ("submitted", "skipped", "flagged") stays
+		// until the next one replaces it: it confirms what happened to that item.
 		m.show(msg.item)
 		m.pendingCmds = append(m.pendingCmds, m.enqueue(m.loadPosition(msg.item.Ref)))
 		return nil

@@ -241,7 +241,7 @@ func TestResumeAtFirstUnfinished(t *testing.T) {
 	tm = teatest.NewTestModel(t, fx.model(t, "carol", "", store.Filter{"action_type": {"mislead"}}), teatest.WithInitialTermSize(120, 40))
 	waitFor(t, tm, "item 1 of 2")
 	view := finalView(t, tm)
-	if !strings.Contains(view, "demo_zh_umbrella_0 · turn 7") || !strings.Contains(view, "Correctness             4") {
+	if !strings.Contains(view, "demo_zh_umbrella_0 · turn 7") || !strings.Contains(view, "Correctness            正确性        4") {
 		t.Fatalf("did not resume on the draft:\n%s", view)
 	}
 }

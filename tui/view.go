@@ -302,7 +302,7 @@ func (m *annotateModel) renderRubric(width int) string {
 	lines = append(lines, m.st.PaneTitle.Render(ansi.Truncate(title, width, "…"))+
 		m.st.Dim.Render(strings.Repeat("─", max(0, width-lipgloss.Width(title)))))
 
-	showZh := width >= 70
+	showZh := width >= 50 // the wide layout's rubric column (56+) keeps the Chinese labels
 	enW, zhW := 0, 0
 	for _, f := range m.r.Fields {
 		enW = max(enW, lipgloss.Width(f.LabelEn))

@@ -65,6 +65,15 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 			if n == 0 {
 				return fmt.Errorf("the queue is empty: nothing imported in %s matches%s", g.dbPath, describeFilter(filters))
 			}
+			if start != "" {
+				// An unknown --start is a mistake in the command line: say so before the
+				// screen opens, with the usage exit status.
+				if _, ok, err := q.Find(cmd.Context(), start); err != nil {
+					return err
+				} else if !ok {
+					return usageErrorf("--start %s: no such sample_id in this queue%s", start, describeFilter(filters))
+				}
+			}
 			m := tui.New(tui.Options{Context: cmd.Context(), Queue: q, Rubric: r, Actions: actions, StartSample: start})
 			p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(cmd.Context()),
 				tea.WithInput(os.Stdin), tea.WithOutput(cmd.OutOrStdout()))
