@@ -15,6 +15,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/textsafe"
@@ -33,6 +34,7 @@ const (
 	modeNormal mode = iota
 	modeComment
 	modeFlag
+	modeRead // the full-screen reading view
 )
 
 // annotateModel is the annotate screen: the context of the turn, the rubric, and the keys
@@ -63,11 +65,13 @@ type annotateModel struct {
 	focus  int               // index into r.Fields; -1 when nothing is focusable
 
 	mode          mode
+	readOnly      bool // a submitted item opens read-only until e
 	comment       textarea.Model
 	commentRev    int
 	flagReason    textinput.Model
 	vp            viewport.Model
 	image         *imagePane
+	reader        *readerPane
 	bar           progress.Model
 	contextFor    string // the item and width the viewport content was rendered for
 	ctxView       []string
@@ -120,6 +124,7 @@ func newAnnotateModel(o Options, st Styles, r *lipgloss.Renderer) *annotateModel
 		keys: newKeyMap(o.Rubric), now: o.Now, openImages: o.OpenImages, start: o.StartSample,
 		comment: ta, flagReason: ti, vp: viewport.New(0, 0), bar: bar, focus: -1, rubricDirty: true,
 		unsaved: map[fieldKey]int{}, image: newImagePane(o.Images, st, r.ColorProfile()),
+		reader: newReaderPane(st),
 	}
 	return m
 }
@@ -133,6 +138,7 @@ func (m *annotateModel) Init() tea.Cmd {
 // SetSize gives the screen its share of the terminal.
 func (m *annotateModel) SetSize(w, h int) {
 	m.width, m.height = w, h
+	m.reader.SetSize(w, h-1)
 	m.comment.SetWidth(max(10, w-4))
 	m.comment.SetHeight(5)
 	if m.compact() {
@@ -183,6 +189,10 @@ func (m *annotateModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case tea.MouseMsg:
+		if m.mode == modeRead {
+			_, cmd := m.reader.Update(msg)
+			return m, cmd
+		}
 		var cmd tea.Cmd
 		m.vp, cmd = m.vp.Update(msg)
 		return m, cmd
@@ -300,6 +310,12 @@ func (m *annotateModel) handleResult(msg tea.Msg) tea.Cmd {
 			if m.item != nil && msg.turnID == m.item.Ref.TurnID && msg.ann != nil {
 				m.values = m.r.Apply(msg.ann.Values, m.item.Turn.Item())
 				m.rubricDirty = true
+				// Focus goes where the change was undone, so the next key redoes it.
+				for _, w := range msg.what {
+					if w.Kind == "value" {
+						m.focusField(w.Field)
+					}
+				}
 			}
 		}
 	}
@@ -312,11 +328,14 @@ func (m *annotateModel) absorb(turnID int64, a *store.Annotation) {
 	if a == nil || m.item == nil || turnID != m.item.Ref.TurnID {
 		return
 	}
-	wasDone := m.ann != nil && m.ann.Status == "done"
+	wasDone := m.ann != nil && m.ann.Status == dataset.StatusDone
 	m.ann = a
-	if a.Status == "done" && !wasDone {
+	if a.Status == dataset.StatusDone && !wasDone {
 		m.done++
-	} else if a.Status != "done" && wasDone {
+		// The pace changed: read the median again, so the ETA follows from the first
+		// submitted item on.
+		m.pendingCmds = append(m.pendingCmds, m.enqueue(m.loadInfo()))
+	} else if a.Status != dataset.StatusDone && wasDone {
 		m.done--
 	}
 	if m.writes == 0 {
@@ -335,6 +354,7 @@ func (m *annotateModel) show(it *store.Item) {
 	}
 	m.values = m.r.Apply(vals, it.Turn.Item())
 	m.mode = modeNormal
+	m.readOnly = it.Annotation != nil && it.Annotation.Status == dataset.StatusDone
 	m.focus = m.firstOpenField()
 	m.pos = 0
 	m.contextFor = ""
@@ -355,13 +375,32 @@ func (m *annotateModel) takesInput(i int) bool {
 	return !fixed
 }
 
+// firstOpenField is the first field that takes input and has no answer yet, else the first
+// that takes input: an item opens where the work is.
 func (m *annotateModel) firstOpenField() int {
+	first := -1
 	for i := range m.r.Fields {
-		if m.takesInput(i) {
+		if !m.takesInput(i) {
+			continue
+		}
+		if _, answered := m.values[m.r.Fields[i].Name]; !answered {
 			return i
 		}
+		if first < 0 {
+			first = i
+		}
 	}
-	return -1
+	return first
+}
+
+// focusField moves focus to the named field.
+func (m *annotateModel) focusField(name string) {
+	for i := range m.r.Fields {
+		if m.r.Fields[i].Name == name && m.takesInput(i) {
+			m.focus = i
+			m.rubricDirty = true
+		}
+	}
 }
 
 // moveFocus moves to the next (or previous) open field, wrapping around.
@@ -402,6 +441,16 @@ func (m *annotateModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.commentKey(msg)
 	case modeFlag:
 		return m.flagKey(msg)
+	case modeRead:
+		if key.Matches(msg, m.keys.Quit) {
+			return m.requestQuit()
+		}
+		if key.Matches(msg, m.reader.keys.Close) {
+			m.mode = modeNormal
+			return nil
+		}
+		_, cmd := m.reader.Update(msg)
+		return cmd
 	}
 	if key.Matches(msg, m.keys.Quit) {
 		return m.requestQuit()
@@ -409,7 +458,21 @@ func (m *annotateModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 	if m.item == nil {
 		return nil
 	}
+	if m.readOnly && key.Matches(msg, m.keys.Score, m.keys.Choice, m.keys.Comment, m.keys.Undo, m.keys.Flag) {
+		m.say(m.st.Warning, "submitted · e to edit (a stray key does not change a finished label)")
+		return nil
+	}
 	switch {
+	case key.Matches(msg, m.keys.Read):
+		m.openReader()
+		return nil
+	case key.Matches(msg, m.keys.Edit):
+		if m.readOnly {
+			m.readOnly = false
+			m.rubricDirty = true
+			m.say(m.st.Message, "editing a submitted item: changes are saved and recorded; enter submits again")
+		}
+		return nil
 	case key.Matches(msg, m.keys.Score):
 		return m.score(halfWidthDigit(msg.String()))
 	case key.Matches(msg, m.keys.Choice):
@@ -474,6 +537,12 @@ func (m *annotateModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 		m.vp.HalfViewUp()
 	case key.Matches(msg, m.keys.ScrollDown):
 		m.vp.HalfViewDown()
+	case key.Matches(msg, m.keys.Page):
+		m.vp.ViewDown()
+	case key.Matches(msg, m.keys.Top):
+		m.vp.GotoTop()
+	case key.Matches(msg, m.keys.Bottom):
+		m.vp.GotoBottom()
 	}
 	return nil
 }

@@ -30,7 +30,7 @@ type keyMap struct {
 	PrevItem, NextItem                  key.Binding
 	Undo, Flag, Skip, Open              key.Binding
 	ScrollUp, ScrollDown, Page          key.Binding
-	Top, Bottom                         key.Binding
+	Top, Bottom, Read                   key.Binding
 	Quit                                key.Binding
 	LeaveEditor, ConfirmFlag, ForceQuit key.Binding
 }
@@ -84,6 +84,7 @@ func newKeyMap(r *rubric.Rubric) keyMap {
 		Page:        key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "page down")),
 		Top:         key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "top")),
 		Bottom:      key.NewBinding(key.WithKeys("end"), key.WithHelp("end", "bottom")),
+		Read:        key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "read")),
 		Quit:        key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
 		LeaveEditor: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "done editing")),
 		ConfirmFlag: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "flag")),
@@ -93,7 +94,7 @@ func newKeyMap(r *rubric.Rubric) keyMap {
 
 // ShortHelp implements help.KeyMap. The root adds "? help" and "q quit".
 func (k keyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Score, k.Choice, k.NextField, k.Submit, k.PrevItem, k.NextItem, k.Comment, k.Undo}
+	return []key.Binding{k.Score, k.Choice, k.NextField, k.Submit, k.PrevItem, k.NextItem, k.Comment, k.Undo, k.Read}
 }
 
 // FullHelp implements help.KeyMap.
@@ -102,6 +103,6 @@ func (k keyMap) FullHelp() [][]key.Binding {
 		{k.Score, k.Choice, k.NextField, k.PrevField},
 		{k.Submit, k.PrevItem, k.NextItem, k.Skip},
 		{k.Comment, k.Undo, k.Flag, k.Open, k.Edit},
-		{k.ScrollUp, k.ScrollDown, k.Page, k.Top, k.Bottom},
+		{k.ScrollUp, k.ScrollDown, k.Page, k.Top, k.Bottom, k.Read},
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/lipgloss/table"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/textsafe"
 )
@@ -71,9 +72,20 @@ func (m *annotateModel) layout() {
 	m.ctxView = nil
 	key := fmt.Sprintf("%d/%d", m.item.Ref.TurnID, m.vp.Width)
 	if key != m.contextFor {
+		// The same item at a new width keeps its place: the line at the top stays at the
+		// same fraction of the text (the text rewraps, so line numbers do not carry over).
+		sameItem := strings.HasPrefix(m.contextFor, fmt.Sprintf("%d/", m.item.Ref.TurnID))
+		frac := 0.0
+		if n := m.vp.TotalLineCount(); sameItem && n > 0 {
+			frac = float64(m.vp.YOffset) / float64(n)
+		}
 		content, current := m.renderContext(m.vp.Width)
 		m.vp.SetContent(content)
-		m.vp.SetYOffset(current)
+		if sameItem {
+			m.vp.SetYOffset(int(frac*float64(m.vp.TotalLineCount()) + 0.5))
+		} else {
+			m.vp.SetYOffset(current)
+		}
 		m.contextFor = key
 	}
 }
@@ -86,6 +98,12 @@ func (m *annotateModel) View() string {
 		return ""
 	}
 	var b strings.Builder
+	if m.mode == modeRead {
+		b.WriteString(m.reader.View())
+		b.WriteByte('\n')
+		b.WriteString(m.messageLine())
+		return b.String()
+	}
 	if m.item != nil {
 		ctx := m.contextLines()
 		rub := m.rubricPane()
@@ -164,6 +182,19 @@ func (m *annotateModel) Header(int) (left, right string) {
 	return left, right
 }
 
+// openReader opens the reading view on the turn being labelled.
+func (m *annotateModel) openReader() {
+	t := m.item.Turn
+	title := fmt.Sprintf("reading · %s · turn %d", textsafe.Line(t.EpisodeID), t.Turn)
+	m.reader.Open(title, func(width int) string {
+		return lipgloss.JoinVertical(lipgloss.Left,
+			m.block("User", t.UserMessage, m.st.User, width), "",
+			m.block("Model", t.VLMResponse, m.st.Model, width), "",
+			m.block("Expect", t.ExpectedAnswer, m.st.Expected, width))
+	})
+	m.mode = modeRead
+}
+
 // CapturesKeys implements Screen: the comment box and the flag reason take every key.
 func (m *annotateModel) CapturesKeys() bool { return m.mode == modeComment || m.mode == modeFlag }
 
@@ -174,6 +205,11 @@ func (m *annotateModel) ShortHelp() []key.Binding {
 		return []key.Binding{m.keys.LeaveEditor, m.keys.ForceQuit}
 	case modeFlag:
 		return []key.Binding{m.keys.ConfirmFlag, m.keys.LeaveEditor}
+	case modeRead:
+		return m.reader.ShortHelp()
+	}
+	if m.readOnly {
+		return []key.Binding{m.keys.Edit, m.keys.PrevItem, m.keys.NextItem, m.keys.Read, m.keys.Open}
 	}
 	return m.keys.ShortHelp()
 }
@@ -188,8 +224,14 @@ func (m *annotateModel) contextTitle() string {
 		title += fmt.Sprintf(" · %d earlier above (pgup)", n)
 	}
 	title += " "
-	return m.st.PaneTitle.Render(ansi.Truncate(title, m.vp.Width, "…")) +
-		m.st.Dim.Render(strings.Repeat("─", max(0, m.vp.Width-lipgloss.Width(title))))
+	pos := ""
+	if below := m.vp.TotalLineCount() - m.vp.YOffset - m.vp.Height; below > 0 {
+		pos = fmt.Sprintf(" ▼ %d lines below · %d%% ", below, int(m.vp.ScrollPercent()*100+0.5))
+	}
+	room := max(0, m.vp.Width-lipgloss.Width(pos))
+	title = ansi.Truncate(title, room, "…")
+	return m.st.PaneTitle.Render(title) +
+		m.st.Dim.Render(strings.Repeat("─", max(0, room-lipgloss.Width(title)))) + m.st.Warning.Render(pos)
 }
 
 // renderContext renders the episode's earlier turns and the current one, and returns the
@@ -286,8 +328,10 @@ func (m *annotateModel) renderRubric(width int) string {
 	title := "─ Rubric"
 	if m.ann != nil {
 		switch {
-		case m.ann.Status == "done":
-			title += " · ✓ submitted"
+		case m.ann.Status == dataset.StatusDone && m.readOnly:
+			title += " · ✓ submitted · e to edit"
+		case m.ann.Status == dataset.StatusDone:
+			title += " · ✓ submitted · editing"
 		default:
 			title += " · draft"
 		}
@@ -423,6 +467,15 @@ func (m *annotateModel) messageLine() string {
 // Reference implements Screen: the guide's quick-reference table and the guide itself.
 func (m *annotateModel) Reference(width int) string {
 	ref := m.quickReference(width)
+	if m.item != nil {
+		t := m.item.Turn.ActionType
+		text := m.actions.Describe(t)
+		if at, ok := m.actions[t]; ok && at.IntentZh != "" {
+			text += "\n" + at.CapabilityZh + "：" + at.IntentZh
+		}
+		ref = lipgloss.JoinVertical(lipgloss.Left, m.st.Label.Render("This turn's action · 本轮动作"),
+			lipgloss.NewStyle().Width(width).Render(m.st.Action.Render(textsafe.String(text))), "", ref)
+	}
 	guide := lipgloss.NewStyle().Width(width).Render(m.st.Dim.Render(m.r.GuideEn + "\n" + m.r.GuideZh))
 	return lipgloss.JoinVertical(lipgloss.Left, m.st.Label.Render("Quick reference · 评分速查表"), ref, "", guide)
 }
