@@ -110,19 +110,19 @@ func TestAnnotateKillResumeExport(t *testing.T) {
 	term.waitFor("a", "item 1 of 35", "demo_zh_umbrella_0 · turn 1")
 	// Item 1 (first turn: both Yes/No/NA fields are fixed to NA): 4, 3, Overall 4.
 	term.keys("a", "4", "3", "4")
-	term.waitFor("a", "Overall Quality         4", "✓ saved")
+	term.waitFor("a", "Overall Quality        整体质量      4", "✓ saved")
 	term.keys("a", "Enter")
 	term.waitFor("a", "demo_zh_umbrella_0 · turn 2", "item 2 of 35")
 	// Item 2: 5, 4, Context Consistency y, Overall 5, and a comment.
 	term.keys("a", "5", "4", "y", "5", "c")
 	term.tmux("send-keys", "-t", "a", "-l", "引导有效 q")
 	term.keys("a", "Escape")
-	term.waitFor("a", "Comments                引导有效 q", "✓ saved")
+	term.waitFor("a", "Comments               评论          引导有效 q", "✓ saved")
 	term.keys("a", "Enter")
 	term.waitFor("a", "demo_zh_umbrella_0 · turn 3", "item 3 of 35")
 	// Item 3: two answers on screen and saved, then the process dies.
 	term.keys("a", "2", "3")
-	term.waitFor("a", "Correctness             2", "Reasoning Completeness  3", "✓ saved")
+	term.waitFor("a", "Correctness            正确性        2", "Reasoning Completeness 推理完整性    3", "✓ saved")
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestAnnotateKillResumeExport(t *testing.T) {
 	// Reopen: the queue resumes at item 3 with its draft.
 	term.start("b", annotate)
 	s := term.waitFor("b", "demo_zh_umbrella_0 · turn 3", "item 3 of 35", "2 done")
-	if !strings.Contains(s, "Correctness             2") || !strings.Contains(s, "Reasoning Completeness  3") {
+	if !strings.Contains(s, "Correctness            正确性        2") || !strings.Contains(s, "Reasoning Completeness 推理完整性    3") {
 		t.Fatalf("the draft of item 3 was not restored:\n%s", s)
 	}
 	term.keys("b", "q")

@@ -117,7 +117,12 @@ func newAnnotateModel(o Options, st Styles, r *lipgloss.Renderer) *annotateModel
 	ti := textinput.New()
 	ti.Placeholder = "reason (optional)"
 	ti.Prompt = "Flag for review: "
-	bar := progress.New(progress.WithSolidFill(string(colorAccent.Dark)), progress.WithoutPercentage())
+	fill := colorAccent.Light
+	if r.HasDarkBackground() {
+		fill = colorAccent.Dark
+	}
+	// The bar renders with the session's profile, so NO_COLOR reaches it too.
+	bar := progress.New(progress.WithSolidFill(fill), progress.WithoutPercentage(), progress.WithColorProfile(r.ColorProfile()))
 	bar.Width = 16
 	m := &annotateModel{
 		ctx: o.Context, q: o.Queue, r: o.Rubric, actions: o.Actions, st: st,

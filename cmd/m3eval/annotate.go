@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/annotations"
@@ -20,6 +22,7 @@ func newAnnotateCmd(g *globalOptions) *cobra.Command {
 		annotator string
 		filters   []string
 		start     string
+		theme     string
 	)
 	cmd := &cobra.Command{
 		Use:   "annotate --annotator NAME",
@@ -33,6 +36,12 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if strings.TrimSpace(annotator) == "" {
 				return usageErrorf("--annotator NAME is required")
+			}
+			if theme == "" {
+				theme = os.Getenv("M3EVAL_THEME")
+			}
+			if err := tui.ApplyTheme(lipgloss.NewRenderer(io.Discard), theme, os.Getenv); err != nil {
+				return usageErrorf("--theme: %v", err)
 			}
 			filter, err := parseFilters(filters)
 			if err != nil {
@@ -74,7 +83,11 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 					return usageErrorf("--start %s: no such sample_id in this queue%s", start, describeFilter(filters))
 				}
 			}
-			m := tui.New(tui.Options{Context: cmd.Context(), Queue: q, Rubric: r, Actions: actions, StartSample: start})
+			renderer := lipgloss.NewRenderer(cmd.OutOrStdout())
+			if err := tui.ApplyTheme(renderer, theme, os.Getenv); err != nil {
+				return usageErrorf("--theme: %v", err)
+			}
+			m := tui.New(tui.Options{Context: cmd.Context(), Queue: q, Rubric: r, Actions: actions, StartSample: start, Renderer: renderer})
 			p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(cmd.Context()),
 				tea.WithInput(os.Stdin), tea.WithOutput(cmd.OutOrStdout()))
 			_, err = p.Run()
@@ -93,6 +106,7 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 	cmd.Flags().StringVar(&annotator, "annotator", "", "your name, as it will appear on your labels (required)")
 	cmd.Flags().StringArrayVar(&filters, "filter", nil, "only turns with KEY=VALUE (repeatable; keys: "+strings.Join(store.FilterKeys(), ", ")+")")
 	cmd.Flags().StringVar(&start, "start", "", "open this sample_id first")
+	cmd.Flags().StringVar(&theme, "theme", "", "dark, light or auto: the terminal's background (default $M3EVAL_THEME, else auto: COLORFGBG or ask the terminal)")
 	return cmd
 }
 
