@@ -10,13 +10,13 @@ import (
 
 // palette: adaptive colors that read on light and dark terminals.
 var (
-	colorAccent  = lipgloss.AdaptiveColor{Light: "#5A4FCF", Dark: "#A49BFF"}
-	colorMuted   = lipgloss.AdaptiveColor{Light: "#6B6B6B", Dark: "#8A8A8A"}
-	colorGood    = lipgloss.AdaptiveColor{Light: "#1C7C3A", Dark: "#5FD68A"}
-	colorWarn    = lipgloss.AdaptiveColor{Light: "#A35B00", Dark: "#FFB454"}
-	colorBad     = lipgloss.AdaptiveColor{Light: "#B3261E", Dark: "#FF6B6B"}
-	colorUser    = lipgloss.AdaptiveColor{Light: "#005F87", Dark: "#6CC4FF"}
-	colorModel   = lipgloss.AdaptiveColor{Light: "#5F005F", Dark: "#E29CFF"}
+	colorAccent = lipgloss.AdaptiveColor{Light: "#5A4FCF", Dark: "#A49BFF"}
+	colorMuted  = lipgloss.AdaptiveColor{Light: "#6B6B6B", Dark: "#8A8A8A"}
+	colorGood   = lipgloss.AdaptiveColor{Light: "#1C7C3A", Dark: "#5FD68A"}
+	colorWarn   = lipgloss.AdaptiveColor{Light: "#A35B00", Dark: "#FFB454"}
+	colorBad    = lipgloss.AdaptiveColor{Light: "#B3261E", Dark: "#FF6B6B"}
+	colorUser   = lipgloss.AdaptiveColor{Light: "#005F87", Dark: "#6CC4FF"}
+	colorModel  = lipgloss.AdaptiveColor{Light: "#5F005F", Dark: "#E29CFF"}
 )
 
 // Styles are every style the annotator uses. They come from a renderer so that each SSH
