@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
@@ -94,7 +95,12 @@ func (imp *importer) file(ctx context.Context, name string) error {
 		return fmt.Errorf("import: %w", err)
 	}
 	defer f.Close()
-	return imp.stream(ctx, name, f)
+	// Relative image paths name files beside the imported file, wherever import ran from.
+	base, err := filepath.Abs(filepath.Dir(name))
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	return imp.stream(ctx, name, f, base)
 }
 
 // demo imports the embedded demo episodes.
@@ -108,7 +114,9 @@ func (imp *importer) demo(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		err = imp.stream(ctx, path.Join("annotations", name), f)
+		// The demo's images are embedded; their paths stay as written (the annotator
+		// reads them from the binary).
+		err = imp.stream(ctx, path.Join("annotations", name), f, "")
 		f.Close()
 		if err != nil {
 			return err
@@ -117,7 +125,7 @@ func (imp *importer) demo(ctx context.Context) error {
 	return nil
 }
 
-func (imp *importer) stream(ctx context.Context, name string, r io.Reader) error {
+func (imp *importer) stream(ctx context.Context, name string, r io.Reader, imageBase string) error {
 	opts := imp.opts
 	opts.Source = name
 	tx, err := imp.s.BeginImport(ctx, opts)
@@ -125,7 +133,7 @@ func (imp *importer) stream(ctx context.Context, name string, r io.Reader) error
 		return err
 	}
 	defer tx.Rollback()
-	lo := ingest.LabelOptions{Rubric: imp.rubric, Annotator: imp.annotator, Now: imp.s.Now()}
+	lo := ingest.LabelOptions{Rubric: imp.rubric, Annotator: imp.annotator, Now: imp.s.Now(), ImageBase: imageBase}
 	counts, err := ingest.Import(ctx, tx, name, r, lo)
 	if err != nil {
 		return err
