@@ -2,8 +2,8 @@ package tui
 
 import (
 	"context"
-	"image/jpeg"
 	"fmt"
+	"image/jpeg"
 	"os"
 	"path/filepath"
 	"sort"
