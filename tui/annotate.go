@@ -11,7 +11,6 @@ import (
 	"github.com/charmbracelet/bubbles/progress"
 	"github.com/charmbracelet/bubbles/textarea"
 	"github.com/charmbracelet/bubbles/textinput"
-	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
@@ -69,13 +68,10 @@ type annotateModel struct {
 	comment       textarea.Model
 	commentRev    int
 	flagReason    textinput.Model
-	vp            viewport.Model
+	turn          *turnPane
 	image         *imagePane
 	reader        *readerPane
 	bar           progress.Model
-	contextFor    string // the item and width the viewport content was rendered for
-	ctxView       []string
-	ctxViewOffset int
 	rubricView    string // cached rubric pane
 	rubricHeight  int
 	rubricDirty   bool
@@ -127,7 +123,7 @@ func newAnnotateModel(o Options, st Styles, r *lipgloss.Renderer) *annotateModel
 	m := &annotateModel{
 		ctx: o.Context, q: o.Queue, r: o.Rubric, actions: o.Actions, st: st,
 		keys: newKeyMap(o.Rubric), now: o.Now, openImages: o.OpenImages, start: o.StartSample,
-		comment: ta, flagReason: ti, vp: viewport.New(0, 0), bar: bar, focus: -1, rubricDirty: true,
+		comment: ta, flagReason: ti, turn: newTurnPane(st, o.Actions), bar: bar, focus: -1, rubricDirty: true,
 		unsaved: map[fieldKey]int{}, image: newImagePane(o.Images, st, r.ColorProfile()),
 		reader: newReaderPane(st),
 	}
@@ -151,7 +147,6 @@ func (m *annotateModel) SetSize(w, h int) {
 	}
 	m.flagReason.Width = max(10, w-24)
 	m.rubricDirty = true
-	m.contextFor = ""
 	m.layout()
 }
 
@@ -198,8 +193,7 @@ func (m *annotateModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			_, cmd := m.reader.Update(msg)
 			return m, cmd
 		}
-		var cmd tea.Cmd
-		m.vp, cmd = m.vp.Update(msg)
+		_, cmd := m.turn.Update(msg)
 		return m, cmd
 	}
 	return m, nil
@@ -362,7 +356,7 @@ func (m *annotateModel) show(it *store.Item) {
 	m.readOnly = it.Annotation != nil && it.Annotation.Status == dataset.StatusDone
 	m.focus = m.firstOpenField()
 	m.pos = 0
-	m.contextFor = ""
+	m.turn.SetItem(it)
 	m.rubricDirty = true
 	m.lastInput = m.now()
 	m.active = 0
@@ -539,15 +533,15 @@ func (m *annotateModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		return m.openImages(m.item.Turn.Images)
 	case key.Matches(msg, m.keys.ScrollUp):
-		m.vp.HalfViewUp()
+		m.turn.vp.HalfViewUp()
 	case key.Matches(msg, m.keys.ScrollDown):
-		m.vp.HalfViewDown()
+		m.turn.vp.HalfViewDown()
 	case key.Matches(msg, m.keys.Page):
-		m.vp.ViewDown()
+		m.turn.vp.ViewDown()
 	case key.Matches(msg, m.keys.Top):
-		m.vp.GotoTop()
+		m.turn.vp.GotoTop()
 	case key.Matches(msg, m.keys.Bottom):
-		m.vp.GotoBottom()
+		m.turn.vp.GotoBottom()
 	}
 	return nil
 }

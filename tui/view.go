@@ -61,32 +61,13 @@ func (m *annotateModel) layout() {
 	if !m.wide() {
 		ctxH -= lipgloss.Height(m.rubricPane())
 	}
-	m.vp.Width, m.vp.Height = m.contextWidth(), max(1, ctxH)
+	m.turn.SetSize(m.contextWidth(), max(1, ctxH)+1)
 	if m.wide() {
 		m.image.SetSize(m.rubricWidth(), max(0, body-m.rubricHeight))
 	} else if w := m.stackedImageWidth(); w > 0 {
 		m.image.SetSize(w-1, max(0, ctxH+1))
 	} else {
 		m.image.SetSize(0, 0)
-	}
-	m.ctxView = nil
-	key := fmt.Sprintf("%d/%d", m.item.Ref.TurnID, m.vp.Width)
-	if key != m.contextFor {
-		// The same item at a new width keeps its place: the line at the top stays at the
-		// same fraction of the text (the text rewraps, so line numbers do not carry over).
-		sameItem := strings.HasPrefix(m.contextFor, fmt.Sprintf("%d/", m.item.Ref.TurnID))
-		frac := 0.0
-		if n := m.vp.TotalLineCount(); sameItem && n > 0 {
-			frac = float64(m.vp.YOffset) / float64(n)
-		}
-		content, current := m.renderContext(m.vp.Width)
-		m.vp.SetContent(content)
-		if sameItem {
-			m.vp.SetYOffset(int(frac*float64(m.vp.TotalLineCount()) + 0.5))
-		} else {
-			m.vp.SetYOffset(current)
-		}
-		m.contextFor = key
 	}
 }
 
@@ -105,7 +86,7 @@ func (m *annotateModel) View() string {
 		return b.String()
 	}
 	if m.item != nil {
-		ctx := m.contextLines()
+		ctx := m.turn.Lines()
 		rub := m.rubricPane()
 		if m.wide() {
 			right := strings.Split(rub, "\n")
@@ -144,21 +125,6 @@ func (m *annotateModel) View() string {
 	return b.String()
 }
 
-// contextLines is the context pane (title and visible part of the conversation), each line
-// padded to the pane's width, cached until the viewport moves or changes.
-func (m *annotateModel) contextLines() []string {
-	if m.ctxView != nil && m.ctxViewOffset == m.vp.YOffset {
-		return m.ctxView
-	}
-	pane := m.contextTitle() + "\n" + m.vp.View()
-	lines := strings.Split(pane, "\n")
-	for i, l := range lines {
-		lines[i] = padRight(l, m.vp.Width)
-	}
-	m.ctxView, m.ctxViewOffset = lines, m.vp.YOffset
-	return lines
-}
-
 // Header implements Screen: the annotator, the place in the queue, progress and pace; on
 // the right whether everything on screen is saved.
 func (m *annotateModel) Header(int) (left, right string) {
@@ -188,9 +154,9 @@ func (m *annotateModel) openReader() {
 	title := fmt.Sprintf("reading · %s · turn %d", textsafe.Line(t.EpisodeID), t.Turn)
 	m.reader.Open(title, func(width int) string {
 		return lipgloss.JoinVertical(lipgloss.Left,
-			m.block("User", t.UserMessage, m.st.User, width), "",
-			m.block("Model", t.VLMResponse, m.st.Model, width), "",
-			m.block("Expect", t.ExpectedAnswer, m.st.Expected, width))
+			block("User", t.UserMessage, m.st.User, width), "",
+			block("Model", t.VLMResponse, m.st.Model, width), "",
+			block("Expect", t.ExpectedAnswer, m.st.Expected, width))
 	})
 	m.mode = modeRead
 }
@@ -216,87 +182,6 @@ func (m *annotateModel) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (m *annotateModel) FullHelp() [][]key.Binding { return m.keys.FullHelp() }
-
-func (m *annotateModel) contextTitle() string {
-	t := &m.item.Turn
-	title := fmt.Sprintf("─ %s · turn %d", textsafe.Line(t.EpisodeID), t.Turn)
-	if n := len(m.item.Earlier); n > 0 && m.vp.YOffset > 0 {
-		title += fmt.Sprintf(" · %d earlier above (pgup)", n)
-	}
-	title += " "
-	pos := ""
-	if below := m.vp.TotalLineCount() - m.vp.YOffset - m.vp.Height; below > 0 {
-		pos = fmt.Sprintf(" ▼ %d lines below · %d%% ", below, int(m.vp.ScrollPercent()*100+0.5))
-	}
-	room := max(0, m.vp.Width-lipgloss.Width(pos))
-	title = ansi.Truncate(title, room, "…")
-	return m.st.PaneTitle.Render(title) +
-		m.st.Dim.Render(strings.Repeat("─", max(0, room-lipgloss.Width(title)))) + m.st.Warning.Render(pos)
-}
-
-// renderContext renders the episode's earlier turns and the current one, and returns the
-// line where the current turn starts.
-func (m *annotateModel) renderContext(width int) (string, int) {
-	var parts []string
-	lines := 0
-	add := func(s string) {
-		parts = append(parts, s)
-		lines += lipgloss.Height(s)
-	}
-	for _, c := range m.item.Earlier {
-		add(m.rule(fmt.Sprintf("turn %d · %s", c.Turn, c.ActionType), width, m.st.TurnRule))
-		add(m.block("User", c.UserMessage, m.st.User, width))
-		add(m.block("Model", c.VLMResponse, m.st.Model, width))
-	}
-	current := lines
-	t := &m.item.Turn
-	add(m.rule(fmt.Sprintf("turn %d · %s (to label)", t.Turn, t.ActionType), width, m.st.CurrentRule))
-	// The action's intent is the same for every item of its type: one line each, so the
-	// response being scored stays on screen; the full text is behind ?.
-	add(m.line("Action", m.actions.Describe(t.ActionType), m.st.Action, width))
-	if at, ok := m.actions[t.ActionType]; ok && at.IntentZh != "" {
-		add(m.line("意图", at.CapabilityZh+"："+at.IntentZh, m.st.Action, width))
-	}
-	info := "task " + t.TaskType
-	if t.Model != "" {
-		info += " · model " + t.Model
-	}
-	add(m.block("", info, m.st.Dim, width))
-	for i, img := range t.Images {
-		add(m.line("Image", fmt.Sprintf("image %d of %d: %s", i+1, len(t.Images), img), m.st.Dim, width))
-	}
-	add(m.block("User", t.UserMessage, m.st.User, width))
-	add(m.block("Model", t.VLMResponse, m.st.Model, width))
-	add(m.block("Expect", t.ExpectedAnswer, m.st.Expected, width))
-	return strings.Join(parts, "\n"), current
-}
-
-// labelWidth is the width of the label column of the context pane.
-const labelWidth = 8
-
-// block renders "Label  text" with the text wrapped beside the label. lipgloss measures East
-// Asian wide characters as two cells, so Chinese wraps at the pane's edge.
-func (m *annotateModel) block(label, text string, ls lipgloss.Style, width int) string {
-	if text == "" {
-		text = "—"
-	}
-	text = textsafe.String(text)         // text from data: escape sequences shown, never obeyed
-	textW := max(10, width-labelWidth-1) // one column of air before the pane's edge
-	body := lipgloss.NewStyle().Width(textW).Render(strings.TrimRight(text, "\n"))
-	return lipgloss.JoinHorizontal(lipgloss.Top, ls.Width(labelWidth).Render(label), body)
-}
-
-// line renders "Label  text" cut to one line.
-func (m *annotateModel) line(label, text string, ls lipgloss.Style, width int) string {
-	text = textsafe.Line(strings.TrimSpace(text))
-	return ls.Width(labelWidth).Render(label) + ansi.Truncate(text, max(1, width-labelWidth-1), "…")
-}
-
-func (m *annotateModel) rule(title string, width int, s lipgloss.Style) string {
-	title = "── " + textsafe.Line(title) + " "
-	title = ansi.Truncate(title, width, "…")
-	return s.Render(title + strings.Repeat("─", max(0, width-lipgloss.Width(title))))
-}
 
 // rubricPane returns the rubric pane, rendered again only after something in it changed. The
 // comment editor is never cached: it is drawn from the textarea on every frame, so it shows
