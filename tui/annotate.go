@@ -72,9 +72,8 @@ type annotateModel struct {
 	image         *imagePane
 	reader        *readerPane
 	bar           progress.Model
-	rubricView    string // cached rubric pane
+	rub           *rubricPane
 	rubricHeight  int
-	rubricDirty   bool
 	message       string
 	messageStyle  lipgloss.Style
 
@@ -123,7 +122,7 @@ func newAnnotateModel(o Options, st Styles, r *lipgloss.Renderer) *annotateModel
 	m := &annotateModel{
 		ctx: o.Context, q: o.Queue, r: o.Rubric, actions: o.Actions, st: st,
 		keys: newKeyMap(o.Rubric), now: o.Now, openImages: o.OpenImages, start: o.StartSample,
-		comment: ta, flagReason: ti, turn: newTurnPane(st, o.Actions), bar: bar, focus: -1, rubricDirty: true,
+		comment: ta, flagReason: ti, turn: newTurnPane(st, o.Actions), bar: bar, focus: -1, rub: newRubricPane(o.Rubric, st),
 		unsaved: map[fieldKey]int{}, image: newImagePane(o.Images, st, r.ColorProfile()),
 		reader: newReaderPane(st),
 	}
@@ -146,7 +145,7 @@ func (m *annotateModel) SetSize(w, h int) {
 		m.comment.SetHeight(3)
 	}
 	m.flagReason.Width = max(10, w-24)
-	m.rubricDirty = true
+	m.rub.dirty = true
 	m.layout()
 }
 
@@ -308,7 +307,7 @@ func (m *annotateModel) handleResult(msg tea.Msg) tea.Cmd {
 			m.absorb(msg.turnID, msg.ann)
 			if m.item != nil && msg.turnID == m.item.Ref.TurnID && msg.ann != nil {
 				m.values = m.r.Apply(msg.ann.Values, m.item.Turn.Item())
-				m.rubricDirty = true
+				m.rub.dirty = true
 				// Focus goes where the change was undone, so the next key redoes it.
 				for _, w := range msg.what {
 					if w.Kind == "value" {
@@ -340,7 +339,7 @@ func (m *annotateModel) absorb(turnID int64, a *store.Annotation) {
 	if m.writes == 0 {
 		m.values = m.r.Apply(a.Values, m.item.Turn.Item())
 	}
-	m.rubricDirty = true
+	m.rub.dirty = true
 }
 
 // show puts an item on screen.
@@ -357,7 +356,7 @@ func (m *annotateModel) show(it *store.Item) {
 	m.focus = m.firstOpenField()
 	m.pos = 0
 	m.turn.SetItem(it)
-	m.rubricDirty = true
+	m.rub.dirty = true
 	m.lastInput = m.now()
 	m.active = 0
 	m.pendingCmds = append(m.pendingCmds, m.image.Show(it.Ref.TurnID, it.Turn.Images))
@@ -397,7 +396,7 @@ func (m *annotateModel) focusField(name string) {
 	for i := range m.r.Fields {
 		if m.r.Fields[i].Name == name && m.takesInput(i) {
 			m.focus = i
-			m.rubricDirty = true
+			m.rub.dirty = true
 		}
 	}
 }
@@ -409,7 +408,7 @@ func (m *annotateModel) moveFocus(step int) {
 		i = (i + step + n) % n
 		if m.takesInput(i) {
 			m.focus = i
-			m.rubricDirty = true
+			m.rub.dirty = true
 			return
 		}
 	}
@@ -421,7 +420,7 @@ func (m *annotateModel) advance() {
 	for i := m.focus + 1; i < n; i++ {
 		if m.takesInput(i) {
 			m.focus = i
-			m.rubricDirty = true
+			m.rub.dirty = true
 			return
 		}
 	}
@@ -468,7 +467,7 @@ func (m *annotateModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, m.keys.Edit):
 		if m.readOnly {
 			m.readOnly = false
-			m.rubricDirty = true
+			m.rub.dirty = true
 			m.say(m.st.Message, "editing a submitted item: changes are saved and recorded; enter submits again")
 		}
 		return nil
@@ -487,7 +486,7 @@ func (m *annotateModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		m.mode = modeComment
 		m.comment.SetValue(textsafe.String(m.values[m.r.CommentField]))
-		m.rubricDirty = true
+		m.rub.dirty = true
 		m.layout()
 		return m.comment.Focus()
 	case key.Matches(msg, m.keys.Submit):
@@ -589,7 +588,7 @@ func (m *annotateModel) choose(k string) tea.Cmd {
 func (m *annotateModel) set(f *rubric.Field, v string) tea.Cmd {
 	m.message = ""
 	m.advance()
-	m.rubricDirty = true
+	m.rub.dirty = true
 	if old, ok := m.values[f.Name]; ok && old == v {
 		return nil
 	}
@@ -613,7 +612,7 @@ func (m *annotateModel) submit() tea.Cmd {
 				m.focus = i
 			}
 		}
-		m.rubricDirty = true
+		m.rub.dirty = true
 		return nil
 	}
 	if need := m.r.CommentNeeded(m.values, it); len(need) > 0 {
@@ -674,7 +673,7 @@ func (m *annotateModel) commentKey(msg tea.KeyMsg) tea.Cmd {
 		cmd := m.saveComment()
 		m.comment.Blur()
 		m.mode = modeNormal
-		m.rubricDirty = true
+		m.rub.dirty = true
 		m.layout()
 		return cmd
 	}
@@ -696,7 +695,7 @@ func (m *annotateModel) saveComment() tea.Cmd {
 	if m.item == nil || m.values[name] == text {
 		return nil
 	}
-	m.rubricDirty = true
+	m.rub.dirty = true
 	if strings.TrimSpace(text) == "" {
 		delete(m.values, name)
 		return m.setValue(name, nil)

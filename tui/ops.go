@@ -54,7 +54,7 @@ func (m *annotateModel) failed(o op, err error) tea.Cmd {
 		m.retryWait = min(2*m.retryWait, retryMax)
 	}
 	m.failing, m.failErr = true, err
-	m.rubricDirty = true
+	m.rub.dirty = true
 	if m.quit {
 		m.askQuit()
 	} else {
@@ -68,7 +68,7 @@ func (m *annotateModel) failed(o op, err error) tea.Cmd {
 func (m *annotateModel) recovered() {
 	if m.failing {
 		m.failing, m.failErr = false, nil
-		m.rubricDirty = true
+		m.rub.dirty = true
 		m.say(m.st.Message, "saved: the database is back and every change landed")
 	}
 	m.retryWait = 0

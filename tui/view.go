@@ -6,11 +6,8 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/lipgloss/table"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/m3bench/m3eval/internal/dataset"
-	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
@@ -194,152 +191,28 @@ func (m *annotateModel) rubricPane() string {
 }
 
 func (m *annotateModel) cachedRubric() string {
-	if m.rubricDirty {
-		m.rubricView = m.renderRubric(m.rubricWidth())
-		m.rubricDirty = false
+	if m.rub.dirty {
+		m.rub.SetSize(m.rubricWidth(), 0)
+		m.rub.compact = m.compact()
+		v := m.rub.Render(m.rubricState())
 		// Stacked panes share the height: when the rubric grows or shrinks (a warning, a
 		// field with longer meanings), the conversation gives or takes the lines.
-		if h := lipgloss.Height(m.rubricView); h != m.rubricHeight {
+		if h := lipgloss.Height(v); h != m.rubricHeight {
 			m.rubricHeight = h
 			m.layout() // stacked: the conversation's height; wide: the image's
 		}
 	}
-	return m.rubricView
+	return m.rub.View()
 }
 
-func (m *annotateModel) renderRubric(width int) string {
-	it := m.item.Turn.Item()
-	var lines []string
-	title := "─ Rubric"
-	if m.ann != nil {
-		switch {
-		case m.ann.Status == dataset.StatusDone && m.readOnly:
-			title += " · ✓ submitted · e to edit"
-		case m.ann.Status == dataset.StatusDone:
-			title += " · ✓ submitted · editing"
-		default:
-			title += " · draft"
-		}
-		if m.ann.Flagged {
-			title += " · ⚑ flagged"
-			if m.ann.FlagReason != "" {
-				title += ": " + textsafe.Line(m.ann.FlagReason)
-			}
-		}
+// rubricState is what the rubric pane shows of the item on screen.
+func (m *annotateModel) rubricState() rubricState {
+	turnID := m.item.Ref.TurnID
+	return rubricState{
+		item: m.item.Turn.Item(), values: m.values, focus: m.focus, ann: m.ann, readOnly: m.readOnly,
+		commenting: m.mode == modeComment, compact: m.compact(),
+		unsaved: func(field string) bool { return m.failing && m.unsaved[fieldKey{turnID, field}] > 0 },
 	}
-	title += " "
-	lines = append(lines, m.st.PaneTitle.Render(ansi.Truncate(title, width, "…"))+
-		m.st.Dim.Render(strings.Repeat("─", max(0, width-lipgloss.Width(title)))))
-
-	showZh := width >= 50 // the wide layout's rubric column (56+) keeps the Chinese labels
-	enW, zhW := 0, 0
-	for _, f := range m.r.Fields {
-		enW = max(enW, lipgloss.Width(f.LabelEn))
-		zhW = max(zhW, lipgloss.Width(f.LabelZh))
-	}
-	for i := range m.r.Fields {
-		f := &m.r.Fields[i]
-		marker, style := "  ", m.st.Field
-		if i == m.focus {
-			marker, style = "▸ ", m.st.FieldFocused
-		}
-		label := padRight(f.LabelEn, enW)
-		if showZh {
-			label += " " + padRight(f.LabelZh, zhW)
-		}
-		row := marker + style.Render(label) + "  " + m.valueText(f, it)
-		lines = append(lines, ansi.Truncate(row, width, "…"))
-	}
-	if need := m.r.CommentNeeded(m.values, it); len(need) > 0 {
-		lines = append(lines, ansi.Truncate(m.st.Warning.Render("⚠ "+need[0].En+" (c)"), width, "…"))
-	}
-	if m.mode == modeComment {
-		f, _ := m.r.Field(m.r.CommentField)
-		lines = append(lines, m.st.Label.Render(f.LabelEn+" "+f.LabelZh)+m.st.Dim.Render(" — esc when done"))
-		return strings.Join(lines, "\n") // rubricPane adds the live editor below
-	}
-	if m.focus >= 0 {
-		lines = append(lines, m.meanings(&m.r.Fields[m.focus], width)...)
-	}
-	return strings.Join(lines, "\n")
-}
-
-// valueText shows a field's value with its meaning, and for the suggestion field the
-// guide's weighted suggestion beside it.
-func (m *annotateModel) valueText(f *rubric.Field, it rubric.Item) string {
-	if f.Kind == rubric.KindText {
-		v := strings.TrimSpace(m.values[f.Name])
-		if v == "" {
-			return m.st.ValueUnset.Render("(none) — c to write")
-		}
-		out := m.st.Value.Render(textsafe.Line(v))
-		if m.failing && m.unsaved[fieldKey{m.item.Ref.TurnID, f.Name}] > 0 {
-			out += " " + m.st.Error.Render("✗ unsaved")
-		}
-		return out
-	}
-	var out string
-	if fixed, rule, ok := f.FixedValue(it); ok {
-		out = m.st.FieldFixed.Render(fixed + " (" + rule.WhyEn + ")")
-	} else if v, ok := m.values[f.Name]; ok {
-		out = m.st.Value.Render(v)
-		if m.failing && m.unsaved[fieldKey{m.item.Ref.TurnID, f.Name}] > 0 {
-			out += " " + m.st.Error.Render("✗ unsaved")
-		} else if o, ok := f.Option(v); ok && o.ShortEn != "" {
-			out += " " + m.st.Meaning.Render(o.ShortEn)
-		}
-	} else {
-		out = m.st.ValueUnset.Render("·")
-	}
-	if f.Name == m.r.SuggestField {
-		if s := m.r.Suggest(m.values, it); s.OK {
-			sug := fmt.Sprintf("   suggested %.1f", s.Score)
-			if s.Partial {
-				sug += " so far"
-			}
-			out += m.st.Suggestion.Render(sug)
-		}
-	}
-	return out
-}
-
-// meanings lists what each score of the focused field means.
-func (m *annotateModel) meanings(f *rubric.Field, width int) []string {
-	opts := f.Levels
-	if f.Kind == rubric.KindChoice {
-		opts = f.Choices
-	}
-	head := m.st.Label.Render(f.LabelEn+" "+f.LabelZh) + m.st.Dim.Render(": "+f.HelpEn)
-	lines := []string{ansi.Truncate(head, width, "…")}
-	cur := m.values[f.Name]
-	if m.compact() {
-		var parts []string
-		for _, o := range opts {
-			k := o.Value
-			if o.Key != "" {
-				k = o.Key
-			}
-			parts = append(parts, k+" "+o.ShortEn+" "+o.ShortZh)
-		}
-		wrapped := lipgloss.NewStyle().Width(width).Render(m.st.Meaning.Render(strings.Join(parts, " · ")))
-		return append(lines, wrapped)
-	}
-	for _, o := range opts {
-		k := o.Value
-		if o.Key != "" {
-			k = o.Key + "=" + o.Value
-		}
-		mark := "  "
-		if o.Value == cur {
-			mark = "▸ "
-		}
-		line := mark + k + "  " + o.En
-		if width >= 90 {
-			line += " · " + o.Zh
-		}
-		lines = append(lines, m.st.Meaning.Render(ansi.Truncate(line, width, "…")))
-	}
-	return lines
 }
 
 func (m *annotateModel) messageLine() string {
@@ -351,7 +224,7 @@ func (m *annotateModel) messageLine() string {
 
 // Reference implements Screen: the guide's quick-reference table and the guide itself.
 func (m *annotateModel) Reference(width int) string {
-	ref := m.quickReference(width)
+	ref := m.rub.quickReference(width)
 	if m.item != nil {
 		t := m.item.Turn.ActionType
 		text := m.actions.Describe(t)
@@ -363,40 +236,6 @@ func (m *annotateModel) Reference(width int) string {
 	}
 	guide := lipgloss.NewStyle().Width(width).Render(m.st.Dim.Render(m.r.GuideEn + "\n" + m.r.GuideZh))
 	return lipgloss.JoinVertical(lipgloss.Left, m.st.Label.Render("Quick reference · 评分速查表"), ref, "", guide)
-}
-
-// quickReference is the guide's score table, built from the rubric.
-func (m *annotateModel) quickReference(width int) string {
-	maxCols := 0
-	for _, f := range m.r.Fields {
-		maxCols = max(maxCols, len(f.Levels), len(f.Choices))
-	}
-	header := []string{""}
-	for i := 0; i < maxCols; i++ {
-		header = append(header, "")
-	}
-	t := table.New().Border(lipgloss.NormalBorder()).BorderStyle(m.st.Dim)
-	for _, f := range m.r.Fields {
-		opts := f.Levels
-		if f.Kind == rubric.KindChoice {
-			opts = f.Choices
-		}
-		if len(opts) == 0 {
-			continue
-		}
-		row := []string{f.LabelEn + "\n" + f.LabelZh}
-		for _, o := range opts {
-			row = append(row, o.Value+" "+o.ShortEn+"\n"+o.ShortZh)
-		}
-		for len(row) < maxCols+1 {
-			row = append(row, "")
-		}
-		t.Row(row...)
-	}
-	if lipgloss.Width(t.Render()) > width {
-		t = t.Width(width) // lipgloss wraps the cells to fit
-	}
-	return t.Render()
 }
 
 func padRight(s string, w int) string {
