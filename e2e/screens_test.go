@@ -15,7 +15,7 @@ import (
 )
 
 // The screens of issue 11 in a real terminal: the image preview in true colour from a
-// database used in another directory, the reading view keeping its place through resizes,
+// database used in another directory, the full-screen image view, the reading view keeping its place through resizes,
 // and a submitted item that opens read-only.
 
 // screensData writes an episode in data/ whose image is a relative path beside it: turn 1
@@ -83,6 +83,18 @@ func TestScreensPreviewReadingReadOnly(t *testing.T) {
 	if !strings.Contains(colour, "48;2;200;30;30") || !strings.Contains(colour, "▀") {
 		t.Fatalf("no true-colour preview on screen:\n%s", colour)
 	}
+
+	// The full-screen image view (i): half-blocks inside tmux (no graphics protocol passes
+	// through it), far larger than the preview; z zooms; esc goes back to the rubric.
+	term.keys("s", "i")
+	full := term.waitFor("s", "image 1/1 · red.png · fit · none")
+	if n := strings.Count(full, "▀"); n < 15*40 { // the preview has about 12×5
+		t.Fatalf("the full-screen image has %d cells:\n%s", n, full)
+	}
+	term.keys("s", "z")
+	term.waitFor("s", "image 1/1 · red.png · zoom · none")
+	term.keys("s", "Escape")
+	term.waitFor("s", "Rubric", "red.png 80×60")
 
 	// Submit turn 1 (its Yes/No/NA fields are fixed): 4, 4, Overall 4.
 	term.keys("s", "4", "4", "4")

@@ -33,7 +33,8 @@ const (
 	modeNormal mode = iota
 	modeComment
 	modeFlag
-	modeRead // the full-screen reading view
+	modeRead  // the full-screen reading view
+	modeImage // the full-screen image view
 )
 
 // annotateModel is the annotate screen: the context of the turn, the rubric, and the keys
@@ -71,6 +72,7 @@ type annotateModel struct {
 	turn          *turnPane
 	image         *imagePane
 	reader        *readerPane
+	imgView       *imageView
 	bar           progress.Model
 	rub           *rubricPane
 	rubricHeight  int
@@ -124,7 +126,7 @@ func newAnnotateModel(o Options, st Styles, r *lipgloss.Renderer) *annotateModel
 		keys: newKeyMap(o.Rubric), now: o.Now, openImages: o.OpenImages, start: o.StartSample,
 		comment: ta, flagReason: ti, turn: newTurnPane(st, o.Actions), bar: bar, focus: -1, rub: newRubricPane(o.Rubric, st),
 		unsaved: map[fieldKey]int{}, image: newImagePane(o.Images, st, r.ColorProfile()),
-		reader: newReaderPane(st),
+		reader: newReaderPane(st), imgView: newImageView(o.Images, st, r.ColorProfile(), o.Graphics),
 	}
 	return m
 }
@@ -139,6 +141,7 @@ func (m *annotateModel) Init() tea.Cmd {
 func (m *annotateModel) SetSize(w, h int) {
 	m.width, m.height = w, h
 	m.reader.SetSize(w, h-1)
+	m.imgView.SetSize(w, h-1)
 	m.comment.SetWidth(max(10, w-4))
 	m.comment.SetHeight(5)
 	if m.compact() {
@@ -179,6 +182,9 @@ func (m *annotateModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.handleKey(msg)
 	case imagesDecodedMsg:
 		m.image.Update(msg)
+		return m, nil
+	case fullImageMsg:
+		m.imgView.Update(msg)
 		return m, nil
 	case imagesOpenedMsg:
 		if msg.err != nil {
@@ -439,6 +445,16 @@ func (m *annotateModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.commentKey(msg)
 	case modeFlag:
 		return m.flagKey(msg)
+	case modeImage:
+		if key.Matches(msg, m.keys.Quit) {
+			return m.requestQuit()
+		}
+		if key.Matches(msg, m.imgView.keys.Close) {
+			m.mode = modeNormal
+			return nil
+		}
+		_, cmd := m.imgView.Update(msg)
+		return cmd
 	case modeRead:
 		if key.Matches(msg, m.keys.Quit) {
 			return m.requestQuit()
@@ -464,6 +480,13 @@ func (m *annotateModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, m.keys.Read):
 		m.openReader()
 		return nil
+	case key.Matches(msg, m.keys.Image):
+		if len(m.item.Turn.Images) == 0 {
+			m.say(m.st.Warning, "this turn has no images")
+			return nil
+		}
+		m.mode = modeImage
+		return m.imgView.Open(m.item.Turn.Images)
 	case key.Matches(msg, m.keys.Edit):
 		if m.readOnly {
 			m.readOnly = false

@@ -35,6 +35,9 @@ type Options struct {
 	// Images reads image files for the preview; nil means the file system, with the demo's
 	// embedded images as a fallback.
 	Images ImageSource
+	// Graphics is the protocol of the full-screen image view (GraphicsKitty, GraphicsITerm,
+	// GraphicsNone); "" means none (half-blocks). See DetectGraphics.
+	Graphics string
 }
 
 // Model is the root model: it owns the terminal size, the header and the footer and the keys
@@ -64,6 +67,9 @@ func New(o Options) *Model {
 	}
 	if o.Images == nil {
 		o.Images = defaultImageSource{}
+	}
+	if o.Graphics == "" {
+		o.Graphics = GraphicsNone
 	}
 	r := o.Renderer
 	if r == nil {

@@ -30,7 +30,7 @@ type keyMap struct {
 	PrevItem, NextItem                  key.Binding
 	Undo, Flag, Skip, Open              key.Binding
 	ScrollUp, ScrollDown, Page          key.Binding
-	Top, Bottom, Read                   key.Binding
+	Top, Bottom, Read, Image            key.Binding
 	Quit                                key.Binding
 	LeaveEditor, ConfirmFlag, ForceQuit key.Binding
 }
@@ -85,6 +85,7 @@ func newKeyMap(r *rubric.Rubric) keyMap {
 		Top:         key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "top")),
 		Bottom:      key.NewBinding(key.WithKeys("end"), key.WithHelp("end", "bottom")),
 		Read:        key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "read")),
+		Image:       key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "image full screen")),
 		Quit:        key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
 		LeaveEditor: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "done editing")),
 		ConfirmFlag: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "flag")),
@@ -102,7 +103,7 @@ func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Score, k.Choice, k.NextField, k.PrevField},
 		{k.Submit, k.PrevItem, k.NextItem, k.Skip},
-		{k.Comment, k.Undo, k.Flag, k.Open, k.Edit},
+		{k.Comment, k.Undo, k.Flag, k.Open, k.Image, k.Edit},
 		{k.ScrollUp, k.ScrollDown, k.Page, k.Top, k.Bottom, k.Read},
 	}
 }

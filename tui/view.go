@@ -76,8 +76,12 @@ func (m *annotateModel) View() string {
 		return ""
 	}
 	var b strings.Builder
-	if m.mode == modeRead {
-		b.WriteString(m.reader.View())
+	if m.mode == modeRead || m.mode == modeImage {
+		if m.mode == modeRead {
+			b.WriteString(m.reader.View())
+		} else {
+			b.WriteString(m.imgView.View())
+		}
 		b.WriteByte('\n')
 		b.WriteString(m.messageLine())
 		return b.String()
@@ -170,9 +174,11 @@ func (m *annotateModel) ShortHelp() []key.Binding {
 		return []key.Binding{m.keys.ConfirmFlag, m.keys.LeaveEditor}
 	case modeRead:
 		return m.reader.ShortHelp()
+	case modeImage:
+		return m.imgView.ShortHelp()
 	}
 	if m.readOnly {
-		return []key.Binding{m.keys.Edit, m.keys.PrevItem, m.keys.NextItem, m.keys.Read, m.keys.Open}
+		return []key.Binding{m.keys.Edit, m.keys.PrevItem, m.keys.NextItem, m.keys.Read, m.keys.Image, m.keys.Open}
 	}
 	return m.keys.ShortHelp()
 }

@@ -23,6 +23,7 @@ func newAnnotateCmd(g *globalOptions) *cobra.Command {
 		filters   []string
 		start     string
 		theme     string
+		graphics  string
 	)
 	cmd := &cobra.Command{
 		Use:   "annotate --annotator NAME",
@@ -42,6 +43,10 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 			}
 			if err := tui.ApplyTheme(lipgloss.NewRenderer(io.Discard), theme, os.Getenv); err != nil {
 				return usageErrorf("--theme: %v", err)
+			}
+			gfx, err := tui.DetectGraphics(graphics, os.Getenv)
+			if err != nil {
+				return usageErrorf("--graphics: %v", err)
 			}
 			filter, err := parseFilters(filters)
 			if err != nil {
@@ -87,7 +92,7 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 			if err := tui.ApplyTheme(renderer, theme, os.Getenv); err != nil {
 				return usageErrorf("--theme: %v", err)
 			}
-			m := tui.New(tui.Options{Context: cmd.Context(), Queue: q, Rubric: r, Actions: actions, StartSample: start, Renderer: renderer})
+			m := tui.New(tui.Options{Context: cmd.Context(), Queue: q, Rubric: r, Actions: actions, StartSample: start, Renderer: renderer, Graphics: gfx})
 			p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(cmd.Context()),
 				tea.WithInput(os.Stdin), tea.WithOutput(cmd.OutOrStdout()))
 			_, err = p.Run()
@@ -106,6 +111,7 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 	cmd.Flags().StringVar(&annotator, "annotator", "", "your name, as it will appear on your labels (required)")
 	cmd.Flags().StringArrayVar(&filters, "filter", nil, "only turns with KEY=VALUE (repeatable; keys: "+strings.Join(store.FilterKeys(), ", ")+")")
 	cmd.Flags().StringVar(&start, "start", "", "open this sample_id first")
+	cmd.Flags().StringVar(&graphics, "graphics", "", "kitty, iterm2, none or auto: how i shows an image full screen (default $M3EVAL_GRAPHICS, else auto: from TERM/TERM_PROGRAM; none inside tmux)")
 	cmd.Flags().StringVar(&theme, "theme", "", "dark, light or auto: the terminal's background (default $M3EVAL_THEME, else auto: COLORFGBG or ask the terminal)")
 	return cmd
 }
