@@ -64,20 +64,20 @@ type annotateModel struct {
 	values rubric.Values     // as shown: saved values plus writes still on their way
 	focus  int               // index into r.Fields; -1 when nothing is focusable
 
-	mode          mode
-	readOnly      bool // a submitted item opens read-only until e
-	comment       textarea.Model
-	commentRev    int
-	flagReason    textinput.Model
-	turn          *turnPane
-	image         *imagePane
-	reader        *readerPane
-	imgView       *imageView
-	bar           progress.Model
-	rub           *rubricPane
-	rubricHeight  int
-	message       string
-	messageStyle  lipgloss.Style
+	mode         mode
+	readOnly     bool // a submitted item opens read-only until e
+	comment      textarea.Model
+	commentRev   int
+	flagReason   textinput.Model
+	turn         *turnPane
+	image        *imagePane
+	reader       *readerPane
+	imgView      *imageView
+	bar          progress.Model
+	rub          *rubricPane
+	rubricHeight int
+	message      string
+	messageStyle lipgloss.Style
 
 	// database work
 	ops     []op

@@ -244,4 +244,3 @@ func (p *rubricPane) quickReference(width int) string {
 	}
 	return t.Render()
 }
-
