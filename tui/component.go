@@ -36,6 +36,7 @@ type Screen interface {
 // written through typed calls. *store.Queue satisfies it; the screen never sees SQL.
 type Queue interface {
 	Annotator() string
+	Campaign() string // "" outside a campaign
 	Len(ctx context.Context) (int, error)
 	Progress(ctx context.Context) (done, flagged int, err error)
 	MedianActive(ctx context.Context) (time.Duration, bool, error)

@@ -126,10 +126,13 @@ func (m *annotateModel) View() string {
 	return b.String()
 }
 
-// Header implements Screen: the annotator, the place in the queue, progress and pace; on
-// the right whether everything on screen is saved.
+// Header implements Screen: the annotator (and campaign), the place in the queue, progress
+// and pace; on the right whether everything on screen is saved.
 func (m *annotateModel) Header(int) (left, right string) {
 	left = textsafe.Line(m.q.Annotator())
+	if c := m.q.Campaign(); c != "" {
+		left += m.st.HeaderDim.Render(" · campaign ") + textsafe.Line(c)
+	}
 	pos := "item ? of " + fmt.Sprint(m.total)
 	if m.pos > 0 {
 		pos = fmt.Sprintf("item %d of %d", m.pos, m.total)
