@@ -77,7 +77,14 @@ func New(o Options) *Model {
 	}
 	st := DefaultStyles(r)
 	a := newAnnotateModel(o, st, r)
-	m := &Model{screen: a, annotate: a, keys: defaultRootKeyMap(), help: help.New(), st: st, footerH: 1}
+	m := newRoot(a, st)
+	m.annotate = a
+	return m
+}
+
+// newRoot is the root model around a screen.
+func newRoot(s Screen, st Styles) *Model {
+	m := &Model{screen: s, keys: defaultRootKeyMap(), help: help.New(), st: st, footerH: 1}
 	m.help.Styles.ShortKey = st.Help.Bold(true)
 	m.help.Styles.ShortDesc = st.Help
 	m.help.Styles.FullKey = st.Help.Bold(true)
@@ -147,7 +154,12 @@ func (m *Model) burst(k tea.KeyMsg) tea.Cmd {
 
 // Abandoned is how many changes a forced quit gave up before they reached the database; the
 // annotate command exits non-zero when it is not 0.
-func (m *Model) Abandoned() int { return m.annotate.abandoned }
+func (m *Model) Abandoned() int {
+	if m.annotate == nil {
+		return 0
+	}
+	return m.annotate.abandoned
+}
 
 // View implements tea.Model: the header, the screen, the footer.
 func (m *Model) View() string {
