@@ -446,25 +446,9 @@ func (m *annotateModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 	case modeFlag:
 		return m.flagKey(msg)
 	case modeImage:
-		if key.Matches(msg, m.keys.Quit) {
-			return m.requestQuit()
-		}
-		if key.Matches(msg, m.imgView.keys.Close) {
-			m.mode = modeNormal
-			return nil
-		}
-		_, cmd := m.imgView.Update(msg)
-		return cmd
+		return m.fullScreenKey(msg, m.imgView, m.imgView.keys.Close)
 	case modeRead:
-		if key.Matches(msg, m.keys.Quit) {
-			return m.requestQuit()
-		}
-		if key.Matches(msg, m.reader.keys.Close) {
-			m.mode = modeNormal
-			return nil
-		}
-		_, cmd := m.reader.Update(msg)
-		return cmd
+		return m.fullScreenKey(msg, m.reader, m.reader.keys.Close)
 	}
 	if key.Matches(msg, m.keys.Quit) {
 		return m.requestQuit()
@@ -566,6 +550,20 @@ func (m *annotateModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 		m.turn.vp.GotoBottom()
 	}
 	return nil
+}
+
+// fullScreenKey handles a key in a full-screen view: q quits, its close key goes back to the
+// rubric, anything else is the view's.
+func (m *annotateModel) fullScreenKey(msg tea.KeyMsg, view tea.Model, closeKey key.Binding) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.Quit):
+		return m.requestQuit()
+	case key.Matches(msg, closeKey):
+		m.mode = modeNormal
+		return nil
+	}
+	_, cmd := view.Update(msg)
+	return cmd
 }
 
 // score sets the focused 1–5 field.

@@ -363,18 +363,21 @@ func decodeImage(src ImageSource, name string) *decodedImage {
 }
 
 // thumbnail downscales img to fit thumbMax×thumbMax (never up), aspect kept.
-func thumbnail(img image.Image) *image.RGBA {
+func thumbnail(img image.Image) *image.RGBA { return downscale(img, thumbMax, draw.ApproxBiLinear) }
+
+// downscale fits img into limit×limit pixels (never scaling up), aspect kept.
+func downscale(img image.Image, limit int, s draw.Scaler) *image.RGBA {
 	b := img.Bounds()
 	w, h := b.Dx(), b.Dy()
-	if w > thumbMax || h > thumbMax {
+	if w > limit || h > limit {
 		if w >= h {
-			w, h = thumbMax, max(1, h*thumbMax/w)
+			w, h = limit, max(1, h*limit/w)
 		} else {
-			w, h = max(1, w*thumbMax/h), thumbMax
+			w, h = max(1, w*limit/h), limit
 		}
 	}
 	dst := image.NewRGBA(image.Rect(0, 0, w, h))
-	draw.ApproxBiLinear.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
+	s.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
 	return dst
 }
 

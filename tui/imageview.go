@@ -137,18 +137,7 @@ func decodeFull(src ImageSource, name string) fullImageMsg {
 	if err != nil {
 		return fullImageMsg{name: name, err: fmt.Errorf("unreadable: %v", err)}
 	}
-	b := img.Bounds()
-	w, h := b.Dx(), b.Dy()
-	if w > fullImageMax || h > fullImageMax {
-		if w >= h {
-			w, h = fullImageMax, max(1, h*fullImageMax/w)
-		} else {
-			w, h = max(1, w*fullImageMax/h), fullImageMax
-		}
-	}
-	dst := image.NewRGBA(image.Rect(0, 0, w, h))
-	draw.CatmullRom.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
-	return fullImageMsg{name: name, img: dst}
+	return fullImageMsg{name: name, img: downscale(img, fullImageMax, draw.CatmullRom)}
 }
 
 // Init implements tea.Model.

@@ -104,7 +104,16 @@ func (p *readerPane) Position() string {
 	if below <= 0 {
 		return "end"
 	}
-	return fmt.Sprintf("▼ %d lines below · %d%%", below, int(p.vp.ScrollPercent()*100+0.5))
+	return linesBelow(below, p.vp.ScrollPercent())
+}
+
+// linesBelow is the position indicator: "▼ 143 lines below · 12%".
+func linesBelow(n int, frac float64) string {
+	unit := "lines"
+	if n == 1 {
+		unit = "line"
+	}
+	return fmt.Sprintf("▼ %d %s below · %d%%", n, unit, int(frac*100+0.5))
 }
 
 // View implements tea.Model: a title line with the position, then the text.

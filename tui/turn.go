@@ -124,7 +124,7 @@ func (p *turnPane) title() string {
 	title += " "
 	pos := ""
 	if below := p.vp.TotalLineCount() - p.vp.YOffset - p.vp.Height; below > 0 {
-		pos = fmt.Sprintf(" ▼ %d lines below · %d%% ", below, int(p.vp.ScrollPercent()*100+0.5))
+		pos = " " + linesBelow(below, p.vp.ScrollPercent()) + " "
 	}
 	room := max(0, p.vp.Width-lipgloss.Width(pos))
 	title = ansi.Truncate(title, room, "…")
