@@ -16,7 +16,7 @@ import (
 
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/rubric"
-	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/session"
 	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
@@ -59,10 +59,10 @@ type annotateModel struct {
 	allDone          bool
 
 	// the item on screen
-	item   *store.Item
-	ann    *store.Annotation // as last saved
-	values rubric.Values     // as shown: saved values plus writes still on their way
-	focus  int               // index into r.Fields; -1 when nothing is focusable
+	item   *session.Item
+	ann    *session.Annotation // as last saved
+	values rubric.Values       // as shown: saved values plus writes still on their way
+	focus  int                 // index into r.Fields; -1 when nothing is focusable
 
 	mode         mode
 	readOnly     bool // a submitted item opens read-only until e
@@ -316,7 +316,7 @@ func (m *annotateModel) handleResult(msg tea.Msg) tea.Cmd {
 				m.rub.dirty = true
 				// Focus goes where the change was undone, so the next key redoes it.
 				for _, w := range msg.what {
-					if w.Kind == "value" {
+					if w.Kind == session.ChangeValue {
 						m.focusField(w.Field)
 					}
 				}
@@ -328,7 +328,7 @@ func (m *annotateModel) handleResult(msg tea.Msg) tea.Cmd {
 
 // absorb takes the saved state of an annotation. Shown values follow the database once no
 // other write to the item is on its way, so a slow write never rolls back a newer key press.
-func (m *annotateModel) absorb(turnID int64, a *store.Annotation) {
+func (m *annotateModel) absorb(turnID int64, a *session.Annotation) {
 	if a == nil || m.item == nil || turnID != m.item.Ref.TurnID {
 		return
 	}
@@ -349,7 +349,7 @@ func (m *annotateModel) absorb(turnID int64, a *store.Annotation) {
 }
 
 // show puts an item on screen.
-func (m *annotateModel) show(it *store.Item) {
+func (m *annotateModel) show(it *session.Item) {
 	m.item = it
 	m.ann = it.Annotation
 	vals := rubric.Values{}
@@ -516,7 +516,7 @@ func (m *annotateModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, m.keys.Flag):
 		if m.ann != nil && m.ann.Flagged {
 			q := m.q
-			return m.write("flag cleared", func(ctx context.Context, e store.Edit) (*store.Annotation, error) {
+			return m.write("flag cleared", func(ctx context.Context, e session.Edit) (*session.Annotation, error) {
 				return q.SetFlag(ctx, e, false, "")
 			})
 		}
@@ -528,7 +528,7 @@ func (m *annotateModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 			return nil
 		}
 		q, ref := m.q, m.item.Ref
-		skip := m.write("skipped: moved to the end of the queue", func(ctx context.Context, e store.Edit) (*store.Annotation, error) {
+		skip := m.write("skipped: moved to the end of the queue", func(ctx context.Context, e session.Edit) (*session.Annotation, error) {
 			return q.Skip(ctx, e)
 		})
 		return tea.Batch(skip, m.navigate(m.loadNext(ref, true, true)))
@@ -641,7 +641,7 @@ func (m *annotateModel) submit() tea.Cmd {
 		return nil
 	}
 	q, ref := m.q, m.item.Ref
-	save := m.write("submitted", func(ctx context.Context, e store.Edit) (*store.Annotation, error) {
+	save := m.write("submitted", func(ctx context.Context, e session.Edit) (*session.Annotation, error) {
 		return q.Submit(ctx, e)
 	})
 	return tea.Batch(save, m.navigate(m.loadNext(ref, true, true)))
@@ -735,7 +735,7 @@ func (m *annotateModel) flagKey(msg tea.KeyMsg) tea.Cmd {
 		m.mode = modeNormal
 		m.flagReason.Blur()
 		reason, q := strings.TrimSpace(m.flagReason.Value()), m.q
-		return m.write("flagged for review", func(ctx context.Context, e store.Edit) (*store.Annotation, error) {
+		return m.write("flagged for review", func(ctx context.Context, e session.Edit) (*session.Annotation, error) {
 			return q.SetFlag(ctx, e, true, reason)
 		})
 	}
@@ -744,17 +744,17 @@ func (m *annotateModel) flagKey(msg tea.KeyMsg) tea.Cmd {
 	return cmd
 }
 
-func describeUndo(r *rubric.Rubric, what []store.Undone) string {
+func describeUndo(r *rubric.Rubric, what []session.Undone) string {
 	parts := make([]string, 0, len(what))
 	for _, w := range what {
 		switch w.Kind {
-		case "value":
+		case session.ChangeValue:
 			if f, ok := r.Field(w.Field); ok {
 				parts = append(parts, f.LabelEn)
 			}
-		case "flag":
+		case session.ChangeFlag:
 			parts = append(parts, "flag")
-		case "status":
+		case session.ChangeStatus:
 			parts = append(parts, "submission")
 		}
 	}

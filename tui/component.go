@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/help"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/m3bench/m3eval/internal/session"
 	"github.com/m3bench/m3eval/internal/store"
 )
 
@@ -40,18 +41,18 @@ type Queue interface {
 	Len(ctx context.Context) (int, error)
 	Progress(ctx context.Context) (done, flagged int, err error)
 	MedianActive(ctx context.Context) (time.Duration, bool, error)
-	First(ctx context.Context, unfinished bool) (store.Ref, bool, error)
-	Next(ctx context.Context, ref store.Ref, unfinished bool) (store.Ref, bool, error)
-	Prev(ctx context.Context, ref store.Ref) (store.Ref, bool, error)
-	Position(ctx context.Context, ref store.Ref) (int, error)
-	Find(ctx context.Context, sampleID string) (store.Ref, bool, error)
-	Load(ctx context.Context, ref store.Ref) (*store.Item, error)
-	SetValue(ctx context.Context, e store.Edit, field string, value *string) (*store.Annotation, error)
-	Submit(ctx context.Context, e store.Edit) (*store.Annotation, error)
-	SetFlag(ctx context.Context, e store.Edit, flagged bool, reason string) (*store.Annotation, error)
-	Skip(ctx context.Context, e store.Edit) (*store.Annotation, error)
-	AddActive(ctx context.Context, e store.Edit) error
-	Undo(ctx context.Context, e store.Edit) (*store.Annotation, []store.Undone, bool, error)
+	First(ctx context.Context, unfinished bool) (session.Ref, bool, error)
+	Next(ctx context.Context, ref session.Ref, unfinished bool) (session.Ref, bool, error)
+	Prev(ctx context.Context, ref session.Ref) (session.Ref, bool, error)
+	Position(ctx context.Context, ref session.Ref) (int, error)
+	Find(ctx context.Context, sampleID string) (session.Ref, bool, error)
+	Load(ctx context.Context, ref session.Ref) (*session.Item, error)
+	SetValue(ctx context.Context, e session.Edit, field string, value *string) (*session.Annotation, error)
+	Submit(ctx context.Context, e session.Edit) (*session.Annotation, error)
+	SetFlag(ctx context.Context, e session.Edit, flagged bool, reason string) (*session.Annotation, error)
+	Skip(ctx context.Context, e session.Edit) (*session.Annotation, error)
+	AddActive(ctx context.Context, e session.Edit) error
+	Undo(ctx context.Context, e session.Edit) (*session.Annotation, []session.Undone, bool, error)
 }
 
 var _ Queue = (*store.Queue)(nil)

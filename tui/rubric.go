@@ -12,7 +12,7 @@ import (
 
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/rubric"
-	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/session"
 	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
@@ -22,7 +22,7 @@ type rubricState struct {
 	item       rubric.Item
 	values     rubric.Values
 	focus      int
-	ann        *store.Annotation
+	ann        *session.Annotation
 	readOnly   bool
 	commenting bool
 	compact    bool

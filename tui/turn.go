@@ -11,7 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/m3bench/m3eval/internal/rubric"
-	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/session"
 	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
@@ -23,7 +23,7 @@ type turnPane struct {
 	st      Styles
 	actions rubric.Actions
 	vp      viewport.Model
-	item    *store.Item
+	item    *session.Item
 
 	renderedFor string // the item and width the viewport content was rendered for
 	fresh       bool   // a new item: open at its turn, not at the old place
@@ -36,7 +36,7 @@ func newTurnPane(st Styles, actions rubric.Actions) *turnPane {
 }
 
 // SetItem shows an item, scrolled to its turn (rendered at the next size or view).
-func (p *turnPane) SetItem(it *store.Item) {
+func (p *turnPane) SetItem(it *session.Item) {
 	p.item, p.renderedFor, p.fresh, p.lines = it, "", true, nil
 }
 
