@@ -15,6 +15,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/mattn/go-sixel"
 	"github.com/muesli/termenv"
 	"golang.org/x/image/draw"
 
@@ -26,6 +27,7 @@ const (
 	GraphicsAuto  = "auto"
 	GraphicsKitty = "kitty"
 	GraphicsITerm = "iterm2"
+	GraphicsSixel = "sixel"
 	GraphicsNone  = "none" // half-blocks, as in the preview
 )
 
@@ -38,11 +40,11 @@ func DetectGraphics(flag string, getenv func(string) string) (string, error) {
 		v = strings.ToLower(strings.TrimSpace(getenv("M3EVAL_GRAPHICS")))
 	}
 	switch v {
-	case GraphicsKitty, GraphicsITerm, GraphicsNone:
+	case GraphicsKitty, GraphicsITerm, GraphicsSixel, GraphicsNone:
 		return v, nil
 	case "", GraphicsAuto:
 	default:
-		return "", fmt.Errorf("graphics %q: want kitty, iterm2, none or auto", v)
+		return "", fmt.Errorf("graphics %q: want kitty, iterm2, sixel, none or auto", v)
 	}
 	if getenv("TMUX") != "" || strings.HasPrefix(getenv("TERM"), "screen") {
 		return GraphicsNone, nil
@@ -52,6 +54,10 @@ func DetectGraphics(flag string, getenv func(string) string) (string, error) {
 		return GraphicsKitty, nil
 	case getenv("TERM_PROGRAM") == "iTerm.app" || getenv("TERM_PROGRAM") == "WezTerm" || getenv("LC_TERMINAL") == "iTerm2":
 		return GraphicsITerm, nil
+	case strings.HasPrefix(getenv("TERM"), "foot") || strings.HasPrefix(getenv("TERM"), "mlterm"):
+		// Sixel terminals do not announce themselves otherwise; xterm -ti vt340 and the
+		// others need --graphics sixel.
+		return GraphicsSixel, nil
 	}
 	return GraphicsNone, nil
 }
@@ -210,11 +216,16 @@ func (v *imageView) render() string {
 		body = []string{v.st.Dim.Render("loading…")}
 	case d.err != nil:
 		body = []string{v.st.Warning.Render("✗ " + textsafe.Line(d.err.Error()))}
-	case v.protocol == GraphicsKitty || v.protocol == GraphicsITerm:
+	case v.protocol == GraphicsKitty || v.protocol == GraphicsITerm || v.protocol == GraphicsSixel:
 		cols, rows := cellFit(d.img.Bounds(), v.width, bodyH, v.zoom)
-		seq := kittyImage(d.img, cols, rows)
-		if v.protocol == GraphicsITerm {
+		var seq string
+		switch v.protocol {
+		case GraphicsKitty:
+			seq = kittyImage(d.img, cols, rows)
+		case GraphicsITerm:
 			seq = itermImage(d.img, cols, rows)
+		default:
+			seq = sixelImage(d.img, cols, rows)
 		}
 		// The image is drawn from the cursor at the first line and covers rows lines; the
 		// lines under it stay empty for the renderer.
@@ -271,6 +282,22 @@ func kittyImage(img *image.RGBA, cols, rows int) string {
 		}
 	}
 	return sb.String()
+}
+
+// Sixel draws pixels, not cells: the view assumes the common cell of 10×20 pixels (the
+// terminal could be asked, CSI 16 t, but not through Bubble Tea's input reader).
+const sixelCellW, sixelCellH = 10, 20
+
+// sixelImage is img as sixels (DCS q … ST), scaled to about cols×rows cells. The encoder
+// is mattn/go-sixel (palette quantization and run-length coding).
+func sixelImage(img *image.RGBA, cols, rows int) string {
+	var buf bytes.Buffer
+	enc := sixel.NewEncoder(&buf)
+	enc.Width, enc.Height = cols*sixelCellW, rows*sixelCellH
+	if err := enc.Encode(downscale(img, max(enc.Width, enc.Height), draw.ApproxBiLinear)); err != nil {
+		return ""
+	}
+	return buf.String()
 }
 
 // itermImage is iTerm2's inline image (OSC 1337 File=) of img as PNG in cols×rows cells.

@@ -30,7 +30,9 @@ func TestDetectGraphics(t *testing.T) {
 		{"", map[string]string{"M3EVAL_GRAPHICS": "kitty", "TMUX": "x"}, GraphicsKitty, false},
 		{"iterm2", map[string]string{"M3EVAL_GRAPHICS": "kitty"}, GraphicsITerm, false},
 		{"none", map[string]string{"KITTY_WINDOW_ID": "1"}, GraphicsNone, false},
-		{"sixel", nil, "", true},
+		{"sixel", nil, GraphicsSixel, false},
+		{"", map[string]string{"TERM": "foot"}, GraphicsSixel, false},
+		{"regis", nil, "", true},
 	}
 	for _, tc := range cases {
 		got, err := DetectGraphics(tc.flag, env(tc.env))
@@ -66,6 +68,9 @@ func TestKittyImageChunks(t *testing.T) {
 	raw, err := base64.StdEncoding.DecodeString(data)
 	if err != nil || len(raw) != 100*60*4 || raw[0] != 220 {
 		t.Fatalf("payload: %d bytes, %v", len(raw), err)
+	}
+	if sx := sixelImage(img, 4, 2); !strings.HasPrefix(sx, "\x1bP") || !strings.HasSuffix(sx, "\x1b\\") || !strings.Contains(sx, "#") {
+		t.Errorf("sixel sequence %q", sx[:min(40, len(sx))])
 	}
 	if it := itermImage(img, 40, 12); !strings.HasPrefix(it, "\x1b]1337;File=inline=1;size=") || !strings.Contains(it, ";width=40;height=12;") {
 		t.Errorf("iterm2 sequence %q", it[:60])

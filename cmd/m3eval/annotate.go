@@ -135,7 +135,7 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 	cmd.Flags().StringVar(&annotator, "annotator", "", "your name, as it will appear on your labels (required)")
 	cmd.Flags().StringArrayVar(&filters, "filter", nil, "only turns with KEY=VALUE (repeatable; keys: "+strings.Join(store.FilterKeys(), ", ")+")")
 	cmd.Flags().StringVar(&start, "start", "", "open this sample_id first")
-	cmd.Flags().StringVar(&graphics, "graphics", "", "kitty, iterm2, none or auto: how i shows an image full screen (default $M3EVAL_GRAPHICS, else auto: from TERM/TERM_PROGRAM; none inside tmux)")
+	cmd.Flags().StringVar(&graphics, "graphics", "", "kitty, iterm2, sixel, none or auto: how i shows an image full screen (default $M3EVAL_GRAPHICS, else auto: from TERM/TERM_PROGRAM; none inside tmux)")
 	cmd.Flags().StringVar(&theme, "theme", "", "dark, light or auto: the terminal's background (default $M3EVAL_THEME, else auto: COLORFGBG or ask the terminal)")
 	cmd.Flags().StringVar(&campaign, "campaign", "", "open your queue of this campaign (default: the latest that assigns you turns)")
 	return cmd
