@@ -120,7 +120,9 @@ func (p *rubricPane) render(s rubricState, width int) string {
 		lines = append(lines, ansi.Truncate(row, width, "…"))
 	}
 	if need := p.r.CommentNeeded(s.values, it); len(need) > 0 {
-		lines = append(lines, ansi.Truncate(p.st.Warning.Render("⚠ "+need[0].En+" (c)"), width, "…"))
+		// The warning keeps its action: the text is cut, never the "(c)".
+		const action = " (c)"
+		lines = append(lines, p.st.Warning.Render(ansi.Truncate("⚠ "+need[0].En, max(1, width-len(action)), "…")+action))
 	}
 	if s.commenting {
 		f, _ := p.r.Field(p.r.CommentField)
