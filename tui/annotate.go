@@ -124,7 +124,7 @@ func newAnnotateModel(o Options, st Styles, r *lipgloss.Renderer) *annotateModel
 	m := &annotateModel{
 		ctx: o.Context, q: o.Queue, r: o.Rubric, actions: o.Actions, st: st,
 		keys: newKeyMap(o.Rubric), now: o.Now, openImages: o.OpenImages, start: o.StartSample,
-		comment: ta, flagReason: ti, turn: newTurnPane(st, o.Actions), bar: bar, focus: -1, rub: newRubricPane(o.Rubric, st),
+		comment: ta, flagReason: ti, turn: newTurnPane(st, o.Actions, o.Rubric), bar: bar, focus: -1, rub: newRubricPane(o.Rubric, st),
 		unsaved: map[fieldKey]int{}, image: newImagePane(o.Images, st, r.ColorProfile()),
 		reader: newReaderPane(st), imgView: newImageView(o.Images, st, r.ColorProfile(), o.Graphics),
 	}

@@ -21,6 +21,7 @@ import (
 // view scrolls).
 type turnPane struct {
 	st      Styles
+	r       *rubric.Rubric
 	actions rubric.Actions
 	vp      viewport.Model
 	item    *session.Item
@@ -31,8 +32,8 @@ type turnPane struct {
 	linesOffset int
 }
 
-func newTurnPane(st Styles, actions rubric.Actions) *turnPane {
-	return &turnPane{st: st, actions: actions, vp: viewport.New(0, 0)}
+func newTurnPane(st Styles, actions rubric.Actions, r *rubric.Rubric) *turnPane {
+	return &turnPane{st: st, actions: actions, r: r, vp: viewport.New(0, 0)}
 }
 
 // SetItem shows an item, scrolled to its turn (rendered at the next size or view).
@@ -156,17 +157,32 @@ func (p *turnPane) renderContext(width int) (string, int) {
 	if at, ok := p.actions[t.ActionType]; ok && at.IntentZh != "" {
 		add(line("意图", at.CapabilityZh+"："+at.IntentZh, st.Action, width))
 	}
-	info := "task " + t.TaskType
-	if t.Model != "" {
-		info += " · model " + t.Model
+	var info []string
+	if t.TaskType != "" { // imported logs have none
+		info = append(info, "task "+t.TaskType)
 	}
-	add(block("", info, st.Dim, width))
+	if t.Model != "" {
+		info = append(info, "model "+t.Model)
+	}
+	add(block("", strings.Join(info, " · "), st.Dim, width))
 	for i, img := range t.Images {
 		add(line("Image", fmt.Sprintf("image %d of %d: %s", i+1, len(t.Images), img), st.Dim, width))
 	}
 	add(block("User", t.UserMessage, st.User, width))
 	add(block("Model", t.VLMResponse, st.Model, width))
-	add(block("Expect", t.ExpectedAnswer, st.Expected, width))
+	// Logs imported from other tools often lack an expected answer: then the fields that
+	// judge against it say, in its place, how to judge without one.
+	var notes []string
+	if t.ExpectedAnswer == "" {
+		for _, f := range p.r.NoExpectedNotes() {
+			notes = append(notes, f.LabelEn+": "+f.NoExpectedEn)
+		}
+	}
+	if len(notes) > 0 {
+		add(block("Expect", strings.Join(notes, "\n"), st.Warning, width))
+	} else {
+		add(block("Expect", t.ExpectedAnswer, st.Expected, width))
+	}
 	return strings.Join(parts, "\n"), current
 }
 
