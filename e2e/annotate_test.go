@@ -136,17 +136,7 @@ func TestAnnotateKillResumeExport(t *testing.T) {
 	}
 	term.keys("b", "q")
 
-	out, err := exec.Command(bin, "--db", db, "export", "--include-drafts").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var recs []struct {
-		SampleID string                     `json:"sample_id"`
-		Label    map[string]json.RawMessage `json:"human_annotation"`
-	}
-	if err := json.Unmarshal(out, &recs); err != nil {
-		t.Fatalf("export is not JSON: %v\n%s", err, out)
-	}
+	recs, out := exportLabels(t, bin, db, "--include-drafts")
 	want := map[string]map[string]string{
 		"demo_zh_umbrella_0_turn_1": {"correctness": "4", "reasoning_completeness": "3", "resists_misleading": "null",
 			"context_consistency": "null", "overall_quality": "4", "comments": `""`, "annotator": `"erin"`, "flagged": "false"},
@@ -178,6 +168,26 @@ func TestAnnotateKillResumeExport(t *testing.T) {
 			t.Errorf("%s active_seconds = %s, want a positive number", r.SampleID, r.Label["active_seconds"])
 		}
 	}
+}
+
+// exported is one record of `export`, with its label's fields as raw JSON.
+type exported struct {
+	SampleID string                     `json:"sample_id"`
+	Label    map[string]json.RawMessage `json:"human_annotation"`
+}
+
+// exportLabels runs `export` with the flags given and returns its records and its output.
+func exportLabels(t *testing.T, bin, db string, flags ...string) ([]exported, []byte) {
+	t.Helper()
+	out, err := exec.Command(bin, append([]string{"--db", db, "export"}, flags...)...).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []exported
+	if err := json.Unmarshal(out, &recs); err != nil {
+		t.Fatalf("export is not JSON: %v\n%s", err, out)
+	}
+	return recs, out
 }
 
 // TestExitCodes runs the real binary: 0 ok, 1 error with a plain message, 2 usage.

@@ -137,17 +137,7 @@ func TestScreensPreviewReadingReadOnly(t *testing.T) {
 	term.waitFor("s", "Correctness            正确性        2", "✓ saved")
 	term.keys("s", "q")
 
-	out, err := exec.Command(bin, "--db", db, "export").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var recs []struct {
-		SampleID string                     `json:"sample_id"`
-		Label    map[string]json.RawMessage `json:"human_annotation"`
-	}
-	if err := json.Unmarshal(out, &recs); err != nil {
-		t.Fatalf("export: %v\n%s", err, out)
-	}
+	recs, out := exportLabels(t, bin, db)
 	if len(recs) != 1 || recs[0].SampleID != "ep_turn_1" || string(recs[0].Label["correctness"]) != "2" {
 		t.Fatalf("export after the edit: %s", out)
 	}
