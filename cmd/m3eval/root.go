@@ -46,6 +46,7 @@ terminal, exports labeled JSON, and computes agreement and correlation statistic
 		newAgreeCmd(),
 		newImportScoresCmd(opts),
 		newScoreCmd(opts),
+		newSimulateCmd(),
 	)
 	return root
 }
