@@ -31,7 +31,7 @@ type crossImage struct {
 type confusable struct {
 	typ  string
 	word string // how user turns name the type: the instances' shared name, else the type word
-	a, b int // object indices, a in an earlier image than b
+	a, b int    // object indices, a in an earlier image than b
 	attr string
 }
 

@@ -122,24 +122,41 @@ func plan(opts *Options) ([]episode, []Skipped) {
 					skipped = append(skipped, Skipped{sc.ID, st, "the scene has no task"})
 					continue
 				}
-				eps = append(eps, episode{sc.ID + "_rules", sc, st})
+				eps = append(eps, episode{episodeID(sc.ID, "rules", opts.Model), sc, st})
 			case StrategyCrossImage:
 				if _, err := newCrossImage(sc, opts.Difficulty, rand.New(rand.NewPCG(0, 0))); err != nil {
 					skipped = append(skipped, Skipped{sc.ID, st, err.Error()})
 					continue
 				}
-				eps = append(eps, episode{sc.ID + "_cross", sc, st})
+				eps = append(eps, episode{episodeID(sc.ID, "cross", opts.Model), sc, st})
 			}
 		}
 	}
 	return eps, skipped
 }
 
-// newPlanner starts an episode's strategy with its own generator, seeded from the run's seed
-// and the episode id, so an episode draws the same turns whatever runs beside it.
+// episodeID is <scene>_<rules|cross>_<model>: runs of one scene set against several models
+// import into one database side by side.
+func episodeID(scene, strategy, model string) string {
+	id := scene + "_" + strategy
+	if model == "" {
+		return id
+	}
+	slug := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' {
+			return r
+		}
+		return '-'
+	}, model)
+	return id + "_" + slug
+}
+
+// newPlanner starts an episode's strategy with its own generator, seeded from the run's seed,
+// the scene and the strategy (not the model), so an episode draws the same turns whatever
+// runs beside it, and two models meet the same templates where their answers agree.
 func (opts *Options) newPlanner(ep episode) planner {
 	h := fnv.New64a()
-	h.Write([]byte(ep.id))
+	h.Write([]byte(ep.scene.ID + "\x00" + string(ep.strategy)))
 	rng := rand.New(rand.NewPCG(opts.Seed, h.Sum64()))
 	if ep.strategy == StrategyCrossImage {
 		p, _ := newCrossImage(ep.scene, opts.Difficulty, rng)
