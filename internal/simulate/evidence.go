@@ -250,11 +250,13 @@ func (k *knowledge) observe(answer string, turn int) observation {
 	return ob
 }
 
-// idioms are phrases whose words look like values but are not ("you are right"); they are
+// idioms are phrases whose words look like values but are not ("you are right", 明白 with
+// its 白); they are
 // blanked out (same length, so offsets still point into the sentence) before matching.
 var idioms = func() *strings.Replacer {
 	var pairs []string
-	for _, p := range []string{"you are right", "you're right", "that's right", "that is right", "all right", "right now", "right away", "left out", "left over"} {
+	for _, p := range []string{"you are right", "you're right", "that's right", "that is right", "all right", "right now", "right away", "left out", "left over",
+		"明白", "白天", "黄昏", "红绿灯", "灰心"} {
 		pairs = append(pairs, p, strings.Repeat(" ", len(p)))
 	}
 	return strings.NewReplacer(pairs...)
