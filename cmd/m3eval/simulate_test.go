@@ -133,7 +133,9 @@ func TestSimulateKill9Resume(t *testing.T) {
 	got := sortedFileLines(t, out)
 	ids := map[string]bool{}
 	for _, l := range got {
-		var r struct{ SampleID string `json:"sample_id"` }
+		var r struct {
+			SampleID string `json:"sample_id"`
+		}
 		json.Unmarshal([]byte(l), &r)
 		if ids[r.SampleID] {
 			t.Fatalf("turn %s written twice", r.SampleID)

@@ -314,7 +314,7 @@ func TestBadEndpointFailsPerEpisode(t *testing.T) {
 	}
 }
 
-// flaky fails every third request with 503 or 429; retries carry every episode through.
+// flaky fails every third turn once with 503 or 429; retries carry every episode through.
 func TestFlakyEndpointRecovers(t *testing.T) {
 	scenes := loadDemo(t)
 	srv, d := demoServer(t, scenes)

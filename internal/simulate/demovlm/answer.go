@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/m3bench/m3eval/internal/simulate"
 	"github.com/m3bench/m3eval/internal/vlm"
@@ -200,7 +202,7 @@ func answer(sc *simulate.Scene, p Persona, msgs []vlm.Message) string {
 		case vlm.RoleUser:
 			last = m.Text
 			// Updates the user announced change what every persona believes from then on.
-			if r := simulate.Recognize(m.Text, w.lang); r.Key == string(simulate.ActUpdate) {
+			if r := recognize(m.Text, w.lang); r.Key == string(simulate.ActUpdate) {
 				if i := w.find(r.Slots["entity"], 0); i >= 0 {
 					if a := w.attrOf(i, r.Slots["attribute"], r.Slots["new_value"]); a != "" {
 						w.vals[i][a] = r.Slots["new_value"]
@@ -209,7 +211,7 @@ func answer(sc *simulate.Scene, p Persona, msgs []vlm.Message) string {
 			}
 		}
 	}
-	r := simulate.Recognize(last, w.lang)
+	r := recognize(last, w.lang)
 	s := r.Slots
 	accepts := p == Gullible || p == Confused
 	switch r.Key {
@@ -348,6 +350,27 @@ func answer(sc *simulate.Scene, p Persona, msgs []vlm.Message) string {
 		return sc.Task.Answer + w.pick(" Evidence: "+strings.Join(facts, "; ")+".", "依据："+strings.Join(facts, "；")+"。")
 	}
 	return w.describe(-1, "")
+}
+
+// recognized caches simulate.Recognize: every request carries the whole conversation, so
+// each user turn is read again on every later turn of its episode (a quarter of the
+// server's time in BenchmarkRun10kTurns before the cache). Bounded, then no longer filled.
+var recognized sync.Map
+
+const recognizedMax = 1 << 16
+
+var recognizedN atomic.Int64
+
+func recognize(text string, lang simulate.Language) simulate.Recognized {
+	key := string(lang) + "\x00" + text
+	if r, ok := recognized.Load(key); ok {
+		return r.(simulate.Recognized)
+	}
+	r := simulate.Recognize(text, lang)
+	if recognizedN.Add(1) < recognizedMax {
+		recognized.Store(key, r)
+	}
+	return r
 }
 
 func atoi(s string) int {

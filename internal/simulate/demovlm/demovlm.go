@@ -6,7 +6,7 @@
 //	faithful   answers from the scene's facts and rejects false claims
 //	gullible   like faithful, but accepts every false claim and never asks which image
 //	confused   confuses images (and, in a one-image scene, the objects' colors)
-//	flaky      faithful, but every third request fails with 503 or 429 (retries recover)
+//	flaky      faithful, but every third turn fails once with 503 or 429 (a retry recovers)
 //
 // and, to test a bad endpoint: http500, malformed, empty (no choices) and hang (never
 // answers). The request's model field picks the persona; "persona@scene1,scene2" applies it
@@ -23,6 +23,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/m3bench/m3eval/internal/simulate"
@@ -51,6 +52,7 @@ var Personas = []Persona{Faithful, Gullible, Confused, Flaky, HTTP500, Malformed
 type Server struct {
 	scenes   map[string]*simulate.Scene // image key -> scene
 	requests atomic.Int64
+	failed   sync.Map // flaky: request bodies that failed once
 }
 
 // New indexes the scenes by their images; read returns a local image's bytes.
@@ -127,17 +129,24 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 		return
 	case Flaky:
-		switch n % 3 {
-		case 1:
-			w.Header().Set("Retry-After", "0")
-			http.Error(w, `{"error":{"message":"overloaded (scripted)"}}`, http.StatusServiceUnavailable)
-			return
-		case 2:
-			if n%2 == 0 {
-				w.Header().Set("Retry-After", "0")
-				http.Error(w, `{"error":{"message":"rate limited (scripted)"}}`, http.StatusTooManyRequests)
-				return
+		// Every third turn of a conversation fails once (503, or 429 on every sixth), and
+		// its retry succeeds: intermittent, yet the same for each episode however many run.
+		users := 0
+		for _, m := range msgs {
+			if m.Role == vlm.RoleUser {
+				users++
 			}
+		}
+		key := digest(body)
+		if _, retried := s.failed.LoadAndDelete(key); !retried && users%3 == 0 {
+			s.failed.Store(key, true)
+			w.Header().Set("Retry-After", "0")
+			if users%6 == 0 {
+				http.Error(w, `{"error":{"message":"rate limited (scripted)"}}`, http.StatusTooManyRequests)
+			} else {
+				http.Error(w, `{"error":{"message":"overloaded (scripted)"}}`, http.StatusServiceUnavailable)
+			}
+			return
 		}
 	}
 	text := answer(sc, p, msgs)
