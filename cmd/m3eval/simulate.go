@@ -169,9 +169,7 @@ func (o *simulateOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 
 func dryRun(opts simulate.Options, stdout, stderr io.Writer) error {
 	turns, skipped, err := simulate.DryRun(opts)
-	for _, s := range skipped {
-		fmt.Fprintf(stderr, "simulate: skipped %s (%s): %s\n", clean(s.Scene), s.Strategy, s.Reason)
-	}
+	printUnplanned(stderr, skipped)
 	if err != nil {
 		return err
 	}
@@ -185,9 +183,7 @@ func printSummary(w io.Writer, s *simulate.Summary, out string) {
 	if s == nil {
 		return
 	}
-	for _, sk := range s.Skipped {
-		fmt.Fprintf(w, "simulate: skipped %s (%s): %s\n", clean(sk.Scene), sk.Strategy, sk.Reason)
-	}
+	printUnplanned(w, s.Skipped)
 	dest := out
 	if out == "" || out == "-" {
 		dest = "standard output"
@@ -205,6 +201,23 @@ func printSummary(w io.Writer, s *simulate.Summary, out string) {
 	}
 	if left := s.Episodes - s.Resumed - s.Done - len(s.Failed); left > 0 {
 		fmt.Fprintf(w, "simulate: %d episode(s) not finished (--resume runs them)\n", left)
+	}
+}
+
+// printUnplanned says which scenes a strategy could not run on, one line per reason.
+func printUnplanned(w io.Writer, skipped []simulate.Skipped) {
+	var order []string
+	scenes := map[string][]string{}
+	for _, sk := range skipped {
+		key := string(sk.Strategy) + ": " + sk.Reason
+		if scenes[key] == nil {
+			order = append(order, key)
+		}
+		scenes[key] = append(scenes[key], clean(sk.Scene))
+	}
+	for _, key := range order {
+		strategy, reason, _ := strings.Cut(key, ": ")
+		fmt.Fprintf(w, "simulate: no %s episode for %s: %s\n", strategy, strings.Join(scenes[key], ", "), reason)
 	}
 }
 
