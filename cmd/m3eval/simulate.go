@@ -41,6 +41,7 @@ type simulateOptions struct {
 	maxTokens   int
 	demoVLM     bool
 	listen      string
+	latency     time.Duration
 }
 
 func newSimulateCmd() *cobra.Command {
@@ -92,6 +93,7 @@ empty, hang to see how failures are reported). See docs/simulate.md.`,
 	f.IntVar(&o.maxTokens, "max-tokens", 0, "max_tokens of each request (0: the server's default)")
 	f.BoolVar(&o.demoVLM, "demo-vlm", false, "serve the scripted demo VLM for --scenes on --listen instead of simulating")
 	f.StringVar(&o.listen, "listen", "127.0.0.1:8000", "address of --demo-vlm")
+	f.DurationVar(&o.latency, "demo-latency", 0, "delay each --demo-vlm answer (to watch the progress line)")
 	return cmd
 }
 
@@ -241,7 +243,17 @@ func (o *simulateOptions) serveDemo(ctx context.Context, scenes []simulate.Scene
 	if err != nil {
 		return fmt.Errorf("demo VLM: %w", err)
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	var h http.Handler = srv
+	if o.latency > 0 {
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-time.After(o.latency):
+			case <-r.Context().Done():
+			}
+			srv.ServeHTTP(w, r)
+		})
+	}
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stdout, "demo VLM for %d scenes at http://%s/v1 (personas by --model: faithful, gullible, confused, flaky, http500, malformed, empty, hang)\n",
 		len(scenes), ln.Addr())
 	go func() {
