@@ -1,7 +1,9 @@
 package simulate
 
 import (
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -92,6 +94,18 @@ type Tracker struct{ k *knowledge }
 
 // NewTracker starts tracking the scene's required evidence.
 func NewTracker(sc *Scene) *Tracker { return &Tracker{newKnowledge(sc)} }
+
+// Clone copies the tracker, so that a conversation's state can be extended by one answer
+// without reading the earlier ones again.
+func (t *Tracker) Clone() *Tracker {
+	k := *t.k
+	k.evidence = slices.Clone(t.k.evidence)
+	k.cur = make([]map[string]string, len(t.k.cur))
+	for i, m := range t.k.cur {
+		k.cur[i] = maps.Clone(m)
+	}
+	return &Tracker{&k}
+}
 
 // Observe reads one answer.
 func (t *Tracker) Observe(answer string) { t.k.observe(answer, 1) }

@@ -1,6 +1,7 @@
 package demovlm
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"maps"
 	"slices"
@@ -193,12 +194,10 @@ func (w *world) fact(ev *simulate.Evidence) string {
 // answer writes the persona's reply to the conversation's last user turn.
 func answer(sc *simulate.Scene, p Persona, msgs []vlm.Message) string {
 	w := newWorld(sc, p)
-	tr := simulate.NewTracker(sc)
+	tr := trackerFor(sc, msgs)
 	var last string
 	for _, m := range msgs {
 		switch m.Role {
-		case vlm.RoleAssistant:
-			tr.Observe(m.Text)
 		case vlm.RoleUser:
 			last = m.Text
 			// Updates the user announced change what every persona believes from then on.
@@ -350,6 +349,50 @@ func answer(sc *simulate.Scene, p Persona, msgs []vlm.Message) string {
 		return sc.Task.Answer + w.pick(" Evidence: "+strings.Join(facts, "; ")+".", "依据："+strings.Join(facts, "；")+"。")
 	}
 	return w.describe(-1, "")
+}
+
+// trackers holds, per conversation, the evidence tracker after its answers so far, keyed by
+// a digest of the scene and the answers: the next request of the conversation reads only
+// its one new answer (reading them all again made each request's cost grow with the
+// conversation's length). Each conversation keeps one entry, its latest.
+var trackers sync.Map
+
+func trackerFor(sc *simulate.Scene, msgs []vlm.Message) *simulate.Tracker {
+	var answers []string
+	for _, m := range msgs {
+		if m.Role == vlm.RoleAssistant {
+			answers = append(answers, m.Text)
+		}
+	}
+	key := func(n int) string {
+		h := sha256.New()
+		h.Write([]byte(sc.ID))
+		for _, a := range answers[:n] {
+			h.Write([]byte{0})
+			h.Write([]byte(a))
+		}
+		return string(h.Sum(nil))
+	}
+	n := len(answers)
+	if t, ok := trackers.Load(key(n)); ok {
+		return t.(*simulate.Tracker).Clone()
+	}
+	var tr *simulate.Tracker
+	if n > 0 {
+		// Stored trackers are never changed (another request may be cloning one): extend a copy.
+		if t, ok := trackers.LoadAndDelete(key(n - 1)); ok {
+			tr = t.(*simulate.Tracker).Clone()
+			tr.Observe(answers[n-1])
+		}
+	}
+	if tr == nil {
+		tr = simulate.NewTracker(sc)
+		for _, a := range answers {
+			tr.Observe(a)
+		}
+	}
+	trackers.Store(key(n), tr)
+	return tr.Clone()
 }
 
 // recognized caches simulate.Recognize: every request carries the whole conversation, so
