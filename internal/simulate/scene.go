@@ -10,14 +10,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+
+	"github.com/m3bench/m3eval/internal/jsonpath"
 )
 
 // SchemaJSON is the JSON Schema (draft 2020-12) of one line of a scenes file.
@@ -111,8 +110,6 @@ var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
 	}
 	return c.Compile(schemaURL)
 })
-
-var printer = message.NewPrinter(language.English)
 
 // ReadScenesFile reads a scenes file.
 func ReadScenesFile(path string) ([]Scene, error) {
@@ -245,41 +242,13 @@ func (sc *Scene) check() *Error {
 	return nil
 }
 
-// schemaProblem picks the innermost cause of a validation error and names its field.
+// schemaProblem names the field of a validation error; an unknown property is named too.
 func schemaProblem(ve *jsonschema.ValidationError) (field, msg string) {
-	for len(ve.Causes) > 0 {
-		ve = ve.Causes[0]
+	leaf := jsonpath.Leaf(ve)
+	if ap, ok := leaf.ErrorKind.(*kind.AdditionalProperties); ok && len(ap.Properties) > 0 {
+		return jsonpath.Join(jsonpath.Format(leaf.InstanceLocation), ap.Properties[0]), "unknown field (see the scene schema)"
 	}
-	field = formatPath(ve.InstanceLocation)
-	if req, ok := ve.ErrorKind.(*kind.Required); ok && len(req.Missing) > 0 {
-		if field != "" {
-			field += "."
-		}
-		return field + req.Missing[0], "missing"
-	}
-	if ap, ok := ve.ErrorKind.(*kind.AdditionalProperties); ok && len(ap.Properties) > 0 {
-		if field != "" {
-			field += "."
-		}
-		return field + ap.Properties[0], "unknown field (see the scene schema)"
-	}
-	return field, ve.ErrorKind.LocalizedString(printer)
-}
-
-// formatPath writes JSON Pointer tokens as objects_per_image[0][1].attributes.
-func formatPath(tokens []string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		if _, err := strconv.Atoi(t); err == nil {
-			b.WriteString("[" + t + "]")
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(t)
-	}
-	return b.String()
+	return jsonpath.SchemaProblem(ve)
 }
 
 // object returns the object with the id, and its image (0-based).

@@ -17,6 +17,8 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/uuid"
+
+	"github.com/m3bench/m3eval/internal/jsonpath"
 )
 
 // ErrInvalid is wrapped by the error of a Report that found problems.
@@ -491,20 +493,7 @@ func kindName(k jsontext.Kind) string {
 }
 
 // formatPointer writes a JSON Pointer as sessions[3].dialogue[0].role.
-func formatPointer(p jsontext.Pointer) string {
-	var b strings.Builder
-	for t := range p.Tokens() {
-		if _, err := strconv.Atoi(t); err == nil {
-			b.WriteString("[" + t + "]")
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(t)
-	}
-	return b.String()
-}
+func formatPointer(p jsontext.Pointer) string { return jsonpath.Format(slices.Collect(p.Tokens())) }
 
 // jsonKind turns a Go type name from a decoding error into the JSON kind it stands for.
 func jsonKind(goType string) string {

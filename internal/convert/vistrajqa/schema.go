@@ -6,16 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strconv"
-	"strings"
 	"sync"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+
+	"github.com/m3bench/m3eval/internal/jsonpath"
 )
 
 // SchemaJSON is the JSON Schema (draft 2020-12) of one input line, the documented contract
@@ -42,8 +39,6 @@ var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
 
 // Schema returns the compiled input schema.
 func Schema() (*jsonschema.Schema, error) { return compiled() }
-
-var printer = message.NewPrinter(language.English)
 
 // locate turns a decoding error of record b into a field path and a message. A value of
 // the wrong type is explained by validating the record against the schema, so that the
@@ -108,31 +103,8 @@ func formatPointer(p jsontext.Pointer) string {
 // schemaProblem picks the first leaf of a validation error tree (the innermost cause) and
 // formats it the way the hand checks do.
 func schemaProblem(ve *jsonschema.ValidationError) (path, msg string) {
-	for len(ve.Causes) > 0 {
-		ve = ve.Causes[0]
-	}
-	path = formatPath(ve.InstanceLocation)
-	if req, ok := ve.ErrorKind.(*kind.Required); ok && len(req.Missing) > 0 {
-		if path != "" {
-			path += "."
-		}
-		return path + req.Missing[0], "missing"
-	}
-	return path, ve.ErrorKind.LocalizedString(printer)
+	return jsonpath.SchemaProblem(ve)
 }
 
 // formatPath writes a JSON Pointer's tokens as step_plan[3].step_num.
-func formatPath(tokens []string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		if _, err := strconv.Atoi(t); err == nil {
-			b.WriteString("[" + t + "]")
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(t)
-	}
-	return b.String()
-}
+func formatPath(tokens []string) string { return jsonpath.Format(tokens) }
