@@ -1,10 +1,11 @@
 // Package jsonpath names the place of a problem in a JSON document the way m3eval's errors
 // do (objects_per_image[0][1].attributes.color), from JSON Pointer tokens or from a JSON
-// Schema validation error. The readers that validate input (simulate scenes, the VisTrajQA
+// Schema validation error, and compiles the embedded schemas those errors come from. The readers that validate input (simulate scenes, the VisTrajQA
 // and DomainAV2 converters) share it so their messages read alike.
 package jsonpath
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 
@@ -13,6 +14,19 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
+
+// CompileSchema compiles a JSON Schema document (an embedded file) under a resource name.
+func CompileSchema(url string, doc []byte) (*jsonschema.Schema, error) {
+	d, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(url, d); err != nil {
+		return nil, err
+	}
+	return c.Compile(url)
+}
 
 // Format writes JSON Pointer tokens as step_plan[3].step_num.
 func Format(tokens []string) string {

@@ -99,17 +99,7 @@ func (e *Error) Error() string {
 
 const schemaURL = "scene.schema.json"
 
-var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(SchemaJSON))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(schemaURL, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(schemaURL)
-})
+var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) { return jsonpath.CompileSchema(schemaURL, SchemaJSON) })
 
 // ReadScenesFile reads a scenes file.
 func ReadScenesFile(path string) ([]Scene, error) {

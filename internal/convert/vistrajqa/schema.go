@@ -25,17 +25,7 @@ var SchemaJSON []byte
 
 const schemaURL = "vistrajqa.schema.json"
 
-var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(SchemaJSON))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(schemaURL, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(schemaURL)
-})
+var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) { return jsonpath.CompileSchema(schemaURL, SchemaJSON) })
 
 // Schema returns the compiled input schema.
 func Schema() (*jsonschema.Schema, error) { return compiled() }
