@@ -99,8 +99,7 @@ func newRules(sc *Scene, turns int, rng *rand.Rand) *rules {
 	r := &rules{sc: sc, k: newKnowledge(sc), rng: rng, lang: sc.Language, turns: turns, phase: PhaseMemoryBuild}
 	nReason := max(1, turns/10)
 	r.reason = turns - nReason + 1
-	r.memEnd = (r.reason - 1 + 1) / 2 // half of the turns before the test, rounded up
-	r.memEnd = max(1, r.memEnd)
+	r.memEnd = max(1, r.reason/2) // half of the turns before the test, rounded up
 	for _, ev := range sc.Task.RequiredEvidence {
 		r.required = append(r.required, ev.Text)
 	}
@@ -223,7 +222,6 @@ func (r *rules) guidance() Step {
 		return r.logicSkip()
 	}
 	st := &r.k.evidence[ei]
-	o := r.k.objs[st.obj]
 	sl := r.slots()
 	sl["entity"] = r.name(st.obj)
 	sl["region"] = st.ev.Region
@@ -235,7 +233,6 @@ func (r *rules) guidance() Step {
 		sl["perspective"] = sl["attribute"]
 	}
 	text, _ := render(r.rng, templateKey(ActGuidance), r.lang, sl)
-	_ = o
 	return Step{Action: ActGuidance, Text: text,
 		Expected: pick(r.lang, "Looks where directed and reports: "+st.ev.Text+".", "按提示观察并指出："+st.ev.Text+"。"),
 		Meta:     Meta{Entity: sl["entity"], Attribute: st.ev.Attribute, TrueValue: r.evidenceValue(st)}}

@@ -13,6 +13,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -310,7 +311,7 @@ func (opts *Options) runEpisode(ctx context.Context, ep episode, buf *bytes.Buff
 		}
 		answer = a
 		msgs = append(msgs, vlm.Message{Role: vlm.RoleAssistant, Text: a})
-		rec.SampleID = ep.id + "_turn_" + itoa(n)
+		rec.SampleID = ep.id + "_turn_" + strconv.Itoa(n)
 		rec.Turn, rec.ActionType, rec.UserMessage, rec.VLMResponse, rec.ExpectedAnswer, rec.Meta = n, s.Action, s.Text, a, s.Expected, s.Meta
 		if err := enc.Encode(&rec); err != nil {
 			return n, err
@@ -318,8 +319,6 @@ func (opts *Options) runEpisode(ctx context.Context, ep episode, buf *bytes.Buff
 		prog.turns.Add(1)
 	}
 }
-
-func itoa(n int) string { return fmt.Sprint(n) }
 
 func skippedText(s []Skipped) string {
 	var parts []string
