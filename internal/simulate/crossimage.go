@@ -110,7 +110,7 @@ func newCrossImage(sc *Scene, difficulty int, rng *rand.Rand) (*crossImage, erro
 		var cands []string
 		for oi := range k.objs {
 			if k.objs[oi].Type == cf.typ {
-				cands = append(cands, imageWord(k.image[oi])+pick(lang, ": ", "：")+displayName(k.objs[oi], lang)+" "+k.cur[oi][cf.attr])
+				cands = append(cands, imageWord(k.image[oi])+pick(lang, ": ", "：")+displayName(k.objs[oi], lang)+pick(lang, " (", "（")+k.cur[oi][cf.attr]+pick(lang, ")", "）"))
 			}
 		}
 		add(Step{Action: ActCrossImageConfusion, Phase: PhaseAmbiguousReference, Text: text,
