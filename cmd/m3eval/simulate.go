@@ -42,6 +42,7 @@ type simulateOptions struct {
 	demoVLM     bool
 	listen      string
 	latency     time.Duration
+	replay      string
 }
 
 func newSimulateCmd() *cobra.Command {
@@ -67,7 +68,8 @@ empty, hang to see how failures are reported). See docs/simulate.md.`,
 		Example: `  m3eval simulate --demo-vlm --scenes annotations/scenes/demo.jsonl &
   m3eval simulate --scenes annotations/scenes/demo.jsonl --endpoint http://127.0.0.1:8000/v1 \
       --model faithful --strategy both --out turns.jsonl
-  m3eval simulate --scenes scenes.jsonl --dry-run`,
+  m3eval simulate --scenes scenes.jsonl --dry-run
+  m3eval simulate --scenes scenes.jsonl --model qwen2-vl-7b --replay turns.jsonl.requests.jsonl --out again.jsonl`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -93,6 +95,7 @@ empty, hang to see how failures are reported). See docs/simulate.md.`,
 	f.IntVar(&o.maxTokens, "max-tokens", 0, "max_tokens of each request (0: the server's default)")
 	f.BoolVar(&o.demoVLM, "demo-vlm", false, "serve the scripted demo VLM for --scenes on --listen instead of simulating")
 	f.StringVar(&o.listen, "listen", "127.0.0.1:8000", "address of --demo-vlm")
+	f.StringVar(&o.replay, "replay", "", "answer from this request log instead of an endpoint (reproduces the logged run)")
 	f.DurationVar(&o.latency, "demo-latency", 0, "delay each --demo-vlm answer (to watch the progress line)")
 	return cmd
 }
@@ -137,8 +140,14 @@ func (o *simulateOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if o.dryRun {
 		return dryRun(opts, stdout, stderr)
 	}
+	if o.replay != "" {
+		if o.model == "" {
+			return usageErrorf("--replay needs the logged run's --model")
+		}
+		return o.runReplay(ctx, opts, stderr)
+	}
 	if o.endpoint == "" || o.model == "" {
-		return usageErrorf("--endpoint and --model are required (or --dry-run)")
+		return usageErrorf("--endpoint and --model are required (or --dry-run, or --replay)")
 	}
 	logPath := o.logPath
 	if logPath == "" && o.out != "-" && o.out != "" {
@@ -164,6 +173,23 @@ func (o *simulateOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
 		opts.Progress = stderr
 	}
+	sum, err := simulate.Run(ctx, opts)
+	printSummary(stderr, sum, o.out)
+	return err
+}
+
+// runReplay runs the simulation against the answers of a request log.
+func (o *simulateOptions) runReplay(ctx context.Context, opts simulate.Options, stderr io.Writer) error {
+	f, err := os.Open(o.replay)
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	rp, err := vlm.NewReplay(o.replay, f)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	opts.Chat = rp
 	sum, err := simulate.Run(ctx, opts)
 	printSummary(stderr, sum, o.out)
 	return err

@@ -262,3 +262,25 @@ func TestSimulateDryRun(t *testing.T) {
 		t.Errorf("dry run printed %d turns:\n%s", n, out)
 	}
 }
+
+// A run replayed from its request log writes the same turns, without the endpoint; the log
+// keeps every attempt, failed ones too.
+func TestSimulateReplay(t *testing.T) {
+	url := demoVLM(t, demoScenesFile, 0)
+	dir := t.TempDir()
+	first := filepath.Join(dir, "first.jsonl")
+	mustRun(t, "simulate", "--scenes", demoScenesFile, "--endpoint", url, "--model", "flaky", "--strategy", "both", "--out", first)
+	log := first + ".requests.jsonl"
+	if n, turns := lineCount(log), lineCount(first); n <= turns {
+		t.Fatalf("the log has %d attempts for %d turns; flaky failures are missing", n, turns)
+	}
+	again := filepath.Join(dir, "again.jsonl")
+	mustRun(t, "simulate", "--scenes", demoScenesFile, "--model", "flaky", "--strategy", "both", "--replay", log, "--out", again)
+	if !slices.Equal(sortedFileLines(t, again), sortedFileLines(t, first)) {
+		t.Fatal("the replayed run differs from the logged one")
+	}
+	out, err := run(t, "simulate", "--scenes", demoScenesFile, "--model", "flaky", "--strategy", "both", "--replay", log, "--seed", "7", "--out", filepath.Join(dir, "other.jsonl"))
+	if err == nil || !strings.Contains(out, "where the log asked") {
+		t.Fatalf("replay with another seed: %v\n%s", err, out)
+	}
+}

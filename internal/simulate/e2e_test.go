@@ -327,3 +327,82 @@ func TestFlakyEndpointRecovers(t *testing.T) {
 		t.Errorf("%d turns from %d requests; summary %+v", len(turns), d.Requests(), sum)
 	}
 }
+
+// The meta of every simulated turn keeps the turn meta contract: only its keys, each of its
+// type and range.
+func TestMetaContract(t *testing.T) {
+	scenes := loadDemo(t)
+	srv, _ := demoServer(t, scenes)
+	phases := map[string]bool{"memory_build": true, "state_evolve": true, "reasoning_test": true, "grounding": true,
+		"filler_injection": true, "ambiguous_reference": true, "attribute_swap": true, "long_context_recall": true, "next_task": true}
+	for _, persona := range []string{"faithful", "confused"} {
+		out, _, err := run(t, scenes, client(t, srv.URL, persona, nil), persona, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(out)
+		for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			var rec struct{ Meta map[string]any }
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range rec.Meta {
+				ok := false
+				switch k {
+				case "language":
+					ok = v == "en" || v == "zh"
+				case "phase":
+					s, _ := v.(string)
+					ok = phases[s]
+				case "entity", "attribute", "false_value", "true_value", "old_value", "new_value":
+					s, isStr := v.(string)
+					ok = isStr && s != ""
+				case "required_evidence":
+					ok = allOf(v, func(x any) bool { _, s := x.(string); return s })
+				case "objects_per_image":
+					ok = allOf(v, func(img any) bool {
+						return allOf(img, func(o any) bool {
+							m, _ := o.(map[string]any)
+							_, id := m["id"].(string)
+							_, typ := m["type"].(string)
+							attrs, isMap := m["attributes"].(map[string]any)
+							for _, a := range attrs {
+								if _, s := a.(string); !s {
+									return false
+								}
+							}
+							return id && typ && isMap && len(m) == 3
+						})
+					})
+				case "ambiguous":
+					_, ok = v.(bool)
+				case "target_image":
+					f, isNum := v.(float64)
+					ok = isNum && f >= 1 && f == float64(int(f))
+				case "confusable_objects":
+					f, isNum := v.(float64)
+					ok = isNum && f >= 0 && f == float64(int(f))
+				case "coverage":
+					f, isNum := v.(float64)
+					ok = isNum && f >= 0 && f <= 1
+				}
+				if !ok {
+					t.Errorf("%s line %d: meta.%s = %v breaks the contract", persona, i+1, k, v)
+				}
+			}
+		}
+	}
+}
+
+func allOf(v any, f func(any) bool) bool {
+	list, ok := v.([]any)
+	if !ok {
+		return false
+	}
+	for _, x := range list {
+		if !f(x) {
+			return false
+		}
+	}
+	return true
+}
