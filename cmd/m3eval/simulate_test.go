@@ -98,9 +98,29 @@ func TestSimulateKill9Resume(t *testing.T) {
 		return []string{"simulate", "--scenes", scenes, "--endpoint", url, "--model", "faithful", "--strategy", "both",
 			"--concurrency", "2", "--out", out}
 	}
+	var ee *exec.ExitError
 	clean := filepath.Join(dir, "clean.jsonl")
 	mustRun(t, args(clean)...)
 	want := sortedFileLines(t, clean)
+
+	// Ctrl-C: exit status 130, the finished episodes kept, the summary says what is left.
+	intr := filepath.Join(dir, "intr.jsonl")
+	ic := exec.Command(bin, args(intr)...)
+	var stderr strings.Builder
+	ic.Stderr = &stderr
+	if err := ic.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(60 * time.Second); lineCount(simulate.JournalPath(intr)) < 2 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	ic.Process.Signal(os.Interrupt)
+	if err := ic.Wait(); !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("after Ctrl-C: %v\n%s", err, stderr.String())
+	}
+	if s := stderr.String(); !strings.Contains(s, "not finished (--resume runs them)") || !strings.Contains(s, "m3eval: interrupted") {
+		t.Errorf("after Ctrl-C stderr says %q", s)
+	}
 
 	out := filepath.Join(dir, "turns.jsonl")
 	cmd := exec.Command(bin, args(out)...)
@@ -113,7 +133,6 @@ func TestSimulateKill9Resume(t *testing.T) {
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	err := cmd.Wait()
-	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 		t.Fatalf("the run ended before the kill: %v", err)
 	}
