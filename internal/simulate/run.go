@@ -90,10 +90,12 @@ type EpisodeError struct {
 	Err     error
 }
 
+// Error implements error.
 func (e *EpisodeError) Error() string {
 	return fmt.Sprintf("%s: turn %d: %v", e.Episode, e.Turn, e.Err)
 }
 
+// Unwrap gives the cause, for errors.Is and errors.As.
 func (e *EpisodeError) Unwrap() error { return e.Err }
 
 // Summary says what a run did.

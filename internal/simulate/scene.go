@@ -90,6 +90,7 @@ type Error struct {
 	Msg   string
 }
 
+// Error implements error.
 func (e *Error) Error() string {
 	if e.Field == "" {
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)

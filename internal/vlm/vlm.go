@@ -100,6 +100,7 @@ type Error struct {
 	Err      error
 }
 
+// Error implements error.
 func (e *Error) Error() string {
 	var s string
 	switch e.Kind {
@@ -128,6 +129,7 @@ func (e *Error) Error() string {
 	return s
 }
 
+// Unwrap gives the cause, for errors.Is and errors.As.
 func (e *Error) Unwrap() error { return e.Err }
 
 // retryable reports whether another attempt may succeed.
