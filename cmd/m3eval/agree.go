@@ -15,10 +15,12 @@ import (
 
 	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/agree/longform"
+	"github.com/m3bench/m3eval/internal/csvout"
 	"github.com/m3bench/m3eval/internal/report"
 )
 
 type agreeOptions struct {
+	csv                  csvout.Options // --raw, --excel
 	auto, schema, levels string
 	bootstrap            int
 	seed                 uint64
@@ -61,6 +63,7 @@ where it is defined), as in story- and summary-level meta-evaluations.`,
 	f.BoolVar(&o.naCategory, "na-category", false, "treat NA as a category of nominal fields instead of missing")
 	f.StringVar(&o.format, "format", "table", "output format: table, json, md or csv")
 	f.StringVarP(&o.output, "output", "o", "", "write to FILE instead of standard output")
+	csvFlags(f, &o.csv)
 	return cmd
 }
 
@@ -72,6 +75,9 @@ func runAgree(cmd *cobra.Command, ratings string, o *agreeOptions) error {
 	}
 	if o.bootstrap < 0 {
 		return usageErrorf("--bootstrap %d: the number of replicates cannot be negative", o.bootstrap)
+	}
+	if err := oneStdin(ratings, o.auto, o.schema, o.levels); err != nil {
+		return err
 	}
 	if o.levels != "" && o.auto == "" {
 		return usageErrorf("--levels needs --auto: it groups the correlations with automatic scores")
@@ -98,7 +104,7 @@ func runAgree(cmd *cobra.Command, ratings string, o *agreeOptions) error {
 	in := report.Inputs{Ratings: filepath.Base(ratings), Auto: base(o.auto), Schema: base(o.schema),
 		NACategory: o.naCategory, Bootstrap: o.bootstrap, Seed: o.seed}
 	return writeOutput(cmd, o.output, func(w io.Writer, color bool) error {
-		return report.Write(w, results, report.Options{Format: report.Format(o.format), Color: color, Bootstrap: o.bootstrap, Inputs: in})
+		return report.Write(w, results, report.Options{Format: report.Format(o.format), Color: color, Bootstrap: o.bootstrap, Inputs: in, CSV: o.csv})
 	})
 }
 
@@ -112,12 +118,12 @@ func base(p string) string {
 // addLevels reads the item groups and adds system- and segment-level correlations to every
 // judge of every ordinal field.
 func addLevels(path string, fields []agree.FieldData, results []agree.FieldResult) error {
-	f, err := os.Open(path)
+	f, name, err := openInput(path, os.Stdin)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	name := filepath.Base(path)
+	name = filepath.Base(name)
 	r := csv.NewReader(bufio.NewReader(f))
 	r.FieldsPerRecord = -1
 	head, err := r.Read()

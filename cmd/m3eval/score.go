@@ -13,12 +13,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/csvout"
 	"github.com/m3bench/m3eval/internal/report"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 )
 
 type scoreOptions struct {
+	csv           csvout.Options // --raw, --excel
 	by            string
 	judges        []string
 	annotators    []string
@@ -63,6 +65,7 @@ JSON) with the reason.`,
 	f.BoolVar(&o.naCategory, "na-category", false, "treat the NA choice as a category of choice fields instead of missing")
 	f.StringVar(&o.format, "format", "table", "output format: table, json, md or csv")
 	f.StringVarP(&o.output, "output", "o", "", "write to FILE instead of standard output")
+	csvFlags(f, &o.csv)
 	return cmd
 }
 
@@ -86,8 +89,8 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoreOptions) error {
 		return err
 	}
 	ctx := cmd.Context()
-	// No rubric to record: score only reads (opening still applies new migrations).
-	s, err := g.openStore(ctx, nil, store.Options{})
+	// Score only reads: a read-only user in a read-only directory can score too.
+	s, err := g.openStore(ctx, nil, store.Options{ReadOnly: true})
 	if err != nil {
 		return err
 	}
@@ -120,7 +123,7 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoreOptions) error {
 	in := report.ScoreInputs{Database: dbName, By: o.by, Annotators: annotators, Judges: judges,
 		IncludeDrafts: o.includeDrafts, NACategory: o.naCategory, Bootstrap: o.bootstrap, Seed: o.seed}
 	return writeOutput(cmd, o.output, func(w io.Writer, color bool) error {
-		return report.WriteSections(w, secs, in, report.Options{Format: report.Format(o.format), Color: color, Bootstrap: o.bootstrap})
+		return report.WriteSections(w, secs, in, report.Options{Format: report.Format(o.format), Color: color, Bootstrap: o.bootstrap, CSV: o.csv})
 	})
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/m3bench/m3eval/internal/simulate"
 	"github.com/m3bench/m3eval/internal/simulate/demovlm"
+	"github.com/m3bench/m3eval/internal/textsafe"
 	"github.com/m3bench/m3eval/internal/vlm"
 )
 
@@ -249,16 +250,8 @@ func printUnplanned(w io.Writer, skipped []simulate.Skipped) {
 	}
 }
 
-// clean drops control characters (terminal escapes) from text that came from data or from
-// the endpoint before it reaches the terminal.
-func clean(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return ' '
-		}
-		return r
-	}, s)
-}
+// clean makes text from data or from the endpoint safe for the terminal, on one line.
+func clean(s string) string { return textsafe.Line(s) }
 
 func (o *simulateOptions) serveDemo(ctx context.Context, scenes []simulate.Scene, stdout io.Writer) error {
 	srv, err := demovlm.New(scenes, os.ReadFile)

@@ -1,19 +1,44 @@
-// Package jsonpath names the place of a problem in a JSON document the way m3eval's errors
-// do (objects_per_image[0][1].attributes.color), from JSON Pointer tokens or from a JSON
-// Schema validation error, and compiles the embedded schemas those errors come from. The readers that validate input (simulate scenes, the VisTrajQA
-// and DomainAV2 converters) share it so their messages read alike.
+// Package jsonpath spells a location in a JSON document the way m3eval's errors name fields:
+// the pointer /turns/0/human_annotation/comments becomes turns[0].human_annotation.comments.
+// It also compiles the embedded JSON Schemas that input readers validate against and names
+// the field and the problem of a validation error, so those readers' messages read alike.
 package jsonpath
 
 import (
 	"bytes"
+	"iter"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
+
+// Pointer spells a JSON pointer.
+func Pointer(p jsontext.Pointer) string { return spell(p.Tokens()) }
+
+// Tokens spells a pointer given as its tokens (as JSON Schema validators report them).
+func Tokens(tokens []string) string { return spell(slices.Values(tokens)) }
+
+// spell writes array indexes as [n] and object keys joined by dots.
+func spell(tokens iter.Seq[string]) string {
+	var b strings.Builder
+	for t := range tokens {
+		if _, err := strconv.Atoi(t); err == nil {
+			b.WriteString("[" + t + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(t)
+	}
+	return b.String()
+}
 
 // CompileSchema compiles a JSON Schema document (an embedded file) under a resource name.
 func CompileSchema(url string, doc []byte) (*jsonschema.Schema, error) {
@@ -28,29 +53,13 @@ func CompileSchema(url string, doc []byte) (*jsonschema.Schema, error) {
 	return c.Compile(url)
 }
 
-// Format writes JSON Pointer tokens as step_plan[3].step_num.
-func Format(tokens []string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		if _, err := strconv.Atoi(t); err == nil {
-			b.WriteString("[" + t + "]")
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(t)
-	}
-	return b.String()
-}
-
 var printer = message.NewPrinter(language.English)
 
 // SchemaProblem picks the first leaf of a validation error tree (the innermost cause) and
 // says where and what: a missing property is named as the field, with "missing".
 func SchemaProblem(ve *jsonschema.ValidationError) (field, msg string) {
 	ve = Leaf(ve)
-	field = Format(ve.InstanceLocation)
+	field = Tokens(ve.InstanceLocation)
 	if req, ok := ve.ErrorKind.(*kind.Required); ok && len(req.Missing) > 0 {
 		return Join(field, req.Missing[0]), "missing"
 	}

@@ -1,36 +1,34 @@
-package jsonpath
+package jsonpath_test
 
 import (
 	"bytes"
 	"errors"
-	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/m3bench/m3eval/internal/jsonpath"
 )
 
-func TestFormat(t *testing.T) {
-	for _, c := range []struct {
-		in   []string
-		want string
-	}{
-		{nil, ""},
-		{[]string{"a"}, "a"},
-		{[]string{"objects_per_image", "0", "1", "attributes", "color"}, "objects_per_image[0][1].attributes.color"},
-		{[]string{"0", "x"}, "[0].x"},
+func TestSpelling(t *testing.T) {
+	for p, want := range map[jsontext.Pointer]string{
+		"":                                   "",
+		"/sample_id":                         "sample_id",
+		"/turns/0/human_annotation/comments": "turns[0].human_annotation.comments",
+		"/a~1b/12":                           "a/b[12]",
 	} {
-		if got := Format(c.in); got != c.want {
-			t.Errorf("Format(%q) = %q, want %q", c.in, got, c.want)
+		if got := jsonpath.Pointer(p); got != want {
+			t.Errorf("Pointer(%q) = %q, want %q", p, got, want)
 		}
+	}
+	if got := jsonpath.Tokens([]string{"step_plan", "3", "step_num"}); got != "step_plan[3].step_num" {
+		t.Errorf("Tokens = %q", got)
 	}
 }
 
 func TestSchemaProblem(t *testing.T) {
-	schema := `{"type":"object","required":["id"],"properties":{"items":{"type":"array","items":{"type":"object","required":["n"],"properties":{"n":{"type":"integer"}}}}}}`
-	doc, _ := jsonschema.UnmarshalJSON(strings.NewReader(schema))
-	c := jsonschema.NewCompiler()
-	c.AddResource("s.json", doc)
-	sch, err := c.Compile("s.json")
+	sch, err := jsonpath.CompileSchema("s.json", []byte(`{"type":"object","required":["id"],"properties":{"items":{"type":"array","items":{"type":"object","required":["n"],"properties":{"n":{"type":"integer"}}}}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +42,7 @@ func TestSchemaProblem(t *testing.T) {
 		if !errors.As(sch.Validate(inst), &ve) {
 			t.Fatalf("%s validated", tc.in)
 		}
-		if f, m := SchemaProblem(ve); f != tc.field || m != tc.msg {
+		if f, m := jsonpath.SchemaProblem(ve); f != tc.field || m != tc.msg {
 			t.Errorf("%s: %q %q, want %q %q", tc.in, f, m, tc.field, tc.msg)
 		}
 	}

@@ -1,13 +1,14 @@
 package report
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/csvout"
+	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 // writeMarkdown writes one GitHub-flavoured table per field, three decimals, undefined
@@ -46,13 +47,14 @@ func writeMarkdown(w io.Writer, results []agree.FieldResult, o Options) error {
 	return err
 }
 
+// escapeMD also neutralizes control characters: names in the report come from data.
 func escapeMD(s string) string {
-	return strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`).Replace(s)
+	return strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`).Replace(textsafe.Line(s))
 }
 
 // writeCSV writes one line per statistic, full precision, for spreadsheets and scripts.
-func writeCSV(w io.Writer, results []agree.FieldResult) error {
-	cw := csv.NewWriter(w)
+func writeCSV(w io.Writer, results []agree.FieldResult, co csvout.Options) error {
+	cw := csvout.NewWriter(w, co)
 	cw.Write([]string{"field", "group", "statistic", "key", "value", "n", "ci95_lo", "ci95_hi", "se", "undefined_reason"})
 	num := func(v agree.Value) string {
 		if x, ok := v.Float(); ok {

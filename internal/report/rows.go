@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/csvout"
 )
 
 // row is one line of the human-readable formats: a statistic with the number of items it
@@ -188,6 +189,9 @@ type Options struct {
 	// Bootstrap is the number of replicates, for the note under the tables.
 	Bootstrap int
 	Inputs    Inputs
+	// CSV neutralizes formula-like cells of the CSV format (unless Raw) and may add a byte
+	// order mark.
+	CSV csvout.Options
 }
 
 // Write renders results in the chosen format.
@@ -198,7 +202,7 @@ func Write(w io.Writer, results []agree.FieldResult, o Options) error {
 	case Markdown:
 		return writeMarkdown(w, results, o)
 	case CSV:
-		return writeCSV(w, results)
+		return writeCSV(w, results, o.CSV)
 	case Table, "":
 		return writeTable(w, results, o)
 	}

@@ -1,13 +1,13 @@
 package report
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/csvout"
 )
 
 // Section is one block of a grouped report (m3eval score --by): the results of every field
@@ -41,7 +41,7 @@ func WriteSections(w io.Writer, secs []Section, in ScoreInputs, o Options) error
 	case JSONFmt:
 		return sectionsJSON(w, secs, in)
 	case CSV:
-		return sectionsCSV(w, secs, in.By)
+		return sectionsCSV(w, secs, in.By, o.CSV)
 	case Markdown, Table, "":
 		var all []agree.FieldResult
 		for _, s := range secs {
@@ -109,8 +109,8 @@ func sectionsJSON(w io.Writer, secs []Section, in ScoreInputs) error {
 
 // sectionsCSV writes the rows of m3eval agree's CSV, each led by the grouping attribute and
 // the group's value (both empty for the overall rows).
-func sectionsCSV(w io.Writer, secs []Section, by string) error {
-	cw := csv.NewWriter(w)
+func sectionsCSV(w io.Writer, secs []Section, by string, co csvout.Options) error {
+	cw := csvout.NewWriter(w, co)
 	cw.Write([]string{"by", "by_value", "field", "group", "statistic", "key", "value", "n", "ci95_lo", "ci95_hi", "se", "undefined_reason"})
 	num := func(v agree.Value) string {
 		if x, ok := v.Float(); ok {

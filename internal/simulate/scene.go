@@ -237,7 +237,7 @@ func (sc *Scene) check() *Error {
 func schemaProblem(ve *jsonschema.ValidationError) (field, msg string) {
 	leaf := jsonpath.Leaf(ve)
 	if ap, ok := leaf.ErrorKind.(*kind.AdditionalProperties); ok && len(ap.Properties) > 0 {
-		return jsonpath.Join(jsonpath.Format(leaf.InstanceLocation), ap.Properties[0]), "unknown field (see the scene schema)"
+		return jsonpath.Join(jsonpath.Tokens(leaf.InstanceLocation), ap.Properties[0]), "unknown field (see the scene schema)"
 	}
 	return jsonpath.SchemaProblem(ve)
 }

@@ -33,7 +33,7 @@ type editTx struct {
 }
 
 func (q *Queue) edit(ctx context.Context, e Edit, create bool, fn func(*editTx) error) (*Annotation, error) {
-	tx, err := q.s.db.BeginTx(ctx, nil)
+	tx, err := q.s.beginWrite(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +116,9 @@ func (et *editTx) setStatus(status string) error {
 	if status == dataset.StatusDone {
 		annotatedAt = et.now
 	}
-	if _, err := et.tx.ExecContext(et.ctx, `UPDATE annotations SET status = ?, annotated_at = ? WHERE id = ?`, status, annotatedAt, et.id); err != nil {
+	// Submitting re-confirms a label made on earlier content of a replaced turn.
+	if _, err := et.tx.ExecContext(et.ctx, `UPDATE annotations SET status = ?, annotated_at = ?,
+		stale = stale AND ? <> 'done' WHERE id = ?`, status, annotatedAt, status, et.id); err != nil {
 		return err
 	}
 	return et.record("status", "", &cur, &status)
@@ -197,9 +199,16 @@ func (q *Queue) AddActive(ctx context.Context, e Edit) error {
 	if e.Active <= 0 {
 		return nil
 	}
-	_, err := q.s.db.ExecContext(ctx, `UPDATE annotations SET active_ms = active_ms + ? WHERE annotator_id = ? AND turn_id = ?`,
-		e.Active.Milliseconds(), q.annotatorID, e.TurnID)
-	return err
+	tx, err := q.s.beginWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `UPDATE annotations SET active_ms = active_ms + ? WHERE annotator_id = ? AND turn_id = ?`,
+		e.Active.Milliseconds(), q.annotatorID, e.TurnID); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // Undone says what an undo reverted.

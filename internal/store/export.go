@@ -25,7 +25,7 @@ func exportWhere(o ExportOptions) (string, []any) {
 func (s *Store) ExportAnnotators(ctx context.Context, o ExportOptions) ([]string, error) {
 	w, args := exportWhere(o)
 	rows, err := s.db.QueryContext(ctx, `SELECT an.name FROM annotators an WHERE EXISTS (
-		SELECT 1 FROM annotations a WHERE a.annotator_id = an.id AND `+w+`) ORDER BY an.name`, args...)
+		SELECT 1 FROM visible_annotations a WHERE a.annotator_id = an.id AND `+w+`) ORDER BY an.name`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list annotators: %w", err)
 	}
@@ -52,11 +52,11 @@ func (s *Store) Export(ctx context.Context, o ExportOptions, fn func(*dataset.La
 	rows, err := s.db.QueryContext(ctx, `SELECT t.id, t.sample_id, e.episode_key, t.turn, t.action_type, t.task_type,
 		t.user_message, t.vlm_response, t.expected_answer, t.images, t.model, t.meta,
 		an.name, a.status, a.flagged, a.flag_reason, a.rubric_version, a.active_ms,
-		COALESCE(a.annotated_at, a.updated_at),
+		COALESCE(a.annotated_at, a.updated_at), a.stale,
 		(SELECT json_group_object(v.field, v.value) FROM annotation_values v WHERE v.annotation_id = a.id)
-		FROM annotations a
+		FROM visible_annotations a
 		JOIN annotators an ON an.id = a.annotator_id
-		JOIN turns t ON t.id = a.turn_id
+		JOIN visible_turns t ON t.id = a.turn_id
 		JOIN episodes e ON e.id = t.episode_id
 		WHERE `+w+` ORDER BY t.episode_id, t.turn, an.name`, args...)
 	if err != nil {
@@ -76,7 +76,7 @@ func (s *Store) Export(ctx context.Context, o ExportOptions, fn func(*dataset.La
 		)
 		if err := rows.Scan(&id, &t.SampleID, &t.EpisodeID, &t.Turn, &t.ActionType, &t.TaskType, &t.UserMessage,
 			&t.VLMResponse, &t.ExpectedAnswer, &images, &t.Model, &meta,
-			&l.Annotator, &l.Status, &l.Flagged, &l.FlagReason, &l.RubricVersion, &ms, &at, &values); err != nil {
+			&l.Annotator, &l.Status, &l.Flagged, &l.FlagReason, &l.RubricVersion, &ms, &at, &l.Stale, &values); err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
 		if cur == nil || id != curID {
@@ -116,6 +116,7 @@ func (s *Store) Export(ctx context.Context, o ExportOptions, fn func(*dataset.La
 type AnnotatorStatus struct {
 	Name                          string
 	Done, Draft, Flagged, Skipped int
+	Stale                         int // drafts made on earlier content of a replaced turn
 	MedianActive                  time.Duration
 	HasMedian                     bool
 }
@@ -129,14 +130,16 @@ type Status struct {
 // Status reads the summary of `m3eval status`.
 func (s *Store) Status(ctx context.Context) (*Status, error) {
 	st := &Status{}
-	if err := s.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM turns), (SELECT count(*) FROM episodes)`).
+	if err := s.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM visible_turns),
+		(SELECT count(*) FROM episodes WHERE import_batch IS NULL OR import_batch NOT IN (SELECT id FROM import_batches))`).
 		Scan(&st.Turns, &st.Episodes); err != nil {
 		return nil, fmt.Errorf("status: %w", err)
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT an.id, an.name,
 		count(*) FILTER (WHERE a.status = 'done'), count(*) FILTER (WHERE a.status = 'draft'),
-		count(*) FILTER (WHERE a.flagged), count(*) FILTER (WHERE a.skip_seq IS NOT NULL)
-		FROM annotators an JOIN annotations a ON a.annotator_id = an.id GROUP BY an.id ORDER BY an.name`)
+		count(*) FILTER (WHERE a.flagged), count(*) FILTER (WHERE a.skip_seq IS NOT NULL),
+		count(*) FILTER (WHERE a.stale)
+		FROM annotators an JOIN visible_annotations a ON a.annotator_id = an.id GROUP BY an.id ORDER BY an.name`)
 	if err != nil {
 		return nil, fmt.Errorf("status: %w", err)
 	}
@@ -144,7 +147,7 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 	for rows.Next() {
 		var id int64
 		var a AnnotatorStatus
-		if err := rows.Scan(&id, &a.Name, &a.Done, &a.Draft, &a.Flagged, &a.Skipped); err != nil {
+		if err := rows.Scan(&id, &a.Name, &a.Done, &a.Draft, &a.Flagged, &a.Skipped, &a.Stale); err != nil {
 			rows.Close()
 			return nil, err
 		}

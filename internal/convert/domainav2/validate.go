@@ -469,7 +469,7 @@ func decodeProblem(err error) (path, msg string) {
 		if se.GoType != nil {
 			want = jsonKind(se.GoType.String())
 		}
-		return formatPointer(se.JSONPointer), fmt.Sprintf("JSON %s where %s expected", kindName(se.JSONKind), want)
+		return jsonpath.Pointer(se.JSONPointer), fmt.Sprintf("JSON %s where %s expected", kindName(se.JSONKind), want)
 	}
 	return "", "invalid JSON: " + err.Error()
 }
@@ -491,9 +491,6 @@ func kindName(k jsontext.Kind) string {
 	}
 	return "value"
 }
-
-// formatPointer writes a JSON Pointer as sessions[3].dialogue[0].role.
-func formatPointer(p jsontext.Pointer) string { return jsonpath.Format(slices.Collect(p.Tokens())) }
 
 // jsonKind turns a Go type name from a decoding error into the JSON kind it stands for.
 func jsonKind(goType string) string {

@@ -38,7 +38,7 @@ func Schema() (*jsonschema.Schema, error) { return compiled() }
 func locate(b []byte, decodeErr error) (path, msg string) {
 	var syn *jsontext.SyntacticError
 	if errors.As(decodeErr, &syn) {
-		return formatPointer(syn.JSONPointer), fmt.Sprintf("invalid JSON at byte %d: %v", syn.ByteOffset, syn.Err)
+		return jsonpath.Pointer(syn.JSONPointer), fmt.Sprintf("invalid JSON at byte %d: %v", syn.ByteOffset, syn.Err)
 	}
 	if sch, err := compiled(); err == nil {
 		if doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b)); err == nil {
@@ -57,7 +57,7 @@ func locate(b []byte, decodeErr error) (path, msg string) {
 		case se.Err != nil:
 			msg = se.Err.Error()
 		}
-		return formatPointer(se.JSONPointer), msg
+		return jsonpath.Pointer(se.JSONPointer), msg
 	}
 	return "", decodeErr.Error()
 }
@@ -82,19 +82,8 @@ func goKind(t reflect.Type) string {
 	return "an object"
 }
 
-func formatPointer(p jsontext.Pointer) string {
-	var tokens []string
-	for t := range p.Tokens() {
-		tokens = append(tokens, t)
-	}
-	return formatPath(tokens)
-}
-
 // schemaProblem picks the first leaf of a validation error tree (the innermost cause) and
 // formats it the way the hand checks do.
 func schemaProblem(ve *jsonschema.ValidationError) (path, msg string) {
 	return jsonpath.SchemaProblem(ve)
 }
-
-// formatPath writes a JSON Pointer's tokens as step_plan[3].step_num.
-func formatPath(tokens []string) string { return jsonpath.Format(tokens) }
