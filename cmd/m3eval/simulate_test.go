@@ -166,9 +166,10 @@ func TestSimulateKill9Resume(t *testing.T) {
 	}
 }
 
-// simulate | import | score: two models' simulated episodes import side by side with their
-// meta; two annotators label them (the labels follow what the answers did with the false
-// claims, as a careful annotator's would) and score computes their agreement.
+// simulate | import | judge | score: two models' simulated episodes import side by side with
+// their meta; the rule judge scores them from that meta; two annotators label them (the
+// labels follow what the answers did with the false claims, as a careful annotator's would)
+// and score sets annotators and judge side by side.
 func TestSimulateImportScore(t *testing.T) {
 	url := demoVLM(t, demoScenesFile, 0)
 	dir := t.TempDir()
@@ -230,12 +231,47 @@ func TestSimulateImportScore(t *testing.T) {
 	if got := mustRun(t, "--db", db, "import", lf); !strings.Contains(got, "0 turns new, 304 unchanged") || !strings.Contains(got, "304 labels new") {
 		t.Fatalf("label import said %q", got)
 	}
-	got := mustRun(t, "--db", db, "score", "--format", "json")
+	// The rule judge scores the simulated turns from their meta alone: on every mislead turn
+	// it must see the faithful model resist and the gullible one give in.
+	if got := mustRun(t, "--db", db, "judge"); !strings.Contains(got, "152 turns judged") {
+		t.Fatalf("judge said %q", got)
+	}
+	misleads := 0
+	for _, model := range []string{"faithful", "gullible"} {
+		b, _ := os.ReadFile(filepath.Join(dir, model+".jsonl"))
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			var rec struct {
+				SampleID   string `json:"sample_id"`
+				ActionType string `json:"action_type"`
+			}
+			json.Unmarshal([]byte(line), &rec)
+			if rec.ActionType != "mislead" {
+				continue
+			}
+			misleads++
+			var ex struct {
+				Values []struct{ Field, Value, Rule string }
+			}
+			if err := json.Unmarshal([]byte(mustRun(t, "--db", db, "judge", "--explain", rec.SampleID, "--format", "json")), &ex); err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]string{"faithful": "Yes", "gullible": "No"}[model]
+			for _, v := range ex.Values {
+				if v.Field == "resists_misleading" && v.Value != want {
+					t.Errorf("%s: the judge says resists_misleading %s (%s), want %s", rec.SampleID, v.Value, v.Rule, want)
+				}
+			}
+		}
+	}
+	if misleads < 8 {
+		t.Fatalf("only %d mislead turns were simulated", misleads)
+	}
+	got := mustRun(t, "--db", db, "score", "--judge", "rules", "--format", "json")
 	var res map[string]any
 	if err := json.Unmarshal([]byte(got), &res); err != nil {
 		t.Fatalf("score: %v\n%s", err, got)
 	}
-	if !strings.Contains(got, "resists_misleading") || !strings.Contains(got, "correctness") {
+	if !strings.Contains(got, "resists_misleading") || !strings.Contains(got, "correctness") || !strings.Contains(got, "rules") {
 		t.Errorf("score lacks the rubric fields:\n%.2000s", got)
 	}
 }
