@@ -8,11 +8,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/simulate"
 	"github.com/m3bench/m3eval/internal/simulate/demovlm"
 	"github.com/m3bench/m3eval/internal/vlm"
@@ -345,6 +348,23 @@ func TestMetaContract(t *testing.T) {
 			var rec struct{ Meta map[string]any }
 			if err := json.Unmarshal([]byte(line), &rec); err != nil {
 				t.Fatal(err)
+			}
+			// The judge's reader takes it, and reads what was written.
+			var raw struct{ Meta json.RawMessage }
+			var ours struct{ Meta simulate.Meta }
+			json.Unmarshal([]byte(line), &raw)
+			json.Unmarshal([]byte(line), &ours)
+			dm, err := dataset.ParseMeta(raw.Meta)
+			if err != nil {
+				t.Fatalf("%s line %d: dataset.ParseMeta: %v", persona, i+1, err)
+			}
+			m := ours.Meta
+			if dm.Language != string(m.Language) || dm.Phase != string(m.Phase) || dm.Entity != m.Entity || dm.Attribute != m.Attribute ||
+				dm.FalseValue != m.FalseValue || dm.TrueValue != m.TrueValue || dm.OldValue != m.OldValue || dm.NewValue != m.NewValue ||
+				!slices.Equal(dm.RequiredEvidence, m.RequiredEvidence) || !reflect.DeepEqual(dm.ObjectsPerImage, m.ObjectsPerImage) ||
+				dm.TargetImage != m.TargetImage || !reflect.DeepEqual(dm.Ambiguous, m.Ambiguous) ||
+				!reflect.DeepEqual(dm.ConfusableObjects, m.ConfusableObjects) || !reflect.DeepEqual(dm.Coverage, m.Coverage) {
+				t.Errorf("%s line %d: dataset.ParseMeta reads %+v, we wrote %+v", persona, i+1, dm, m)
 			}
 			for k, v := range rec.Meta {
 				ok := false

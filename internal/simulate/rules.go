@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+
+	"github.com/m3bench/m3eval/internal/dataset"
 )
 
 // Phase is the simulator phase a turn belongs to (meta.phase).
@@ -21,7 +23,9 @@ const (
 	PhaseLongContextRecall  Phase = "long_context_recall"
 )
 
-// Meta is a simulated turn's meta object: exactly the keys of the turn meta contract.
+// Meta is a simulated turn's meta object: exactly the keys of the turn meta contract, as
+// dataset.Meta reads them (that type carries no JSON names to write with; TestMetaContract
+// checks that every meta written here reads back through dataset.ParseMeta unchanged).
 type Meta struct {
 	Language          Language       `json:"language"`
 	Phase             Phase          `json:"phase"`
@@ -39,12 +43,9 @@ type Meta struct {
 	Coverage          *float64       `json:"coverage,omitempty"`
 }
 
-// MetaObject is an object as meta.objects_per_image lists it.
-type MetaObject struct {
-	ID         string            `json:"id"`
-	Type       string            `json:"type"`
-	Attributes map[string]string `json:"attributes"`
-}
+// MetaObject is an object as meta.objects_per_image lists it: the shared type the judge
+// reads.
+type MetaObject = dataset.MetaObject
 
 // Step is one user turn a strategy chose: what to send and what a good answer holds.
 type Step struct {
