@@ -45,9 +45,24 @@ func newTerminal(t *testing.T) *terminal {
 	return term
 }
 
+// terminalEnv is the test's environment as a user's terminal has it: without CI, which CI
+// runners set and which termenv takes to mean "no terminal" (colour off), although the
+// program runs in a real one, tmux's.
+func terminalEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "CI=") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
 func (term *terminal) tmux(args ...string) string {
 	term.t.Helper()
-	out, err := exec.Command("tmux", append([]string{"-L", term.socket}, args...)...).CombinedOutput()
+	cmd := exec.Command("tmux", append([]string{"-L", term.socket}, args...)...)
+	cmd.Env = terminalEnv()
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		term.t.Fatalf("tmux %v: %v\n%s", args, err, out)
 	}
