@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/m3bench/m3eval/internal/agree/agreetest"
 )
 
 // The real-data tests convert the public HANNA and XSum files of ../shared/data to the long
@@ -23,10 +25,9 @@ import (
 //	cd /tmp/rd/<dataset> && /usr/bin/python3 .../shared/oracle/oracle.py ... (see cmd.txt)
 var realdataWrite = flag.String("realdata-write", "", "write the long-form conversions of the real data sets to this folder")
 
-const (
-	sharedData   = "../../../shared/data"
-	realdataRefs = "../../internal/agree/testdata/realdata"
-)
+var sharedData = agreetest.Shared("data")
+
+const realdataRefs = "../../internal/agree/testdata/realdata"
 
 var hannaCriteria = []struct{ name, code string }{
 	{"Relevance", "RE"}, {"Coherence", "CH"}, {"Empathy", "EM"},

@@ -10,9 +10,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/m3bench/m3eval/internal/agree/agreetest"
 )
 
-const oracleCases = "../../../shared/oracle/cases"
+var oracleCases = agreetest.Shared("oracle/cases")
 
 // runAgree runs "m3eval agree args..." in-process and returns standard output and the error.
 func runAgreeCmd(t *testing.T, args ...string) (string, error) {

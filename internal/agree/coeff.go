@@ -337,10 +337,19 @@ func gwet(t *tally, values []int64, w Weighting) Value {
 	return ratio(pa-pe, 1-pe, "pe == 1")
 }
 
-// ICC holds the six intraclass correlations of Shrout & Fleiss (1979).
+// ICC holds the six intraclass correlations of Shrout & Fleiss (1979), over the complete
+// items. In McGraw & Wong's (1996) notation: ICC(1,1) = ICC(1) one-way random, single rater;
+// ICC(2,1) = ICC(A,1) two-way random, absolute agreement; ICC(3,1) = ICC(C,1) two-way mixed,
+// consistency; the ",k" forms are the same for the mean of k raters (ICC(k), ICC(A,k),
+// ICC(C,k)).
 type ICC struct {
 	ICC11, ICC21, ICC31, ICC1k, ICC2k, ICC3k Value
 	N                                        int // complete items
+	K                                        int // raters
+	// The ANOVA mean squares: rows (items), columns (raters), residual, within rows.
+	MSR, MSC, MSE, MSW float64
+	// Tests holds the F test and confidence interval of each form, in the order above.
+	Tests [6]ICCTest
 }
 
 // icc computes the ICCs from the exact integer sums of the complete items, so the sums of
@@ -348,10 +357,11 @@ type ICC struct {
 func icc(t *tally) ICC {
 	r := t.r
 	n := t.items[r]
-	out := ICC{N: int(n)}
+	out := ICC{N: int(n), K: r}
 	if n < 2 || r < 2 {
 		u := Undefined("needs >= 2 complete items and >= 2 raters")
 		out.ICC11, out.ICC21, out.ICC31, out.ICC1k, out.ICC2k, out.ICC3k = u, u, u, u, u, u
+		out.Tests = iccTests(out, 0.05)
 		return out
 	}
 	bi := func(x int64) *big.Int { return big.NewInt(x) }
@@ -396,5 +406,10 @@ func icc(t *tally) ICC {
 	out.ICC1k = div(sub(msr, msw), msr)
 	out.ICC2k = div(sub(msr, mse), add(msr, colTerm))
 	out.ICC3k = div(sub(msr, mse), msr)
+	out.MSR, _ = msr.Float64()
+	out.MSC, _ = msc.Float64()
+	out.MSE, _ = mse.Float64()
+	out.MSW, _ = msw.Float64()
+	out.Tests = iccTests(out, 0.05)
 	return out
 }

@@ -79,7 +79,55 @@ func (p *pairs) pearson(w []int32, s *corrScratch) Value {
 	if constant(p.x, w) || constant(p.y, w) {
 		return Undefined("constant input (zero variance)")
 	}
-	return Num(stat.Correlation(p.x, p.y, floatWeights(w, s)))
+	return Num(scaledCorrelation(p.x, p.y, w))
+}
+
+// scaledCorrelation is Pearson's r of the points weighted by w (nil: all 1). The deviations
+// from the means are divided by their largest magnitude before any product is formed, so
+// tiny but varying values (HANNA's CIDEr column holds scores like 1e-310, whose squared
+// deviations underflow to 0) give the same r as SciPy and R instead of 0/0. gonum's
+// stat.Correlation squares the raw deviations, hence this by hand.
+func scaledCorrelation(x, y []float64, w []int32) float64 {
+	var sw, sx, sy float64
+	for i := range x {
+		wi := 1.0
+		if w != nil {
+			if w[i] == 0 {
+				continue
+			}
+			wi = float64(w[i])
+		}
+		sw += wi
+		sx += wi * x[i]
+		sy += wi * y[i]
+	}
+	mx, my := sx/sw, sy/sw
+	var ax, ay float64
+	for i := range x {
+		if w != nil && w[i] == 0 {
+			continue
+		}
+		ax = math.Max(ax, math.Abs(x[i]-mx))
+		ay = math.Max(ay, math.Abs(y[i]-my))
+	}
+	if ax == 0 || ay == 0 {
+		return math.NaN()
+	}
+	var sxy, sxx, syy float64
+	for i := range x {
+		wi := 1.0
+		if w != nil {
+			if w[i] == 0 {
+				continue
+			}
+			wi = float64(w[i])
+		}
+		dx, dy := (x[i]-mx)/ax, (y[i]-my)/ay
+		sxy += wi * dx * dy
+		sxx += wi * dx * dx
+		syy += wi * dy * dy
+	}
+	return sxy / math.Sqrt(sxx*syy)
 }
 
 func floatWeights(w []int32, s *corrScratch) []float64 {

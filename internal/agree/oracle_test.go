@@ -19,7 +19,7 @@ import (
 )
 
 // publicCases is the oracle's case folder, beside the clone in CI and on the dev machines.
-const publicCases = "../../../shared/oracle/cases"
+var publicCases = agreetest.Shared("oracle/cases")
 
 const tol = 1e-9
 

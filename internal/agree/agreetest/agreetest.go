@@ -4,6 +4,8 @@ package agreetest
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -64,4 +66,24 @@ func CompareBootstrap(t *testing.T, oracleFields, ourFields map[string]any, fact
 		}
 	}
 	return n
+}
+
+// Shared returns the path of rel (e.g. "oracle/cases") inside the shared/ folder that lies
+// beside the repository: the nearest ancestor of the working directory holding shared/rel.
+// A clone in /work/main and a worktree in /work/wt/issue-N both find /work/shared. When no
+// ancestor has it, the path beside the repository is returned, so the error names it.
+func Shared(rel string) string {
+	dir, err := filepath.Abs(".")
+	if err == nil {
+		for d := dir; ; d = filepath.Dir(d) {
+			p := filepath.Join(d, "shared", rel)
+			if _, err := os.Stat(p); err == nil {
+				return p
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	return filepath.Join("..", "..", "..", "shared", rel)
 }
