@@ -413,3 +413,23 @@ func icc(t *tally) ICC {
 	out.Tests = iccTests(out, 0.05)
 	return out
 }
+
+// ICCForm names one ICC form in both notations.
+type ICCForm struct {
+	// ShroutFleiss is Shrout & Fleiss's (1979) name, e.g. "ICC(2,1)" (also the JSON key).
+	ShroutFleiss string
+	// McGrawWong is McGraw & Wong's (1996) name, e.g. "ICC(A,1)".
+	McGrawWong string
+	// Model says what it measures.
+	Model string
+}
+
+// ICCForms lists the six forms in the order of [ICC]'s fields and of ICC.Tests.
+var ICCForms = [6]ICCForm{
+	{"ICC(1,1)", "ICC(1)", "one-way random, single rater"},
+	{"ICC(2,1)", "ICC(A,1)", "two-way random, absolute agreement, single rater"},
+	{"ICC(3,1)", "ICC(C,1)", "two-way mixed, consistency, single rater"},
+	{"ICC(1,k)", "ICC(k)", "one-way random, mean of k raters"},
+	{"ICC(2,k)", "ICC(A,k)", "two-way random, absolute agreement, mean of k raters"},
+	{"ICC(3,k)", "ICC(C,k)", "two-way mixed, consistency, mean of k raters"},
+}

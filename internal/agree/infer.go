@@ -344,7 +344,9 @@ func iccTests(c ICC, alpha float64) [6]ICCTest {
 	df11n, df11d := n-1, n*(k-1)
 	f21 := msr / mse
 	df21n, df21d := n-1, (n-1)*(k-1)
-	fsf := func(f, d1, d2 float64) float64 { return distuv.F{D1: d1, D2: d2}.Survival(f) }
+	// P(F > f) = I_{d2/(d2+d1·f)}(d2/2, d1/2): the upper tail directly, since gonum's
+	// F.Survival is 1 − CDF and loses every p-value below 1e-16.
+	fsf := func(f, d1, d2 float64) float64 { return mathext.RegIncBeta(d2/2, d1/2, d2/(d2+d1*f)) }
 	qf := func(p, d1, d2 float64) float64 { return distuv.F{D1: d1, D2: d2}.Quantile(p) }
 	p11 := fsf(f11, df11n, df11d)
 	p21 := fsf(f21, df21n, df21d)
@@ -434,4 +436,15 @@ func AdjustP(p []float64, m Adjustment) []float64 {
 		}
 	}
 	return out
+}
+
+// KendallTest returns Kendall's tau-b of x and y, its test (as SciPy's kendalltau with
+// method="auto") and the tie counts.
+func KendallTest(x, y []float64) (Value, Test, KendallTies) {
+	if len(x) < 2 {
+		u := Undefined("fewer than 2 items")
+		return u, noTest("fewer than 2 items"), KendallTies{}
+	}
+	k := newPairs(x, y).countKendall()
+	return k.tauB(), k.test(), k.ties
 }
