@@ -23,6 +23,8 @@ const (
 	MethodKendallExact Method = "exact"             // exact null distribution of Kendall's S (no ties)
 	MethodNormal       Method = "asymptotic normal" // z against N(0, 1)
 	MethodF            Method = "F"                 // F test of the ICC (McGraw & Wong 1996)
+	MethodBootstrap    Method = "bootstrap"         // share of paired bootstrap replicates on either side of 0
+	MethodWilliams     Method = "Williams t"        // Williams' t for dependent correlations, n−3 df
 	MethodNone         Method = ""                  // no test
 )
 
@@ -447,4 +449,65 @@ func KendallTest(x, y []float64) (Value, Test, KendallTies) {
 	}
 	k := newPairs(x, y).countKendall()
 	return k.tauB(), k.test(), k.ties
+}
+
+// ForEachTest calls fn on every test of r: pairwise kappas, ICCs, and each judge's kappas
+// and correlations (system level included).
+func ForEachTest(r *FieldResult, fn func(*Test)) {
+	for i := range r.Pairwise {
+		for w := range r.Pairwise[i].KappaTest {
+			fn(&r.Pairwise[i].KappaTest[w])
+		}
+	}
+	if r.ICC != nil {
+		for i := range r.ICC.Tests {
+			fn(&r.ICC.Tests[i].Test)
+		}
+	}
+	for i := range r.Judges {
+		j := &r.Judges[i]
+		for w := range j.KappaTest {
+			fn(&j.KappaTest[w])
+		}
+		for _, t := range []*CorrTests{&j.Tests, levelTests(j.SystemLevel)} {
+			if t != nil {
+				fn(&t.Pearson)
+				fn(&t.Spearman)
+				fn(&t.Kendall)
+			}
+		}
+	}
+	for i := range r.Comparisons {
+		for s := range r.Comparisons[i].Tests {
+			fn(&r.Comparisons[i].Tests[s])
+		}
+	}
+}
+
+func levelTests(l *LevelCorr) *CorrTests {
+	if l == nil {
+		return nil
+	}
+	return &l.Tests
+}
+
+// Adjust fills PAdjusted of every defined test in results, taking all of them (every
+// field, judge and statistic of the report) as one family. ICC(1,1) and ICC(1,k) share one
+// F test, as do the four two-way forms; each distinct test still counts once per form
+// reported, which errs on the conservative side.
+func Adjust(results []FieldResult, m Adjustment) {
+	var ps []float64
+	var tests []*Test
+	for i := range results {
+		ForEachTest(&results[i], func(t *Test) {
+			if p, ok := t.P.Float(); ok {
+				ps = append(ps, p)
+				tests = append(tests, t)
+			}
+		})
+	}
+	adj := AdjustP(ps, m)
+	for i, t := range tests {
+		t.PAdjusted = Num(adj[i])
+	}
 }

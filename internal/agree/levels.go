@@ -17,6 +17,9 @@ type LevelCorr struct {
 	// entered the mean, per coefficient (Pearson, Spearman, Kendall).
 	Defined                        [3]int
 	Pearson, Spearman, KendallTauB Value
+	// Tests and Ties: system level only (the segment-level mean has no test here).
+	Tests CorrTests
+	Ties  KendallTies
 }
 
 // Levels computes the system-level and segment-level correlations of the field's mean human
@@ -78,7 +81,12 @@ func Levels(d *FieldData, j Judge, system, segment []int) (sys, seg *LevelCorr) 
 			ys = append(ys, sy/float64(n))
 		}
 		sys = &LevelCorr{N: len(xs)}
-		sys.Pearson, sys.Spearman, sys.KendallTauB = Pearson(xs, ys), Spearman(xs, ys), KendallTauB(xs, ys)
+		if len(xs) < 2 {
+			u := Undefined("fewer than 2 items")
+			sys.Pearson, sys.Spearman, sys.KendallTauB, sys.Tests = u, u, u, noCorrTests("fewer than 2 items")
+		} else {
+			sys.Pearson, sys.Spearman, sys.KendallTauB, sys.Tests, sys.Ties = newPairs(xs, ys).correlations()
+		}
 		for i, v := range []Value{sys.Pearson, sys.Spearman, sys.KendallTauB} {
 			if v.OK() {
 				sys.Defined[i] = 1

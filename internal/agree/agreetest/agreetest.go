@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// CompareBootstrap checks our bootstrap blocks against the oracle's, field by field: the same
-// statistics, B scaled by factor (we resample factor times more often, so the difference is
+// CompareBootstrap checks our bootstrap blocks against the oracle's, field by field: every
+// statistic the oracle bootstrapped, B scaled by factor (we resample factor times more often, so the difference is
 // mostly the oracle's own Monte-Carlo error), undefined replicates within sampling noise, each
 // interval end within half the oracle's standard error and the standard error within 20%.
 // skipEnds, when it returns true, exempts a statistic's interval ends (not its SE) from the
@@ -24,7 +24,7 @@ func CompareBootstrap(t *testing.T, oracleFields, ourFields map[string]any, fact
 		ob, _ := ofm["bootstrap"].(map[string]any)
 		gf, _ := ourFields[name].(map[string]any)
 		gb, _ := gf["bootstrap"].(map[string]any)
-		if len(ob) != len(gb) {
+		if len(ob) > len(gb) { // we bootstrap every statistic, the oracle a few
 			t.Errorf("%s.bootstrap: oracle has %d statistics, we have %d", name, len(ob), len(gb))
 		}
 		for stat, ov := range ob {
