@@ -519,25 +519,30 @@ func summarizeCI(name string, vals []float64, full Value, method CIMethod, jack 
 }
 
 // bcaInterval is the BCa interval as SciPy's stats.bootstrap computes it (_bca_interval):
-// z0 = Φ⁻¹(share of replicates below theta), acceleration a from the jackknife values
-// (Σ(θ̄ − θ_i)³ / (6 (Σ(θ̄ − θ_i)²)^1.5)), and the percentiles (numpy's linear rule) of the
-// sorted replicates at Φ(z0 + (z0 + z_α)/(1 − a(z0 + z_α))) for α/2 and 1 − α/2.
+// z0 = Φ⁻¹(p) with p the "mean" percentile of theta among the replicates ((#below +
+// #at-or-below)/2B), acceleration a from the jackknife values (Σ(θ̄ − θ_i)³ /
+// (6 (Σ(θ̄ − θ_i)²)^1.5)), and the percentiles (numpy's linear rule) of the sorted
+// replicates at Φ(z0 + (z0 + z_α)/(1 − a(z0 + z_α))) for α/2 and 1 − α/2.
 func bcaInterval(theta float64, sorted, jack []float64, alpha float64) (lo, hi float64, undefined string) {
 	b := len(sorted)
-	below := 0
+	below, atOrBelow := 0, 0
 	for _, v := range sorted {
 		if v < theta {
 			below++
 		}
+		if v <= theta {
+			atOrBelow++
+		}
 	}
-	if below == 0 || below == b {
+	pct := float64(below+atOrBelow) / float64(2*b)
+	if pct == 0 || pct == 1 {
 		return 0, 0, "every bootstrap replicate lies on one side of the estimate (BCa bias correction is infinite)"
 	}
 	if len(jack) < 2 {
 		return 0, 0, "fewer than 2 defined jackknife values"
 	}
 	norm := distuv.UnitNormal
-	z0 := norm.Quantile(float64(below) / float64(b))
+	z0 := norm.Quantile(pct)
 	mean := stat.Mean(jack, nil)
 	var num, den float64
 	for _, v := range jack {
