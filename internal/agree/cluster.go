@@ -649,17 +649,27 @@ func williams(d *FieldData, a, b Judge, values []int64) (Test, int) {
 	if !ok1 || !ok2 || !ok3 {
 		return noTest("a correlation over the common items is undefined"), n
 	}
-	fn := float64(n)
-	det := 1 - rha*rha - rhb*rhb - rab*rab + 2*rha*rhb*rab
-	rbar := (rha + rhb) / 2
-	den := 2*det*(fn-1)/(fn-3) + rbar*rbar*math.Pow(1-rab, 3)
-	if !(den > 0) {
-		return noTest("Williams' t is 0/0 (degenerate correlations)"), n
+	return WilliamsTest(rha, rhb, rab, n), n
+}
+
+// WilliamsTest is Williams' t of H0 ρ12 = ρ13 for two correlations sharing variable 1, with
+// r23 the correlation of the other two, over n cases (Steiger 1980, eq. 7; R psych::r.test
+// with r12, r13, r23).
+func WilliamsTest(r12, r13, r23 float64, n int) Test {
+	if n < 4 {
+		return noTest("fewer than 4 items")
 	}
-	t := (rha - rhb) * math.Sqrt((fn-1)*(1+rab)) / math.Sqrt(den)
+	fn := float64(n)
+	det := 1 - r12*r12 - r13*r13 - r23*r23 + 2*r12*r13*r23
+	rbar := (r12 + r13) / 2
+	den := 2*det*(fn-1)/(fn-3) + rbar*rbar*math.Pow(1-r23, 3)
+	if !(den > 0) {
+		return noTest("Williams' t is 0/0 (degenerate correlations)")
+	}
+	t := (r12 - r13) * math.Sqrt((fn-1)*(1+r23)) / math.Sqrt(den)
 	df := fn - 3
 	p := mathext.RegIncBeta(df/2, 0.5, df/(df+t*t))
-	return Test{Method: MethodWilliams, Statistic: Num(t), DF1: df, P: Num(p), PAdjusted: Undefined("not adjusted")}, n
+	return Test{Method: MethodWilliams, Statistic: Num(t), DF1: df, P: Num(p), PAdjusted: Undefined("not adjusted")}
 }
 
 // kappaKeys name the three Cohen's kappas in keys, indexed by Weighting.

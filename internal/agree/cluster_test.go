@@ -120,4 +120,3 @@ func TestClusterMissingIsAnError(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
-

@@ -31,7 +31,11 @@ type inferenceRef struct {
 		Matrix                            [][]int64
 		ICC, F, DF1, DF2, P, Lower, Upper []float64
 	}
-	Adjust []struct{ P, Holm, BH []float64 }
+	Adjust   []struct{ P, Holm, BH []float64 }
+	Williams []struct {
+		N                   int
+		R12, R13, R23, T, P float64
+	}
 }
 
 func loadInference(t *testing.T) inferenceRef {
@@ -159,5 +163,20 @@ func TestAdjustMatchesStatsmodels(t *testing.T) {
 	got := agree.AdjustP([]float64{0.01, math.NaN(), 0.02}, agree.AdjustHolm)
 	if got[0] != 0.02 || !math.IsNaN(got[1]) || got[2] != 0.02 {
 		t.Errorf("NaN is left out of the family: got %v", got)
+	}
+}
+
+func TestWilliamsMatchesPsych(t *testing.T) {
+	ref := loadInference(t)
+	if len(ref.Williams) == 0 {
+		t.Fatal("no Williams cases")
+	}
+	for _, c := range ref.Williams {
+		got := agree.WilliamsTest(c.R12, c.R13, c.R23, c.N)
+		checkP(t, "williams t", got.Statistic, c.T, 1e-9)
+		checkP(t, "williams p", got.P, c.P, 1e-9)
+		if got.DF1 != float64(c.N-3) {
+			t.Errorf("df %v, want %d", got.DF1, c.N-3)
+		}
 	}
 }

@@ -12,6 +12,7 @@ Run with Debian's Python (it sees python3-scipy, python3-statsmodels) and R with
   confusion tables, unweighted and with linear / quadratic weights on the category values.
 * icc: R psych::ICC (F, df1, df2, p, lower bound, upper bound for the six forms), through
   Rscript, on seeded items x raters matrices.
+* williams: R psych::r.test(n, r12, r13, r23), Williams' t for dependent correlations.
 * adjust: statsmodels.stats.multitest.multipletests, methods "holm" and "fdr_bh".
 """
 import json
@@ -100,6 +101,27 @@ cat(toJSON(out, digits = NA, auto_unbox = TRUE))
     return [{"name": k, "matrix": mats[k], **r[k]} for k in mats]
 
 
+def williams_cases():
+    rng = np.random.default_rng(99)
+    cases = []
+    for n in (20, 60, 200):
+        h = rng.normal(size=n)
+        a = h + rng.normal(size=n)
+        b = 0.5 * h + rng.normal(size=n) + 0.3 * a
+        r12, r13, r23 = np.corrcoef(h, a)[0, 1], np.corrcoef(h, b)[0, 1], np.corrcoef(a, b)[0, 1]
+        cases.append({"n": n, "r12": float(r12), "r13": float(r13), "r23": float(r23)})
+    script = r'''
+suppressMessages(library(psych)); suppressMessages(library(jsonlite))
+cs <- fromJSON(file("stdin"), simplifyDataFrame = FALSE)
+out <- lapply(cs, function(c) { r <- psych::r.test(n = c$n, r12 = c$r12, r13 = c$r13, r23 = c$r23); list(t = r$t, p = r$p) })
+cat(toJSON(out, digits = NA, auto_unbox = TRUE))
+'''
+    res = subprocess.run(["Rscript", "-e", script], input=json.dumps(cases), capture_output=True, text=True, check=True)
+    for c, r in zip(cases, json.loads(res.stdout)):
+        c.update(r)
+    return cases
+
+
 def adjust_cases():
     p = [0.01, 0.04, 0.03, 0.2, 0.04, 0.5, 0.0001, 0.9, 0.049, 0.012]
     return [{"p": p, "holm": multipletests(p, method="holm")[1].tolist(),
@@ -108,5 +130,5 @@ def adjust_cases():
 
 if __name__ == "__main__":
     json.dump({"correlations": corr_cases(), "kappa": kappa_cases(), "icc": icc_cases(),
-               "adjust": adjust_cases()}, sys.stdout, indent=1)
+               "adjust": adjust_cases(), "williams": williams_cases()}, sys.stdout, indent=1)
     print()
