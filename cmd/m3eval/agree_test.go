@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -165,7 +166,10 @@ func TestAgreeTableOutput(t *testing.T) {
 	if strings.Contains(out, "\x1b[") {
 		t.Error("color codes in output that is not a terminal")
 	}
-	for _, want := range []string{"fluency (ordinal: 1..5) · 12 items · 3 raters", "Gwet's AC1", "1.00   12",
+	if !regexp.MustCompile(`Gwet's AC1 +1\.00 +12 `).MatchString(out) {
+		t.Errorf("no AC1 line with value and n:\n%s", out)
+	}
+	for _, want := range []string{"fluency (ordinal: 1..5) · 12 items · 3 raters", "Gwet's AC1",
 		"—¹", "— undefined: expected disagreement is 0 (a single value among pairable values)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

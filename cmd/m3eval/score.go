@@ -25,8 +25,12 @@ type scoreOptions struct {
 	includeDrafts bool
 	bootstrap     int
 	seed          uint64
+	cluster       string
+	ci, adjust    string
+	raters        string
 	naCategory    bool
 	format        string
+	matrix        string
 	output        string
 }
 
@@ -46,7 +50,12 @@ Scale fields are ordinal with the categories min..max of the rubric, choice fiel
 with their choices. The rubric's NA choice is missing, or a category with --na-category.
 Only done annotations count unless --include-drafts. With --by, one block per value of the
 turn attribute follows the overall block. Undefined statistics are shown as — (null in
-JSON) with the reason.`,
+JSON) with the reason.
+
+--bootstrap B gives a 95% interval for every statistic; it resamples whole episodes by
+default (--cluster episode), since turns of one conversation are not independent
+(--cluster turn resamples turns, --cluster model models). p-values and --adjust, --ci bca
+and --raters exchangeable work as in m3eval agree; docs/statistics.md defines them.`,
 		Example: `  m3eval score
   m3eval score --by action_type --judge gpt4o --format md -o agreement.md
   m3eval score --annotator alice --annotator bob --bootstrap 1000 --seed 7 --format json`,
@@ -60,20 +69,26 @@ JSON) with the reason.`,
 	f.BoolVar(&o.includeDrafts, "include-drafts", false, "count draft annotations too, not only done ones")
 	f.IntVar(&o.bootstrap, "bootstrap", 0, "bootstrap replicates for 95% intervals and standard errors (0: none)")
 	f.Uint64Var(&o.seed, "seed", 12345, "bootstrap seed; the same seed gives the same intervals on any machine")
+	f.StringVar(&o.cluster, "cluster", "episode", "bootstrap unit: episode, turn or model")
+	f.StringVar(&o.ci, "ci", "percentile", "bootstrap interval: percentile or bca")
+	f.StringVar(&o.adjust, "adjust", "none", "adjust p-values over the whole report: holm, bh or none")
+	f.StringVar(&o.raters, "raters", "distinct", "distinct or exchangeable (annotators are interchangeable slots: no pairwise or two-way ICC statistics)")
 	f.BoolVar(&o.naCategory, "na-category", false, "treat the NA choice as a category of choice fields instead of missing")
-	f.StringVar(&o.format, "format", "table", "output format: table, json, md or csv")
+	f.StringVar(&o.format, "format", "table", "output format: table, json, md, csv or latex")
+	f.StringVar(&o.matrix, "matrix", "", "print one statistic as a judge × field matrix, e.g. kendall_tau_b")
 	f.StringVarP(&o.output, "output", "o", "", "write to FILE instead of standard output")
 	return cmd
 }
 
 func runScore(cmd *cobra.Command, g *globalOptions, o *scoreOptions) error {
-	switch report.Format(o.format) {
-	case report.Table, report.JSONFmt, report.Markdown, report.CSV:
-	default:
-		return usageErrorf("--format %q: use table, json, md or csv", o.format)
+	st, err := statOptions(o.format, o.bootstrap, o.ci, o.adjust, o.raters)
+	if err != nil {
+		return err
 	}
-	if o.bootstrap < 0 {
-		return usageErrorf("--bootstrap %d: the number of replicates cannot be negative", o.bootstrap)
+	clusterKey := map[string]string{"episode": "episode", "model": "model", "turn": ""}
+	ck, ok := clusterKey[o.cluster]
+	if !ok {
+		return usageErrorf("--cluster %q: use episode, turn or model", o.cluster)
 	}
 	if o.by != "" && !slices.Contains(store.GroupKeys(), o.by) {
 		return usageErrorf("--by %q: use one of %s", o.by, strings.Join(store.GroupKeys(), ", "))
@@ -107,20 +122,31 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoreOptions) error {
 	if err != nil {
 		return err
 	}
-	filter := store.ScoreFilter{Fields: sc.names(), Annotators: o.annotators, Judges: judges, IncludeDrafts: o.includeDrafts, By: o.by}
+	if ck != "" {
+		sc.clusters = map[string]string{}
+	}
+	filter := store.ScoreFilter{Fields: sc.names(), Annotators: o.annotators, Judges: judges, IncludeDrafts: o.includeDrafts, By: o.by, Cluster: ck}
 	if err := s.StreamScoring(ctx, filter, sc.rating, sc.score); err != nil {
 		return err
 	}
 	dbName := filepath.Base(g.dbPath)
-	secs, err := sc.analyze(ctx, dbName, agree.Options{Bootstrap: o.bootstrap, Seed: o.seed})
+	opt := st.analysis
+	opt.Seed = o.seed
+	if ck != "" {
+		opt.Clusters, opt.ClusterName = sc.clusters, o.cluster
+	}
+	secs, err := sc.analyze(ctx, dbName, opt, st.adjust)
 	if err != nil {
 		return err
 	}
 
 	in := report.ScoreInputs{Database: dbName, By: o.by, Annotators: annotators, Judges: judges,
 		IncludeDrafts: o.includeDrafts, NACategory: o.naCategory, Bootstrap: o.bootstrap, Seed: o.seed}
+	ropt := st.report
+	ropt.Cluster, ropt.Matrix = opt.ClusterName, o.matrix
 	return writeOutput(cmd, o.output, func(w io.Writer, color bool) error {
-		return report.WriteSections(w, secs, in, report.Options{Format: report.Format(o.format), Color: color, Bootstrap: o.bootstrap})
+		ropt.Color = color
+		return report.WriteSections(w, secs, in, ropt)
 	})
 }
 
@@ -182,6 +208,8 @@ type scorer struct {
 	overall    *agree.Builder    // all turns
 	groups     map[string]*agree.Builder
 	order      []string // the group values seen (sorted before the analysis)
+	// clusters maps each rated sample to its bootstrap cluster (nil: turns are the unit).
+	clusters map[string]string
 }
 
 // newScorer prepares the builders; grouped asks for one builder per group besides the
@@ -255,6 +283,9 @@ func (sc *scorer) value(field, v string, human bool) string {
 // rating adds an annotator's value; the store passes only the fields of names().
 func (sc *scorer) rating(row *store.ScoreRow) error {
 	v := sc.value(row.Field, row.Value, true)
+	if sc.clusters != nil {
+		sc.clusters[row.Sample] = row.Cluster
+	}
 	if err := sc.overall.Add(row.Sample, row.Who, row.Field, v, agree.Location{}); err != nil {
 		return fmt.Errorf("sample %s, annotator %s: %w", row.Sample, row.Who, err)
 	}
@@ -298,7 +329,7 @@ func (sc *scorer) group(value string, create bool) (*agree.Builder, error) {
 
 // analyze builds and analyses the overall block, then every group's in the order of their
 // values.
-func (sc *scorer) analyze(ctx context.Context, dbName string, opt agree.Options) ([]report.Section, error) {
+func (sc *scorer) analyze(ctx context.Context, dbName string, opt agree.Options, adjust agree.Adjustment) ([]report.Section, error) {
 	run := func(b *agree.Builder) ([]agree.FieldResult, error) {
 		data, err := b.Build(dbName)
 		if err != nil {
@@ -319,6 +350,11 @@ func (sc *scorer) analyze(ctx context.Context, dbName string, opt agree.Options)
 		}
 		secs = append(secs, report.Section{Value: v, Results: res})
 	}
+	all := make([][]agree.FieldResult, len(secs))
+	for i, sec := range secs {
+		all[i] = sec.Results
+	}
+	agree.Adjust(adjust, all...)
 	return secs, nil
 }
 

@@ -222,7 +222,7 @@ func TestScoreFormatsAndFilters(t *testing.T) {
 	for _, want := range []string{
 		"correctness (ordinal: 1..5) · 54 items · 3 raters",
 		"action_type = initial · resists_misleading (nominal: Yes, No) · 0 items",
-		"Human vs rules", "undefined: no rated item", "Strength (Landis & Koch)",
+		"Human vs rules", "undefined: no rated item", "Strength of κ and AC (Landis & Koch)",
 	} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q", want)
@@ -232,7 +232,7 @@ func TestScoreFormatsAndFilters(t *testing.T) {
 		t.Error("--judge rules reported gpt too")
 	}
 	md := mustRun(t, "--db", db, "score", "--format", "md", "--bootstrap", "50", "--seed", "3")
-	if !strings.Contains(md, "**correctness (ordinal: 1..5)") || !strings.Contains(md, "Brackets: 95% percentile bootstrap interval (50 replicates") {
+	if !strings.Contains(md, "**correctness (ordinal: 1..5)") || !strings.Contains(md, "Brackets: 95% percentile bootstrap interval, 50 replicates resampling episode clusters") {
 		t.Errorf("markdown:\n%s", md)
 	}
 	csvOut := mustRun(t, "--db", db, "score", "--format", "csv", "--by", "model", "--judge", "gpt")
@@ -303,11 +303,12 @@ func BenchmarkScoreDB(b *testing.B) {
 // TestScoreBootstrapMatchesOracle checks score's bootstrap intervals against the oracle's
 // (B = 1000 there, 4000 here, so that the difference is mostly the oracle's own Monte-Carlo
 // error): each end within half the oracle's standard error, the standard error within 20%,
-// the undefined replicates within sampling noise, the same statistics bootstrapped.
+// the undefined replicates within sampling noise, the same statistics bootstrapped. The
+// oracle resamples items, so score resamples turns here (--cluster turn).
 func TestScoreBootstrapMatchesOracle(t *testing.T) {
 	const factor = 4
 	db := scoreDB(t)
-	ours := scoreJSON(t, db, "--judge", "gpt", "--bootstrap", fmt.Sprint(1000*factor), "--seed", "11")["fields"].(map[string]any)
+	ours := scoreJSON(t, db, "--judge", "gpt", "--bootstrap", fmt.Sprint(1000*factor), "--seed", "11", "--cluster", "turn")["fields"].(map[string]any)
 	var oracle map[string]any
 	readJSON(t, filepath.Join(scoreFixture, "oracle_gpt_boot.json"), &oracle)
 	for name, of := range oracle["fields"].(map[string]any) {

@@ -491,20 +491,22 @@ func levelTests(l *LevelCorr) *CorrTests {
 	return &l.Tests
 }
 
-// Adjust fills PAdjusted of every defined test in results, taking all of them (every
-// field, judge and statistic of the report) as one family. ICC(1,1) and ICC(1,k) share one
+// Adjust fills PAdjusted of every defined test in the reports (one or several blocks of
+// results), taking all of them (every block, field, judge and statistic) as one family. ICC(1,1) and ICC(1,k) share one
 // F test, as do the four two-way forms; each distinct test still counts once per form
 // reported, which errs on the conservative side.
-func Adjust(results []FieldResult, m Adjustment) {
+func Adjust(m Adjustment, reports ...[]FieldResult) {
 	var ps []float64
 	var tests []*Test
-	for i := range results {
-		ForEachTest(&results[i], func(t *Test) {
-			if p, ok := t.P.Float(); ok {
-				ps = append(ps, p)
-				tests = append(tests, t)
-			}
-		})
+	for _, results := range reports {
+		for i := range results {
+			ForEachTest(&results[i], func(t *Test) {
+				if p, ok := t.P.Float(); ok {
+					ps = append(ps, p)
+					tests = append(tests, t)
+				}
+			})
+		}
 	}
 	adj := AdjustP(ps, m)
 	for i, t := range tests {

@@ -25,8 +25,10 @@ type LevelCorr struct {
 // Levels computes the system-level and segment-level correlations of the field's mean human
 // rating with judge j. system[i] and segment[i] number the system and the segment of item i
 // (0, 1, …; −1 when unknown, which leaves the item out). Items need a rating and a numeric
-// score. Either slice may be nil to skip that level.
-func Levels(d *FieldData, j Judge, system, segment []int) (sys, seg *LevelCorr) {
+// score. Either slice may be nil to skip that level. With floatMean the system means are
+// accumulated in floating point in numpy's order (pairwise summation of the float item
+// means, then one division), to reproduce analyses done that way; otherwise they are exact.
+func Levels(d *FieldData, j Judge, system, segment []int, floatMean bool) (sys, seg *LevelCorr) {
 	m := d.Ratings
 	r := m.Raters
 	values := catValues(d.Field)
@@ -71,12 +73,17 @@ func Levels(d *FieldData, j Judge, system, segment []int) (sys, seg *LevelCorr) 
 			// the order of summation.
 			var sx big.Rat
 			var sy float64
+			fx := make([]float64, 0, len(members[id]))
 			for _, i := range members[id] {
 				sx.Add(&sx, big.NewRat(sum[i], cnt[i]))
 				sy += j.Num[i]
+				fx = append(fx, x[i])
 			}
 			n := len(members[id])
 			mx, _ := sx.Quo(&sx, big.NewRat(int64(n), 1)).Float64()
+			if floatMean {
+				mx = pairwiseSum(fx) / float64(n)
+			}
 			xs = append(xs, mx)
 			ys = append(ys, sy/float64(n))
 		}
@@ -119,4 +126,37 @@ func Levels(d *FieldData, j Judge, system, segment []int) (sys, seg *LevelCorr) 
 		seg.Pearson, seg.Spearman, seg.KendallTauB = mean(0), mean(1), mean(2)
 	}
 	return sys, seg
+}
+
+// pairwiseSum is numpy's pairwise summation of float64 (pairwise_sum_DOUBLE in
+// numpy/core/src/umath/loops_utils.h): below 8 values a plain loop, up to 128 eight
+// interleaved accumulators, above that the two halves (split at a multiple of 8) summed
+// recursively. Only --mean float uses it, to give the numbers a numpy analysis prints.
+func pairwiseSum(a []float64) float64 {
+	n := len(a)
+	switch {
+	case n < 8:
+		s := 0.0
+		for _, v := range a {
+			s += v
+		}
+		return s
+	case n <= 128:
+		var r [8]float64
+		copy(r[:], a[:8])
+		i := 8
+		for ; i < n-n%8; i += 8 {
+			for j := 0; j < 8; j++ {
+				r[j] += a[i+j]
+			}
+		}
+		s := ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+		for ; i < n; i++ {
+			s += a[i]
+		}
+		return s
+	}
+	n2 := n / 2
+	n2 -= n2 % 8
+	return pairwiseSum(a[:n2]) + pairwiseSum(a[n2:])
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"sort"
 
 	"github.com/m3bench/m3eval/internal/agree"
 )
@@ -154,6 +155,12 @@ func fieldJSON(r agree.FieldResult) obj {
 			s.stat(kappaKeys[1], p.Kappa[1])
 			s.stat(kappaKeys[2], p.Kappa[2])
 		}
+		tests := obj{{kappaKeys[0], testJSON(p.KappaTest[0])}}
+		if ordinal {
+			tests.set(kappaKeys[1], testJSON(p.KappaTest[1]))
+			tests.set(kappaKeys[2], testJSON(p.KappaTest[2]))
+		}
+		s.set("tests", tests)
 		pw = append(pw, s.done())
 	}
 	f.set("pairwise", pw)
@@ -181,6 +188,22 @@ func fieldJSON(r agree.FieldResult) obj {
 			ic.stat(e.name, e.v)
 		}
 		f.set("icc", ic.done())
+		forms := []obj{}
+		for i, e := range iccList(*r.ICC) {
+			fm := agree.ICCForms[i]
+			t := r.ICC.Tests[i]
+			o := statObj{}
+			o.set("shrout_fleiss", fm.ShroutFleiss)
+			o.set("mcgraw_wong", fm.McGrawWong)
+			o.set("model", fm.Model)
+			o.stat("value", e.v)
+			o.set("n_complete_items", r.ICC.N)
+			o.set("test", testJSON(t.Test))
+			o.stat("ci95_lo", t.Lo)
+			o.stat("ci95_hi", t.Hi)
+			forms = append(forms, o.done())
+		}
+		f.set("icc_forms", forms)
 	}
 	if len(r.Judges) == 1 {
 		f.set("human_vs_auto", judgeJSON(r.Judges[0], ordinal))
@@ -191,19 +214,45 @@ func fieldJSON(r agree.FieldResult) obj {
 		}
 		f.set("human_vs_auto_by_judge", by)
 	}
+	if len(r.Comparisons) > 0 {
+		cs := []obj{}
+		for _, c := range r.Comparisons {
+			o := obj{}
+			o.set("a", c.A)
+			o.set("b", c.B)
+			o.set("n_items_both", c.NCommon)
+			d, tests := statObj{}, obj{}
+			for s, name := range agree.CorrNames {
+				d.stat(name, c.Diff[s])
+				tests.set(name, testJSON(c.Tests[s]))
+			}
+			o.set("difference", d.done())
+			o.set("tests", tests)
+			o.set("williams_pearson", testJSON(c.Williams))
+			cs = append(cs, o)
+		}
+		f.set("judge_comparisons", cs)
+		f.set("judge_ranking", ranking(r.Judges))
+	}
 	if r.Bootstrap != nil {
 		var bs obj
 		for _, iv := range r.Bootstrap {
 			s := statObj{}
 			s.set("B", iv.B)
 			s.set("n_undefined", iv.NUndefined)
+			s.set("unit", unitName(iv.Cluster))
+			s.set("n_units", iv.Clusters)
+			key := "ci95_percentile"
+			if iv.Method == agree.CIBCa {
+				key = "ci95_bca"
+			}
 			lo, ok1 := iv.Lo.Float()
 			hi, ok2 := iv.Hi.Float()
 			if ok1 && ok2 {
-				s.set("ci95_percentile", []float64{lo, hi})
+				s.set(key, []float64{lo, hi})
 			} else {
-				s.set("ci95_percentile", nil)
-				s.reasons.set("ci95_percentile", iv.Lo.Reason())
+				s.set(key, nil)
+				s.reasons.set(key, iv.Lo.Reason())
 			}
 			s.stat("se", iv.SE)
 			bs.set(iv.Stat, s.done())
@@ -237,6 +286,8 @@ func judgeJSON(j agree.VsJudge, ordinal bool) obj {
 		s.stat("pearson", j.Pearson)
 		s.stat("spearman", j.Spearman)
 		s.stat("kendall_tau_b", j.KendallTauB)
+		s.set("tests", corrTestsJSON(j.Tests))
+		s.set("kendall_ties", tiesJSON(j.Ties))
 	}
 	s.set("n_items_majority", j.NMajority)
 	s.set("n_items_tied_majority", j.NTiedMajority)
@@ -247,6 +298,12 @@ func judgeJSON(j agree.VsJudge, ordinal bool) obj {
 		s.stat(kappaKeys[1], j.Kappa[1])
 		s.stat(kappaKeys[2], j.Kappa[2])
 	}
+	kt := obj{{kappaKeys[0], testJSON(j.KappaTest[0])}}
+	if ordinal {
+		kt.set(kappaKeys[1], testJSON(j.KappaTest[1]))
+		kt.set(kappaKeys[2], testJSON(j.KappaTest[2]))
+	}
+	s.set("kappa_tests", kt)
 	for _, l := range []struct {
 		key string
 		c   *agree.LevelCorr
@@ -264,7 +321,72 @@ func judgeJSON(j agree.VsJudge, ordinal bool) obj {
 		o.stat("pearson", l.c.Pearson)
 		o.stat("spearman", l.c.Spearman)
 		o.stat("kendall_tau_b", l.c.KendallTauB)
+		if l.key == "system_level" {
+			o.set("tests", corrTestsJSON(l.c.Tests))
+			o.set("kendall_ties", tiesJSON(l.c.Ties))
+		}
 		s.set(l.key, o.done())
 	}
 	return s.done()
+}
+
+// testJSON writes a test: method, statistic, df, p and adjusted p (null with reasons when
+// undefined).
+func testJSON(t agree.Test) obj {
+	s := statObj{}
+	s.set("method", nullIfEmpty(string(t.Method)))
+	s.stat("statistic", t.Statistic)
+	if t.DF1 != 0 {
+		s.set("df1", t.DF1)
+	}
+	if t.DF2 != 0 {
+		s.set("df2", t.DF2)
+	}
+	s.stat("p", t.P)
+	s.stat("p_adjusted", t.PAdjusted)
+	return s.done()
+}
+
+func corrTestsJSON(t agree.CorrTests) obj {
+	return obj{{"pearson", testJSON(t.Pearson)}, {"spearman", testJSON(t.Spearman)}, {"kendall_tau_b", testJSON(t.Kendall)}}
+}
+
+func tiesJSON(t agree.KendallTies) obj {
+	return obj{{"pairs", t.Pairs}, {"tied_human", t.TiedX}, {"tied_judge", t.TiedY}, {"tied_both", t.TiedXY}}
+}
+
+func unitName(cluster string) string {
+	if cluster == "" {
+		return "item"
+	}
+	return cluster
+}
+
+// ranking orders the judges by each correlation, best first (undefined last, in input
+// order); the comparisons say which differences are significant.
+func ranking(js []agree.VsJudge) obj {
+	out := obj{}
+	for s, name := range agree.CorrNames {
+		idx := make([]int, len(js))
+		for i := range idx {
+			idx[i] = i
+		}
+		val := func(i int) (float64, bool) {
+			return [3]agree.Value{js[i].Pearson, js[i].Spearman, js[i].KendallTauB}[s].Float()
+		}
+		sort.SliceStable(idx, func(a, b int) bool {
+			x, okx := val(idx[a])
+			y, oky := val(idx[b])
+			if okx != oky {
+				return okx
+			}
+			return okx && x > y
+		})
+		names := make([]string, len(idx))
+		for i, j := range idx {
+			names[i] = js[j].Judge
+		}
+		out.set(name, names)
+	}
+	return out
 }

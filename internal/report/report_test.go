@@ -87,7 +87,7 @@ func TestMarkdownAndCSV(t *testing.T) {
 	var b bytes.Buffer
 	Write(&b, results(t), Options{Format: Markdown})
 	md := b.String()
-	if !strings.Contains(md, "| Statistic | Value | n |") || !strings.Contains(md, "—<sup>1</sup>") || !strings.Contains(md, "<sup>1</sup> Undefined:") {
+	if !strings.Contains(md, "| Statistic | Value | p | n |") || !strings.Contains(md, "—<sup>1</sup>") || !strings.Contains(md, "<sup>1</sup> Undefined:") {
 		t.Fatalf("markdown:\n%s", md)
 	}
 	b.Reset()

@@ -39,10 +39,16 @@ type ScoreInputs struct {
 func WriteSections(w io.Writer, secs []Section, in ScoreInputs, o Options) error {
 	switch o.Format {
 	case JSONFmt:
-		return sectionsJSON(w, secs, in)
+		if o.Matrix == "" {
+			return sectionsJSON(w, secs, in)
+		}
 	case CSV:
-		return sectionsCSV(w, secs, in.By)
-	case Markdown, Table, "":
+		if o.Matrix == "" {
+			return sectionsCSV(w, secs, in.By)
+		}
+	}
+	switch o.Format {
+	case Markdown, Table, LaTeX, JSONFmt, CSV, "":
 		var all []agree.FieldResult
 		for _, s := range secs {
 			for _, r := range s.Results {
@@ -55,7 +61,7 @@ func WriteSections(w io.Writer, secs []Section, in ScoreInputs, o Options) error
 		}
 		return Write(w, all, o)
 	}
-	return fmt.Errorf("unknown format %q (table, json, md or csv)", o.Format)
+	return fmt.Errorf("unknown format %q (table, json, md, csv or latex)", o.Format)
 }
 
 // groupLabel names a group in headings: "action_type = mislead".
@@ -111,7 +117,7 @@ func sectionsJSON(w io.Writer, secs []Section, in ScoreInputs) error {
 // the group's value (both empty for the overall rows).
 func sectionsCSV(w io.Writer, secs []Section, by string) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"by", "by_value", "field", "group", "statistic", "key", "value", "n", "ci95_lo", "ci95_hi", "se", "undefined_reason"})
+	cw.Write([]string{"by", "by_value", "field", "group", "statistic", "key", "value", "n", "ci95_lo", "ci95_hi", "se", "undefined_reason", "p", "p_adjusted", "test"})
 	num := func(v agree.Value) string {
 		if x, ok := v.Float(); ok {
 			return strconv.FormatFloat(x, 'g', -1, 64)
@@ -129,6 +135,7 @@ func sectionsCSV(w io.Writer, secs []Section, by string) error {
 				if x.ci != nil {
 					rec[8], rec[9], rec[10] = num(x.ci.Lo), num(x.ci.Hi), num(x.ci.SE)
 				}
+				rec = append(rec, testCells(x.test, num)...)
 				cw.Write(rec)
 			}
 		}
