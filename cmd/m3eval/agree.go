@@ -170,4 +170,3 @@ func base(p string) string {
 	}
 	return filepath.Base(p)
 }
-

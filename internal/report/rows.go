@@ -216,7 +216,7 @@ type Options struct {
 	Adjust  agree.Adjustment
 	// Matrix, when set, prints only that statistic as a judge × field matrix.
 	Matrix string
-	Inputs    Inputs
+	Inputs Inputs
 }
 
 // Write renders results in the chosen format.
