@@ -243,37 +243,54 @@ func TestRealDataHANNA(t *testing.T) {
 			compareWithOracle(t, filepath.Join(realdataRefs, "hanna", "oracle_"+m.slug+".json"), ours)
 		})
 	}
-	t.Run("levels", func(t *testing.T) {
-		ours := agreeJSON(t, dir, "ratings.csv", "--auto", "auto_all.csv", "--schema", "schema.json", "--levels", "levels.csv")
-		// hanna_levels.json: scipy on the original wide file, for every metric × criterion.
-		var ref map[string]map[string]map[string]map[string]any
-		readJSON(t, filepath.Join(realdataRefs, "hanna", "hanna_levels.json"), &ref)
-		n := 0
-		for _, m := range hannaMetrics {
-			for _, c := range hannaCriteria {
-				j := ours["fields"].(map[string]any)[c.name].(map[string]any)["human_vs_auto_by_judge"].(map[string]any)[m.slug].(map[string]any)
-				for _, level := range []string{"system_level", "segment_level", "overall"} {
-					want := ref[m.slug][c.name][level]
-					got := j
-					if level != "overall" {
-						got = j[level].(map[string]any)
-					}
-					for _, stat := range []string{"pearson", "spearman", "kendall_tau_b"} {
-						w, g := want[stat], got[stat]
-						wf, _ := w.(float64)
-						gf, ok := g.(float64)
-						if w == nil || !ok || math.Abs(wf-gf) > 1e-9 {
-							t.Errorf("%s %s %s %s: scipy %v, we %v", m.slug, c.name, level, stat, w, g)
+	// hanna_levels.json: scipy on the original wide file, for every metric × criterion:
+	// coefficients at three levels, and SciPy's p-values at the system level (the ten
+	// system means) and overall. --mean float reproduces the floating-point system means.
+	var ref map[string]map[string]map[string]map[string]any
+	readJSON(t, filepath.Join(realdataRefs, "hanna", "hanna_levels.json"), &ref)
+	for _, mean := range []string{"exact", "float"} {
+		t.Run("levels_"+mean, func(t *testing.T) {
+			ours := agreeJSON(t, dir, "ratings.csv", "--auto", "auto_all.csv", "--schema", "schema.json", "--levels", "levels.csv", "--mean", mean)
+			n, np := 0, 0
+			for _, m := range hannaMetrics {
+				for _, c := range hannaCriteria {
+					j := ours["fields"].(map[string]any)[c.name].(map[string]any)["human_vs_auto_by_judge"].(map[string]any)[m.slug].(map[string]any)
+					for _, level := range []string{"system_level", "segment_level", "overall"} {
+						refLevel := level
+						if level == "system_level" && mean == "float" {
+							refLevel = "system_level_float_mean"
 						}
-						n++
+						want := ref[m.slug][c.name][refLevel]
+						got := j
+						if level != "overall" {
+							got = j[level].(map[string]any)
+						}
+						for _, stat := range []string{"pearson", "spearman", "kendall_tau_b"} {
+							w, g := want[stat], got[stat]
+							wf, _ := w.(float64)
+							gf, ok := g.(float64)
+							if w == nil || !ok || math.Abs(wf-gf) > 1e-9 {
+								t.Errorf("%s %s %s %s: scipy %v, we %v", m.slug, c.name, level, stat, w, g)
+							}
+							n++
+							wp, hasP := want["p"].(map[string]any)
+							if !hasP {
+								continue
+							}
+							gp, _ := got["tests"].(map[string]any)[stat].(map[string]any)["p"].(float64)
+							if w := wp[stat].(float64); math.Abs(gp-w) > 1e-9*math.Max(w, 1e-300) {
+								t.Errorf("%s %s %s %s p: scipy %v, we %v", m.slug, c.name, level, stat, w, gp)
+							}
+							np++
+						}
 					}
 				}
 			}
-		}
-		if n != len(hannaMetrics)*len(hannaCriteria)*9 {
-			t.Fatalf("compared %d values", n)
-		}
-	})
+			if n != len(hannaMetrics)*len(hannaCriteria)*9 || np != len(hannaMetrics)*len(hannaCriteria)*6 {
+				t.Fatalf("compared %d values and %d p-values", n, np)
+			}
+		})
+	}
 }
 
 func TestRealDataUserStudy(t *testing.T) {
