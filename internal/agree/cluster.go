@@ -80,11 +80,18 @@ type repState struct {
 	jw    [][]int32 // per judge, per distinct point
 	jtab  [][]int64 // per judge, majority × label table
 	corr  []*corrScratch
+	// jcorr caches each judge's three correlations in the replicate, for the comparisons
+	// (which are evaluated after them).
+	jcorr [][3]Value
 }
 
 // judgeUnits is what the bootstrap needs of one judge.
 type judgeUnits struct {
-	p         *pairs  // distinct (mean human rating, score) points
+	p *pairs // distinct (mean human rating, score) points
+	// pk holds the same points with x and y swapped when x has fewer distinct values than y
+	// (the usual case: item means take a few values, scores many): tau-b is symmetric, and
+	// its Fenwick tree is then over the few values, several times faster. Else pk == p.
+	pk        *pairs
 	pointOf   []int32 // per item: its distinct point, −1 when the item is not a point
 	cellOf    []int32 // per item: its majority × label cell, −1 when none
 	hasPoints bool
@@ -141,8 +148,12 @@ func clusterBootstrap(ctx context.Context, d *FieldData, res *FieldResult, value
 			if j.p != nil {
 				yc = j.p.yCount
 			}
+			if j.pk != nil {
+				yc = max(yc, j.pk.yCount)
+			}
 			s.corr = append(s.corr, newCorrScratch(n, yc))
 		}
+		s.jcorr = make([][3]Value, len(judges))
 		return s
 	}
 	// fill turns the cluster weights of s.draws into pattern, point and cell weights.
@@ -322,6 +333,10 @@ func judgeUnitsOf(d *FieldData, j Judge, values []int64) judgeUnits {
 	}
 	if len(xs) > 0 {
 		u.p = newPairs(xs, ys)
+		u.pk = u.p
+		if sw := newPairs(ys, xs); sw.yCount < u.p.yCount {
+			u.pk = sw
+		}
 		u.hasPoints = true
 	}
 	return u
@@ -399,7 +414,11 @@ func statList(d *FieldData, res *FieldResult, values []int64, judges []judgeUnit
 		if ordinal && j.hasPoints {
 			full := [3]Value{jr.Pearson, jr.Spearman, jr.KendallTauB}
 			for c, name := range CorrNames {
-				add(prefix+name, full[c], func(s *repState) Value { return j.corr(c, s.jw[ji], s.corr[ji]) })
+				add(prefix+name, full[c], func(s *repState) Value {
+					v := j.corr(c, s.jw[ji], s.corr[ji])
+					s.jcorr[ji][c] = v
+					return v
+				})
 			}
 		}
 		add(prefix+"exact_match_accuracy", jr.ExactMatch, func(s *repState) Value { return PercentTable(s.jtab[ji], k) })
@@ -419,9 +438,10 @@ func statList(d *FieldData, res *FieldResult, values []int64, judges []judgeUnit
 			continue
 		}
 		for s := range CorrNames {
+			// The judges' correlations of this replicate were computed (and cached) just before.
 			add(comparisonKey(c.A, c.B, s), c.Diff[s], func(st *repState) Value {
-				x, ok1 := judges[a].corr(s, st.jw[a], st.corr[a]).Float()
-				y, ok2 := judges[b].corr(s, st.jw[b], st.corr[b]).Float()
+				x, ok1 := st.jcorr[a][s].Float()
+				y, ok2 := st.jcorr[b][s].Float()
 				if !ok1 || !ok2 {
 					return Undefined("a correlation is undefined in the replicate")
 				}
@@ -440,7 +460,7 @@ func (j judgeUnits) corr(c int, w []int32, s *corrScratch) Value {
 	case 1:
 		return j.p.spearman(w, s)
 	}
-	return j.p.kendall(w, s)
+	return j.pk.kendall(w, s)
 }
 
 func comparisonKey(a, b string, s int) string {
