@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"path/filepath"
 	"runtime/debug"
@@ -19,6 +20,7 @@ type agreeOptions struct {
 	seed                 uint64
 	ci, adjust, raters   string
 	mean                 string
+	missing              []string
 	naCategory           bool
 	format, matrix       string
 	output               string
@@ -71,6 +73,7 @@ whole report. docs/statistics.md defines every number.`,
 	f.StringVar(&o.adjust, "adjust", "none", "adjust p-values over the whole report: holm, bh or none")
 	f.StringVar(&o.raters, "raters", "distinct", "distinct (each column is one person) or exchangeable (columns are slots: no pairwise or two-way ICC statistics)")
 	f.StringVar(&o.mean, "mean", "exact", "system means: exact, or float (numpy's floating-point order, to reproduce such analyses)")
+	f.StringSliceVar(&o.missing, "missing", nil, "further values meaning \"no rating\" in ratings and scores, e.g. --missing NULL,-")
 	f.BoolVar(&o.naCategory, "na-category", false, "treat NA as a category of nominal fields instead of missing")
 	f.StringVar(&o.format, "format", "table", "output format: table, json, md, csv or latex")
 	f.StringVar(&o.matrix, "matrix", "", "print one statistic as a judge × field matrix, e.g. kendall_tau_b or system_level.kendall_tau_b")
@@ -105,7 +108,8 @@ func runAgree(cmd *cobra.Command, ratings string, o *agreeOptions) error {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(agree.MemoryLimit))
 	st.analysis.Seed = o.seed
 	results, err := longform.Run(cmd.Context(), longform.RunOptions{
-		Files:  longform.Options{Ratings: ratings, Auto: o.auto, Schema: o.schema, NACategory: o.naCategory},
+		Files: longform.Options{Ratings: ratings, Auto: o.auto, Schema: o.schema, NACategory: o.naCategory, Missing: o.missing,
+			Warn: func(msg string) { fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+msg) }},
 		Levels: o.levels, Clusters: o.clusters, ClusterColumn: o.cluster, FloatMean: o.mean == "float",
 		Analysis: st.analysis, Adjust: st.adjust,
 	})
@@ -113,7 +117,8 @@ func runAgree(cmd *cobra.Command, ratings string, o *agreeOptions) error {
 		return err
 	}
 	in := report.Inputs{Ratings: filepath.Base(ratings), Auto: base(o.auto), Schema: base(o.schema),
-		NACategory: o.naCategory, Bootstrap: o.bootstrap, Seed: o.seed}
+		NACategory: o.naCategory, Missing: o.missing, Bootstrap: o.bootstrap, Seed: o.seed,
+		CI: o.ci, Adjust: o.adjust, Raters: o.raters}
 	ropt := st.report
 	ropt.Inputs = in
 	ropt.Matrix = o.matrix
@@ -122,6 +127,7 @@ func runAgree(cmd *cobra.Command, ratings string, o *agreeOptions) error {
 	} else {
 		ropt.Cluster = o.cluster
 	}
+	ropt.Inputs.Cluster = ropt.Cluster
 	return writeOutput(cmd, o.output, func(w io.Writer, color bool) error {
 		ropt.Color = color
 		return report.Write(w, results, ropt)

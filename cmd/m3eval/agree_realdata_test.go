@@ -84,7 +84,8 @@ func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 // convertHANNA writes into dir: ratings.csv (story = 96·row + prompt, raters human1..3 = the
 // rating slots, six criteria), schema.json (1..5), auto_<slug>.csv for each metric (one
 // judge, stories of the 10 systems; the Human reference row has no metric score, as in the
-// paper), auto_all.csv (judge column, every metric) and levels.csv (system, segment = prompt).
+// paper), auto_all.csv (judge column, every metric) and levels.csv (system, segment = prompt;
+// every row, the Human reference row included).
 func convertHANNA(t *testing.T, dir string) {
 	t.Helper()
 	rows := readCSV(t, filepath.Join(sharedData, "hanna", "hanna_metric_scores_llm.csv"))
@@ -116,11 +117,13 @@ func convertHANNA(t *testing.T, dir string) {
 				}
 			}
 		}
-		if model == "Human" {
-			continue
-		}
+		// The Human reference row is a system of its own: it has no metric scores, so it
+		// enters no correlation, but --cluster system needs a cluster for every item.
 		for p := 0; p < 96; p++ {
 			levels = append(levels, []string{strconv.Itoa(96*ri + p), model, strconv.Itoa(p)})
+		}
+		if model == "Human" {
+			continue
 		}
 		for _, m := range hannaMetrics {
 			for p, v := range list(row, m.column) {

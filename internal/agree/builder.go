@@ -20,6 +20,9 @@ import (
 type Builder struct {
 	// NACategory keeps "NA" as an ordinary value of nominal fields.
 	NACategory bool
+	// Missing lists further values (exact, after trimming) that mean "no rating", such as
+	// "NULL" or "-", in ratings and scores alike.
+	Missing []string
 
 	schema map[string]Field
 	fields []*fieldAcc
@@ -53,6 +56,7 @@ type fieldAcc struct {
 	// until Build infers the categories.
 	raw      map[string]uint8
 	rawNames []string
+	rawCount []int // ratings of each raw value
 
 	allRaters map[string]int // every rater seen, in order
 	allOrder  []string
@@ -151,7 +155,7 @@ func (b *Builder) Add(item, rater, field, value string, loc Location) error {
 		f.rated = append(f.rated, false)
 		f.raterCol = append(f.raterCol, -1)
 	}
-	missing := IsMissing(value, b.NACategory)
+	missing := IsMissing(value, b.NACategory) || slices.Contains(b.Missing, value)
 	if !missing && value == "NA" && (f.declared && f.field.Type == Ordinal) {
 		// NA stays missing in ordinal fields: --na-category is for Yes/No/NA fields.
 		missing = true
@@ -177,7 +181,9 @@ func (b *Builder) Add(item, rater, field, value string, loc Location) error {
 			c = uint8(len(f.rawNames))
 			f.raw[value] = c
 			f.rawNames = append(f.rawNames, value)
+			f.rawCount = append(f.rawCount, 0)
 		}
+		f.rawCount[c]++
 		code = c
 	}
 	if !f.rated[ri] {
@@ -222,7 +228,7 @@ func (b *Builder) AddJudge(judge string) {
 // without ratings are ignored, like the oracle does; "" and "NA" are missing.
 func (b *Builder) AddScore(judge, item, field, value string, loc Location) error {
 	item, field, value = strings.TrimSpace(item), strings.TrimSpace(field), strings.TrimSpace(value)
-	if IsMissing(value, false) {
+	if IsMissing(value, false) || slices.Contains(b.Missing, value) {
 		return nil
 	}
 	if len(b.judges) == 0 || b.judges[len(b.judges)-1] != judge {
@@ -263,6 +269,29 @@ func (b *Builder) AddScore(judge, item, field, value string, loc Location) error
 	a.vals[row] = value
 	a.lines[row] = uint32(loc.Line)
 	return nil
+}
+
+// missingLooking are values that usually mean "no rating" in exported data sets.
+var missingLooking = []string{"NULL", "null", "N/A", "n/a", "NaN", "nan", "None", "-", "?"}
+
+// Warnings lists, for every field without a schema entry, the values that look like missing
+// codes (NULL, N/A, NaN, -, ?) but were read as categories, with their counts: such a value
+// silently becomes a category and changes every coefficient. Declare them with Missing.
+func (b *Builder) Warnings() []string {
+	var out []string
+	for _, f := range b.fields {
+		if f.declared {
+			continue
+		}
+		for code, s := range f.rawNames {
+			if !slices.Contains(missingLooking, s) {
+				continue
+			}
+			n := f.rawCount[code]
+			out = append(out, fmt.Sprintf("field %s: %d values %q look like a missing code but count as a category (declare it missing with --missing %s)", f.name, n, s, s))
+		}
+	}
+	return out
 }
 
 // inferField applies the oracle's rule for a field without a schema entry.

@@ -70,8 +70,11 @@ var kappaKeys = [3]string{"cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quad
 type Inputs struct {
 	Ratings, Auto, Schema string
 	NACategory            bool
+	Missing               []string // further missing codes (--missing)
 	Bootstrap             int
 	Seed                  uint64
+	// CI, Cluster, Adjust and Raters record how intervals and p-values were made.
+	CI, Cluster, Adjust, Raters string
 }
 
 // JSON writes the results with the structure and key names of the oracle's oracle.json,
@@ -84,12 +87,18 @@ func JSON(w io.Writer, in Inputs, results []agree.FieldResult) error {
 	inputs.set("auto", nullIfEmpty(in.Auto))
 	inputs.set("schema", nullIfEmpty(in.Schema))
 	if in.NACategory {
-		inputs.set("missing_tokens", []string{""})
+		inputs.set("missing_tokens", append([]string{""}, in.Missing...))
 	} else {
-		inputs.set("missing_tokens", []string{"", "NA"})
+		inputs.set("missing_tokens", append([]string{"", "NA"}, in.Missing...))
 	}
 	inputs.set("bootstrap", in.Bootstrap)
 	inputs.set("seed", in.Seed)
+	if in.CI != "" {
+		inputs.set("ci", in.CI)
+		inputs.set("bootstrap_unit", unitName(in.Cluster))
+		inputs.set("p_adjustment", in.Adjust)
+		inputs.set("raters", in.Raters)
+	}
 	top.set("inputs", inputs)
 	var fields obj
 	for _, r := range results {

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runAgreeBoth runs "m3eval agree args..." in-process and returns standard output, standard
+// error and the error.
+func runAgreeBoth(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	root := newRootCmd()
+	var out, errb bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errb)
+	root.SetArgs(append([]string{"agree"}, args...))
+	err := root.Execute()
+	return out.String(), errb.String(), err
+}
+
+// TestAgreeMissingCodes: the XSum labels hold 33 "NULL"s. Without a schema and without
+// --missing they become a category, and the warning names the field and the count; with
+// --missing NULL they are missing and the warning is gone.
+func TestAgreeMissingCodes(t *testing.T) {
+	dir := t.TempDir()
+	rows := readCSV(t, filepath.Join(sharedData, "xsum-hallucinations", "factuality_annotations_xsum_summaries.csv"))
+	out := [][]string{{"item", "rater", "field", "value"}}
+	for _, row := range rows[1:] {
+		out = append(out, []string{row[0] + "/" + row[1], row[4], "is_factual", row[3]})
+	}
+	ratings := filepath.Join(dir, "ratings.csv")
+	writeRows(t, ratings, out)
+	_, stderr, err := runAgreeBoth(t, ratings, "--format", "json", "-o", filepath.Join(dir, "a.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr, `warning: ratings.csv: field is_factual: 33 values "NULL" look like a missing code`) {
+		t.Errorf("no warning naming the field and count:\n%s", stderr)
+	}
+	_, stderr, err = runAgreeBoth(t, ratings, "--missing", "NULL", "--format", "json", "-o", filepath.Join(dir, "b.json"))
+	if err != nil || stderr != "" {
+		t.Fatalf("--missing NULL: %v, stderr %q", err, stderr)
+	}
+	var a, b map[string]any
+	readJSON(t, filepath.Join(dir, "a.json"), &a)
+	readJSON(t, filepath.Join(dir, "b.json"), &b)
+	na := a["fields"].(map[string]any)["is_factual"].(map[string]any)["n_ratings"].(float64)
+	nb := b["fields"].(map[string]any)["is_factual"].(map[string]any)["n_ratings"].(float64)
+	if na-nb != 33 {
+		t.Errorf("n_ratings %v without, %v with --missing NULL: want 33 fewer", na, nb)
+	}
+}
+
+// TestAgreeStatisticsFlags runs the new flags end to end on HANNA: system clusters, BCa,
+// Holm, exchangeable raters, a LaTeX table and a LaTeX matrix. The ten systems and the Human
+// reference row are the 11 clusters.
+func TestAgreeStatisticsFlags(t *testing.T) {
+	dir := convertDir(t, "hanna", convertHANNA)
+	in := func(p string) string { return filepath.Join(dir, p) }
+	common := []string{in("ratings.csv"), "--auto", in("auto_all.csv"), "--schema", in("schema.json"), "--levels", in("levels.csv")}
+	res := agreeJSON(t, dir, "ratings.csv", "--auto", "auto_all.csv", "--schema", "schema.json", "--levels", "levels.csv",
+		"--cluster", "system", "--bootstrap", "100", "--ci", "bca", "--adjust", "holm", "--raters", "exchangeable")
+	f := res["fields"].(map[string]any)["Coherence"].(map[string]any)
+	if pw := f["pairwise"].([]any); len(pw) != 0 {
+		t.Errorf("exchangeable raters: %d pairs reported", len(pw))
+	}
+	bs := f["bootstrap"].(map[string]any)["krippendorff_alpha_interval"].(map[string]any)
+	if bs["unit"] != "system" || bs["n_units"] != 11.0 || bs["ci95_bca"] == nil {
+		t.Errorf("bootstrap block: %v", bs)
+	}
+	tests := f["human_vs_auto_by_judge"].(map[string]any)["bleu"].(map[string]any)["system_level"].(map[string]any)["tests"].(map[string]any)
+	k := tests["kendall_tau_b"].(map[string]any)
+	if k["method"] != "exact" || k["p_adjusted"].(float64) < k["p"].(float64) {
+		t.Errorf("system-level Kendall test: %v", k)
+	}
+	if cmp := f["judge_comparisons"].([]any); len(cmp) != len(hannaMetrics)*(len(hannaMetrics)-1)/2 {
+		t.Errorf("%d judge comparisons", len(cmp))
+	}
+	if r := f["judge_ranking"].(map[string]any)["pearson"].([]any); len(r) != len(hannaMetrics) {
+		t.Errorf("ranking %v", r)
+	}
+
+	out, _, err := runAgreeBoth(t, append(common, "--format", "latex")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`\toprule`, `\midrule`, `\bottomrule`, `Krippendorff's $\alpha$ (interval)`, `ICC(2,1) = ICC(A,1)`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("latex lacks %q", want)
+		}
+	}
+	out, _, err = runAgreeBoth(t, append(common, "--matrix", "system_level.kendall_tau_b", "--format", "latex")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, `Judge & Relevance & Coherence & Empathy & Surprise & Engagement & Complexity \\`) ||
+		!strings.Contains(out, "bleu & ") || strings.Count(out, `\\`) != len(hannaMetrics)+1 {
+		t.Errorf("matrix:\n%s", out)
+	}
+	out, _, err = runAgreeBoth(t, append(common, "--matrix", "system_level.kendall_tau_b", "--mean", "float")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The published HANNA Complexity column: BLEU 0.54 with floating-point means.
+	if !strings.Contains(out, "0.54") {
+		t.Errorf("matrix with --mean float:\n%s", out)
+	}
+	if _, _, err := runAgreeBoth(t, append(common, "--matrix", "no_such_stat")...); err == nil || !strings.Contains(err.Error(), "no such statistic") {
+		t.Errorf("unknown matrix statistic: %v", err)
+	}
+	for _, bad := range [][]string{{"--ci", "normal"}, {"--adjust", "bonferroni"}, {"--raters", "slots"}, {"--cluster", "episode"}, {"--mean", "median"}} {
+		if _, _, err := runAgreeBoth(t, append(common, bad...)...); err == nil || exitCodeOf(err) != 2 {
+			t.Errorf("%v: %v (want a usage error)", bad, err)
+		}
+	}
+}
