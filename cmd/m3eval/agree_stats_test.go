@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -113,6 +114,65 @@ func TestAgreeStatisticsFlags(t *testing.T) {
 	for _, bad := range [][]string{{"--ci", "normal"}, {"--adjust", "bonferroni"}, {"--raters", "slots"}, {"--cluster", "episode"}, {"--mean", "median"}} {
 		if _, _, err := runAgreeBoth(t, append(common, bad...)...); err == nil || exitCodeOf(err) != 2 {
 			t.Errorf("%v: %v (want a usage error)", bad, err)
+		}
+	}
+}
+
+// TestContinuousHumanScores: XSum's aggregated human scores, one number per summary, against
+// five metrics. Faithful has 452 distinct values and is read as continuous without a schema;
+// Factual (0, 1/3, 2/3, 1) is declared continuous. Coefficients and p-values must equal
+// SciPy's on the original file (testdata/realdata/xsum_continuous.py).
+func TestContinuousHumanScores(t *testing.T) {
+	dir := t.TempDir()
+	rows := readCSV(t, filepath.Join(sharedData, "xsum-hallucinations", "eval_scores_xsum_summaries.csv"))
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	metrics := []string{"R1", "R2", "RL", "BERTScore", "Entailment"}
+	var ref map[string]any
+	readJSON(t, filepath.Join(realdataRefs, "xsum", "continuous.json"), &ref)
+	for _, human := range []string{"Faithful", "Factual"} {
+		ratings := [][]string{{"item", "rater", "field", "value"}}
+		auto := [][]string{{"item", "judge", "field", "value"}}
+		for _, r := range rows[1:] {
+			ratings = append(ratings, []string{r[0], "mean", human, r[col[human]]})
+			for _, m := range metrics {
+				auto = append(auto, []string{r[0], m, human, r[col[m]]})
+			}
+		}
+		writeRows(t, filepath.Join(dir, "ratings.csv"), ratings)
+		writeRows(t, filepath.Join(dir, "auto.csv"), auto)
+		args := []string{"ratings.csv", "--auto", "auto.csv"}
+		if human == "Factual" {
+			writeFile(t, filepath.Join(dir, "schema.json"), `{"fields": {"Factual": {"type": "continuous"}}}`)
+			args = append(args, "--schema", "schema.json")
+		}
+		out := agreeJSON(t, dir, append(args, "--bootstrap", "200")...)
+		f := out["fields"].(map[string]any)[human].(map[string]any)
+		if f["type"] != "continuous" || f["n_items"] != 1992.0 {
+			t.Fatalf("%s: type %v, %v items", human, f["type"], f["n_items"])
+		}
+		for _, m := range metrics {
+			j := f["human_vs_auto_by_judge"].(map[string]any)[m].(map[string]any)
+			want := ref[human].(map[string]any)[m].(map[string]any)
+			for _, stat := range []string{"pearson", "spearman", "kendall_tau_b"} {
+				w := want[stat].([]any)
+				g, _ := j[stat].(float64)
+				if math.Abs(g-w[0].(float64)) > 1e-9 {
+					t.Errorf("%s %s %s: SciPy %v, we %v", human, m, stat, w[0], j[stat])
+				}
+				gp, _ := j["tests"].(map[string]any)[stat].(map[string]any)["p"].(float64)
+				if wp := w[1].(float64); math.Abs(gp-wp) > 1e-9*wp {
+					t.Errorf("%s %s %s p: SciPy %v, we %v", human, m, stat, wp, gp)
+				}
+			}
+		}
+		if _, ok := f["bootstrap"].(map[string]any)["human_vs_auto_BERTScore_pearson"]; !ok {
+			t.Errorf("%s: no bootstrap interval of the correlations", human)
+		}
+		if _, ok := f["krippendorff_alpha"]; ok {
+			t.Errorf("%s: categorical statistics reported for a continuous field", human)
 		}
 	}
 }

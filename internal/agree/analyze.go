@@ -145,6 +145,9 @@ func AnalyzeField(ctx context.Context, d *FieldData, index int, opt Options) (Fi
 	if err := d.Validate(); err != nil {
 		return FieldResult{}, fmt.Errorf("%w: %v", ErrInput, err)
 	}
+	if d.Field.Type == Continuous {
+		return analyzeContinuous(ctx, d, index, opt)
+	}
 	f := d.Field
 	k := len(f.Categories)
 	values := catValues(f)

@@ -2,6 +2,7 @@ package agree
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,6 +58,12 @@ type fieldAcc struct {
 	raw      map[string]uint8
 	rawNames []string
 	rawCount []int // ratings of each raw value
+	// nums holds each cell's number (NaN when not one) for a continuous field, and for an
+	// undeclared field until it has more distinct values than categories can hold
+	// (overflow): it is then continuous if every value is a number.
+	nums     []float64
+	overflow bool
+	nonNum   Location // the first value that is not a number, for the error
 
 	allRaters map[string]int // every rater seen, in order
 	allOrder  []string
@@ -164,7 +171,14 @@ func (b *Builder) Add(item, rater, field, value string, loc Location) error {
 		return nil
 	}
 	var code uint8
-	if f.declared {
+	if f.declared && f.field.Type == Continuous {
+		x, err := strconv.ParseFloat(value, 64)
+		if err != nil || math.IsInf(x, 0) || math.IsNaN(x) {
+			loc.Column = "value"
+			return loc.errorf("%q is not a number (field %s is continuous)", value, field)
+		}
+		f.nums = append(f.nums, x)
+	} else if f.declared {
 		c, ok := f.field.Code(value)
 		if !ok {
 			loc.Column = "value"
@@ -172,18 +186,30 @@ func (b *Builder) Add(item, rater, field, value string, loc Location) error {
 		}
 		code = c
 	} else {
-		c, ok := f.raw[value]
-		if !ok {
-			if len(f.rawNames) >= MaxCategories-1 {
-				loc.Column = "value"
-				return loc.errorf("field %s has more than %d distinct values; declare its categories in a schema", field, MaxCategories-1)
+		x, err := strconv.ParseFloat(value, 64)
+		if err != nil || math.IsInf(x, 0) || math.IsNaN(x) {
+			x = math.NaN()
+			if f.nonNum.File == "" && f.nonNum.Line == 0 {
+				f.nonNum = loc
+				f.nonNum.Column = "value"
 			}
-			c = uint8(len(f.rawNames))
-			f.raw[value] = c
-			f.rawNames = append(f.rawNames, value)
-			f.rawCount = append(f.rawCount, 0)
 		}
-		f.rawCount[c]++
+		f.nums = append(f.nums, x)
+		c, ok := f.raw[value]
+		if !ok && !f.overflow {
+			if len(f.rawNames) >= MaxCategories-1 {
+				// Too many values for categories: the field can only be continuous.
+				f.overflow = true
+			} else {
+				c = uint8(len(f.rawNames))
+				f.raw[value] = c
+				f.rawNames = append(f.rawNames, value)
+				f.rawCount = append(f.rawCount, 0)
+			}
+		}
+		if !f.overflow {
+			f.rawCount[c]++
+		}
 		code = c
 	}
 	if !f.rated[ri] {
@@ -334,7 +360,12 @@ func (b *Builder) Build(file string) ([]FieldData, error) {
 	for _, f := range b.fields {
 		fd := f.field
 		remap := []uint8(nil)
-		if !f.declared {
+		if !f.declared && f.overflow {
+			if f.nonNum.Line > 0 || f.nonNum.File != "" {
+				return nil, f.nonNum.errorf("field %s has more than %d distinct values and this one is not a number; declare the field in a schema", f.name, MaxCategories-1)
+			}
+			fd = NewContinuous(f.name)
+		} else if !f.declared {
 			fd = inferField(f.name, f.rawNames)
 			remap = make([]uint8, len(f.rawNames))
 			for i, s := range f.rawNames {
@@ -346,7 +377,23 @@ func (b *Builder) Build(file string) ([]FieldData, error) {
 			}
 		}
 		m := NewMatrix(len(f.items), len(f.raters))
-		for _, c := range f.cells {
+		var cont []float64
+		if fd.Type == Continuous {
+			cont = make([]float64, len(f.items)*len(f.raters))
+			for i := range cont {
+				cont[i] = math.NaN()
+			}
+		}
+		for ci, c := range f.cells {
+			if cont != nil {
+				at := int(c.item)*m.Raters + int(c.rater)
+				if !math.IsNaN(cont[at]) {
+					loc := Location{File: file, Line: int(c.line), Column: "item"}
+					return nil, loc.errorf("duplicate rating of item %q by %s in field %s", b.names[f.items[c.item]], f.raters[c.rater], f.name)
+				}
+				cont[at] = f.nums[ci]
+				continue
+			}
 			code := c.code
 			if remap != nil {
 				code = remap[code]
@@ -366,7 +413,7 @@ func (b *Builder) Build(file string) ([]FieldData, error) {
 			}
 			m.Codes[at] = code
 		}
-		d := FieldData{Field: fd, Raters: f.raters, Ratings: m}
+		d := FieldData{Field: fd, Raters: f.raters, Ratings: m, Cont: cont}
 		d.Items = make([]string, len(f.items))
 		for i, gi := range f.items {
 			d.Items[i] = b.names[gi]
@@ -391,7 +438,7 @@ func (b *Builder) Build(file string) ([]FieldData, error) {
 			d.Judges = append(d.Judges, j)
 		}
 		out = append(out, d)
-		f.cells = nil // the matrix holds them now
+		f.cells, f.nums = nil, nil // the matrix holds them now
 	}
 	return out, nil
 }

@@ -292,23 +292,14 @@ func judgeUnitsOf(d *FieldData, j Judge, values []int64) judgeUnits {
 	index := map[key]int32{}
 	var xs, ys []float64
 	counts := make([]int, k)
+	hx, hok := humanMeans(d)
 	for i := 0; i < m.Items; i++ {
 		u.pointOf[i], u.cellOf[i] = -1, -1
-		var n int
-		var sum int64
-		clear(counts)
-		for _, c := range m.Codes[i*r : i*r+r] {
-			if c != Missing {
-				n++
-				sum += values[c]
-				counts[c]++
-			}
-		}
-		if n == 0 || !j.Present[i] {
+		if !j.Present[i] {
 			continue
 		}
-		if d.Field.Type == Ordinal && !math.IsNaN(j.Num[i]) {
-			x := float64(sum) / float64(n)
+		if hok[i] && !math.IsNaN(j.Num[i]) {
+			x := hx[i]
 			kk := key{floatKey(x), floatKey(j.Num[i])}
 			id, ok := index[kk]
 			if !ok {
@@ -317,6 +308,20 @@ func judgeUnitsOf(d *FieldData, j Judge, values []int64) judgeUnits {
 				xs, ys = append(xs, x), append(ys, j.Num[i])
 			}
 			u.pointOf[i] = id
+		}
+		if d.Field.Type == Continuous {
+			continue
+		}
+		n := 0
+		clear(counts)
+		for _, c := range m.Codes[i*r : i*r+r] {
+			if c != Missing {
+				n++
+				counts[c]++
+			}
+		}
+		if n == 0 {
+			continue
 		}
 		best, second, label := 0, 0, -1
 		for c, x := range counts {
@@ -351,6 +356,10 @@ func statList(d *FieldData, res *FieldResult, values []int64, judges []judgeUnit
 	var out []bootStat
 	add := func(name string, full Value, f func(s *repState) Value) {
 		out = append(out, bootStat{name: name, full: full, eval: func(s *repState) float64 { return nanIfUndef(f(s)) }})
+	}
+	if d.Field.Type == Continuous {
+		addJudges(d, res, judges, add)
+		return out
 	}
 	add("krippendorff_alpha_nominal", res.Alpha.Nominal, func(s *repState) Value { return krippendorff(s.t, values, LevelNominal) })
 	if ordinal {
@@ -404,6 +413,16 @@ func statList(d *FieldData, res *FieldResult, values []int64, judges []judgeUnit
 			}
 		}
 	}
+	addJudges(d, res, judges, add)
+	return out
+}
+
+// addJudges lists the statistics of the judges (correlations, labels) and the judge
+// differences.
+func addJudges(d *FieldData, res *FieldResult, judges []judgeUnits, add func(string, Value, func(*repState) Value)) {
+	ordinal := d.Field.Type != Nominal
+	k := len(d.Field.Categories)
+	values := catValues(d.Field)
 	for ji := range judges {
 		j := judges[ji]
 		jr := res.Judges[ji]
@@ -420,6 +439,9 @@ func statList(d *FieldData, res *FieldResult, values []int64, judges []judgeUnit
 					return v
 				})
 			}
+		}
+		if d.Field.Type == Continuous {
+			continue
 		}
 		add(prefix+"exact_match_accuracy", jr.ExactMatch, func(s *repState) Value { return PercentTable(s.jtab[ji], k) })
 		ws := []Weighting{Unweighted}
@@ -449,7 +471,6 @@ func statList(d *FieldData, res *FieldResult, values []int64, judges []judgeUnit
 			})
 		}
 	}
-	return out
 }
 
 // corr evaluates correlation c (0 Pearson, 1 Spearman, 2 Kendall) on weighted points.
@@ -608,7 +629,7 @@ func bootstrapTest(vals []float64) Test {
 // compareJudges fills res.Comparisons: every pair of judges with numeric scores on an
 // ordinal field, in the order of the judges.
 func compareJudges(d *FieldData, res *FieldResult, values []int64) {
-	if d.Field.Type != Ordinal || len(d.Judges) < 2 {
+	if d.Field.Type == Nominal || len(d.Judges) < 2 {
 		return
 	}
 	for a := 0; a < len(d.Judges); a++ {
@@ -641,22 +662,13 @@ func compareJudges(d *FieldData, res *FieldResult, values []int64) {
 // t = (r_ha − r_hb)·√((n−1)(1+r_ab)) / √(2|R|(n−1)/(n−3) + r̄²(1−r_ab)³), n − 3 df, where
 // |R| = 1 − r_ha² − r_hb² − r_ab² + 2 r_ha r_hb r_ab and r̄ = (r_ha + r_hb)/2.
 func williams(d *FieldData, a, b Judge, values []int64) (Test, int) {
-	m := d.Ratings
-	r := m.Raters
+	hx, hok := humanMeans(d)
 	var h, xa, xb []float64
-	for i := 0; i < m.Items; i++ {
-		var n int
-		var sum int64
-		for _, c := range m.Codes[i*r : i*r+r] {
-			if c != Missing {
-				n++
-				sum += values[c]
-			}
-		}
-		if n == 0 || !a.Present[i] || !b.Present[i] || math.IsNaN(a.Num[i]) || math.IsNaN(b.Num[i]) {
+	for i := range hx {
+		if !hok[i] || !a.Present[i] || !b.Present[i] || math.IsNaN(a.Num[i]) || math.IsNaN(b.Num[i]) {
 			continue
 		}
-		h = append(h, float64(sum)/float64(n))
+		h = append(h, hx[i])
 		xa, xb = append(xa, a.Num[i]), append(xb, b.Num[i])
 	}
 	n := len(h)

@@ -124,14 +124,31 @@ func TestICCTestsMatchPsych(t *testing.T) {
 		for r := 0; r < k; r++ {
 			d.Raters = append(d.Raters, "r"+strconv.Itoa(r))
 		}
-		res, err := agree.AnalyzeField(context.Background(), &d, 0, agree.Options{})
+		// The same numbers as a continuous field take the floating-point ANOVA.
+		cd := agree.FieldData{Field: agree.NewContinuous("x"), Items: d.Items, Raters: d.Raters, Ratings: agree.NewMatrix(n, k)}
+		for _, row := range c.Matrix {
+			for _, v := range row {
+				cd.Cont = append(cd.Cont, float64(v))
+			}
+		}
+		for _, fd := range []*agree.FieldData{&d, &cd} {
+			checkICC(t, c.Name+" "+fd.Field.Type.String(), fd, c.ICC, c.F, c.DF1, c.DF2, c.P, c.Lower, c.Upper)
+		}
+	}
+}
+
+func checkICC(t *testing.T, name string, d *agree.FieldData, icc, f, df1, df2, p, lower, upper []float64) {
+	t.Helper()
+	{
+		c := struct{ ICC, F, DF1, DF2, P, Lower, Upper []float64 }{icc, f, df1, df2, p, lower, upper}
+		res, err := agree.AnalyzeField(context.Background(), d, 0, agree.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		ic := res.ICC
 		vals := []agree.Value{ic.ICC11, ic.ICC21, ic.ICC31, ic.ICC1k, ic.ICC2k, ic.ICC3k}
 		for i, form := range agree.ICCForms {
-			name := c.Name + " " + form.ShroutFleiss
+			name := name + " " + form.ShroutFleiss
 			tst := ic.Tests[i]
 			checkP(t, name+" icc", vals[i], c.ICC[i], 1e-9)
 			checkP(t, name+" F", tst.Statistic, c.F[i], 1e-9)

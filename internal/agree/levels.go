@@ -36,18 +36,21 @@ func Levels(d *FieldData, j Judge, system, segment []int, floatMean bool) (sys, 
 	sum := make([]int64, m.Items) // the item's rating sum and count, for exact system means
 	cnt := make([]int64, m.Items)
 	ok := make([]bool, m.Items)
+	continuous := d.Field.Type == Continuous
+	hx, hok := humanMeans(d)
 	for i := 0; i < m.Items; i++ {
-		var n, s int64
+		if !hok[i] || !j.Present[i] || math.IsNaN(j.Num[i]) {
+			continue
+		}
+		x[i], ok[i] = hx[i], true
+		if continuous {
+			continue
+		}
 		for _, c := range m.Codes[i*r : i*r+r] {
 			if c != Missing {
-				n++
-				s += values[c]
+				cnt[i]++
+				sum[i] += values[c]
 			}
-		}
-		if n > 0 && j.Present[i] && !math.IsNaN(j.Num[i]) {
-			x[i] = float64(s) / float64(n)
-			sum[i], cnt[i] = s, n
-			ok[i] = true
 		}
 	}
 	group := func(g []int) (map[int][]int, []int) {
@@ -75,13 +78,17 @@ func Levels(d *FieldData, j Judge, system, segment []int, floatMean bool) (sys, 
 			var sy float64
 			fx := make([]float64, 0, len(members[id]))
 			for _, i := range members[id] {
-				sx.Add(&sx, big.NewRat(sum[i], cnt[i]))
+				if !continuous {
+					sx.Add(&sx, big.NewRat(sum[i], cnt[i]))
+				}
 				sy += j.Num[i]
 				fx = append(fx, x[i])
 			}
 			n := len(members[id])
 			mx, _ := sx.Quo(&sx, big.NewRat(int64(n), 1)).Float64()
-			if floatMean {
+			if floatMean || continuous {
+				// Continuous means have no exact form; numpy's order is what an analysis of
+				// the same numbers prints.
 				mx = pairwiseSum(fx) / float64(n)
 			}
 			xs = append(xs, mx)

@@ -153,43 +153,46 @@ func fieldJSON(r agree.FieldResult) obj {
 	f.set("n_missing_cells", r.NMissingCells)
 	f.set("n_items_pairable", r.NItemsPairable)
 	f.set("n_items_complete", r.NItemsComplete)
-	pw := []obj{}
-	for _, p := range r.Pairwise {
-		s := statObj{}
-		s.set("raters", p.Raters[:])
-		s.set("n_items", p.N)
-		s.stat("percent_agreement", p.PercentAgreement)
-		s.stat(kappaKeys[0], p.Kappa[0])
-		if ordinal {
-			s.stat(kappaKeys[1], p.Kappa[1])
-			s.stat(kappaKeys[2], p.Kappa[2])
+	continuous := r.Field.Type == agree.Continuous
+	if !continuous {
+		pw := []obj{}
+		for _, p := range r.Pairwise {
+			s := statObj{}
+			s.set("raters", p.Raters[:])
+			s.set("n_items", p.N)
+			s.stat("percent_agreement", p.PercentAgreement)
+			s.stat(kappaKeys[0], p.Kappa[0])
+			if ordinal {
+				s.stat(kappaKeys[1], p.Kappa[1])
+				s.stat(kappaKeys[2], p.Kappa[2])
+			}
+			tests := obj{{kappaKeys[0], testJSON(p.KappaTest[0])}}
+			if ordinal {
+				tests.set(kappaKeys[1], testJSON(p.KappaTest[1]))
+				tests.set(kappaKeys[2], testJSON(p.KappaTest[2]))
+			}
+			s.set("tests", tests)
+			pw = append(pw, s.done())
 		}
-		tests := obj{{kappaKeys[0], testJSON(p.KappaTest[0])}}
+		f.set("pairwise", pw)
+		f.stat("fleiss_kappa", r.Fleiss)
+		ka := statObj{}
+		ka.stat("nominal", r.Alpha.Nominal)
 		if ordinal {
-			tests.set(kappaKeys[1], testJSON(p.KappaTest[1]))
-			tests.set(kappaKeys[2], testJSON(p.KappaTest[2]))
+			ka.stat("ordinal", r.Alpha.Ordinal)
+			ka.stat("interval", r.Alpha.Interval)
 		}
-		s.set("tests", tests)
-		pw = append(pw, s.done())
-	}
-	f.set("pairwise", pw)
-	f.stat("fleiss_kappa", r.Fleiss)
-	ka := statObj{}
-	ka.stat("nominal", r.Alpha.Nominal)
-	if ordinal {
-		ka.stat("ordinal", r.Alpha.Ordinal)
-		ka.stat("interval", r.Alpha.Interval)
-	}
-	f.set("krippendorff_alpha", ka.done())
-	pa := statObj{}
-	pa.stat("all_agree_complete_items", r.Percent.AllAgreeComplete)
-	pa.stat("pairwise_mean_pairable_items", r.Percent.PairwiseMeanPairable)
-	pa.stat("all_agree_pairable_items", r.Percent.AllAgreePairable)
-	f.set("percent_agreement", pa.done())
-	f.stat("gwet_ac1", r.AC1)
-	if ordinal {
-		f.stat("gwet_ac2_linear", r.AC2Linear)
-		f.stat("gwet_ac2_quadratic", r.AC2Quadratic)
+		f.set("krippendorff_alpha", ka.done())
+		pa := statObj{}
+		pa.stat("all_agree_complete_items", r.Percent.AllAgreeComplete)
+		pa.stat("pairwise_mean_pairable_items", r.Percent.PairwiseMeanPairable)
+		pa.stat("all_agree_pairable_items", r.Percent.AllAgreePairable)
+		f.set("percent_agreement", pa.done())
+		f.stat("gwet_ac1", r.AC1)
+		if ordinal {
+			f.stat("gwet_ac2_linear", r.AC2Linear)
+			f.stat("gwet_ac2_quadratic", r.AC2Quadratic)
+		}
 	}
 	if r.ICC != nil {
 		ic := statObj{}
@@ -215,11 +218,11 @@ func fieldJSON(r agree.FieldResult) obj {
 		f.set("icc_forms", forms)
 	}
 	if len(r.Judges) == 1 {
-		f.set("human_vs_auto", judgeJSON(r.Judges[0], ordinal))
+		f.set("human_vs_auto", judgeJSON(r.Judges[0], r.Field.Type))
 	} else if len(r.Judges) > 1 {
 		var by obj
 		for _, j := range r.Judges {
-			by.set(j.Judge, judgeJSON(j, ordinal))
+			by.set(j.Judge, judgeJSON(j, r.Field.Type))
 		}
 		f.set("human_vs_auto_by_judge", by)
 	}
@@ -271,7 +274,9 @@ func fieldJSON(r agree.FieldResult) obj {
 		}
 		f.set("bootstrap", bs)
 	}
-	f.set("categories_used", categoriesJSON(r.Field, r.CategoriesUsed))
+	if !continuous {
+		f.set("categories_used", categoriesJSON(r.Field, r.CategoriesUsed))
+	}
 	return f.done()
 }
 
@@ -285,7 +290,8 @@ func iccList(c agree.ICC) []namedValue {
 		{"ICC(1,k)", c.ICC1k}, {"ICC(2,k)", c.ICC2k}, {"ICC(3,k)", c.ICC3k}}
 }
 
-func judgeJSON(j agree.VsJudge, ordinal bool) obj {
+func judgeJSON(j agree.VsJudge, typ agree.Type) obj {
+	ordinal := typ != agree.Nominal
 	s := statObj{}
 	s.set("judge", j.Judge)
 	s.set("n_items_with_auto", j.NWithAuto)
@@ -298,21 +304,23 @@ func judgeJSON(j agree.VsJudge, ordinal bool) obj {
 		s.set("tests", corrTestsJSON(j.Tests))
 		s.set("kendall_ties", tiesJSON(j.Ties))
 	}
-	s.set("n_items_majority", j.NMajority)
-	s.set("n_items_tied_majority", j.NTiedMajority)
-	s.set("n_auto_outside_categories", j.NOutsideCategories)
-	s.stat("exact_match_accuracy", j.ExactMatch)
-	s.stat(kappaKeys[0], j.Kappa[0])
-	if ordinal {
-		s.stat(kappaKeys[1], j.Kappa[1])
-		s.stat(kappaKeys[2], j.Kappa[2])
+	if typ != agree.Continuous {
+		s.set("n_items_majority", j.NMajority)
+		s.set("n_items_tied_majority", j.NTiedMajority)
+		s.set("n_auto_outside_categories", j.NOutsideCategories)
+		s.stat("exact_match_accuracy", j.ExactMatch)
+		s.stat(kappaKeys[0], j.Kappa[0])
+		if ordinal {
+			s.stat(kappaKeys[1], j.Kappa[1])
+			s.stat(kappaKeys[2], j.Kappa[2])
+		}
+		kt := obj{{kappaKeys[0], testJSON(j.KappaTest[0])}}
+		if ordinal {
+			kt.set(kappaKeys[1], testJSON(j.KappaTest[1]))
+			kt.set(kappaKeys[2], testJSON(j.KappaTest[2]))
+		}
+		s.set("kappa_tests", kt)
 	}
-	kt := obj{{kappaKeys[0], testJSON(j.KappaTest[0])}}
-	if ordinal {
-		kt.set(kappaKeys[1], testJSON(j.KappaTest[1]))
-		kt.set(kappaKeys[2], testJSON(j.KappaTest[2]))
-	}
-	s.set("kappa_tests", kt)
 	for _, l := range []struct {
 		key string
 		c   *agree.LevelCorr

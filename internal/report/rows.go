@@ -30,6 +30,29 @@ func rowsOf(r agree.FieldResult) []row {
 	for i := range r.Bootstrap {
 		boot[r.Bootstrap[i].Stat] = &r.Bootstrap[i]
 	}
+	add := func(group, name, key string, v agree.Value, n int, kappa bool) {
+		out = append(out, row{group: group, name: name, key: key, v: v, n: n, ci: boot[strings.ReplaceAll(key, ".", "_")], kappaFamily: kappa})
+	}
+	withTest := func(t *agree.Test) { out[len(out)-1].test = t }
+	const g = "All raters"
+	continuous := r.Field.Type == agree.Continuous
+	if continuous {
+		// Numbers, not categories: the ICCs, and below the judges' correlations.
+		for i, e := range iccList(*r.ICC) {
+			f := agree.ICCForms[i]
+			add(g, f.ShroutFleiss+" = "+f.McGrawWong+" ("+f.Short+")", "icc."+e.name, e.v, r.ICC.N, false)
+			withTest(&r.ICC.Tests[i].Test)
+		}
+	} else {
+		out = append(out, categoricalRows(r, boot)...)
+	}
+	out = append(out, judgeRows(r, boot)...)
+	return out
+}
+
+// categoricalRows are the rows of the agreement statistics of categories.
+func categoricalRows(r agree.FieldResult, boot map[string]*agree.Interval) []row {
+	var out []row
 	ordinal := r.Field.Type == agree.Ordinal
 	add := func(group, name, key string, v agree.Value, n int, kappa bool) {
 		out = append(out, row{group: group, name: name, key: key, v: v, n: n, ci: boot[strings.ReplaceAll(key, ".", "_")], kappaFamily: kappa})
@@ -71,6 +94,14 @@ func rowsOf(r agree.FieldResult) []row {
 			withTest(&r.Pairwise[i].KappaTest[2])
 		}
 	}
+	return out
+}
+
+// judgeRows are the rows of the comparisons with the judges and between them.
+func judgeRows(r agree.FieldResult, boot map[string]*agree.Interval) []row {
+	var out []row
+	ordinal := r.Field.Type != agree.Nominal // numbers to correlate
+	labels := r.Field.Type != agree.Continuous
 	for ji := range r.Judges {
 		j := &r.Judges[ji]
 		jg := "Human vs " + j.Judge
@@ -96,11 +127,13 @@ func rowsOf(r agree.FieldResult) []row {
 			addJ("Spearman ρ (item mean)", "spearman", j.Spearman, j.NCorrelation, false, &j.Tests.Spearman)
 			addJ("Kendall τ-b (item mean"+ties+")", "kendall_tau_b", j.KendallTauB, j.NCorrelation, false, &j.Tests.Kendall)
 		}
-		addJ("Exact match with majority", "exact_match_accuracy", j.ExactMatch, j.NMajority, false, nil)
-		addJ("Cohen's κ with majority", "cohen_kappa", j.Kappa[0], j.NMajority, true, &j.KappaTest[0])
-		if ordinal {
-			addJ("Cohen's κ with majority (linear)", "cohen_kappa_linear", j.Kappa[1], j.NMajority, true, &j.KappaTest[1])
-			addJ("Cohen's κ with majority (quadratic)", "cohen_kappa_quadratic", j.Kappa[2], j.NMajority, true, &j.KappaTest[2])
+		if labels {
+			addJ("Exact match with majority", "exact_match_accuracy", j.ExactMatch, j.NMajority, false, nil)
+			addJ("Cohen's κ with majority", "cohen_kappa", j.Kappa[0], j.NMajority, true, &j.KappaTest[0])
+			if ordinal {
+				addJ("Cohen's κ with majority (linear)", "cohen_kappa_linear", j.Kappa[1], j.NMajority, true, &j.KappaTest[1])
+				addJ("Cohen's κ with majority (quadratic)", "cohen_kappa_quadratic", j.Kappa[2], j.NMajority, true, &j.KappaTest[2])
+			}
 		}
 		if c := j.SystemLevel; c != nil {
 			addJ("System-level Pearson r", "system_level.pearson", c.Pearson, c.N, false, &c.Tests.Pearson)
@@ -139,6 +172,10 @@ func sanitizeKey(k string) string {
 func header(r agree.FieldResult) string {
 	f := r.Field
 	cats := strings.Join(f.Categories, ", ")
+	if f.Type == agree.Continuous {
+		return fmt.Sprintf("%s (continuous) · %d items · %d raters · %d ratings · %d missing cells",
+			f.Name, r.NItems, len(r.Raters), r.NRatings, r.NMissingCells)
+	}
 	if f.Type == agree.Ordinal && len(f.Categories) > 1 {
 		cats = f.Categories[0] + ".." + f.Categories[len(f.Categories)-1]
 	}

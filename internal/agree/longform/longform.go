@@ -71,8 +71,10 @@ func ParseSchema(name string, data []byte) ([]agree.Field, error) {
 				labels = append(labels, s)
 			}
 			f = agree.NewNominal(fname, labels...)
+		case "continuous":
+			f = agree.NewContinuous(fname)
 		default:
-			return nil, fmt.Errorf("%s: field %s: type %q is neither ordinal nor nominal", name, fname, spec.Type)
+			return nil, fmt.Errorf("%s: field %s: type %q is not ordinal, nominal or continuous", name, fname, spec.Type)
 		}
 		if err := f.Validate(); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)

@@ -172,7 +172,7 @@ func addLevels(groups map[string]map[string]string, fields []agree.FieldData, re
 	}
 	for fi := range fields {
 		d := &fields[fi]
-		if d.Field.Type != agree.Ordinal {
+		if d.Field.Type == agree.Nominal {
 			continue
 		}
 		sys, seg := ids(d.Items, groups["system"]), ids(d.Items, groups["segment"])
