@@ -329,3 +329,37 @@ func TestScoreBootstrapMatchesOracle(t *testing.T) {
 		t.Fatalf("only %d bootstrapped statistics compared", n)
 	}
 }
+
+// TestScoreClusterUnits: score resamples episodes by default, models or turns on request;
+// the JSON names the unit and counts the units, which must be the episodes (models, turns)
+// of the rated turns in the fixture.
+func TestScoreClusterUnits(t *testing.T) {
+	db := scoreDB(t)
+	rows := readCSV(t, filepath.Join(scoreFixture, "ratings.csv"))
+	episodes, turns := map[string]bool{}, map[string]bool{}
+	for _, r := range rows[1:] {
+		if r[2] == "correctness" && r[3] != "" {
+			episodes[strings.SplitN(r[0], "_", 2)[0]] = true
+			turns[r[0]] = true
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		unit string
+		n    int
+	}{{nil, "episode", len(episodes)}, {[]string{"--cluster", "turn"}, "item", len(turns)}, {[]string{"--cluster", "model"}, "model", 2}} {
+		doc := scoreJSON(t, db, append([]string{"--bootstrap", "30", "--judge", "gpt", "--adjust", "bh"}, c.args...)...)
+		f := doc["fields"].(map[string]any)["correctness"].(map[string]any)
+		iv := f["bootstrap"].(map[string]any)["krippendorff_alpha_ordinal"].(map[string]any)
+		if iv["unit"] != c.unit || iv["n_units"] != float64(c.n) {
+			t.Errorf("%v: unit %v, %v units; want %s, %d", c.args, iv["unit"], iv["n_units"], c.unit, c.n)
+		}
+		p := f["human_vs_auto"].(map[string]any)["tests"].(map[string]any)["pearson"].(map[string]any)
+		if p["p_adjusted"] == nil || p["p_adjusted"].(float64) < p["p"].(float64) {
+			t.Errorf("%v: BH-adjusted p %v below p %v", c.args, p["p_adjusted"], p["p"])
+		}
+	}
+	if _, err := run(t, "--db", db, "score", "--cluster", "annotator"); exitCodeOf(err) != 2 {
+		t.Errorf("--cluster annotator: %v, want a usage error", err)
+	}
+}
