@@ -215,6 +215,7 @@ func AnalyzeField(ctx context.Context, d *FieldData, index int, opt Options) (Fi
 		res.AC2Linear = gwet(t, values, Linear)
 		res.AC2Quadratic = gwet(t, values, Quadratic)
 		ic := icc(t)
+		ic.Tests = iccTests(ic, 0.05)
 		res.ICC = &ic
 	}
 	for _, j := range d.Judges {

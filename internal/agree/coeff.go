@@ -82,8 +82,15 @@ func catValues(f Field) []int64 {
 // kappa = 1 − n·Σ d·N / Σ d·r_c·s_k. Numerator and denominator are exact integers.
 func CohenTable(table []int64, values []int64, w Weighting) Value {
 	k := len(values)
-	rows := make([]int64, k)
-	cols := make([]int64, k)
+	// The bootstrap calls this for every rater pair of every replicate: small tables keep
+	// their margins on the stack.
+	var rb, cb [16]int64
+	rows, cols := rb[:0], cb[:0]
+	if k <= len(rb) {
+		rows, cols = rb[:k], cb[:k]
+	} else {
+		rows, cols = make([]int64, k), make([]int64, k)
+	}
 	var n int64
 	for c := 0; c < k; c++ {
 		for d := 0; d < k; d++ {
@@ -361,7 +368,6 @@ func icc(t *tally) ICC {
 	if n < 2 || r < 2 {
 		u := Undefined("needs >= 2 complete items and >= 2 raters")
 		out.ICC11, out.ICC21, out.ICC31, out.ICC1k, out.ICC2k, out.ICC3k = u, u, u, u, u, u
-		out.Tests = iccTests(out, 0.05)
 		return out
 	}
 	bi := func(x int64) *big.Int { return big.NewInt(x) }
@@ -410,7 +416,8 @@ func icc(t *tally) ICC {
 	out.MSC, _ = msc.Float64()
 	out.MSE, _ = mse.Float64()
 	out.MSW, _ = msw.Float64()
-	out.Tests = iccTests(out, 0.05)
+	// The tests are added by the caller for the full data only: the bootstrap calls icc
+	// for every replicate, and the F quantiles of the intervals are costly.
 	return out
 }
 
