@@ -176,3 +176,44 @@ func TestContinuousHumanScores(t *testing.T) {
 		}
 	}
 }
+
+// TestSystemLevelBootstrap: the bootstrap over systems of HANNA's system-level correlations
+// (--cluster system) against the same design written with numpy/scipy
+// (testdata/realdata/hanna_system_boot.py, B = 4000): interval widths within 15%, the
+// Monte-Carlo tolerance of a percentile interval of a statistic that takes few values.
+func TestSystemLevelBootstrap(t *testing.T) {
+	dir := convertDir(t, "hanna", convertHANNA)
+	var ref map[string]any
+	readJSON(t, filepath.Join(realdataRefs, "hanna", "system_boot.json"), &ref)
+	keep := func(in, out string, col int, want ...string) {
+		rows := readCSV(t, filepath.Join(dir, in))
+		sub := [][]string{rows[0]}
+		for _, r := range rows[1:] {
+			for _, w := range want {
+				if r[col] == w {
+					sub = append(sub, r)
+				}
+			}
+		}
+		writeRows(t, filepath.Join(dir, out), sub)
+	}
+	keep("ratings.csv", "ratings2.csv", 2, "Complexity", "Coherence")
+	keep("auto_all.csv", "auto2.csv", 1, "bleu", "bertscore_f1")
+	res := agreeJSON(t, dir, "ratings2.csv", "--auto", "auto2.csv", "--schema", "schema.json", "--levels", "levels.csv",
+		"--cluster", "system", "--bootstrap", "2000", "--seed", "5")
+	for _, c := range []struct{ slug, field string }{{"bleu", "Complexity"}, {"bertscore_f1", "Coherence"}} {
+		bs := res["fields"].(map[string]any)[c.field].(map[string]any)["bootstrap"].(map[string]any)
+		for _, stat := range []string{"pearson", "kendall_tau_b"} {
+			iv, ok := bs["human_vs_auto_"+c.slug+"_system_level_"+stat].(map[string]any)
+			if !ok {
+				t.Fatalf("%s %s: no system-level interval", c.slug, stat)
+			}
+			ci := iv["ci95_percentile"].([]any)
+			w := ci[1].(float64) - ci[0].(float64)
+			want := ref[c.slug].(map[string]any)[c.field].(map[string]any)[stat].(map[string]any)["width"].(float64)
+			if math.Abs(w-want) > 0.15*want || iv["unit"] != "system" || iv["n_units"] != 11.0 {
+				t.Errorf("%s %s %s: width %.3f (%v, %v units), Python %.3f", c.slug, c.field, stat, w, iv["unit"], iv["n_units"], want)
+			}
+		}
+	}
+}

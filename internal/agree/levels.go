@@ -22,17 +22,21 @@ type LevelCorr struct {
 	Ties  KendallTies
 }
 
-// Levels computes the system-level and segment-level correlations of the field's mean human
-// rating with judge j. system[i] and segment[i] number the system and the segment of item i
-// (0, 1, …; −1 when unknown, which leaves the item out). Items need a rating and a numeric
-// score. Either slice may be nil to skip that level. With floatMean the system means are
-// accumulated in floating point in numpy's order (pairwise summation of the float item
-// means, then one division), to reproduce analyses done that way; otherwise they are exact.
-func Levels(d *FieldData, j Judge, system, segment []int, floatMean bool) (sys, seg *LevelCorr) {
+// levelData holds what the system- and segment-level correlations of one judge need.
+type levelData struct {
+	x, y       []float64 // per item: mean human rating and score
+	sysOrder   []int     // system ids in order of first appearance
+	sysMembers map[int][]int
+	sysX, sysY []float64 // per system (in sysOrder): the means
+	segOrder   []int
+	segMembers map[int][]int
+}
+
+func newLevelData(d *FieldData, j Judge, system, segment []int, floatMean bool) *levelData {
 	m := d.Ratings
 	r := m.Raters
 	values := catValues(d.Field)
-	x := make([]float64, m.Items)
+	ld := &levelData{x: make([]float64, m.Items), y: j.Num}
 	sum := make([]int64, m.Items) // the item's rating sum and count, for exact system means
 	cnt := make([]int64, m.Items)
 	ok := make([]bool, m.Items)
@@ -42,7 +46,7 @@ func Levels(d *FieldData, j Judge, system, segment []int, floatMean bool) (sys, 
 		if !hok[i] || !j.Present[i] || math.IsNaN(j.Num[i]) {
 			continue
 		}
-		x[i], ok[i] = hx[i], true
+		ld.x[i], ok[i] = hx[i], true
 		if continuous {
 			continue
 		}
@@ -68,32 +72,48 @@ func Levels(d *FieldData, j Judge, system, segment []int, floatMean bool) (sys, 
 		return members, order
 	}
 	if system != nil {
-		members, order := group(system)
-		var xs, ys []float64
-		for _, id := range order {
+		ld.sysMembers, ld.sysOrder = group(system)
+		for _, id := range ld.sysOrder {
 			// The human side is a mean of rational item means: summed exactly, so that
 			// systems with equal means tie exactly (ties change Kendall's tau-b), whatever
 			// the order of summation.
 			var sx big.Rat
 			var sy float64
-			fx := make([]float64, 0, len(members[id]))
-			for _, i := range members[id] {
+			fx := make([]float64, 0, len(ld.sysMembers[id]))
+			for _, i := range ld.sysMembers[id] {
 				if !continuous {
 					sx.Add(&sx, big.NewRat(sum[i], cnt[i]))
 				}
 				sy += j.Num[i]
-				fx = append(fx, x[i])
+				fx = append(fx, ld.x[i])
 			}
-			n := len(members[id])
+			n := len(ld.sysMembers[id])
 			mx, _ := sx.Quo(&sx, big.NewRat(int64(n), 1)).Float64()
 			if floatMean || continuous {
 				// Continuous means have no exact form; numpy's order is what an analysis of
 				// the same numbers prints.
 				mx = pairwiseSum(fx) / float64(n)
 			}
-			xs = append(xs, mx)
-			ys = append(ys, sy/float64(n))
+			ld.sysX = append(ld.sysX, mx)
+			ld.sysY = append(ld.sysY, sy/float64(n))
 		}
+	}
+	if segment != nil {
+		ld.segMembers, ld.segOrder = group(segment)
+	}
+	return ld
+}
+
+// Levels computes the system-level and segment-level correlations of the field's mean human
+// rating with judge j. system[i] and segment[i] number the system and the segment of item i
+// (0, 1, …; −1 when unknown, which leaves the item out). Items need a rating and a numeric
+// score. Either slice may be nil to skip that level. With floatMean the system means are
+// accumulated in floating point in numpy's order (pairwise summation of the float item
+// means, then one division), to reproduce analyses done that way; otherwise they are exact.
+func Levels(d *FieldData, j Judge, system, segment []int, floatMean bool) (sys, seg *LevelCorr) {
+	ld := newLevelData(d, j, system, segment, floatMean)
+	if system != nil {
+		xs, ys := ld.sysX, ld.sysY
 		sys = &LevelCorr{N: len(xs)}
 		if len(xs) < 2 {
 			u := Undefined("fewer than 2 items")
@@ -108,14 +128,13 @@ func Levels(d *FieldData, j Judge, system, segment []int, floatMean bool) (sys, 
 		}
 	}
 	if segment != nil {
-		members, order := group(segment)
-		seg = &LevelCorr{N: len(order)}
+		seg = &LevelCorr{N: len(ld.segOrder)}
 		var sum [3]float64
-		for _, id := range order {
+		for _, id := range ld.segOrder {
 			var xs, ys []float64
-			for _, i := range members[id] {
-				xs = append(xs, x[i])
-				ys = append(ys, j.Num[i])
+			for _, i := range ld.segMembers[id] {
+				xs = append(xs, ld.x[i])
+				ys = append(ys, ld.y[i])
 			}
 			for c, v := range []Value{Pearson(xs, ys), Spearman(xs, ys), KendallTauB(xs, ys)} {
 				if f, ok := v.Float(); ok {

@@ -79,7 +79,9 @@ func Run(ctx context.Context, o RunOptions) ([]agree.FieldResult, error) {
 		return nil, err
 	}
 	if groups != nil {
-		addLevels(groups, fields, results, o.FloatMean)
+		if err := addLevels(ctx, groups, fields, results, o.FloatMean, opt); err != nil {
+			return nil, err
+		}
 	}
 	agree.Adjust(o.Adjust, results)
 	return results, nil
@@ -146,9 +148,9 @@ func ReadItemGroups(path string, cols []string) (map[string]map[string]string, e
 	return out, nil
 }
 
-// addLevels adds system- and segment-level correlations to every judge of every ordinal
-// field.
-func addLevels(groups map[string]map[string]string, fields []agree.FieldData, results []agree.FieldResult, floatMean bool) {
+// addLevels adds system- and segment-level correlations to every judge of every ordinal or
+// continuous field, with their bootstrap intervals when opt asks for them.
+func addLevels(ctx context.Context, groups map[string]map[string]string, fields []agree.FieldData, results []agree.FieldResult, floatMean bool, opt agree.Options) error {
 	ids := func(items []string, m map[string]string) []int {
 		if m == nil {
 			return nil
@@ -178,6 +180,12 @@ func addLevels(groups map[string]map[string]string, fields []agree.FieldData, re
 		sys, seg := ids(d.Items, groups["system"]), ids(d.Items, groups["segment"])
 		for ji, j := range d.Judges {
 			results[fi].Judges[ji].SystemLevel, results[fi].Judges[ji].SegmentLevel = agree.Levels(d, j, sys, seg, floatMean)
+			ivs, err := agree.LevelIntervals(ctx, d, j, sys, seg, floatMean, opt, fi, ji)
+			if err != nil {
+				return err
+			}
+			results[fi].Bootstrap = append(results[fi].Bootstrap, ivs...)
 		}
 	}
+	return nil
 }
