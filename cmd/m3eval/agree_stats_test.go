@@ -87,7 +87,7 @@ func TestAgreeStatisticsFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`\toprule`, `\midrule`, `\bottomrule`, `Krippendorff's $\alpha$ (interval)`, `ICC(2,1) = ICC(A,1)`} {
+	for _, want := range []string{`\toprule`, `\midrule`, `\bottomrule`, `Krippendorff's $\alpha$ (interval)`, `ICC(2,1) / ICC(A,1) agreement, 1`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("latex lacks %q", want)
 		}

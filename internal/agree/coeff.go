@@ -429,16 +429,17 @@ type ICCForm struct {
 	McGrawWong string
 	// Model says what it measures.
 	Model string
-	// Short is a compact description for table rows.
+	// Short is a compact description for table rows: the model and the number of raters
+	// the ICC is about (1 or the mean of k).
 	Short string
 }
 
 // ICCForms lists the six forms in the order of [ICC]'s fields and of ICC.Tests.
 var ICCForms = [6]ICCForm{
-	{"ICC(1,1)", "ICC(1)", "one-way random, single rater", "one-way, single"},
-	{"ICC(2,1)", "ICC(A,1)", "two-way random, absolute agreement, single rater", "agreement, single"},
-	{"ICC(3,1)", "ICC(C,1)", "two-way mixed, consistency, single rater", "consistency, single"},
-	{"ICC(1,k)", "ICC(k)", "one-way random, mean of k raters", "one-way, mean of k"},
-	{"ICC(2,k)", "ICC(A,k)", "two-way random, absolute agreement, mean of k raters", "agreement, mean of k"},
-	{"ICC(3,k)", "ICC(C,k)", "two-way mixed, consistency, mean of k raters", "consistency, mean of k"},
+	{"ICC(1,1)", "ICC(1)", "one-way random, single rater", "one-way, 1"},
+	{"ICC(2,1)", "ICC(A,1)", "two-way random, absolute agreement, single rater", "agreement, 1"},
+	{"ICC(3,1)", "ICC(C,1)", "two-way mixed, consistency, single rater", "consistency, 1"},
+	{"ICC(1,k)", "ICC(k)", "one-way random, mean of k raters", "one-way, k"},
+	{"ICC(2,k)", "ICC(A,k)", "two-way random, absolute agreement, mean of k raters", "agreement, k"},
+	{"ICC(3,k)", "ICC(C,k)", "two-way mixed, consistency, mean of k raters", "consistency, k"},
 }

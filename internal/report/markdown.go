@@ -125,12 +125,12 @@ func ciNote(o Options) string {
 
 // pNote says what the p column holds.
 func pNote(o Options) string {
-	s := "p: two-sided test of 0 (correlations: t or exact/normal Kendall; κ: z; ICC: F; judge differences: Williams' t or paired bootstrap)"
+	s := "p: two-sided test of 0 (r, ρ: t; τ-b: exact or normal; κ: z; ICC: F;\njudge differences: Williams' t or paired bootstrap)"
 	switch o.Adjust {
 	case agree.AdjustHolm:
-		s += ", Holm-adjusted over every test of the report"
+		s += ",\nHolm-adjusted over every test of the report"
 	case agree.AdjustBH:
-		s += ", Benjamini–Hochberg-adjusted over every test of the report"
+		s += ",\nBenjamini–Hochberg-adjusted over every test of the report"
 	}
 	return s + "."
 }

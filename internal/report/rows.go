@@ -40,7 +40,7 @@ func rowsOf(r agree.FieldResult) []row {
 		// Numbers, not categories: the ICCs, and below the judges' correlations.
 		for i, e := range iccList(*r.ICC) {
 			f := agree.ICCForms[i]
-			add(g, f.ShroutFleiss+" = "+f.McGrawWong+" ("+f.Short+")", "icc."+e.name, e.v, r.ICC.N, false)
+			add(g, f.ShroutFleiss+" / "+f.McGrawWong+" "+f.Short, "icc."+e.name, e.v, r.ICC.N, false)
 			withTest(&r.ICC.Tests[i].Test)
 		}
 	} else {
@@ -73,7 +73,7 @@ func categoricalRows(r agree.FieldResult, boot map[string]*agree.Interval) []row
 	if r.ICC != nil {
 		for i, e := range iccList(*r.ICC) {
 			f := agree.ICCForms[i]
-			add(g, f.ShroutFleiss+" = "+f.McGrawWong+" ("+f.Short+")", "icc."+e.name, e.v, r.ICC.N, false)
+			add(g, f.ShroutFleiss+" / "+f.McGrawWong+" "+f.Short, "icc."+e.name, e.v, r.ICC.N, false)
 			withTest(&r.ICC.Tests[i].Test)
 		}
 	}
@@ -121,7 +121,7 @@ func judgeRows(r agree.FieldResult, boot map[string]*agree.Interval) []row {
 		if ordinal {
 			ties := ""
 			if j.Ties.TiedX+j.Ties.TiedY > 0 {
-				ties = fmt.Sprintf("; tied pairs %d/%d", j.Ties.TiedX, j.Ties.TiedY)
+				ties = fmt.Sprintf("; ties %d/%d", j.Ties.TiedX, j.Ties.TiedY)
 			}
 			addJ("Pearson r (item mean)", "pearson", j.Pearson, j.NCorrelation, false, &j.Tests.Pearson)
 			addJ("Spearman ρ (item mean)", "spearman", j.Spearman, j.NCorrelation, false, &j.Tests.Spearman)

@@ -115,8 +115,12 @@ func writeTable(w io.Writer, results []agree.FieldResult, o Options) error {
 	if o.Bootstrap > 0 {
 		b.WriteString(dim.Render(ciNote(o)) + "\n")
 	}
-	b.WriteString(dim.Render("n: items the statistic rests on (co-rated, complete, pairable or scored items); ICCs use complete items only; τ-b's tied pairs: human/judge.") + "\n")
-	b.WriteString(dim.Render(pNote(o)) + "\n")
+	b.WriteString(dim.Render("n: items the statistic rests on (co-rated, complete, pairable or scored items).") + "\n")
+	b.WriteString(dim.Render("ICC: Shrout & Fleiss / McGraw & Wong names, complete items only.") + "\n")
+	b.WriteString(dim.Render("τ-b ties: pairs tied in the human means / in the judge's scores.") + "\n")
+	for _, line := range strings.Split(pNote(o), "\n") {
+		b.WriteString(dim.Render(line) + "\n")
+	}
 	legend := []string{"Strength of κ and AC (Landis & Koch):"}
 	for i, bd := range bands {
 		legend = append(legend, styles[i].UnsetPadding().Render("■ "+bd.name))
