@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"math"
@@ -20,13 +19,8 @@ var oracleCases = agreetest.Shared("oracle/cases")
 // runAgree runs "m3eval agree args..." in-process and returns standard output and the error.
 func runAgreeCmd(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	root := newRootCmd()
-	var out, errb bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	root.SetArgs(append([]string{"agree"}, args...))
-	err := root.Execute()
-	return out.String(), err
+	out, _, err := runAgreeBoth(t, args...)
+	return out, err
 }
 
 // TestAgreeEndToEnd builds the binary, runs it on an oracle case and compares every

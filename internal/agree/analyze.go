@@ -282,15 +282,8 @@ func vsJudge(d *FieldData, j Judge, values []int64) (VsJudge, *pairs) {
 				v.NNonNumeric++
 			}
 		}
-		best, second, label := 0, 0, -1
-		for c, x := range counts {
-			if x > best {
-				best, second, label = x, best, c
-			} else if x > second {
-				second = x
-			}
-		}
-		if second == best {
+		label := majority(counts)
+		if label < 0 {
 			v.NTiedMajority++
 			continue
 		}
@@ -345,4 +338,21 @@ func (p *pairs) correlations() (r, rho, tau Value, t CorrTests, ties KendallTies
 	tau = k.tauB()
 	n := len(p.x)
 	return r, rho, tau, CorrTests{PearsonTest(r, n), SpearmanTest(rho, n), k.test()}, k.ties
+}
+
+// majority returns the category with the strict plurality of counts, or −1 when the top
+// count is shared (or every count is 0).
+func majority(counts []int) int {
+	best, second, label := 0, 0, -1
+	for c, x := range counts {
+		if x > best {
+			best, second, label = x, best, c
+		} else if x > second {
+			second = x
+		}
+	}
+	if second == best {
+		return -1
+	}
+	return label
 }

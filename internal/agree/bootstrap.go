@@ -1,9 +1,14 @@
 package agree
 
 import (
+	"context"
 	"math"
+	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -68,4 +73,42 @@ func sanitize(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// parallel calls fn(state, r) for r = 0..n−1 on workers goroutines (GOMAXPROCS when 0),
+// each with its own state from newState, and returns ctx's error if it was cancelled.
+// Which goroutine runs which r does not matter: callers derive everything random from r.
+func parallel[S any](ctx context.Context, n, workers int, newState func() S, fn func(s S, r int)) error {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := newState()
+			for {
+				r := int(next.Add(1) - 1)
+				if r >= n || ctx.Err() != nil {
+					return
+				}
+				fn(s, r)
+			}
+		}()
+	}
+	wg.Wait()
+	return ctx.Err()
+}
+
+// drawClusters fills draws with how often each cluster is drawn in replicate r: len(draws)
+// draws with replacement from the PCG stream numbered (stream, r).
+func drawClusters(draws []int32, seed, stream uint64, r int) {
+	rng := rand.New(rand.NewPCG(seed, stream<<20|uint64(r)))
+	clear(draws)
+	nc := len(draws)
+	for c := 0; c < nc; c++ {
+		draws[rng.IntN(nc)]++
+	}
 }

@@ -4,11 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
-	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/mathext"
 	"gonum.org/v1/gonum/stat"
@@ -181,36 +177,14 @@ func clusterBootstrap(ctx context.Context, d *FieldData, res *FieldResult, value
 	for i := range vals {
 		vals[i] = make([]float64, opt.Bootstrap)
 	}
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s := newState()
-			for {
-				r := int(next.Add(1) - 1)
-				if r >= opt.Bootstrap || ctx.Err() != nil {
-					return
-				}
-				rng := rand.New(rand.NewPCG(opt.Seed, streamID(index, 4, 0)<<20|uint64(r)))
-				clear(s.draws)
-				for c := 0; c < nc; c++ {
-					s.draws[rng.IntN(nc)]++
-				}
-				fill(s, func(i int) int64 { return int64(s.draws[cl[i]]) })
-				for si, st := range stats {
-					vals[si][r] = st.eval(s)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	err = parallel(ctx, opt.Bootstrap, opt.Workers, newState, func(s *repState, r int) {
+		drawClusters(s.draws, opt.Seed, streamID(index, 4, 0), r)
+		fill(s, func(i int) int64 { return int64(s.draws[cl[i]]) })
+		for si, st := range stats {
+			vals[si][r] = st.eval(s)
+		}
+	})
+	if err != nil {
 		return nil, err
 	}
 	var jack [][]float64
@@ -323,15 +297,8 @@ func judgeUnitsOf(d *FieldData, j Judge, values []int64) judgeUnits {
 		if n == 0 {
 			continue
 		}
-		best, second, label := 0, 0, -1
-		for c, x := range counts {
-			if x > best {
-				best, second, label = x, best, c
-			} else if x > second {
-				second = x
-			}
-		}
-		if second == best || j.Code[i] == Missing {
+		label := majority(counts)
+		if label < 0 || j.Code[i] == Missing {
 			continue
 		}
 		u.cellOf[i] = int32(label*k + int(j.Code[i]))
@@ -495,33 +462,18 @@ func jackknife(stats []bootStat, cl []int32, nc int, newState func() *repState, 
 	for i := range out {
 		out[i] = make([]float64, groups)
 	}
-	workers := runtime.GOMAXPROCS(0)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s := newState()
-			for {
-				g := int(next.Add(1) - 1)
-				if g >= groups {
-					return
-				}
-				// Cluster c belongs to group c·groups/nc.
-				fill(s, func(i int) int64 {
-					if int(cl[i])*groups/nc == g {
-						return 0
-					}
-					return 1
-				})
-				for si, st := range stats {
-					out[si][g] = st.eval(s)
-				}
+	// Cluster c belongs to group c·groups/nc.
+	parallel(context.Background(), groups, 0, newState, func(s *repState, g int) {
+		fill(s, func(i int) int64 {
+			if int(cl[i])*groups/nc == g {
+				return 0
 			}
-		}()
-	}
-	wg.Wait()
+			return 1
+		})
+		for si, st := range stats {
+			out[si][g] = st.eval(s)
+		}
+	})
 	return out
 }
 

@@ -90,13 +90,7 @@ func (p *pairs) pearson(w []int32, s *corrScratch) Value {
 func scaledCorrelation(x, y []float64, w []int32) float64 {
 	var sw, sx, sy float64
 	for i := range x {
-		wi := 1.0
-		if w != nil {
-			if w[i] == 0 {
-				continue
-			}
-			wi = float64(w[i])
-		}
+		wi := weightOf(w, i)
 		sw += wi
 		sx += wi * x[i]
 		sy += wi * y[i]
@@ -104,30 +98,32 @@ func scaledCorrelation(x, y []float64, w []int32) float64 {
 	mx, my := sx/sw, sy/sw
 	var ax, ay float64
 	for i := range x {
-		if w != nil && w[i] == 0 {
-			continue
+		if weightOf(w, i) != 0 {
+			ax = math.Max(ax, math.Abs(x[i]-mx))
+			ay = math.Max(ay, math.Abs(y[i]-my))
 		}
-		ax = math.Max(ax, math.Abs(x[i]-mx))
-		ay = math.Max(ay, math.Abs(y[i]-my))
 	}
 	if ax == 0 || ay == 0 {
 		return math.NaN()
 	}
 	var sxy, sxx, syy float64
 	for i := range x {
-		wi := 1.0
-		if w != nil {
-			if w[i] == 0 {
-				continue
-			}
-			wi = float64(w[i])
+		if wi := weightOf(w, i); wi != 0 {
+			dx, dy := (x[i]-mx)/ax, (y[i]-my)/ay
+			sxy += wi * dx * dy
+			sxx += wi * dx * dx
+			syy += wi * dy * dy
 		}
-		dx, dy := (x[i]-mx)/ax, (y[i]-my)/ay
-		sxy += wi * dx * dy
-		sxx += wi * dx * dx
-		syy += wi * dy * dy
 	}
 	return sxy / math.Sqrt(sxx*syy)
+}
+
+// weightOf is the weight of point i: w[i], or 1 when w is nil.
+func weightOf(w []int32, i int) float64 {
+	if w == nil {
+		return 1
+	}
+	return float64(w[i])
 }
 
 func floatWeights(w []int32, s *corrScratch) []float64 {

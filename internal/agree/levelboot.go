@@ -3,10 +3,6 @@ package agree
 import (
 	"context"
 	"math"
-	"math/rand/v2"
-	"runtime"
-	"sync"
-	"sync/atomic"
 )
 
 // LevelIntervals bootstraps the system- and segment-level correlations of judge j (the
@@ -73,92 +69,76 @@ func LevelIntervals(ctx context.Context, d *FieldData, j Judge, system, segment 
 	for i := range vals {
 		vals[i] = make([]float64, opt.Bootstrap)
 	}
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+	type scratch struct {
+		draws          []int32
+		xs, ys, rx, ry []float64
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			draws := make([]int32, nc)
-			var xs, ys, rx, ry []float64
-			for {
-				r := int(next.Add(1) - 1)
-				if r >= opt.Bootstrap || ctx.Err() != nil {
-					return
+	err = parallel(ctx, opt.Bootstrap, opt.Workers, func() *scratch { return &scratch{draws: make([]int32, nc)} }, func(sc *scratch, r int) {
+		draws := sc.draws
+		drawClusters(draws, opt.Seed, streamID(index, 5, judgeIndex), r)
+		xs, ys, rx, ry := sc.xs, sc.ys, sc.rx, sc.ry
+		defer func() { sc.xs, sc.ys, sc.rx, sc.ry = xs, ys, rx, ry }()
+		out := 0
+		if system != nil {
+			xs, ys = xs[:0], ys[:0]
+			for k, id := range ld.sysOrder {
+				if c := sysCl[k]; c >= 0 {
+					for t := int32(0); t < draws[c]; t++ {
+						xs, ys = append(xs, ld.sysX[k]), append(ys, ld.sysY[k])
+					}
+					continue
 				}
-				rng := rand.New(rand.NewPCG(opt.Seed, streamID(index, 5, judgeIndex)<<20|uint64(r)))
-				clear(draws)
-				for c := 0; c < nc; c++ {
-					draws[rng.IntN(nc)]++
+				var sw, sx, sy float64
+				for _, i := range ld.sysMembers[id] {
+					wi := float64(draws[cl[i]])
+					sw += wi
+					sx += wi * ld.x[i]
+					sy += wi * ld.y[i]
 				}
-				out := 0
-				if system != nil {
+				if sw > 0 {
+					xs, ys = append(xs, sx/sw), append(ys, sy/sw)
+				}
+			}
+			rx, ry = grow(rx, len(xs)), grow(ry, len(xs))
+			for c, v := range smallCorr(xs, ys, rx, ry) {
+				vals[out+c][r] = v
+			}
+			out += 3
+		}
+		if segment != nil {
+			var sum [3]float64
+			var n [3]int
+			for k, id := range ld.segOrder {
+				var co [3]float64
+				mult := int32(1)
+				if c := segCl[k]; c >= 0 {
+					co, mult = segFull[k], draws[c]
+				} else {
 					xs, ys = xs[:0], ys[:0]
-					for k, id := range ld.sysOrder {
-						if c := sysCl[k]; c >= 0 {
-							for t := int32(0); t < draws[c]; t++ {
-								xs, ys = append(xs, ld.sysX[k]), append(ys, ld.sysY[k])
-							}
-							continue
-						}
-						var sw, sx, sy float64
-						for _, i := range ld.sysMembers[id] {
-							wi := float64(draws[cl[i]])
-							sw += wi
-							sx += wi * ld.x[i]
-							sy += wi * ld.y[i]
-						}
-						if sw > 0 {
-							xs, ys = append(xs, sx/sw), append(ys, sy/sw)
+					for _, i := range ld.segMembers[id] {
+						for t := int32(0); t < draws[cl[i]]; t++ {
+							xs, ys = append(xs, ld.x[i]), append(ys, ld.y[i])
 						}
 					}
 					rx, ry = grow(rx, len(xs)), grow(ry, len(xs))
-					for c, v := range smallCorr(xs, ys, rx, ry) {
-						vals[out+c][r] = v
-					}
-					out += 3
+					co = smallCorr(xs, ys, rx, ry)
 				}
-				if segment != nil {
-					var sum [3]float64
-					var n [3]int
-					for k, id := range ld.segOrder {
-						var co [3]float64
-						mult := int32(1)
-						if c := segCl[k]; c >= 0 {
-							co, mult = segFull[k], draws[c]
-						} else {
-							xs, ys = xs[:0], ys[:0]
-							for _, i := range ld.segMembers[id] {
-								for t := int32(0); t < draws[cl[i]]; t++ {
-									xs, ys = append(xs, ld.x[i]), append(ys, ld.y[i])
-								}
-							}
-							rx, ry = grow(rx, len(xs)), grow(ry, len(xs))
-							co = smallCorr(xs, ys, rx, ry)
-						}
-						for c := range co {
-							if !math.IsNaN(co[c]) && mult > 0 {
-								sum[c] += float64(mult) * co[c]
-								n[c] += int(mult)
-							}
-						}
-					}
-					for c := range sum {
-						vals[out+c][r] = math.NaN()
-						if n[c] > 0 {
-							vals[out+c][r] = sum[c] / float64(n[c])
-						}
+				for c := range co {
+					if !math.IsNaN(co[c]) && mult > 0 {
+						sum[c] += float64(mult) * co[c]
+						n[c] += int(mult)
 					}
 				}
 			}
-		}()
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+			for c := range sum {
+				vals[out+c][r] = math.NaN()
+				if n[c] > 0 {
+					vals[out+c][r] = sum[c] / float64(n[c])
+				}
+			}
+		}
+	})
+	if err != nil {
 		return nil, err
 	}
 	var out []Interval

@@ -161,17 +161,7 @@ func fieldJSON(r agree.FieldResult) obj {
 			s.set("raters", p.Raters[:])
 			s.set("n_items", p.N)
 			s.stat("percent_agreement", p.PercentAgreement)
-			s.stat(kappaKeys[0], p.Kappa[0])
-			if ordinal {
-				s.stat(kappaKeys[1], p.Kappa[1])
-				s.stat(kappaKeys[2], p.Kappa[2])
-			}
-			tests := obj{{kappaKeys[0], testJSON(p.KappaTest[0])}}
-			if ordinal {
-				tests.set(kappaKeys[1], testJSON(p.KappaTest[1]))
-				tests.set(kappaKeys[2], testJSON(p.KappaTest[2]))
-			}
-			s.set("tests", tests)
+			s.set("tests", kappas(&s, p.Kappa, p.KappaTest, ordinal))
 			pw = append(pw, s.done())
 		}
 		f.set("pairwise", pw)
@@ -309,17 +299,7 @@ func judgeJSON(j agree.VsJudge, typ agree.Type) obj {
 		s.set("n_items_tied_majority", j.NTiedMajority)
 		s.set("n_auto_outside_categories", j.NOutsideCategories)
 		s.stat("exact_match_accuracy", j.ExactMatch)
-		s.stat(kappaKeys[0], j.Kappa[0])
-		if ordinal {
-			s.stat(kappaKeys[1], j.Kappa[1])
-			s.stat(kappaKeys[2], j.Kappa[2])
-		}
-		kt := obj{{kappaKeys[0], testJSON(j.KappaTest[0])}}
-		if ordinal {
-			kt.set(kappaKeys[1], testJSON(j.KappaTest[1]))
-			kt.set(kappaKeys[2], testJSON(j.KappaTest[2]))
-		}
-		s.set("kappa_tests", kt)
+		s.set("kappa_tests", kappas(&s, j.Kappa, j.KappaTest, ordinal))
 	}
 	for _, l := range []struct {
 		key string
@@ -406,4 +386,19 @@ func ranking(js []agree.VsJudge) obj {
 		out.set(name, names)
 	}
 	return out
+}
+
+// kappas writes the Cohen's kappas into s (the weighted ones for ordinal fields) and returns
+// their tests.
+func kappas(s *statObj, k [3]agree.Value, t [3]agree.Test, ordinal bool) obj {
+	n := 1
+	if ordinal {
+		n = 3
+	}
+	tests := obj{}
+	for w := 0; w < n; w++ {
+		s.stat(kappaKeys[w], k[w])
+		tests.set(kappaKeys[w], testJSON(t[w]))
+	}
+	return tests
 }
