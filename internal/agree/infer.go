@@ -51,17 +51,28 @@ func noTest(reason string) Test {
 // PearsonTest is SciPy's pearsonr p-value: under independence (r√(n−2)/√(1−r²) ~ t with n−2
 // df), computed as 2·I_{(1−|r|)/2}(n/2−1, n/2−1), the beta form SciPy uses.
 func PearsonTest(r Value, n int) Test {
-	x, ok := r.Float()
-	if !ok {
-		return noTest("the coefficient is undefined")
-	}
-	if n < 3 {
-		return noTest("fewer than 3 points")
+	x, undef := testable(r, n)
+	if undef != nil {
+		return *undef
 	}
 	ab := float64(n)/2 - 1
 	p := 2 * mathext.RegIncBeta(ab, ab, (1-math.Min(math.Abs(x), 1))/2)
 	df := float64(n - 2)
 	return Test{Method: MethodT, Statistic: tStat(x, df), DF1: df, P: Num(math.Min(p, 1)), PAdjusted: Undefined("not adjusted")}
+}
+
+// testable returns the coefficient, or the undefined test when it cannot be tested.
+func testable(v Value, n int) (float64, *Test) {
+	x, ok := v.Float()
+	if !ok {
+		t := noTest("the coefficient is undefined")
+		return 0, &t
+	}
+	if n < 3 {
+		t := noTest("fewer than 3 points")
+		return 0, &t
+	}
+	return x, nil
 }
 
 func tStat(r, df float64) Value {
@@ -74,12 +85,9 @@ func tStat(r, df float64) Value {
 // SpearmanTest is SciPy's spearmanr p-value: t = ρ√((n−2)/((1+ρ)(1−ρ))) against Student's t
 // with n−2 df (asymptotic; exact only without ties for large n).
 func SpearmanTest(rho Value, n int) Test {
-	x, ok := rho.Float()
-	if !ok {
-		return noTest("the coefficient is undefined")
-	}
-	if n < 3 {
-		return noTest("fewer than 3 points")
+	x, undef := testable(rho, n)
+	if undef != nil {
+		return *undef
 	}
 	df := float64(n - 2)
 	t := tStat(x, df)
