@@ -70,6 +70,7 @@ type bootStat struct {
 // repState is one worker's scratch space.
 type repState struct {
 	draws []int32 // per cluster
+	iw    []int32 // per item: its weight in the replicate
 	w     []int64 // per rating pattern
 	t     *tally
 	buf   []int
@@ -132,7 +133,7 @@ func clusterBootstrap(ctx context.Context, d *FieldData, res *FieldResult, value
 
 	stats := statList(d, res, values, judges, opt.Exchangeable)
 	newState := func() *repState {
-		s := &repState{draws: make([]int32, nc), w: make([]int64, pm.Items), t: newTally(k, m.Raters, topt), buf: make([]int, 2*m.Raters)}
+		s := &repState{draws: make([]int32, nc), iw: make([]int32, len(cl)), w: make([]int64, pm.Items), t: newTally(k, m.Raters, topt), buf: make([]int, 2*m.Raters)}
 		for _, j := range judges {
 			n := 0
 			if j.p != nil {
@@ -153,22 +154,28 @@ func clusterBootstrap(ctx context.Context, d *FieldData, res *FieldResult, value
 		return s
 	}
 	// fill turns the cluster weights of s.draws into pattern, point and cell weights.
-	fill := func(s *repState, itemWeight func(i int) int64) {
+	fill := func(s *repState, itemWeight func(i int) int32) {
+		for i := range s.iw {
+			s.iw[i] = itemWeight(i)
+		}
 		clear(s.w)
-		for i := range patOf {
-			s.w[patOf[i]] += itemWeight(i)
+		for i, p := range patOf {
+			s.w[p] += int64(s.iw[i])
 		}
 		s.t.reset()
 		s.t.scanRows(pm, 0, pm.Items, topt, s.w, 0, s.buf)
 		for ji, j := range judges {
-			clear(s.jw[ji])
-			clear(s.jtab[ji])
+			jw, jtab := s.jw[ji], s.jtab[ji]
+			clear(jw)
+			clear(jtab)
 			for i, p := range j.pointOf {
 				if p >= 0 {
-					s.jw[ji][p] += int32(itemWeight(i))
+					jw[p] += s.iw[i]
 				}
-				if c := j.cellOf[i]; c >= 0 {
-					s.jtab[ji][c] += itemWeight(i)
+			}
+			for i, c := range j.cellOf {
+				if c >= 0 {
+					jtab[c] += int64(s.iw[i])
 				}
 			}
 		}
@@ -179,7 +186,7 @@ func clusterBootstrap(ctx context.Context, d *FieldData, res *FieldResult, value
 	}
 	err = parallel(ctx, opt.Bootstrap, opt.Workers, newState, func(s *repState, r int) {
 		drawClusters(s.draws, opt.Seed, streamID(index, 4, 0), r)
-		fill(s, func(i int) int64 { return int64(s.draws[cl[i]]) })
+		fill(s, func(i int) int32 { return s.draws[cl[i]] })
 		for si, st := range stats {
 			vals[si][r] = st.eval(s)
 		}
@@ -456,7 +463,7 @@ func comparisonKey(a, b string, s int) string {
 }
 
 // jackknife computes every statistic with one cluster (or one group of clusters) left out.
-func jackknife(stats []bootStat, cl []int32, nc int, newState func() *repState, fill func(*repState, func(int) int64)) [][]float64 {
+func jackknife(stats []bootStat, cl []int32, nc int, newState func() *repState, fill func(*repState, func(int) int32)) [][]float64 {
 	groups := min(nc, maxJackknife)
 	out := make([][]float64, len(stats))
 	for i := range out {
@@ -464,7 +471,7 @@ func jackknife(stats []bootStat, cl []int32, nc int, newState func() *repState, 
 	}
 	// Cluster c belongs to group c·groups/nc.
 	parallel(context.Background(), groups, 0, newState, func(s *repState, g int) {
-		fill(s, func(i int) int64 {
+		fill(s, func(i int) int32 {
 			if int(cl[i])*groups/nc == g {
 				return 0
 			}

@@ -98,9 +98,15 @@ func scaledCorrelation(x, y []float64, w []int32) float64 {
 	mx, my := sx/sw, sy/sw
 	var ax, ay float64
 	for i := range x {
-		if weightOf(w, i) != 0 {
-			ax = math.Max(ax, math.Abs(x[i]-mx))
-			ay = math.Max(ay, math.Abs(y[i]-my))
+		if weightOf(w, i) == 0 {
+			continue
+		}
+		// Plain comparisons: math.Max's NaN and ±0 handling costs here and no NaN reaches it.
+		if d := math.Abs(x[i] - mx); d > ax {
+			ax = d
+		}
+		if d := math.Abs(y[i] - my); d > ay {
+			ay = d
 		}
 	}
 	if ax == 0 || ay == 0 {
