@@ -141,7 +141,8 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoreOptions) error {
 	}
 
 	in := report.ScoreInputs{Database: dbName, By: o.by, Annotators: annotators, Judges: judges,
-		IncludeDrafts: o.includeDrafts, NACategory: o.naCategory, Bootstrap: o.bootstrap, Seed: o.seed}
+		IncludeDrafts: o.includeDrafts, NACategory: o.naCategory, Bootstrap: o.bootstrap, Seed: o.seed,
+		CI: o.ci, Cluster: opt.ClusterName, Adjust: o.adjust, Raters: o.raters}
 	ropt := st.report
 	ropt.Cluster, ropt.Matrix = opt.ClusterName, o.matrix
 	return writeOutput(cmd, o.output, func(w io.Writer, color bool) error {

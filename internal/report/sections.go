@@ -30,6 +30,8 @@ type ScoreInputs struct {
 	NACategory    bool
 	Bootstrap     int
 	Seed          uint64
+	// CI, Cluster, Adjust and Raters record how intervals and p-values were made.
+	CI, Cluster, Adjust, Raters string
 }
 
 // WriteSections renders a report of several sections: JSON with the overall fields under
@@ -87,6 +89,12 @@ func sectionsJSON(w io.Writer, secs []Section, in ScoreInputs) error {
 	}
 	inputs.set("bootstrap", in.Bootstrap)
 	inputs.set("seed", in.Seed)
+	if in.CI != "" {
+		inputs.set("ci", in.CI)
+		inputs.set("bootstrap_unit", unitName(in.Cluster))
+		inputs.set("p_adjustment", in.Adjust)
+		inputs.set("raters", in.Raters)
+	}
 	inputs.set("by", nullIfEmpty(in.By))
 	top.set("inputs", inputs)
 	fieldsOf := func(rs []agree.FieldResult) obj {
