@@ -63,7 +63,7 @@ whole report. docs/statistics.md defines every number.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.auto, "auto", "", "automatic scores: CSV item,field,value (optionally with a judge column)")
-	f.StringVar(&o.schema, "schema", "", "field types and categories: JSON {\"fields\": {NAME: {\"type\": \"ordinal\"|\"nominal\", \"categories\": [...]}}}")
+	f.StringVar(&o.schema, "schema", "", "field types and categories: JSON {\"fields\": {NAME: {\"type\": \"ordinal\"|\"nominal\"|\"continuous\", \"categories\": [...]}}}")
 	f.StringVar(&o.levels, "levels", "", "item groups for system- and segment-level correlations: CSV item,system,segment")
 	f.StringVar(&o.clusters, "clusters", "", "bootstrap clusters: CSV item,cluster (e.g. the episode of each turn)")
 	f.StringVar(&o.cluster, "cluster", "", "bootstrap clusters from a column of --levels: system or segment")
