@@ -40,8 +40,8 @@ with each judge's score and the judge's agreement with the majority label.
 Empty values and NA are missing (--na-category keeps NA as a category of nominal fields;
 in ordinal fields NA stays missing). Without --schema a field whose values are all integers is
 ordinal 1..5 (min..max if outside), a field of more than 254 distinct numbers continuous,
-any other field nominal; --missing CODE... declares further missing codes (NULL, -). Undefined statistics are shown
-as — (null in JSON) with the reason, never as 0, 1 or NaN.
+any other field nominal; --missing CODE... declares further missing codes (NULL, -).
+Undefined statistics are shown as — (null in JSON) with the reason, never as 0, 1 or NaN.
 
 --levels ITEMS.csv (header item,system,segment; either grouping column may be left out) adds
 system-level correlations (the mean per system of the item means and scores) and
