@@ -35,12 +35,12 @@ func newPairs(x, y []float64) *pairs {
 type corrScratch struct {
 	w, rx, ry []float64
 	fen       []int32 // a replicate has at most 2^31 points; int32 keeps the tree in L1
-	ytie      []int64
+	ytie, aty []int64
 }
 
 func newCorrScratch(n, ny int) *corrScratch {
 	return &corrScratch{w: make([]float64, n), rx: make([]float64, n), ry: make([]float64, n),
-		fen: make([]int32, ny+1), ytie: make([]int64, ny)}
+		fen: make([]int32, ny+1), ytie: make([]int64, ny), aty: make([]int64, ny)}
 }
 
 // constant reports whether every point with positive weight has the same value of v.
@@ -194,6 +194,8 @@ func (p *pairs) kendall(w []int32, s *corrScratch) Value {
 	clear(fen)
 	ytie := s.ytie[:p.yCount]
 	clear(ytie)
+	aty := s.aty[:p.yCount] // weight inserted into the tree at each y rank
+	clear(aty)
 	var conc, disc, inserted, n1 int64
 	ord := p.byXY
 	for i := 0; i < len(ord); {
@@ -207,13 +209,12 @@ func (p *pairs) kendall(w []int32, s *corrScratch) Value {
 			}
 			if we > 0 {
 				yr := int(p.yrXY[j])
-				var below, upto int64
+				var below int64
 				for q := yr; q > 0; q -= q & -q {
 					below += int64(fen[q])
 				}
-				for q := yr + 1; q > 0; q -= q & -q {
-					upto += int64(fen[q])
-				}
+				// Inserted points at or below yr: those below plus those equal to it.
+				upto := below + aty[yr]
 				conc += we * below
 				disc += we * (inserted - upto)
 				ytie[yr] += we
@@ -229,6 +230,7 @@ func (p *pairs) kendall(w []int32, s *corrScratch) Value {
 			if we == 0 {
 				continue
 			}
+			aty[p.yrXY[i+jj]] += we
 			for q := int(p.yrXY[i+jj]) + 1; q <= p.yCount; q += q & -q {
 				fen[q] += int32(we)
 			}
