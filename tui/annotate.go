@@ -18,6 +18,7 @@ import (
 
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 // idleLimit: a pause longer than this between key presses is not counted as active time.
@@ -79,10 +80,19 @@ type annotateModel struct {
 	messageStyle  lipgloss.Style
 
 	// database work
-	ops    []op
-	busy   bool
-	writes int // writes queued or running
-	quit   bool
+	ops     []op
+	busy    bool
+	writes  int              // writes queued or running
+	unsaved map[fieldKey]int // field values queued or running, by item
+	quit    bool
+
+	// A write that failed is retried until it lands; meanwhile the screen says so, the item
+	// cannot be left, and quitting asks first (confirmQuit) and then gives up the changes.
+	failing     bool
+	failErr     error
+	retryWait   time.Duration
+	confirmQuit bool
+	abandoned   int // writes given up by a forced quit
 
 	// loading is set while the next item is on its way; keys pressed meanwhile wait in
 	// deferred and replay on the new item, so fast typing never lands on the old one.
@@ -110,6 +120,7 @@ func newAnnotateModel(o Options, st Styles) *annotateModel {
 		ctx: o.Context, q: o.Queue, r: o.Rubric, actions: o.Actions, st: st,
 		keys: defaultKeyMap(), help: help.New(), now: o.Now, openImages: o.OpenImages, start: o.StartSample,
 		comment: ta, flagReason: ti, vp: viewport.New(0, 0), bar: bar, focus: -1, rubricDirty: true,
+		unsaved: map[fieldKey]int{},
 	}
 	m.help.Styles.ShortKey = st.Help.Bold(true)
 	m.help.Styles.ShortDesc = st.Help
@@ -144,6 +155,9 @@ func (m *annotateModel) SetSize(w, h int) {
 func (m *annotateModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case opDoneMsg:
+		if err := writeErr(msg.msg); err != nil && m.ctx.Err() == nil {
+			return m, m.failed(msg.op, err) // still busy: the write keeps its place in line
+		}
 		m.busy = false
 		cmd := tea.Batch(m.handleResult(msg.msg), m.takePending())
 		if m.quit && !m.busy && len(m.ops) == 0 {
@@ -151,6 +165,8 @@ func (m *annotateModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, tea.Quit
 		}
 		return m, tea.Batch(cmd, m.pump())
+	case retryMsg:
+		return m, m.run(msg.op)
 	case commentTickMsg:
 		if msg.rev == m.commentRev && m.mode == modeComment {
 			return m, m.saveComment()
@@ -220,7 +236,8 @@ func (m *annotateModel) takeActive() time.Duration {
 }
 
 func (m *annotateModel) say(style lipgloss.Style, format string, args ...any) {
-	m.message, m.messageStyle = fmt.Sprintf(format, args...), style
+	// Messages quote data (sample ids, paths, errors naming values): one safe line.
+	m.message, m.messageStyle = textsafe.Line(fmt.Sprintf(format, args...)), style
 }
 
 func (m *annotateModel) handleResult(msg tea.Msg) tea.Cmd {
@@ -257,19 +274,29 @@ func (m *annotateModel) handleResult(msg tea.Msg) tea.Cmd {
 		}
 	case savedMsg:
 		m.writes--
-		if msg.err != nil {
-			m.say(m.st.Error, "NOT SAVED: %v", msg.err)
+		if msg.field != "" {
+			k := fieldKey{msg.turnID, msg.field}
+			if m.unsaved[k]--; m.unsaved[k] <= 0 {
+				delete(m.unsaved, k)
+			}
+		}
+		if msg.err != nil { // the program is stopping: the write is given up
+			m.abandoned++
 			return nil
 		}
+		m.recovered()
 		if msg.note != "" {
 			m.say(m.st.Message, "%s", msg.note)
 		}
 		m.absorb(msg.turnID, msg.ann)
 	case undoneMsg:
 		m.writes--
+		if msg.err == nil {
+			m.recovered()
+		}
 		switch {
 		case msg.err != nil:
-			m.say(m.st.Error, "undo failed: %v", msg.err)
+			m.abandoned++
 		case !msg.ok:
 			m.say(m.st.Warning, "nothing to undo on this item")
 		default:
@@ -370,6 +397,10 @@ func (m *annotateModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 	if key.Matches(msg, m.keys.ForceQuit) {
 		return m.requestQuit()
 	}
+	if m.confirmQuit && !(m.mode == modeNormal && key.Matches(msg, m.keys.Quit)) {
+		m.confirmQuit, m.quit = false, false
+		m.say(m.st.Warning, "not quitting: your changes keep retrying")
+	}
 	switch m.mode {
 	case modeComment:
 		return m.commentKey(msg)
@@ -406,14 +437,24 @@ func (m *annotateModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 			return nil
 		}
 		m.mode = modeComment
-		m.comment.SetValue(m.values[m.r.CommentField])
+		m.comment.SetValue(textsafe.String(m.values[m.r.CommentField]))
+		m.rubricDirty = true
 		m.layout()
 		return m.comment.Focus()
 	case key.Matches(msg, m.keys.Submit):
+		if m.leaving() {
+			return nil
+		}
 		return m.submit()
 	case key.Matches(msg, m.keys.NextItem):
+		if m.leaving() {
+			return nil
+		}
 		return tea.Batch(m.flushActive(), m.navigate(m.loadNext(m.item.Ref, true, false)))
 	case key.Matches(msg, m.keys.PrevItem):
+		if m.leaving() {
+			return nil
+		}
 		return tea.Batch(m.flushActive(), m.navigate(m.loadNext(m.item.Ref, false, false)))
 	case key.Matches(msg, m.keys.Undo):
 		return m.undo()
@@ -428,6 +469,9 @@ func (m *annotateModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 		m.flagReason.SetValue("")
 		return m.flagReason.Focus()
 	case key.Matches(msg, m.keys.Skip):
+		if m.leaving() {
+			return nil
+		}
 		q, ref := m.q, m.item.Ref
 		skip := m.write("skipped: moved to the end of the queue", func(ctx context.Context, e store.Edit) (*store.Annotation, error) {
 			return q.Skip(ctx, e)
@@ -529,6 +573,11 @@ func (m *annotateModel) submit() tea.Cmd {
 }
 
 func (m *annotateModel) requestQuit() tea.Cmd {
+	if m.confirmQuit {
+		// Asked once already: quit and give up what is not saved (the command exits non-zero).
+		m.abandoned += m.writes
+		return tea.Quit
+	}
 	var cmds []tea.Cmd
 	if m.mode == modeComment {
 		cmds = append(cmds, m.saveComment())
@@ -538,8 +587,28 @@ func (m *annotateModel) requestQuit() tea.Cmd {
 	if !m.busy && len(m.ops) == 0 {
 		return tea.Quit
 	}
-	m.say(m.st.Saving, "saving before quitting…")
+	if m.failing {
+		m.askQuit()
+	} else {
+		m.say(m.st.Saving, "saving before quitting…")
+	}
 	return tea.Batch(cmds...)
+}
+
+// askQuit warns that quitting now loses changes; m3eval still quits by itself once they land.
+func (m *annotateModel) askQuit() {
+	m.confirmQuit = true
+	m.say(m.st.Error, "%d change(s) NOT SAVED: q again quits and loses them; wait and m3eval quits once they land (%v)",
+		m.writes, m.failErr)
+}
+
+// leaving refuses to leave an item whose changes have not reached the database.
+func (m *annotateModel) leaving() bool {
+	if !m.failing {
+		return false
+	}
+	m.say(m.st.Error, "NOT SAVED YET (%v): this item stays open until its changes land", m.failErr)
+	return true
 }
 
 // commentTickMsg fires when typing in the comment box may have paused.
@@ -550,8 +619,12 @@ func (m *annotateModel) commentKey(msg tea.KeyMsg) tea.Cmd {
 		cmd := m.saveComment()
 		m.comment.Blur()
 		m.mode = modeNormal
+		m.rubricDirty = true
 		m.layout()
 		return cmd
+	}
+	if msg.Paste {
+		msg.Runes = []rune(textsafe.String(string(msg.Runes))) // a pasted escape stays text
 	}
 	var cmd tea.Cmd
 	m.comment, cmd = m.comment.Update(msg)

@@ -66,9 +66,30 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.annotate.SetSize(ws.Width, ws.Height)
 		return m, nil
 	}
+	if k, ok := msg.(tea.KeyMsg); ok && k.Type == tea.KeyRunes && !k.Paste && len(k.Runes) > 1 {
+		return m, m.burst(k)
+	}
 	_, cmd := m.annotate.Update(msg)
 	return m, cmd
 }
+
+// burst hands the keys of one terminal read to the screen one at a time, in order. Bubble Tea
+// v1 delivers printable keys read together (fast typing, a held key, an SSH link that
+// stalled) as one KeyRunes message, which matches no binding: split, every key acts, and a
+// key that changes the mode ("c") sends the rest of the burst where the new mode wants it. A
+// bracketed paste is text and stays one message.
+func (m *Model) burst(k tea.KeyMsg) tea.Cmd {
+	cmds := make([]tea.Cmd, 0, len(k.Runes))
+	for _, r := range k.Runes {
+		_, cmd := m.annotate.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt})
+		cmds = append(cmds, cmd)
+	}
+	return tea.Batch(cmds...)
+}
+
+// Abandoned is how many changes a forced quit gave up before they reached the database; the
+// annotate command exits non-zero when it is not 0.
+func (m *Model) Abandoned() int { return m.annotate.abandoned }
 
 // View implements tea.Model.
 func (m *Model) View() string { return m.annotate.View() }

@@ -17,8 +17,62 @@ import (
 // op is one piece of database work; its result message is handled when it returns.
 type op func(ctx context.Context) tea.Msg
 
-// opDoneMsg carries an op's result back to Update.
-type opDoneMsg struct{ msg tea.Msg }
+// opDoneMsg carries an op's result back to Update, with the op, to run it again if it failed.
+type opDoneMsg struct {
+	msg tea.Msg
+	op  op
+}
+
+// retryMsg runs a failed write again once its backoff has passed.
+type retryMsg struct{ op op }
+
+// Backoff of a failed write: the first retry after retryFirst, each next one twice as late,
+// never later than retryMax, so a database that comes back is used within two seconds.
+const (
+	retryFirst = 100 * time.Millisecond
+	retryMax   = 2 * time.Second
+)
+
+// writeErr is the error of a write result, nil for other results and successes.
+func writeErr(msg tea.Msg) error {
+	switch msg := msg.(type) {
+	case savedMsg:
+		return msg.err
+	case undoneMsg:
+		return msg.err
+	}
+	return nil
+}
+
+// failed handles a write that did not reach the database: it stays first in line, the
+// screen says it is not saved, and it runs again after a backoff. Nothing behind it (later
+// writes, the load of another item) may overtake it.
+func (m *annotateModel) failed(o op, err error) tea.Cmd {
+	if m.retryWait == 0 {
+		m.retryWait = retryFirst
+	} else {
+		m.retryWait = min(2*m.retryWait, retryMax)
+	}
+	m.failing, m.failErr = true, err
+	m.rubricDirty = true
+	if m.quit {
+		m.askQuit()
+	} else {
+		m.say(m.st.Error, "NOT SAVED YET, retrying: your changes stay and land when this clears: %v", err)
+	}
+	wait := m.retryWait
+	return tea.Tick(wait, func(time.Time) tea.Msg { return retryMsg{o} })
+}
+
+// recovered clears the failure once a write got through.
+func (m *annotateModel) recovered() {
+	if m.failing {
+		m.failing, m.failErr = false, nil
+		m.rubricDirty = true
+		m.say(m.st.Message, "saved: the database is back and every change landed")
+	}
+	m.retryWait = 0
+}
 
 // queueInfoMsg is the queue's size and the annotator's progress and pace.
 type queueInfoMsg struct {
@@ -43,9 +97,10 @@ type positionMsg struct {
 	err    error
 }
 
-// savedMsg reports a finished write.
+// savedMsg reports a finished write; field is the rubric field it set, if any.
 type savedMsg struct {
 	turnID int64
+	field  string
 	ann    *store.Annotation
 	note   string
 	err    error
@@ -73,8 +128,12 @@ func (m *annotateModel) pump() tea.Cmd {
 	next := m.ops[0]
 	m.ops = m.ops[1:]
 	m.busy = true
+	return m.run(next)
+}
+
+func (m *annotateModel) run(o op) tea.Cmd {
 	ctx := m.ctx
-	return func() tea.Msg { return opDoneMsg{next(ctx)} }
+	return func() tea.Msg { return opDoneMsg{o(ctx), o} }
 }
 
 // pendingWrites counts queued and running work that changes the database.
@@ -185,17 +244,31 @@ func (m *annotateModel) edit() store.Edit {
 }
 
 func (m *annotateModel) write(note string, fn func(ctx context.Context, e store.Edit) (*store.Annotation, error)) tea.Cmd {
+	return m.writeField("", note, fn)
+}
+
+// writeField queues a write; a field's value counts as unsaved until the write returns.
+func (m *annotateModel) writeField(field, note string, fn func(ctx context.Context, e store.Edit) (*store.Annotation, error)) tea.Cmd {
 	e := m.edit()
 	m.writes++
+	if field != "" {
+		m.unsaved[fieldKey{e.TurnID, field}]++
+	}
 	return m.enqueue(func(ctx context.Context) tea.Msg {
 		a, err := fn(ctx, e)
-		return savedMsg{turnID: e.TurnID, ann: a, note: note, err: err}
+		return savedMsg{turnID: e.TurnID, field: field, ann: a, note: note, err: err}
 	})
+}
+
+// fieldKey names one field of one item.
+type fieldKey struct {
+	turnID int64
+	field  string
 }
 
 func (m *annotateModel) setValue(field string, value *string) tea.Cmd {
 	q := m.q
-	return m.write("", func(ctx context.Context, e store.Edit) (*store.Annotation, error) {
+	return m.writeField(field, "", func(ctx context.Context, e store.Edit) (*store.Annotation, error) {
 		return q.SetValue(ctx, e, field, value)
 	})
 }

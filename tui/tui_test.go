@@ -224,3 +224,32 @@ func TestResumeAtFirstUnfinished(t *testing.T) {
 		t.Fatalf("did not resume on the draft:\n%s", view)
 	}
 }
+
+// TestBurstIsSplitPasteIsNot: keys read together arrive as one KeyRunes message; each acts
+// in order, and "c" in the middle sends the rest into the comment. A bracketed paste outside
+// the comment box does nothing.
+func TestBurstIsSplitPasteIsNot(t *testing.T) {
+	fx := newFixture(t)
+	tm := teatest.NewTestModel(t, fx.model(t, "burst", "demo_en_park_3_turn_4", nil), teatest.WithInitialTermSize(120, 40))
+	waitFor(t, tm, "of 35")
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("45"), Paste: true})
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("23yc1 q")})
+	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+	finalView(t, tm)
+	ctx := context.Background()
+	q, _ := fx.s.OpenQueue(ctx, "burst", nil)
+	ref, _, _ := q.Find(ctx, "demo_en_park_3_turn_4")
+	it, err := q.Load(ctx, ref)
+	if err != nil || it.Annotation == nil {
+		t.Fatalf("nothing saved: %v", err)
+	}
+	want := rubric.Values{"correctness": "2", "reasoning_completeness": "3", "resists_misleading": "Yes", "comments": "1 q"}
+	if len(it.Annotation.Values) != len(want) {
+		t.Errorf("values %v, want %v", it.Annotation.Values, want)
+	}
+	for k, v := range want {
+		if it.Annotation.Values[k] != v {
+			t.Errorf("%s = %q, want %q", k, it.Annotation.Values[k], v)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 // wideAt is the width from which context and rubric stand side by side.
@@ -115,7 +116,7 @@ func (m *annotateModel) contextLines() []string {
 }
 
 func (m *annotateModel) header() string {
-	left := m.st.Header.Render("m3eval") + m.st.HeaderDim.Render(" · ") + m.q.Annotator()
+	left := m.st.Header.Render("m3eval") + m.st.HeaderDim.Render(" · ") + textsafe.Line(m.q.Annotator())
 	pos := "item ? of " + fmt.Sprint(m.total)
 	if m.pos > 0 {
 		pos = fmt.Sprintf("item %d of %d", m.pos, m.total)
@@ -126,7 +127,10 @@ func (m *annotateModel) header() string {
 	}
 	mid := fmt.Sprintf("%s %s %d done · %s", pos, m.bar.ViewAs(pct), m.done, m.eta())
 	state := m.st.Saved.Render("✓ saved")
-	if m.saving() {
+	switch {
+	case m.failing:
+		state = m.st.Error.Render("✗ NOT SAVED")
+	case m.saving():
 		state = m.st.Saving.Render("… saving")
 	}
 	line := left + m.st.HeaderDim.Render(" · ") + mid
@@ -139,7 +143,7 @@ func (m *annotateModel) header() string {
 
 func (m *annotateModel) contextTitle() string {
 	t := &m.item.Turn
-	title := fmt.Sprintf("─ %s · turn %d", t.EpisodeID, t.Turn)
+	title := fmt.Sprintf("─ %s · turn %d", textsafe.Line(t.EpisodeID), t.Turn)
 	if n := len(m.item.Earlier); n > 0 && m.vp.YOffset > 0 {
 		title += fmt.Sprintf(" · %d earlier above (pgup)", n)
 	}
@@ -192,19 +196,29 @@ func (m *annotateModel) block(label, text string, ls lipgloss.Style, width int) 
 	if text == "" {
 		text = "—"
 	}
+	text = textsafe.String(text)         // text from data: escape sequences shown, never obeyed
 	textW := max(10, width-labelWidth-1) // one column of air before the pane's edge
 	body := lipgloss.NewStyle().Width(textW).Render(strings.TrimRight(text, "\n"))
 	return lipgloss.JoinHorizontal(lipgloss.Top, ls.Width(labelWidth).Render(label), body)
 }
 
 func (m *annotateModel) rule(title string, width int, s lipgloss.Style) string {
-	title = "── " + title + " "
+	title = "── " + textsafe.Line(title) + " "
 	title = ansi.Truncate(title, width, "…")
 	return s.Render(title + strings.Repeat("─", max(0, width-lipgloss.Width(title))))
 }
 
-// rubricPane returns the rubric pane, rendered again only after something in it changed.
+// rubricPane returns the rubric pane, rendered again only after something in it changed. The
+// comment editor is never cached: it is drawn from the textarea on every frame, so it shows
+// the moment "c" is pressed, echoes every key and goes with esc.
 func (m *annotateModel) rubricPane() string {
+	if m.mode == modeComment {
+		return m.cachedRubric() + "\n" + m.comment.View()
+	}
+	return m.cachedRubric()
+}
+
+func (m *annotateModel) cachedRubric() string {
 	if m.rubricDirty {
 		m.rubricView = m.renderRubric(m.rubricWidth())
 		m.rubricDirty = false
@@ -234,7 +248,7 @@ func (m *annotateModel) renderRubric(width int) string {
 		if m.ann.Flagged {
 			title += " · ⚑ flagged"
 			if m.ann.FlagReason != "" {
-				title += ": " + m.ann.FlagReason
+				title += ": " + textsafe.Line(m.ann.FlagReason)
 			}
 		}
 	}
@@ -267,8 +281,7 @@ func (m *annotateModel) renderRubric(width int) string {
 	if m.mode == modeComment {
 		f, _ := m.r.Field(m.r.CommentField)
 		lines = append(lines, m.st.Label.Render(f.LabelEn+" "+f.LabelZh)+m.st.Dim.Render(" — esc when done"))
-		lines = append(lines, m.comment.View())
-		return strings.Join(lines, "\n")
+		return strings.Join(lines, "\n") // rubricPane adds the live editor below
 	}
 	if m.focus >= 0 {
 		lines = append(lines, m.meanings(&m.r.Fields[m.focus], width)...)
@@ -284,14 +297,20 @@ func (m *annotateModel) valueText(f *rubric.Field, it rubric.Item) string {
 		if v == "" {
 			return m.st.ValueUnset.Render("(none) — c to write")
 		}
-		return m.st.Value.Render(strings.ReplaceAll(v, "\n", " ⏎ "))
+		out := m.st.Value.Render(textsafe.Line(v))
+		if m.failing && m.unsaved[fieldKey{m.item.Ref.TurnID, f.Name}] > 0 {
+			out += " " + m.st.Error.Render("✗ unsaved")
+		}
+		return out
 	}
 	var out string
 	if fixed, rule, ok := f.FixedValue(it); ok {
 		out = m.st.FieldFixed.Render(fixed + " (" + rule.WhyEn + ")")
 	} else if v, ok := m.values[f.Name]; ok {
 		out = m.st.Value.Render(v)
-		if o, ok := f.Option(v); ok && o.ShortEn != "" {
+		if m.failing && m.unsaved[fieldKey{m.item.Ref.TurnID, f.Name}] > 0 {
+			out += " " + m.st.Error.Render("✗ unsaved")
+		} else if o, ok := f.Option(v); ok && o.ShortEn != "" {
 			out += " " + m.st.Meaning.Render(o.ShortEn)
 		}
 	} else {

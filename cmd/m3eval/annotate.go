@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/spf13/cobra"
@@ -48,7 +49,7 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 			if err != nil {
 				return err
 			}
-			s, err := g.openStore(cmd.Context(), r, store.Options{Durable: true})
+			s, err := g.openStore(cmd.Context(), r, store.Options{Durable: true, LockWait: annotateLockWait})
 			if err != nil {
 				return err
 			}
@@ -71,7 +72,13 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 			if err != nil && cmd.Context().Err() == nil {
 				return fmt.Errorf("annotate: %w", err)
 			}
-			return cmd.Context().Err()
+			if err := cmd.Context().Err(); err != nil {
+				return err
+			}
+			if n := m.Abandoned(); n > 0 {
+				return fmt.Errorf("annotate: quit with %d change(s) not saved in %s", n, g.dbPath)
+			}
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&annotator, "annotator", "", "your name, as it will appear on your labels (required)")
@@ -103,3 +110,8 @@ func describeFilter(specs []string) string {
 	}
 	return " --filter " + strings.Join(specs, " --filter ")
 }
+
+// annotateLockWait is how long one save waits for the write lock before the screen says NOT
+// SAVED and retries: imports hold the lock 50 ms at a time (store.importChunkTime), so a
+// second means another program holds the database, and the annotator should know.
+const annotateLockWait = time.Second

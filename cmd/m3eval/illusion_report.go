@@ -13,6 +13,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/m3bench/m3eval/internal/illusion"
+	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 // illusionReport is everything 'illusion score' prints.
@@ -86,7 +87,7 @@ func (r illusionReport) writeTable(w io.Writer, color bool) error {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		b.WriteString(title.Render(blockTitle(blk)) + "\n")
+		b.WriteString(title.Render(textsafe.Line(blockTitle(blk))) + "\n")
 		t := table.New().Border(lipgloss.NormalBorder()).BorderStyle(re.NewStyle().Faint(true)).
 			Headers(r.groupTitle(), "n", "hits", "recall %", "95% CI").
 			StyleFunc(func(row, col int) lipgloss.Style {
@@ -101,7 +102,7 @@ func (r illusionReport) writeTable(w io.Writer, color bool) error {
 				return num
 			})
 		for _, row := range blk {
-			t.Row(append([]string{row.Group}, statCells(row.Stat)...)...)
+			t.Row(append([]string{textsafe.Line(row.Group)}, statCells(row.Stat)...)...)
 		}
 		b.WriteString(t.Render() + "\n")
 	}
@@ -119,7 +120,7 @@ func (r illusionReport) writeTable(w io.Writer, color bool) error {
 				return cell
 			})
 		for _, c := range r.Confusions {
-			t.Row(c.Split, string(c.Kind), c.Truth, c.Answer, strconv.Itoa(c.Count))
+			t.Row(textsafe.Line(c.Split), textsafe.Line(string(c.Kind)), textsafe.Line(c.Truth), textsafe.Line(c.Answer), strconv.Itoa(c.Count))
 		}
 		b.WriteString(t.Render() + "\n")
 	}
@@ -129,7 +130,7 @@ func (r illusionReport) writeTable(w io.Writer, color bool) error {
 
 // mdEscape keeps a cell from breaking a Markdown table.
 func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+	return strings.NewReplacer("|", `\|`).Replace(textsafe.Line(s))
 }
 
 func (r illusionReport) writeMarkdown(w io.Writer) error {

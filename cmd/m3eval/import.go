@@ -15,6 +15,7 @@ import (
 	"github.com/m3bench/m3eval/internal/ingest"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 func newImportCmd(g *globalOptions) *cobra.Command {
@@ -117,7 +118,9 @@ func (imp *importer) demo(ctx context.Context) error {
 }
 
 func (imp *importer) stream(ctx context.Context, name string, r io.Reader) error {
-	tx, err := imp.s.BeginImport(ctx, imp.opts)
+	opts := imp.opts
+	opts.Source = name
+	tx, err := imp.s.BeginImport(ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -130,6 +133,6 @@ func (imp *importer) stream(ctx context.Context, name string, r io.Reader) error
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	fmt.Fprintf(imp.out, "%s: %s\n", name, counts)
+	fmt.Fprintf(imp.out, "%s: %s\n", textsafe.Line(name), counts)
 	return nil
 }

@@ -9,6 +9,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 func main() {
@@ -18,7 +20,8 @@ func main() {
 	code, message := exitCode(ctx, err)
 	cancel()
 	if message != "" {
-		fmt.Fprintln(os.Stderr, message)
+		// Errors quote data (file names, sample ids, values): shown, never obeyed.
+		fmt.Fprintln(os.Stderr, textsafe.String(message))
 	}
 	os.Exit(code)
 }

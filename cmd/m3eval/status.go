@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 func newStatusCmd(g *globalOptions) *cobra.Command {
@@ -30,7 +31,7 @@ func newStatusCmd(g *globalOptions) *cobra.Command {
 				return err
 			}
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "%s: %d items in %d episodes\n", g.dbPath, st.Turns, st.Episodes)
+			fmt.Fprintf(out, "%s: %d items in %d episodes\n", textsafe.Line(g.dbPath), st.Turns, st.Episodes)
 			if len(st.Annotators) == 0 {
 				fmt.Fprintln(out, "no annotations yet")
 				return nil
@@ -42,7 +43,7 @@ func newStatusCmd(g *globalOptions) *cobra.Command {
 				if a.HasMedian {
 					median = a.MedianActive.Round(time.Second).String()
 				}
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t\n", a.Name, a.Done, a.Draft, a.Flagged, a.Skipped, median)
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t\n", textsafe.Line(a.Name), a.Done, a.Draft, a.Flagged, a.Skipped, median)
 			}
 			return tw.Flush()
 		},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/m3bench/m3eval/internal/dataset"
 )
@@ -15,6 +16,16 @@ type Sink interface {
 	PutTurns(ts []dataset.Turn) (ids []int64, outcomes []int, err error)
 	PutLabel(turnID int64, l *dataset.Label) (int, error)
 }
+
+// Flusher is a Sink that can end its current transaction; Import calls Flush before it waits
+// for the parser, so that no lock is held while the input is slow.
+type Flusher interface {
+	Flush() error
+}
+
+// flushAfter is how long the writer waits for the parser before it flushes the sink. The
+// parser is normally batches ahead; a wait this long means the input itself is slow.
+const flushAfter = 5 * time.Millisecond
 
 // Counts tallies an import by outcome: new, unchanged, replaced.
 type Counts struct {
@@ -70,7 +81,25 @@ func Import(ctx context.Context, sink Sink, name string, r io.Reader, lo LabelOp
 	}()
 	var c Counts
 	turns := make([]dataset.Turn, 0, batchSize)
-	for b := range batches {
+	flusher, _ := sink.(Flusher)
+	for {
+		var b batch
+		var ok bool
+		select {
+		case b, ok = <-batches:
+		case <-time.After(flushAfter):
+			// The input is slow (a pipe, a network disk): let the sink end its transaction
+			// rather than hold it while waiting.
+			if flusher != nil {
+				if err := flusher.Flush(); err != nil {
+					return c, fmt.Errorf("%s: %w", name, err)
+				}
+			}
+			b, ok = <-batches
+		}
+		if !ok {
+			break
+		}
 		if err := ctx.Err(); err != nil {
 			return c, err
 		}

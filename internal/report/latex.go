@@ -9,17 +9,26 @@ import (
 	"text/tabwriter"
 
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 // latexEscape makes text safe inside a LaTeX tabular: the ten special characters escaped,
 // the Greek letters and signs of our statistic names in math mode, so that the table
 // compiles with pdflatex as well as with XeLaTeX.
-var latexEscape = strings.NewReplacer(
+var latexEscaper = strings.NewReplacer(
 	`\`, `\textbackslash{}`, "&", `\&`, "%", `\%`, "$", `\$`, "#", `\#`, "_", `\_`,
 	"{", `\{`, "}", `\}`, "~", `\textasciitilde{}`, "^", `\textasciicircum{}`,
 	"α", `$\alpha$`, "κ", `$\kappa$`, "ρ", `$\rho$`, "τ", `$\tau$`, "−", `$-$`, "–", "--",
 	"—", "---", "×", `$\times$`, "≤", `$\le$`, "·", `$\cdot$`,
 )
+
+// latexEscape neutralizes control and escape sequences (text from data) and escapes LaTeX.
+var latexEscape = latexReplacer{}
+
+type latexReplacer struct{}
+
+// Replace returns s safe for a LaTeX table.
+func (latexReplacer) Replace(s string) string { return latexEscaper.Replace(textsafe.Line(s)) }
 
 // writeLatex writes one booktabs table per field: statistic, value, 95% interval, p, n.
 // Undefined values are "---" with a footnote mark; the reasons follow as a list.
@@ -218,11 +227,11 @@ func writeMatrix(w io.Writer, results []agree.FieldResult, o Options) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "judge\t")
 	for _, f := range fields {
-		fmt.Fprint(tw, f+"\t")
+		fmt.Fprint(tw, textsafe.Line(f)+"\t")
 	}
 	fmt.Fprintln(tw)
 	for _, j := range judges {
-		fmt.Fprint(tw, j+"\t")
+		fmt.Fprint(tw, textsafe.Line(j)+"\t")
 		for _, f := range fields {
 			c, ok := cells[j][f]
 			fmt.Fprint(tw, text(c, ok, 2)+"\t")

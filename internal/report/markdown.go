@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 // writeMarkdown writes one GitHub-flavoured table per field, three decimals, undefined
@@ -46,8 +47,9 @@ func writeMarkdown(w io.Writer, results []agree.FieldResult, o Options) error {
 	return err
 }
 
+// escapeMD also neutralizes control characters: names in the report come from data.
 func escapeMD(s string) string {
-	return strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`).Replace(s)
+	return strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`).Replace(textsafe.Line(s))
 }
 
 // writeCSV writes one line per statistic, full precision, for spreadsheets and scripts.

@@ -11,6 +11,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 // footnotes numbers the distinct reasons of undefined values across a whole report.
@@ -64,7 +65,7 @@ func writeTable(w io.Writer, results []agree.FieldResult, o Options) error {
 		if fi > 0 {
 			b.WriteString("\n")
 		}
-		b.WriteString(title.Render(header(r)) + "\n")
+		b.WriteString(title.Render(textsafe.Line(header(r))) + "\n")
 		rows := rowsOf(r)
 		data := make([][]string, 0, len(rows))
 		colors := make([]int, 0, len(rows))
@@ -73,7 +74,7 @@ func writeTable(w io.Writer, results []agree.FieldResult, o Options) error {
 			name := x.name
 			if x.group != group {
 				group = x.group
-				data = append(data, []string{group, "", "", ""})
+				data = append(data, []string{textsafe.Line(group), "", "", ""})
 				colors = append(colors, -2)
 			}
 			val := format(x.v, x.ci, 2)
@@ -83,7 +84,7 @@ func writeTable(w io.Writer, results []agree.FieldResult, o Options) error {
 			} else if f, _ := x.v.Float(); x.kappaFamily {
 				c = bandOf(f)
 			}
-			data = append(data, []string{"  " + name, val, pText(x.test, o.Adjust), strconv.Itoa(x.n)})
+			data = append(data, []string{"  " + textsafe.Line(name), val, pText(x.test, o.Adjust), strconv.Itoa(x.n)})
 			colors = append(colors, c)
 		}
 		t := table.New().
@@ -127,7 +128,7 @@ func writeTable(w io.Writer, results []agree.FieldResult, o Options) error {
 	}
 	b.WriteString(strings.Join(legend, "  ") + "\n")
 	for i, r := range notes.reasons {
-		fmt.Fprintf(&b, "%s — undefined: %s\n", superscript(i+1), r)
+		fmt.Fprintf(&b, "%s — undefined: %s\n", superscript(i+1), textsafe.Line(r))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -33,7 +33,7 @@ type editTx struct {
 }
 
 func (q *Queue) edit(ctx context.Context, e Edit, create bool, fn func(*editTx) error) (*Annotation, error) {
-	tx, err := q.s.db.BeginTx(ctx, nil)
+	tx, err := q.s.beginWrite(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -197,9 +197,16 @@ func (q *Queue) AddActive(ctx context.Context, e Edit) error {
 	if e.Active <= 0 {
 		return nil
 	}
-	_, err := q.s.db.ExecContext(ctx, `UPDATE annotations SET active_ms = active_ms + ? WHERE annotator_id = ? AND turn_id = ?`,
-		e.Active.Milliseconds(), q.annotatorID, e.TurnID)
-	return err
+	tx, err := q.s.beginWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `UPDATE annotations SET active_ms = active_ms + ? WHERE annotator_id = ? AND turn_id = ?`,
+		e.Active.Milliseconds(), q.annotatorID, e.TurnID); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // Undone says what an undo reverted.

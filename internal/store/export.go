@@ -25,7 +25,7 @@ func exportWhere(o ExportOptions) (string, []any) {
 func (s *Store) ExportAnnotators(ctx context.Context, o ExportOptions) ([]string, error) {
 	w, args := exportWhere(o)
 	rows, err := s.db.QueryContext(ctx, `SELECT an.name FROM annotators an WHERE EXISTS (
-		SELECT 1 FROM annotations a WHERE a.annotator_id = an.id AND `+w+`) ORDER BY an.name`, args...)
+		SELECT 1 FROM visible_annotations a WHERE a.annotator_id = an.id AND `+w+`) ORDER BY an.name`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list annotators: %w", err)
 	}
@@ -54,9 +54,9 @@ func (s *Store) Export(ctx context.Context, o ExportOptions, fn func(*dataset.La
 		an.name, a.status, a.flagged, a.flag_reason, a.rubric_version, a.active_ms,
 		COALESCE(a.annotated_at, a.updated_at),
 		(SELECT json_group_object(v.field, v.value) FROM annotation_values v WHERE v.annotation_id = a.id)
-		FROM annotations a
+		FROM visible_annotations a
 		JOIN annotators an ON an.id = a.annotator_id
-		JOIN turns t ON t.id = a.turn_id
+		JOIN visible_turns t ON t.id = a.turn_id
 		JOIN episodes e ON e.id = t.episode_id
 		WHERE `+w+` ORDER BY t.episode_id, t.turn, an.name`, args...)
 	if err != nil {
@@ -129,14 +129,15 @@ type Status struct {
 // Status reads the summary of `m3eval status`.
 func (s *Store) Status(ctx context.Context) (*Status, error) {
 	st := &Status{}
-	if err := s.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM turns), (SELECT count(*) FROM episodes)`).
+	if err := s.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM visible_turns),
+		(SELECT count(*) FROM episodes WHERE import_batch IS NULL OR import_batch NOT IN (SELECT id FROM import_batches))`).
 		Scan(&st.Turns, &st.Episodes); err != nil {
 		return nil, fmt.Errorf("status: %w", err)
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT an.id, an.name,
 		count(*) FILTER (WHERE a.status = 'done'), count(*) FILTER (WHERE a.status = 'draft'),
 		count(*) FILTER (WHERE a.flagged), count(*) FILTER (WHERE a.skip_seq IS NOT NULL)
-		FROM annotators an JOIN annotations a ON a.annotator_id = an.id GROUP BY an.id ORDER BY an.name`)
+		FROM annotators an JOIN visible_annotations a ON a.annotator_id = an.id GROUP BY an.id ORDER BY an.name`)
 	if err != nil {
 		return nil, fmt.Errorf("status: %w", err)
 	}

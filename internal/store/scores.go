@@ -29,7 +29,7 @@ func (s *Store) BeginScoreImport(ctx context.Context, judge string, opts ImportO
 	if strings.TrimSpace(judge) == "" || judge != strings.TrimSpace(judge) {
 		return nil, fmt.Errorf("judge name %q: give a name without leading or trailing spaces", judge)
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.beginWrite(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("begin score import: %w", err)
 	}
@@ -222,8 +222,8 @@ func (s *Store) StreamScoring(ctx context.Context, f ScoreFilter, rating, score 
 	// (episode_id, turn) index: SQLite then sorts only the few rows of each turn instead of
 	// the whole result.
 	err = streamRatings(ctx, conn, fields, rating, `SELECT `+grp+`, `+clu+`, t.sample_id, an.name, `+strings.Join(cols, ", ")+`
-		FROM turns t
-		CROSS JOIN annotations a ON a.turn_id = t.id
+		FROM visible_turns t
+		CROSS JOIN visible_annotations a ON a.turn_id = t.id
 		JOIN episodes e ON e.id = t.episode_id
 		JOIN annotators an ON an.id = a.annotator_id
 		WHERE `+where+` ORDER BY t.episode_id, t.turn, an.name`, args)
@@ -243,7 +243,7 @@ func (s *Store) StreamScoring(ctx context.Context, f ScoreFilter, rating, score 
 	return streamScores(ctx, conn, score, `SELECT `+grp+`, t.sample_id, j.name, s.field, s.value
 		FROM judge_scores s
 		JOIN judges j ON j.id = s.judge_id
-		JOIN turns t ON t.id = s.turn_id
+		JOIN visible_turns t ON t.id = s.turn_id
 		JOIN episodes e ON e.id = t.episode_id
 		WHERE `+where+` ORDER BY j.name, t.episode_id, t.turn, s.field`, args)
 }

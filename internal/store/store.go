@@ -36,12 +36,29 @@ type Options struct {
 	Durable bool
 	// ReadOnly opens the file without the right to write, e.g. for export.
 	ReadOnly bool
+	// LockWait is how long a write waits for another writer (an import chunk, another
+	// annotator) to let go of the database before it fails with ErrBusy; 0 means
+	// DefaultLockWait.
+	LockWait time.Duration
 }
+
+// DefaultLockWait is how long a write waits for the write lock. An import holds it for one
+// chunk (importChunkTime) at a time, so any wait beyond a few hundred milliseconds means
+// something else holds the database: a long wait would only hide that from the user.
+const DefaultLockWait = 5 * time.Second
+
+// ErrBusy is returned when another connection held the write lock for longer than LockWait.
+var ErrBusy = errors.New("the database is locked by another program")
 
 // Store is an open m3eval database.
 type Store struct {
-	db   *sql.DB
-	path string
+	db *sql.DB // reads; its transactions are deferred and never take the write lock
+	// wdb is for writes: BEGIN IMMEDIATE, and no busy wait inside SQLite, whose back-off
+	// sleeps up to 100 ms between tries and so misses the short gaps between an import's
+	// chunks; beginWrite polls every millisecond instead.
+	wdb      *sql.DB
+	lockWait time.Duration
+	path     string
 	// Now is the clock, replaceable in tests.
 	Now func() time.Time
 }
@@ -59,11 +76,48 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 			return nil, fmt.Errorf("open %s: %w", path, err)
 		}
 	}
+	db, err := sql.Open("sqlite3", dsn(path, opts, false))
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	wdb, err := sql.Open("sqlite3", dsn(path, opts, true))
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	s := &Store{db: db, wdb: wdb, path: path, lockWait: opts.LockWait, Now: func() time.Time { return time.Now().UTC() }}
+	if s.lockWait <= 0 {
+		s.lockWait = DefaultLockWait
+	}
+	if err := db.PingContext(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if !opts.ReadOnly {
+		if err := s.migrate(ctx); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("open %s: %w", path, err)
+		}
+	}
+	return s, nil
+}
+
+// readBusyTimeout is SQLite's busy wait for reads. In WAL mode a read waits only in rare
+// moments (another process recovering the WAL after a crash), never for a writer.
+const readBusyTimeout = "5000"
+
+// dsn is the connection string of the read or the write pool.
+func dsn(path string, opts Options, write bool) string {
 	q := url.Values{}
 	q.Set("_journal_mode", "WAL")
 	q.Set("_foreign_keys", "on")
-	q.Set("_busy_timeout", "5000")
-	q.Set("_txlock", "immediate")
+	if write {
+		q.Set("_busy_timeout", "0") // beginWrite waits, polling
+		q.Set("_txlock", "immediate")
+	} else {
+		q.Set("_busy_timeout", readBusyTimeout)
+		q.Set("_txlock", "deferred")
+	}
 	if opts.Durable {
 		q.Set("_synchronous", "FULL")
 	} else {
@@ -72,22 +126,55 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if opts.ReadOnly {
 		q.Set("mode", "ro")
 	}
-	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	s := &Store{db: db, path: path, Now: func() time.Time { return time.Now().UTC() }}
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	if !opts.ReadOnly {
-		if err := s.migrate(ctx); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("open %s: %w", path, err)
+	return "file:" + path + "?" + q.Encode()
+}
+
+// lockPoll is how often a waiting write tries the lock again: an import lets go of it for a
+// moment between chunks (importYield), and a writer polling this often gets in then.
+const lockPoll = time.Millisecond
+
+// beginWrite starts a write transaction, waiting up to the store's LockWait for the lock.
+func (s *Store) beginWrite(ctx context.Context) (*sql.Tx, error) {
+	var tx *sql.Tx
+	err := s.waitLock(ctx, func() (err error) {
+		tx, err = s.wdb.BeginTx(ctx, nil)
+		return err
+	})
+	return tx, err
+}
+
+// waitLock runs begin (a BEGIN IMMEDIATE) until it gets the lock, the context ends or
+// LockWait passes.
+func (s *Store) waitLock(ctx context.Context, begin func() error) error {
+	deadline := time.Now().Add(s.lockWait)
+	var release func()
+	defer func() {
+		if release != nil {
+			release()
+		}
+	}()
+	for {
+		err := begin()
+		if err == nil || !isBusy(err) {
+			return err
+		}
+		if release == nil {
+			release = s.waiting() // imports let waiting writers go first (waiters.go)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%w (it held the write lock for over %v)", ErrBusy, s.lockWait)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(lockPoll):
 		}
 	}
-	return s, nil
+}
+
+func isBusy(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
 }
 
 // create gives a database that does not exist yet its page size. It has to come before WAL
@@ -110,7 +197,7 @@ func create(ctx context.Context, path string) error {
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error { return errors.Join(s.wdb.Close(), s.db.Close()) }
 
 // Path is the file the store was opened from.
 func (s *Store) Path() string { return s.path }
@@ -118,15 +205,26 @@ func (s *Store) Path() string { return s.path }
 // migrate applies, in order and one transaction each, the embedded migrations not yet
 // recorded in schema_migrations.
 func (s *Store) migrate(ctx context.Context) error {
-	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
 	names, err := fs.Glob(migrationFS, "migrations/*.sql")
 	if err != nil {
 		return err
 	}
 	sort.Strings(names)
+	if current, err := s.schemaCurrent(ctx, len(names)); err != nil || current {
+		return err
+	}
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
 	for _, name := range names {
 		base := strings.TrimPrefix(name, "migrations/")
 		version, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
@@ -140,8 +238,26 @@ func (s *Store) migrate(ctx context.Context) error {
 	return nil
 }
 
+// schemaCurrent tells, with reads only, whether every embedded migration is recorded: then
+// opening takes no write lock at all, and an import running elsewhere cannot stop annotate or
+// score from starting.
+func (s *Store) schemaCurrent(ctx context.Context, embedded int) (bool, error) {
+	var tables int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&tables); err != nil {
+		return false, fmt.Errorf("read schema version: %w", err)
+	}
+	if tables == 0 {
+		return false, nil
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil {
+		return false, fmt.Errorf("read schema version: %w", err)
+	}
+	return n >= embedded, nil
+}
+
 func (s *Store) applyMigration(ctx context.Context, version int, name string) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.beginWrite(ctx)
 	if err != nil {
 		return err
 	}
@@ -202,7 +318,7 @@ func parseTime(s string) time.Time {
 }
 
 // ensureAnnotator returns the id of the annotator, creating it on first use.
-func ensureAnnotator(ctx context.Context, tx *sql.Tx, name string) (int64, error) {
+func ensureAnnotator(ctx context.Context, tx querier, name string) (int64, error) {
 	var id int64
 	err := tx.QueryRowContext(ctx, `INSERT INTO annotators (name) VALUES (?)
 		ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING id`, name).Scan(&id)
@@ -213,9 +329,24 @@ func ensureAnnotator(ctx context.Context, tx *sql.Tx, name string) (int64, error
 }
 
 // RememberRubric records the rubric body under its version so annotations can name it.
+// A rubric already recorded is only read, so commands that read start without the write lock.
 func (s *Store) RememberRubric(ctx context.Context, version string, body []byte) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO rubrics (version, body) VALUES (?, ?) ON CONFLICT DO NOTHING`, version, body)
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM rubrics WHERE version = ?`, version).Scan(&n); err != nil {
+		return fmt.Errorf("record rubric %s: %w", version, err)
+	}
+	if n > 0 {
+		return nil
+	}
+	tx, err := s.beginWrite(ctx)
 	if err != nil {
+		return fmt.Errorf("record rubric %s: %w", version, err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO rubrics (version, body) VALUES (?, ?) ON CONFLICT DO NOTHING`, version, body); err != nil {
+		return fmt.Errorf("record rubric %s: %w", version, err)
+	}
+	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("record rubric %s: %w", version, err)
 	}
 	return nil
