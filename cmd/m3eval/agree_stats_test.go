@@ -83,7 +83,11 @@ func TestAgreeStatisticsFlags(t *testing.T) {
 		t.Errorf("ranking %v", r)
 	}
 
-	out, _, err := runAgreeBoth(t, append(common, "--format", "latex")...)
+	out, _, err := runAgreeBoth(t, append(common, "--raters", "exchangeable")...)
+	if err != nil || !strings.Contains(out, "ICC(1,1) / ICC(1)") || strings.Contains(out, "ICC(2,1)") || strings.Contains(out, "Cohen's κ\n") || strings.Contains(out, "human1 – human2") {
+		t.Errorf("exchangeable raters: the table shows two-way ICCs or pairs (%v):\n%s", err, out)
+	}
+	out, _, err = runAgreeBoth(t, append(common, "--format", "latex")...)
 	if err != nil {
 		t.Fatal(err)
 	}

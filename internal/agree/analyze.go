@@ -117,6 +117,9 @@ type FieldResult struct {
 	AC2Quadratic   Value
 	ICC            *ICC // ordinal fields only
 	Judges         []VsJudge
+	// Exchangeable records Options.Exchangeable: the two-way ICCs are undefined on purpose
+	// and the pairwise statistics absent.
+	Exchangeable bool
 	// Comparisons compares every pair of judges (ordinal fields with 2+ judges).
 	Comparisons []Comparison
 	Bootstrap   []Interval
@@ -223,6 +226,7 @@ func AnalyzeField(ctx context.Context, d *FieldData, index int, opt Options) (Fi
 		res.Judges = append(res.Judges, v)
 	}
 	if opt.Exchangeable {
+		res.Exchangeable = true
 		res.Pairwise = nil
 		if res.ICC != nil {
 			u := Undefined("raters are exchangeable slots: two-way forms need the same rater in a column")

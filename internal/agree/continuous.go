@@ -77,6 +77,7 @@ func analyzeContinuous(ctx context.Context, d *FieldData, index int, opt Options
 	res.NMissingCells = m.Items*r - res.NRatings
 	ic := iccFloat(d.Cont, r, complete)
 	if opt.Exchangeable {
+		res.Exchangeable = true
 		u := Undefined("raters are exchangeable slots: two-way forms need the same rater in a column")
 		ic.ICC21, ic.ICC31, ic.ICC2k, ic.ICC3k = u, u, u, u
 		for _, i := range []int{1, 2, 4, 5} {

@@ -38,11 +38,7 @@ func rowsOf(r agree.FieldResult) []row {
 	continuous := r.Field.Type == agree.Continuous
 	if continuous {
 		// Numbers, not categories: the ICCs, and below the judges' correlations.
-		for i, e := range iccList(*r.ICC) {
-			f := agree.ICCForms[i]
-			add(g, f.ShroutFleiss+" / "+f.McGrawWong+" "+f.Short, "icc."+e.name, e.v, r.ICC.N, false)
-			withTest(&r.ICC.Tests[i].Test)
-		}
+		addICC(r, add, withTest)
 	} else {
 		out = append(out, categoricalRows(r, boot)...)
 	}
@@ -71,11 +67,7 @@ func categoricalRows(r agree.FieldResult, boot map[string]*agree.Interval) []row
 		add(g, "Gwet's AC2 (quadratic)", "gwet_ac2_quadratic", r.AC2Quadratic, r.NItems, true)
 	}
 	if r.ICC != nil {
-		for i, e := range iccList(*r.ICC) {
-			f := agree.ICCForms[i]
-			add(g, f.ShroutFleiss+" / "+f.McGrawWong+" "+f.Short, "icc."+e.name, e.v, r.ICC.N, false)
-			withTest(&r.ICC.Tests[i].Test)
-		}
+		addICC(r, add, withTest)
 	}
 	add(g, "% all agree (complete items)", "percent_agreement.all_agree_complete_items", r.Percent.AllAgreeComplete, r.NItemsComplete, false)
 	add(g, "% agreeing pairs (pairable items)", "percent_agreement.pairwise_mean_pairable_items", r.Percent.PairwiseMeanPairable, r.NItemsPairable, false)
@@ -274,4 +266,18 @@ func Write(w io.Writer, results []agree.FieldResult, o Options) error {
 		return writeTable(w, results, o)
 	}
 	return fmt.Errorf("unknown format %q (table, json, md, csv or latex)", o.Format)
+}
+
+// addICC adds the rows of the ICCs; with exchangeable raters only the one-way forms, the
+// two-way ones being meaningless there.
+func addICC(r agree.FieldResult, add func(group, name, key string, v agree.Value, n int, kappa bool), withTest func(*agree.Test)) {
+	for i, e := range iccList(*r.ICC) {
+		f := agree.ICCForms[i]
+		twoWay := strings.HasPrefix(f.ShroutFleiss, "ICC(2") || strings.HasPrefix(f.ShroutFleiss, "ICC(3")
+		if r.Exchangeable && twoWay {
+			continue
+		}
+		add("All raters", f.ShroutFleiss+" / "+f.McGrawWong+" "+f.Short, "icc."+e.name, e.v, r.ICC.N, false)
+		withTest(&r.ICC.Tests[i].Test)
+	}
 }
