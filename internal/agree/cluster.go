@@ -408,9 +408,10 @@ func addJudges(d *FieldData, res *FieldResult, judges []judgeUnits, add func(str
 			full := [3]Value{jr.Pearson, jr.Spearman, jr.KendallTauB}
 			for c, name := range CorrNames {
 				add(prefix+name, full[c], func(s *repState) Value {
-					v := j.corr(c, s.jw[ji], s.corr[ji])
-					s.jcorr[ji][c] = v
-					return v
+					if c == 0 { // the three are evaluated in order: compute them together
+						s.jcorr[ji] = j.corr3(s.jw[ji], s.corr[ji])
+					}
+					return s.jcorr[ji][c]
 				})
 			}
 		}
@@ -447,15 +448,25 @@ func addJudges(d *FieldData, res *FieldResult, judges []judgeUnits, add func(str
 	}
 }
 
-// corr evaluates correlation c (0 Pearson, 1 Spearman, 2 Kendall) on weighted points.
-func (j judgeUnits) corr(c int, w []int32, s *corrScratch) Value {
-	switch c {
-	case 0:
-		return j.p.pearson(w, s)
-	case 1:
-		return j.p.spearman(w, s)
+// corr3 evaluates Pearson's r, Spearman's rho and Kendall's tau-b on the weighted points,
+// checking the sample size and constant sides once for the three (the checks are passes
+// over every point, and this runs for every replicate).
+func (j judgeUnits) corr3(w []int32, s *corrScratch) [3]Value {
+	p := j.p
+	n := weightSum(len(p.x), w)
+	if n < 2 {
+		u := Undefined("fewer than 2 items")
+		return [3]Value{u, u, u}
 	}
-	return j.pk.kendall(w, s)
+	if constant(p.x, w) || constant(p.y, w) {
+		u := Undefined("constant input (zero variance)")
+		return [3]Value{u, u, u}
+	}
+	r := Num(scaledCorrelation(p.x, p.y, w))
+	averageRanks(p.xKeys, p.byXY, w, s.rx)
+	averageRanks(p.yKeys, p.byY, w, s.ry)
+	rho := Num(stat.Correlation(s.rx, s.ry, floatWeights(w, s)))
+	return [3]Value{r, rho, j.pk.kendallWeighted(w, s, n)}
 }
 
 func comparisonKey(a, b string, s int) string {

@@ -190,6 +190,11 @@ func (p *pairs) kendall(w []int32, s *corrScratch) Value {
 	if w == nil {
 		return p.kendallKnight()
 	}
+	return p.kendallWeighted(w, s, n)
+}
+
+// kendallWeighted is kendall for weighted points whose total weight n ≥ 2 is known.
+func (p *pairs) kendallWeighted(w []int32, s *corrScratch, n int64) Value {
 	fen := s.fen[:p.yCount+1]
 	clear(fen)
 	ytie := s.ytie[:p.yCount]
