@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -219,5 +220,25 @@ func TestSystemLevelBootstrap(t *testing.T) {
 				t.Errorf("%s %s %s: width %.3f (%v, %v units), Python %.3f", c.slug, c.field, stat, w, iv["unit"], iv["n_units"], want)
 			}
 		}
+	}
+}
+
+// TestTooManyValuesNotNumbers: a field without schema entry with more than 254 distinct
+// values is continuous only if they are all numbers; otherwise the error names the first
+// value that is not one, with its line.
+func TestTooManyValuesNotNumbers(t *testing.T) {
+	dir := t.TempDir()
+	rows := [][]string{{"item", "rater", "field", "value"}}
+	for i := 0; i < 300; i++ {
+		v := fmt.Sprintf("%d.5", i)
+		if i == 7 {
+			v = "n/a?"
+		}
+		rows = append(rows, []string{fmt.Sprintf("it%d", i), "a", "score", v})
+	}
+	writeRows(t, filepath.Join(dir, "ratings.csv"), rows)
+	_, _, err := runAgreeBoth(t, filepath.Join(dir, "ratings.csv"))
+	if err == nil || !strings.Contains(err.Error(), "ratings.csv:9: value: field score has more than 254 distinct values and this one is not a number") {
+		t.Fatalf("got %v", err)
 	}
 }

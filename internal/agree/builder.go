@@ -59,7 +59,7 @@ type fieldAcc struct {
 	rawNames []string
 	rawCount []int // ratings of each raw value
 	// nums holds each cell's number (NaN when not one) for a continuous field, and for an
-	// undeclared field until it has more distinct values than categories can hold
+	// undeclared field once it has more distinct values than categories can hold
 	// (overflow): it is then continuous if every value is a number.
 	nums     []float64
 	overflow bool
@@ -186,20 +186,17 @@ func (b *Builder) Add(item, rater, field, value string, loc Location) error {
 		}
 		code = c
 	} else {
-		x, err := strconv.ParseFloat(value, 64)
-		if err != nil || math.IsInf(x, 0) || math.IsNaN(x) {
-			x = math.NaN()
-			if f.nonNum.File == "" && f.nonNum.Line == 0 {
-				f.nonNum = loc
-				f.nonNum.Column = "value"
-			}
-		}
-		f.nums = append(f.nums, x)
 		c, ok := f.raw[value]
 		if !ok && !f.overflow {
 			if len(f.rawNames) >= MaxCategories-1 {
-				// Too many values for categories: the field can only be continuous.
+				// Too many values for categories: the field can only be continuous. The
+				// numbers are kept from here on, those of the earlier cells recovered from
+				// their interned strings (no field pays for them before).
 				f.overflow = true
+				f.nums = make([]float64, len(f.cells), 2*len(f.cells)+1)
+				for i, cl := range f.cells {
+					f.nums[i] = f.number(f.rawNames[cl.code], Location{File: loc.File, Line: int(cl.line)})
+				}
 			} else {
 				c = uint8(len(f.rawNames))
 				f.raw[value] = c
@@ -207,7 +204,9 @@ func (b *Builder) Add(item, rater, field, value string, loc Location) error {
 				f.rawCount = append(f.rawCount, 0)
 			}
 		}
-		if !f.overflow {
+		if f.overflow {
+			f.nums = append(f.nums, f.number(value, loc))
+		} else {
 			f.rawCount[c]++
 		}
 		code = c
@@ -240,6 +239,20 @@ func (b *Builder) Add(item, rater, field, value string, loc Location) error {
 	}
 	f.cells = append(f.cells, cell{item: f.local[gi] - 1, rater: uint16(f.raterCol[ri]), code: code, line: uint32(loc.Line)})
 	return nil
+}
+
+// number parses a value of an undeclared field that turned continuous; a value that is not a
+// number gives NaN, and the first one's place is kept for the error Build reports.
+func (f *fieldAcc) number(value string, loc Location) float64 {
+	x, err := strconv.ParseFloat(value, 64)
+	if err == nil && !math.IsInf(x, 0) && !math.IsNaN(x) {
+		return x
+	}
+	if f.nonNum.File == "" && f.nonNum.Line == 0 {
+		f.nonNum = loc
+		f.nonNum.Column = "value"
+	}
+	return math.NaN()
 }
 
 // AddJudge declares an automatic judge, so that every field reports it even when it scored
