@@ -10,10 +10,12 @@ import (
 
 	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/agree/longform"
+	"github.com/m3bench/m3eval/internal/csvout"
 	"github.com/m3bench/m3eval/internal/report"
 )
 
 type agreeOptions struct {
+	csv                  csvout.Options // --raw, --excel
 	auto, schema, levels string
 	clusters, cluster    string
 	bootstrap            int
@@ -79,12 +81,16 @@ whole report. docs/statistics.md defines every number.`,
 	f.StringVar(&o.format, "format", "table", "output format: table, json, md, csv or latex")
 	f.StringVar(&o.matrix, "matrix", "", "print one statistic as a judge × field matrix, e.g. kendall_tau_b or system_level.kendall_tau_b")
 	f.StringVarP(&o.output, "output", "o", "", "write to FILE instead of standard output")
+	csvFlags(f, &o.csv)
 	return cmd
 }
 
 func runAgree(cmd *cobra.Command, ratings string, o *agreeOptions) error {
 	st, err := statOptions(o.format, o.bootstrap, o.ci, o.adjust, o.raters)
 	if err != nil {
+		return err
+	}
+	if err := oneStdin(ratings, o.auto, o.schema, o.levels, o.clusters); err != nil {
 		return err
 	}
 	if o.levels != "" && o.auto == "" {
@@ -123,6 +129,7 @@ func runAgree(cmd *cobra.Command, ratings string, o *agreeOptions) error {
 	ropt := st.report
 	ropt.Inputs = in
 	ropt.Matrix = o.matrix
+	ropt.CSV = o.csv
 	if o.clusters != "" {
 		ropt.Cluster = "cluster"
 	} else {

@@ -6,9 +6,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/mattn/go-isatty"
-	"github.com/spf13/cobra"
-
 	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
@@ -19,7 +16,12 @@ func (o *globalOptions) loadRubric() (*rubric.Rubric, error) {
 	if o.rubricPath == "" {
 		return rubric.Parse(annotations.DefaultRubric)
 	}
-	data, err := os.ReadFile(o.rubricPath)
+	f, _, err := openInput(o.rubricPath, os.Stdin) // --rubric - reads standard input
+	if err != nil {
+		return nil, fmt.Errorf("read rubric: %w", err)
+	}
+	data, err := io.ReadAll(f)
+	f.Close()
 	if err != nil {
 		return nil, fmt.Errorf("read rubric: %w", err)
 	}
@@ -52,14 +54,4 @@ func (o *globalOptions) mustExist() error {
 		return fmt.Errorf("no database at %s: import turns first (m3eval import FILE), or pass --db", o.dbPath)
 	}
 	return nil
-}
-
-// writeOutput runs fn on the command's output: the -o file, written whole or not at all, or
-// standard output. color is true only for a terminal, and never under NO_COLOR.
-func writeOutput(cmd *cobra.Command, path string, fn func(w io.Writer, color bool) error) error {
-	color := false
-	if f, ok := cmd.OutOrStdout().(*os.File); ok && (path == "" || path == "-") {
-		color = isatty.IsTerminal(f.Fd()) && os.Getenv("NO_COLOR") == ""
-	}
-	return writeAtomically(path, cmd.OutOrStdout(), func(w io.Writer) error { return fn(w, color) })
 }

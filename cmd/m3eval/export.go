@@ -1,15 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/m3bench/m3eval/internal/csvout"
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/labeled"
 	"github.com/m3bench/m3eval/internal/store"
@@ -20,6 +18,7 @@ func newExportCmd(g *globalOptions) *cobra.Command {
 		o      store.ExportOptions
 		format string
 		output string
+		co     csvout.Options
 	)
 	cmd := &cobra.Command{
 		Use:   "export",
@@ -55,8 +54,8 @@ out unless --include-drafts, which marks them "status": "draft".`,
 			if o.Annotator != "" && len(names) == 0 {
 				return fmt.Errorf("export: %s has no labels to export%s", o.Annotator, draftHint(o))
 			}
-			return writeAtomically(output, cmd.OutOrStdout(), func(w io.Writer) error {
-				lw, err := labeled.NewWriter(w, labeled.Options{Format: format, Rubric: r, Multi: len(names) > 1})
+			return writeOutput(cmd, output, func(w io.Writer, _ bool) error {
+				lw, err := labeled.NewWriter(w, labeled.Options{Format: format, Rubric: r, Multi: len(names) > 1, CSV: co})
 				if err != nil {
 					return err
 				}
@@ -71,6 +70,7 @@ out unless --include-drafts, which marks them "status": "draft".`,
 	cmd.Flags().BoolVar(&o.IncludeDrafts, "include-drafts", false, "include incomplete labels, marked \"status\": \"draft\"")
 	cmd.Flags().StringVar(&format, "format", "json", "json, jsonl or csv")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write to FILE instead of standard output")
+	csvFlags(cmd.Flags(), &co)
 	return cmd
 }
 
@@ -79,36 +79,6 @@ func draftHint(o store.ExportOptions) string {
 		return ""
 	}
 	return " (drafts are left out without --include-drafts)"
-}
-
-// writeAtomically writes to a temporary file beside path and renames it into place, so a
-// failed export never leaves half a file; with no path it writes to stdout.
-func writeAtomically(path string, stdout io.Writer, fn func(io.Writer) error) error {
-	if path == "" || path == "-" {
-		bw := bufio.NewWriterSize(stdout, 1<<16)
-		if err := fn(bw); err != nil {
-			return err
-		}
-		return bw.Flush()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	bw := bufio.NewWriterSize(tmp, 1<<16)
-	if err := fn(bw); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 func contains(list []string, s string) bool {

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -22,6 +22,7 @@ func newImportCmd(g *globalOptions) *cobra.Command {
 	var (
 		annotator string
 		replace   bool
+		drop      bool
 		demo      bool
 	)
 	cmd := &cobra.Command{
@@ -33,7 +34,11 @@ func newImportCmd(g *globalOptions) *cobra.Command {
   - episode records (episode_id, images, turns: [...]),
   - labeled samples (turn fields plus human_annotation or human_annotations).
 Each file imports in one transaction: on a bad record nothing of that file is written.
-Re-importing an identical file changes nothing; a changed record is an error unless --replace.`,
+Re-importing an identical file changes nothing; a changed record is an error unless --replace.
+The labels of a turn --replace changes were made on earlier content: they are kept as drafts
+marked stale (out of score until re-confirmed in annotate) and listed, or deleted with
+--drop-labels; values the new content does not allow are removed.
+FILE - reads standard input.`,
 		Example: `  m3eval import turns.jsonl
   m3eval import --annotator alice labeled.json
   m3eval import --demo`,
@@ -41,7 +46,10 @@ Re-importing an identical file changes nothing; a changed record is an error unl
 			if demo != (len(args) == 0) {
 				return usageErrorf("give FILE arguments or --demo")
 			}
-			return nil
+			if drop && !replace {
+				return usageErrorf("--drop-labels goes with --replace: only a replaced turn's labels are dropped")
+			}
+			return oneStdin(append(args, g.rubricPath)...)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// The live heap of an import is a few batches of records; collecting less often
@@ -56,7 +64,7 @@ Re-importing an identical file changes nothing; a changed record is an error unl
 				return err
 			}
 			defer s.Close()
-			imp := &importer{s: s, rubric: r, annotator: annotator, opts: store.ImportOptions{Replace: replace}, out: cmd.OutOrStdout()}
+			imp := &importer{s: s, rubric: r, annotator: annotator, opts: store.ImportOptions{Replace: replace, DropLabels: drop, Rubric: r}, out: cmd.OutOrStdout(), in: cmd.InOrStdin()}
 			if demo {
 				return imp.demo(cmd.Context())
 			}
@@ -70,6 +78,7 @@ Re-importing an identical file changes nothing; a changed record is an error unl
 	}
 	cmd.Flags().StringVar(&annotator, "annotator", "", "annotator of labels that do not name one")
 	cmd.Flags().BoolVar(&replace, "replace", false, "overwrite records that changed under an existing sample_id")
+	cmd.Flags().BoolVar(&drop, "drop-labels", false, "with --replace: delete the labels of turns whose content changed, instead of keeping them as drafts to re-confirm")
 	cmd.Flags().BoolVar(&demo, "demo", false, "import the built-in demo episodes")
 	return cmd
 }
@@ -86,10 +95,11 @@ type importer struct {
 	annotator string
 	opts      store.ImportOptions
 	out       io.Writer
+	in        io.Reader
 }
 
-func (imp *importer) file(ctx context.Context, name string) error {
-	f, err := os.Open(name)
+func (imp *importer) file(ctx context.Context, path string) error {
+	f, name, err := openInput(path, imp.in)
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
@@ -133,6 +143,34 @@ func (imp *importer) stream(ctx context.Context, name string, r io.Reader) error
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	if counts.Turns == [3]int{} {
+		// An empty file, [] or only blank lines: say so, rather than print a row of zeros
+		// that looks like an import.
+		fmt.Fprintf(imp.out, "%s: no records in the file: imported nothing\n", textsafe.Line(name))
+		return nil
+	}
 	fmt.Fprintf(imp.out, "%s: %s\n", textsafe.Line(name), counts)
+	printStale(imp.out, tx.StaleLabels())
 	return nil
+}
+
+// printStale lists the labels of turns whose content the import replaced.
+func printStale(w io.Writer, stale []store.StaleLabel) {
+	if len(stale) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%d labels were made on earlier content of replaced turns:\n", len(stale))
+	for _, l := range stale {
+		what := "kept as a draft to re-confirm (m3eval annotate)"
+		switch {
+		case l.Deleted:
+			what = "deleted (--drop-labels)"
+		case l.WasDone:
+			what = "was done; kept as a draft to re-confirm (m3eval annotate)"
+		}
+		if len(l.Dropped) > 0 {
+			what += "; removed, not allowed for the new content: " + strings.Join(l.Dropped, ", ")
+		}
+		fmt.Fprintf(w, "  %s  %s: %s\n", textsafe.Line(l.SampleID), textsafe.Line(l.Annotator), what)
+	}
 }

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,6 +49,9 @@ Re-importing identical scores changes nothing; a changed score is an error unles
 			if strings.TrimSpace(judge) == "" {
 				return usageErrorf("--judge NAME is required: the scores are stored as that judge's")
 			}
+			if err := oneStdin(args...); err != nil {
+				return err
+			}
 			if err := g.mustExist(); err != nil {
 				return err
 			}
@@ -63,9 +65,12 @@ Re-importing identical scores changes nothing; a changed score is an error unles
 			}
 			defer s.Close()
 			for _, name := range args {
-				c, err := importScoresFile(cmd.Context(), s, r, strings.TrimSpace(judge), name, store.ImportOptions{Replace: replace})
+				c, err := importScoresFile(cmd.Context(), s, r, strings.TrimSpace(judge), name, cmd.InOrStdin(), store.ImportOptions{Replace: replace})
 				if err != nil {
 					return err
+				}
+				if name == "-" {
+					name = stdinName
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "%s: judge %s: %d scores new, %d unchanged, %d replaced\n",
 					name, strings.TrimSpace(judge), c[store.Inserted], c[store.Unchanged], c[store.Replaced])
@@ -94,14 +99,13 @@ type scoreRecord struct {
 
 // importScoresFile reads one file into the store in one transaction and returns the counts
 // by outcome.
-func importScoresFile(ctx context.Context, s *store.Store, r *rubric.Rubric, judge, path string, opts store.ImportOptions) ([3]int, error) {
+func importScoresFile(ctx context.Context, s *store.Store, r *rubric.Rubric, judge, path string, stdin io.Reader, opts store.ImportOptions) ([3]int, error) {
 	var counts [3]int
-	f, err := os.Open(path)
+	f, name, err := openInput(path, stdin) // named in errors as m3eval import names its files
 	if err != nil {
 		return counts, fmt.Errorf("import-scores: %w", err)
 	}
 	defer f.Close()
-	name := path // as m3eval import names its files in errors
 	im, err := s.BeginScoreImport(ctx, judge, opts)
 	if err != nil {
 		return counts, err

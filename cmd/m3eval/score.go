@@ -13,12 +13,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/csvout"
 	"github.com/m3bench/m3eval/internal/report"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 )
 
 type scoreOptions struct {
+	csv           csvout.Options // --raw, --excel
 	by            string
 	judges        []string
 	annotators    []string
@@ -77,6 +79,7 @@ and --raters exchangeable work as in m3eval agree; docs/statistics.md defines th
 	f.StringVar(&o.format, "format", "table", "output format: table, json, md, csv or latex")
 	f.StringVar(&o.matrix, "matrix", "", "print one statistic as a judge × field matrix, e.g. kendall_tau_b")
 	f.StringVarP(&o.output, "output", "o", "", "write to FILE instead of standard output")
+	csvFlags(f, &o.csv)
 	return cmd
 }
 
@@ -101,8 +104,8 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoreOptions) error {
 		return err
 	}
 	ctx := cmd.Context()
-	// No rubric to record: score only reads (opening still applies new migrations).
-	s, err := g.openStore(ctx, nil, store.Options{})
+	// Score only reads: a read-only user in a read-only directory can score too.
+	s, err := g.openStore(ctx, nil, store.Options{ReadOnly: true})
 	if err != nil {
 		return err
 	}
@@ -144,7 +147,7 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoreOptions) error {
 		IncludeDrafts: o.includeDrafts, NACategory: o.naCategory, Bootstrap: o.bootstrap, Seed: o.seed,
 		CI: o.ci, Cluster: opt.ClusterName, Adjust: o.adjust, Raters: o.raters}
 	ropt := st.report
-	ropt.Cluster, ropt.Matrix = opt.ClusterName, o.matrix
+	ropt.Cluster, ropt.Matrix, ropt.CSV = opt.ClusterName, o.matrix, o.csv
 	return writeOutput(cmd, o.output, func(w io.Writer, color bool) error {
 		ropt.Color = color
 		return report.WriteSections(w, secs, in, ropt)

@@ -45,7 +45,15 @@ func newStatusCmd(g *globalOptions) *cobra.Command {
 				}
 				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t\n", textsafe.Line(a.Name), a.Done, a.Draft, a.Flagged, a.Skipped, median)
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			for _, a := range st.Annotators {
+				if a.Stale > 0 {
+					fmt.Fprintf(out, "%s: %d drafts were made on earlier content of replaced turns: re-confirm them in m3eval annotate\n", a.Name, a.Stale)
+				}
+			}
+			return nil
 		},
 	}
 }

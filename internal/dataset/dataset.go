@@ -98,14 +98,20 @@ const (
 
 // Label is one annotator's answers for one turn.
 type Label struct {
-	Annotator     string
-	Values        rubric.Values
-	Status        string
-	AnnotatedAt   time.Time // submission time; last change for drafts
+	Annotator   string
+	Values      rubric.Values
+	Status      string
+	AnnotatedAt time.Time // submission time; last change for drafts
+	// StampedNow says AnnotatedAt is the importer's clock, the record having given no time: a
+	// re-import of the same record later is the same label, not a different one.
+	StampedNow    bool
 	ActiveSeconds float64
 	RubricVersion string
 	Flagged       bool
 	FlagReason    string
+	// Stale marks a label made on earlier content of a turn that a later import replaced: a
+	// draft until the annotator confirms it again.
+	Stale bool
 }
 
 // Labeled is a turn with labels, in annotator-name order: the unit of export.

@@ -64,6 +64,7 @@ type Reader struct {
 	// back to the decoder.
 	lineMode bool
 	lineNo   int
+	records  int    // whole-line records read so far
 	long     []byte // a line longer than the read buffer, put together
 }
 
@@ -170,6 +171,7 @@ func (r *Reader) nextLine() (*Record, error) {
 			return nil, &Error{File: r.name, Line: r.lineNo + 1, Err: err}
 		}
 		r.lineNo++
+		atEOF := err == io.EOF
 		trimmed := bytes.TrimSpace(line)
 		if len(trimmed) == 0 {
 			continue
@@ -178,10 +180,12 @@ func (r *Reader) nextLine() (*Record, error) {
 		if err := unmarshalRecord(trimmed, &rec); err != nil {
 			var se *json.SyntaxError
 			if errors.As(err, &se) {
-				if se.Offset >= int64(len(trimmed)) {
+				if se.Offset >= int64(len(trimmed)) && r.records == 0 {
 					// A value cut by a line break: not one object per line, so read the
-					// rest as a stream of JSON values.
-					return r.fallBackToDecoder(line)
+					// rest as a stream of JSON values. After whole-line records, it is a
+					// broken record, reported on its own line, not where the decoder would
+					// give up.
+					return r.fallBackToDecoder(line, !atEOF)
 				}
 				return nil, r.errorf(r.lineNo, "", "not valid JSON: %v", err)
 			}
@@ -191,6 +195,7 @@ func (r *Reader) nextLine() (*Record, error) {
 		if err != nil {
 			return nil, err
 		}
+		r.records++
 		r.pending = recs[1:]
 		return &recs[0], nil
 	}
@@ -210,11 +215,16 @@ func (r *Reader) readLine() ([]byte, error) {
 	return bytes.TrimSuffix(line, []byte("\n")), err
 }
 
-// fallBackToDecoder continues with a json.Decoder from the line just read.
-func (r *Reader) fallBackToDecoder(first []byte) (*Record, error) {
+// fallBackToDecoder continues with a json.Decoder from the line just read; newline says
+// whether a line break ended it (not at the end of the file), so none is made up.
+func (r *Reader) fallBackToDecoder(first []byte, newline bool) (*Record, error) {
 	r.lineMode = false
 	startLine := r.lineNo
-	rest := io.MultiReader(bytes.NewReader(append(append([]byte(nil), first...), '\n')), r.br)
+	again := append([]byte(nil), first...)
+	if newline {
+		again = append(again, '\n')
+	}
+	rest := io.MultiReader(bytes.NewReader(again), r.br)
 	r.lines = lineindex.New(rest, startLine-1)
 	r.br = bufio.NewReaderSize(r.lines, 256<<10)
 	r.dec = json.NewDecoder(r.br)

@@ -190,6 +190,8 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte("[" + turnLine + "]"))
 	f.Add([]byte(`{"episode_id":"ep","turns":[{"sample_id":"x","action_type":"a","task_type":"t","user_message":"u","vlm_response":"v","expected_answer":"e","human_annotation":{"correctness":3}}]}`))
 	f.Add([]byte("{\n\"sample_id\": \"a_turn_1\"\n"))
+	f.Add([]byte(turnLine + "\n" + strings.Replace(turnLine, `"task_type":"t"`, `"task_type":"t","task_type":"u"`, 1)))
+	f.Add([]byte("[\n" + turnLine + ",\n" + strings.Replace(turnLine, `"u"`, "\"u\xff\"", 1) + "\n]"))
 	r, _ := rubric.Parse(annotations.DefaultRubric)
 	lo := ingest.LabelOptions{Rubric: r, Annotator: "fuzz", Now: time.Unix(0, 0)}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -203,6 +205,9 @@ func FuzzReader(f *testing.F) {
 				var ie *ingest.Error
 				if !errors.As(err, &ie) || ie.File != "fuzz.jsonl" || ie.Line < 1 {
 					t.Fatalf("error without location: %v", err)
+				}
+				if lines := 1 + strings.Count(string(data), "\n"); ie.Line > lines {
+					t.Fatalf("error on line %d of a %d-line input: %v", ie.Line, lines, err)
 				}
 				return
 			}

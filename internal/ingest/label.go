@@ -13,8 +13,12 @@ import (
 // labelKeys are the keys of a label that are not rubric fields: who, when, and in what state.
 var labelKeys = map[string]bool{
 	"annotator": true, "annotated_at": true, "active_seconds": true, "rubric_version": true,
-	"flagged": true, "flag_reason": true, "status": true,
+	"flagged": true, "flag_reason": true, "status": true, "stale": true,
 }
+
+// MaxActiveSeconds bounds a label's active time: a year is more than anyone spends on one
+// turn, and far below where milliseconds overflow the store's int64 (about 9.2e15 s).
+const MaxActiveSeconds = 365 * 24 * 3600
 
 // LabelOptions say how raw labels become stored labels.
 type LabelOptions struct {
@@ -66,6 +70,7 @@ func Label(file string, rec *Record, raw RawLabel, o LabelOptions) (*dataset.Lab
 	if strings.TrimSpace(l.Annotator) == "" {
 		return nil, failf("", "the label names no annotator: pass --annotator NAME")
 	}
+	l.StampedNow = at == ""
 	if at != "" {
 		t, err := time.Parse(time.RFC3339, at)
 		if err != nil {
@@ -74,8 +79,8 @@ func Label(file string, rec *Record, raw RawLabel, o LabelOptions) (*dataset.Lab
 		l.AnnotatedAt = t.UTC()
 	}
 	if v, ok := raw.Fields["active_seconds"]; ok && string(v) != "null" {
-		if err := json.Unmarshal(v, &l.ActiveSeconds); err != nil || l.ActiveSeconds < 0 {
-			return nil, failf("active_seconds", "expected a number of seconds, got %s", v)
+		if err := json.Unmarshal(v, &l.ActiveSeconds); err != nil || !(l.ActiveSeconds >= 0 && l.ActiveSeconds <= MaxActiveSeconds) {
+			return nil, failf("active_seconds", "expected a number of seconds from 0 to %d (a year), got %s", MaxActiveSeconds, v)
 		}
 	}
 	if v, ok := raw.Fields["flagged"]; ok && string(v) != "null" {
@@ -85,6 +90,14 @@ func Label(file string, rec *Record, raw RawLabel, o LabelOptions) (*dataset.Lab
 	}
 	if l.Status != dataset.StatusDone && l.Status != dataset.StatusDraft {
 		return nil, failf("status", "%q: expected done or draft", l.Status)
+	}
+	if v, ok := raw.Fields["stale"]; ok && string(v) != "null" {
+		if err := json.Unmarshal(v, &l.Stale); err != nil {
+			return nil, failf("stale", "expected true or false, got %s", v)
+		}
+		if l.Stale && l.Status != dataset.StatusDraft {
+			return nil, failf("stale", "a label made on earlier content is a draft until confirmed again: add \"status\": \"draft\"")
+		}
 	}
 	item := rec.Turn.Item()
 	for key, v := range raw.Fields {

@@ -7,9 +7,13 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	jsonv1 "github.com/go-json-experiment/json/v1"
+
+	"github.com/m3bench/m3eval/internal/jsonpath"
 )
 
 // recordJSON is the union of the turn, episode and labeled-sample shapes. Pointers tell a
@@ -31,15 +35,64 @@ type recordJSON struct {
 	Turns            []json.RawMessage `json:"turns"`
 }
 
-// unmarshalRecord decodes a record with encoding/json's semantics. The JSON v2 decoder, set to
-// behave as v1, is about three times faster; when it fails, encoding/json decodes again, so
-// errors keep the types and wording that fieldError knows.
+// recordOptions decode with encoding/json's semantics (the JSON v2 decoder set to behave as
+// v1 is about three times faster), except that invalid UTF-8 and a key given twice are
+// errors: encoding/json would silently put U+FFFD in the text, or keep the last value.
+var recordOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(),
+	jsontext.AllowDuplicateNames(false), jsontext.AllowInvalidUTF8(false))
+
+// unmarshalRecord decodes a record. When the fast decoder fails for any other reason,
+// encoding/json decodes again, so errors keep the types and wording that fieldError knows.
 func unmarshalRecord(b []byte, rec *recordJSON) error {
-	if jsonv2.Unmarshal(b, rec, jsonv1.DefaultOptionsV1()) == nil {
+	err := jsonv2.Unmarshal(b, rec, recordOptions)
+	if err == nil {
 		return nil
+	}
+	if se := asStrictError(b, err); se != nil {
+		return se
 	}
 	*rec = recordJSON{}
 	return json.Unmarshal(b, rec)
+}
+
+// strictError is invalid UTF-8 or a duplicate key, where in the record it is.
+type strictError struct {
+	lines int    // line breaks in the record before the problem
+	field string // dotted path
+	msg   string
+}
+
+func (e *strictError) Error() string { return e.msg }
+
+// asStrictError tells whether err is one of the two strict rules, and where. The decoder in v1
+// mode reports a v1 SyntaxError, which carries no path; a token walk over the
+// record, done only then, finds it.
+func asStrictError(b []byte, err error) *strictError {
+	var v1 *jsonv1.SyntaxError
+	if !errors.As(err, &v1) {
+		return nil
+	}
+	var msg string
+	switch {
+	case strings.Contains(v1.Error(), jsontext.ErrDuplicateName.Error()):
+		msg = "the key is given twice (which value is meant?)"
+	case !utf8.Valid(b):
+		msg = "invalid UTF-8 (save the file as UTF-8)"
+	default:
+		return nil
+	}
+	dec := jsontext.NewDecoder(bytes.NewReader(b), jsontext.AllowDuplicateNames(false), jsontext.AllowInvalidUTF8(false))
+	for {
+		_, err := dec.ReadToken()
+		var se *jsontext.SyntacticError
+		if errors.As(err, &se) {
+			off := min(max(se.ByteOffset, 0), int64(len(b)))
+			return &strictError{lines: bytes.Count(b[:off], []byte("\n")), field: jsonpath.Pointer(se.JSONPointer), msg: msg}
+		}
+		if err != nil {
+			return &strictError{msg: msg}
+		}
+	}
 }
 
 // splitSampleID splits a sample id of the form <episode>_turn_<n>, as the regular expression
@@ -212,6 +265,10 @@ func (r *Reader) rawLabel(line int, field string, raw json.RawMessage) (RawLabel
 
 // fieldError turns a json type error into an Error naming the field.
 func (r *Reader) fieldError(line int, prefix string, err error) error {
+	var se *strictError
+	if errors.As(err, &se) {
+		return r.errorf(line+se.lines, strings.TrimSuffix(prefix+se.field, "."), "%s", se.msg)
+	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		field := te.Field

@@ -5,13 +5,13 @@ package labeled
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
+	"github.com/m3bench/m3eval/internal/csvout"
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/rubric"
 )
@@ -26,6 +26,8 @@ type Options struct {
 	// Multi writes every label under "human_annotations" (a list) instead of one
 	// "human_annotation" object: used when the export holds several annotators.
 	Multi bool
+	// CSV neutralizes formula-like cells (unless Raw) and may add a byte order mark.
+	CSV csvout.Options
 }
 
 // Writer writes labeled turns one at a time.
@@ -33,7 +35,7 @@ type Writer struct {
 	w   io.Writer
 	o   Options
 	n   int
-	csv *csv.Writer
+	csv *csvout.Writer
 	buf bytes.Buffer
 }
 
@@ -43,7 +45,7 @@ func NewWriter(w io.Writer, o Options) (*Writer, error) {
 	switch o.Format {
 	case "json", "jsonl":
 	case "csv":
-		lw.csv = csv.NewWriter(w)
+		lw.csv = csvout.NewWriter(w, o.CSV)
 		if err := lw.csv.Write(lw.csvHeader()); err != nil {
 			return nil, err
 		}
@@ -133,7 +135,7 @@ func (lw *Writer) label(l *dataset.Label) object {
 	for i := range lw.o.Rubric.Fields {
 		f := &lw.o.Rubric.Fields[i]
 		v, ok := l.Values[f.Name]
-		o = append(o, kv{f.Name, f.JSONValue(v, ok)})
+		o = append(o, kv{f.Name, jsonValue(f, v, ok, l.Status == dataset.StatusDraft)})
 	}
 	o = append(o,
 		kv{"annotator", l.Annotator},
@@ -148,7 +150,25 @@ func (lw *Writer) label(l *dataset.Label) object {
 	if l.Status == dataset.StatusDraft {
 		o = append(o, kv{"status", dataset.StatusDraft})
 	}
+	if l.Stale {
+		o = append(o, kv{"stale", true})
+	}
 	return o
+}
+
+// jsonValue is a field's value in labeled JSON. A done label is complete, so null there is NA,
+// as the guide writes it. In a draft null means unanswered, so an explicit NA is written as the
+// rubric spells it ("NA"), and the import reads each back as what it was.
+func jsonValue(f *rubric.Field, v string, ok, draft bool) any {
+	if draft {
+		if !ok {
+			return nil
+		}
+		if o, found := f.Option(v); found && o.NA {
+			return v
+		}
+	}
+	return f.JSONValue(v, ok)
 }
 
 func (lw *Writer) csvHeader() []string {
@@ -165,6 +185,10 @@ func (lw *Writer) csvRow(t *dataset.Turn, l *dataset.Label) []string {
 	for i := range lw.o.Rubric.Fields {
 		f := &lw.o.Rubric.Fields[i]
 		v, ok := l.Values[f.Name]
+		if o, found := f.Option(v); ok && found && o.NA {
+			row = append(row, v) // NA in the rubric's spelling; unanswered is an empty cell
+			continue
+		}
 		switch x := f.JSONValue(v, ok).(type) {
 		case nil:
 			row = append(row, "")

@@ -91,7 +91,7 @@ func TestCSVQuotes(t *testing.T) {
 	for i, h := range rows[0] {
 		col[h] = rows[1][i]
 	}
-	if col["comments"] != `好, "引用"` || col["vlm_response"] != "不对,\n天空是灰色的。" || col["context_consistency"] != "" || col["correctness"] != "5" {
+	if col["comments"] != `好, "引用"` || col["vlm_response"] != "不对,\n天空是灰色的。" || col["context_consistency"] != "NA" || col["correctness"] != "5" {
 		t.Fatalf("csv row %v", col)
 	}
 	if _, err := labeled.NewWriter(&bytes.Buffer{}, labeled.Options{Format: "xml"}); err == nil {

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/csvout"
 	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
@@ -170,7 +170,7 @@ func writeMatrix(w io.Writer, results []agree.FieldResult, o Options) error {
 		enc.SetEscapeHTML(false)
 		return enc.Encode(obj{{"statistic", o.Matrix}, {"matrix", m}})
 	case CSV:
-		cw := csv.NewWriter(w)
+		cw := csvout.NewWriter(w, o.CSV)
 		cw.Write(append([]string{"judge"}, fields...))
 		for _, j := range judges {
 			rec := []string{j}

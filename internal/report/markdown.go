@@ -1,13 +1,13 @@
 package report
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/csvout"
 	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
@@ -53,8 +53,8 @@ func escapeMD(s string) string {
 }
 
 // writeCSV writes one line per statistic, full precision, for spreadsheets and scripts.
-func writeCSV(w io.Writer, results []agree.FieldResult) error {
-	cw := csv.NewWriter(w)
+func writeCSV(w io.Writer, results []agree.FieldResult, co csvout.Options) error {
+	cw := csvout.NewWriter(w, co)
 	cw.Write([]string{"field", "group", "statistic", "key", "value", "n", "ci95_lo", "ci95_hi", "se", "undefined_reason", "p", "p_adjusted", "test"})
 	num := func(v agree.Value) string {
 		if x, ok := v.Float(); ok {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/csvout"
 )
 
 // row is one line of the human-readable formats: a statistic with the number of items it
@@ -246,6 +247,9 @@ type Options struct {
 	// Matrix, when set, prints only that statistic as a judge × field matrix.
 	Matrix string
 	Inputs Inputs
+	// CSV neutralizes formula-like cells of the CSV format (unless Raw) and may add a byte
+	// order mark.
+	CSV csvout.Options
 }
 
 // Write renders results in the chosen format.
@@ -261,7 +265,7 @@ func Write(w io.Writer, results []agree.FieldResult, o Options) error {
 	case Markdown:
 		return writeMarkdown(w, results, o)
 	case CSV:
-		return writeCSV(w, results)
+		return writeCSV(w, results, o.CSV)
 	case Table, "":
 		return writeTable(w, results, o)
 	}

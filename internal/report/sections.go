@@ -1,13 +1,13 @@
 package report
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/csvout"
 )
 
 // Section is one block of a grouped report (m3eval score --by): the results of every field
@@ -46,7 +46,7 @@ func WriteSections(w io.Writer, secs []Section, in ScoreInputs, o Options) error
 		}
 	case CSV:
 		if o.Matrix == "" {
-			return sectionsCSV(w, secs, in.By)
+			return sectionsCSV(w, secs, in.By, o.CSV)
 		}
 	}
 	switch o.Format {
@@ -123,8 +123,8 @@ func sectionsJSON(w io.Writer, secs []Section, in ScoreInputs) error {
 
 // sectionsCSV writes the rows of m3eval agree's CSV, each led by the grouping attribute and
 // the group's value (both empty for the overall rows).
-func sectionsCSV(w io.Writer, secs []Section, by string) error {
-	cw := csv.NewWriter(w)
+func sectionsCSV(w io.Writer, secs []Section, by string, co csvout.Options) error {
+	cw := csvout.NewWriter(w, co)
 	cw.Write([]string{"by", "by_value", "field", "group", "statistic", "key", "value", "n", "ci95_lo", "ci95_hi", "se", "undefined_reason", "p", "p_adjusted", "test"})
 	num := func(v agree.Value) string {
 		if x, ok := v.Float(); ok {

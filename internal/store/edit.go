@@ -116,7 +116,9 @@ func (et *editTx) setStatus(status string) error {
 	if status == dataset.StatusDone {
 		annotatedAt = et.now
 	}
-	if _, err := et.tx.ExecContext(et.ctx, `UPDATE annotations SET status = ?, annotated_at = ? WHERE id = ?`, status, annotatedAt, et.id); err != nil {
+	// Submitting re-confirms a label made on earlier content of a replaced turn.
+	if _, err := et.tx.ExecContext(et.ctx, `UPDATE annotations SET status = ?, annotated_at = ?,
+		stale = stale AND ? <> 'done' WHERE id = ?`, status, annotatedAt, status, et.id); err != nil {
 		return err
 	}
 	return et.record("status", "", &cur, &status)

@@ -52,7 +52,7 @@ func (s *Store) Export(ctx context.Context, o ExportOptions, fn func(*dataset.La
 	rows, err := s.db.QueryContext(ctx, `SELECT t.id, t.sample_id, e.episode_key, t.turn, t.action_type, t.task_type,
 		t.user_message, t.vlm_response, t.expected_answer, t.images, t.model, t.meta,
 		an.name, a.status, a.flagged, a.flag_reason, a.rubric_version, a.active_ms,
-		COALESCE(a.annotated_at, a.updated_at),
+		COALESCE(a.annotated_at, a.updated_at), a.stale,
 		(SELECT json_group_object(v.field, v.value) FROM annotation_values v WHERE v.annotation_id = a.id)
 		FROM visible_annotations a
 		JOIN annotators an ON an.id = a.annotator_id
@@ -76,7 +76,7 @@ func (s *Store) Export(ctx context.Context, o ExportOptions, fn func(*dataset.La
 		)
 		if err := rows.Scan(&id, &t.SampleID, &t.EpisodeID, &t.Turn, &t.ActionType, &t.TaskType, &t.UserMessage,
 			&t.VLMResponse, &t.ExpectedAnswer, &images, &t.Model, &meta,
-			&l.Annotator, &l.Status, &l.Flagged, &l.FlagReason, &l.RubricVersion, &ms, &at, &values); err != nil {
+			&l.Annotator, &l.Status, &l.Flagged, &l.FlagReason, &l.RubricVersion, &ms, &at, &l.Stale, &values); err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
 		if cur == nil || id != curID {
@@ -116,6 +116,7 @@ func (s *Store) Export(ctx context.Context, o ExportOptions, fn func(*dataset.La
 type AnnotatorStatus struct {
 	Name                          string
 	Done, Draft, Flagged, Skipped int
+	Stale                         int // drafts made on earlier content of a replaced turn
 	MedianActive                  time.Duration
 	HasMedian                     bool
 }
@@ -136,7 +137,8 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT an.id, an.name,
 		count(*) FILTER (WHERE a.status = 'done'), count(*) FILTER (WHERE a.status = 'draft'),
-		count(*) FILTER (WHERE a.flagged), count(*) FILTER (WHERE a.skip_seq IS NOT NULL)
+		count(*) FILTER (WHERE a.flagged), count(*) FILTER (WHERE a.skip_seq IS NOT NULL),
+		count(*) FILTER (WHERE a.stale)
 		FROM annotators an JOIN visible_annotations a ON a.annotator_id = an.id GROUP BY an.id ORDER BY an.name`)
 	if err != nil {
 		return nil, fmt.Errorf("status: %w", err)
@@ -145,7 +147,7 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 	for rows.Next() {
 		var id int64
 		var a AnnotatorStatus
-		if err := rows.Scan(&id, &a.Name, &a.Done, &a.Draft, &a.Flagged, &a.Skipped); err != nil {
+		if err := rows.Scan(&id, &a.Name, &a.Done, &a.Draft, &a.Flagged, &a.Skipped, &a.Stale); err != nil {
 			rows.Close()
 			return nil, err
 		}

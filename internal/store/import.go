@@ -32,6 +32,12 @@ const (
 type ImportOptions struct {
 	// Replace lets a changed record overwrite the stored one instead of failing.
 	Replace bool
+	// DropLabels deletes the labels of a turn whose content a replace changed, instead of
+	// keeping them marked stale.
+	DropLabels bool
+	// Rubric checks the kept labels of a replaced turn against the turn's new content; nil
+	// keeps their values as they are (still marked stale).
+	Rubric *rubric.Rubric
 	// Source names the file in the import's batch record, for whoever finds it abandoned.
 	Source string
 }
@@ -65,6 +71,9 @@ type Importer struct {
 	lastEpisodeKey string
 	lastEpisodeID  int64
 	annotatorIDs   map[string]int64
+
+	replacedTurns []replacedTurn // turns whose content Commit replaces
+	stale         []StaleLabel   // labels of turns this import replaced
 }
 
 // importChunkTime is how long an import holds the write lock at a time. Annotators wait at
@@ -298,8 +307,21 @@ func (im *Importer) Commit() error {
 		return fmt.Errorf("commit import: %w", err)
 	}
 	im.finished = true
-	im.conn.Close()
+	im.release()
 	return nil
+}
+
+// release closes the import's statements and hands its connection back. A statement left
+// open keeps SQLite from closing the file cleanly when the store closes: the connection
+// lingers, and the WAL is neither checkpointed nor removed.
+func (im *Importer) release() {
+	for _, st := range []*sql.Stmt{im.insertTurn, im.findTurn, im.stageTurn, im.upsertEpisode,
+		im.batchTurns, im.insertEpisodes, im.findEpisodes, im.findTurns} {
+		if st != nil {
+			st.Close()
+		}
+	}
+	im.conn.Close()
 }
 
 func (im *Importer) finish() error {
@@ -314,9 +336,18 @@ func (im *Importer) finish() error {
 		FROM temp.import_replaced_turns r WHERE turns.id = r.id`); err != nil {
 		return fmt.Errorf("replace turns: %w", domainError(err))
 	}
+	for _, rt := range im.replacedTurns {
+		if err := im.staleLabels(rt); err != nil {
+			return fmt.Errorf("sample %s: %w", rt.sampleID, err)
+		}
+	}
 	for i := range im.replacedLabels {
-		if err := im.insertLabel(&im.replacedLabels[i]); err != nil {
+		sl := &im.replacedLabels[i]
+		if err := im.insertLabel(sl); err != nil {
 			return err
+		}
+		if !sl.l.Stale {
+			im.relabeled(sl.turnID, sl.l.Annotator) // a new label, not one to re-confirm
 		}
 	}
 	res, err := conn.ExecContext(ctx, `DELETE FROM import_batches WHERE id = ?`, im.batch)
@@ -350,7 +381,7 @@ func (im *Importer) Rollback() {
 		// import removes it (dropAbandonedBatches).
 		_ = im.s.dropBatch(ctx, im.conn, im.batch, im.firstTurn, im.firstAnnotation)
 	}
-	im.conn.Close()
+	im.release()
 }
 
 // dropChunkRows is how many rows one transaction of a batch's removal deletes.
@@ -714,6 +745,8 @@ func (im *Importer) putTurn(t *dataset.Turn) (int64, Outcome, error) {
 		t.VLMResponse, t.ExpectedAnswer, string(images), t.Model, meta, hash, id); err != nil {
 		return 0, 0, im.turnConflict(t, err)
 	}
+	// Its labels were made on the old content: Commit marks them, with the turn's update.
+	im.replacedTurns = append(im.replacedTurns, replacedTurn{id, t.SampleID, t.Item()})
 	return id, Replaced, nil
 }
 
@@ -770,9 +803,9 @@ func (im *Importer) putLabel(turnID int64, l *dataset.Label) (Outcome, error) {
 	var existing annotationRow
 	var batch sql.NullInt64
 	err = conn.QueryRowContext(ctx, `SELECT id, status, flagged, flag_reason, rubric_version, active_ms,
-		COALESCE(annotated_at, updated_at), import_batch FROM annotations WHERE annotator_id = ? AND turn_id = ?`, aid, turnID).
+		COALESCE(annotated_at, updated_at), stale, import_batch FROM annotations WHERE annotator_id = ? AND turn_id = ?`, aid, turnID).
 		Scan(&existing.id, &existing.status, &existing.flagged, &existing.flagReason, &existing.rubricVersion,
-			&existing.activeMS, &existing.at, &batch)
+			&existing.activeMS, &existing.at, &existing.stale, &batch)
 	switch {
 	case err == sql.ErrNoRows:
 	case err != nil:
@@ -822,8 +855,8 @@ func (im *Importer) insertLabel(sl *stagedLabel) error {
 	}
 	var id int64
 	err := conn.QueryRowContext(ctx, `INSERT INTO annotations (turn_id, annotator_id, status, flagged, flag_reason,
-		rubric_version, active_ms, created_at, updated_at, annotated_at, import_batch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		sl.turnID, sl.annotatorID, l.Status, l.Flagged, l.FlagReason, l.RubricVersion, secondsToMS(l.ActiveSeconds), at, at, annotatedAt, im.batch).Scan(&id)
+		rubric_version, active_ms, created_at, updated_at, annotated_at, stale, import_batch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		sl.turnID, sl.annotatorID, l.Status, l.Flagged, l.FlagReason, l.RubricVersion, secondsToMS(l.ActiveSeconds), at, at, annotatedAt, l.Stale, im.batch).Scan(&id)
 	if err != nil {
 		return fmt.Errorf("store label: %w", domainError(err))
 	}
@@ -839,14 +872,14 @@ func (im *Importer) insertLabel(sl *stagedLabel) error {
 type annotationRow struct {
 	id                                    int64
 	status, flagReason, rubricVersion, at string
-	flagged                               bool
+	flagged, stale                        bool
 	activeMS                              int64
 }
 
 func (a *annotationRow) sameAs(l *dataset.Label, vals rubric.Values) bool {
 	if a.status != l.Status || a.flagged != l.Flagged || a.flagReason != l.FlagReason ||
 		a.rubricVersion != l.RubricVersion || a.activeMS != secondsToMS(l.ActiveSeconds) ||
-		a.at != formatTime(l.AnnotatedAt) || len(vals) != len(l.Values) {
+		(!l.StampedNow && a.at != formatTime(l.AnnotatedAt)) || len(vals) != len(l.Values) {
 		return false
 	}
 	for k, v := range l.Values {

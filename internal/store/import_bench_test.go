@@ -47,28 +47,14 @@ func writeTurns(tb testing.TB, path string, n int) {
 
 func importFile(tb testing.TB, db, path string) ingest.Counts {
 	tb.Helper()
-	ctx := context.Background()
-	s, err := store.Open(ctx, db, store.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer s.Close()
 	r, _ := rubric.Parse(annotations.DefaultRubric)
 	f, err := os.Open(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer f.Close()
-	tx, err := s.BeginImport(ctx, store.ImportOptions{})
+	c, err := importFrom(tb, db, r, path, f, time.Now())
 	if err != nil {
-		tb.Fatal(err)
-	}
-	defer tx.Rollback()
-	c, err := ingest.Import(ctx, tx, path, f, ingest.LabelOptions{Rubric: r, Now: time.Now()})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
 		tb.Fatal(err)
 	}
 	return c

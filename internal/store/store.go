@@ -12,8 +12,6 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -71,6 +69,20 @@ const newPageSize = 16384
 
 // Open opens (and creates or migrates) the database at path.
 func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	if opts.ReadOnly {
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("open %s: %w", path, err) // never created by a reader
+		}
+	}
+	st, err := checkSchema(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if opts.ReadOnly && st.pending {
+		if err := upgrade(ctx, path); err != nil {
+			return nil, err
+		}
+	}
 	if !opts.ReadOnly {
 		if err := create(ctx, path); err != nil {
 			return nil, fmt.Errorf("open %s: %w", path, err)
@@ -93,7 +105,15 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	if !opts.ReadOnly {
+	switch {
+	case opts.ReadOnly:
+		if err := readable(ctx, db); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("open %s: %w", path, err)
+		}
+	case st.pending:
+		// Only then is the write lock taken: an import running elsewhere cannot stop
+		// annotate or score from opening a current database.
 		if err := s.migrate(ctx); err != nil {
 			s.Close()
 			return nil, fmt.Errorf("open %s: %w", path, err)
@@ -109,7 +129,6 @@ const readBusyTimeout = "5000"
 // dsn is the connection string of the read or the write pool.
 func dsn(path string, opts Options, write bool) string {
 	q := url.Values{}
-	q.Set("_journal_mode", "WAL")
 	q.Set("_foreign_keys", "on")
 	if write {
 		q.Set("_busy_timeout", "0") // beginWrite waits, polling
@@ -118,15 +137,18 @@ func dsn(path string, opts Options, write bool) string {
 		q.Set("_busy_timeout", readBusyTimeout)
 		q.Set("_txlock", "deferred")
 	}
+	if opts.ReadOnly {
+		// No journal mode to set: the file is only read.
+		readOnlyParams(path, q)
+	} else {
+		q.Set("_journal_mode", "WAL")
+	}
 	if opts.Durable {
 		q.Set("_synchronous", "FULL")
 	} else {
 		q.Set("_synchronous", "NORMAL")
 	}
-	if opts.ReadOnly {
-		q.Set("mode", "ro")
-	}
-	return "file:" + path + "?" + q.Encode()
+	return fileURI(path, q)
 }
 
 // lockPoll is how often a waiting write tries the lock again: an import lets go of it for a
@@ -187,7 +209,7 @@ func create(ctx context.Context, path string) error {
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return nil // the real open reports on it
 	}
-	db, err := sql.Open("sqlite3", "file:"+path)
+	db, err := sql.Open("sqlite3", fileURI(path, nil))
 	if err != nil {
 		return err
 	}
@@ -205,12 +227,8 @@ func (s *Store) Path() string { return s.path }
 // migrate applies, in order and one transaction each, the embedded migrations not yet
 // recorded in schema_migrations.
 func (s *Store) migrate(ctx context.Context) error {
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	names, err := migrationNames()
 	if err != nil {
-		return err
-	}
-	sort.Strings(names)
-	if current, err := s.schemaCurrent(ctx, len(names)); err != nil || current {
 		return err
 	}
 	tx, err := s.beginWrite(ctx)
@@ -225,35 +243,22 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
-		version, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
-		if err != nil {
-			return fmt.Errorf("migrate: %s: the name must start with a number", base)
-		}
-		if err := s.applyMigration(ctx, version, name); err != nil {
-			return fmt.Errorf("migrate %s: %w", base, err)
+	for _, m := range names {
+		if err := s.applyMigration(ctx, m.version, m.name); err != nil {
+			return fmt.Errorf("migrate %s: %w", strings.TrimPrefix(m.name, "migrations/"), err)
 		}
 	}
 	return nil
 }
 
-// schemaCurrent tells, with reads only, whether every embedded migration is recorded: then
-// opening takes no write lock at all, and an import running elsewhere cannot stop annotate or
-// score from starting.
-func (s *Store) schemaCurrent(ctx context.Context, embedded int) (bool, error) {
-	var tables int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&tables); err != nil {
-		return false, fmt.Errorf("read schema version: %w", err)
+// upgrade applies pending migrations before a read-only open: the reader's queries need
+// today's schema. A database that cannot be written is left as it is, with a sentence.
+func upgrade(ctx context.Context, path string) error {
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		return fmt.Errorf("open %s: the database needs an upgrade to this m3eval's schema, and it cannot be written here: %w", path, err)
 	}
-	if tables == 0 {
-		return false, nil
-	}
-	var n int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil {
-		return false, fmt.Errorf("read schema version: %w", err)
-	}
-	return n >= embedded, nil
+	return s.Close()
 }
 
 func (s *Store) applyMigration(ctx context.Context, version int, name string) error {

@@ -25,7 +25,13 @@ const DefaultJudge = "auto"
 // {"fields": {"fluency": {"type": "ordinal", "categories": [1,2,3,4,5]},
 // "factual": {"type": "nominal", "categories": ["No","Yes"]}}}.
 func ReadSchema(path string) ([]agree.Field, error) {
-	data, err := os.ReadFile(path)
+	var data []byte
+	var err error
+	if path == "-" {
+		data, err = io.ReadAll(os.Stdin)
+	} else {
+		data, err = os.ReadFile(path)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -294,6 +300,9 @@ func Load(o Options) ([]agree.FieldData, error) {
 }
 
 func readFile(path string, fn func(string, io.Reader) error) error {
+	if path == "-" { // standard input, as for every file argument of m3eval
+		return fn("stdin", bufio.NewReaderSize(os.Stdin, 1<<20))
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return err

@@ -87,17 +87,21 @@ func Run(ctx context.Context, o RunOptions) ([]agree.FieldResult, error) {
 	return results, nil
 }
 
-// ReadItemGroups reads a CSV with an item column and some of the columns in cols, and
+// ReadItemGroups reads a CSV ("-": standard input) with an item column and some of the columns in cols, and
 // returns column → item → value for the columns present ("" values kept). At least one of
 // cols must be present; an item listed twice is an error naming the line.
 func ReadItemGroups(path string, cols []string) (map[string]map[string]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+	var in io.Reader = os.Stdin // "-": standard input, as for every file argument of m3eval
+	name := "stdin"
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		in, name = f, filepath.Base(path)
 	}
-	defer f.Close()
-	name := filepath.Base(path)
-	r := csv.NewReader(bufio.NewReader(f))
+	r := csv.NewReader(bufio.NewReader(in))
 	r.FieldsPerRecord = -1
 	head, err := r.Read()
 	if err != nil {

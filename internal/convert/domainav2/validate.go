@@ -17,6 +17,8 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/uuid"
+
+	"github.com/m3bench/m3eval/internal/jsonpath"
 )
 
 // ErrInvalid is wrapped by the error of a Report that found problems.
@@ -467,7 +469,7 @@ func decodeProblem(err error) (path, msg string) {
 		if se.GoType != nil {
 			want = jsonKind(se.GoType.String())
 		}
-		return formatPointer(se.JSONPointer), fmt.Sprintf("JSON %s where %s expected", kindName(se.JSONKind), want)
+		return jsonpath.Pointer(se.JSONPointer), fmt.Sprintf("JSON %s where %s expected", kindName(se.JSONKind), want)
 	}
 	return "", "invalid JSON: " + err.Error()
 }
@@ -488,22 +490,6 @@ func kindName(k jsontext.Kind) string {
 		return "array"
 	}
 	return "value"
-}
-
-// formatPointer writes a JSON Pointer as sessions[3].dialogue[0].role.
-func formatPointer(p jsontext.Pointer) string {
-	var b strings.Builder
-	for t := range p.Tokens() {
-		if _, err := strconv.Atoi(t); err == nil {
-			b.WriteString("[" + t + "]")
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(t)
-	}
-	return b.String()
 }
 
 // jsonKind turns a Go type name from a decoding error into the JSON kind it stands for.

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strconv"
-	"strings"
 	"sync"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -16,6 +14,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/m3bench/m3eval/internal/jsonpath"
 )
 
 // SchemaJSON is the JSON Schema (draft 2020-12) of one input line, the documented contract
@@ -53,7 +53,7 @@ var printer = message.NewPrinter(language.English)
 func locate(b []byte, decodeErr error) (path, msg string) {
 	var syn *jsontext.SyntacticError
 	if errors.As(decodeErr, &syn) {
-		return formatPointer(syn.JSONPointer), fmt.Sprintf("invalid JSON at byte %d: %v", syn.ByteOffset, syn.Err)
+		return jsonpath.Pointer(syn.JSONPointer), fmt.Sprintf("invalid JSON at byte %d: %v", syn.ByteOffset, syn.Err)
 	}
 	if sch, err := compiled(); err == nil {
 		if doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b)); err == nil {
@@ -72,7 +72,7 @@ func locate(b []byte, decodeErr error) (path, msg string) {
 		case se.Err != nil:
 			msg = se.Err.Error()
 		}
-		return formatPointer(se.JSONPointer), msg
+		return jsonpath.Pointer(se.JSONPointer), msg
 	}
 	return "", decodeErr.Error()
 }
@@ -97,21 +97,13 @@ func goKind(t reflect.Type) string {
 	return "an object"
 }
 
-func formatPointer(p jsontext.Pointer) string {
-	var tokens []string
-	for t := range p.Tokens() {
-		tokens = append(tokens, t)
-	}
-	return formatPath(tokens)
-}
-
 // schemaProblem picks the first leaf of a validation error tree (the innermost cause) and
 // formats it the way the hand checks do.
 func schemaProblem(ve *jsonschema.ValidationError) (path, msg string) {
 	for len(ve.Causes) > 0 {
 		ve = ve.Causes[0]
 	}
-	path = formatPath(ve.InstanceLocation)
+	path = jsonpath.Tokens(ve.InstanceLocation)
 	if req, ok := ve.ErrorKind.(*kind.Required); ok && len(req.Missing) > 0 {
 		if path != "" {
 			path += "."
@@ -119,20 +111,4 @@ func schemaProblem(ve *jsonschema.ValidationError) (path, msg string) {
 		return path + req.Missing[0], "missing"
 	}
 	return path, ve.ErrorKind.LocalizedString(printer)
-}
-
-// formatPath writes a JSON Pointer's tokens as step_plan[3].step_num.
-func formatPath(tokens []string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		if _, err := strconv.Atoi(t); err == nil {
-			b.WriteString("[" + t + "]")
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(t)
-	}
-	return b.String()
 }

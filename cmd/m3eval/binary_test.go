@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+	binDir  string
+)
+
+// TestMain removes the binary the subprocess tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// testBinary builds m3eval once per test run, for tests whose behaviour is the process's:
+// exit codes, file descriptors, the umask, another user.
+func testBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	binOnce.Do(func() {
+		binDir, binErr = os.MkdirTemp("", "m3eval-bin-")
+		if binErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "m3eval")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			binErr = &buildError{err, out}
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+type buildError struct {
+	err error
+	out []byte
+}
+
+func (e *buildError) Error() string { return "go build: " + e.err.Error() + "\n" + string(e.out) }
+
+// result is what a subprocess run of m3eval did.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// runBin runs the built binary with args (stdin from stdin, if not nil) in dir.
+func runBin(t *testing.T, dir string, stdin []byte, args ...string) result {
+	t.Helper()
+	return runCmd(t, exec.Command(testBinary(t), args...), dir, stdin)
+}
+
+// runShell runs a shell script with $M3EVAL set to the binary.
+func runShell(t *testing.T, dir, script string) result {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Env = append(os.Environ(), "M3EVAL="+testBinary(t))
+	return runCmd(t, cmd, dir, nil)
+}
+
+func runCmd(t *testing.T, cmd *exec.Cmd, dir string, stdin []byte) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%s: %v", strings.Join(cmd.Args, " "), err)
+	}
+	return result{out.String(), errb.String(), code}
+}

@@ -1,0 +1,87 @@
+// Package csvout writes CSV meant to be opened in a spreadsheet. Text from data (a comment, a
+// model's answer, a field name from someone's ratings file) that begins like a formula is
+// neutralized, following OWASP's CSV-injection rule, unless the caller asks for raw output;
+// and a UTF-8 byte order mark can lead the file, which Excel needs to read Chinese text as
+// UTF-8 rather than in the system's code page.
+package csvout
+
+import (
+	"encoding/csv"
+	"io"
+	"regexp"
+)
+
+// Options shape the output.
+type Options struct {
+	// Raw writes every cell exactly as given: for scripts, not spreadsheets.
+	Raw bool
+	// Excel starts the file with a UTF-8 byte order mark.
+	Excel bool
+}
+
+// Writer is an encoding/csv Writer that neutralizes cells.
+type Writer struct {
+	cw  *csv.Writer
+	o   Options
+	rec []string
+	err error // from writing the byte order mark
+}
+
+// bom is the UTF-8 byte order mark.
+const bom = "\ufeff"
+
+// NewWriter starts a CSV output on w.
+func NewWriter(w io.Writer, o Options) *Writer {
+	cw := &Writer{cw: csv.NewWriter(w), o: o}
+	if o.Excel {
+		_, cw.err = io.WriteString(w, bom)
+	}
+	return cw
+}
+
+// Write writes one record, each cell neutralized unless Raw.
+func (w *Writer) Write(record []string) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.o.Raw {
+		return w.cw.Write(record)
+	}
+	w.rec = w.rec[:0]
+	for _, c := range record {
+		w.rec = append(w.rec, Neutralize(c))
+	}
+	return w.cw.Write(w.rec)
+}
+
+// Flush writes any buffered data.
+func (w *Writer) Flush() { w.cw.Flush() }
+
+// Error reports any error of an earlier Write or Flush.
+func (w *Writer) Error() error {
+	if w.err != nil {
+		return w.err
+	}
+	return w.cw.Error()
+}
+
+// number is a plain decimal number: a spreadsheet reads "-0.25" or "+3" as a number, not a
+// formula, so negative statistics stay numbers.
+var number = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+
+// Neutralize prefixes a single quote to a cell that a spreadsheet would take for a formula:
+// one that begins with =, +, -, @, a tab or a carriage return (OWASP's list), unless it is a
+// plain number. The quote shows in the cell, which is the point: the text is data.
+func Neutralize(cell string) string {
+	if cell == "" {
+		return cell
+	}
+	switch cell[0] {
+	case '=', '+', '-', '@', '\t', '\r':
+		if number.MatchString(cell) {
+			return cell
+		}
+		return "'" + cell
+	}
+	return cell
+}
