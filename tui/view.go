@@ -117,6 +117,9 @@ func (m *annotateModel) contextLines() []string {
 
 func (m *annotateModel) header() string {
 	left := m.st.Header.Render("m3eval") + m.st.HeaderDim.Render(" · ") + textsafe.Line(m.q.Annotator())
+	if c := m.q.Campaign(); c != "" {
+		left += m.st.HeaderDim.Render(" · campaign ") + textsafe.Line(c)
+	}
 	pos := "item ? of " + fmt.Sprint(m.total)
 	if m.pos > 0 {
 		pos = fmt.Sprintf("item %d of %d", m.pos, m.total)

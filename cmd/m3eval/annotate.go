@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -20,12 +21,16 @@ func newAnnotateCmd(g *globalOptions) *cobra.Command {
 		annotator string
 		filters   []string
 		start     string
+		campaign  string
 	)
 	cmd := &cobra.Command{
 		Use:   "annotate --annotator NAME",
 		Short: "Label turns in the terminal",
 		Long: `Annotate opens the terminal annotator on the queue of imported turns (episode/turn
-order). Every change is saved to the database at once; reopening resumes at the first
+order). When a campaign assigns the annotator turns (m3eval assign), the queue holds
+exactly those, episodes kept together and in order, and the header names the campaign;
+--campaign picks one when there are several (default: the latest); once the queue is
+done, the turns assign --repeat chose come again, to be labeled afresh. Every change is saved to the database at once; reopening resumes at the first
 unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 		Example: `  m3eval annotate --annotator alice
   m3eval annotate --annotator bob --filter action_type=mislead --filter action_type=mislead_subtle`,
@@ -54,13 +59,32 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 				return err
 			}
 			defer s.Close()
-			q, err := s.OpenQueue(cmd.Context(), annotator, filter)
-			if err != nil {
+			if hidden, err := s.IsRepeatRow(cmd.Context(), annotator); err != nil || hidden {
+				if err == nil {
+					err = usageErrorf("--annotator %q: the name keeps another annotator's repeated labels; choose another", annotator)
+				}
 				return err
+			}
+			if campaign == "" {
+				if campaign, err = s.CampaignOf(cmd.Context(), annotator); err != nil {
+					return err
+				}
+			}
+			var q *store.Queue
+			if campaign != "" {
+				q, err = campaignQueue(cmd.Context(), s, annotator, campaign, filter)
+			} else {
+				q, err = s.OpenQueue(cmd.Context(), annotator, filter)
+			}
+			if err != nil {
+				return notFoundHint(err, "m3eval sample --list")
 			}
 			n, err := q.Len(cmd.Context())
 			if err != nil {
 				return err
+			}
+			if n == 0 && campaign != "" {
+				return fmt.Errorf("the queue is empty: campaign %s gives %s no turns%s", campaign, annotator, describeFilter(filters))
 			}
 			if n == 0 {
 				return fmt.Errorf("the queue is empty: nothing imported in %s matches%s", g.dbPath, describeFilter(filters))
@@ -84,7 +108,29 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 	cmd.Flags().StringVar(&annotator, "annotator", "", "your name, as it will appear on your labels (required)")
 	cmd.Flags().StringArrayVar(&filters, "filter", nil, "only turns with KEY=VALUE (repeatable; keys: "+strings.Join(store.FilterKeys(), ", ")+")")
 	cmd.Flags().StringVar(&start, "start", "", "open this sample_id first")
+	cmd.Flags().StringVar(&campaign, "campaign", "", "open your queue of this campaign (default: the latest that assigns you turns)")
 	return cmd
+}
+
+// campaignQueue opens the annotator's queue of the campaign; once every turn of it is
+// submitted, the turns assigned to be shown again (assign --repeat) follow, under the same
+// name and header.
+func campaignQueue(ctx context.Context, s *store.Store, annotator, campaign string, f store.Filter) (*store.Queue, error) {
+	q, err := s.OpenCampaignQueue(ctx, annotator, campaign, f)
+	if err != nil {
+		return nil, err
+	}
+	if _, open, err := q.First(ctx, true); err != nil || open {
+		return q, err
+	}
+	rq, err := s.OpenRepeatQueue(ctx, annotator, campaign, f)
+	if err != nil {
+		return nil, err
+	}
+	if _, open, err := rq.First(ctx, true); err != nil || !open {
+		return q, err
+	}
+	return rq, nil
 }
 
 // parseFilters turns repeated KEY=VALUE flags into a store filter: values of one key are

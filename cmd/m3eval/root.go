@@ -46,6 +46,10 @@ terminal, exports labeled JSON, and computes agreement and correlation statistic
 		newAgreeCmd(),
 		newImportScoresCmd(opts),
 		newScoreCmd(opts),
+		newSampleCmd(opts),
+		newAssignCmd(opts),
+		newQCCmd(opts),
+		newAdjudicateCmd(opts),
 	)
 	return root
 }

@@ -112,6 +112,17 @@ type Label struct {
 	// Stale marks a label made on earlier content of a turn that a later import replaced: a
 	// draft until the annotator confirms it again.
 	Stale bool
+	// Final, set only on the final labels of export --final, says where the values came from.
+	Final *FinalInfo
+}
+
+// FinalInfo says where a final label's values came from: Source is "adjudicated" (an
+// adjudicator decided a field), "agreed" or "single" (one annotator); Fields gives it per
+// field ("adjudicated:alice" when the adjudicator took alice's answer).
+type FinalInfo struct {
+	Source      string
+	Fields      map[string]string
+	Adjudicator string
 }
 
 // Labeled is a turn with labels, in annotator-name order: the unit of export.

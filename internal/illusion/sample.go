@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/m3bench/m3eval/internal/pyrandom"
+	"github.com/m3bench/m3eval/internal/sample"
 )
 
 // Group is one difficulty group of a split: its size, the rows the allocation gave it and
@@ -35,57 +36,14 @@ func (s Selection) Short() []Group {
 	return short
 }
 
-// Allocate splits total over groups of the given sizes in proportion to their size, by the
-// guide's proportional_allocation: floor of the exact share, then one more for each group in
-// order of decreasing remainder until the total is reached. Python sorts (remainder, key)
-// pairs in reverse, so equal remainders go to the larger key first (string order).
-// An empty set of groups (or all sizes zero) gives all zeros.
+// Allocate splits total over the difficulty groups by the guide's proportional_allocation;
+// it is sample.Allocate with the groups' names as keys.
 func Allocate(keys []Difficulty, counts []int, total int) []int {
-	alloc := make([]int, len(counts))
-	grand := 0
-	for _, c := range counts {
-		grand += c
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = string(k)
 	}
-	if grand == 0 {
-		return alloc
-	}
-	type rem struct {
-		frac float64
-		key  Difficulty
-		i    int
-	}
-	rems := make([]rem, len(counts))
-	running := 0
-	for i, c := range counts {
-		// float64(...) conversions forbid fused multiply-adds: the remainders must round
-		// exactly like Python's c / grand * total and exact - floor_val.
-		exact := float64(float64(c) / float64(grand) * float64(total))
-		floor := int(exact)
-		alloc[i] = floor
-		running += floor
-		rems[i] = rem{float64(exact - float64(floor)), keys[i], i}
-	}
-	slices.SortStableFunc(rems, func(a, b rem) int {
-		switch {
-		case a.frac > b.frac:
-			return -1
-		case a.frac < b.frac:
-			return 1
-		case a.key > b.key:
-			return -1
-		case a.key < b.key:
-			return 1
-		}
-		return 0
-	})
-	for _, r := range rems {
-		if running >= total {
-			break
-		}
-		alloc[r.i]++
-		running++
-	}
-	return alloc
+	return sample.Allocate(names, counts, total)
 }
 
 // Sampler draws test sets for several splits from one generator, in the order the splits

@@ -26,6 +26,8 @@ type Options struct {
 	// Multi writes every label under "human_annotations" (a list) instead of one
 	// "human_annotation" object: used when the export holds several annotators.
 	Multi bool
+	// Final adds the final_source and adjudicator columns to CSV (export --final).
+	Final bool
 	// CSV neutralizes formula-like cells (unless Raw) and may add a byte order mark.
 	CSV csvout.Options
 }
@@ -153,6 +155,18 @@ func (lw *Writer) label(l *dataset.Label) object {
 	if l.Stale {
 		o = append(o, kv{"stale", true})
 	}
+	if f := l.Final; f != nil {
+		var src object
+		for _, fd := range lw.o.Rubric.Fields {
+			if x, ok := f.Fields[fd.Name]; ok {
+				src = append(src, kv{fd.Name, x})
+			}
+		}
+		o = append(o, kv{"final_source", f.Source}, kv{"field_sources", src})
+		if f.Adjudicator != "" {
+			o = append(o, kv{"adjudicator", f.Adjudicator})
+		}
+	}
 	return o
 }
 
@@ -176,8 +190,12 @@ func (lw *Writer) csvHeader() []string {
 	for _, f := range lw.o.Rubric.Fields {
 		h = append(h, f.Name)
 	}
-	return append(h, "annotated_at", "active_seconds", "rubric_version", "flagged", "flag_reason",
+	h = append(h, "annotated_at", "active_seconds", "rubric_version", "flagged", "flag_reason",
 		"user_message", "vlm_response", "expected_answer")
+	if lw.o.Final {
+		h = append(h, "final_source", "adjudicator")
+	}
+	return h
 }
 
 func (lw *Writer) csvRow(t *dataset.Turn, l *dataset.Label) []string {
@@ -198,9 +216,17 @@ func (lw *Writer) csvRow(t *dataset.Turn, l *dataset.Label) []string {
 			row = append(row, fmt.Sprint(x))
 		}
 	}
-	return append(row, l.AnnotatedAt.UTC().Format("2006-01-02T15:04:05Z"),
+	row = append(row, l.AnnotatedAt.UTC().Format("2006-01-02T15:04:05Z"),
 		strconv.FormatFloat(l.ActiveSeconds, 'f', -1, 64), l.RubricVersion, strconv.FormatBool(l.Flagged), l.FlagReason,
 		t.UserMessage, t.VLMResponse, t.ExpectedAnswer)
+	if lw.o.Final {
+		var src, adj string
+		if l.Final != nil {
+			src, adj = l.Final.Source, l.Final.Adjudicator
+		}
+		row = append(row, src, adj)
+	}
+	return row
 }
 
 // object is a JSON object that keeps its key order.

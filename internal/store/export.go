@@ -18,7 +18,8 @@ type ExportOptions struct {
 }
 
 func exportWhere(o ExportOptions) (string, []any) {
-	return `(? = '' OR an.name = ?) AND (? OR a.status = 'done')`, []any{o.Annotator, o.Annotator, o.IncludeDrafts}
+	// Second labels of repeated turns (annotators.repeat_of) are quality control, not labels.
+	return `(? = '' OR an.name = ?) AND (? OR a.status = 'done') AND an.repeat_of IS NULL`, []any{o.Annotator, o.Annotator, o.IncludeDrafts}
 }
 
 // ExportAnnotators lists the annotators whose labels an export with these options contains.
@@ -139,7 +140,7 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 		count(*) FILTER (WHERE a.status = 'done'), count(*) FILTER (WHERE a.status = 'draft'),
 		count(*) FILTER (WHERE a.flagged), count(*) FILTER (WHERE a.skip_seq IS NOT NULL),
 		count(*) FILTER (WHERE a.stale)
-		FROM annotators an JOIN visible_annotations a ON a.annotator_id = an.id GROUP BY an.id ORDER BY an.name`)
+		FROM annotators an JOIN visible_annotations a ON a.annotator_id = an.id WHERE an.repeat_of IS NULL GROUP BY an.id ORDER BY an.name`)
 	if err != nil {
 		return nil, fmt.Errorf("status: %w", err)
 	}

@@ -51,6 +51,7 @@ type Queue struct {
 	seeks    []condition
 	rest     condition
 	filtered bool
+	campaign string // the campaign whose assignment the queue shows (campaign_queue.go)
 }
 
 type condition struct {

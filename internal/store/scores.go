@@ -210,7 +210,7 @@ func (s *Store) StreamScoring(ctx context.Context, f ScoreFilter, rating, score 
 		cols[i] = `(SELECT v.value FROM annotation_values v WHERE v.annotation_id = a.id AND v.field = ?)`
 		args = append(args, name)
 	}
-	where := `(a.status = 'done' OR ?) AND a.stale = 0`
+	where := `(a.status = 'done' OR ?) AND a.stale = 0 AND an.repeat_of IS NULL` // not stale labels, not second labels of repeated turns
 	args = append(args, f.IncludeDrafts)
 	if len(f.Annotators) > 0 {
 		where += ` AND an.name IN (` + placeholders(len(f.Annotators)) + `)`

@@ -1,0 +1,214 @@
+package workflow
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/m3bench/m3eval/internal/campaign"
+	"github.com/m3bench/m3eval/internal/dataset"
+	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/store"
+)
+
+// Cases lists the turns of a campaign ("" for all) whose submitted labels disagree, in queue
+// order: what the adjudication screen walks. Decided tells, per case, whether every disputed
+// field has a final value already.
+func Cases(ctx context.Context, st *store.Store, name string, r *rubric.Rubric, o campaign.DisagreeOptions) ([]campaign.Case, []bool, error) {
+	d, err := st.Review(ctx, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	finals, err := st.Finals(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	cases := campaign.FindCases(r, turnLabels(d), o)
+	decided := make([]bool, len(cases))
+	for i, c := range cases {
+		decided[i] = true
+		for _, dp := range c.Disputes {
+			if _, ok := finals[c.SampleID][dp.Field]; !ok {
+				decided[i] = false
+			}
+		}
+	}
+	return cases, decided, nil
+}
+
+// turnLabels groups submitted labels by turn; the store returns them in queue order, then
+// annotator name.
+func turnLabels(d *store.ReviewData) []campaign.TurnLabels {
+	var out []campaign.TurnLabels
+	for _, l := range d.Labels {
+		if n := len(out); n == 0 || out[n-1].TurnID != l.TurnID {
+			out = append(out, campaign.TurnLabels{TurnID: l.TurnID, SampleID: l.SampleID})
+		}
+		t := &out[len(out)-1]
+		t.Labels = append(t.Labels, campaign.AnnotatorLabel{Annotator: l.Annotator, Values: l.Values})
+	}
+	return out
+}
+
+// FinalCounts tallies an export --final by where the labels came from.
+type FinalCounts struct {
+	Adjudicated, Agreed, Single, Unresolved int
+}
+
+// String implements fmt.Stringer: the line export --final prints on standard error.
+func (c FinalCounts) String() string {
+	return fmt.Sprintf("%d adjudicated, %d agreed, %d single-annotator; %d disputed turns left out until adjudicated",
+		c.Adjudicated, c.Agreed, c.Single, c.Unresolved)
+}
+
+// ExportFinal streams one final label per submitted turn (of a campaign's turns, or all):
+// the adjudicated value where there is one, else the agreed one; the label says which.
+// Turns with a dispute nobody settled yet are left out and counted.
+func ExportFinal(ctx context.Context, st *store.Store, name string, r *rubric.Rubric, o campaign.DisagreeOptions, fn func(*dataset.Labeled) error) (FinalCounts, error) {
+	var c FinalCounts
+	var only map[string]bool
+	if name != "" {
+		cp, err := st.Campaign(ctx, name)
+		if err != nil {
+			return c, err
+		}
+		only = map[string]bool{}
+		for _, row := range cp.Rows {
+			only[row.SampleID] = true
+		}
+	}
+	finals, err := st.Finals(ctx)
+	if err != nil {
+		return c, err
+	}
+	err = st.Export(ctx, store.ExportOptions{}, func(l *dataset.Labeled) error {
+		if only != nil && !only[l.Turn.SampleID] {
+			return nil
+		}
+		labels := make([]campaign.AnnotatorLabel, len(l.Labels))
+		var last time.Time
+		for i, x := range l.Labels {
+			labels[i] = campaign.AnnotatorLabel{Annotator: x.Annotator, Values: x.Values}
+			if x.AnnotatedAt.After(last) {
+				last = x.AnnotatedAt
+			}
+		}
+		f := campaign.Resolve(r, labels, finals[l.Turn.SampleID], o)
+		switch f.Source {
+		case campaign.SourceUnresolved:
+			c.Unresolved++
+			return nil
+		case campaign.SourceAdjudicated:
+			c.Adjudicated++
+		case campaign.SourceSingle:
+			c.Single++
+		default:
+			c.Agreed++
+		}
+		out := &dataset.Labeled{Turn: l.Turn, Labels: []dataset.Label{{
+			Annotator: "final", Values: f.Values, Status: dataset.StatusDone, AnnotatedAt: last, RubricVersion: r.Version,
+			Final: &dataset.FinalInfo{Source: string(f.Source), Fields: f.Fields, Adjudicator: f.Adjudicator},
+		}}}
+		return fn(out)
+	})
+	return c, err
+}
+
+// DecideOptions settle the disputed fields of one turn without the screen: take an
+// annotator's answers (all disputed fields, or Fields) and/or set values.
+type DecideOptions struct {
+	Campaign    string
+	SampleID    string
+	Adjudicator string
+	Take        string
+	Fields      []string
+	Set         map[string]string
+	Rubric      *rubric.Rubric
+	Disagree    campaign.DisagreeOptions
+}
+
+// Decide records an adjudicator's final values for one turn in one transaction and returns
+// them.
+func Decide(ctx context.Context, st *store.Store, o DecideOptions) ([]store.FinalEdit, error) {
+	if o.Adjudicator == "" {
+		return nil, usagef("--adjudicator NAME is required")
+	}
+	d, err := st.Review(ctx, o.Campaign)
+	if err != nil {
+		return nil, err
+	}
+	var tl *campaign.TurnLabels
+	for _, t := range turnLabels(d) {
+		if t.SampleID == o.SampleID {
+			tl = &t
+			break
+		}
+	}
+	if tl == nil {
+		return nil, usagef("%s has no submitted labels%s", o.SampleID, inCampaign(o.Campaign))
+	}
+	var it rubric.Item
+	for _, l := range d.Labels {
+		if l.TurnID == tl.TurnID {
+			it = rubric.Item{ActionType: l.ActionType, Turn: l.Turn}
+			break
+		}
+	}
+	var edits []store.FinalEdit
+	if o.Take != "" {
+		var from rubric.Values
+		for _, l := range tl.Labels {
+			if l.Annotator == o.Take {
+				from = l.Values
+			}
+		}
+		if from == nil {
+			return nil, usagef("%s did not label %s", o.Take, o.SampleID)
+		}
+		fields := o.Fields
+		if len(fields) == 0 {
+			for _, dp := range campaign.Disputes(o.Rubric, tl.Labels, o.Disagree) {
+				fields = append(fields, dp.Field)
+			}
+		}
+		if len(fields) == 0 {
+			return nil, usagef("the annotators of %s agree; name --field to take one anyway", o.SampleID)
+		}
+		for _, f := range fields {
+			v, ok := from[f]
+			if !ok {
+				return nil, usagef("%s gave no %s on %s", o.Take, f, o.SampleID)
+			}
+			edits = append(edits, store.FinalEdit{TurnID: tl.TurnID, Field: f, Value: &v, Source: o.Take})
+		}
+	}
+	for _, f := range o.Rubric.Fields {
+		v, ok := o.Set[f.Name]
+		if !ok {
+			continue
+		}
+		if err := f.Check(v, it); err != nil {
+			return nil, usagef("--set %s=%s: %v", f.Name, v, err)
+		}
+		edits = append(edits, store.FinalEdit{TurnID: tl.TurnID, Field: f.Name, Value: &v})
+	}
+	for k := range o.Set {
+		if _, ok := o.Rubric.Field(k); !ok {
+			return nil, usagef("--set %s: the rubric has no such field", k)
+		}
+	}
+	if len(edits) == 0 {
+		return nil, usagef("nothing to decide: give --take ANNOTATOR or --set FIELD=VALUE")
+	}
+	for i := range edits {
+		edits[i].Adjudicator, edits[i].RubricVersion = o.Adjudicator, o.Rubric.Version
+	}
+	return edits, st.SetFinal(ctx, edits...)
+}
+
+func inCampaign(name string) string {
+	if name == "" {
+		return ""
+	}
+	return " in campaign " + name
+}

@@ -1,0 +1,443 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/m3bench/m3eval/internal/campaign"
+	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/textsafe"
+)
+
+// AdjudicationStore is what the adjudication screen needs of the database.
+type AdjudicationStore interface {
+	LoadTurn(ctx context.Context, turnID int64) (*store.Item, error)
+	SetFinal(ctx context.Context, edits ...store.FinalEdit) error
+	UndoFinal(ctx context.Context, turnID int64, adjudicator, rubricVersion string) (string, bool, error)
+	Finals(ctx context.Context) (map[string]map[string]campaign.Decision, error)
+}
+
+var _ AdjudicationStore = (*store.Store)(nil)
+
+// AdjudicateOptions configure an adjudication session.
+type AdjudicateOptions struct {
+	Context     context.Context
+	Store       AdjudicationStore
+	Rubric      *rubric.Rubric
+	Adjudicator string
+	Cases       []campaign.Case
+	// Start is the case shown first (e.g. the first one still open).
+	Start    int
+	Disagree campaign.DisagreeOptions
+	Renderer *lipgloss.Renderer // nil: the default renderer (stdout)
+}
+
+// adjKeys are the bindings of the adjudication screen. Capital letters take an annotator's
+// answer (A for the first column), so they never clash with the rubric's choice keys.
+type adjKeys struct {
+	Take, Score, Choice  key.Binding
+	NextField, PrevField key.Binding
+	NextCase, PrevCase   key.Binding
+	Undo, Quit           key.Binding
+}
+
+func defaultAdjKeys() adjKeys {
+	return adjKeys{
+		Take:      key.NewBinding(key.WithKeys("A", "B", "C", "D", "E", "F", "G", "H"), key.WithHelp("A-H", "take theirs")),
+		Score:     key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-5", "score")),
+		Choice:    key.NewBinding(key.WithKeys("y", "n", "a"), key.WithHelp("y/n/a", "yes/no/NA")),
+		NextField: key.NewBinding(key.WithKeys("tab", "down", "j"), key.WithHelp("tab/↓", "field")),
+		PrevField: key.NewBinding(key.WithKeys("shift+tab", "up", "k"), key.WithHelp("S-tab/↑", "field")),
+		NextCase:  key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "next turn")),
+		PrevCase:  key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "prev turn")),
+		Undo:      key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo")),
+		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+	}
+}
+
+// AdjudicateModel walks the turns annotators disagree on, shows each annotator's labels side
+// by side with the turn, and records the final value of a field with one key. Writes run one
+// at a time, in key order; quitting waits for them.
+type AdjudicateModel struct {
+	o      AdjudicateOptions
+	st     Styles
+	keys   adjKeys
+	fields []rubric.Field // the rating fields, in rubric order
+
+	idx, field int
+	item       *store.Item
+	finals     map[string]map[string]campaign.Decision
+	pending    []tea.Cmd    // writes waiting for the one in flight
+	early      []tea.KeyMsg // keys typed while a turn loads
+	busy       bool
+	quitting   bool
+	message    string
+	err        error
+	width      int
+	height     int
+}
+
+type adjLoadedMsg struct {
+	idx    int
+	item   *store.Item
+	finals map[string]map[string]campaign.Decision
+	err    error
+}
+
+type adjSavedMsg struct {
+	what   string
+	finals map[string]map[string]campaign.Decision
+	err    error
+}
+
+// NewAdjudicate returns the adjudication screen.
+func NewAdjudicate(o AdjudicateOptions) *AdjudicateModel {
+	if o.Context == nil {
+		o.Context = context.Background()
+	}
+	r := o.Renderer
+	if r == nil {
+		r = lipgloss.DefaultRenderer()
+	}
+	m := &AdjudicateModel{o: o, st: DefaultStyles(r), keys: defaultAdjKeys(), width: 80, height: 24}
+	for _, f := range o.Rubric.Fields {
+		if f.Kind != rubric.KindText {
+			m.fields = append(m.fields, f)
+		}
+	}
+	return m
+}
+
+// Init implements tea.Model.
+func (m *AdjudicateModel) Init() tea.Cmd { return m.load(min(max(m.o.Start, 0), len(m.o.Cases)-1)) }
+
+func (m *AdjudicateModel) load(idx int) tea.Cmd {
+	c := m.o.Cases[idx]
+	return func() tea.Msg {
+		it, err := m.o.Store.LoadTurn(m.o.Context, c.TurnID)
+		if err != nil {
+			return adjLoadedMsg{err: err}
+		}
+		f, err := m.o.Store.Finals(m.o.Context)
+		return adjLoadedMsg{idx: idx, item: it, finals: f, err: err}
+	}
+}
+
+// Update implements tea.Model.
+func (m *AdjudicateModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		return m, nil
+	case adjLoadedMsg:
+		if msg.err != nil {
+			m.err = msg.err
+			return m, nil
+		}
+		m.idx, m.item, m.finals, m.err, m.message = msg.idx, msg.item, msg.finals, nil, ""
+		// Keys typed while the turn loaded apply to it now, in order.
+		early := m.early
+		m.early = nil
+		var cmds []tea.Cmd
+		for _, k := range early {
+			cmds = append(cmds, m.key(k))
+		}
+		return m, tea.Batch(cmds...)
+	case adjSavedMsg:
+		m.busy = false
+		if msg.err != nil {
+			m.err = fmt.Errorf("not saved: %w", msg.err)
+		} else {
+			m.err, m.message = nil, msg.what
+			if msg.finals != nil {
+				m.finals = msg.finals
+			}
+		}
+		return m, m.next()
+	case tea.KeyMsg:
+		// A terminal hands over several keys typed fast as one message: take them one by one,
+		// in order, so that "Bj3" takes B's answer, moves down and scores 3.
+		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
+			var cmds []tea.Cmd
+			for _, r := range msg.Runes {
+				cmds = append(cmds, m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}}))
+			}
+			return m, tea.Batch(cmds...)
+		}
+		return m, m.key(msg)
+	}
+	return m, nil
+}
+
+// next starts the next waiting write, or quits once none is left when asked to.
+func (m *AdjudicateModel) next() tea.Cmd {
+	if m.busy {
+		return nil
+	}
+	if len(m.pending) > 0 {
+		cmd := m.pending[0]
+		m.pending = m.pending[1:]
+		m.busy = true
+		return cmd
+	}
+	if m.quitting {
+		return tea.Quit
+	}
+	return nil
+}
+
+func (m *AdjudicateModel) key(k tea.KeyMsg) tea.Cmd {
+	switch {
+	case key.Matches(k, m.keys.Quit):
+		m.quitting = true
+		return m.next()
+	case m.item == nil:
+		m.early = append(m.early, k)
+		return nil
+	case key.Matches(k, m.keys.NextField):
+		m.field = (m.field + 1) % len(m.fields)
+	case key.Matches(k, m.keys.PrevField):
+		m.field = (m.field + len(m.fields) - 1) % len(m.fields)
+	case key.Matches(k, m.keys.NextCase) && m.idx+1 < len(m.o.Cases):
+		m.item = nil
+		return m.load(m.idx + 1)
+	case key.Matches(k, m.keys.PrevCase) && m.idx > 0:
+		m.item = nil
+		return m.load(m.idx - 1)
+	case key.Matches(k, m.keys.Undo):
+		return m.write(m.undoCmd())
+	case key.Matches(k, m.keys.Take):
+		col := int(k.Runes[0] - 'A')
+		labels := m.o.Cases[m.idx].Labels
+		if col >= len(labels) {
+			m.message = fmt.Sprintf("no annotator %c on this turn", k.Runes[0])
+			return nil
+		}
+		f := m.fields[m.field]
+		v, ok := labels[col].Values[f.Name]
+		if !ok {
+			m.message = fmt.Sprintf("%s gave no %s", labels[col].Annotator, f.Name)
+			return nil
+		}
+		return m.write(m.setCmd(f.Name, v, labels[col].Annotator))
+	case key.Matches(k, m.keys.Score), key.Matches(k, m.keys.Choice):
+		f := m.fields[m.field]
+		v, ok := m.valueOf(&f, k.String())
+		if !ok {
+			m.message = fmt.Sprintf("%q is not a value of %s here", k.String(), f.Name)
+			return nil
+		}
+		return m.write(m.setCmd(f.Name, v, ""))
+	}
+	return nil
+}
+
+// valueOf turns a key into a value of the field for this turn, if the rubric allows it.
+func (m *AdjudicateModel) valueOf(f *rubric.Field, k string) (string, bool) {
+	v := k
+	if f.Kind == rubric.KindChoice {
+		v = ""
+		for _, c := range f.Choices {
+			if c.Key == k {
+				v = c.Value
+			}
+		}
+	}
+	t := &m.item.Turn
+	return v, v != "" && f.Check(v, t.Item()) == nil
+}
+
+// write queues a database write behind the ones already waiting.
+func (m *AdjudicateModel) write(cmd tea.Cmd) tea.Cmd {
+	m.pending = append(m.pending, cmd)
+	return m.next()
+}
+
+func (m *AdjudicateModel) setCmd(field, value, source string) tea.Cmd {
+	c := m.o.Cases[m.idx]
+	e := store.FinalEdit{TurnID: c.TurnID, Field: field, Value: &value, Source: source,
+		Adjudicator: m.o.Adjudicator, RubricVersion: m.o.Rubric.Version}
+	return func() tea.Msg {
+		if err := m.o.Store.SetFinal(m.o.Context, e); err != nil {
+			return adjSavedMsg{err: err}
+		}
+		f, err := m.o.Store.Finals(m.o.Context)
+		return adjSavedMsg{what: fmt.Sprintf("%s = %s saved", field, value), finals: f, err: err}
+	}
+}
+
+func (m *AdjudicateModel) undoCmd() tea.Cmd {
+	c := m.o.Cases[m.idx]
+	return func() tea.Msg {
+		field, ok, err := m.o.Store.UndoFinal(m.o.Context, c.TurnID, m.o.Adjudicator, m.o.Rubric.Version)
+		if err != nil {
+			return adjSavedMsg{err: err}
+		}
+		if !ok {
+			return adjSavedMsg{what: "nothing to undo"}
+		}
+		f, err := m.o.Store.Finals(m.o.Context)
+		return adjSavedMsg{what: "undid " + field, finals: f, err: err}
+	}
+}
+
+// View implements tea.Model.
+func (m *AdjudicateModel) View() string {
+	w := max(40, m.width)
+	header := m.header(w)
+	if m.item == nil {
+		return header + "\n" + m.st.Dim.Render("loading…")
+	}
+	table := m.table(w)
+	foot := []string{m.messageLine(w), m.st.Help.Render(ansi.Truncate(
+		"A-H take · 1-5 score · y/n/a · tab/↓ field · ←/→ turn · u undo · q quit", w, "…"))}
+	room := m.height - 1 - lipgloss.Height(table) - len(foot)
+	turn := m.turnLines(w)
+	if room < len(turn) {
+		turn = turn[:max(0, room)]
+	}
+	parts := append([]string{header}, turn...)
+	parts = append(parts, table)
+	return strings.Join(append(parts, foot...), "\n")
+}
+
+func (m *AdjudicateModel) header(w int) string {
+	open := 0
+	for _, c := range m.o.Cases {
+		if !m.decided(c) {
+			open++
+		}
+	}
+	left := m.st.Header.Render("m3eval") + m.st.HeaderDim.Render(" · adjudicate · ") + clean(m.o.Adjudicator) +
+		m.st.HeaderDim.Render(fmt.Sprintf(" · turn %d of %d · %d open", m.idx+1, len(m.o.Cases), open))
+	state := m.st.Saved.Render("✓ saved")
+	if m.busy || len(m.pending) > 0 {
+		state = m.st.Saving.Render("… saving")
+	}
+	gap := w - lipgloss.Width(left) - lipgloss.Width(state)
+	if gap < 1 {
+		return ansi.Truncate(left, w-lipgloss.Width(state)-1, "…") + " " + state
+	}
+	return left + strings.Repeat(" ", gap) + state
+}
+
+func (m *AdjudicateModel) decided(c campaign.Case) bool {
+	for _, d := range c.Disputes {
+		if _, ok := m.finals[c.SampleID][d.Field]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// turnLines renders the turn under adjudication: what was asked, answered and expected.
+func (m *AdjudicateModel) turnLines(w int) []string {
+	t := &m.item.Turn
+	title := fmt.Sprintf("─ %s · turn %d · %s", clean(t.SampleID), t.Turn, clean(t.ActionType))
+	if n := len(m.item.Earlier); n > 0 {
+		title += fmt.Sprintf(" · earlier turns: %d", n)
+	}
+	lines := []string{m.st.PaneTitle.Render(ansi.Truncate(title+" ", w, "…"))}
+	for _, b := range []struct {
+		label, text string
+		style       lipgloss.Style
+	}{{"User", t.UserMessage, m.st.User}, {"Model", t.VLMResponse, m.st.Model}, {"Expect", t.ExpectedAnswer, m.st.Expected}} {
+		body := lipgloss.NewStyle().Width(max(10, w-9)).Render(clean(b.text))
+		lines = append(lines, strings.Split(lipgloss.JoinHorizontal(lipgloss.Top, b.style.Width(8).Render(b.label), " ", body), "\n")...)
+	}
+	return lines
+}
+
+// table renders one row per rating field: each annotator's answer, and the final value
+// (decided, agreed, or ? while a dispute is open), with the focused field marked.
+func (m *AdjudicateModel) table(w int) string {
+	c := m.o.Cases[m.idx]
+	decided := m.finals[c.SampleID]
+	fin := campaign.Resolve(m.o.Rubric, c.Labels, decided, m.o.Disagree)
+	disputed := map[string]bool{}
+	for _, d := range c.Disputes {
+		disputed[d.Field] = true
+	}
+	colW := max(8, min(16, (w-30)/(len(c.Labels)+1)))
+	cell := func(s string) string { return padRight(ansi.Truncate(s, colW-1, "…"), colW) }
+	var b strings.Builder
+	b.WriteString(m.st.Dim.Render(padRight("", 28)))
+	for i, l := range c.Labels {
+		b.WriteString(m.st.Label.Render(cell(fmt.Sprintf("%c %s", 'A'+i, clean(l.Annotator)))))
+	}
+	b.WriteString(m.st.Label.Render(cell("final")))
+	for i, f := range m.fields {
+		b.WriteString("\n")
+		mark := "  "
+		if disputed[f.Name] {
+			mark = "≠ "
+		}
+		name := padRight(ansi.Truncate(mark+f.LabelEn, 26, "…"), 26)
+		row := "  " + name
+		style := m.st.Field
+		if i == m.field {
+			row, style = "> "+name, m.st.FieldFocused
+		}
+		b.WriteString(style.Render(row))
+		for _, l := range c.Labels {
+			v, ok := l.Values[f.Name]
+			if !ok {
+				v = "–"
+			}
+			b.WriteString(m.st.Value.Render(cell(textsafe.Line(v))))
+		}
+		v, ok := fin.Values[f.Name]
+		switch src := fin.Fields[f.Name]; {
+		case !ok:
+			b.WriteString(m.st.Warning.Render(cell("?")))
+		case strings.HasPrefix(src, string(campaign.SourceAdjudicated)):
+			b.WriteString(m.st.Suggestion.Render(cell(clean(v) + " " + sourceTag(src, c))))
+		default:
+			b.WriteString(m.st.Dim.Render(cell(clean(v) + " agreed")))
+		}
+	}
+	if m.o.Rubric.CommentField != "" {
+		for i, l := range c.Labels {
+			if x := strings.TrimSpace(l.Values[m.o.Rubric.CommentField]); x != "" {
+				b.WriteString("\n" + m.st.Dim.Render(ansi.Truncate(fmt.Sprintf("  %c: %s", 'A'+i, textsafe.Line(x)), w, "…")))
+			}
+		}
+	}
+	return b.String()
+}
+
+// sourceTag says whose answer a decided value is: "(B)" for the second annotator's, "(new)"
+// when scored anew.
+func sourceTag(src string, c campaign.Case) string {
+	who := strings.TrimPrefix(strings.TrimPrefix(src, string(campaign.SourceAdjudicated)), ":")
+	for i, l := range c.Labels {
+		if who != "" && l.Annotator == who {
+			return fmt.Sprintf("(%c)", 'A'+i)
+		}
+	}
+	return "(new)"
+}
+
+func (m *AdjudicateModel) messageLine(w int) string {
+	if m.err != nil {
+		return m.st.Error.Render(ansi.Truncate(m.err.Error(), w, "…"))
+	}
+	if m.message != "" {
+		return m.st.Message.Render(ansi.Truncate(m.message, w, "…"))
+	}
+	var ds []string
+	for _, d := range m.o.Cases[m.idx].Disputes {
+		ds = append(ds, clean(d.Reason))
+	}
+	return m.st.Warning.Render(ansi.Truncate(strings.Join(ds, " · "), w, "…"))
+}
+
+// clean makes text from data safe to draw: escape sequences show as text, newlines stay.
+func clean(s string) string { return textsafe.String(s) }

@@ -1,0 +1,91 @@
+package tui_test
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/muesli/termenv"
+
+	"github.com/m3bench/m3eval/internal/campaign"
+	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/workflow"
+	"github.com/m3bench/m3eval/tui"
+)
+
+// label submits one annotator's scales (all three at q) on a turn of the fixture.
+func (fx *fixture) label(t *testing.T, who, sample string, q string) {
+	t.Helper()
+	ctx := context.Background()
+	qu, err := fx.s.OpenQueue(ctx, who, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, ok, err := qu.Find(ctx, sample)
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	e := store.Edit{TurnID: ref.TurnID, RubricVersion: fx.r.Version}
+	for _, f := range []string{"correctness", "reasoning_completeness", "overall_quality"} {
+		if _, err := qu.SetValue(ctx, e, f, &q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := qu.Submit(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAdjudicateBurstKeys: keys that arrive in one read ("Bj3", as a fast typist or SSH
+// delivers them) and keys typed before the turn has loaded all apply, in order, and land
+// in the database.
+func TestAdjudicateBurstKeys(t *testing.T) {
+	fx := newFixture(t)
+	ctx := context.Background()
+	fx.label(t, "ann", "demo_zh_umbrella_0_turn_1", "2")
+	fx.label(t, "ben", "demo_zh_umbrella_0_turn_1", "5")
+	cases, _, err := workflow.Cases(ctx, fx.s, "", fx.r, campaign.DefaultDisagreeOptions())
+	if err != nil || len(cases) != 1 {
+		t.Fatalf("cases %v %v", cases, err)
+	}
+	r := lipgloss.NewRenderer(os.Stdout)
+	r.SetColorProfile(termenv.Ascii)
+	m := tui.NewAdjudicate(tui.AdjudicateOptions{Context: ctx, Store: fx.s, Rubric: fx.r, Adjudicator: "judy",
+		Cases: cases, Disagree: campaign.DefaultDisagreeOptions(), Renderer: r})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30))
+	// Typed at once, possibly before the turn is on screen: take ben's correctness, move
+	// down, score reasoning 3; then take ann's overall.
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("Bj3")})
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jjjA")})
+	waitFor(t, tm, "overall_quality = 2 saved")
+	tm.Type("q")
+	view := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).View()
+	finals, err := fx.s.Finals(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := finals["demo_zh_umbrella_0_turn_1"]
+	if got["correctness"].Value != "5" || got["correctness"].Source != "ben" ||
+		got["reasoning_completeness"].Value != "3" || got["reasoning_completeness"].Source != "" ||
+		got["overall_quality"].Value != "2" || got["overall_quality"].Source != "ann" {
+		t.Fatalf("finals %+v\n%s", got, view)
+	}
+	for _, want := range []string{"5 (B)", "3 (new)", "2 (A)", "0 open"} {
+		if !contains(view, want) {
+			t.Errorf("screen lacks %q:\n%s", want, view)
+		}
+	}
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
