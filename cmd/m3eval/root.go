@@ -46,6 +46,7 @@ terminal, exports labeled JSON, and computes agreement and correlation statistic
 		newAgreeCmd(),
 		newImportScoresCmd(opts),
 		newScoreCmd(opts),
+		newJudgeCmd(opts),
 		newSampleCmd(opts),
 		newAssignCmd(opts),
 		newQCCmd(opts),

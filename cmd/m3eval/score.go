@@ -34,6 +34,7 @@ type scoreOptions struct {
 	format        string
 	matrix        string
 	output        string
+	metrics       bool // the rule judge's action-space metrics instead (judge.go)
 }
 
 func newScoreCmd(g *globalOptions) *cobra.Command {
@@ -80,6 +81,7 @@ and --raters exchangeable work as in m3eval agree; docs/statistics.md defines th
 	f.StringVar(&o.matrix, "matrix", "", "print one statistic as a judge × field matrix, e.g. kendall_tau_b")
 	f.StringVarP(&o.output, "output", "o", "", "write to FILE instead of standard output")
 	csvFlags(f, &o.csv)
+	f.BoolVar(&o.metrics, "metrics", false, "report the rule judge's action-space metrics instead (per action type and model, 95% intervals; reads --format, -o, --bootstrap, --seed; docs/judge.md)")
 	return cmd
 }
 
@@ -92,6 +94,9 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoreOptions) error {
 	ck, ok := clusterKey[o.cluster]
 	if !ok {
 		return usageErrorf("--cluster %q: use episode, turn or model", o.cluster)
+	}
+	if o.metrics {
+		return runMetrics(cmd, g, o.format, o.output, o.bootstrap, o.seed, o.csv)
 	}
 	if o.by != "" && !slices.Contains(store.GroupKeys(), o.by) {
 		return usageErrorf("--by %q: use one of %s", o.by, strings.Join(store.GroupKeys(), ", "))
