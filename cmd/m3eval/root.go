@@ -51,6 +51,7 @@ terminal, exports labeled JSON, and computes agreement and correlation statistic
 		newAssignCmd(opts),
 		newQCCmd(opts),
 		newAdjudicateCmd(opts),
+		newSimulateCmd(),
 	)
 	return root
 }

@@ -225,3 +225,21 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// TestResolveImages: relative paths that name a file beside the imported file join its
+// directory; others, URLs and absolute paths stay.
+func TestResolveImages(t *testing.T) {
+	imgs := []string{"a.png", "sub/b.jpg", "/abs/c.png", "https://x.org/d.png", "", "elsewhere/e.png"}
+	ingest.NewImageResolver("/data/set", func(p string) bool { return !strings.Contains(p, "elsewhere") }).Resolve(imgs)
+	want := []string{"/data/set/a.png", "/data/set/sub/b.jpg", "/abs/c.png", "https://x.org/d.png", "", "elsewhere/e.png"}
+	for i := range want {
+		if imgs[i] != want[i] {
+			t.Errorf("%d: %q, want %q", i, imgs[i], want[i])
+		}
+	}
+	kept := []string{"a.png"}
+	ingest.NewImageResolver("", func(string) bool { return true }).Resolve(kept)
+	if kept[0] != "a.png" {
+		t.Error("no base must keep paths")
+	}
+}
