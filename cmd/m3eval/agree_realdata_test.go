@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/m3bench/m3eval/internal/agree/agreetest"
 )
 
 // The real-data tests convert the public HANNA and XSum files of ../shared/data to the long
@@ -23,10 +25,9 @@ import (
 //	cd /tmp/rd/<dataset> && /usr/bin/python3 .../shared/oracle/oracle.py ... (see cmd.txt)
 var realdataWrite = flag.String("realdata-write", "", "write the long-form conversions of the real data sets to this folder")
 
-const (
-	sharedData   = "../../../shared/data"
-	realdataRefs = "../../internal/agree/testdata/realdata"
-)
+var sharedData = agreetest.Shared("data")
+
+const realdataRefs = "../../internal/agree/testdata/realdata"
 
 var hannaCriteria = []struct{ name, code string }{
 	{"Relevance", "RE"}, {"Coherence", "CH"}, {"Empathy", "EM"},
@@ -83,7 +84,8 @@ func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 // convertHANNA writes into dir: ratings.csv (story = 96·row + prompt, raters human1..3 = the
 // rating slots, six criteria), schema.json (1..5), auto_<slug>.csv for each metric (one
 // judge, stories of the 10 systems; the Human reference row has no metric score, as in the
-// paper), auto_all.csv (judge column, every metric) and levels.csv (system, segment = prompt).
+// paper), auto_all.csv (judge column, every metric) and levels.csv (system, segment = prompt;
+// every row, the Human reference row included).
 func convertHANNA(t *testing.T, dir string) {
 	t.Helper()
 	rows := readCSV(t, filepath.Join(sharedData, "hanna", "hanna_metric_scores_llm.csv"))
@@ -115,11 +117,13 @@ func convertHANNA(t *testing.T, dir string) {
 				}
 			}
 		}
-		if model == "Human" {
-			continue
-		}
+		// The Human reference row is a system of its own: it has no metric scores, so it
+		// enters no correlation, but --cluster system needs a cluster for every item.
 		for p := 0; p < 96; p++ {
 			levels = append(levels, []string{strconv.Itoa(96*ri + p), model, strconv.Itoa(p)})
+		}
+		if model == "Human" {
+			continue
 		}
 		for _, m := range hannaMetrics {
 			for p, v := range list(row, m.column) {
@@ -242,37 +246,54 @@ func TestRealDataHANNA(t *testing.T) {
 			compareWithOracle(t, filepath.Join(realdataRefs, "hanna", "oracle_"+m.slug+".json"), ours)
 		})
 	}
-	t.Run("levels", func(t *testing.T) {
-		ours := agreeJSON(t, dir, "ratings.csv", "--auto", "auto_all.csv", "--schema", "schema.json", "--levels", "levels.csv")
-		// hanna_levels.json: scipy on the original wide file, for every metric × criterion.
-		var ref map[string]map[string]map[string]map[string]any
-		readJSON(t, filepath.Join(realdataRefs, "hanna", "hanna_levels.json"), &ref)
-		n := 0
-		for _, m := range hannaMetrics {
-			for _, c := range hannaCriteria {
-				j := ours["fields"].(map[string]any)[c.name].(map[string]any)["human_vs_auto_by_judge"].(map[string]any)[m.slug].(map[string]any)
-				for _, level := range []string{"system_level", "segment_level", "overall"} {
-					want := ref[m.slug][c.name][level]
-					got := j
-					if level != "overall" {
-						got = j[level].(map[string]any)
-					}
-					for _, stat := range []string{"pearson", "spearman", "kendall_tau_b"} {
-						w, g := want[stat], got[stat]
-						wf, _ := w.(float64)
-						gf, ok := g.(float64)
-						if w == nil || !ok || math.Abs(wf-gf) > 1e-9 {
-							t.Errorf("%s %s %s %s: scipy %v, we %v", m.slug, c.name, level, stat, w, g)
+	// hanna_levels.json: scipy on the original wide file, for every metric × criterion:
+	// coefficients at three levels, and SciPy's p-values at the system level (the ten
+	// system means) and overall. --mean float reproduces the floating-point system means.
+	var ref map[string]map[string]map[string]map[string]any
+	readJSON(t, filepath.Join(realdataRefs, "hanna", "hanna_levels.json"), &ref)
+	for _, mean := range []string{"exact", "float"} {
+		t.Run("levels_"+mean, func(t *testing.T) {
+			ours := agreeJSON(t, dir, "ratings.csv", "--auto", "auto_all.csv", "--schema", "schema.json", "--levels", "levels.csv", "--mean", mean)
+			n, np := 0, 0
+			for _, m := range hannaMetrics {
+				for _, c := range hannaCriteria {
+					j := ours["fields"].(map[string]any)[c.name].(map[string]any)["human_vs_auto_by_judge"].(map[string]any)[m.slug].(map[string]any)
+					for _, level := range []string{"system_level", "segment_level", "overall"} {
+						refLevel := level
+						if level == "system_level" && mean == "float" {
+							refLevel = "system_level_float_mean"
 						}
-						n++
+						want := ref[m.slug][c.name][refLevel]
+						got := j
+						if level != "overall" {
+							got = j[level].(map[string]any)
+						}
+						for _, stat := range []string{"pearson", "spearman", "kendall_tau_b"} {
+							w, g := want[stat], got[stat]
+							wf, _ := w.(float64)
+							gf, ok := g.(float64)
+							if w == nil || !ok || math.Abs(wf-gf) > 1e-9 {
+								t.Errorf("%s %s %s %s: scipy %v, we %v", m.slug, c.name, level, stat, w, g)
+							}
+							n++
+							wp, hasP := want["p"].(map[string]any)
+							if !hasP {
+								continue
+							}
+							gp, _ := got["tests"].(map[string]any)[stat].(map[string]any)["p"].(float64)
+							if w := wp[stat].(float64); math.Abs(gp-w) > 1e-9*math.Max(w, 1e-300) {
+								t.Errorf("%s %s %s %s p: scipy %v, we %v", m.slug, c.name, level, stat, w, gp)
+							}
+							np++
+						}
 					}
 				}
 			}
-		}
-		if n != len(hannaMetrics)*len(hannaCriteria)*9 {
-			t.Fatalf("compared %d values", n)
-		}
-	})
+			if n != len(hannaMetrics)*len(hannaCriteria)*9 || np != len(hannaMetrics)*len(hannaCriteria)*6 {
+				t.Fatalf("compared %d values and %d p-values", n, np)
+			}
+		})
+	}
 }
 
 func TestRealDataUserStudy(t *testing.T) {

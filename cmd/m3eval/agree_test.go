@@ -1,29 +1,26 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/m3bench/m3eval/internal/agree/agreetest"
 )
 
-const oracleCases = "../../../shared/oracle/cases"
+var oracleCases = agreetest.Shared("oracle/cases")
 
 // runAgree runs "m3eval agree args..." in-process and returns standard output and the error.
 func runAgreeCmd(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	root := newRootCmd()
-	var out, errb bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	root.SetArgs(append([]string{"agree"}, args...))
-	err := root.Execute()
-	return out.String(), err
+	out, _, err := runAgreeBoth(t, args...)
+	return out, err
 }
 
 // TestAgreeEndToEnd builds the binary, runs it on an oracle case and compares every
@@ -163,7 +160,10 @@ func TestAgreeTableOutput(t *testing.T) {
 	if strings.Contains(out, "\x1b[") {
 		t.Error("color codes in output that is not a terminal")
 	}
-	for _, want := range []string{"fluency (ordinal: 1..5) · 12 items · 3 raters", "Gwet's AC1", "1.00   12",
+	if !regexp.MustCompile(`Gwet's AC1 +1\.00 +12 `).MatchString(out) {
+		t.Errorf("no AC1 line with value and n:\n%s", out)
+	}
+	for _, want := range []string{"fluency (ordinal: 1..5) · 12 items · 3 raters", "Gwet's AC1",
 		"—¹", "— undefined: expected disagreement is 0 (a single value among pairable values)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

@@ -26,8 +26,12 @@ type scoreOptions struct {
 	includeDrafts bool
 	bootstrap     int
 	seed          uint64
+	cluster       string
+	ci, adjust    string
+	raters        string
 	naCategory    bool
 	format        string
+	matrix        string
 	output        string
 	metrics       bool // the rule judge's action-space metrics instead (judge.go)
 }
@@ -48,7 +52,12 @@ Scale fields are ordinal with the categories min..max of the rubric, choice fiel
 with their choices. The rubric's NA choice is missing, or a category with --na-category.
 Only done annotations count unless --include-drafts. With --by, one block per value of the
 turn attribute follows the overall block. Undefined statistics are shown as — (null in
-JSON) with the reason.`,
+JSON) with the reason.
+
+--bootstrap B gives a 95% interval for every statistic; it resamples whole episodes by
+default (--cluster episode), since turns of one conversation are not independent
+(--cluster turn resamples turns, --cluster model models). p-values and --adjust, --ci bca
+and --raters exchangeable work as in m3eval agree; docs/statistics.md defines them.`,
 		Example: `  m3eval score
   m3eval score --by action_type --judge gpt4o --format md -o agreement.md
   m3eval score --annotator alice --annotator bob --bootstrap 1000 --seed 7 --format json`,
@@ -62,8 +71,13 @@ JSON) with the reason.`,
 	f.BoolVar(&o.includeDrafts, "include-drafts", false, "count draft annotations too, not only done ones")
 	f.IntVar(&o.bootstrap, "bootstrap", 0, "bootstrap replicates for 95% intervals and standard errors (0: none)")
 	f.Uint64Var(&o.seed, "seed", 12345, "bootstrap seed; the same seed gives the same intervals on any machine")
+	f.StringVar(&o.cluster, "cluster", "episode", "bootstrap unit: episode, turn or model")
+	f.StringVar(&o.ci, "ci", "percentile", "bootstrap interval: percentile or bca")
+	f.StringVar(&o.adjust, "adjust", "none", "adjust p-values over the whole report: holm, bh or none")
+	f.StringVar(&o.raters, "raters", "distinct", "distinct or exchangeable (annotators are interchangeable slots: no pairwise or two-way ICC statistics)")
 	f.BoolVar(&o.naCategory, "na-category", false, "treat the NA choice as a category of choice fields instead of missing")
-	f.StringVar(&o.format, "format", "table", "output format: table, json, md or csv")
+	f.StringVar(&o.format, "format", "table", "output format: table, json, md, csv or latex")
+	f.StringVar(&o.matrix, "matrix", "", "print one statistic as a judge × field matrix, e.g. kendall_tau_b")
 	f.StringVarP(&o.output, "output", "o", "", "write to FILE instead of standard output")
 	csvFlags(f, &o.csv)
 	f.BoolVar(&o.metrics, "metrics", false, "report the rule judge's action-space metrics instead (per action type and model, 95% intervals; reads --format, -o, --bootstrap, --seed; docs/judge.md)")
@@ -71,13 +85,17 @@ JSON) with the reason.`,
 }
 
 func runScore(cmd *cobra.Command, g *globalOptions, o *scoreOptions) error {
-	switch report.Format(o.format) {
-	case report.Table, report.JSONFmt, report.Markdown, report.CSV:
-	default:
-		return usageErrorf("--format %q: use table, json, md or csv", o.format)
+	st, err := statOptions(o.format, o.bootstrap, o.ci, o.adjust, o.raters)
+	if err != nil {
+		return err
 	}
 	if err := checkBootstrapBy(o.bootstrap, o.by); err != nil {
 		return err
+	}
+	clusterKey := map[string]string{"episode": "episode", "model": "model", "turn": ""}
+	ck, ok := clusterKey[o.cluster]
+	if !ok {
+		return usageErrorf("--cluster %q: use episode, turn or model", o.cluster)
 	}
 	if o.metrics {
 		return runMetrics(cmd, g, o.format, o.output, o.bootstrap, o.seed, o.csv)
@@ -108,18 +126,28 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoreOptions) error {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(agree.MemoryLimit))
 
 	dbName := filepath.Base(g.dbPath)
+	opt := st.analysis
+	opt.Seed = o.seed
+	clusterName := ""
+	if ck != "" {
+		clusterName = o.cluster
+	}
 	res, err := scoring.Run(ctx, s, r, scoring.Options{
-		Filter:     store.ScoreFilter{Annotators: o.annotators, Judges: judges, IncludeDrafts: o.includeDrafts, By: o.by},
-		NACategory: o.naCategory, Database: dbName, Agree: agree.Options{Bootstrap: o.bootstrap, Seed: o.seed}})
+		Filter:     store.ScoreFilter{Annotators: o.annotators, Judges: judges, IncludeDrafts: o.includeDrafts, By: o.by, Cluster: ck},
+		NACategory: o.naCategory, Database: dbName, Agree: opt, ClusterName: clusterName, Adjust: st.adjust})
 	if err != nil {
 		return err
 	}
 	secs := res.Sections
 
 	in := report.ScoreInputs{Database: dbName, By: o.by, Annotators: annotators, Judges: judges,
-		IncludeDrafts: o.includeDrafts, NACategory: o.naCategory, Bootstrap: o.bootstrap, Seed: o.seed}
+		IncludeDrafts: o.includeDrafts, NACategory: o.naCategory, Bootstrap: o.bootstrap, Seed: o.seed,
+		CI: o.ci, Cluster: clusterName, Adjust: o.adjust, Raters: o.raters}
+	ropt := st.report
+	ropt.Cluster, ropt.Matrix, ropt.CSV = clusterName, o.matrix, o.csv
 	return writeOutput(cmd, o.output, func(w io.Writer, color bool) error {
-		return report.WriteSections(w, secs, in, report.Options{Format: report.Format(o.format), Color: color, Bootstrap: o.bootstrap, CSV: o.csv})
+		ropt.Color = color
+		return report.WriteSections(w, secs, in, ropt)
 	})
 }
 

@@ -222,7 +222,7 @@ func TestScoreFormatsAndFilters(t *testing.T) {
 	for _, want := range []string{
 		"correctness (ordinal: 1..5) · 54 items · 3 raters",
 		"action_type = initial · resists_misleading (nominal: Yes, No) · 0 items",
-		"Human vs rules", "undefined: no rated item", "Strength (Landis & Koch)",
+		"Human vs rules", "undefined: no rated item", "Strength of κ and AC (Landis & Koch)",
 	} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q", want)
@@ -232,7 +232,7 @@ func TestScoreFormatsAndFilters(t *testing.T) {
 		t.Error("--judge rules reported gpt too")
 	}
 	md := mustRun(t, "--db", db, "score", "--format", "md", "--bootstrap", "50", "--seed", "3")
-	if !strings.Contains(md, "**correctness (ordinal: 1..5)") || !strings.Contains(md, "Brackets: 95% percentile bootstrap interval (50 replicates") {
+	if !strings.Contains(md, "**correctness (ordinal: 1..5)") || !strings.Contains(md, "Brackets: 95% percentile bootstrap interval, 50 replicates resampling episode clusters") {
 		t.Errorf("markdown:\n%s", md)
 	}
 	csvOut := mustRun(t, "--db", db, "score", "--format", "csv", "--by", "model", "--judge", "gpt")
@@ -303,11 +303,12 @@ func BenchmarkScoreDB(b *testing.B) {
 // TestScoreBootstrapMatchesOracle checks score's bootstrap intervals against the oracle's
 // (B = 1000 there, 4000 here, so that the difference is mostly the oracle's own Monte-Carlo
 // error): each end within half the oracle's standard error, the standard error within 20%,
-// the undefined replicates within sampling noise, the same statistics bootstrapped.
+// the undefined replicates within sampling noise, the same statistics bootstrapped. The
+// oracle resamples items, so score resamples turns here (--cluster turn).
 func TestScoreBootstrapMatchesOracle(t *testing.T) {
 	const factor = 4
 	db := scoreDB(t)
-	ours := scoreJSON(t, db, "--judge", "gpt", "--bootstrap", fmt.Sprint(1000*factor), "--seed", "11")["fields"].(map[string]any)
+	ours := scoreJSON(t, db, "--judge", "gpt", "--bootstrap", fmt.Sprint(1000*factor), "--seed", "11", "--cluster", "turn")["fields"].(map[string]any)
 	var oracle map[string]any
 	readJSON(t, filepath.Join(scoreFixture, "oracle_gpt_boot.json"), &oracle)
 	for name, of := range oracle["fields"].(map[string]any) {
@@ -326,5 +327,39 @@ func TestScoreBootstrapMatchesOracle(t *testing.T) {
 	n := agreetest.CompareBootstrap(t, oracle["fields"].(map[string]any), ours, factor, fewFleissItems)
 	if n < 20 {
 		t.Fatalf("only %d bootstrapped statistics compared", n)
+	}
+}
+
+// TestScoreClusterUnits: score resamples episodes by default, models or turns on request;
+// the JSON names the unit and counts the units, which must be the episodes (models, turns)
+// of the rated turns in the fixture.
+func TestScoreClusterUnits(t *testing.T) {
+	db := scoreDB(t)
+	rows := readCSV(t, filepath.Join(scoreFixture, "ratings.csv"))
+	episodes, turns := map[string]bool{}, map[string]bool{}
+	for _, r := range rows[1:] {
+		if r[2] == "correctness" && r[3] != "" {
+			episodes[strings.SplitN(r[0], "_", 2)[0]] = true
+			turns[r[0]] = true
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		unit string
+		n    int
+	}{{nil, "episode", len(episodes)}, {[]string{"--cluster", "turn"}, "item", len(turns)}, {[]string{"--cluster", "model"}, "model", 2}} {
+		doc := scoreJSON(t, db, append([]string{"--bootstrap", "30", "--judge", "gpt", "--adjust", "bh"}, c.args...)...)
+		f := doc["fields"].(map[string]any)["correctness"].(map[string]any)
+		iv := f["bootstrap"].(map[string]any)["krippendorff_alpha_ordinal"].(map[string]any)
+		if iv["unit"] != c.unit || iv["n_units"] != float64(c.n) {
+			t.Errorf("%v: unit %v, %v units; want %s, %d", c.args, iv["unit"], iv["n_units"], c.unit, c.n)
+		}
+		p := f["human_vs_auto"].(map[string]any)["tests"].(map[string]any)["pearson"].(map[string]any)
+		if p["p_adjusted"] == nil || p["p_adjusted"].(float64) < p["p"].(float64) {
+			t.Errorf("%v: BH-adjusted p %v below p %v", c.args, p["p_adjusted"], p["p"])
+		}
+	}
+	if _, err := run(t, "--db", db, "score", "--cluster", "annotator"); exitCodeOf(err) != 2 {
+		t.Errorf("--cluster annotator: %v, want a usage error", err)
 	}
 }

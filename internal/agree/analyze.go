@@ -22,6 +22,17 @@ type Options struct {
 	Seed uint64
 	// Workers bounds the goroutines of the bootstrap; 0 means GOMAXPROCS.
 	Workers int
+	// Clusters maps each item to its cluster (episode, system, model): the bootstrap
+	// resamples clusters. Nil: every item is its own cluster.
+	Clusters map[string]string
+	// ClusterName names the cluster unit in the output ("episode"); "" for items.
+	ClusterName string
+	// CI is the kind of bootstrap interval (percentile by default).
+	CI CIMethod
+	// Exchangeable says the rater columns are slots, not people (crowd "rater 1–3"):
+	// pairwise statistics and the two-way ICCs, which need the same rater in a column, are
+	// not reported.
+	Exchangeable bool
 }
 
 // Pair holds the statistics of one pair of raters on their co-rated items.
@@ -31,6 +42,8 @@ type Pair struct {
 	PercentAgreement Value
 	// Kappa is indexed by Weighting; the weighted ones only for ordinal fields.
 	Kappa [3]Value
+	// KappaTest is the z-test of each kappa against 0.
+	KappaTest [3]Test
 }
 
 // Alpha holds Krippendorff's alpha at the three levels (ordinal and interval only for
@@ -58,19 +71,29 @@ type VsJudge struct {
 	// Correlations of the item's mean human rating with the judge's score (ordinal fields).
 	NCorrelation, NNonNumeric      int
 	Pearson, Spearman, KendallTauB Value
+	// Tests are the tests of the three correlations against 0; Ties the pairs tau-b leaves
+	// out.
+	Tests CorrTests
+	Ties  KendallTies
 	// Majority label (strict plurality; ties left out) against the judge's label.
 	NMajority, NTiedMajority, NOutsideCategories int
 	ExactMatch                                   Value
 	Kappa                                        [3]Value
+	KappaTest                                    [3]Test
 	// SystemLevel and SegmentLevel are filled by [Levels]; nil otherwise.
 	SystemLevel, SegmentLevel *LevelCorr
 }
 
-// Interval is a percentile bootstrap interval of one statistic.
+// Interval is a bootstrap interval of one statistic.
 type Interval struct {
 	Stat       string // e.g. "krippendorff_alpha_ordinal", "human_vs_auto_pearson"
 	B          int
 	NUndefined int
+	// Method is percentile or BCa; Cluster names the resampled unit ("" for items) and
+	// Clusters counts them.
+	Method   CIMethod
+	Cluster  string
+	Clusters int
 	// Lo, Hi are the 2.5th and 97.5th percentiles of the defined replicates (numpy's
 	// linear interpolation); undefined when every replicate is undefined.
 	Lo, Hi Value
@@ -94,7 +117,12 @@ type FieldResult struct {
 	AC2Quadratic   Value
 	ICC            *ICC // ordinal fields only
 	Judges         []VsJudge
-	Bootstrap      []Interval
+	// Exchangeable records Options.Exchangeable: the two-way ICCs are undefined on purpose
+	// and the pairwise statistics absent.
+	Exchangeable bool
+	// Comparisons compares every pair of judges (ordinal fields with 2+ judges).
+	Comparisons []Comparison
+	Bootstrap   []Interval
 }
 
 // Analyze computes every statistic of every field. It is the entry point for callers that
@@ -119,6 +147,9 @@ func Analyze(ctx context.Context, fields []FieldData, opt Options) ([]FieldResul
 func AnalyzeField(ctx context.Context, d *FieldData, index int, opt Options) (FieldResult, error) {
 	if err := d.Validate(); err != nil {
 		return FieldResult{}, fmt.Errorf("%w: %v", ErrInput, err)
+	}
+	if d.Field.Type == Continuous {
+		return analyzeContinuous(ctx, d, index, opt)
 	}
 	f := d.Field
 	k := len(f.Categories)
@@ -165,9 +196,12 @@ func AnalyzeField(ctx context.Context, d *FieldData, index int, opt Options) (Fi
 			}
 			p.PercentAgreement = PercentTable(tab, k)
 			p.Kappa[Unweighted] = CohenTable(tab, values, Unweighted)
+			p.KappaTest[Unweighted] = CohenTest(tab, values, Unweighted)
 			if ordinal {
-				p.Kappa[Linear] = CohenTable(tab, values, Linear)
-				p.Kappa[Quadratic] = CohenTable(tab, values, Quadratic)
+				for _, w := range []Weighting{Linear, Quadratic} {
+					p.Kappa[w] = CohenTable(tab, values, w)
+					p.KappaTest[w] = CohenTest(tab, values, w)
+				}
 			}
 			res.Pairwise = append(res.Pairwise, p)
 		}
@@ -184,16 +218,27 @@ func AnalyzeField(ctx context.Context, d *FieldData, index int, opt Options) (Fi
 		res.AC2Linear = gwet(t, values, Linear)
 		res.AC2Quadratic = gwet(t, values, Quadratic)
 		ic := icc(t)
+		ic.Tests = iccTests(ic, 0.05)
 		res.ICC = &ic
 	}
-	var judgePairs []*pairs
 	for _, j := range d.Judges {
-		v, p := vsJudge(d, j, values)
+		v, _ := vsJudge(d, j, values)
 		res.Judges = append(res.Judges, v)
-		judgePairs = append(judgePairs, p)
 	}
+	if opt.Exchangeable {
+		res.Exchangeable = true
+		res.Pairwise = nil
+		if res.ICC != nil {
+			u := Undefined("raters are exchangeable slots: two-way forms need the same rater in a column")
+			res.ICC.ICC21, res.ICC.ICC31, res.ICC.ICC2k, res.ICC.ICC3k = u, u, u, u
+			for _, i := range []int{1, 2, 4, 5} {
+				res.ICC.Tests[i] = ICCTest{Test: noTest(u.Reason()), Lo: u, Hi: u}
+			}
+		}
+	}
+	compareJudges(d, &res, values)
 	if opt.Bootstrap > 0 {
-		bs, err := bootstrapField(ctx, d, t, values, judgePairs, index, opt)
+		bs, err := clusterBootstrap(ctx, d, &res, values, index, opt)
 		if err != nil {
 			return FieldResult{}, err
 		}
@@ -241,15 +286,8 @@ func vsJudge(d *FieldData, j Judge, values []int64) (VsJudge, *pairs) {
 				v.NNonNumeric++
 			}
 		}
-		best, second, label := 0, 0, -1
-		for c, x := range counts {
-			if x > best {
-				best, second, label = x, best, c
-			} else if x > second {
-				second = x
-			}
-		}
-		if second == best {
+		label := majority(counts)
+		if label < 0 {
 			v.NTiedMajority++
 			continue
 		}
@@ -266,21 +304,59 @@ func vsJudge(d *FieldData, j Judge, values []int64) (VsJudge, *pairs) {
 		v.ExactMatch = Undefined("no item with a majority label and an auto label")
 	}
 	v.Kappa[Unweighted] = CohenTable(table, values, Unweighted)
+	v.KappaTest[Unweighted] = CohenTest(table, values, Unweighted)
 	if !ordinal {
 		return v, nil
 	}
-	v.Kappa[Linear] = CohenTable(table, values, Linear)
-	v.Kappa[Quadratic] = CohenTable(table, values, Quadratic)
+	for _, w := range []Weighting{Linear, Quadratic} {
+		v.Kappa[w] = CohenTable(table, values, w)
+		v.KappaTest[w] = CohenTest(table, values, w)
+	}
 	v.NCorrelation = len(xs)
 	if len(xs) < 2 {
 		u := Undefined("fewer than 2 items")
 		v.Pearson, v.Spearman, v.KendallTauB = u, u, u
+		v.Tests = noCorrTests("fewer than 2 items")
 		return v, &pairs{x: xs, y: ys}
 	}
 	p := newPairs(xs, ys)
-	s := newCorrScratch(len(xs), p.yCount)
-	v.Pearson = p.pearson(nil, s)
-	v.Spearman = p.spearman(nil, s)
-	v.KendallTauB = p.kendall(nil, s)
+	v.Pearson, v.Spearman, v.KendallTauB, v.Tests, v.Ties = p.correlations()
 	return v, p
+}
+
+// CorrTests holds the tests of Pearson's r, Spearman's rho and Kendall's tau-b against 0.
+type CorrTests struct {
+	Pearson, Spearman, Kendall Test
+}
+
+func noCorrTests(reason string) CorrTests {
+	return CorrTests{noTest(reason), noTest(reason), noTest(reason)}
+}
+
+// correlations computes the three coefficients of the full data with their tests.
+func (p *pairs) correlations() (r, rho, tau Value, t CorrTests, ties KendallTies) {
+	s := newCorrScratch(len(p.x), p.yCount)
+	r = p.pearson(nil, s)
+	rho = p.spearman(nil, s)
+	k := p.countKendall()
+	tau = k.tauB()
+	n := len(p.x)
+	return r, rho, tau, CorrTests{PearsonTest(r, n), SpearmanTest(rho, n), k.test()}, k.ties
+}
+
+// majority returns the category with the strict plurality of counts, or −1 when the top
+// count is shared (or every count is 0).
+func majority(counts []int) int {
+	best, second, label := 0, 0, -1
+	for c, x := range counts {
+		if x > best {
+			best, second, label = x, best, c
+		} else if x > second {
+			second = x
+		}
+	}
+	if second == best {
+		return -1
+	}
+	return label
 }

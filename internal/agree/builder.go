@@ -2,6 +2,7 @@ package agree
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +21,9 @@ import (
 type Builder struct {
 	// NACategory keeps "NA" as an ordinary value of nominal fields.
 	NACategory bool
+	// Missing lists further values (exact, after trimming) that mean "no rating", such as
+	// "NULL" or "-", in ratings and scores alike.
+	Missing []string
 
 	schema map[string]Field
 	fields []*fieldAcc
@@ -53,6 +57,13 @@ type fieldAcc struct {
 	// until Build infers the categories.
 	raw      map[string]uint8
 	rawNames []string
+	rawCount []int // ratings of each raw value
+	// nums holds each cell's number (NaN when not one) for a continuous field, and for an
+	// undeclared field once it has more distinct values than categories can hold
+	// (overflow): it is then continuous if every value is a number.
+	nums     []float64
+	overflow bool
+	nonNum   Location // the first value that is not a number, for the error
 
 	allRaters map[string]int // every rater seen, in order
 	allOrder  []string
@@ -151,7 +162,7 @@ func (b *Builder) Add(item, rater, field, value string, loc Location) error {
 		f.rated = append(f.rated, false)
 		f.raterCol = append(f.raterCol, -1)
 	}
-	missing := IsMissing(value, b.NACategory)
+	missing := IsMissing(value, b.NACategory) || slices.Contains(b.Missing, value)
 	if !missing && value == "NA" && (f.declared && f.field.Type == Ordinal) {
 		// NA stays missing in ordinal fields: --na-category is for Yes/No/NA fields.
 		missing = true
@@ -160,7 +171,14 @@ func (b *Builder) Add(item, rater, field, value string, loc Location) error {
 		return nil
 	}
 	var code uint8
-	if f.declared {
+	if f.declared && f.field.Type == Continuous {
+		x, err := strconv.ParseFloat(value, 64)
+		if err != nil || math.IsInf(x, 0) || math.IsNaN(x) {
+			loc.Column = "value"
+			return loc.errorf("%q is not a number (field %s is continuous)", value, field)
+		}
+		f.nums = append(f.nums, x)
+	} else if f.declared {
 		c, ok := f.field.Code(value)
 		if !ok {
 			loc.Column = "value"
@@ -169,14 +187,27 @@ func (b *Builder) Add(item, rater, field, value string, loc Location) error {
 		code = c
 	} else {
 		c, ok := f.raw[value]
-		if !ok {
+		if !ok && !f.overflow {
 			if len(f.rawNames) >= MaxCategories-1 {
-				loc.Column = "value"
-				return loc.errorf("field %s has more than %d distinct values; declare its categories in a schema", field, MaxCategories-1)
+				// Too many values for categories: the field can only be continuous. The
+				// numbers are kept from here on, those of the earlier cells recovered from
+				// their interned strings (no field pays for them before).
+				f.overflow = true
+				f.nums = make([]float64, len(f.cells), 2*len(f.cells)+1)
+				for i, cl := range f.cells {
+					f.nums[i] = f.number(f.rawNames[cl.code], Location{File: loc.File, Line: int(cl.line)})
+				}
+			} else {
+				c = uint8(len(f.rawNames))
+				f.raw[value] = c
+				f.rawNames = append(f.rawNames, value)
+				f.rawCount = append(f.rawCount, 0)
 			}
-			c = uint8(len(f.rawNames))
-			f.raw[value] = c
-			f.rawNames = append(f.rawNames, value)
+		}
+		if f.overflow {
+			f.nums = append(f.nums, f.number(value, loc))
+		} else {
+			f.rawCount[c]++
 		}
 		code = c
 	}
@@ -210,6 +241,20 @@ func (b *Builder) Add(item, rater, field, value string, loc Location) error {
 	return nil
 }
 
+// number parses a value of an undeclared field that turned continuous; a value that is not a
+// number gives NaN, and the first one's place is kept for the error Build reports.
+func (f *fieldAcc) number(value string, loc Location) float64 {
+	x, err := strconv.ParseFloat(value, 64)
+	if err == nil && !math.IsInf(x, 0) && !math.IsNaN(x) {
+		return x
+	}
+	if f.nonNum.File == "" && f.nonNum.Line == 0 {
+		f.nonNum = loc
+		f.nonNum.Column = "value"
+	}
+	return math.NaN()
+}
+
 // AddJudge declares an automatic judge, so that every field reports it even when it scored
 // nothing there. AddScore declares judges implicitly.
 func (b *Builder) AddJudge(judge string) {
@@ -222,7 +267,7 @@ func (b *Builder) AddJudge(judge string) {
 // without ratings are ignored, like the oracle does; "" and "NA" are missing.
 func (b *Builder) AddScore(judge, item, field, value string, loc Location) error {
 	item, field, value = strings.TrimSpace(item), strings.TrimSpace(field), strings.TrimSpace(value)
-	if IsMissing(value, false) {
+	if IsMissing(value, false) || slices.Contains(b.Missing, value) {
 		return nil
 	}
 	if len(b.judges) == 0 || b.judges[len(b.judges)-1] != judge {
@@ -265,6 +310,29 @@ func (b *Builder) AddScore(judge, item, field, value string, loc Location) error
 	return nil
 }
 
+// missingLooking are values that usually mean "no rating" in exported data sets.
+var missingLooking = []string{"NULL", "null", "N/A", "n/a", "NaN", "nan", "None", "-", "?"}
+
+// Warnings lists, for every field without a schema entry, the values that look like missing
+// codes (NULL, N/A, NaN, -, ?) but were read as categories, with their counts: such a value
+// silently becomes a category and changes every coefficient. Declare them with Missing.
+func (b *Builder) Warnings() []string {
+	var out []string
+	for _, f := range b.fields {
+		if f.declared {
+			continue
+		}
+		for code, s := range f.rawNames {
+			if !slices.Contains(missingLooking, s) {
+				continue
+			}
+			n := f.rawCount[code]
+			out = append(out, fmt.Sprintf("field %s: %d values %q look like a missing code but count as a category (declare it missing with --missing %s)", f.name, n, s, s))
+		}
+	}
+	return out
+}
+
 // inferField applies the oracle's rule for a field without a schema entry.
 func inferField(name string, raw []string) Field {
 	if len(raw) == 0 {
@@ -305,7 +373,12 @@ func (b *Builder) Build(file string) ([]FieldData, error) {
 	for _, f := range b.fields {
 		fd := f.field
 		remap := []uint8(nil)
-		if !f.declared {
+		if !f.declared && f.overflow {
+			if f.nonNum.Line > 0 || f.nonNum.File != "" {
+				return nil, f.nonNum.errorf("field %s has more than %d distinct values and this one is not a number; declare the field in a schema", f.name, MaxCategories-1)
+			}
+			fd = NewContinuous(f.name)
+		} else if !f.declared {
 			fd = inferField(f.name, f.rawNames)
 			remap = make([]uint8, len(f.rawNames))
 			for i, s := range f.rawNames {
@@ -317,7 +390,23 @@ func (b *Builder) Build(file string) ([]FieldData, error) {
 			}
 		}
 		m := NewMatrix(len(f.items), len(f.raters))
-		for _, c := range f.cells {
+		var cont []float64
+		if fd.Type == Continuous {
+			cont = make([]float64, len(f.items)*len(f.raters))
+			for i := range cont {
+				cont[i] = math.NaN()
+			}
+		}
+		for ci, c := range f.cells {
+			if cont != nil {
+				at := int(c.item)*m.Raters + int(c.rater)
+				if !math.IsNaN(cont[at]) {
+					loc := Location{File: file, Line: int(c.line), Column: "item"}
+					return nil, loc.errorf("duplicate rating of item %q by %s in field %s", b.names[f.items[c.item]], f.raters[c.rater], f.name)
+				}
+				cont[at] = f.nums[ci]
+				continue
+			}
 			code := c.code
 			if remap != nil {
 				code = remap[code]
@@ -337,7 +426,7 @@ func (b *Builder) Build(file string) ([]FieldData, error) {
 			}
 			m.Codes[at] = code
 		}
-		d := FieldData{Field: fd, Raters: f.raters, Ratings: m}
+		d := FieldData{Field: fd, Raters: f.raters, Ratings: m, Cont: cont}
 		d.Items = make([]string, len(f.items))
 		for i, gi := range f.items {
 			d.Items[i] = b.names[gi]
@@ -362,7 +451,7 @@ func (b *Builder) Build(file string) ([]FieldData, error) {
 			d.Judges = append(d.Judges, j)
 		}
 		out = append(out, d)
-		f.cells = nil // the matrix holds them now
+		f.cells, f.nums = nil, nil // the matrix holds them now
 	}
 	return out, nil
 }

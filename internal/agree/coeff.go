@@ -82,8 +82,15 @@ func catValues(f Field) []int64 {
 // kappa = 1 − n·Σ d·N / Σ d·r_c·s_k. Numerator and denominator are exact integers.
 func CohenTable(table []int64, values []int64, w Weighting) Value {
 	k := len(values)
-	rows := make([]int64, k)
-	cols := make([]int64, k)
+	// The bootstrap calls this for every rater pair of every replicate: small tables keep
+	// their margins on the stack.
+	var rb, cb [16]int64
+	rows, cols := rb[:0], cb[:0]
+	if k <= len(rb) {
+		rows, cols = rb[:k], cb[:k]
+	} else {
+		rows, cols = make([]int64, k), make([]int64, k)
+	}
 	var n int64
 	for c := 0; c < k; c++ {
 		for d := 0; d < k; d++ {
@@ -337,10 +344,19 @@ func gwet(t *tally, values []int64, w Weighting) Value {
 	return ratio(pa-pe, 1-pe, "pe == 1")
 }
 
-// ICC holds the six intraclass correlations of Shrout & Fleiss (1979).
+// ICC holds the six intraclass correlations of Shrout & Fleiss (1979), over the complete
+// items. In McGraw & Wong's (1996) notation: ICC(1,1) = ICC(1) one-way random, single rater;
+// ICC(2,1) = ICC(A,1) two-way random, absolute agreement; ICC(3,1) = ICC(C,1) two-way mixed,
+// consistency; the ",k" forms are the same for the mean of k raters (ICC(k), ICC(A,k),
+// ICC(C,k)).
 type ICC struct {
 	ICC11, ICC21, ICC31, ICC1k, ICC2k, ICC3k Value
 	N                                        int // complete items
+	K                                        int // raters
+	// The ANOVA mean squares: rows (items), columns (raters), residual, within rows.
+	MSR, MSC, MSE, MSW float64
+	// Tests holds the F test and confidence interval of each form, in the order above.
+	Tests [6]ICCTest
 }
 
 // icc computes the ICCs from the exact integer sums of the complete items, so the sums of
@@ -348,7 +364,7 @@ type ICC struct {
 func icc(t *tally) ICC {
 	r := t.r
 	n := t.items[r]
-	out := ICC{N: int(n)}
+	out := ICC{N: int(n), K: r}
 	if n < 2 || r < 2 {
 		u := Undefined("needs >= 2 complete items and >= 2 raters")
 		out.ICC11, out.ICC21, out.ICC31, out.ICC1k, out.ICC2k, out.ICC3k = u, u, u, u, u, u
@@ -396,5 +412,34 @@ func icc(t *tally) ICC {
 	out.ICC1k = div(sub(msr, msw), msr)
 	out.ICC2k = div(sub(msr, mse), add(msr, colTerm))
 	out.ICC3k = div(sub(msr, mse), msr)
+	out.MSR, _ = msr.Float64()
+	out.MSC, _ = msc.Float64()
+	out.MSE, _ = mse.Float64()
+	out.MSW, _ = msw.Float64()
+	// The tests are added by the caller for the full data only: the bootstrap calls icc
+	// for every replicate, and the F quantiles of the intervals are costly.
 	return out
+}
+
+// ICCForm names one ICC form in both notations.
+type ICCForm struct {
+	// ShroutFleiss is Shrout & Fleiss's (1979) name, e.g. "ICC(2,1)" (also the JSON key).
+	ShroutFleiss string
+	// McGrawWong is McGraw & Wong's (1996) name, e.g. "ICC(A,1)".
+	McGrawWong string
+	// Model says what it measures.
+	Model string
+	// Short is a compact description for table rows: the model and the number of raters
+	// the ICC is about (1 or the mean of k).
+	Short string
+}
+
+// ICCForms lists the six forms in the order of [ICC]'s fields and of ICC.Tests.
+var ICCForms = [6]ICCForm{
+	{"ICC(1,1)", "ICC(1)", "one-way random, single rater", "one-way, 1"},
+	{"ICC(2,1)", "ICC(A,1)", "two-way random, absolute agreement, single rater", "agreement, 1"},
+	{"ICC(3,1)", "ICC(C,1)", "two-way mixed, consistency, single rater", "consistency, 1"},
+	{"ICC(1,k)", "ICC(k)", "one-way random, mean of k raters", "one-way, k"},
+	{"ICC(2,k)", "ICC(A,k)", "two-way random, absolute agreement, mean of k raters", "agreement, k"},
+	{"ICC(3,k)", "ICC(C,k)", "two-way mixed, consistency, mean of k raters", "consistency, k"},
 }

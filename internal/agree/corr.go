@@ -35,12 +35,12 @@ func newPairs(x, y []float64) *pairs {
 type corrScratch struct {
 	w, rx, ry []float64
 	fen       []int32 // a replicate has at most 2^31 points; int32 keeps the tree in L1
-	ytie      []int64
+	ytie, aty []int64
 }
 
 func newCorrScratch(n, ny int) *corrScratch {
 	return &corrScratch{w: make([]float64, n), rx: make([]float64, n), ry: make([]float64, n),
-		fen: make([]int32, ny+1), ytie: make([]int64, ny)}
+		fen: make([]int32, ny+1), ytie: make([]int64, ny), aty: make([]int64, ny)}
 }
 
 // constant reports whether every point with positive weight has the same value of v.
@@ -79,7 +79,57 @@ func (p *pairs) pearson(w []int32, s *corrScratch) Value {
 	if constant(p.x, w) || constant(p.y, w) {
 		return Undefined("constant input (zero variance)")
 	}
-	return Num(stat.Correlation(p.x, p.y, floatWeights(w, s)))
+	return Num(scaledCorrelation(p.x, p.y, w))
+}
+
+// scaledCorrelation is Pearson's r of the points weighted by w (nil: all 1). The deviations
+// from the means are divided by their largest magnitude before any product is formed, so
+// tiny but varying values (HANNA's CIDEr column holds scores like 1e-310, whose squared
+// deviations underflow to 0) give the same r as SciPy and R instead of 0/0. gonum's
+// stat.Correlation squares the raw deviations, hence this by hand.
+func scaledCorrelation(x, y []float64, w []int32) float64 {
+	var sw, sx, sy float64
+	for i := range x {
+		wi := weightOf(w, i)
+		sw += wi
+		sx += wi * x[i]
+		sy += wi * y[i]
+	}
+	mx, my := sx/sw, sy/sw
+	var ax, ay float64
+	for i := range x {
+		if weightOf(w, i) == 0 {
+			continue
+		}
+		// Plain comparisons: math.Max's NaN and ±0 handling costs here and no NaN reaches it.
+		if d := math.Abs(x[i] - mx); d > ax {
+			ax = d
+		}
+		if d := math.Abs(y[i] - my); d > ay {
+			ay = d
+		}
+	}
+	if ax == 0 || ay == 0 {
+		return math.NaN()
+	}
+	var sxy, sxx, syy float64
+	for i := range x {
+		if wi := weightOf(w, i); wi != 0 {
+			dx, dy := (x[i]-mx)/ax, (y[i]-my)/ay
+			sxy += wi * dx * dy
+			sxx += wi * dx * dx
+			syy += wi * dy * dy
+		}
+	}
+	return sxy / math.Sqrt(sxx*syy)
+}
+
+// weightOf is the weight of point i: w[i], or 1 when w is nil.
+func weightOf(w []int32, i int) float64 {
+	if w == nil {
+		return 1
+	}
+	return float64(w[i])
 }
 
 func floatWeights(w []int32, s *corrScratch) []float64 {
@@ -140,10 +190,17 @@ func (p *pairs) kendall(w []int32, s *corrScratch) Value {
 	if w == nil {
 		return p.kendallKnight()
 	}
+	return p.kendallWeighted(w, s, n)
+}
+
+// kendallWeighted is kendall for weighted points whose total weight n ≥ 2 is known.
+func (p *pairs) kendallWeighted(w []int32, s *corrScratch, n int64) Value {
 	fen := s.fen[:p.yCount+1]
 	clear(fen)
 	ytie := s.ytie[:p.yCount]
 	clear(ytie)
+	aty := s.aty[:p.yCount] // weight inserted into the tree at each y rank
+	clear(aty)
 	var conc, disc, inserted, n1 int64
 	ord := p.byXY
 	for i := 0; i < len(ord); {
@@ -157,13 +214,12 @@ func (p *pairs) kendall(w []int32, s *corrScratch) Value {
 			}
 			if we > 0 {
 				yr := int(p.yrXY[j])
-				var below, upto int64
+				var below int64
 				for q := yr; q > 0; q -= q & -q {
 					below += int64(fen[q])
 				}
-				for q := yr + 1; q > 0; q -= q & -q {
-					upto += int64(fen[q])
-				}
+				// Inserted points at or below yr: those below plus those equal to it.
+				upto := below + aty[yr]
 				conc += we * below
 				disc += we * (inserted - upto)
 				ytie[yr] += we
@@ -179,6 +235,7 @@ func (p *pairs) kendall(w []int32, s *corrScratch) Value {
 			if we == 0 {
 				continue
 			}
+			aty[p.yrXY[i+jj]] += we
 			for q := int(p.yrXY[i+jj]) + 1; q <= p.yCount; q += q & -q {
 				fen[q] += int32(we)
 			}

@@ -23,15 +23,24 @@ type Type int
 const (
 	Nominal Type = iota
 	Ordinal
+	// Continuous fields hold any numbers (an aggregated score such as a mean faithfulness):
+	// they get the correlations with the judges and the ICC, not the categorical statistics.
+	Continuous
 )
 
-// String returns "nominal" or "ordinal", the words of the schema file.
+// String returns "nominal", "ordinal" or "continuous", the words of the schema file.
 func (t Type) String() string {
-	if t == Ordinal {
+	switch t {
+	case Ordinal:
 		return "ordinal"
+	case Continuous:
+		return "continuous"
 	}
 	return "nominal"
 }
+
+// NewContinuous returns a continuous field.
+func NewContinuous(name string) Field { return Field{Name: name, Type: Continuous} }
 
 // Field describes one rubric field: its name, type and declared categories.
 type Field struct {
@@ -61,6 +70,12 @@ func NewNominal(name string, labels ...string) Field {
 // Validate checks that the field can be analysed: 1..MaxCategories distinct categories and,
 // for an ordinal field, one integer value per category.
 func (f Field) Validate() error {
+	if f.Type == Continuous {
+		if len(f.Categories) > 0 {
+			return fmt.Errorf("field %s: a continuous field has no categories", f.Name)
+		}
+		return nil
+	}
 	if len(f.Categories) > MaxCategories-1 {
 		return fmt.Errorf("field %s: %d categories; at most %d are supported", f.Name, len(f.Categories), MaxCategories-1)
 	}
@@ -235,7 +250,10 @@ type FieldData struct {
 	// used).
 	RatersWithoutRatings []string
 	Ratings              Matrix
-	Judges               []Judge
+	// Cont holds the values of a continuous field, items × raters row-major, NaN where a
+	// rater gave none (Ratings is then all Missing, of the same shape).
+	Cont   []float64
+	Judges []Judge
 }
 
 // Validate checks the shapes and codes of the field's data.
@@ -246,6 +264,9 @@ func (d *FieldData) Validate() error {
 	if d.Ratings.Items != len(d.Items) || d.Ratings.Raters != len(d.Raters) {
 		return fmt.Errorf("field %s: matrix is %d × %d for %d items and %d raters", d.Field.Name,
 			d.Ratings.Items, d.Ratings.Raters, len(d.Items), len(d.Raters))
+	}
+	if d.Field.Type == Continuous && len(d.Cont) != len(d.Items)*len(d.Raters) {
+		return fmt.Errorf("field %s: %d continuous values for %d items × %d raters", d.Field.Name, len(d.Cont), len(d.Items), len(d.Raters))
 	}
 	if err := d.Ratings.check(len(d.Field.Categories)); err != nil {
 		return fmt.Errorf("field %s: %w", d.Field.Name, err)

@@ -192,12 +192,34 @@ func (t *tally) scan(m Matrix, lo, hi int, o tallyOpts) { t.scanWeighted(m, lo, 
 
 // scanWeighted adds items lo..hi-1 of m, each counted w times.
 func (t *tally) scanWeighted(m Matrix, lo, hi int, o tallyOpts, w int64) {
+	t.scanRows(m, lo, hi, o, nil, w, make([]int, 2*m.Raters))
+}
+
+// reset zeroes every count.
+func (t *tally) reset() {
+	clear(t.p)
+	clear(t.c)
+	clear(t.items)
+	clear(t.pair)
+	clear(t.colSum)
+	t.allAgreePairable, t.allAgreeComplete = 0, 0
+	t.sumX, t.sumX2, t.sumRow2 = 0, 0, 0
+}
+
+// scanRows adds items lo..hi-1 of m, item i counted ws[i] times (w times when ws is nil);
+// buf is scratch of 2·raters ints.
+func (t *tally) scanRows(m Matrix, lo, hi int, o tallyOpts, ws []int64, w int64, buf []int) {
 	r, k := m.Raters, t.k
 	kk := k * k
-	who := make([]int, r)
-	code := make([]int, r)
+	who := buf[:r]
+	code := buf[r : 2*r]
 	codes := m.Codes
 	for i := lo; i < hi; i++ {
+		if ws != nil {
+			if w = ws[i]; w == 0 {
+				continue
+			}
+		}
 		row := codes[i*r : i*r+r]
 		n := 0
 		for j, c := range row {

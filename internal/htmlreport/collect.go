@@ -47,10 +47,13 @@ func Collect(ctx context.Context, s *store.Store, r *rubric.Rubric, o Options) (
 	}
 	d.Campaign = c
 	res, err := scoring.Run(ctx, s, r, scoring.Options{
-		Filter:   store.ScoreFilter{Judges: o.Judges, By: o.By},
-		Database: o.Database,
-		Agree:    agree.Options{Bootstrap: o.Bootstrap, Seed: o.Seed},
-		KeepData: true,
+		// Episodes are the bootstrap unit, as m3eval score's default: turns of one
+		// conversation are not independent.
+		Filter:      store.ScoreFilter{Judges: o.Judges, By: o.By, Cluster: "episode"},
+		ClusterName: "episode",
+		Database:    o.Database,
+		Agree:       agree.Options{Bootstrap: o.Bootstrap, Seed: o.Seed},
+		KeepData:    true,
 	})
 	if err != nil {
 		return nil, err

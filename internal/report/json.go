@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"sort"
 
 	"github.com/m3bench/m3eval/internal/agree"
 )
@@ -69,8 +70,11 @@ var kappaKeys = [3]string{"cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quad
 type Inputs struct {
 	Ratings, Auto, Schema string
 	NACategory            bool
+	Missing               []string // further missing codes (--missing)
 	Bootstrap             int
 	Seed                  uint64
+	// CI, Cluster, Adjust and Raters record how intervals and p-values were made.
+	CI, Cluster, Adjust, Raters string
 }
 
 // JSON writes the results with the structure and key names of the oracle's oracle.json,
@@ -83,12 +87,18 @@ func JSON(w io.Writer, in Inputs, results []agree.FieldResult) error {
 	inputs.set("auto", nullIfEmpty(in.Auto))
 	inputs.set("schema", nullIfEmpty(in.Schema))
 	if in.NACategory {
-		inputs.set("missing_tokens", []string{""})
+		inputs.set("missing_tokens", append([]string{""}, in.Missing...))
 	} else {
-		inputs.set("missing_tokens", []string{"", "NA"})
+		inputs.set("missing_tokens", append([]string{"", "NA"}, in.Missing...))
 	}
 	inputs.set("bootstrap", in.Bootstrap)
 	inputs.set("seed", in.Seed)
+	if in.CI != "" {
+		inputs.set("ci", in.CI)
+		inputs.set("bootstrap_unit", unitName(in.Cluster))
+		inputs.set("p_adjustment", in.Adjust)
+		inputs.set("raters", in.Raters)
+	}
 	top.set("inputs", inputs)
 	var fields obj
 	for _, r := range results {
@@ -143,37 +153,36 @@ func fieldJSON(r agree.FieldResult) obj {
 	f.set("n_missing_cells", r.NMissingCells)
 	f.set("n_items_pairable", r.NItemsPairable)
 	f.set("n_items_complete", r.NItemsComplete)
-	pw := []obj{}
-	for _, p := range r.Pairwise {
-		s := statObj{}
-		s.set("raters", p.Raters[:])
-		s.set("n_items", p.N)
-		s.stat("percent_agreement", p.PercentAgreement)
-		s.stat(kappaKeys[0], p.Kappa[0])
-		if ordinal {
-			s.stat(kappaKeys[1], p.Kappa[1])
-			s.stat(kappaKeys[2], p.Kappa[2])
+	continuous := r.Field.Type == agree.Continuous
+	if !continuous {
+		pw := []obj{}
+		for _, p := range r.Pairwise {
+			s := statObj{}
+			s.set("raters", p.Raters[:])
+			s.set("n_items", p.N)
+			s.stat("percent_agreement", p.PercentAgreement)
+			s.set("tests", kappas(&s, p.Kappa, p.KappaTest, ordinal))
+			pw = append(pw, s.done())
 		}
-		pw = append(pw, s.done())
-	}
-	f.set("pairwise", pw)
-	f.stat("fleiss_kappa", r.Fleiss)
-	ka := statObj{}
-	ka.stat("nominal", r.Alpha.Nominal)
-	if ordinal {
-		ka.stat("ordinal", r.Alpha.Ordinal)
-		ka.stat("interval", r.Alpha.Interval)
-	}
-	f.set("krippendorff_alpha", ka.done())
-	pa := statObj{}
-	pa.stat("all_agree_complete_items", r.Percent.AllAgreeComplete)
-	pa.stat("pairwise_mean_pairable_items", r.Percent.PairwiseMeanPairable)
-	pa.stat("all_agree_pairable_items", r.Percent.AllAgreePairable)
-	f.set("percent_agreement", pa.done())
-	f.stat("gwet_ac1", r.AC1)
-	if ordinal {
-		f.stat("gwet_ac2_linear", r.AC2Linear)
-		f.stat("gwet_ac2_quadratic", r.AC2Quadratic)
+		f.set("pairwise", pw)
+		f.stat("fleiss_kappa", r.Fleiss)
+		ka := statObj{}
+		ka.stat("nominal", r.Alpha.Nominal)
+		if ordinal {
+			ka.stat("ordinal", r.Alpha.Ordinal)
+			ka.stat("interval", r.Alpha.Interval)
+		}
+		f.set("krippendorff_alpha", ka.done())
+		pa := statObj{}
+		pa.stat("all_agree_complete_items", r.Percent.AllAgreeComplete)
+		pa.stat("pairwise_mean_pairable_items", r.Percent.PairwiseMeanPairable)
+		pa.stat("all_agree_pairable_items", r.Percent.AllAgreePairable)
+		f.set("percent_agreement", pa.done())
+		f.stat("gwet_ac1", r.AC1)
+		if ordinal {
+			f.stat("gwet_ac2_linear", r.AC2Linear)
+			f.stat("gwet_ac2_quadratic", r.AC2Quadratic)
+		}
 	}
 	if r.ICC != nil {
 		ic := statObj{}
@@ -181,15 +190,51 @@ func fieldJSON(r agree.FieldResult) obj {
 			ic.stat(e.name, e.v)
 		}
 		f.set("icc", ic.done())
+		forms := []obj{}
+		for i, e := range iccList(*r.ICC) {
+			fm := agree.ICCForms[i]
+			t := r.ICC.Tests[i]
+			o := statObj{}
+			o.set("shrout_fleiss", fm.ShroutFleiss)
+			o.set("mcgraw_wong", fm.McGrawWong)
+			o.set("model", fm.Model)
+			o.stat("value", e.v)
+			o.set("n_complete_items", r.ICC.N)
+			o.set("test", testJSON(t.Test))
+			o.stat("ci95_lo", t.Lo)
+			o.stat("ci95_hi", t.Hi)
+			forms = append(forms, o.done())
+		}
+		f.set("icc_forms", forms)
 	}
 	if len(r.Judges) == 1 {
-		f.set("human_vs_auto", judgeJSON(r.Judges[0], ordinal))
+		f.set("human_vs_auto", judgeJSON(r.Judges[0], r.Field.Type))
 	} else if len(r.Judges) > 1 {
 		var by obj
 		for _, j := range r.Judges {
-			by.set(j.Judge, judgeJSON(j, ordinal))
+			by.set(j.Judge, judgeJSON(j, r.Field.Type))
 		}
 		f.set("human_vs_auto_by_judge", by)
+	}
+	if len(r.Comparisons) > 0 {
+		cs := []obj{}
+		for _, c := range r.Comparisons {
+			o := obj{}
+			o.set("a", c.A)
+			o.set("b", c.B)
+			o.set("n_items_both", c.NCommon)
+			d, tests := statObj{}, obj{}
+			for s, name := range agree.CorrNames {
+				d.stat(name, c.Diff[s])
+				tests.set(name, testJSON(c.Tests[s]))
+			}
+			o.set("difference", d.done())
+			o.set("tests", tests)
+			o.set("williams_pearson", testJSON(c.Williams))
+			cs = append(cs, o)
+		}
+		f.set("judge_comparisons", cs)
+		f.set("judge_ranking", ranking(r.Judges))
 	}
 	if r.Bootstrap != nil {
 		var bs obj
@@ -197,13 +242,19 @@ func fieldJSON(r agree.FieldResult) obj {
 			s := statObj{}
 			s.set("B", iv.B)
 			s.set("n_undefined", iv.NUndefined)
+			s.set("unit", unitName(iv.Cluster))
+			s.set("n_units", iv.Clusters)
+			key := "ci95_percentile"
+			if iv.Method == agree.CIBCa {
+				key = "ci95_bca"
+			}
 			lo, ok1 := iv.Lo.Float()
 			hi, ok2 := iv.Hi.Float()
 			if ok1 && ok2 {
-				s.set("ci95_percentile", []float64{lo, hi})
+				s.set(key, []float64{lo, hi})
 			} else {
-				s.set("ci95_percentile", nil)
-				s.reasons.set("ci95_percentile", iv.Lo.Reason())
+				s.set(key, nil)
+				s.reasons.set(key, iv.Lo.Reason())
 			}
 			s.stat("se", iv.SE)
 			bs.set(iv.Stat, s.done())
@@ -213,7 +264,9 @@ func fieldJSON(r agree.FieldResult) obj {
 		}
 		f.set("bootstrap", bs)
 	}
-	f.set("categories_used", categoriesJSON(r.Field, r.CategoriesUsed))
+	if !continuous {
+		f.set("categories_used", categoriesJSON(r.Field, r.CategoriesUsed))
+	}
 	return f.done()
 }
 
@@ -227,7 +280,8 @@ func iccList(c agree.ICC) []namedValue {
 		{"ICC(1,k)", c.ICC1k}, {"ICC(2,k)", c.ICC2k}, {"ICC(3,k)", c.ICC3k}}
 }
 
-func judgeJSON(j agree.VsJudge, ordinal bool) obj {
+func judgeJSON(j agree.VsJudge, typ agree.Type) obj {
+	ordinal := typ != agree.Nominal
 	s := statObj{}
 	s.set("judge", j.Judge)
 	s.set("n_items_with_auto", j.NWithAuto)
@@ -237,15 +291,15 @@ func judgeJSON(j agree.VsJudge, ordinal bool) obj {
 		s.stat("pearson", j.Pearson)
 		s.stat("spearman", j.Spearman)
 		s.stat("kendall_tau_b", j.KendallTauB)
+		s.set("tests", corrTestsJSON(j.Tests))
+		s.set("kendall_ties", tiesJSON(j.Ties))
 	}
-	s.set("n_items_majority", j.NMajority)
-	s.set("n_items_tied_majority", j.NTiedMajority)
-	s.set("n_auto_outside_categories", j.NOutsideCategories)
-	s.stat("exact_match_accuracy", j.ExactMatch)
-	s.stat(kappaKeys[0], j.Kappa[0])
-	if ordinal {
-		s.stat(kappaKeys[1], j.Kappa[1])
-		s.stat(kappaKeys[2], j.Kappa[2])
+	if typ != agree.Continuous {
+		s.set("n_items_majority", j.NMajority)
+		s.set("n_items_tied_majority", j.NTiedMajority)
+		s.set("n_auto_outside_categories", j.NOutsideCategories)
+		s.stat("exact_match_accuracy", j.ExactMatch)
+		s.set("kappa_tests", kappas(&s, j.Kappa, j.KappaTest, ordinal))
 	}
 	for _, l := range []struct {
 		key string
@@ -264,7 +318,87 @@ func judgeJSON(j agree.VsJudge, ordinal bool) obj {
 		o.stat("pearson", l.c.Pearson)
 		o.stat("spearman", l.c.Spearman)
 		o.stat("kendall_tau_b", l.c.KendallTauB)
+		if l.key == "system_level" {
+			o.set("tests", corrTestsJSON(l.c.Tests))
+			o.set("kendall_ties", tiesJSON(l.c.Ties))
+		}
 		s.set(l.key, o.done())
 	}
 	return s.done()
+}
+
+// testJSON writes a test: method, statistic, df, p and adjusted p (null with reasons when
+// undefined).
+func testJSON(t agree.Test) obj {
+	s := statObj{}
+	s.set("method", nullIfEmpty(string(t.Method)))
+	s.stat("statistic", t.Statistic)
+	if t.DF1 != 0 {
+		s.set("df1", t.DF1)
+	}
+	if t.DF2 != 0 {
+		s.set("df2", t.DF2)
+	}
+	s.stat("p", t.P)
+	s.stat("p_adjusted", t.PAdjusted)
+	return s.done()
+}
+
+func corrTestsJSON(t agree.CorrTests) obj {
+	return obj{{"pearson", testJSON(t.Pearson)}, {"spearman", testJSON(t.Spearman)}, {"kendall_tau_b", testJSON(t.Kendall)}}
+}
+
+func tiesJSON(t agree.KendallTies) obj {
+	return obj{{"pairs", t.Pairs}, {"tied_human", t.TiedX}, {"tied_judge", t.TiedY}, {"tied_both", t.TiedXY}}
+}
+
+func unitName(cluster string) string {
+	if cluster == "" {
+		return "item"
+	}
+	return cluster
+}
+
+// ranking orders the judges by each correlation, best first (undefined last, in input
+// order); the comparisons say which differences are significant.
+func ranking(js []agree.VsJudge) obj {
+	out := obj{}
+	for s, name := range agree.CorrNames {
+		idx := make([]int, len(js))
+		for i := range idx {
+			idx[i] = i
+		}
+		val := func(i int) (float64, bool) {
+			return [3]agree.Value{js[i].Pearson, js[i].Spearman, js[i].KendallTauB}[s].Float()
+		}
+		sort.SliceStable(idx, func(a, b int) bool {
+			x, okx := val(idx[a])
+			y, oky := val(idx[b])
+			if okx != oky {
+				return okx
+			}
+			return okx && x > y
+		})
+		names := make([]string, len(idx))
+		for i, j := range idx {
+			names[i] = js[j].Judge
+		}
+		out.set(name, names)
+	}
+	return out
+}
+
+// kappas writes the Cohen's kappas into s (the weighted ones for ordinal fields) and returns
+// their tests.
+func kappas(s *statObj, k [3]agree.Value, t [3]agree.Test, ordinal bool) obj {
+	n := 1
+	if ordinal {
+		n = 3
+	}
+	tests := obj{}
+	for w := 0; w < n; w++ {
+		s.stat(kappaKeys[w], k[w])
+		tests.set(kappaKeys[w], testJSON(t[w]))
+	}
+	return tests
 }

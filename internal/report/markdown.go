@@ -18,25 +18,25 @@ func writeMarkdown(w io.Writer, results []agree.FieldResult, o Options) error {
 	var b strings.Builder
 	for _, r := range results {
 		fmt.Fprintf(&b, "**%s**\n\n", escapeMD(header(r)))
-		b.WriteString("| Statistic | Value | n |\n| --- | --- | ---: |\n")
+		fmt.Fprintf(&b, "| Statistic | Value | %s | n |\n| --- | --- | ---: | ---: |\n", pHeader(o.Adjust))
 		group := ""
 		for _, x := range rowsOf(r) {
 			if x.group != group {
 				group = x.group
-				fmt.Fprintf(&b, "| *%s* | | |\n", escapeMD(group))
+				fmt.Fprintf(&b, "| *%s* | | | |\n", escapeMD(group))
 			}
 			val := format(x.v, x.ci, 3)
 			if !x.v.OK() {
 				val += fmt.Sprintf("<sup>%d</sup>", notes.num(x.v.Reason()))
 			}
-			fmt.Fprintf(&b, "| %s | %s | %d |\n", escapeMD(x.name), val, x.n)
+			fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", escapeMD(x.name), val, pText(x.test, o.Adjust), x.n)
 		}
 		b.WriteString("\n")
 	}
 	if o.Bootstrap > 0 {
-		fmt.Fprintf(&b, "Brackets: 95%% percentile bootstrap interval (%d replicates over items). ", o.Bootstrap)
+		b.WriteString(ciNote(o) + " ")
 	}
-	b.WriteString("n: items the statistic rests on.\n")
+	b.WriteString("n: items the statistic rests on. " + pNote(o) + "\n")
 	for i, r := range notes.reasons {
 		fmt.Fprintf(&b, "\n<sup>%d</sup> Undefined: %s.", i+1, escapeMD(r))
 	}
@@ -55,7 +55,7 @@ func escapeMD(s string) string {
 // writeCSV writes one line per statistic, full precision, for spreadsheets and scripts.
 func writeCSV(w io.Writer, results []agree.FieldResult, co csvout.Options) error {
 	cw := csvout.NewWriter(w, co)
-	cw.Write([]string{"field", "group", "statistic", "key", "value", "n", "ci95_lo", "ci95_hi", "se", "undefined_reason"})
+	cw.Write([]string{"field", "group", "statistic", "key", "value", "n", "ci95_lo", "ci95_hi", "se", "undefined_reason", "p", "p_adjusted", "test"})
 	num := func(v agree.Value) string {
 		if x, ok := v.Float(); ok {
 			return strconv.FormatFloat(x, 'g', -1, 64)
@@ -68,9 +68,71 @@ func writeCSV(w io.Writer, results []agree.FieldResult, co csvout.Options) error
 			if x.ci != nil {
 				rec[6], rec[7], rec[8] = num(x.ci.Lo), num(x.ci.Hi), num(x.ci.SE)
 			}
+			rec = append(rec, testCells(x.test, num)...)
 			cw.Write(rec)
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// testCells are the CSV cells of a test: p, adjusted p, method.
+func testCells(t *agree.Test, num func(agree.Value) string) []string {
+	if t == nil {
+		return []string{"", "", ""}
+	}
+	return []string{num(t.P), num(t.PAdjusted), string(t.Method)}
+}
+
+// pHeader is the heading of the p-value column.
+func pHeader(a agree.Adjustment) string {
+	if a == "" || a == agree.AdjustNone {
+		return "p"
+	}
+	return "p (" + string(a) + ")"
+}
+
+// pText shows a test's p-value (adjusted when an adjustment is in effect) with 3 digits,
+// "<0.001" below that; "" without a test, "—" when undefined.
+func pText(t *agree.Test, a agree.Adjustment) string {
+	if t == nil {
+		return ""
+	}
+	v := t.P
+	if a != "" && a != agree.AdjustNone {
+		v = t.PAdjusted
+	}
+	p, ok := v.Float()
+	if !ok {
+		return "—"
+	}
+	if p < 0.001 {
+		return "<0.001"
+	}
+	return fmt.Sprintf("%.3f", p)
+}
+
+// ciNote explains the brackets.
+func ciNote(o Options) string {
+	kind := "percentile"
+	if o.CI == agree.CIBCa {
+		kind = "BCa"
+	}
+	unit := "items"
+	if o.Cluster != "" {
+		unit = o.Cluster + " clusters (every statistic and judge from the same draws)"
+	}
+	return fmt.Sprintf("Brackets: 95%% %s bootstrap interval, %d replicates resampling %s.", kind, o.Bootstrap, unit)
+}
+
+// pNote says what the p column holds.
+func pNote(o Options) string {
+	s := "p: two-sided test of 0 (r, ρ: t; τ-b: exact or normal; κ: z; ICC: F;\njudge differences: Williams' t or paired bootstrap)"
+	switch o.Adjust {
+	case agree.AdjustHolm:
+		s += ",\nHolm-adjusted over every test of the report"
+	case agree.AdjustBH:
+		s += ",\nBenjamini–Hochberg-adjusted over every test of the report"
+	}
+	return s + "."
 }

@@ -87,7 +87,7 @@ func TestMarkdownAndCSV(t *testing.T) {
 	var b bytes.Buffer
 	Write(&b, results(t), Options{Format: Markdown})
 	md := b.String()
-	if !strings.Contains(md, "| Statistic | Value | n |") || !strings.Contains(md, "—<sup>1</sup>") || !strings.Contains(md, "<sup>1</sup> Undefined:") {
+	if !strings.Contains(md, "| Statistic | Value | p | n |") || !strings.Contains(md, "—<sup>1</sup>") || !strings.Contains(md, "<sup>1</sup> Undefined:") {
 		t.Fatalf("markdown:\n%s", md)
 	}
 	b.Reset()
@@ -107,5 +107,35 @@ func TestMarkdownAndCSV(t *testing.T) {
 	}
 	if !found {
 		t.Fatal("no defined alpha row with an interval in the CSV")
+	}
+}
+
+// TestMatrixAndLatexNeutralizeEscapes: judge and field names come from data; the matrix and
+// LaTeX writers must not pass their escape sequences on.
+func TestMatrixAndLatexNeutralizeEscapes(t *testing.T) {
+	f := agree.NewOrdinal("q\x1b[2J", 1, 2, 3, 4, 5)
+	m := agree.NewMatrix(6, 2)
+	j := agree.NewJudge("evil\x1b[31m", 6)
+	for i := 0; i < 6; i++ {
+		m.Set(i, 0, uint8(i%5))
+		m.Set(i, 1, uint8((i+1)%5))
+		j.Present[i], j.Num[i], j.Code[i] = true, float64(i), uint8(i%5)
+	}
+	d := []agree.FieldData{{Field: f, Items: []string{"a", "b", "c", "d", "e", "f"}, Raters: []string{"r1", "r2"}, Ratings: m, Judges: []agree.Judge{j}}}
+	res, err := agree.Analyze(context.Background(), d, agree.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []Options{{Format: Table, Matrix: "pearson"}, {Format: LaTeX, Matrix: "pearson"}, {Format: LaTeX}, {Format: Markdown, Matrix: "kendall_tau_b"}} {
+		var b bytes.Buffer
+		if err := Write(&b, res, o); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(b.String(), "\x1b") {
+			t.Errorf("%s (matrix %q) passes an escape sequence:\n%q", o.Format, o.Matrix, b.String())
+		}
+		if !strings.Contains(b.String(), "evil") && o.Matrix != "" {
+			t.Errorf("%s matrix lacks the judge:\n%s", o.Format, b.String())
+		}
 	}
 }

@@ -18,9 +18,11 @@ type row struct {
 	v     agree.Value
 	n     int
 	ci    *agree.Interval
-	// coefficient marks chance-corrected coefficients and correlations, which get a
-	// Landis–Koch color; percentages do not.
-	coefficient bool
+	test  *agree.Test // nil: no test for this statistic
+	// kappaFamily marks Cohen's and Fleiss' kappas and Gwet's AC1/AC2, the coefficients
+	// Landis & Koch's (1977) bands were made for; alpha, the ICCs, correlations and
+	// percentages get no band color.
+	kappaFamily bool
 }
 
 func rowsOf(r agree.FieldResult) []row {
@@ -29,15 +31,35 @@ func rowsOf(r agree.FieldResult) []row {
 	for i := range r.Bootstrap {
 		boot[r.Bootstrap[i].Stat] = &r.Bootstrap[i]
 	}
-	ordinal := r.Field.Type == agree.Ordinal
-	add := func(group, name, key string, v agree.Value, n int, coef bool) {
-		out = append(out, row{group: group, name: name, key: key, v: v, n: n, ci: boot[strings.ReplaceAll(key, ".", "_")], coefficient: coef})
+	add := func(group, name, key string, v agree.Value, n int, kappa bool) {
+		out = append(out, row{group: group, name: name, key: key, v: v, n: n, ci: boot[strings.ReplaceAll(key, ".", "_")], kappaFamily: kappa})
 	}
+	withTest := func(t *agree.Test) { out[len(out)-1].test = t }
 	const g = "All raters"
-	add(g, "Krippendorff's α (nominal)", "krippendorff_alpha.nominal", r.Alpha.Nominal, r.NItemsPairable, true)
+	continuous := r.Field.Type == agree.Continuous
+	if continuous {
+		// Numbers, not categories: the ICCs, and below the judges' correlations.
+		addICC(r, add, withTest)
+	} else {
+		out = append(out, categoricalRows(r, boot)...)
+	}
+	out = append(out, judgeRows(r, boot)...)
+	return out
+}
+
+// categoricalRows are the rows of the agreement statistics of categories.
+func categoricalRows(r agree.FieldResult, boot map[string]*agree.Interval) []row {
+	var out []row
+	ordinal := r.Field.Type == agree.Ordinal
+	add := func(group, name, key string, v agree.Value, n int, kappa bool) {
+		out = append(out, row{group: group, name: name, key: key, v: v, n: n, ci: boot[strings.ReplaceAll(key, ".", "_")], kappaFamily: kappa})
+	}
+	withTest := func(t *agree.Test) { out[len(out)-1].test = t }
+	const g = "All raters"
+	add(g, "Krippendorff's α (nominal)", "krippendorff_alpha.nominal", r.Alpha.Nominal, r.NItemsPairable, false)
 	if ordinal {
-		add(g, "Krippendorff's α (ordinal)", "krippendorff_alpha.ordinal", r.Alpha.Ordinal, r.NItemsPairable, true)
-		add(g, "Krippendorff's α (interval)", "krippendorff_alpha.interval", r.Alpha.Interval, r.NItemsPairable, true)
+		add(g, "Krippendorff's α (ordinal)", "krippendorff_alpha.ordinal", r.Alpha.Ordinal, r.NItemsPairable, false)
+		add(g, "Krippendorff's α (interval)", "krippendorff_alpha.interval", r.Alpha.Interval, r.NItemsPairable, false)
 	}
 	add(g, "Fleiss' κ (complete items)", "fleiss_kappa", r.Fleiss, r.NItemsComplete, true)
 	add(g, "Gwet's AC1", "gwet_ac1", r.AC1, r.NItems, true)
@@ -46,9 +68,7 @@ func rowsOf(r agree.FieldResult) []row {
 		add(g, "Gwet's AC2 (quadratic)", "gwet_ac2_quadratic", r.AC2Quadratic, r.NItems, true)
 	}
 	if r.ICC != nil {
-		for _, e := range iccList(*r.ICC) {
-			add(g, e.name, "icc."+e.name, e.v, r.ICC.N, true)
-		}
+		addICC(r, add, withTest)
 	}
 	add(g, "% all agree (complete items)", "percent_agreement.all_agree_complete_items", r.Percent.AllAgreeComplete, r.NItemsComplete, false)
 	add(g, "% agreeing pairs (pairable items)", "percent_agreement.pairwise_mean_pairable_items", r.Percent.PairwiseMeanPairable, r.NItemsPairable, false)
@@ -59,12 +79,24 @@ func rowsOf(r agree.FieldResult) []row {
 		key := fmt.Sprintf("pairwise[%d].", i)
 		add(pg, who+": % agreement", key+"percent_agreement", p.PercentAgreement, p.N, false)
 		add(pg, who+": Cohen's κ", key+"cohen_kappa", p.Kappa[0], p.N, true)
+		withTest(&r.Pairwise[i].KappaTest[0])
 		if ordinal {
 			add(pg, who+": Cohen's κ (linear)", key+"cohen_kappa_linear", p.Kappa[1], p.N, true)
+			withTest(&r.Pairwise[i].KappaTest[1])
 			add(pg, who+": Cohen's κ (quadratic)", key+"cohen_kappa_quadratic", p.Kappa[2], p.N, true)
+			withTest(&r.Pairwise[i].KappaTest[2])
 		}
 	}
-	for _, j := range r.Judges {
+	return out
+}
+
+// judgeRows are the rows of the comparisons with the judges and between them.
+func judgeRows(r agree.FieldResult, boot map[string]*agree.Interval) []row {
+	var out []row
+	ordinal := r.Field.Type != agree.Nominal // numbers to correlate
+	labels := r.Field.Type != agree.Continuous
+	for ji := range r.Judges {
+		j := &r.Judges[ji]
 		jg := "Human vs " + j.Judge
 		key := "human_vs_auto."
 		if len(r.Judges) > 1 {
@@ -76,29 +108,43 @@ func rowsOf(r agree.FieldResult) []row {
 			}
 			return "human_vs_auto." + stat
 		}
-		addJ := func(name, stat string, v agree.Value, n int, coef bool) {
-			out = append(out, row{group: jg, name: name, key: key + stat, v: v, n: n, ci: boot[sanitizeKey(bkey(stat))], coefficient: coef})
+		addJ := func(name, stat string, v agree.Value, n int, kappa bool, t *agree.Test) {
+			out = append(out, row{group: jg, name: name, key: key + stat, v: v, n: n, ci: boot[sanitizeKey(bkey(stat))], kappaFamily: kappa, test: t})
 		}
 		if ordinal {
-			addJ("Pearson r (item mean)", "pearson", j.Pearson, j.NCorrelation, true)
-			addJ("Spearman ρ (item mean)", "spearman", j.Spearman, j.NCorrelation, true)
-			addJ("Kendall τ-b (item mean)", "kendall_tau_b", j.KendallTauB, j.NCorrelation, true)
+			ties := ""
+			if j.Ties.TiedX+j.Ties.TiedY > 0 {
+				ties = fmt.Sprintf("; ties %d/%d", j.Ties.TiedX, j.Ties.TiedY)
+			}
+			addJ("Pearson r (item mean)", "pearson", j.Pearson, j.NCorrelation, false, &j.Tests.Pearson)
+			addJ("Spearman ρ (item mean)", "spearman", j.Spearman, j.NCorrelation, false, &j.Tests.Spearman)
+			addJ("Kendall τ-b (item mean"+ties+")", "kendall_tau_b", j.KendallTauB, j.NCorrelation, false, &j.Tests.Kendall)
 		}
-		addJ("Exact match with majority", "exact_match_accuracy", j.ExactMatch, j.NMajority, false)
-		addJ("Cohen's κ with majority", "cohen_kappa", j.Kappa[0], j.NMajority, true)
-		if ordinal {
-			addJ("Cohen's κ with majority (linear)", "cohen_kappa_linear", j.Kappa[1], j.NMajority, true)
-			addJ("Cohen's κ with majority (quadratic)", "cohen_kappa_quadratic", j.Kappa[2], j.NMajority, true)
+		if labels {
+			addJ("Exact match with majority", "exact_match_accuracy", j.ExactMatch, j.NMajority, false, nil)
+			addJ("Cohen's κ with majority", "cohen_kappa", j.Kappa[0], j.NMajority, true, &j.KappaTest[0])
+			if ordinal {
+				addJ("Cohen's κ with majority (linear)", "cohen_kappa_linear", j.Kappa[1], j.NMajority, true, &j.KappaTest[1])
+				addJ("Cohen's κ with majority (quadratic)", "cohen_kappa_quadratic", j.Kappa[2], j.NMajority, true, &j.KappaTest[2])
+			}
 		}
 		if c := j.SystemLevel; c != nil {
-			addJ("System-level Pearson r", "system_level.pearson", c.Pearson, c.N, true)
-			addJ("System-level Spearman ρ", "system_level.spearman", c.Spearman, c.N, true)
-			addJ("System-level Kendall τ-b", "system_level.kendall_tau_b", c.KendallTauB, c.N, true)
+			addJ("System-level Pearson r", "system_level.pearson", c.Pearson, c.N, false, &c.Tests.Pearson)
+			addJ("System-level Spearman ρ", "system_level.spearman", c.Spearman, c.N, false, &c.Tests.Spearman)
+			addJ("System-level Kendall τ-b", "system_level.kendall_tau_b", c.KendallTauB, c.N, false, &c.Tests.Kendall)
 		}
 		if c := j.SegmentLevel; c != nil {
-			addJ("Segment-level mean Pearson r", "segment_level.pearson", c.Pearson, c.Defined[0], true)
-			addJ("Segment-level mean Spearman ρ", "segment_level.spearman", c.Spearman, c.Defined[1], true)
-			addJ("Segment-level mean Kendall τ-b", "segment_level.kendall_tau_b", c.KendallTauB, c.Defined[2], true)
+			addJ("Segment-level mean Pearson r", "segment_level.pearson", c.Pearson, c.Defined[0], false, nil)
+			addJ("Segment-level mean Spearman ρ", "segment_level.spearman", c.Spearman, c.Defined[1], false, nil)
+			addJ("Segment-level mean Kendall τ-b", "segment_level.kendall_tau_b", c.KendallTauB, c.Defined[2], false, nil)
+		}
+	}
+	for ci := range r.Comparisons {
+		c := &r.Comparisons[ci]
+		names := [3]string{"Pearson r", "Spearman ρ", "Kendall τ-b"}
+		for s := range agree.CorrNames {
+			out = append(out, row{group: "Judges compared (paired)", name: c.A + " − " + c.B + ": " + names[s],
+				key: "judge_comparisons[" + fmt.Sprint(ci) + "].difference." + agree.CorrNames[s], v: c.Diff[s], n: c.NCommon, ci: c.CI[s], test: &c.Tests[s]})
 		}
 	}
 	return out
@@ -119,6 +165,10 @@ func sanitizeKey(k string) string {
 func header(r agree.FieldResult) string {
 	f := r.Field
 	cats := strings.Join(f.Categories, ", ")
+	if f.Type == agree.Continuous {
+		return fmt.Sprintf("%s (continuous) · %d items · %d raters · %d ratings · %d missing cells",
+			f.Name, r.NItems, len(r.Raters), r.NRatings, r.NMissingCells)
+	}
 	if f.Type == agree.Ordinal && len(f.Categories) > 1 {
 		cats = f.Categories[0] + ".." + f.Categories[len(f.Categories)-1]
 	}
@@ -178,6 +228,7 @@ const (
 	JSONFmt  Format = "json"
 	Markdown Format = "md"
 	CSV      Format = "csv"
+	LaTeX    Format = "latex"
 )
 
 // Options controls Write.
@@ -188,7 +239,14 @@ type Options struct {
 	Color bool
 	// Bootstrap is the number of replicates, for the note under the tables.
 	Bootstrap int
-	Inputs    Inputs
+	// CI, Cluster and Adjust describe the intervals and p-values for the notes: the interval
+	// method, the resampled unit ("" for items) and the multiple-testing adjustment.
+	CI      agree.CIMethod
+	Cluster string
+	Adjust  agree.Adjustment
+	// Matrix, when set, prints only that statistic as a judge × field matrix.
+	Matrix string
+	Inputs Inputs
 	// CSV neutralizes formula-like cells of the CSV format (unless Raw) and may add a byte
 	// order mark.
 	CSV csvout.Options
@@ -196,7 +254,12 @@ type Options struct {
 
 // Write renders results in the chosen format.
 func Write(w io.Writer, results []agree.FieldResult, o Options) error {
+	if o.Matrix != "" {
+		return writeMatrix(w, results, o)
+	}
 	switch o.Format {
+	case LaTeX:
+		return writeLatex(w, results, o)
 	case JSONFmt:
 		return JSON(w, o.Inputs, results)
 	case Markdown:
@@ -206,5 +269,19 @@ func Write(w io.Writer, results []agree.FieldResult, o Options) error {
 	case Table, "":
 		return writeTable(w, results, o)
 	}
-	return fmt.Errorf("unknown format %q (table, json, md or csv)", o.Format)
+	return fmt.Errorf("unknown format %q (table, json, md, csv or latex)", o.Format)
+}
+
+// addICC adds the rows of the ICCs; with exchangeable raters only the one-way forms, the
+// two-way ones being meaningless there.
+func addICC(r agree.FieldResult, add func(group, name, key string, v agree.Value, n int, kappa bool), withTest func(*agree.Test)) {
+	for i, e := range iccList(*r.ICC) {
+		f := agree.ICCForms[i]
+		twoWay := strings.HasPrefix(f.ShroutFleiss, "ICC(2") || strings.HasPrefix(f.ShroutFleiss, "ICC(3")
+		if r.Exchangeable && twoWay {
+			continue
+		}
+		add("All raters", f.ShroutFleiss+" / "+f.McGrawWong+" "+f.Short, "icc."+e.name, e.v, r.ICC.N, false)
+		withTest(&r.ICC.Tests[i].Test)
+	}
 }

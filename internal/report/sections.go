@@ -30,6 +30,8 @@ type ScoreInputs struct {
 	NACategory    bool
 	Bootstrap     int
 	Seed          uint64
+	// CI, Cluster, Adjust and Raters record how intervals and p-values were made.
+	CI, Cluster, Adjust, Raters string
 }
 
 // WriteSections renders a report of several sections: JSON with the overall fields under
@@ -39,10 +41,16 @@ type ScoreInputs struct {
 func WriteSections(w io.Writer, secs []Section, in ScoreInputs, o Options) error {
 	switch o.Format {
 	case JSONFmt:
-		return sectionsJSON(w, secs, in)
+		if o.Matrix == "" {
+			return sectionsJSON(w, secs, in)
+		}
 	case CSV:
-		return sectionsCSV(w, secs, in.By, o.CSV)
-	case Markdown, Table, "":
+		if o.Matrix == "" {
+			return sectionsCSV(w, secs, in.By, o.CSV)
+		}
+	}
+	switch o.Format {
+	case Markdown, Table, LaTeX, JSONFmt, CSV, "":
 		var all []agree.FieldResult
 		for _, s := range secs {
 			for _, r := range s.Results {
@@ -55,7 +63,7 @@ func WriteSections(w io.Writer, secs []Section, in ScoreInputs, o Options) error
 		}
 		return Write(w, all, o)
 	}
-	return fmt.Errorf("unknown format %q (table, json, md or csv)", o.Format)
+	return fmt.Errorf("unknown format %q (table, json, md, csv or latex)", o.Format)
 }
 
 // groupLabel names a group in headings: "action_type = mislead".
@@ -81,6 +89,12 @@ func sectionsJSON(w io.Writer, secs []Section, in ScoreInputs) error {
 	}
 	inputs.set("bootstrap", in.Bootstrap)
 	inputs.set("seed", in.Seed)
+	if in.CI != "" {
+		inputs.set("ci", in.CI)
+		inputs.set("bootstrap_unit", unitName(in.Cluster))
+		inputs.set("p_adjustment", in.Adjust)
+		inputs.set("raters", in.Raters)
+	}
 	inputs.set("by", nullIfEmpty(in.By))
 	top.set("inputs", inputs)
 	fieldsOf := func(rs []agree.FieldResult) obj {
@@ -111,7 +125,7 @@ func sectionsJSON(w io.Writer, secs []Section, in ScoreInputs) error {
 // the group's value (both empty for the overall rows).
 func sectionsCSV(w io.Writer, secs []Section, by string, co csvout.Options) error {
 	cw := csvout.NewWriter(w, co)
-	cw.Write([]string{"by", "by_value", "field", "group", "statistic", "key", "value", "n", "ci95_lo", "ci95_hi", "se", "undefined_reason"})
+	cw.Write([]string{"by", "by_value", "field", "group", "statistic", "key", "value", "n", "ci95_lo", "ci95_hi", "se", "undefined_reason", "p", "p_adjusted", "test"})
 	num := func(v agree.Value) string {
 		if x, ok := v.Float(); ok {
 			return strconv.FormatFloat(x, 'g', -1, 64)
@@ -129,6 +143,7 @@ func sectionsCSV(w io.Writer, secs []Section, by string, co csvout.Options) erro
 				if x.ci != nil {
 					rec[8], rec[9], rec[10] = num(x.ci.Lo), num(x.ci.Hi), num(x.ci.SE)
 				}
+				rec = append(rec, testCells(x.test, num)...)
 				cw.Write(rec)
 			}
 		}

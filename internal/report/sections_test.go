@@ -40,7 +40,7 @@ func TestSections(t *testing.T) {
 			t.Errorf("table lacks %q", want)
 		}
 	}
-	if strings.Count(out, "Strength (Landis & Koch)") != 1 {
+	if strings.Count(out, "Strength of κ and AC (Landis & Koch)") != 1 {
 		t.Error("the legend is not written once for the whole report")
 	}
 	if res[0].Field.Name != "constant" {

@@ -74,31 +74,31 @@ func writeTable(w io.Writer, results []agree.FieldResult, o Options) error {
 			name := x.name
 			if x.group != group {
 				group = x.group
-				data = append(data, []string{textsafe.Line(group), "", ""})
+				data = append(data, []string{textsafe.Line(group), "", "", ""})
 				colors = append(colors, -2)
 			}
 			val := format(x.v, x.ci, 2)
 			c := -1
 			if !x.v.OK() {
 				val += notes.mark(x.v.Reason())
-			} else if f, _ := x.v.Float(); x.coefficient {
+			} else if f, _ := x.v.Float(); x.kappaFamily {
 				c = bandOf(f)
 			}
-			data = append(data, []string{"  " + textsafe.Line(name), val, strconv.Itoa(x.n)})
+			data = append(data, []string{"  " + textsafe.Line(name), val, pText(x.test, o.Adjust), strconv.Itoa(x.n)})
 			colors = append(colors, c)
 		}
 		t := table.New().
 			Border(lipgloss.NormalBorder()).
 			BorderStyle(dim).
 			BorderColumn(false).
-			Headers("statistic", "value", "n").
+			Headers("statistic", "value", pHeader(o.Adjust), "n").
 			Rows(data...).
 			StyleFunc(func(row, col int) lipgloss.Style {
 				if row == table.HeaderRow {
 					return cell.Bold(true)
 				}
 				st := cell
-				if col == 2 {
+				if col >= 2 {
 					st = st.Align(lipgloss.Right)
 				}
 				if row >= 0 && row < len(colors) {
@@ -114,10 +114,15 @@ func writeTable(w io.Writer, results []agree.FieldResult, o Options) error {
 		b.WriteString(t.Render() + "\n")
 	}
 	if o.Bootstrap > 0 {
-		b.WriteString(dim.Render(fmt.Sprintf("Brackets: 95%% percentile bootstrap interval, %d replicates over items.", o.Bootstrap)) + "\n")
+		b.WriteString(dim.Render(ciNote(o)) + "\n")
 	}
 	b.WriteString(dim.Render("n: items the statistic rests on (co-rated, complete, pairable or scored items).") + "\n")
-	legend := []string{"Strength (Landis & Koch):"}
+	b.WriteString(dim.Render("ICC: Shrout & Fleiss / McGraw & Wong names, complete items only.") + "\n")
+	b.WriteString(dim.Render("τ-b ties: pairs tied in the human means / in the judge's scores.") + "\n")
+	for _, line := range strings.Split(pNote(o), "\n") {
+		b.WriteString(dim.Render(line) + "\n")
+	}
+	legend := []string{"Strength of κ and AC (Landis & Koch):"}
 	for i, bd := range bands {
 		legend = append(legend, styles[i].UnsetPadding().Render("■ "+bd.name))
 	}

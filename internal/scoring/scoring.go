@@ -25,6 +25,11 @@ type Options struct {
 	// Database names the input in the results (the file's base name).
 	Database string
 	Agree    agree.Options
+	// ClusterName names the bootstrap unit when Filter.Cluster makes whole clusters of turns
+	// the unit (episode, model); with no Filter.Cluster, turns are resampled.
+	ClusterName string
+	// Adjust adjusts every p-value of the result as one family.
+	Adjust agree.Adjustment
 	// KeepData keeps every block's ratings and scores in Result.Data, for callers that draw
 	// them (m3eval report).
 	KeepData bool
@@ -46,10 +51,25 @@ func Run(ctx context.Context, s *store.Store, r *rubric.Rubric, o Options) (*Res
 		return nil, err
 	}
 	o.Filter.Fields = sc.names()
+	if o.Filter.Cluster != "" {
+		sc.clusters = map[string]string{}
+	}
 	if err := s.StreamScoring(ctx, o.Filter, sc.rating, sc.score); err != nil {
 		return nil, err
 	}
-	return sc.analyze(ctx, o.Database, o.Agree, o.KeepData)
+	if sc.clusters != nil {
+		o.Agree.Clusters, o.Agree.ClusterName = sc.clusters, o.ClusterName
+	}
+	res, err := sc.analyze(ctx, o.Database, o.Agree, o.KeepData)
+	if err != nil {
+		return nil, err
+	}
+	all := make([][]agree.FieldResult, len(res.Sections))
+	for i, sec := range res.Sections {
+		all[i] = sec.Results
+	}
+	agree.Adjust(o.Adjust, all...)
+	return res, nil
 }
 
 // scorer routes the streamed ratings and scores into one agree.Builder for all turns and one
@@ -62,6 +82,8 @@ type scorer struct {
 	overall    *agree.Builder    // all turns
 	groups     map[string]*agree.Builder
 	order      []string // the group values seen (sorted before the analysis)
+	// clusters maps each rated sample to its bootstrap cluster (nil: turns are the unit).
+	clusters map[string]string
 }
 
 // newScorer prepares the builders; grouped asks for one builder per group besides the
@@ -135,6 +157,9 @@ func (sc *scorer) value(field, v string, human bool) string {
 // rating adds an annotator's value; the store passes only the fields of names().
 func (sc *scorer) rating(row *store.ScoreRow) error {
 	v := sc.value(row.Field, row.Value, true)
+	if sc.clusters != nil {
+		sc.clusters[row.Sample] = row.Cluster
+	}
 	if err := sc.overall.Add(row.Sample, row.Who, row.Field, v, agree.Location{}); err != nil {
 		return fmt.Errorf("sample %s, annotator %s: %w", row.Sample, row.Who, err)
 	}

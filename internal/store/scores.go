@@ -158,15 +158,18 @@ type ScoreFilter struct {
 	Judges        []string // none: every judge
 	IncludeDrafts bool     // count draft annotations too, not only done ones
 	By            string   // "" or one of GroupKeys: fills ScoreRow.Group
+	Cluster       string   // "" or one of GroupKeys: fills ScoreRow.Cluster of the ratings
 }
 
 // ScoreRow is one value read for scoring: an annotator's rating or a judge's score.
 type ScoreRow struct {
-	Group  string // the turn's value of ScoreFilter.By ("" without grouping)
-	Sample string // the turn's sample id
-	Who    string // annotator or judge name
-	Field  string
-	Value  string
+	Group string // the turn's value of ScoreFilter.By ("" without grouping)
+	// Cluster is the turn's value of ScoreFilter.Cluster (ratings only; "" without).
+	Cluster string
+	Sample  string // the turn's sample id
+	Who     string // annotator or judge name
+	Field   string
+	Value   string
 }
 
 // StreamScoring calls rating for every value of the chosen fields in the chosen annotations,
@@ -179,6 +182,10 @@ func (s *Store) StreamScoring(ctx context.Context, f ScoreFilter, rating, score 
 	grp, ok := groupColumns[f.By]
 	if !ok {
 		return fmt.Errorf("group by %q: use one of %s", f.By, strings.Join(GroupKeys(), ", "))
+	}
+	clu, ok := groupColumns[f.Cluster]
+	if !ok {
+		return fmt.Errorf("cluster by %q: use one of %s", f.Cluster, strings.Join(GroupKeys(), ", "))
 	}
 	// A deferred transaction on one connection: a consistent snapshot for both queries
 	// without the write lock that BeginTx takes (the DSN asks for immediate transactions),
@@ -223,7 +230,7 @@ func (s *Store) StreamScoring(ctx context.Context, f ScoreFilter, rating, score 
 	// CROSS JOIN keeps turns the outer loop, walked in queue order through their
 	// (episode_id, turn) index: SQLite then sorts only the few rows of each turn instead of
 	// the whole result.
-	err = streamRatings(ctx, conn, fields, rating, `SELECT `+grp+`, t.sample_id, an.name, `+strings.Join(cols, ", ")+`
+	err = streamRatings(ctx, conn, fields, rating, `SELECT `+grp+`, `+clu+`, t.sample_id, an.name, `+strings.Join(cols, ", ")+`
 		FROM visible_turns t
 		CROSS JOIN visible_annotations a ON a.turn_id = t.id
 		JOIN episodes e ON e.id = t.episode_id
@@ -268,7 +275,7 @@ func storedFields(ctx context.Context, conn *sql.Conn) ([]string, error) {
 	return out, rows.Err()
 }
 
-// streamRatings reads rows of (group, sample, annotator, one value or NULL per field) and
+// streamRatings reads rows of (group, cluster, sample, annotator, one value or NULL per field) and
 // passes on each value.
 func streamRatings(ctx context.Context, conn *sql.Conn, fields []string, fn func(*ScoreRow) error, q string, args []any) error {
 	rows, err := conn.QueryContext(ctx, q, args...)
@@ -278,10 +285,10 @@ func streamRatings(ctx context.Context, conn *sql.Conn, fields []string, fn func
 	defer rows.Close()
 	var r ScoreRow
 	vals := make([]sql.NullString, len(fields))
-	dst := make([]any, 3+len(fields))
-	dst[0], dst[1], dst[2] = &r.Group, &r.Sample, &r.Who
+	dst := make([]any, 4+len(fields))
+	dst[0], dst[1], dst[2], dst[3] = &r.Group, &r.Cluster, &r.Sample, &r.Who
 	for i := range vals {
-		dst[3+i] = &vals[i]
+		dst[4+i] = &vals[i]
 	}
 	for rows.Next() {
 		if err := rows.Scan(dst...); err != nil {

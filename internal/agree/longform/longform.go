@@ -77,8 +77,10 @@ func ParseSchema(name string, data []byte) ([]agree.Field, error) {
 				labels = append(labels, s)
 			}
 			f = agree.NewNominal(fname, labels...)
+		case "continuous":
+			f = agree.NewContinuous(fname)
 		default:
-			return nil, fmt.Errorf("%s: field %s: type %q is neither ordinal nor nominal", name, fname, spec.Type)
+			return nil, fmt.Errorf("%s: field %s: type %q is not ordinal, nominal or continuous", name, fname, spec.Type)
 		}
 		if err := f.Validate(); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
@@ -252,6 +254,11 @@ type Options struct {
 	Auto       string // optional
 	Schema     string // optional
 	NACategory bool
+	// Missing lists further missing codes ("NULL", "-").
+	Missing []string
+	// Warn, when set, receives the builder's warnings (values that look like missing codes
+	// in fields without a schema entry).
+	Warn func(string)
 }
 
 // Load reads the files of o and returns the fields ready for agree.Analyze.
@@ -269,6 +276,7 @@ func Load(o Options) ([]agree.FieldData, error) {
 		return nil, err
 	}
 	b.NACategory = o.NACategory
+	b.Missing = o.Missing
 	if st, err := os.Stat(o.Ratings); err == nil {
 		// A ratings row takes at least about 20 bytes and most items have several rows;
 		// over-estimating costs only map slots.
@@ -282,7 +290,13 @@ func Load(o Options) ([]agree.FieldData, error) {
 			return nil, err
 		}
 	}
-	return b.Build(filepath.Base(o.Ratings))
+	fields, err := b.Build(filepath.Base(o.Ratings))
+	if err == nil && o.Warn != nil {
+		for _, w := range b.Warnings() {
+			o.Warn(filepath.Base(o.Ratings) + ": " + w)
+		}
+	}
+	return fields, err
 }
 
 func readFile(path string, fn func(string, io.Reader) error) error {

@@ -188,9 +188,24 @@ def g06_rare_disagreement():
     case("g06_rare_disagreement", ratings, auto, schema, ["--bootstrap", "1000", "--seed", "13"])
 
 
+def g07_tiny_scores():
+    """Pearson on tiny but varying automatic scores (like HANNA's CIDEr column, 1e-310): the
+    squared deviations underflow unless they are scaled first."""
+    rng = random.Random(707)
+    ratings, auto = [], []
+    for i in range(30):
+        it = "t%02d" % i
+        truth = rng.randint(1, 5)
+        for r in "abc":
+            ratings.append([it, r, "quality", str(ordinal_rating(rng, truth, 1, 5))])
+        auto.append([it, "quality", repr((truth + rng.random()) * 1e-310)])
+    schema = {"quality": {"type": "ordinal", "categories": [1, 2, 3, 4, 5]}}
+    case("g07_tiny_scores", ratings, auto, schema, [])
+
+
 if __name__ == "__main__":
     wanted = sys.argv[2:] if len(sys.argv) > 2 else None
     for fn in (g01_large, g02_na_category, g03_inferred, g04_sparse_crowd, g05_two_raters_bootstrap,
-               g06_rare_disagreement):
+               g06_rare_disagreement, g07_tiny_scores):
         if wanted is None or fn.__name__ in wanted:
             fn()

@@ -11,7 +11,8 @@ The system means of a criterion are computed exactly (fractions of the integer r
 the "Human k XX" columns). numpy's float mean of the criterion column breaks one true tie:
 in Complexity, GPT and TD-VAE both have mean 359/144, but numpy gives 2.4930555555555554
 and 2.493055555555556. The float-mean values (what a numpy/pandas analysis prints) are
-kept under "system_level_float_mean" for comparison; m3eval matches "system_level".
+kept under "system_level_float_mean"; m3eval matches "system_level", and with --mean float
+"system_level_float_mean". "p" holds SciPy's p-values (system level and overall).
 
     /usr/bin/python3 hanna_levels.py ../../../../../../shared/data/hanna/hanna_metric_scores_llm.csv > hanna/hanna_levels.json
 """
@@ -30,12 +31,16 @@ CRITERIA = ["Relevance", "Coherence", "Empathy", "Surprise", "Engagement", "Comp
 CODES = {"Relevance": "RE", "Coherence": "CH", "Empathy": "EM", "Surprise": "SU", "Engagement": "EG", "Complexity": "CX"}
 
 
-def coeffs(x, y):
+def coeffs(x, y, with_p=False):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return {"pearson": float(stats.pearsonr(x, y)[0]),
-                "spearman": float(stats.spearmanr(x, y)[0]),
-                "kendall_tau_b": float(stats.kendalltau(x, y, variant="b")[0])}
+        p, s, k = stats.pearsonr(x, y), stats.spearmanr(x, y), stats.kendalltau(x, y, variant="b")
+        out = {"pearson": float(p[0]), "spearman": float(s[0]), "kendall_tau_b": float(k[0])}
+        if with_p:
+            # SciPy's default p-values: t (beta) for Pearson, t for Spearman, kendalltau's
+            # method="auto" (exact without ties for n <= 33, else asymptotic).
+            out["p"] = {"pearson": float(p[1]), "spearman": float(s[1]), "kendall_tau_b": float(k[1])}
+        return out
 
 
 def main(path):
@@ -50,11 +55,11 @@ def main(path):
             h = col(c)
             ratings = [[json.loads(r["Human %d %s" % (k, CODES[c])]) for k in (1, 2, 3)] for r in rows]
             exact = [float(Fraction(int(sum(sum(x) for x in sysr)), 3 * 96)) for sysr in ratings]
-            res = {"system_level": coeffs(np.array(exact), m.mean(1)),
-                   "system_level_float_mean": coeffs(h.mean(1), m.mean(1))}
+            res = {"system_level": coeffs(np.array(exact), m.mean(1), True),
+                   "system_level_float_mean": coeffs(h.mean(1), m.mean(1), True)}
             per = [coeffs(h[:, i], m[:, i]) for i in range(h.shape[1])]
             res["segment_level"] = {k: float(np.mean([p[k] for p in per if not np.isnan(p[k])])) for k in per[0]}
-            res["overall"] = coeffs(h.ravel(), m.ravel())
+            res["overall"] = coeffs(h.ravel(), m.ravel(), True)
             out[slug][c] = res
     json.dump(out, sys.stdout, indent=1, ensure_ascii=False)
     print()

@@ -1,0 +1,195 @@
+package longform
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/m3bench/m3eval/internal/agree"
+)
+
+// RunOptions is everything m3eval agree reads and computes.
+type RunOptions struct {
+	Files Options
+	// Levels is an optional CSV item,system,segment (either grouping column may be absent)
+	// for system- and segment-level correlations.
+	Levels string
+	// Clusters is an optional CSV item,cluster naming each item's cluster for the bootstrap;
+	// ClusterColumn ("system" or "segment") takes the clusters from the Levels file instead.
+	Clusters, ClusterColumn string
+	// FloatMean computes the system means in floating point (numpy's order).
+	FloatMean bool
+	Analysis  agree.Options
+	Adjust    agree.Adjustment
+}
+
+// Run loads the files, analyses every field, adds the level correlations and adjusts the
+// p-values: the whole of m3eval agree but the output.
+func Run(ctx context.Context, o RunOptions) ([]agree.FieldResult, error) {
+	fields, err := Load(o.Files)
+	if err != nil {
+		return nil, err
+	}
+	var groups map[string]map[string]string
+	if o.Levels != "" {
+		if groups, err = ReadItemGroups(o.Levels, []string{"system", "segment"}); err != nil {
+			return nil, err
+		}
+	}
+	opt := o.Analysis
+	switch {
+	case o.Clusters != "":
+		g, err := ReadItemGroups(o.Clusters, []string{"cluster"})
+		if err != nil {
+			return nil, err
+		}
+		if g["cluster"] == nil {
+			return nil, fmt.Errorf("%s:1: header: no column \"cluster\"", filepath.Base(o.Clusters))
+		}
+		opt.Clusters, opt.ClusterName = g["cluster"], "cluster"
+	case o.ClusterColumn != "":
+		if groups[o.ClusterColumn] == nil {
+			return nil, fmt.Errorf("%s:1: header: no column %q to cluster by", filepath.Base(o.Levels), o.ClusterColumn)
+		}
+		opt.Clusters, opt.ClusterName = groups[o.ClusterColumn], o.ClusterColumn
+	}
+	if opt.Clusters != nil {
+		// Items the cluster file leaves out, or gives no cluster, are an error only when the
+		// field has them; say which file to fix.
+		for _, d := range fields {
+			for _, it := range d.Items {
+				if c, ok := opt.Clusters[it]; !ok || c == "" {
+					src := o.Clusters
+					if src == "" {
+						src = o.Levels
+					}
+					return nil, fmt.Errorf("%w: %s: item %s (field %s) has no %s", agree.ErrInput, filepath.Base(src), it, d.Field.Name, opt.ClusterName)
+				}
+			}
+		}
+	}
+	results, err := agree.Analyze(ctx, fields, opt)
+	if err != nil {
+		return nil, err
+	}
+	if groups != nil {
+		if err := addLevels(ctx, groups, fields, results, o.FloatMean, opt); err != nil {
+			return nil, err
+		}
+	}
+	agree.Adjust(o.Adjust, results)
+	return results, nil
+}
+
+// ReadItemGroups reads a CSV ("-": standard input) with an item column and some of the columns in cols, and
+// returns column → item → value for the columns present ("" values kept). At least one of
+// cols must be present; an item listed twice is an error naming the line.
+func ReadItemGroups(path string, cols []string) (map[string]map[string]string, error) {
+	var in io.Reader = os.Stdin // "-": standard input, as for every file argument of m3eval
+	name := "stdin"
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		in, name = f, filepath.Base(path)
+	}
+	r := csv.NewReader(bufio.NewReader(in))
+	r.FieldsPerRecord = -1
+	head, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	col := map[string]int{}
+	for i, h := range head {
+		col[strings.TrimPrefix(strings.TrimSpace(h), "\ufeff")] = i
+	}
+	itemCol, ok := col["item"]
+	if !ok {
+		return nil, fmt.Errorf("%s:1: header: no column \"item\" (the header must have item and %s)", name, strings.Join(cols, " and/or "))
+	}
+	out := map[string]map[string]string{}
+	for _, c := range cols {
+		if _, ok := col[c]; ok {
+			out[c] = map[string]string{}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s:1: header: none of the columns %s", name, strings.Join(cols, ", "))
+	}
+	seen := map[string]bool{}
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		line, _ := r.FieldPos(0)
+		get := func(c int) string {
+			if c < len(rec) {
+				return strings.TrimSpace(rec[c])
+			}
+			return ""
+		}
+		item := get(itemCol)
+		if seen[item] {
+			return nil, fmt.Errorf("%s:%d: item: %q is listed twice", name, line, item)
+		}
+		seen[item] = true
+		for c, m := range out {
+			m[item] = get(col[c])
+		}
+	}
+	return out, nil
+}
+
+// addLevels adds system- and segment-level correlations to every judge of every ordinal or
+// continuous field, with their bootstrap intervals when opt asks for them.
+func addLevels(ctx context.Context, groups map[string]map[string]string, fields []agree.FieldData, results []agree.FieldResult, floatMean bool, opt agree.Options) error {
+	ids := func(items []string, m map[string]string) []int {
+		if m == nil {
+			return nil
+		}
+		num := map[string]int{}
+		out := make([]int, len(items))
+		for i, it := range items {
+			g := m[it]
+			if g == "" {
+				out[i] = -1
+				continue
+			}
+			id, ok := num[g]
+			if !ok {
+				id = len(num)
+				num[g] = id
+			}
+			out[i] = id
+		}
+		return out
+	}
+	for fi := range fields {
+		d := &fields[fi]
+		if d.Field.Type == agree.Nominal {
+			continue
+		}
+		sys, seg := ids(d.Items, groups["system"]), ids(d.Items, groups["segment"])
+		for ji, j := range d.Judges {
+			results[fi].Judges[ji].SystemLevel, results[fi].Judges[ji].SegmentLevel = agree.Levels(d, j, sys, seg, floatMean)
+			ivs, err := agree.LevelIntervals(ctx, d, j, sys, seg, floatMean, opt, fi, ji)
+			if err != nil {
+				return err
+			}
+			results[fi].Bootstrap = append(results[fi].Bootstrap, ivs...)
+		}
+	}
+	return nil
+}
