@@ -29,8 +29,11 @@ type Options struct {
 	StartSample string
 	// Now is the clock for active time; nil means time.Now.
 	Now func() time.Time
-	// OpenImages shows images; nil means the system viewer.
+	// OpenImages shows images; nil means the system viewer (or, Remote, their paths).
 	OpenImages func(paths []string) tea.Cmd
+	// Remote marks a session served over SSH: the annotator's machine is not this one, so
+	// `o` lists the image paths on the message line instead of starting a viewer here.
+	Remote bool
 }
 
 // Model is the root model: it owns the terminal size and the keys that work everywhere, and
@@ -46,6 +49,9 @@ func New(o Options) *Model {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.OpenImages == nil && o.Remote {
+		o.OpenImages = listImagePaths
 	}
 	if o.OpenImages == nil {
 		o.OpenImages = openWithSystemViewer
@@ -65,6 +71,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if ws, ok := msg.(tea.WindowSizeMsg); ok {
 		m.annotate.SetSize(ws.Width, ws.Height)
 		return m, nil
+	}
+	if _, ok := msg.(SaveAndQuitMsg); ok {
+		return m, m.annotate.saveAndQuit()
 	}
 	if k, ok := msg.(tea.KeyMsg); ok && k.Type == tea.KeyRunes && !k.Paste && len(k.Runes) > 1 {
 		return m, m.burst(k)
@@ -94,8 +103,25 @@ func (m *Model) Abandoned() int { return m.annotate.abandoned }
 // View implements tea.Model.
 func (m *Model) View() string { return m.annotate.View() }
 
-// imagesOpenedMsg reports the outcome of opening images.
-type imagesOpenedMsg struct{ err error }
+// SaveAndQuitMsg asks the annotator to save what is typed (an open comment, the active
+// time) and quit once every change has landed, without asking: a server shutting down sends
+// it to each session. A write that keeps failing still holds the quit back.
+type SaveAndQuitMsg struct{}
+
+// imagesOpenedMsg reports the outcome of opening images; note, when set, is what to say
+// instead of "opened".
+type imagesOpenedMsg struct {
+	err  error
+	note string
+}
+
+// listImagePaths says where the images are, for a session whose terminal is on another
+// machine (no viewer there can be started from here).
+func listImagePaths(paths []string) tea.Cmd {
+	return func() tea.Msg {
+		return imagesOpenedMsg{note: "images (on the server): " + strings.Join(paths, ", ")}
+	}
+}
 
 // openWithSystemViewer starts the desktop's viewer for each image and does not wait for it.
 func openWithSystemViewer(paths []string) tea.Cmd {
@@ -106,12 +132,12 @@ func openWithSystemViewer(paths []string) tea.Cmd {
 		}
 		bin, err := exec.LookPath(viewer)
 		if err != nil {
-			return imagesOpenedMsg{fmt.Errorf("no image viewer (%s) on this machine; the images are %s", viewer, strings.Join(paths, ", "))}
+			return imagesOpenedMsg{err: fmt.Errorf("no image viewer (%s) on this machine; the images are %s", viewer, strings.Join(paths, ", "))}
 		}
 		for _, p := range paths {
 			cmd := exec.Command(bin, p)
 			if err := cmd.Start(); err != nil {
-				return imagesOpenedMsg{fmt.Errorf("open %s: %w", p, err)}
+				return imagesOpenedMsg{err: fmt.Errorf("open %s: %w", p, err)}
 			}
 			go cmd.Wait() // reap the viewer launcher
 		}

@@ -59,35 +59,9 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 				return err
 			}
 			defer s.Close()
-			if hidden, err := s.IsRepeatRow(cmd.Context(), annotator); err != nil || hidden {
-				if err == nil {
-					err = usageErrorf("--annotator %q: the name keeps another annotator's repeated labels; choose another", annotator)
-				}
-				return err
-			}
-			if campaign == "" {
-				if campaign, err = s.CampaignOf(cmd.Context(), annotator); err != nil {
-					return err
-				}
-			}
-			var q *store.Queue
-			if campaign != "" {
-				q, err = campaignQueue(cmd.Context(), s, annotator, campaign, filter)
-			} else {
-				q, err = s.OpenQueue(cmd.Context(), annotator, filter)
-			}
-			if err != nil {
-				return notFoundHint(err, "m3eval sample --list")
-			}
-			n, err := q.Len(cmd.Context())
+			q, err := annotatorQueue(cmd.Context(), s, annotator, campaign, filter, describeFilter(filters))
 			if err != nil {
 				return err
-			}
-			if n == 0 && campaign != "" {
-				return fmt.Errorf("the queue is empty: campaign %s gives %s no turns%s", campaign, annotator, describeFilter(filters))
-			}
-			if n == 0 {
-				return fmt.Errorf("the queue is empty: nothing imported in %s matches%s", g.dbPath, describeFilter(filters))
 			}
 			m := tui.New(tui.Options{Context: cmd.Context(), Queue: q, Rubric: r, Actions: actions, StartSample: start})
 			p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(cmd.Context()),
@@ -110,6 +84,45 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 	cmd.Flags().StringVar(&start, "start", "", "open this sample_id first")
 	cmd.Flags().StringVar(&campaign, "campaign", "", "open your queue of this campaign (default: the latest that assigns you turns)")
 	return cmd
+}
+
+// annotatorQueue opens the annotator's queue: of the campaign (default: the latest that
+// assigns them turns) when there is one, else every imported turn; m3eval annotate and each
+// m3eval serve session open it the same way. filterText describes the filter for errors.
+func annotatorQueue(ctx context.Context, s *store.Store, annotator, campaign string, filter store.Filter, filterText string) (*store.Queue, error) {
+	if hidden, err := s.IsRepeatRow(ctx, annotator); err != nil || hidden {
+		if err == nil {
+			err = usageErrorf("--annotator %q: the name keeps another annotator's repeated labels; choose another", annotator)
+		}
+		return nil, err
+	}
+	if campaign == "" {
+		var err error
+		if campaign, err = s.CampaignOf(ctx, annotator); err != nil {
+			return nil, err
+		}
+	}
+	var q *store.Queue
+	var err error
+	if campaign != "" {
+		q, err = campaignQueue(ctx, s, annotator, campaign, filter)
+	} else {
+		q, err = s.OpenQueue(ctx, annotator, filter)
+	}
+	if err != nil {
+		return nil, notFoundHint(err, "m3eval sample --list")
+	}
+	n, err := q.Len(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 && campaign != "" {
+		return nil, fmt.Errorf("the queue is empty: campaign %s gives %s no turns%s", campaign, annotator, filterText)
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("the queue is empty: nothing imported in %s matches%s", s.Path(), filterText)
+	}
+	return q, nil
 }
 
 // campaignQueue opens the annotator's queue of the campaign; once every turn of it is

@@ -50,6 +50,7 @@ terminal, exports labeled JSON, and computes agreement and correlation statistic
 		newAssignCmd(opts),
 		newQCCmd(opts),
 		newAdjudicateCmd(opts),
+		newServeCmd(opts),
 	)
 	return root
 }
