@@ -203,7 +203,9 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 			return nil
 		}
 	}
-	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion()}
+	// The server's signals are the server's: a program of its own would take SIGTERM as a
+	// quit and drop what the shutdown is waiting to save.
+	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithoutSignalHandler()}
 	if sess.EmulatedPty() {
 		opts = append(opts, tea.WithInput(&keyClock{r: sess, st: st}), tea.WithOutput(sess))
 	} else {
