@@ -64,6 +64,10 @@ func parseKeyFile(path string, named bool) (*Keys, error) {
 		}
 		name := "admin"
 		if named {
+			// A line that is a key with no options before it has no name in front.
+			if _, _, opts, _, err := gossh.ParseAuthorizedKey([]byte(line)); err == nil && len(opts) == 0 {
+				return nil, fmt.Errorf("%s:%d: name: missing: the line starts with the key (want NAME ssh-ed25519 AAAA... [comment])", path, n)
+			}
 			var rest string
 			name, rest, _ = strings.Cut(line, " ")
 			name = strings.TrimSpace(name)

@@ -159,23 +159,9 @@ func (s *Server) Run(ctx context.Context) error {
 	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWork()
 	s.work = work
-	srv, err := wish.NewServer(
-		wish.WithHostKeyPath(s.o.HostKey),
-		wish.WithPublicKeyAuth(func(ssh.Context, ssh.PublicKey) bool {
-			// Every key passes the protocol's check so that the gate can tell an unknown key
-			// why it is turned away, in one line, before any screen.
-			return true
-		}),
-		wish.WithMiddleware(
-			bubbletea.MiddlewareWithProgramHandler(s.program, termenv.Ascii),
-			s.gate,
-		),
-	)
+	srv, err := s.sshServer()
 	if err != nil {
-		return fmt.Errorf("--host-key %s: %w", s.o.HostKey, err)
-	}
-	if err := os.Chmod(s.o.HostKey, 0o600); err != nil {
-		return fmt.Errorf("--host-key: %w", err)
+		return err
 	}
 	ln, err := net.Listen("tcp", s.o.Listen)
 	if err != nil {
@@ -198,6 +184,33 @@ func (s *Server) Run(ctx context.Context) error {
 	case <-ctx.Done():
 	}
 	return s.shutdown(srv)
+}
+
+// sshServer builds the SSH server: the host key (created when missing), every key let
+// through the protocol's check, and the middlewares of a session, outermost last.
+func (s *Server) sshServer() (*ssh.Server, error) {
+	if s.work == nil {
+		s.work = context.Background()
+	}
+	srv, err := wish.NewServer(
+		wish.WithHostKeyPath(s.o.HostKey),
+		wish.WithPublicKeyAuth(func(ssh.Context, ssh.PublicKey) bool {
+			// Every key passes the protocol's check so that the gate can tell an unknown key
+			// why it is turned away, in one line, before any screen.
+			return true
+		}),
+		wish.WithMiddleware(
+			bubbletea.MiddlewareWithProgramHandler(s.program, termenv.Ascii),
+			s.gate,
+		),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("--host-key %s: %w", s.o.HostKey, err)
+	}
+	if err := os.Chmod(s.o.HostKey, 0o600); err != nil {
+		return nil, fmt.Errorf("--host-key: %w", err)
+	}
+	return srv, nil
 }
 
 // shutdown stops taking connections, asks every session to save and quit, waits for them,
