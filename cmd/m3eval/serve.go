@@ -58,7 +58,7 @@ One log line per session start and end and per refused key goes to standard erro
 			if err != nil {
 				return err
 			}
-			s, err := g.openStore(cmd.Context(), r, store.Options{Durable: true, LockWait: annotateLockWait})
+			s, err := g.openStore(cmd.Context(), r, store.Options{Durable: true, LockWait: annotateLockWait, Writers: 1})
 			if err != nil {
 				return err
 			}
