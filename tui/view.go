@@ -176,17 +176,32 @@ func (m *annotateModel) renderContext(width int) (string, int) {
 	if at, ok := m.actions[t.ActionType]; ok && at.IntentZh != "" {
 		add(m.block("意图", at.CapabilityZh+"："+at.IntentZh, m.st.Action, width))
 	}
-	info := "task " + t.TaskType
-	if t.Model != "" {
-		info += " · model " + t.Model
+	var info []string
+	if t.TaskType != "" { // imported logs have none
+		info = append(info, "task "+t.TaskType)
 	}
-	add(m.block("", info, m.st.Dim, width))
+	if t.Model != "" {
+		info = append(info, "model "+t.Model)
+	}
+	add(m.block("", strings.Join(info, " · "), m.st.Dim, width))
 	for i, img := range t.Images {
 		add(m.block("Image", fmt.Sprintf("image %d of %d: %s", i+1, len(t.Images), img), m.st.Dim, width))
 	}
 	add(m.block("User", t.UserMessage, m.st.User, width))
 	add(m.block("Model", t.VLMResponse, m.st.Model, width))
-	add(m.block("Expect", t.ExpectedAnswer, m.st.Expected, width))
+	// Logs imported from other tools often lack an expected answer: then the fields that
+	// judge against it say, in its place, how to judge without one.
+	var notes []string
+	if t.ExpectedAnswer == "" {
+		for _, f := range m.r.NoExpectedNotes() {
+			notes = append(notes, f.LabelEn+": "+f.NoExpectedEn)
+		}
+	}
+	if len(notes) > 0 {
+		add(m.block("Expect", strings.Join(notes, "\n"), m.st.Warning, width))
+	} else {
+		add(m.block("Expect", t.ExpectedAnswer, m.st.Expected, width))
+	}
 	return strings.Join(parts, "\n"), current
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/illusion"
+	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 func newIllusionCmd() *cobra.Command {
@@ -106,6 +107,9 @@ type illusionScoreOptions struct {
 	format   string
 	top      int
 	output   string
+	pool     bool
+	latest   bool
+	rule     string
 }
 
 func newIllusionScoreCmd() *cobra.Command {
@@ -120,14 +124,25 @@ the most frequent wrong answers. A response is right when it contains the ground
 class after both are lowercased, stripped of punctuation and whitespace-collapsed;
 "Stationary" and "Stationery" are both accepted for that class.
 
+--rule lmms-eval scores with the upstream task's own _recall_match instead (lowercased
+substring, '_' or '-' as a space, nothing else normalized); where a log's own
+shape_recall/scene_recall differs from the rule, a warning says which side is stricter.
+
 A log's split is NAME when given as NAME=LOG, else the test set whose short name (ICON,
 LOGO, IN) is a word of the task name in the file name, else the only test set. Whether it
 scores shapes or scenes comes from its shape_recall/scene_recall keys or the task name,
-unless --kind says.`,
+unless --kind says. Documents are numbered as the task's process_docs numbers them, and
+each joined sample is checked against the image name or ground truth the log carries.
+
+lmms-eval writes a new {date}_samples_{task}.jsonl per run into a model's folder, so a
+glob can catch reruns and other models: two logs of the same task and split are an error
+unless --latest (keep the newest by the date in the file name) or --pool (score them
+together). The report lists every log with its model (the folder name). Aggregated
+*_results.json files are skipped with a note.`,
 		Example: `  m3eval illusion score \
     --testset Illusion_ICON=testset/illusion_icon_test1000.parquet \
     --testset Illusion_IN=testset/illusion_in_test1000.parquet \
-    logs/*/*_samples_illusionbench_arshia_*_test.jsonl
+    --latest logs/*/*_samples_*illusionbench_arshia_*_test.jsonl
   m3eval illusion score --by scene --format md -o by_scene.md --testset Illusion_ICON=icon.parquet Illusion_ICON=shape.jsonl`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, args) },
@@ -139,6 +154,9 @@ unless --kind says.`,
 	f.StringVar(&o.format, "format", "table", "output format: table, json or md")
 	f.IntVar(&o.top, "top", 10, "wrong answers to list (0 for all)")
 	f.StringVarP(&o.output, "output", "o", "", "write the report to FILE instead of standard output")
+	f.BoolVar(&o.pool, "pool", false, "score several logs of the same task and split together")
+	f.BoolVar(&o.latest, "latest", false, "of several logs of the same task and split, score only the newest (date in the file name)")
+	f.StringVar(&o.rule, "rule", string(illusion.RuleM3eval), "matching rule: m3eval or lmms-eval (the task's own _recall_match)")
 	return cmd
 }
 
@@ -158,6 +176,13 @@ func (o *illusionScoreOptions) run(cmd *cobra.Command, args []string) error {
 	}
 	if o.top < 0 {
 		return usageErrorf("--top %d: must be at least 0", o.top)
+	}
+	rule := illusion.Rule(o.rule)
+	if rule != illusion.RuleM3eval && rule != illusion.RuleLMMSEval {
+		return usageErrorf("--rule %q: use m3eval or lmms-eval", o.rule)
+	}
+	if o.pool && o.latest {
+		return usageErrorf("--pool and --latest exclude each other")
 	}
 	ctx := cmd.Context()
 	var sets []*illusion.TestSet
@@ -188,17 +213,23 @@ func (o *illusionScoreOptions) run(cmd *cobra.Command, args []string) error {
 		}
 		logs = append(logs, in)
 	}
-	res, err := illusion.ScoreLogs(ctx, sets, logs, kind)
+	res, err := illusion.ScoreLogs(ctx, sets, logs, illusion.ScoreOptions{Kind: kind, Pool: o.pool, Latest: o.latest, Rule: rule})
 	if err != nil {
 		return err
 	}
+	for _, n := range res.Notes {
+		fmt.Fprintln(cmd.ErrOrStderr(), "note: "+textsafe.Line(n))
+	}
 	for _, w := range res.Warnings {
-		fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
+		fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+textsafe.Line(w))
 	}
 	rep := illusionReport{
 		Rows:       illusion.Summarize(res.Items, by),
 		Confusions: illusion.Confusions(res.Items, o.top),
 		Warnings:   res.Warnings,
+		Notes:      res.Notes,
+		Logs:       res.Logs,
+		Rule:       rule,
 		By:         by,
 	}
 	return writeOutput(cmd, o.output, func(w io.Writer, color bool) error {

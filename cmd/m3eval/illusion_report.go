@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -21,8 +22,28 @@ type illusionReport struct {
 	Rows       []illusion.Row
 	Confusions []illusion.Confusion
 	Warnings   []string
+	Notes      []string
+	Logs       []illusion.LogInfo
+	Rule       illusion.Rule
 	By         illusion.Kind
 }
+
+// logRows are the cells of the logs listing: which files went in, and of which model.
+func (r illusionReport) logRows() [][]string {
+	var out [][]string
+	for _, l := range r.Logs {
+		status := "scored"
+		if l.Skipped != "" {
+			status = "skipped: " + l.Skipped
+		}
+		// The file name: the model column tells same-named runs of two models apart, and
+		// the JSON report has the full path.
+		out = append(out, []string{textsafe.Line(filepath.Base(l.Path)), textsafe.Line(l.Model), textsafe.Line(l.Split), strconv.Itoa(l.Samples), textsafe.Line(status)})
+	}
+	return out
+}
+
+var logHeaders = []string{"log", "model", "split", "samples", "status"}
 
 func (r illusionReport) write(w io.Writer, format string, color bool) error {
 	switch format {
@@ -124,6 +145,24 @@ func (r illusionReport) writeTable(w io.Writer, color bool) error {
 		}
 		b.WriteString(t.Render() + "\n")
 	}
+	if rows := r.logRows(); len(rows) > 0 {
+		b.WriteString("\n" + title.Render("Logs (rule "+string(r.Rule)+")") + "\n")
+		t := table.New().Border(lipgloss.NormalBorder()).BorderStyle(re.NewStyle().Faint(true)).
+			Headers(logHeaders...).
+			StyleFunc(func(row, col int) lipgloss.Style {
+				switch {
+				case row == table.HeaderRow:
+					return head
+				case col == 3:
+					return num
+				}
+				return cell
+			})
+		for _, row := range rows {
+			t.Row(row...)
+		}
+		b.WriteString(t.Render() + "\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -153,6 +192,15 @@ func (r illusionReport) writeMarkdown(w io.Writer) error {
 		b.WriteString("\n### Most frequent wrong answers\n\n| split | kind | truth | answer | count |\n|---|---|---|---|---:|\n")
 		for _, c := range r.Confusions {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |\n", mdEscape(c.Split), c.Kind, mdEscape(c.Truth), mdEscape(c.Answer), c.Count)
+		}
+	}
+	if rows := r.logRows(); len(rows) > 0 {
+		fmt.Fprintf(&b, "\n### Logs (rule %s)\n\n| %s |\n|---|---|---|---:|---|\n", r.Rule, strings.Join(logHeaders, " | "))
+		for _, row := range rows {
+			for i := range row {
+				row[i] = mdEscape(row[i])
+			}
+			fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -192,7 +240,16 @@ func (r illusionReport) writeJSON(w io.Writer) error {
 		Rows       []jsonStat           `json:"rows"`
 		Confusions []illusion.Confusion `json:"confusions"`
 		Warnings   []string             `json:"warnings"`
-	}{by, rows, r.Confusions, r.Warnings}
+		Notes      []string             `json:"notes"`
+		Rule       string               `json:"rule"`
+		Logs       []illusion.LogInfo   `json:"logs"`
+	}{by, rows, r.Confusions, r.Warnings, r.Notes, string(r.Rule), r.Logs}
+	if doc.Notes == nil {
+		doc.Notes = []string{}
+	}
+	if doc.Logs == nil {
+		doc.Logs = []illusion.LogInfo{}
+	}
 	if doc.Confusions == nil {
 		doc.Confusions = []illusion.Confusion{}
 	}

@@ -276,6 +276,8 @@ func TestIllusionUsageErrors(t *testing.T) {
 		{"illusion", "score", "--by", "colour", "x.jsonl"},
 		{"illusion", "score", "--kind", "both", "x.jsonl"},
 		{"illusion", "score", "--testset", "x.parquet", "x.jsonl"},
+		{"illusion", "score", "--rule", "strict", "x.jsonl"},
+		{"illusion", "score", "--pool", "--latest", "x.jsonl"},
 	}
 	for _, args := range tests {
 		_, _, err := illusionRun(t, args...)
@@ -334,5 +336,39 @@ func TestIllusionSampleShards(t *testing.T) {
 	if _, _, err := illusionRun(t, "illusion", "sample", "--split", "A="+filepath.Join(dir, "nothing-*.jsonl"), "--out", dir); err == nil ||
 		!strings.Contains(err.Error(), "no file matches") {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// TestIllusionScoreRuns: a glob over a run folder catches a rerun and the results file; the
+// command refuses to pool, --latest scores the newer run and the report lists both logs.
+func TestIllusionScoreRuns(t *testing.T) {
+	dir := t.TempDir()
+	ts := filepath.Join(dir, "icon.jsonl")
+	os.WriteFile(ts, []byte(`{"image_name": "animal-1-Ocean-Easy-1.png"}`+"\n"+`{"image_name": "vehicle-Ocean-Hard.png"}`+"\n"), 0o644)
+	run := filepath.Join(dir, "llava_7b")
+	os.MkdirAll(run, 0o755)
+	const task = "_samples_unig2u_illusionbench_arshia_icon_shape_test.jsonl"
+	os.WriteFile(filepath.Join(run, "20250101_000000"+task), []byte(`{"doc_id": 0, "filtered_resps": "cat"}`+"\n"), 0o644)
+	os.WriteFile(filepath.Join(run, "20250301_000000"+task), []byte(`{"doc_id": 0, "filtered_resps": "animal", "shape_recall": 1}`+"\n"+`{"doc_id": 1, "filtered_resps": "Vehicle", "shape_recall": 1}`+"\n"), 0o644)
+	os.WriteFile(filepath.Join(run, "20250301_000000_results.json"), []byte(`{"results": {}}`), 0o644)
+	logs, _ := filepath.Glob(filepath.Join(run, "*"))
+	args := append([]string{"illusion", "score", "--testset", "Illusion_ICON=" + ts}, logs...)
+	_, _, err := illusionRun(t, args...)
+	if err == nil || !strings.Contains(err.Error(), "2 logs of task unig2u_illusionbench_arshia_icon_shape_test") || !strings.Contains(err.Error(), "model llava_7b") {
+		t.Fatalf("pooled runs: %v", err)
+	}
+	stdout, stderr, err := illusionRun(t, append(args, "--latest", "--format", "md")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "vehicle-Ocean-Hard.png" has no index: the task keeps it as doc 1, and so does m3eval.
+	for _, want := range []string{"| **all** | 2 | 2 | 100.0 |", "| 20250301_000000" + task + " | llava_7b | Illusion_ICON | 2 | scored |",
+		"| 20250101_000000" + task + " | llava_7b | Illusion_ICON | 1 | skipped: older than"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "note: skipped "+filepath.Join(run, "20250301_000000_results.json")) {
+		t.Errorf("stderr:\n%s", stderr)
 	}
 }

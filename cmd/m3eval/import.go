@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -24,27 +27,48 @@ func newImportCmd(g *globalOptions) *cobra.Command {
 		replace   bool
 		drop      bool
 		demo      bool
+		from      string
+		maps      []string
 	)
 	cmd := &cobra.Command{
 		Use:   "import FILE...",
-		Short: "Import turn records, episode records or labeled samples (JSON or JSONL)",
+		Short: "Import turn records, labeled samples or other tools' conversation logs",
 		Long: `Import reads JSON arrays and JSON Lines of
   - turn records (sample_id, episode_id, turn, action_type, task_type, user_message,
     vlm_response, expected_answer, images, model, meta),
   - episode records (episode_id, images, turns: [...]),
-  - labeled samples (turn fields plus human_annotation or human_annotations).
+  - labeled samples (turn fields plus human_annotation or human_annotations),
+and the logs other tools write (--from, detected and printed when not given):
+  - openai: chat-completions logs, one conversation per line (messages),
+  - sharegpt: conversations with from/value (LLaVA, ShareGPT4V), image or images,
+  - vlmevalkit: VLMEvalKit prediction files (xlsx, tsv, json), MMDU multi-turn rows too,
+  - lmms-eval: --log_samples files, one-turn episodes,
+  - --map FIELD=PATH...: any JSON records, each turn field taken from a JSON path.
+Their other fields are kept in meta.source; action_type is "unknown" and
+expected_answer empty where the log has none. Images embedded as data URLs or base64
+are written to files in the folder beside the database (DB name + "-media").
 Each file imports in one transaction: on a bad record nothing of that file is written.
 Re-importing an identical file changes nothing; a changed record is an error unless --replace.
 The labels of a turn --replace changes were made on earlier content: they are kept as drafts
 marked stale (out of score until re-confirmed in annotate) and listed, or deleted with
 --drop-labels; values the new content does not allow are removed.
-FILE - reads standard input.`,
+FILE - reads standard input (JSON formats; xlsx and tsv are read from their file).
+See docs/importing.md.`,
 		Example: `  m3eval import turns.jsonl
   m3eval import --annotator alice labeled.json
+  m3eval import --from openai requests.jsonl
+  m3eval import outputs/Qwen2-VL-7B/Qwen2-VL-7B_MMDU.xlsx
+  m3eval import --map user_message=question --map vlm_response=response.text --map model=meta.model runs.jsonl
   m3eval import --demo`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if demo != (len(args) == 0) {
 				return usageErrorf("give FILE arguments or --demo")
+			}
+			if from != "" && !slices.Contains(ingest.Formats, ingest.Format(from)) {
+				return usageErrorf("--from %q: use one of openai, sharegpt, vlmevalkit, lmms-eval, m3eval", from)
+			}
+			if from != "" && len(maps) > 0 {
+				return usageErrorf("--map reads JSON records of any layout: give it without --from")
 			}
 			if drop && !replace {
 				return usageErrorf("--drop-labels goes with --replace: only a replaced turn's labels are dropped")
@@ -64,7 +88,13 @@ FILE - reads standard input.`,
 				return err
 			}
 			defer s.Close()
-			imp := &importer{s: s, rubric: r, annotator: annotator, opts: store.ImportOptions{Replace: replace, DropLabels: drop, Rubric: r}, out: cmd.OutOrStdout(), in: cmd.InOrStdin()}
+			paths, err := ingest.ParseFieldPaths(maps)
+			if err != nil {
+				return usageErrorf("%v", err)
+			}
+			imp := &importer{s: s, rubric: r, annotator: annotator, opts: store.ImportOptions{Replace: replace, DropLabels: drop, Rubric: r},
+				out: cmd.OutOrStdout(), in: cmd.InOrStdin(),
+				from: ingest.Format(from), paths: paths, media: &ingest.Media{Dir: mediaDir(g.dbPath)}}
 			if demo {
 				return imp.demo(cmd.Context())
 			}
@@ -80,7 +110,15 @@ FILE - reads standard input.`,
 	cmd.Flags().BoolVar(&replace, "replace", false, "overwrite records that changed under an existing sample_id")
 	cmd.Flags().BoolVar(&drop, "drop-labels", false, "with --replace: delete the labels of turns whose content changed, instead of keeping them as drafts to re-confirm")
 	cmd.Flags().BoolVar(&demo, "demo", false, "import the built-in demo episodes")
+	cmd.Flags().StringVar(&from, "from", "", "format of the files: openai, sharegpt, vlmevalkit, lmms-eval or m3eval (detected when not given)")
+	cmd.Flags().StringArrayVar(&maps, "map", nil, "FIELD=PATH: take a turn field from a JSON path of each record, e.g. vlm_response=response.text; repeatable")
 	return cmd
+}
+
+// mediaDir is where images embedded in imported logs go: beside the database, named
+// after it (m3eval.db -> m3eval-media).
+func mediaDir(db string) string {
+	return strings.TrimSuffix(db, filepath.Ext(db)) + "-media"
 }
 
 // importGCPercent is the GOGC of an import.
@@ -96,6 +134,9 @@ type importer struct {
 	opts      store.ImportOptions
 	out       io.Writer
 	in        io.Reader
+	from      ingest.Format
+	paths     []ingest.FieldPath
+	media     *ingest.Media
 }
 
 func (imp *importer) file(ctx context.Context, path string) error {
@@ -104,7 +145,38 @@ func (imp *importer) file(ctx context.Context, path string) error {
 		return fmt.Errorf("import: %w", err)
 	}
 	defer f.Close()
-	return imp.stream(ctx, name, f)
+	format := imp.from
+	var r io.Reader = f
+	switch {
+	case len(imp.paths) > 0:
+		format = ingest.FormatMap
+	case format == "":
+		var why string
+		format, why, r, err = ingest.DetectReader(name, f)
+		switch {
+		case errors.Is(err, ingest.ErrNoRecords):
+			format = ingest.FormatM3eval // reads nothing, and says so
+		case err != nil:
+			return fmt.Errorf("import: %w", err)
+		default:
+			fmt.Fprintf(imp.out, "%s: detected format %s: %s (give --from to choose)\n", textsafe.Line(name), format, why)
+		}
+	}
+	opts := ingest.Options{Format: format, Map: imp.paths, Media: imp.media}
+	if format == ingest.FormatVLMEvalKit && ingest.IsSheet(name) {
+		// xlsx and tsv are read from their file (a zip needs random access).
+		src, closer, err := ingest.Open(path, opts)
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		defer closer.Close()
+		return imp.streamFrom(ctx, name, src)
+	}
+	src, err := ingest.NewSource(name, r, opts)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	return imp.streamFrom(ctx, name, src)
 }
 
 // demo imports the embedded demo episodes.
@@ -128,6 +200,10 @@ func (imp *importer) demo(ctx context.Context) error {
 }
 
 func (imp *importer) stream(ctx context.Context, name string, r io.Reader) error {
+	return imp.streamFrom(ctx, name, ingest.NewReader(name, r))
+}
+
+func (imp *importer) streamFrom(ctx context.Context, name string, src ingest.Source) error {
 	opts := imp.opts
 	opts.Source = name
 	tx, err := imp.s.BeginImport(ctx, opts)
@@ -136,7 +212,8 @@ func (imp *importer) stream(ctx context.Context, name string, r io.Reader) error
 	}
 	defer tx.Rollback()
 	lo := ingest.LabelOptions{Rubric: imp.rubric, Annotator: imp.annotator, Now: imp.s.Now()}
-	counts, err := ingest.Import(ctx, tx, name, r, lo)
+	before := imp.media.Written()
+	counts, err := ingest.ImportFrom(ctx, tx, name, src, lo)
 	if err != nil {
 		return err
 	}
@@ -150,6 +227,9 @@ func (imp *importer) stream(ctx context.Context, name string, r io.Reader) error
 		return nil
 	}
 	fmt.Fprintf(imp.out, "%s: %s\n", textsafe.Line(name), counts)
+	if n := imp.media.Written() - before; n > 0 {
+		fmt.Fprintf(imp.out, "%s: %d embedded images written to %s\n", textsafe.Line(name), n, textsafe.Line(imp.media.Dir))
+	}
 	printStale(imp.out, tx.StaleLabels())
 	return nil
 }

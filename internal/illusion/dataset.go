@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // Format is the file format of a split: Hugging Face Parquet or JSON Lines.
@@ -221,6 +223,13 @@ func copyParquetRows(ctx context.Context, paths []string, out io.Writer, indices
 			opts = append(opts, parquet.Compression(c))
 		}
 	}
+	// pyarrow writes data pages v1 (parquet-go's default is v2) and keeps no min/max of a
+	// column chunk whose min or max is longer than 4 KB (Arrow's max_statistics_size);
+	// parquet-go would store both whole, two PNGs per row group in the footer.
+	opts = append(opts, parquet.DataPageVersion(1))
+	for _, path := range largeStatColumns(meta, schema) {
+		opts = append(opts, parquet.SkipPageBounds(path...), parquet.SkipPageStatistics(path...))
+	}
 	fh.Close()
 	w := parquet.NewWriter(out, opts...)
 	c := &parquetCopier{w: w, indices: indices, flushAt: 1 << 20, rows: make([]parquet.Row, 16)}
@@ -233,6 +242,55 @@ func copyParquetRows(ctx context.Context, paths []string, out io.Writer, indices
 		return fmt.Errorf("%s: row %d selected but the split has %d rows", paths[len(paths)-1], indices[c.next], c.base)
 	}
 	return w.Close()
+}
+
+// maxStatisticsSize is pyarrow's cap on a min or max value kept in column statistics.
+const maxStatisticsSize = 4096
+
+// largeStatColumns lists the byte-array columns whose statistics pyarrow would drop (it
+// keeps no min or max over 4 KB): binary columns, whose values are images (pyarrow keeps
+// the statistics of a chunk of images under 4 KB, which no reader needs; the copy cannot
+// know its output chunks' min and max before writing them), and text columns where a
+// chunk of the input has a min or max over 4 KB or values without a min/max. Columns with
+// small text, such as image_name and image.path, keep theirs.
+func largeStatColumns(meta *format.FileMetaData, schema *parquet.Schema) [][]string {
+	var out [][]string
+	for ci, leaf := range schema.Columns() {
+		col, ok := schema.Lookup(leaf...)
+		if !ok || col.Node.Type().Kind() != parquet.ByteArray {
+			continue
+		}
+		if !isText(col.Node.Type()) {
+			out = append(out, leaf)
+			continue
+		}
+		for _, rg := range meta.RowGroups {
+			if ci >= len(rg.Columns) {
+				continue
+			}
+			md := rg.Columns[ci].MetaData
+			st := md.Statistics
+			noBounds := st.MinValue == nil && st.MaxValue == nil && st.Min == nil && st.Max == nil &&
+				md.NumValues > st.NullCount
+			if noBounds || max(len(st.MinValue), len(st.MaxValue), len(st.Min), len(st.Max)) > maxStatisticsSize {
+				out = append(out, leaf)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// isText tells a string column (UTF8, as datasets writes image_name) from raw bytes.
+func isText(t parquet.Type) bool {
+	if lt := t.LogicalType(); lt != nil {
+		switch lt.Value.(type) {
+		case *format.StringType, *format.JsonType, *format.EnumType:
+			return true
+		}
+	}
+	ct := t.ConvertedType()
+	return ct != nil && (*ct == deprecated.UTF8 || *ct == deprecated.Json || *ct == deprecated.Enum)
 }
 
 // parquetCopier carries the position in the selection across the shards of a split.

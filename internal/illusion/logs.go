@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/m3bench/m3eval/internal/lmmslog"
 )
 
 // LogRecord is one sample of an lmms-eval --log_samples file, reduced to what scoring needs.
@@ -17,6 +20,11 @@ type LogRecord struct {
 	DocID     int
 	Response  string
 	ImageName string // from doc.image_name when the log keeps the doc (older versions)
+	// ShapeGT and SceneGT are doc.shape_gt and doc.scene_gt, the task's ground truth, when
+	// the log keeps the doc.
+	ShapeGT, SceneGT string
+	// InputMedia is the input_media list newer versions write: image paths or data URLs.
+	InputMedia []string
 	// Metrics holds the numeric per-metric keys lmms-eval wrote, e.g. shape_recall.
 	Metrics map[string]float64
 }
@@ -25,6 +33,8 @@ type LogRecord struct {
 type Log struct {
 	Path    string
 	Task    string // the task name guessed from the file name
+	Date    string // the run's date_id before "_samples_" in the file name, "" if none
+	Model   string // the folder lmms-eval writes a model's logs into (model_name_sanitized)
 	Records []LogRecord
 }
 
@@ -36,18 +46,34 @@ var metricKeys = []string{"shape_recall", "scene_recall"}
 // task whose "logs" list holds the samples (the oldest versions). Errors name the file, the
 // line (or logs index) and the field.
 func ReadLog(ctx context.Context, path string) (*Log, error) {
-	lg := &Log{Path: path, Task: taskFromFileName(path)}
+	lg := &Log{Path: path, Task: taskFromFileName(path), Date: dateFromFileName(path),
+		Model: filepath.Base(filepath.Dir(path))}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	if wrapped, ok := oldestLayout(data); ok {
-		for i, raw := range wrapped {
-			rec, err := parseRecord(raw, fmt.Sprintf("%s: logs[%d]", path, i))
+	// Versions before 0.1 dumped the samples as one JSON array, also into .jsonl files; the
+	// oldest wrote one object per task with a "logs" list.
+	arr, isArray, err := arrayLayout(data, path)
+	if err != nil {
+		return nil, err
+	}
+	where := "%s: [%d]"
+	if !isArray {
+		if wrapped, ok := oldestLayout(data); ok {
+			arr, isArray, where = wrapped, true, "%s: logs[%d]"
+		}
+	}
+	if isArray {
+		for i, raw := range arr {
+			rec, err := parseRecord(raw, fmt.Sprintf(where, path, i))
 			if err != nil {
 				return nil, err
 			}
 			lg.Records = append(lg.Records, rec)
+		}
+		if len(lg.Records) == 0 {
+			return nil, fmt.Errorf("%s: no samples", path)
 		}
 		return lg, nil
 	}
@@ -78,6 +104,25 @@ func ReadLog(ctx context.Context, path string) (*Log, error) {
 	return lg, nil
 }
 
+// arrayLayout recognises a file whose first non-blank byte opens a JSON array.
+func arrayLayout(data []byte, path string) ([]json.RawMessage, bool, error) {
+	t := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	t = bytes.TrimPrefix(t, []byte("\ufeff"))
+	if len(t) == 0 || t[0] != '[' {
+		return nil, false, nil
+	}
+	var arr []json.RawMessage
+	if err := json.Unmarshal(t, &arr); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line := 1 + bytes.Count(t[:min(int(se.Offset), len(t))], []byte("\n")) + bytes.Count(data[:len(data)-len(t)], []byte("\n"))
+			return nil, true, fmt.Errorf("%s:%d: not a valid JSON array: %w", path, line, err)
+		}
+		return nil, true, fmt.Errorf("%s: not a JSON array of samples: %w", path, err)
+	}
+	return arr, true, nil
+}
+
 // oldestLayout recognises a file that is a single JSON object with a "logs" list.
 func oldestLayout(data []byte) ([]json.RawMessage, bool) {
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -100,50 +145,34 @@ func parseRecord(raw []byte, where string) (LogRecord, error) {
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return rec, fmt.Errorf("%s: not a JSON object: %w", where, err)
 	}
-	idRaw, ok := m["doc_id"]
-	if !ok {
-		return rec, fmt.Errorf("%s: field doc_id: missing", where)
+	id, err := lmmslog.DocID(m)
+	if err != nil {
+		return rec, fmt.Errorf("%s: field %w", where, err)
 	}
-	var id json.Number
-	if err := json.Unmarshal(idRaw, &id); err != nil {
-		return rec, fmt.Errorf("%s: field doc_id: not a number: %s", where, idRaw)
+	rec.DocID = int(id)
+	if rec.Response, err = lmmslog.Response(m); err != nil {
+		return rec, fmt.Errorf("%s: field %w", where, err)
 	}
-	n, err := id.Int64()
-	if err != nil || n < 0 {
-		return rec, fmt.Errorf("%s: field doc_id: not a non-negative integer: %s", where, idRaw)
-	}
-	rec.DocID = int(n)
-
-	// filtered_resps is what the metrics saw; resps is the raw generation, used when an
-	// older log has no filtered_resps.
-	field := "filtered_resps"
-	respRaw, ok := m[field]
-	if !ok || string(respRaw) == "null" {
-		field = "resps"
-		respRaw, ok = m[field]
-	}
-	if !ok {
-		return rec, fmt.Errorf("%s: field filtered_resps: missing (and no resps)", where)
-	}
-	var resp any
-	if err := json.Unmarshal(respRaw, &resp); err != nil {
-		return rec, fmt.Errorf("%s: field %s: %w", where, field, err)
-	}
-	s, ok := firstString(resp)
-	if !ok && !isEmptyList(resp) {
-		return rec, fmt.Errorf("%s: field %s: no string in %.80s", where, field, respRaw)
-	}
-	rec.Response = s
 
 	if docRaw, ok := m["doc"]; ok {
 		var doc map[string]json.RawMessage
 		if err := json.Unmarshal(docRaw, &doc); err != nil {
 			return rec, fmt.Errorf("%s: field doc: not an object", where)
 		}
-		if nameRaw, ok := doc[ImageNameColumn]; ok {
-			if err := json.Unmarshal(nameRaw, &rec.ImageName); err != nil {
-				return rec, fmt.Errorf("%s: field doc.image_name: not a string: %.80s", where, nameRaw)
+		for _, f := range []struct {
+			key string
+			dst *string
+		}{{ImageNameColumn, &rec.ImageName}, {"shape_gt", &rec.ShapeGT}, {"scene_gt", &rec.SceneGT}} {
+			if raw, ok := doc[f.key]; ok && string(raw) != "null" {
+				if err := json.Unmarshal(raw, f.dst); err != nil {
+					return rec, fmt.Errorf("%s: field doc.%s: not a string: %.80s", where, f.key, raw)
+				}
 			}
+		}
+	}
+	if raw, ok := m["input_media"]; ok && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &rec.InputMedia); err != nil {
+			return rec, fmt.Errorf("%s: field input_media: not a list of strings: %.80s", where, raw)
 		}
 	}
 	for _, k := range metricKeys {
@@ -165,35 +194,6 @@ func parseRecord(raw []byte, where string) (LogRecord, error) {
 	return rec, nil
 }
 
-// firstString finds the first string in a response value: a string, or a (nested) list as
-// lmms-eval writes filtered_resps (["text"]) and resps ([["text"]]).
-func firstString(v any) (string, bool) {
-	switch x := v.(type) {
-	case string:
-		return x, true
-	case []any:
-		for _, e := range x {
-			if s, ok := firstString(e); ok {
-				return s, true
-			}
-		}
-	}
-	return "", false
-}
-
-func isEmptyList(v any) bool {
-	l, ok := v.([]any)
-	if !ok {
-		return false
-	}
-	for _, e := range l {
-		if !isEmptyList(e) {
-			return false
-		}
-	}
-	return true
-}
-
 // taskFromFileName strips lmms-eval's decorations from a sample file name: an optional
 // "{date}_" prefix, "samples_" and the extension, e.g.
 // 20250101_120000_samples_illusionbench_arshia_icon_shape_test.jsonl.
@@ -204,6 +204,16 @@ func taskFromFileName(path string) string {
 		base = base[i+len("samples_"):]
 	}
 	return base
+}
+
+// dateFromFileName returns the date_id lmms-eval puts before "_samples_" in a sample file
+// name (e.g. 20250101_120000 or 2025-01-01T12-00-00.123456), "" when there is none.
+func dateFromFileName(path string) string {
+	base := filepath.Base(path)
+	if i := strings.Index(base, "_samples_"); i > 0 {
+		return base[:i]
+	}
+	return ""
 }
 
 // Kinds reports the kinds a log scores: from its per-metric keys when present, else from

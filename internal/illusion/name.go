@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 )
 
 // Difficulty is the difficulty group of an image. It is a string, not an int enum, because
@@ -100,16 +101,7 @@ func ParseImageName(s string) (ImageName, error) {
 	if idx < 0 {
 		return ImageName{}, fmt.Errorf("%w %q: no numeric index after the shape", ErrImageName, s)
 	}
-	diff := -1
-	for i := idx + 2; i < len(parts); i++ {
-		switch strings.ToLower(parts[i]) {
-		case "easy", "medium", "hard":
-			diff = i
-		}
-		if diff >= 0 {
-			break
-		}
-	}
+	diff := difficultyPart(parts, idx+2)
 	if diff < 0 {
 		return ImageName{}, fmt.Errorf("%w %q: no -easy-, -medium- or -hard- after the scene", ErrImageName, s)
 	}
@@ -130,12 +122,85 @@ func ParseImageName(s string) (ImageName, error) {
 	return n, nil
 }
 
+// difficultyPart is the index of the first part from from on that is easy, medium or hard
+// in any case, or -1.
+func difficultyPart(parts []string, from int) int {
+	for i := from; i < len(parts); i++ {
+		switch strings.ToLower(parts[i]) {
+		case "easy", "medium", "hard":
+			return i
+		}
+	}
+	return -1
+}
+
 func isDigits(s string) bool {
 	if s == "" {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// TaskTruth is the ground truth the lab's lmms-eval task derives from an image_name
+// (parse_image_name in lmms_eval/tasks/unig2u/illusionbench/arshia_utils.py): its
+// process_docs keeps exactly the rows this parses, so their order is the task's doc_id.
+type TaskTruth struct {
+	Shape, Scene string // shape_gt and scene_gt, spelled as in the name
+	Difficulty   string // the difficulty part as written
+}
+
+// ParseTaskImageName is a line-for-line port of the task's parse_image_name: the base name
+// without an image extension is split on '-' with empty parts dropped; the first part that
+// is easy, medium or hard (any case) must not be the first; the part before it is the
+// scene; the parts before that, less a trailing all-digit part, are the shape. It accepts
+// names ParseImageName rejects (no index, no version): the task keeps those rows, so doc_ids
+// must count them.
+func ParseTaskImageName(s string) (TaskTruth, error) {
+	base := s
+	if i := strings.LastIndexAny(base, `/`); i >= 0 {
+		base = base[i+1:] // os.path.basename
+	}
+	lower := strings.ToLower(base)
+	for _, ext := range imageExts {
+		if strings.HasSuffix(lower, ext) {
+			base = base[:len(base)-len(ext)]
+			break
+		}
+	}
+	var parts []string
+	for _, p := range strings.Split(base, "-") {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	diff := difficultyPart(parts, 0)
+	if diff < 1 {
+		return TaskTruth{}, fmt.Errorf("%w %q: no difficulty token after the first part", ErrImageName, s)
+	}
+	t := TaskTruth{Scene: parts[diff-1], Difficulty: parts[diff]}
+	shape := parts[:diff-1]
+	if len(shape) >= 2 && isUnicodeDigits(shape[len(shape)-1]) {
+		shape = shape[:len(shape)-1]
+	}
+	t.Shape = strings.Join(shape, "-")
+	if t.Shape == "" || t.Scene == "" {
+		return TaskTruth{}, fmt.Errorf("%w %q: empty shape or scene", ErrImageName, s)
+	}
+	return t, nil
+}
+
+// isUnicodeDigits is Python's re.fullmatch(r"\d+", s) on a str: any Unicode decimal digit.
+func isUnicodeDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsDigit(r) {
 			return false
 		}
 	}

@@ -297,3 +297,75 @@ func Confusions(items []Item, top int) []Confusion {
 	}
 	return out
 }
+
+// TaskRecallMatch is the upstream task's _recall_match: the response, stripped and
+// lowercased, contains the ground truth stripped and lowercased, or that with '_' or '-'
+// written as a space. Nothing else is normalized.
+func TaskRecallMatch(pred, gt string) bool {
+	if pred == "" || gt == "" {
+		return false
+	}
+	p := strings.ToLower(strings.TrimSpace(pred))
+	g := strings.ToLower(strings.TrimSpace(gt))
+	for _, v := range []string{g, strings.ReplaceAll(g, "_", " "), strings.ReplaceAll(g, "-", " ")} {
+		if v != "" && strings.Contains(p, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// TaskField is the upstream task's _extract_fields for one kind: the value of the last line
+// of the form "Shape: value" (or "Scene: value"), any case, else the whole response.
+// Lines are split as Python's str.splitlines splits them.
+func TaskField(response string, k Kind) string {
+	label := "shape"
+	if k == KindScene {
+		label = "scene"
+	}
+	found := ""
+	for _, line := range pySplitLines(response) {
+		t := strings.TrimLeftFunc(line, unicode.IsSpace)
+		if len(t) < len(label) || !strings.EqualFold(t[:len(label)], label) {
+			continue
+		}
+		rest := strings.TrimLeftFunc(t[len(label):], unicode.IsSpace)
+		if !strings.HasPrefix(rest, ":") {
+			continue
+		}
+		// The task's pattern needs at least one character after the colon; a value of
+		// spaces matches and overwrites an earlier line with "".
+		if rest[1:] != "" {
+			found = strings.TrimSpace(rest[1:])
+		}
+	}
+	if found == "" {
+		return response
+	}
+	return found
+}
+
+// pySplitLines splits like Python's str.splitlines(): on \n, \r\n, \r, \v, \f, \x1c-\x1e,
+// \x85, U+2028 and U+2029.
+func pySplitLines(s string) []string {
+	var out []string
+	start := 0
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		switch rs[i] {
+		case '\n', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+			out = append(out, string(rs[start:i]))
+			start = i + 1
+		case '\r':
+			out = append(out, string(rs[start:i]))
+			if i+1 < len(rs) && rs[i+1] == '\n' {
+				i++
+			}
+			start = i + 1
+		}
+	}
+	if start < len(rs) {
+		out = append(out, string(rs[start:]))
+	}
+	return out
+}

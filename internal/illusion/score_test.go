@@ -243,7 +243,7 @@ func TestScoreLogs(t *testing.T) {
 		`{"doc_id": 0, "filtered_resps": ["Animal"], "shape_recall": 1}`+"\n"+
 			`{"doc_id": 1, "filtered_resps": ["Stationery"], "shape_recall": 0}`+"\n"+
 			`{"doc_id": 2, "filtered_resps": ["Ocean"], "shape_recall": 0}`+"\n")
-	res, err := ScoreLogs(ctx, []*TestSet{set}, []LogInput{{Path: shape}}, "")
+	res, err := ScoreLogs(ctx, []*TestSet{set}, []LogInput{{Path: shape}}, ScoreOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,34 +265,34 @@ func TestScoreLogs(t *testing.T) {
 	}
 	for i, b := range bad {
 		p := writeFile(t, dir, "samples_icon_shape.jsonl", b.content)
-		if _, err := ScoreLogs(ctx, []*TestSet{set}, []LogInput{{Path: p}}, ""); err == nil || !strings.Contains(err.Error(), p+b.want) {
+		if _, err := ScoreLogs(ctx, []*TestSet{set}, []LogInput{{Path: p}}, ScoreOptions{}); err == nil || !strings.Contains(err.Error(), p+b.want) {
 			t.Errorf("case %d: error %v, want %q", i, err, b.want)
 		}
 	}
 	// No shape/scene hint anywhere: ask for --kind; with it, fine.
 	p := writeFile(t, dir, "samples_icon_task.jsonl", `{"doc_id": 0, "filtered_resps": ["a"]}`)
-	if _, err := ScoreLogs(ctx, []*TestSet{set}, []LogInput{{Path: p}}, ""); err == nil || !strings.Contains(err.Error(), "--kind") {
+	if _, err := ScoreLogs(ctx, []*TestSet{set}, []LogInput{{Path: p}}, ScoreOptions{}); err == nil || !strings.Contains(err.Error(), "--kind") {
 		t.Errorf("error %v", err)
 	}
-	if res, err := ScoreLogs(ctx, []*TestSet{set}, []LogInput{{Path: p}}, KindScene); err != nil || res.Items[0].Truth != "ocean" {
+	if res, err := ScoreLogs(ctx, []*TestSet{set}, []LogInput{{Path: p}}, ScoreOptions{Kind: KindScene}); err != nil || res.Items[0].Truth != "ocean" {
 		t.Errorf("with kind: %v", err)
 	}
 	// Without a test set, the doc's image_name is used; without either, an error.
 	p = writeFile(t, dir, "samples_in_scene.jsonl", `{"doc_id": 0, "doc": {"image_name": "cat-1-Ocean-Easy-1.png"}, "filtered_resps": ["ocean"]}`)
-	if res, err := ScoreLogs(ctx, nil, []LogInput{{Split: "Illusion_IN", Path: p}}, ""); err != nil || !res.Items[0].Hit {
+	if res, err := ScoreLogs(ctx, nil, []LogInput{{Split: "Illusion_IN", Path: p}}, ScoreOptions{}); err != nil || !res.Items[0].Hit {
 		t.Errorf("doc-only log: %+v %v", res, err)
 	}
 	p = writeFile(t, dir, "samples_in_scene_b.jsonl", `{"doc_id": 0, "filtered_resps": ["ocean"]}`)
-	if _, err := ScoreLogs(ctx, nil, []LogInput{{Split: "Illusion_IN", Path: p}}, ""); err == nil || !strings.Contains(err.Error(), "--testset Illusion_IN=FILE") {
+	if _, err := ScoreLogs(ctx, nil, []LogInput{{Split: "Illusion_IN", Path: p}}, ScoreOptions{}); err == nil || !strings.Contains(err.Error(), "--testset Illusion_IN=FILE") {
 		t.Errorf("error %v", err)
 	}
 	// Both kinds in one log (the combined task): each reads its own line of the answer.
 	p = writeFile(t, dir, "samples_icon_both.jsonl", `{"doc_id": 0, "filtered_resps": ["Shape: animal\nScene: forest"], "shape_recall": 1, "scene_recall": 0}`)
-	res, err = ScoreLogs(ctx, []*TestSet{set}, []LogInput{{Path: p}}, "")
+	res, err = ScoreLogs(ctx, []*TestSet{set}, []LogInput{{Path: p}}, ScoreOptions{})
 	if err != nil || len(res.Items) != 2 || !res.Items[0].Hit || res.Items[1].Hit || res.Items[1].Answer != "other: forest" {
 		t.Errorf("combined: %+v %v", res, err)
 	}
-	res, err = ScoreLogs(ctx, []*TestSet{set}, []LogInput{{Path: p}}, KindScene)
+	res, err = ScoreLogs(ctx, []*TestSet{set}, []LogInput{{Path: p}}, ScoreOptions{Kind: KindScene})
 	if err != nil || len(res.Items) != 1 || res.Items[0].Answer != "other: forest" {
 		t.Errorf("combined with --kind scene: %+v %v", res, err)
 	}

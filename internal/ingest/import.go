@@ -50,12 +50,22 @@ type batch struct {
 // own goroutine, a few batches ahead of the writes, so JSON decoding and SQLite use both cores
 // while memory stays bounded.
 func Import(ctx context.Context, sink Sink, name string, r io.Reader, lo LabelOptions) (Counts, error) {
+	return ImportFrom(ctx, sink, name, NewReader(name, r), lo)
+}
+
+// Source yields records one at a time, io.EOF after the last: a Reader of m3eval's own
+// records or one of the converting readers of other formats (see Open).
+type Source interface {
+	Next() (*Record, error)
+}
+
+// ImportFrom is Import for any Source.
+func ImportFrom(ctx context.Context, sink Sink, name string, rd Source, lo LabelOptions) (Counts, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	batches := make(chan batch, 4)
 	go func() {
 		defer close(batches)
-		rd := NewReader(name, r)
 		b := batch{recs: make([]Record, 0, batchSize)}
 		for {
 			rec, err := rd.Next()
@@ -112,7 +122,7 @@ func Import(ctx context.Context, sink Sink, name string, r io.Reader, lo LabelOp
 			c.Turns[o]++
 		}
 		if err != nil {
-			return c, fmt.Errorf("%s:%d: %w", name, b.recs[len(ids)].Line, err)
+			return c, fmt.Errorf("%s: %w", b.recs[len(ids)].Where(name), err)
 		}
 		for i := range b.recs {
 			if err := putLabels(sink, name, &b.recs[i], ids[i], lo, &c); err != nil {

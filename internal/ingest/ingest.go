@@ -1,6 +1,8 @@
 // Package ingest reads the record files m3eval imports — turn records, episode records and
-// labeled samples, as a JSON array or as JSON Lines — one record at a time, so memory stays
-// flat however large the file. Every error names the file, the line and the field.
+// labeled samples, as a JSON array or as JSON Lines — and the conversation logs of other
+// tools (OpenAI chat logs, ShareGPT, VLMEvalKit predictions, lmms-eval samples, any JSON by
+// --map paths), one record at a time, so memory stays flat however large the file. Every
+// error names the file, the line (a spreadsheet's row) and the field.
 package ingest
 
 import (
@@ -21,10 +23,15 @@ type Error struct {
 	Line  int
 	Field string // dotted path, "" for the record as a whole
 	Err   error
+	// Row says Line is a spreadsheet row (xlsx), not a line of text.
+	Row bool
 }
 
 func (e *Error) Error() string {
 	loc := fmt.Sprintf("%s:%d", e.File, e.Line)
+	if e.Row {
+		loc = fmt.Sprintf("%s: row %d", e.File, e.Line)
+	}
 	if e.Field != "" {
 		return loc + ": " + e.Field + ": " + e.Err.Error()
 	}
@@ -38,9 +45,18 @@ var ErrBadRecord = errors.New("bad record")
 
 // Record is one turn read from a file, with any labels it carried.
 type Record struct {
-	Line   int // where the record (for episodes: the episode) starts
+	Line   int  // where the record (for episodes: the episode) starts
+	Row    bool // Line is a spreadsheet row
 	Turn   dataset.Turn
 	Labels []RawLabel
+}
+
+// Where locates the record in file name for messages: "name:line" or "name: row n".
+func (r *Record) Where(name string) string {
+	if r.Row {
+		return fmt.Sprintf("%s: row %d", name, r.Line)
+	}
+	return fmt.Sprintf("%s:%d", name, r.Line)
 }
 
 // RawLabel is a label as it stood in the file, not yet checked against a rubric.
@@ -66,7 +82,22 @@ type Reader struct {
 	lineNo   int
 	records  int    // whole-line records read so far
 	long     []byte // a line longer than the read buffer, put together
+
+	// convert turns one top-level JSON value into records; nil reads m3eval's own records.
+	// Importers of other formats (openai, sharegpt, ...) set it.
+	convert func(line int, raw []byte) ([]Record, error)
 }
+
+// NewConvertingReader reads top-level JSON values of r (a JSON array or JSON Lines) and
+// hands each to convert, which returns the value's records (possibly none).
+func NewConvertingReader(name string, r io.Reader, convert func(line int, raw []byte) ([]Record, error)) *Reader {
+	rd := NewReader(name, r)
+	rd.convert = convert
+	return rd
+}
+
+// Name is the file name used in errors.
+func (r *Reader) Name() string { return r.name }
 
 // NewReader reads the records of r; name is used in errors.
 func NewReader(name string, r io.Reader) *Reader {
@@ -131,6 +162,17 @@ func (r *Reader) Next() (*Record, error) {
 	if r.lineMode {
 		return r.nextLine()
 	}
+	for {
+		rec, err := r.nextValue()
+		if err != nil || rec != nil {
+			return rec, err
+		}
+		// A value without records (a converter skipped it): read on.
+	}
+}
+
+// nextValue reads one value in decoder mode; nil, nil when it held no records.
+func (r *Reader) nextValue() (*Record, error) {
 	if r.inArray && !r.dec.More() {
 		if _, err := r.dec.Token(); err != nil {
 			return nil, r.syntax(err)
@@ -152,8 +194,14 @@ func (r *Reader) Next() (*Record, error) {
 	}
 	// The decoder stands just after the value; the value starts len(raw) bytes before.
 	line := r.lineAt(r.dec.InputOffset() - int64(len(raw)))
-	recs, err := r.parse(line, raw)
-	if err != nil {
+	var recs []Record
+	var err error
+	if r.convert != nil {
+		recs, err = r.convert(line, raw)
+	} else {
+		recs, err = r.parse(line, raw)
+	}
+	if err != nil || len(recs) == 0 {
 		return nil, err
 	}
 	r.pending = recs[1:]
@@ -175,6 +223,25 @@ func (r *Reader) nextLine() (*Record, error) {
 		trimmed := bytes.TrimSpace(line)
 		if len(trimmed) == 0 {
 			continue
+		}
+		if r.convert != nil {
+			recs, err := r.convert(r.lineNo, trimmed)
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				if se.Offset >= int64(len(trimmed)) && r.records == 0 {
+					return r.fallBackToDecoder(line, !atEOF) // as for m3eval's records below
+				}
+				return nil, r.errorf(r.lineNo, "", "not valid JSON: %v", err)
+			}
+			if err != nil {
+				return nil, err
+			}
+			if len(recs) == 0 {
+				continue
+			}
+			r.records++
+			r.pending = recs[1:]
+			return &recs[0], nil
 		}
 		var rec recordJSON
 		if err := unmarshalRecord(trimmed, &rec); err != nil {

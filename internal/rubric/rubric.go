@@ -65,6 +65,10 @@ type Field struct {
 	OpenChoices []string `json:"open_choices"`
 	// Fixed rules set the field to a value for some turns; the annotator cannot change it.
 	Fixed []FixedRule `json:"fixed"`
+	// NoExpectedEn and NoExpectedZh, when set, say how to judge the field on a turn without
+	// an expected answer (logs imported from other tools often have none).
+	NoExpectedEn string `json:"no_expected_en"`
+	NoExpectedZh string `json:"no_expected_zh"`
 }
 
 // Option is one value of a field with its meaning from the guide.
@@ -242,6 +246,18 @@ func (f *Field) check() error {
 		}
 	}
 	return nil
+}
+
+// NoExpectedNotes returns, for each field whose judging needs the expected answer, the
+// label and the note that says how to judge without it, in field order.
+func (r *Rubric) NoExpectedNotes() []Field {
+	var out []Field
+	for _, f := range r.Fields {
+		if f.NoExpectedEn != "" || f.NoExpectedZh != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // Field returns the field with the name given.

@@ -15,10 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/ingest"
-	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 )
 
@@ -47,17 +45,7 @@ func writeTurns(tb testing.TB, path string, n int) {
 
 func importFile(tb testing.TB, db, path string) ingest.Counts {
 	tb.Helper()
-	r, _ := rubric.Parse(annotations.DefaultRubric)
-	f, err := os.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	c, err := importFrom(tb, db, r, path, f, time.Now())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return c
+	return importAs(tb, db, path, ingest.FormatM3eval)
 }
 
 // BenchmarkImport1M imports 1,000,000 turn records from JSONL into a fresh database (target:

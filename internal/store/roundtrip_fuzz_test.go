@@ -103,22 +103,7 @@ func importBytes(tb testing.TB, db string, r *rubric.Rubric, src []byte) (ingest
 // importFrom imports one file's records, as m3eval import does, into the database at db.
 func importFrom(tb testing.TB, db string, r *rubric.Rubric, name string, rd io.Reader, now time.Time) (ingest.Counts, error) {
 	tb.Helper()
-	ctx := context.Background()
-	s, err := store.Open(ctx, db, store.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer s.Close()
-	tx, err := s.BeginImport(ctx, store.ImportOptions{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer tx.Rollback()
-	c, err := ingest.Import(ctx, tx, name, rd, ingest.LabelOptions{Rubric: r, Annotator: "fuzz", Now: now})
-	if err != nil {
-		return c, err
-	}
-	return c, tx.Commit()
+	return importSource(tb, db, r, name, ingest.NewReader(name, rd), now)
 }
 
 func exportBytes(tb testing.TB, db string, r *rubric.Rubric) []byte {

@@ -1,0 +1,239 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// mapFields are the turn fields --map can fill.
+var mapFields = []string{"sample_id", "episode_id", "turn", "user_message", "vlm_response",
+	"expected_answer", "action_type", "task_type", "images", "model"}
+
+// FieldPath is one --map FIELD=PATH: a turn field and where each record holds it, a
+// dotted path with list indices, e.g. response.text or messages[1].content.
+type FieldPath struct {
+	Field string
+	Path  string
+	steps []pathStep
+}
+
+type pathStep struct {
+	key   string
+	index int // -1 for a key step
+}
+
+// ParseFieldPaths parses --map flags, checking field names and paths.
+func ParseFieldPaths(flags []string) ([]FieldPath, error) {
+	var out []FieldPath
+	seen := map[string]bool{}
+	for _, f := range flags {
+		field, path, ok := strings.Cut(f, "=")
+		if !ok || field == "" || path == "" {
+			return nil, fmt.Errorf("--map %q: want FIELD=PATH, e.g. user_message=question", f)
+		}
+		if !contains(mapFields, field) {
+			return nil, fmt.Errorf("--map %q: unknown field %s; fields are %s", f, field, strings.Join(mapFields, ", "))
+		}
+		if seen[field] {
+			return nil, fmt.Errorf("--map: %s given twice", field)
+		}
+		seen[field] = true
+		steps, err := parsePath(path)
+		if err != nil {
+			return nil, fmt.Errorf("--map %q: %w", f, err)
+		}
+		out = append(out, FieldPath{Field: field, Path: path, steps: steps})
+	}
+	for _, need := range []string{"user_message", "vlm_response"} {
+		if !seen[need] && len(out) > 0 {
+			return nil, fmt.Errorf("--map: give %s=PATH too (a turn needs a user message and a response)", need)
+		}
+	}
+	return out, nil
+}
+
+func parsePath(p string) ([]pathStep, error) {
+	var steps []pathStep
+	for _, part := range strings.Split(p, ".") {
+		key := part
+		var idx []int
+		if i := strings.IndexByte(part, '['); i >= 0 {
+			key = part[:i]
+			rest := part[i:]
+			for rest != "" {
+				j := strings.IndexByte(rest, ']')
+				if rest[0] != '[' || j < 0 {
+					return nil, fmt.Errorf("path %q: bad index in %q", p, part)
+				}
+				n, err := strconv.Atoi(rest[1:j])
+				if err != nil || n < 0 {
+					return nil, fmt.Errorf("path %q: index %q is not a number", p, rest[1:j])
+				}
+				idx = append(idx, n)
+				rest = rest[j+1:]
+			}
+		}
+		if key == "" && len(idx) == 0 {
+			return nil, fmt.Errorf("path %q: empty part", p)
+		}
+		if key != "" {
+			steps = append(steps, pathStep{key: key, index: -1})
+		}
+		for _, n := range idx {
+			steps = append(steps, pathStep{index: n})
+		}
+	}
+	return steps, nil
+}
+
+// lookup follows steps through a decoded JSON value.
+func lookup(v any, steps []pathStep) (any, bool) {
+	for _, s := range steps {
+		if s.index < 0 {
+			m, ok := v.(map[string]any)
+			if !ok {
+				return nil, false
+			}
+			if v, ok = m[s.key]; !ok {
+				return nil, false
+			}
+			continue
+		}
+		l, ok := v.([]any)
+		if !ok || s.index >= len(l) {
+			return nil, false
+		}
+		v = l[s.index]
+	}
+	return v, true
+}
+
+// mapped converts a record of any layout by the --map paths: one turn per record.
+func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
+	var rawTop map[string]json.RawMessage
+	if err := c.decode(line, raw, &rawTop); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var top map[string]any
+	if err := dec.Decode(&top); err != nil {
+		return nil, c.errorf(line, "", "%v", err)
+	}
+	vals := map[string]string{}
+	var images []string
+	used := map[string]bool{}
+	for _, fp := range c.paths {
+		v, ok := lookup(top, fp.steps)
+		if len(fp.steps) == 1 {
+			used[fp.steps[0].key] = true
+		}
+		if !ok || v == nil {
+			if fp.Field == "user_message" || fp.Field == "vlm_response" {
+				return nil, c.errorf(line, fp.Path, "missing (mapped to %s)", fp.Field)
+			}
+			continue
+		}
+		if fp.Field == "images" {
+			var refs []string
+			switch x := v.(type) {
+			case string:
+				refs = []string{x}
+			case []any:
+				for i, e := range x {
+					s, ok := e.(string)
+					if !ok {
+						return nil, c.errorf(line, fmt.Sprintf("%s[%d]", fp.Path, i), "expected a path or URL (mapped to images)")
+					}
+					refs = append(refs, s)
+				}
+			default:
+				return nil, c.errorf(line, fp.Path, "expected a path or a list of paths (mapped to images)")
+			}
+			for i, r := range refs {
+				p, err := c.image(line, fmt.Sprintf("%s[%d]", fp.Path, i), r)
+				if err != nil {
+					return nil, err
+				}
+				images = append(images, p)
+			}
+			continue
+		}
+		switch x := v.(type) {
+		case string:
+			vals[fp.Field] = x
+		case json.Number:
+			vals[fp.Field] = x.String()
+		case bool:
+			vals[fp.Field] = strconv.FormatBool(x)
+		default:
+			return nil, c.errorf(line, fp.Path, "expected text, got a %s (mapped to %s)", jsonKind(v), fp.Field)
+		}
+	}
+	episode := vals["episode_id"]
+	n := 0
+	if s, ok := vals["turn"]; ok {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil || n < 1 {
+			return nil, c.errorf(line, pathOf(c.paths, "turn"), "%q: turns count from 1", s)
+		}
+	}
+	if id, ok := vals["sample_id"]; ok && (episode == "" || n == 0) {
+		if ep, t, ok := splitSampleID(id); ok {
+			if episode == "" {
+				episode = ep
+			}
+			if n == 0 {
+				n, _ = strconv.Atoi(t)
+			}
+		}
+	}
+	if episode == "" {
+		episode = c.episodeID(line)
+	}
+	if n == 0 {
+		c.seen[episode]++
+		n = c.seen[episode]
+	}
+	src := map[string]any{}
+	for k, v := range rawTop {
+		if !used[k] {
+			src[k] = v // as written: numbers keep their digits
+		}
+	}
+	rec, err := c.turn(line, episode, n, vals["user_message"], vals["vlm_response"], vals["expected_answer"], images, vals["model"], src)
+	if err != nil {
+		return nil, err
+	}
+	t := &rec.Turn
+	if id, ok := vals["sample_id"]; ok && id != "" {
+		t.SampleID = id
+	}
+	if a, ok := vals["action_type"]; ok && strings.TrimSpace(a) != "" {
+		t.ActionType = a
+	}
+	t.TaskType = vals["task_type"]
+	return []Record{rec}, nil
+}
+
+func pathOf(paths []FieldPath, field string) string {
+	for _, p := range paths {
+		if p.Field == field {
+			return p.Path
+		}
+	}
+	return field
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "object"
+	case []any:
+		return "list"
+	}
+	return fmt.Sprintf("%T", v)
+}
