@@ -43,18 +43,7 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 			if err != nil {
 				return err
 			}
-			if err := g.mustExist(); err != nil {
-				return err
-			}
-			r, err := g.loadRubric()
-			if err != nil {
-				return err
-			}
-			actions, err := rubric.ParseActions(annotations.Actions)
-			if err != nil {
-				return err
-			}
-			s, err := g.openStore(cmd.Context(), r, store.Options{Durable: true, LockWait: annotateLockWait})
+			s, r, actions, err := g.openForAnnotating(cmd.Context(), store.Options{Durable: true, LockWait: annotateLockWait})
 			if err != nil {
 				return err
 			}
@@ -84,6 +73,27 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 	cmd.Flags().StringVar(&start, "start", "", "open this sample_id first")
 	cmd.Flags().StringVar(&campaign, "campaign", "", "open your queue of this campaign (default: the latest that assigns you turns)")
 	return cmd
+}
+
+// openForAnnotating opens an existing database for saving labels, with the rubric and the
+// action descriptions the annotator shows (m3eval annotate, m3eval serve).
+func (g *globalOptions) openForAnnotating(ctx context.Context, so store.Options) (*store.Store, *rubric.Rubric, rubric.Actions, error) {
+	if err := g.mustExist(); err != nil {
+		return nil, nil, nil, err
+	}
+	r, err := g.loadRubric()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	actions, err := rubric.ParseActions(annotations.Actions)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	s, err := g.openStore(ctx, r, so)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return s, r, actions, nil
 }
 
 // annotatorQueue opens the annotator's queue: of the campaign (default: the latest that

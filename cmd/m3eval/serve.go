@@ -12,7 +12,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/campaign"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/serve"
@@ -47,18 +46,7 @@ One log line per session start and end and per refused key goes to standard erro
 			if o.IdleTimeout < 0 {
 				return usageErrorf("--idle-timeout %s: want a duration ≥ 0", o.IdleTimeout)
 			}
-			if err := g.mustExist(); err != nil {
-				return err
-			}
-			r, err := g.loadRubric()
-			if err != nil {
-				return err
-			}
-			actions, err := rubric.ParseActions(annotations.Actions)
-			if err != nil {
-				return err
-			}
-			s, err := g.openStore(cmd.Context(), r, store.Options{Durable: true, LockWait: annotateLockWait, Writers: 1})
+			s, r, actions, err := g.openForAnnotating(cmd.Context(), store.Options{Durable: true, LockWait: annotateLockWait, Writers: 1})
 			if err != nil {
 				return err
 			}
