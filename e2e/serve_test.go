@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -374,4 +375,28 @@ func TestServeReloadAndIdle(t *testing.T) {
 	if !found {
 		t.Errorf("bob's value was lost at the idle timeout")
 	}
+}
+
+// TestServeCampaignQueue: a session opens the annotator's assigned queue when a campaign
+// gives them one, as m3eval annotate --annotator does.
+func TestServeCampaignQueue(t *testing.T) {
+	f := newServeFixture(t)
+	m3 := cli(t, f.bin, f.db)
+	m3("sample", "--name", "pilot", "--n", "12", "--by", "action_type", "--seed", "3")
+	var a struct {
+		Annotators []struct {
+			Name      string   `json:"name"`
+			SampleIDs []string `json:"sample_ids"`
+		} `json:"annotators"`
+	}
+	if err := json.Unmarshal([]byte(m3("assign", "--sample", "pilot", "--annotators", "alice,bob,carol", "--overlap", "2", "--format", "json")), &a); err != nil {
+		t.Fatal(err)
+	}
+	alice := a.Annotators[0].SampleIDs
+	ep, turn, _ := strings.Cut(alice[0], "_turn_")
+	srv := startServer(t, f.bin, f.db, f.dir)
+	f.term.start("alice", srv.sshCommand(f.alice))
+	f.term.waitFor("alice", "alice · campaign pilot", fmt.Sprintf("item 1 of %d", len(alice)), ep+" · turn "+turn)
+	f.term.tmux("send-keys", "-t", "alice", "q")
+	srv.waitLog(`session end alice `)
 }
