@@ -45,9 +45,24 @@ func newTerminal(t *testing.T) *terminal {
 	return term
 }
 
+// terminalEnv is the test's environment as a user's terminal has it: without CI, which CI
+// runners set and which termenv takes to mean "no terminal" (colour off), although the
+// program runs in a real one, tmux's.
+func terminalEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "CI=") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
 func (term *terminal) tmux(args ...string) string {
 	term.t.Helper()
-	out, err := exec.Command("tmux", append([]string{"-L", term.socket}, args...)...).CombinedOutput()
+	cmd := exec.Command("tmux", append([]string{"-L", term.socket}, args...)...)
+	cmd.Env = terminalEnv()
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		term.t.Fatalf("tmux %v: %v\n%s", args, err, out)
 	}
@@ -110,19 +125,19 @@ func TestAnnotateKillResumeExport(t *testing.T) {
 	term.waitFor("a", "item 1 of 35", "demo_zh_umbrella_0 · turn 1")
 	// Item 1 (first turn: both Yes/No/NA fields are fixed to NA): 4, 3, Overall 4.
 	term.keys("a", "4", "3", "4")
-	term.waitFor("a", "Overall Quality         4", "✓ saved")
+	term.waitFor("a", "Overall Quality        整体质量      4", "✓ saved")
 	term.keys("a", "Enter")
 	term.waitFor("a", "demo_zh_umbrella_0 · turn 2", "item 2 of 35")
 	// Item 2: 5, 4, Context Consistency y, Overall 5, and a comment.
 	term.keys("a", "5", "4", "y", "5", "c")
 	term.tmux("send-keys", "-t", "a", "-l", "引导有效 q")
 	term.keys("a", "Escape")
-	term.waitFor("a", "Comments                引导有效 q", "✓ saved")
+	term.waitFor("a", "Comments               评论          引导有效 q", "✓ saved")
 	term.keys("a", "Enter")
 	term.waitFor("a", "demo_zh_umbrella_0 · turn 3", "item 3 of 35")
 	// Item 3: two answers on screen and saved, then the process dies.
 	term.keys("a", "2", "3")
-	term.waitFor("a", "Correctness             2", "Reasoning Completeness  3", "✓ saved")
+	term.waitFor("a", "Correctness            正确性        2", "Reasoning Completeness 推理完整性    3", "✓ saved")
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -131,22 +146,12 @@ func TestAnnotateKillResumeExport(t *testing.T) {
 	// Reopen: the queue resumes at item 3 with its draft.
 	term.start("b", annotate)
 	s := term.waitFor("b", "demo_zh_umbrella_0 · turn 3", "item 3 of 35", "2 done")
-	if !strings.Contains(s, "Correctness             2") || !strings.Contains(s, "Reasoning Completeness  3") {
+	if !strings.Contains(s, "Correctness            正确性        2") || !strings.Contains(s, "Reasoning Completeness 推理完整性    3") {
 		t.Fatalf("the draft of item 3 was not restored:\n%s", s)
 	}
 	term.keys("b", "q")
 
-	out, err := exec.Command(bin, "--db", db, "export", "--include-drafts").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var recs []struct {
-		SampleID string                     `json:"sample_id"`
-		Label    map[string]json.RawMessage `json:"human_annotation"`
-	}
-	if err := json.Unmarshal(out, &recs); err != nil {
-		t.Fatalf("export is not JSON: %v\n%s", err, out)
-	}
+	recs, out := exportLabels(t, bin, db, "--include-drafts")
 	want := map[string]map[string]string{
 		"demo_zh_umbrella_0_turn_1": {"correctness": "4", "reasoning_completeness": "3", "resists_misleading": "null",
 			"context_consistency": "null", "overall_quality": "4", "comments": `""`, "annotator": `"erin"`, "flagged": "false"},
@@ -180,6 +185,26 @@ func TestAnnotateKillResumeExport(t *testing.T) {
 	}
 }
 
+// exported is one record of `export`, with its label's fields as raw JSON.
+type exported struct {
+	SampleID string                     `json:"sample_id"`
+	Label    map[string]json.RawMessage `json:"human_annotation"`
+}
+
+// exportLabels runs `export` with the flags given and returns its records and its output.
+func exportLabels(t *testing.T, bin, db string, flags ...string) ([]exported, []byte) {
+	t.Helper()
+	out, err := exec.Command(bin, append([]string{"--db", db, "export"}, flags...)...).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []exported
+	if err := json.Unmarshal(out, &recs); err != nil {
+		t.Fatalf("export is not JSON: %v\n%s", err, out)
+	}
+	return recs, out
+}
+
 // TestExitCodes runs the real binary: 0 ok, 1 error with a plain message, 2 usage.
 func TestExitCodes(t *testing.T) {
 	bin := build(t)
@@ -194,6 +219,10 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"--db", db, "import", missing}, 1, "m3eval: import: open " + missing},
 		{[]string{"--db", db, "export", "--format", "xml"}, 2, "use one of json, jsonl, csv"},
 		{[]string{"--db", db, "frobnicate"}, 2, "unknown command"},
+		// Mistakes in annotate's flags are said before the screen opens.
+		{[]string{"--db", db, "annotate", "--annotator", "x", "--start", "no_such_turn"}, 2, "--start no_such_turn: no such sample_id"},
+		{[]string{"--db", db, "annotate", "--annotator", "x", "--theme", "blue"}, 2, "want dark, light or auto"},
+		{[]string{"--db", db, "annotate", "--annotator", "x", "--graphics", "regis"}, 2, "want kitty, iterm2, sixel, none or auto"},
 	} {
 		out, err := exec.Command(bin, tc.args...).CombinedOutput()
 		code := 0

@@ -55,7 +55,7 @@ func TestImportOtherFormatsAnnotateExport(t *testing.T) {
 		}
 		// First turn, not misleading: both Yes/No/NA fields are fixed to NA.
 		term.keys(session, "4", "3", "4")
-		term.waitFor(session, "Overall Quality         4", "✓ saved")
+		term.waitFor(session, "Overall Quality        整体质量      4", "✓ saved")
 		term.keys(session, "Enter")
 		term.waitFor(session, "item 2 of", "1 done")
 		term.keys(session, "q")

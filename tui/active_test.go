@@ -5,9 +5,9 @@ import (
 	"time"
 )
 
-// TestIdleIsNotCounted: pauses up to a minute between key presses count as active time,
-// longer ones do not count at all.
-func TestIdleIsNotCounted(t *testing.T) {
+// TestIdleIsCapped: pauses up to a minute between key presses count as active time, longer
+// ones count as a minute (reading a long response is work; a lunch break is not).
+func TestIdleIsCapped(t *testing.T) {
 	now := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
 	m := &annotateModel{now: func() time.Time { return now }}
 	m.lastInput = now
@@ -15,7 +15,7 @@ func TestIdleIsNotCounted(t *testing.T) {
 		now = now.Add(step)
 		m.countActive()
 	}
-	if got, want := m.takeActive(), 62*time.Second; got != want {
+	if got, want := m.takeActive(), (10+50+60+60+2)*time.Second; got != want {
 		t.Fatalf("active %v, want %v", got, want)
 	}
 	if m.takeActive() != 0 {

@@ -97,8 +97,16 @@ type adjSavedMsg struct {
 	err    error
 }
 
-// NewAdjudicate returns the adjudication screen.
-func NewAdjudicate(o AdjudicateOptions) *AdjudicateModel {
+// NewAdjudicate returns the root model running the adjudication screen: the root owns the
+// header, the footer, help and the size; the screen is this file.
+func NewAdjudicate(o AdjudicateOptions) *Model {
+	s := newAdjudicateScreen(o)
+	return newRoot(s, s.st)
+}
+
+var _ Screen = (*AdjudicateModel)(nil)
+
+func newAdjudicateScreen(o AdjudicateOptions) *AdjudicateModel {
 	if o.Context == nil {
 		o.Context = context.Background()
 	}
@@ -107,6 +115,9 @@ func NewAdjudicate(o AdjudicateOptions) *AdjudicateModel {
 		r = lipgloss.DefaultRenderer()
 	}
 	m := &AdjudicateModel{o: o, st: DefaultStyles(r), keys: defaultAdjKeys(), width: 80, height: 24}
+	// The score and choice keys come from the rubric, as on the annotate screen.
+	km := newKeyMap(o.Rubric)
+	m.keys.Score, m.keys.Choice = km.Score, km.Choice
 	for _, f := range o.Rubric.Fields {
 		if f.Kind != rubric.KindText {
 			m.fields = append(m.fields, f)
@@ -133,9 +144,6 @@ func (m *AdjudicateModel) load(idx int) tea.Cmd {
 // Update implements tea.Model.
 func (m *AdjudicateModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
-	case tea.WindowSizeMsg:
-		m.width, m.height = msg.Width, msg.Height
-		return m, nil
 	case adjLoadedMsg:
 		if msg.err != nil {
 			m.err = msg.err
@@ -229,7 +237,7 @@ func (m *AdjudicateModel) key(k tea.KeyMsg) tea.Cmd {
 		return m.write(m.setCmd(f.Name, v, labels[col].Annotator))
 	case key.Matches(k, m.keys.Score), key.Matches(k, m.keys.Choice):
 		f := m.fields[m.field]
-		v, ok := m.valueOf(&f, k.String())
+		v, ok := m.valueOf(&f, halfWidthDigit(k.String()))
 		if !ok {
 			m.message = fmt.Sprintf("%q is not a value of %s here", k.String(), f.Name)
 			return nil
@@ -288,44 +296,64 @@ func (m *AdjudicateModel) undoCmd() tea.Cmd {
 	}
 }
 
-// View implements tea.Model.
+// View implements tea.Model: the turn, the table of answers and the message line; the root
+// draws the header and the key hints.
 func (m *AdjudicateModel) View() string {
 	w := max(40, m.width)
-	header := m.header(w)
 	if m.item == nil {
-		return header + "\n" + m.st.Dim.Render("loading…")
+		return m.st.Dim.Render("loading…")
 	}
 	table := m.table(w)
-	foot := []string{m.messageLine(w), m.st.Help.Render(ansi.Truncate(
-		"A-H take · 1-5 score · y/n/a · tab/↓ field · ←/→ turn · u undo · q quit", w, "…"))}
-	room := m.height - 1 - lipgloss.Height(table) - len(foot)
+	foot := m.messageLine(w)
+	room := m.height - lipgloss.Height(table) - 1
 	turn := m.turnLines(w)
 	if room < len(turn) {
 		turn = turn[:max(0, room)]
 	}
-	parts := append([]string{header}, turn...)
-	parts = append(parts, table)
-	return strings.Join(append(parts, foot...), "\n")
+	parts := append(turn, table, foot)
+	return strings.Join(parts, "\n")
 }
 
-func (m *AdjudicateModel) header(w int) string {
+// SetSize implements Component.
+func (m *AdjudicateModel) SetSize(w, h int) { m.width, m.height = w, h }
+
+// Header implements Screen: who adjudicates, where, how many turns are open; saved or not.
+func (m *AdjudicateModel) Header(int) (left, right string) {
 	open := 0
 	for _, c := range m.o.Cases {
 		if !m.decided(c) {
 			open++
 		}
 	}
-	left := m.st.Header.Render("m3eval") + m.st.HeaderDim.Render(" · adjudicate · ") + clean(m.o.Adjudicator) +
+	left = m.st.HeaderDim.Render("adjudicate · ") + clean(m.o.Adjudicator) +
 		m.st.HeaderDim.Render(fmt.Sprintf(" · turn %d of %d · %d open", m.idx+1, len(m.o.Cases), open))
-	state := m.st.Saved.Render("✓ saved")
+	right = m.st.Saved.Render("✓ saved")
 	if m.busy || len(m.pending) > 0 {
-		state = m.st.Saving.Render("… saving")
+		right = m.st.Saving.Render("… saving")
 	}
-	gap := w - lipgloss.Width(left) - lipgloss.Width(state)
-	if gap < 1 {
-		return ansi.Truncate(left, w-lipgloss.Width(state)-1, "…") + " " + state
-	}
-	return left + strings.Repeat(" ", gap) + state
+	return left, right
+}
+
+// CapturesKeys implements Screen: the adjudication screen has no text box.
+func (m *AdjudicateModel) CapturesKeys() bool { return false }
+
+// Reference implements Screen: what the table's tags mean.
+func (m *AdjudicateModel) Reference(width int) string {
+	return lipgloss.NewStyle().Width(width).Render(m.st.Dim.Render(
+		"Each column is one annotator's answer (A, B, …); the final column is the decision: " +
+			"\"(A)\" took A's answer, \"(new)\" is the adjudicator's own value. ≠ marks the fields in dispute."))
+}
+
+// ShortHelp implements help.KeyMap; the root adds "? help" and "q quit".
+func (m *AdjudicateModel) ShortHelp() []key.Binding {
+	k := m.keys
+	return []key.Binding{k.Take, k.Score, k.Choice, k.NextField, k.PrevCase, k.NextCase, k.Undo}
+}
+
+// FullHelp implements help.KeyMap.
+func (m *AdjudicateModel) FullHelp() [][]key.Binding {
+	k := m.keys
+	return [][]key.Binding{{k.Take, k.Score, k.Choice}, {k.NextField, k.PrevField}, {k.PrevCase, k.NextCase, k.Undo, k.Quit}}
 }
 
 func (m *AdjudicateModel) decided(c campaign.Case) bool {

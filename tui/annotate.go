@@ -7,21 +7,21 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/progress"
 	"github.com/charmbracelet/bubbles/textarea"
 	"github.com/charmbracelet/bubbles/textinput"
-	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/rubric"
-	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/session"
 	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
-// idleLimit: a pause longer than this between key presses is not counted as active time.
+// idleLimit caps the active time one pause between key presses adds: the annotator may be
+// reading the response or the image, or may have left; counting 0 undercounted reading.
 const idleLimit = 60 * time.Second
 
 // commentSaveDelay is how long typing must pause before the comment is saved.
@@ -33,19 +33,19 @@ const (
 	modeNormal mode = iota
 	modeComment
 	modeFlag
-	modeHelp
+	modeRead  // the full-screen reading view
+	modeImage // the full-screen image view
 )
 
 // annotateModel is the annotate screen: the context of the turn, the rubric, and the keys
 // that fill it in.
 type annotateModel struct {
 	ctx        context.Context
-	q          *store.Queue
+	q          Queue
 	r          *rubric.Rubric
 	actions    rubric.Actions
 	st         Styles
 	keys       keyMap
-	help       help.Model
 	now        func() time.Time
 	openImages func([]string) tea.Cmd
 	start      string
@@ -59,25 +59,25 @@ type annotateModel struct {
 	allDone          bool
 
 	// the item on screen
-	item   *store.Item
-	ann    *store.Annotation // as last saved
-	values rubric.Values     // as shown: saved values plus writes still on their way
-	focus  int               // index into r.Fields; -1 when nothing is focusable
+	item   *session.Item
+	ann    *session.Annotation // as last saved
+	values rubric.Values       // as shown: saved values plus writes still on their way
+	focus  int                 // index into r.Fields; -1 when nothing is focusable
 
-	mode          mode
-	comment       textarea.Model
-	commentRev    int
-	flagReason    textinput.Model
-	vp            viewport.Model
-	bar           progress.Model
-	contextFor    string // the item and width the viewport content was rendered for
-	ctxView       []string
-	ctxViewOffset int
-	rubricView    string // cached rubric pane
-	rubricHeight  int
-	rubricDirty   bool
-	message       string
-	messageStyle  lipgloss.Style
+	mode         mode
+	readOnly     bool // a submitted item opens read-only until e
+	comment      textarea.Model
+	commentRev   int
+	flagReason   textinput.Model
+	turn         *turnPane
+	image        *imagePane
+	reader       *readerPane
+	imgView      *imageView
+	bar          progress.Model
+	rub          *rubricPane
+	rubricHeight int
+	message      string
+	messageStyle lipgloss.Style
 
 	// database work
 	ops     []op
@@ -105,7 +105,7 @@ type annotateModel struct {
 	active    time.Duration
 }
 
-func newAnnotateModel(o Options, st Styles) *annotateModel {
+func newAnnotateModel(o Options, st Styles, r *lipgloss.Renderer) *annotateModel {
 	ta := textarea.New()
 	ta.Placeholder = "Why this score? (esc when done)"
 	ta.ShowLineNumbers = false
@@ -114,19 +114,20 @@ func newAnnotateModel(o Options, st Styles) *annotateModel {
 	ti := textinput.New()
 	ti.Placeholder = "reason (optional)"
 	ti.Prompt = "Flag for review: "
-	bar := progress.New(progress.WithSolidFill(string(colorAccent.Dark)), progress.WithoutPercentage())
+	fill := colorAccent.Light
+	if r.HasDarkBackground() {
+		fill = colorAccent.Dark
+	}
+	// The bar renders with the session's profile, so NO_COLOR reaches it too.
+	bar := progress.New(progress.WithSolidFill(fill), progress.WithoutPercentage(), progress.WithColorProfile(r.ColorProfile()))
 	bar.Width = 16
 	m := &annotateModel{
 		ctx: o.Context, q: o.Queue, r: o.Rubric, actions: o.Actions, st: st,
-		keys: defaultKeyMap(), help: help.New(), now: o.Now, openImages: o.OpenImages, start: o.StartSample,
-		comment: ta, flagReason: ti, vp: viewport.New(0, 0), bar: bar, focus: -1, rubricDirty: true,
-		unsaved: map[fieldKey]int{},
+		keys: newKeyMap(o.Rubric), now: o.Now, openImages: o.OpenImages, start: o.StartSample,
+		comment: ta, flagReason: ti, turn: newTurnPane(st, o.Actions, o.Rubric), bar: bar, focus: -1, rub: newRubricPane(o.Rubric, st),
+		unsaved: map[fieldKey]int{}, image: newImagePane(o.Images, st, r.ColorProfile()),
+		reader: newReaderPane(st), imgView: newImageView(o.Images, st, r.ColorProfile(), o.Graphics),
 	}
-	m.help.Styles.ShortKey = st.Help.Bold(true)
-	m.help.Styles.ShortDesc = st.Help
-	m.help.Styles.FullKey = st.Help.Bold(true)
-	m.help.Styles.FullDesc = st.Help
-	m.help.Styles.ShortSeparator = st.Help
 	return m
 }
 
@@ -139,15 +140,15 @@ func (m *annotateModel) Init() tea.Cmd {
 // SetSize gives the screen its share of the terminal.
 func (m *annotateModel) SetSize(w, h int) {
 	m.width, m.height = w, h
-	m.help.Width = w
+	m.reader.SetSize(w, h-1)
+	m.imgView.SetSize(w, h-1)
 	m.comment.SetWidth(max(10, w-4))
 	m.comment.SetHeight(5)
 	if m.compact() {
 		m.comment.SetHeight(3)
 	}
 	m.flagReason.Width = max(10, w-24)
-	m.rubricDirty = true
-	m.contextFor = ""
+	m.rub.dirty = true
 	m.layout()
 }
 
@@ -179,18 +180,27 @@ func (m *annotateModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.countActive()
 		return m, m.handleKey(msg)
+	case imagesDecodedMsg:
+		m.image.Update(msg)
+		return m, nil
+	case fullImageMsg:
+		m.imgView.Update(msg)
+		return m, nil
 	case imagesOpenedMsg:
 		if msg.err != nil {
 			m.say(m.st.Warning, "%v", msg.err)
 		} else if msg.note != "" {
 			m.say(m.st.Message, "%s", msg.note)
 		} else {
-			m.say(m.st.Message, "opened %d image(s) in the system viewer", len(m.item.Turn.Images))
+			m.say(m.st.Message, "opened %d image(s) in the system viewer", msg.opened)
 		}
 		return m, nil
 	case tea.MouseMsg:
-		var cmd tea.Cmd
-		m.vp, cmd = m.vp.Update(msg)
+		if m.mode == modeRead {
+			_, cmd := m.reader.Update(msg)
+			return m, cmd
+		}
+		_, cmd := m.turn.Update(msg)
 		return m, cmd
 	}
 	return m, nil
@@ -225,8 +235,8 @@ func (m *annotateModel) takePending() tea.Cmd {
 // countActive adds the time since the previous key press, unless the annotator was idle.
 func (m *annotateModel) countActive() {
 	now := m.now()
-	if d := now.Sub(m.lastInput); d > 0 && d <= idleLimit {
-		m.active += d
+	if d := now.Sub(m.lastInput); d > 0 {
+		m.active += min(d, idleLimit)
 	}
 	m.lastInput = now
 }
@@ -264,9 +274,8 @@ func (m *annotateModel) handleResult(msg tea.Msg) tea.Cmd {
 		if msg.item == nil {
 			return nil
 		}
-		if msg.note == "" {
-			m.message = ""
-		}
+		// The message about the item just left ("submitted", "skipped", "flagged") stays
+		// until the next one replaces it: it confirms what happened to that item.
 		m.show(msg.item)
 		m.pendingCmds = append(m.pendingCmds, m.enqueue(m.loadPosition(msg.item.Ref)))
 		return nil
@@ -306,7 +315,13 @@ func (m *annotateModel) handleResult(msg tea.Msg) tea.Cmd {
 			m.absorb(msg.turnID, msg.ann)
 			if m.item != nil && msg.turnID == m.item.Ref.TurnID && msg.ann != nil {
 				m.values = m.r.Apply(msg.ann.Values, m.item.Turn.Item())
-				m.rubricDirty = true
+				m.rub.dirty = true
+				// Focus goes where the change was undone, so the next key redoes it.
+				for _, w := range msg.what {
+					if w.Kind == session.ChangeValue {
+						m.focusField(w.Field)
+					}
+				}
 			}
 		}
 	}
@@ -315,25 +330,28 @@ func (m *annotateModel) handleResult(msg tea.Msg) tea.Cmd {
 
 // absorb takes the saved state of an annotation. Shown values follow the database once no
 // other write to the item is on its way, so a slow write never rolls back a newer key press.
-func (m *annotateModel) absorb(turnID int64, a *store.Annotation) {
+func (m *annotateModel) absorb(turnID int64, a *session.Annotation) {
 	if a == nil || m.item == nil || turnID != m.item.Ref.TurnID {
 		return
 	}
-	wasDone := m.ann != nil && m.ann.Status == "done"
+	wasDone := m.ann != nil && m.ann.Status == dataset.StatusDone
 	m.ann = a
-	if a.Status == "done" && !wasDone {
+	if a.Status == dataset.StatusDone && !wasDone {
 		m.done++
-	} else if a.Status != "done" && wasDone {
+		// The pace changed: read the median again, so the ETA follows from the first
+		// submitted item on.
+		m.pendingCmds = append(m.pendingCmds, m.enqueue(m.loadInfo()))
+	} else if a.Status != dataset.StatusDone && wasDone {
 		m.done--
 	}
 	if m.writes == 0 {
 		m.values = m.r.Apply(a.Values, m.item.Turn.Item())
 	}
-	m.rubricDirty = true
+	m.rub.dirty = true
 }
 
 // show puts an item on screen.
-func (m *annotateModel) show(it *store.Item) {
+func (m *annotateModel) show(it *session.Item) {
 	m.item = it
 	m.ann = it.Annotation
 	vals := rubric.Values{}
@@ -342,12 +360,14 @@ func (m *annotateModel) show(it *store.Item) {
 	}
 	m.values = m.r.Apply(vals, it.Turn.Item())
 	m.mode = modeNormal
+	m.readOnly = it.Annotation != nil && it.Annotation.Status == dataset.StatusDone
 	m.focus = m.firstOpenField()
 	m.pos = 0
-	m.contextFor = ""
-	m.rubricDirty = true
+	m.turn.SetItem(it)
+	m.rub.dirty = true
 	m.lastInput = m.now()
 	m.active = 0
+	m.pendingCmds = append(m.pendingCmds, m.image.Show(it.Ref.TurnID, it.Turn.Images))
 	m.layout()
 }
 
@@ -361,13 +381,32 @@ func (m *annotateModel) takesInput(i int) bool {
 	return !fixed
 }
 
+// firstOpenField is the first field that takes input and has no answer yet, else the first
+// that takes input: an item opens where the work is.
 func (m *annotateModel) firstOpenField() int {
+	first := -1
 	for i := range m.r.Fields {
-		if m.takesInput(i) {
+		if !m.takesInput(i) {
+			continue
+		}
+		if _, answered := m.values[m.r.Fields[i].Name]; !answered {
 			return i
 		}
+		if first < 0 {
+			first = i
+		}
 	}
-	return -1
+	return first
+}
+
+// focusField moves focus to the named field.
+func (m *annotateModel) focusField(name string) {
+	for i := range m.r.Fields {
+		if m.r.Fields[i].Name == name && m.takesInput(i) {
+			m.focus = i
+			m.rub.dirty = true
+		}
+	}
 }
 
 // moveFocus moves to the next (or previous) open field, wrapping around.
@@ -377,7 +416,7 @@ func (m *annotateModel) moveFocus(step int) {
 		i = (i + step + n) % n
 		if m.takesInput(i) {
 			m.focus = i
-			m.rubricDirty = true
+			m.rub.dirty = true
 			return
 		}
 	}
@@ -389,7 +428,7 @@ func (m *annotateModel) advance() {
 	for i := m.focus + 1; i < n; i++ {
 		if m.takesInput(i) {
 			m.focus = i
-			m.rubricDirty = true
+			m.rub.dirty = true
 			return
 		}
 	}
@@ -408,25 +447,41 @@ func (m *annotateModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.commentKey(msg)
 	case modeFlag:
 		return m.flagKey(msg)
-	case modeHelp:
-		if key.Matches(msg, m.keys.Help, m.keys.LeaveEditor, m.keys.Quit) {
-			m.mode = modeNormal
-		}
-		return nil
+	case modeImage:
+		return m.fullScreenKey(msg, m.imgView, m.imgView.keys.Close)
+	case modeRead:
+		return m.fullScreenKey(msg, m.reader, m.reader.keys.Close)
 	}
 	if key.Matches(msg, m.keys.Quit) {
 		return m.requestQuit()
 	}
-	if key.Matches(msg, m.keys.Help) {
-		m.mode = modeHelp
-		return nil
-	}
 	if m.item == nil {
 		return nil
 	}
+	if m.readOnly && key.Matches(msg, m.keys.Score, m.keys.Choice, m.keys.Comment, m.keys.Undo, m.keys.Flag) {
+		m.say(m.st.Warning, "submitted · e to edit (a stray key does not change a finished label)")
+		return nil
+	}
 	switch {
+	case key.Matches(msg, m.keys.Read):
+		m.openReader()
+		return nil
+	case key.Matches(msg, m.keys.Image):
+		if len(m.item.Turn.Images) == 0 {
+			m.say(m.st.Warning, "this turn has no images")
+			return nil
+		}
+		m.mode = modeImage
+		return m.imgView.Open(m.item.Turn.Images)
+	case key.Matches(msg, m.keys.Edit):
+		if m.readOnly {
+			m.readOnly = false
+			m.rub.dirty = true
+			m.say(m.st.Message, "editing a submitted item: changes are saved and recorded; enter submits again")
+		}
+		return nil
 	case key.Matches(msg, m.keys.Score):
-		return m.score(msg.String())
+		return m.score(halfWidthDigit(msg.String()))
 	case key.Matches(msg, m.keys.Choice):
 		return m.choose(msg.String())
 	case key.Matches(msg, m.keys.NextField):
@@ -440,7 +495,7 @@ func (m *annotateModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		m.mode = modeComment
 		m.comment.SetValue(textsafe.String(m.values[m.r.CommentField]))
-		m.rubricDirty = true
+		m.rub.dirty = true
 		m.layout()
 		return m.comment.Focus()
 	case key.Matches(msg, m.keys.Submit):
@@ -463,7 +518,7 @@ func (m *annotateModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, m.keys.Flag):
 		if m.ann != nil && m.ann.Flagged {
 			q := m.q
-			return m.write("flag cleared", func(ctx context.Context, e store.Edit) (*store.Annotation, error) {
+			return m.write("flag cleared", func(ctx context.Context, e session.Edit) (*session.Annotation, error) {
 				return q.SetFlag(ctx, e, false, "")
 			})
 		}
@@ -475,7 +530,7 @@ func (m *annotateModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 			return nil
 		}
 		q, ref := m.q, m.item.Ref
-		skip := m.write("skipped: moved to the end of the queue", func(ctx context.Context, e store.Edit) (*store.Annotation, error) {
+		skip := m.write("skipped: moved to the end of the queue", func(ctx context.Context, e session.Edit) (*session.Annotation, error) {
 			return q.Skip(ctx, e)
 		})
 		return tea.Batch(skip, m.navigate(m.loadNext(ref, true, true)))
@@ -486,11 +541,31 @@ func (m *annotateModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		return m.openImages(m.item.Turn.Images)
 	case key.Matches(msg, m.keys.ScrollUp):
-		m.vp.HalfViewUp()
+		m.turn.vp.HalfViewUp()
 	case key.Matches(msg, m.keys.ScrollDown):
-		m.vp.HalfViewDown()
+		m.turn.vp.HalfViewDown()
+	case key.Matches(msg, m.keys.Page):
+		m.turn.vp.ViewDown()
+	case key.Matches(msg, m.keys.Top):
+		m.turn.vp.GotoTop()
+	case key.Matches(msg, m.keys.Bottom):
+		m.turn.vp.GotoBottom()
 	}
 	return nil
+}
+
+// fullScreenKey handles a key in a full-screen view: q quits, its close key goes back to the
+// rubric, anything else is the view's.
+func (m *annotateModel) fullScreenKey(msg tea.KeyMsg, view tea.Model, closeKey key.Binding) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.Quit):
+		return m.requestQuit()
+	case key.Matches(msg, closeKey):
+		m.mode = modeNormal
+		return nil
+	}
+	_, cmd := view.Update(msg)
+	return cmd
 }
 
 // score sets the focused 1–5 field.
@@ -536,7 +611,7 @@ func (m *annotateModel) choose(k string) tea.Cmd {
 func (m *annotateModel) set(f *rubric.Field, v string) tea.Cmd {
 	m.message = ""
 	m.advance()
-	m.rubricDirty = true
+	m.rub.dirty = true
 	if old, ok := m.values[f.Name]; ok && old == v {
 		return nil
 	}
@@ -560,7 +635,7 @@ func (m *annotateModel) submit() tea.Cmd {
 				m.focus = i
 			}
 		}
-		m.rubricDirty = true
+		m.rub.dirty = true
 		return nil
 	}
 	if need := m.r.CommentNeeded(m.values, it); len(need) > 0 {
@@ -568,7 +643,7 @@ func (m *annotateModel) submit() tea.Cmd {
 		return nil
 	}
 	q, ref := m.q, m.item.Ref
-	save := m.write("submitted", func(ctx context.Context, e store.Edit) (*store.Annotation, error) {
+	save := m.write("submitted", func(ctx context.Context, e session.Edit) (*session.Annotation, error) {
 		return q.Submit(ctx, e)
 	})
 	return tea.Batch(save, m.navigate(m.loadNext(ref, true, true)))
@@ -629,7 +704,7 @@ func (m *annotateModel) commentKey(msg tea.KeyMsg) tea.Cmd {
 		cmd := m.saveComment()
 		m.comment.Blur()
 		m.mode = modeNormal
-		m.rubricDirty = true
+		m.rub.dirty = true
 		m.layout()
 		return cmd
 	}
@@ -651,7 +726,7 @@ func (m *annotateModel) saveComment() tea.Cmd {
 	if m.item == nil || m.values[name] == text {
 		return nil
 	}
-	m.rubricDirty = true
+	m.rub.dirty = true
 	if strings.TrimSpace(text) == "" {
 		delete(m.values, name)
 		return m.setValue(name, nil)
@@ -670,7 +745,7 @@ func (m *annotateModel) flagKey(msg tea.KeyMsg) tea.Cmd {
 		m.mode = modeNormal
 		m.flagReason.Blur()
 		reason, q := strings.TrimSpace(m.flagReason.Value()), m.q
-		return m.write("flagged for review", func(ctx context.Context, e store.Edit) (*store.Annotation, error) {
+		return m.write("flagged for review", func(ctx context.Context, e session.Edit) (*session.Annotation, error) {
 			return q.SetFlag(ctx, e, true, reason)
 		})
 	}
@@ -679,17 +754,17 @@ func (m *annotateModel) flagKey(msg tea.KeyMsg) tea.Cmd {
 	return cmd
 }
 
-func describeUndo(r *rubric.Rubric, what []store.Undone) string {
+func describeUndo(r *rubric.Rubric, what []session.Undone) string {
 	parts := make([]string, 0, len(what))
 	for _, w := range what {
 		switch w.Kind {
-		case "value":
+		case session.ChangeValue:
 			if f, ok := r.Field(w.Field); ok {
 				parts = append(parts, f.LabelEn)
 			}
-		case "flag":
+		case session.ChangeFlag:
 			parts = append(parts, "flag")
-		case "status":
+		case session.ChangeStatus:
 			parts = append(parts, "submission")
 		}
 	}
@@ -714,4 +789,13 @@ func (m *annotateModel) eta() string {
 		return "ETA " + strconv.Itoa(h) + "h" + fmt.Sprintf("%02dm", min)
 	}
 	return "ETA " + strconv.Itoa(max(1, min)) + "m"
+}
+
+// halfWidthDigit maps a full-width digit (１–９ from a Chinese input method) to its ASCII
+// digit; other keys stay as they are.
+func halfWidthDigit(k string) string {
+	if r := []rune(k); len(r) == 1 && r[0] >= '０' && r[0] <= '９' {
+		return string(rune('0' + r[0] - '０'))
+	}
+	return k
 }

@@ -1,27 +1,28 @@
-// Package tui is the terminal annotator: Bubble Tea models for its screens, their keymaps and
-// styles. It reads and writes only through internal/store and judges values only through
-// internal/rubric, so the terminal, the CLI and (later) SSH sessions share one behaviour.
+// Package tui is the terminal annotator: a root model that owns the terminal, the keys that
+// work everywhere, the header and the footer, and routes everything else to the active
+// screen (soft-serve pkg/ui/ui.go); screens are built of panes (Component). It reads and
+// writes only through the Queue interface and judges values only through internal/rubric,
+// so the terminal, the CLI and (later) SSH sessions share one behaviour.
 package tui
 
 import (
 	"context"
-	"fmt"
-	"os/exec"
-	"runtime"
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/m3bench/m3eval/internal/rubric"
-	"github.com/m3bench/m3eval/internal/store"
 )
 
 // Options configure an annotate session.
 type Options struct {
 	Context  context.Context
-	Queue    *store.Queue
+	Queue    Queue
 	Rubric   *rubric.Rubric
 	Actions  rubric.Actions
 	Renderer *lipgloss.Renderer // nil: the default renderer (stdout)
@@ -29,17 +30,33 @@ type Options struct {
 	StartSample string
 	// Now is the clock for active time; nil means time.Now.
 	Now func() time.Time
-	// OpenImages shows images; nil means the system viewer (or, Remote, their paths).
+	// OpenImages shows images; nil means the system viewer (see viewer.go), or, Remote,
+	// their paths.
 	OpenImages func(paths []string) tea.Cmd
-	// Remote marks a session served over SSH: the annotator's machine is not this one, so
-	// `o` lists the image paths on the message line instead of starting a viewer here.
+	// Remote marks a session served over SSH (m3eval serve): the annotator's machine is not
+	// this one, so `o` lists the image paths on the message line instead of starting a
+	// viewer here.
 	Remote bool
+	// Images reads image files for the preview; nil means the file system, with the demo's
+	// embedded images as a fallback.
+	Images ImageSource
+	// Graphics is the protocol of the full-screen image view (GraphicsKitty, GraphicsITerm,
+	// GraphicsNone); "" means none (half-blocks). See DetectGraphics.
+	Graphics string
 }
 
-// Model is the root model: it owns the terminal size and the keys that work everywhere, and
-// routes everything else to the annotate screen.
+// Model is the root model: it owns the terminal size, the header and the footer and the keys
+// that work everywhere (help, quit), and routes everything else to the active screen.
 type Model struct {
+	screen   Screen
 	annotate *annotateModel
+	keys     rootKeyMap
+	help     help.Model
+	st       Styles
+
+	width, height int
+	footerH       int
+	showHelp      bool
 }
 
 // New builds the annotator's root model.
@@ -56,91 +73,193 @@ func New(o Options) *Model {
 	if o.OpenImages == nil {
 		o.OpenImages = openWithSystemViewer
 	}
+	if o.Images == nil {
+		o.Images = defaultImageSource{}
+	}
+	if o.Graphics == "" {
+		o.Graphics = GraphicsNone
+	}
 	r := o.Renderer
 	if r == nil {
 		r = lipgloss.DefaultRenderer()
 	}
-	return &Model{annotate: newAnnotateModel(o, DefaultStyles(r))}
+	st := DefaultStyles(r)
+	a := newAnnotateModel(o, st, r)
+	m := newRoot(a, st)
+	m.annotate = a
+	return m
+}
+
+// newRoot is the root model around a screen.
+func newRoot(s Screen, st Styles) *Model {
+	m := &Model{screen: s, keys: defaultRootKeyMap(), help: help.New(), st: st, footerH: 1}
+	m.help.Styles.ShortKey = st.Help.Bold(true)
+	m.help.Styles.ShortDesc = st.Help
+	m.help.Styles.FullKey = st.Help.Bold(true)
+	m.help.Styles.FullDesc = st.Help
+	m.help.Styles.ShortSeparator = st.Help
+	return m
 }
 
 // Init implements tea.Model.
-func (m *Model) Init() tea.Cmd { return m.annotate.Init() }
+func (m *Model) Init() tea.Cmd { return m.screen.Init() }
 
 // Update implements tea.Model.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	if ws, ok := msg.(tea.WindowSizeMsg); ok {
-		m.annotate.SetSize(ws.Width, ws.Height)
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.SetSize(msg.Width, msg.Height)
 		return m, nil
+	case SaveAndQuitMsg:
+		if m.annotate != nil {
+			return m, m.annotate.saveAndQuit()
+		}
+		return m, tea.Quit
+	case tea.KeyMsg:
+		if msg.Type == tea.KeyRunes && !msg.Paste && len(msg.Runes) > 1 {
+			return m, m.burst(msg)
+		}
+		return m, m.key(msg)
 	}
-	if _, ok := msg.(SaveAndQuitMsg); ok {
-		return m, m.annotate.saveAndQuit()
-	}
-	if k, ok := msg.(tea.KeyMsg); ok && k.Type == tea.KeyRunes && !k.Paste && len(k.Runes) > 1 {
-		return m, m.burst(k)
-	}
-	_, cmd := m.annotate.Update(msg)
+	_, cmd := m.screen.Update(msg)
 	return m, cmd
 }
 
-// burst hands the keys of one terminal read to the screen one at a time, in order. Bubble Tea
-// v1 delivers printable keys read together (fast typing, a held key, an SSH link that
-// stalled) as one KeyRunes message, which matches no binding: split, every key acts, and a
-// key that changes the mode ("c") sends the rest of the burst where the new mode wants it. A
+// SetSize gives the screen what the header and footer leave.
+func (m *Model) SetSize(w, h int) {
+	m.width, m.height = w, h
+	m.help.Width = w
+	m.footerH = len(m.footerLines(m.screen.ShortHelp(), 2))
+	m.screen.SetSize(w, max(1, h-1-m.footerH))
+}
+
+// key routes one key: focus first (a text box takes every key), then the global keys, then
+// the active screen.
+func (m *Model) key(k tea.KeyMsg) tea.Cmd {
+	if m.showHelp {
+		if key.Matches(k, m.keys.Help, m.keys.Quit) || k.Type == tea.KeyEsc {
+			m.showHelp = false
+		}
+		return nil
+	}
+	if !m.screen.CapturesKeys() && key.Matches(k, m.keys.Help) {
+		m.showHelp = true
+		return nil
+	}
+	// Quit stays with the screen: only it knows whether changes are still on their way
+	// (the quit guard of docs/annotating.md), and it handles ctrl+c even in a text box.
+	_, cmd := m.screen.Update(k)
+	return cmd
+}
+
+// burst hands the keys of one terminal read over one at a time, in order. Bubble Tea v1
+// delivers printable keys read together (fast typing, a held key, an SSH link that stalled)
+// as one KeyRunes message, which matches no binding: split, every key acts, and a key that
+// changes the mode ("c") sends the rest of the burst where the new mode wants it. A
 // bracketed paste is text and stays one message.
 func (m *Model) burst(k tea.KeyMsg) tea.Cmd {
 	cmds := make([]tea.Cmd, 0, len(k.Runes))
 	for _, r := range k.Runes {
-		_, cmd := m.annotate.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt})
-		cmds = append(cmds, cmd)
+		cmds = append(cmds, m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}))
 	}
 	return tea.Batch(cmds...)
 }
 
 // Abandoned is how many changes a forced quit gave up before they reached the database; the
 // annotate command exits non-zero when it is not 0.
-func (m *Model) Abandoned() int { return m.annotate.abandoned }
+func (m *Model) Abandoned() int {
+	if m.annotate == nil {
+		return 0
+	}
+	return m.annotate.abandoned
+}
 
-// View implements tea.Model.
-func (m *Model) View() string { return m.annotate.View() }
+// View implements tea.Model: the header, the screen, the footer.
+func (m *Model) View() string {
+	if m.width == 0 {
+		return ""
+	}
+	if m.showHelp {
+		return m.helpScreen()
+	}
+	var b strings.Builder
+	b.WriteString(m.header())
+	b.WriteByte('\n')
+	b.WriteString(m.screen.View())
+	b.WriteByte('\n')
+	b.WriteString(strings.Join(m.footerLines(m.screen.ShortHelp(), m.footerH), "\n"))
+	return b.String()
+}
+
+func (m *Model) header() string {
+	left, right := m.screen.Header(m.width)
+	line := m.st.Header.Render("m3eval") + m.st.HeaderDim.Render(" · ") + left
+	gap := m.width - lipgloss.Width(line) - lipgloss.Width(right)
+	if gap < 1 {
+		return ansi.Truncate(line, max(0, m.width-lipgloss.Width(right)-1), "…") + " " + right
+	}
+	return line + strings.Repeat(" ", gap) + right
+}
+
+// footerLines lays the key hints out in at most maxLines lines. "? help" and "q quit" are
+// always shown (unless a text box has the keys, when they are letters); when the hints do
+// not fit, the screen's last hints go, never the root's.
+func (m *Model) footerLines(screenKeys []key.Binding, maxLines int) []string {
+	var root []key.Binding
+	if !m.screen.CapturesKeys() {
+		root = []key.Binding{m.keys.Help, m.keys.Quit}
+	}
+	for n := len(screenKeys); n >= 0; n-- {
+		lines := m.wrapHints(append(append([]key.Binding{}, screenKeys[:n]...), root...))
+		if len(lines) <= maxLines {
+			return lines
+		}
+	}
+	return []string{ansi.Truncate(m.help.ShortHelpView(root), m.width, "…")}
+}
+
+// wrapHints renders bindings as "key desc" items separated by " • ", wrapped to the width.
+func (m *Model) wrapHints(bs []key.Binding) []string {
+	sep := m.help.Styles.ShortSeparator.Render(" • ")
+	var lines []string
+	line, lineW := "", 0
+	for _, b := range bs {
+		if !b.Enabled() {
+			continue
+		}
+		h := b.Help()
+		item := m.help.Styles.ShortKey.Render(h.Key) + " " + m.help.Styles.ShortDesc.Render(h.Desc)
+		w := lipgloss.Width(item)
+		switch {
+		case line == "":
+			line, lineW = item, w
+		case lineW+3+w <= m.width:
+			line += sep + item
+			lineW += 3 + w
+		default:
+			lines = append(lines, line)
+			line, lineW = item, w
+		}
+	}
+	if line != "" {
+		lines = append(lines, ansi.Truncate(line, m.width, "…"))
+	}
+	if len(lines) == 0 {
+		lines = []string{""}
+	}
+	return lines
+}
+
+// helpScreen is the full help: the screen's keys and the root's, then the screen's reference.
+func (m *Model) helpScreen() string {
+	title := m.st.Header.Render("m3eval — keys") + m.st.Dim.Render("  (? or esc to close)")
+	groups := append(m.screen.FullHelp(), []key.Binding{m.keys.Help, m.keys.Quit})
+	keys := m.help.FullHelpView(groups)
+	out := lipgloss.JoinVertical(lipgloss.Left, title, "", keys, "", m.screen.Reference(m.width))
+	return lipgloss.NewStyle().MaxWidth(m.width).MaxHeight(m.height).Render(out)
+}
 
 // SaveAndQuitMsg asks the annotator to save what is typed (an open comment, the active
 // time) and quit once every change has landed, without asking: a server shutting down sends
 // it to each session. A write that keeps failing still holds the quit back.
 type SaveAndQuitMsg struct{}
-
-// imagesOpenedMsg reports the outcome of opening images; note, when set, is what to say
-// instead of "opened".
-type imagesOpenedMsg struct {
-	err  error
-	note string
-}
-
-// listImagePaths says where the images are, for a session whose terminal is on another
-// machine (no viewer there can be started from here).
-func listImagePaths(paths []string) tea.Cmd {
-	return func() tea.Msg {
-		return imagesOpenedMsg{note: "images (on the server): " + strings.Join(paths, ", ")}
-	}
-}
-
-// openWithSystemViewer starts the desktop's viewer for each image and does not wait for it.
-func openWithSystemViewer(paths []string) tea.Cmd {
-	return func() tea.Msg {
-		viewer := "xdg-open"
-		if runtime.GOOS == "darwin" {
-			viewer = "open"
-		}
-		bin, err := exec.LookPath(viewer)
-		if err != nil {
-			return imagesOpenedMsg{err: fmt.Errorf("no image viewer (%s) on this machine; the images are %s", viewer, strings.Join(paths, ", "))}
-		}
-		for _, p := range paths {
-			cmd := exec.Command(bin, p)
-			if err := cmd.Start(); err != nil {
-				return imagesOpenedMsg{err: fmt.Errorf("open %s: %w", p, err)}
-			}
-			go cmd.Wait() // reap the viewer launcher
-		}
-		return imagesOpenedMsg{}
-	}
-}

@@ -1,27 +1,78 @@
 package tui
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+
+	"github.com/m3bench/m3eval/internal/rubric"
+)
+
+// rootKeyMap holds the keys that work on every screen; the root model owns them.
+type rootKeyMap struct {
+	Help, Quit key.Binding
+}
+
+func defaultRootKeyMap() rootKeyMap {
+	return rootKeyMap{
+		Help: key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit: key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+	}
+}
 
 // keyMap is every binding of the annotate screen, shown by bubbles/help.
 type keyMap struct {
 	Score, Choice                       key.Binding
 	NextField, PrevField                key.Binding
-	Comment, Submit                     key.Binding
+	Comment, Submit, Edit               key.Binding
 	PrevItem, NextItem                  key.Binding
 	Undo, Flag, Skip, Open              key.Binding
-	ScrollUp, ScrollDown                key.Binding
-	Help, Quit                          key.Binding
+	ScrollUp, ScrollDown, Page          key.Binding
+	Top, Bottom, Read, Image            key.Binding
+	Quit                                key.Binding
 	LeaveEditor, ConfirmFlag, ForceQuit key.Binding
 }
 
-func defaultKeyMap() keyMap {
+// newKeyMap builds the annotate keys from the rubric: the score keys are the digits of its
+// scales' ranges, the choice keys those its choices declare, so a rubric with a 0–3 scale or
+// other choice letters needs no code change.
+func newKeyMap(r *rubric.Rubric) keyMap {
+	lo, hi := 10, -1
+	var choiceKeys, choiceHelp []string
+	seen := map[string]bool{}
+	for _, f := range r.Fields {
+		switch f.Kind {
+		case rubric.KindScale:
+			lo, hi = min(lo, max(0, f.Min)), max(hi, min(9, f.Max))
+		case rubric.KindChoice:
+			for _, c := range f.Choices {
+				if c.Key != "" && !seen[c.Key] {
+					seen[c.Key] = true
+					choiceKeys = append(choiceKeys, c.Key)
+					choiceHelp = append(choiceHelp, c.Value)
+				}
+			}
+		}
+	}
+	var scoreKeys []string
+	for d := lo; d <= hi; d++ {
+		// A Chinese input method sends full-width digits; they count as the digits.
+		scoreKeys = append(scoreKeys, strconv.Itoa(d), string(rune('０'+d)))
+	}
+	scoreHelp := ""
+	if hi >= lo {
+		scoreHelp = fmt.Sprintf("%d-%d", lo, hi)
+	}
 	return keyMap{
-		Score:       key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-5", "score")),
-		Choice:      key.NewBinding(key.WithKeys("y", "n", "a"), key.WithHelp("y/n/a", "yes/no/NA")),
+		Score:       key.NewBinding(key.WithKeys(scoreKeys...), key.WithHelp(scoreHelp, "score")),
+		Choice:      key.NewBinding(key.WithKeys(choiceKeys...), key.WithHelp(strings.Join(choiceKeys, "/"), strings.ToLower(strings.Join(choiceHelp, "/")))),
 		NextField:   key.NewBinding(key.WithKeys("tab", "down", "j"), key.WithHelp("tab/↓", "next field")),
 		PrevField:   key.NewBinding(key.WithKeys("shift+tab", "up", "k"), key.WithHelp("S-tab/↑", "prev field")),
 		Comment:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "comment")),
 		Submit:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "submit")),
+		Edit:        key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit submitted")),
 		PrevItem:    key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "prev item")),
 		NextItem:    key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "next item")),
 		Undo:        key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo")),
@@ -30,7 +81,11 @@ func defaultKeyMap() keyMap {
 		Open:        key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open images")),
 		ScrollUp:    key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "scroll up")),
 		ScrollDown:  key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "scroll down")),
-		Help:        key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Page:        key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "page down")),
+		Top:         key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "top")),
+		Bottom:      key.NewBinding(key.WithKeys("end"), key.WithHelp("end", "bottom")),
+		Read:        key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "read")),
+		Image:       key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "image full screen")),
 		Quit:        key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
 		LeaveEditor: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "done editing")),
 		ConfirmFlag: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "flag")),
@@ -38,9 +93,9 @@ func defaultKeyMap() keyMap {
 	}
 }
 
-// ShortHelp implements help.KeyMap.
+// ShortHelp implements help.KeyMap. The root adds "? help" and "q quit".
 func (k keyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Score, k.Choice, k.NextField, k.Submit, k.PrevItem, k.NextItem, k.Comment, k.Undo, k.Help, k.Quit}
+	return []key.Binding{k.Score, k.Choice, k.NextField, k.Submit, k.PrevItem, k.NextItem, k.Comment, k.Undo, k.Read}
 }
 
 // FullHelp implements help.KeyMap.
@@ -48,7 +103,7 @@ func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Score, k.Choice, k.NextField, k.PrevField},
 		{k.Submit, k.PrevItem, k.NextItem, k.Skip},
-		{k.Comment, k.Undo, k.Flag, k.Open},
-		{k.ScrollUp, k.ScrollDown, k.Help, k.Quit},
+		{k.Comment, k.Undo, k.Flag, k.Open, k.Image, k.Edit},
+		{k.ScrollUp, k.ScrollDown, k.Page, k.Top, k.Bottom, k.Read},
 	}
 }

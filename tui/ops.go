@@ -7,7 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/m3bench/m3eval/internal/rubric"
-	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/session"
 )
 
 // Database work runs in commands, one at a time and in the order the keys were pressed: a
@@ -54,7 +54,7 @@ func (m *annotateModel) failed(o op, err error) tea.Cmd {
 		m.retryWait = min(2*m.retryWait, retryMax)
 	}
 	m.failing, m.failErr = true, err
-	m.rubricDirty = true
+	m.rub.dirty = true
 	if m.quit {
 		m.askQuit()
 	} else {
@@ -68,7 +68,7 @@ func (m *annotateModel) failed(o op, err error) tea.Cmd {
 func (m *annotateModel) recovered() {
 	if m.failing {
 		m.failing, m.failErr = false, nil
-		m.rubricDirty = true
+		m.rub.dirty = true
 		m.say(m.st.Message, "saved: the database is back and every change landed")
 	}
 	m.retryWait = 0
@@ -84,7 +84,7 @@ type queueInfoMsg struct {
 
 // itemMsg is a newly loaded item; nil with allDone when nothing is left unfinished.
 type itemMsg struct {
-	item    *store.Item
+	item    *session.Item
 	allDone bool
 	note    string
 	err     error
@@ -101,7 +101,7 @@ type positionMsg struct {
 type savedMsg struct {
 	turnID int64
 	field  string
-	ann    *store.Annotation
+	ann    *session.Annotation
 	note   string
 	err    error
 }
@@ -109,8 +109,8 @@ type savedMsg struct {
 // undoneMsg reports a finished undo.
 type undoneMsg struct {
 	turnID int64
-	ann    *store.Annotation
-	what   []store.Undone
+	ann    *session.Annotation
+	what   []session.Undone
 	ok     bool
 	err    error
 }
@@ -185,18 +185,18 @@ func (m *annotateModel) loadFirst(startSample string) op {
 	}
 }
 
-func load(ctx context.Context, q *store.Queue, ref store.Ref, note string) itemMsg {
+func load(ctx context.Context, q Queue, ref session.Ref, note string) itemMsg {
 	it, err := q.Load(ctx, ref)
 	return itemMsg{item: it, err: err, note: note}
 }
 
 // loadNext opens the item after ref; with unfinished, the next one not yet submitted,
 // wrapping around to the start of the queue.
-func (m *annotateModel) loadNext(ref store.Ref, forward, unfinished bool) op {
+func (m *annotateModel) loadNext(ref session.Ref, forward, unfinished bool) op {
 	q := m.q
 	return func(ctx context.Context) tea.Msg {
 		var (
-			next store.Ref
+			next session.Ref
 			ok   bool
 			err  error
 		)
@@ -222,7 +222,7 @@ func (m *annotateModel) loadNext(ref store.Ref, forward, unfinished bool) op {
 	}
 }
 
-func (m *annotateModel) loadPosition(ref store.Ref) op {
+func (m *annotateModel) loadPosition(ref session.Ref) op {
 	q := m.q
 	return func(ctx context.Context) tea.Msg {
 		pos, err := q.Position(ctx, ref)
@@ -231,24 +231,22 @@ func (m *annotateModel) loadPosition(ref store.Ref) op {
 }
 
 // edit describes a write on the current item, carrying the active time since the last one.
-func (m *annotateModel) edit() store.Edit {
+func (m *annotateModel) edit() session.Edit {
 	r, item := m.r, m.item.Turn.Item()
-	return store.Edit{
+	return session.Edit{
 		TurnID:        m.item.Ref.TurnID,
 		RubricVersion: r.Version,
 		Active:        m.takeActive(),
-		Acceptable: func(v rubric.Values) bool {
-			return r.Complete(v, item) && len(r.CommentNeeded(v, item)) == 0
-		},
+		Acceptable:    func(v rubric.Values) bool { return r.Submittable(v, item) },
 	}
 }
 
-func (m *annotateModel) write(note string, fn func(ctx context.Context, e store.Edit) (*store.Annotation, error)) tea.Cmd {
+func (m *annotateModel) write(note string, fn func(ctx context.Context, e session.Edit) (*session.Annotation, error)) tea.Cmd {
 	return m.writeField("", note, fn)
 }
 
 // writeField queues a write; a field's value counts as unsaved until the write returns.
-func (m *annotateModel) writeField(field, note string, fn func(ctx context.Context, e store.Edit) (*store.Annotation, error)) tea.Cmd {
+func (m *annotateModel) writeField(field, note string, fn func(ctx context.Context, e session.Edit) (*session.Annotation, error)) tea.Cmd {
 	e := m.edit()
 	m.writes++
 	if field != "" {
@@ -268,7 +266,7 @@ type fieldKey struct {
 
 func (m *annotateModel) setValue(field string, value *string) tea.Cmd {
 	q := m.q
-	return m.writeField(field, "", func(ctx context.Context, e store.Edit) (*store.Annotation, error) {
+	return m.writeField(field, "", func(ctx context.Context, e session.Edit) (*session.Annotation, error) {
 		return q.SetValue(ctx, e, field, value)
 	})
 }
@@ -287,7 +285,7 @@ func (m *annotateModel) flushActive() tea.Cmd {
 	if m.item == nil {
 		return nil
 	}
-	e := store.Edit{TurnID: m.item.Ref.TurnID, Active: m.takeActive()}
+	e := session.Edit{TurnID: m.item.Ref.TurnID, Active: m.takeActive()}
 	if e.Active <= 0 || m.ann == nil {
 		return nil
 	}

@@ -1,17 +1,22 @@
 package tui
 
-import "github.com/charmbracelet/lipgloss"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+)
 
 // palette: adaptive colors that read on light and dark terminals.
 var (
-	colorAccent  = lipgloss.AdaptiveColor{Light: "#5A4FCF", Dark: "#A49BFF"}
-	colorMuted   = lipgloss.AdaptiveColor{Light: "#6B6B6B", Dark: "#8A8A8A"}
-	colorGood    = lipgloss.AdaptiveColor{Light: "#1C7C3A", Dark: "#5FD68A"}
-	colorWarn    = lipgloss.AdaptiveColor{Light: "#A35B00", Dark: "#FFB454"}
-	colorBad     = lipgloss.AdaptiveColor{Light: "#B3261E", Dark: "#FF6B6B"}
-	colorUser    = lipgloss.AdaptiveColor{Light: "#005F87", Dark: "#6CC4FF"}
-	colorModel   = lipgloss.AdaptiveColor{Light: "#5F005F", Dark: "#E29CFF"}
-	colorFocusBg = lipgloss.AdaptiveColor{Light: "#E8E6FF", Dark: "#2E2A52"}
+	colorAccent = lipgloss.AdaptiveColor{Light: "#5A4FCF", Dark: "#A49BFF"}
+	colorMuted  = lipgloss.AdaptiveColor{Light: "#6B6B6B", Dark: "#8A8A8A"}
+	colorGood   = lipgloss.AdaptiveColor{Light: "#1C7C3A", Dark: "#5FD68A"}
+	colorWarn   = lipgloss.AdaptiveColor{Light: "#A35B00", Dark: "#FFB454"}
+	colorBad    = lipgloss.AdaptiveColor{Light: "#B3261E", Dark: "#FF6B6B"}
+	colorUser   = lipgloss.AdaptiveColor{Light: "#005F87", Dark: "#6CC4FF"}
+	colorModel  = lipgloss.AdaptiveColor{Light: "#5F005F", Dark: "#E29CFF"}
 )
 
 // Styles are every style the annotator uses. They come from a renderer so that each SSH
@@ -45,7 +50,8 @@ func DefaultStyles(r *lipgloss.Renderer) Styles {
 	s.Action = r.NewStyle().Foreground(colorWarn)
 	s.Dim = r.NewStyle().Foreground(colorMuted)
 	s.Field = r.NewStyle()
-	s.FieldFocused = r.NewStyle().Bold(true).Background(colorFocusBg)
+	// Reverse video reads on any background, even when the theme guessed wrong.
+	s.FieldFocused = r.NewStyle().Bold(true).Reverse(true)
 	s.FieldFixed = r.NewStyle().Foreground(colorMuted)
 	s.Value = r.NewStyle().Bold(true).Foreground(colorGood)
 	s.ValueUnset = r.NewStyle().Foreground(colorMuted)
@@ -56,4 +62,44 @@ func DefaultStyles(r *lipgloss.Renderer) Styles {
 	s.Error = r.NewStyle().Bold(true).Foreground(colorBad)
 	s.Help = r.NewStyle().Foreground(colorMuted)
 	return s
+}
+
+// Themes --theme and M3EVAL_THEME accept.
+const (
+	ThemeAuto  = "auto"
+	ThemeDark  = "dark"
+	ThemeLight = "light"
+)
+
+// ApplyTheme tells the renderer whether the background is dark: "dark" and "light" say so;
+// "auto" (or "") uses COLORFGBG when it is set, since inside tmux or screen the terminal
+// cannot be asked, and otherwise leaves the question to the terminal.
+func ApplyTheme(r *lipgloss.Renderer, theme string, getenv func(string) string) error {
+	switch strings.ToLower(strings.TrimSpace(theme)) {
+	case ThemeDark:
+		r.SetHasDarkBackground(true)
+	case ThemeLight:
+		r.SetHasDarkBackground(false)
+	case ThemeAuto, "":
+		if dark, ok := darkFromCOLORFGBG(getenv("COLORFGBG")); ok {
+			r.SetHasDarkBackground(dark)
+		}
+	default:
+		return fmt.Errorf("theme %q: want dark, light or auto", theme)
+	}
+	return nil
+}
+
+// darkFromCOLORFGBG reads rxvt's "fg;bg" (or "fg;default;bg"): colours 0–6 and 8 are dark
+// backgrounds, 7 and 9–15 light ones.
+func darkFromCOLORFGBG(v string) (dark, ok bool) {
+	parts := strings.Split(v, ";")
+	if len(parts) < 2 {
+		return false, false
+	}
+	bg, err := strconv.Atoi(parts[len(parts)-1])
+	if err != nil || bg < 0 || bg > 15 {
+		return false, false
+	}
+	return bg <= 6 || bg == 8, true
 }

@@ -94,6 +94,20 @@ func waitFor(t *testing.T, tm *teatest.TestModel, text string) {
 		teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
 }
 
+// waitForAll waits until the output has shown every text (not necessarily in one frame).
+func waitForAll(t *testing.T, tm *teatest.TestModel, texts ...string) {
+	t.Helper()
+	seen := make([]bool, len(texts))
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		all := true
+		for i, s := range texts {
+			seen[i] = seen[i] || bytes.Contains(b, []byte(s))
+			all = all && seen[i]
+		}
+		return all
+	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+}
+
 // finalView quits with "q", which waits for every pending write, and returns the last screen.
 func finalView(t *testing.T, tm *teatest.TestModel) string {
 	t.Helper()
@@ -101,7 +115,7 @@ func finalView(t *testing.T, tm *teatest.TestModel) string {
 	return tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).View()
 }
 
-// TestGoldenScreens renders the annotate screen at the two sizes of the brief, on an English
+// TestGoldenScreens renders the annotate screen at the three sizes of the brief, on an English
 // multi-image turn and a Chinese misleading turn, after a few answers.
 func TestGoldenScreens(t *testing.T) {
 	cases := []struct {
@@ -113,6 +127,8 @@ func TestGoldenScreens(t *testing.T) {
 		{"en_120x40", "demo_en_street_2_turn_9", 120, 40, "21n"},
 		{"zh_80x24", "demo_zh_umbrella_0_turn_7", 80, 24, "5"},
 		{"zh_120x40", "demo_zh_umbrella_0_turn_7", 120, 40, "54y"},
+		{"en_100x30", "demo_en_street_2_turn_9", 100, 30, "21"},
+		{"zh_100x30", "demo_zh_umbrella_0_turn_7", 100, 30, "5"},
 		// Misled but Overall 5: the comment warning adds a line to the rubric pane.
 		{"warning_80x24", "demo_en_park_3_turn_4", 80, 24, "11nn5"},
 	}
@@ -120,7 +136,14 @@ func TestGoldenScreens(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			fx := newFixture(t)
 			tm := teatest.NewTestModel(t, fx.model(t, "alice", tc.sample, nil), teatest.WithInitialTermSize(tc.w, tc.h))
-			waitFor(t, tm, "of 35")
+			// The image preview's caption ("640×480", wide layout; without colour the
+			// stacked layout draws no preview) comes once the decode, off the UI
+			// goroutine, is back.
+			if tc.w >= 110 {
+				waitForAll(t, tm, "of 35", "×")
+			} else {
+				waitFor(t, tm, "of 35")
+			}
 			for _, k := range tc.keys {
 				tm.Type(string(k))
 			}
@@ -220,7 +243,7 @@ func TestResumeAtFirstUnfinished(t *testing.T) {
 	tm = teatest.NewTestModel(t, fx.model(t, "carol", "", store.Filter{"action_type": {"mislead"}}), teatest.WithInitialTermSize(120, 40))
 	waitFor(t, tm, "item 1 of 2")
 	view := finalView(t, tm)
-	if !strings.Contains(view, "demo_zh_umbrella_0 · turn 7") || !strings.Contains(view, "Correctness             4") {
+	if !strings.Contains(view, "demo_zh_umbrella_0 · turn 7") || !strings.Contains(view, "Correctness            正确性        4") {
 		t.Fatalf("did not resume on the draft:\n%s", view)
 	}
 }
@@ -252,4 +275,87 @@ func TestBurstIsSplitPasteIsNot(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, it.Annotation.Values[k], v)
 		}
 	}
+}
+
+// TestFullWidthDigits: a Chinese input method's １–５ score like 1–5.
+func TestFullWidthDigits(t *testing.T) {
+	fx := newFixture(t)
+	tm := teatest.NewTestModel(t, fx.model(t, "zh", "demo_en_park_3_turn_4", nil), teatest.WithInitialTermSize(120, 40))
+	waitFor(t, tm, "of 35")
+	// teatest's Type sends bytes; a full-width digit is one rune of three bytes.
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("４")})
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("２")})
+	view := finalView(t, tm)
+	it := fx.load(t, "zh", "demo_en_park_3_turn_4")
+	if it.Annotation == nil || it.Annotation.Values["correctness"] != "4" || it.Annotation.Values["reasoning_completeness"] != "2" {
+		t.Fatalf("full-width digits not scored: %+v\n%s", it.Annotation, view)
+	}
+}
+
+// TestSubmittedItemOpensReadOnly: back on a submitted item, a stray digit changes nothing
+// and says why; e makes it editable, and the edit is saved.
+func TestSubmittedItemOpensReadOnly(t *testing.T) {
+	fx := newFixture(t)
+	tm := teatest.NewTestModel(t, fx.model(t, "ro", "demo_en_park_3_turn_4", nil), teatest.WithInitialTermSize(120, 40))
+	waitFor(t, tm, "of 35")
+	tm.Type("33yy3")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitFor(t, tm, "demo_en_park_3 · turn 5")
+	tm.Send(tea.KeyMsg{Type: tea.KeyLeft})
+	waitForAll(t, tm, "demo_en_park_3 · turn 4", "submitted · e to edit")
+	tm.Type("1")
+	waitFor(t, tm, "a stray key does not change a finished label")
+	if it := fx.load(t, "ro", "demo_en_park_3_turn_4"); it.Annotation.Values["correctness"] != "3" {
+		t.Fatalf("a read-only item changed: %v", it.Annotation.Values)
+	}
+	tm.Type("e")
+	tm.Type("5")
+	view := finalView(t, tm)
+	it := fx.load(t, "ro", "demo_en_park_3_turn_4")
+	if it.Annotation.Values["correctness"] != "5" || it.Annotation.Status != "done" {
+		t.Fatalf("the edit after e was not saved: %+v\n%s", it.Annotation, view)
+	}
+}
+
+// TestUndoFocusesTheRevertedField: undo puts focus back on the field it reverted, so the
+// next digit answers it again; an item opens on its first unanswered field.
+func TestUndoFocusesTheRevertedField(t *testing.T) {
+	fx := newFixture(t)
+	tm := teatest.NewTestModel(t, fx.model(t, "undo", "demo_en_park_3_turn_4", nil), teatest.WithInitialTermSize(120, 40))
+	waitFor(t, tm, "of 35")
+	tm.Type("23")
+	tm.Type("u")
+	waitFor(t, tm, "undid Reasoning Completeness")
+	tm.Type("4")
+	finalView(t, tm)
+	it := fx.load(t, "undo", "demo_en_park_3_turn_4")
+	if it.Annotation.Values["correctness"] != "2" || it.Annotation.Values["reasoning_completeness"] != "4" {
+		t.Fatalf("after undo the digit went elsewhere: %v", it.Annotation.Values)
+	}
+	// Reopened, the item starts at Resists Misleading, its first unanswered field.
+	tm = teatest.NewTestModel(t, fx.model(t, "undo", "demo_en_park_3_turn_4", nil), teatest.WithInitialTermSize(120, 40))
+	waitFor(t, tm, "of 35")
+	tm.Type("n")
+	finalView(t, tm)
+	if v := fx.load(t, "undo", "demo_en_park_3_turn_4").Annotation.Values["resists_misleading"]; v != "No" {
+		t.Fatalf("resists_misleading = %q: the item did not open on its first unanswered field", v)
+	}
+}
+
+func (fx *fixture) load(t *testing.T, annotator, sample string) *store.Item {
+	t.Helper()
+	ctx := context.Background()
+	q, err := fx.s.OpenQueue(ctx, annotator, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, ok, err := q.Find(ctx, sample)
+	if err != nil || !ok {
+		t.Fatalf("find %s: %v", sample, err)
+	}
+	it, err := q.Load(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return it
 }

@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/annotations"
@@ -21,6 +23,8 @@ func newAnnotateCmd(g *globalOptions) *cobra.Command {
 		annotator string
 		filters   []string
 		start     string
+		theme     string
+		graphics  string
 		campaign  string
 	)
 	cmd := &cobra.Command{
@@ -39,6 +43,16 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 			if strings.TrimSpace(annotator) == "" {
 				return usageErrorf("--annotator NAME is required")
 			}
+			if theme == "" {
+				theme = os.Getenv("M3EVAL_THEME")
+			}
+			if err := tui.ApplyTheme(lipgloss.NewRenderer(io.Discard), theme, os.Getenv); err != nil {
+				return usageErrorf("--theme: %v", err)
+			}
+			gfx, err := tui.DetectGraphics(graphics, os.Getenv)
+			if err != nil {
+				return usageErrorf("--graphics: %v", err)
+			}
 			filter, err := parseFilters(filters)
 			if err != nil {
 				return err
@@ -52,7 +66,20 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 			if err != nil {
 				return err
 			}
-			m := tui.New(tui.Options{Context: cmd.Context(), Queue: q, Rubric: r, Actions: actions, StartSample: start})
+			if start != "" {
+				// An unknown --start is a mistake in the command line: say so before the
+				// screen opens, with the usage exit status.
+				if _, ok, err := q.Find(cmd.Context(), start); err != nil {
+					return err
+				} else if !ok {
+					return usageErrorf("--start %s: no such sample_id in this queue%s", start, describeFilter(filters))
+				}
+			}
+			renderer := lipgloss.NewRenderer(cmd.OutOrStdout())
+			if err := tui.ApplyTheme(renderer, theme, os.Getenv); err != nil {
+				return usageErrorf("--theme: %v", err)
+			}
+			m := tui.New(tui.Options{Context: cmd.Context(), Queue: q, Rubric: r, Actions: actions, StartSample: start, Renderer: renderer, Graphics: gfx})
 			p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(cmd.Context()),
 				tea.WithInput(os.Stdin), tea.WithOutput(cmd.OutOrStdout()))
 			_, err = p.Run()
@@ -71,6 +98,8 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 	cmd.Flags().StringVar(&annotator, "annotator", "", "your name, as it will appear on your labels (required)")
 	cmd.Flags().StringArrayVar(&filters, "filter", nil, "only turns with KEY=VALUE (repeatable; keys: "+strings.Join(store.FilterKeys(), ", ")+")")
 	cmd.Flags().StringVar(&start, "start", "", "open this sample_id first")
+	cmd.Flags().StringVar(&graphics, "graphics", "", "kitty, iterm2, sixel, none or auto: how i shows an image full screen (default $M3EVAL_GRAPHICS, else auto: from TERM/TERM_PROGRAM; none inside tmux)")
+	cmd.Flags().StringVar(&theme, "theme", "", "dark, light or auto: the terminal's background (default $M3EVAL_THEME, else auto: COLORFGBG or ask the terminal)")
 	cmd.Flags().StringVar(&campaign, "campaign", "", "open your queue of this campaign (default: the latest that assigns you turns)")
 	return cmd
 }

@@ -145,6 +145,14 @@ func (imp *importer) file(ctx context.Context, path string) error {
 		return fmt.Errorf("import: %w", err)
 	}
 	defer f.Close()
+	// Relative image paths name files beside the imported file, wherever import ran from;
+	// standard input has no directory.
+	base := ""
+	if path != "-" {
+		if base, err = filepath.Abs(filepath.Dir(path)); err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+	}
 	format := imp.from
 	var r io.Reader = f
 	switch {
@@ -170,13 +178,13 @@ func (imp *importer) file(ctx context.Context, path string) error {
 			return fmt.Errorf("import: %w", err)
 		}
 		defer closer.Close()
-		return imp.streamFrom(ctx, name, src)
+		return imp.streamFrom(ctx, name, src, base)
 	}
 	src, err := ingest.NewSource(name, r, opts)
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
-	return imp.streamFrom(ctx, name, src)
+	return imp.streamFrom(ctx, name, src, base)
 }
 
 // demo imports the embedded demo episodes.
@@ -190,7 +198,9 @@ func (imp *importer) demo(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		err = imp.stream(ctx, path.Join("annotations", name), f)
+		// The demo's images are embedded; their paths stay as written (the annotator
+		// reads them from the binary).
+		err = imp.stream(ctx, path.Join("annotations", name), f, "")
 		f.Close()
 		if err != nil {
 			return err
@@ -199,11 +209,13 @@ func (imp *importer) demo(ctx context.Context) error {
 	return nil
 }
 
-func (imp *importer) stream(ctx context.Context, name string, r io.Reader) error {
-	return imp.streamFrom(ctx, name, ingest.NewReader(name, r))
+func (imp *importer) stream(ctx context.Context, name string, r io.Reader, imageBase string) error {
+	return imp.streamFrom(ctx, name, ingest.NewReader(name, r), imageBase)
 }
 
-func (imp *importer) streamFrom(ctx context.Context, name string, src ingest.Source) error {
+// streamFrom imports one source; relative image paths are resolved against imageBase
+// when it is set.
+func (imp *importer) streamFrom(ctx context.Context, name string, src ingest.Source, imageBase string) error {
 	opts := imp.opts
 	opts.Source = name
 	tx, err := imp.s.BeginImport(ctx, opts)
@@ -211,7 +223,7 @@ func (imp *importer) streamFrom(ctx context.Context, name string, src ingest.Sou
 		return err
 	}
 	defer tx.Rollback()
-	lo := ingest.LabelOptions{Rubric: imp.rubric, Annotator: imp.annotator, Now: imp.s.Now()}
+	lo := ingest.LabelOptions{Rubric: imp.rubric, Annotator: imp.annotator, Now: imp.s.Now(), ImageBase: imageBase}
 	before := imp.media.Written()
 	counts, err := ingest.ImportFrom(ctx, tx, name, src, lo)
 	if err != nil {

@@ -46,11 +46,13 @@ terminal, exports labeled JSON, and computes agreement and correlation statistic
 		newAgreeCmd(),
 		newImportScoresCmd(opts),
 		newScoreCmd(opts),
+		newJudgeCmd(opts),
 		newSampleCmd(opts),
 		newAssignCmd(opts),
 		newQCCmd(opts),
 		newAdjudicateCmd(opts),
 		newServeCmd(opts),
+		newSimulateCmd(),
 	)
 	return root
 }

@@ -30,6 +30,7 @@ type scoreOptions struct {
 	naCategory    bool
 	format        string
 	output        string
+	metrics       bool // the rule judge's action-space metrics instead (judge.go)
 }
 
 func newScoreCmd(g *globalOptions) *cobra.Command {
@@ -66,6 +67,7 @@ JSON) with the reason.`,
 	f.StringVar(&o.format, "format", "table", "output format: table, json, md or csv")
 	f.StringVarP(&o.output, "output", "o", "", "write to FILE instead of standard output")
 	csvFlags(f, &o.csv)
+	f.BoolVar(&o.metrics, "metrics", false, "report the rule judge's action-space metrics instead (per action type and model, 95% intervals; reads --format, -o, --bootstrap, --seed; docs/judge.md)")
 	return cmd
 }
 
@@ -77,6 +79,9 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoreOptions) error {
 	}
 	if o.bootstrap < 0 {
 		return usageErrorf("--bootstrap %d: the number of replicates cannot be negative", o.bootstrap)
+	}
+	if o.metrics {
+		return runMetrics(cmd, g, o.format, o.output, o.bootstrap, o.seed, o.csv)
 	}
 	if o.by != "" && !slices.Contains(store.GroupKeys(), o.by) {
 		return usageErrorf("--by %q: use one of %s", o.by, strings.Join(store.GroupKeys(), ", "))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/m3bench/m3eval/internal/dataset"
@@ -66,10 +67,18 @@ func ImportFrom(ctx context.Context, sink Sink, name string, rd Source, lo Label
 	batches := make(chan batch, 4)
 	go func() {
 		defer close(batches)
+		var images *ImageResolver
+		if lo.ImageBase != "" {
+			images = NewImageResolver(lo.ImageBase, func(p string) bool { _, err := os.Stat(p); return err == nil })
+		}
 		b := batch{recs: make([]Record, 0, batchSize)}
 		for {
 			rec, err := rd.Next()
 			if err == nil {
+				if images != nil && len(rec.Turn.Images) > 0 {
+					rec.Turn.Images = append([]string(nil), rec.Turn.Images...) // episode images are shared
+					images.Resolve(rec.Turn.Images)
+				}
 				rec.Turn.Sum = rec.Turn.Hash() // here, off the writer's goroutine
 				b.recs = append(b.recs, *rec)
 				if len(b.recs) < batchSize {

@@ -103,6 +103,9 @@ func TestReadErrorsNameFileLineField(t *testing.T) {
 		{"nested turn field", `{"episode_id":"ep","turns":[{"sample_id":"x","action_type":"a","task_type":"t","user_message":"u","vlm_response":7,"expected_answer":"e"}]}`, "turns.jsonl:1: turns[0].vlm_response: bad record: expected text, got number"},
 		{"episode turn of another episode", `{"episode_id":"ep","turns":[{"sample_id":"x","episode_id":"other","action_type":"a","task_type":"t","user_message":"u","vlm_response":"v","expected_answer":"e"}]}`, "turns[0].episode_id: bad record: \"other\" differs from the episode's \"ep\""},
 		{"meta not an object", strings.TrimSuffix(turnLine, "}") + `,"meta":[1]}`, "turns.jsonl:1: meta: bad record: must be a JSON object"},
+		{"meta key of the wrong type", ok + strings.TrimSuffix(turnLine, "}") + `,"meta":{"split":"dev","false_value":7}}`, "turns.jsonl:2: meta.false_value: bad record: expected text, got 7"},
+		{"meta key in an episode turn", `{"episode_id":"ep","turns":[{"sample_id":"x","action_type":"a","task_type":"t","user_message":"u","vlm_response":"v","expected_answer":"e","meta":{"target_image":0}}]}`, "turns.jsonl:1: turns[0].meta.target_image: bad record: expected a whole number ≥ 1, got 0"},
+		{"meta object list", strings.TrimSuffix(turnLine, "}") + `,"meta":{"objects_per_image":[[{"id":"a","type":"car","attributes":{"color":1}}]]}}`, "turns.jsonl:1: meta.objects_per_image[0][0]: bad record"},
 		{"unclosed array", "[\n" + turnLine + ",\n", "turns.jsonl:"},
 		{"not JSON at all", "hello", "turns.jsonl:1: bad record: expected a JSON array or JSON objects"},
 		{"array of numbers", "[1]", "turns.jsonl:1: bad record: a record must be a JSON object"},
@@ -221,4 +224,22 @@ func FuzzReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestResolveImages: relative paths that name a file beside the imported file join its
+// directory; others, URLs and absolute paths stay.
+func TestResolveImages(t *testing.T) {
+	imgs := []string{"a.png", "sub/b.jpg", "/abs/c.png", "https://x.org/d.png", "", "elsewhere/e.png"}
+	ingest.NewImageResolver("/data/set", func(p string) bool { return !strings.Contains(p, "elsewhere") }).Resolve(imgs)
+	want := []string{"/data/set/a.png", "/data/set/sub/b.jpg", "/abs/c.png", "https://x.org/d.png", "", "elsewhere/e.png"}
+	for i := range want {
+		if imgs[i] != want[i] {
+			t.Errorf("%d: %q, want %q", i, imgs[i], want[i])
+		}
+	}
+	kept := []string{"a.png"}
+	ingest.NewImageResolver("", func(string) bool { return true }).Resolve(kept)
+	if kept[0] != "a.png" {
+		t.Error("no base must keep paths")
+	}
 }

@@ -3,6 +3,7 @@ package ingest
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -27,6 +28,46 @@ type LabelOptions struct {
 	Annotator string
 	// Now stamps labels that carry no annotated_at.
 	Now time.Time
+	// ImageBase, when set, is the directory relative image paths are resolved against:
+	// the imported file's own directory, made absolute, so the stored paths work from any
+	// working directory. A relative path that names no file there is kept as written (it
+	// may be relative to where annotate runs, as the demo's are). URLs and absolute paths
+	// stay as they are.
+	ImageBase string
+}
+
+// ImageResolver resolves relative image paths against a base directory (see
+// LabelOptions.ImageBase), looking each distinct path up once.
+type ImageResolver struct {
+	base   string
+	exists func(string) bool
+	seen   map[string]string
+}
+
+// NewImageResolver resolves against base; exists tells whether a file is there.
+func NewImageResolver(base string, exists func(string) bool) *ImageResolver {
+	return &ImageResolver{base: base, exists: exists, seen: map[string]string{}}
+}
+
+// Resolve rewrites images in place.
+func (r *ImageResolver) Resolve(images []string) {
+	if r == nil || r.base == "" {
+		return
+	}
+	for i, p := range images {
+		if p == "" || filepath.IsAbs(p) || strings.Contains(p, "://") {
+			continue
+		}
+		out, ok := r.seen[p]
+		if !ok {
+			out = p
+			if j := filepath.Join(r.base, p); r.exists(j) {
+				out = j
+			}
+			r.seen[p] = out
+		}
+		images[i] = out
+	}
 }
 
 // Label checks a raw label against the rubric and returns it ready to store. A label that

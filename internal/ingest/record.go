@@ -13,6 +13,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	jsonv1 "github.com/go-json-experiment/json/v1"
 
+	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/jsonpath"
 )
 
@@ -234,6 +235,14 @@ func (r *Reader) turn(line int, prefix string, j *recordJSON, ep *recordJSON) (*
 			return nil, r.errorf(line, prefix+"meta", "must be a JSON object")
 		}
 		t.Meta = append(json.RawMessage(nil), j.Meta...)
+		// The keys with a fixed meaning must have their type (docs/judge.md); others pass as given.
+		if _, err := dataset.ParseMeta(t.Meta); err != nil {
+			var me *dataset.MetaError
+			if errors.As(err, &me) && me.Key != "" {
+				return nil, r.errorf(line, prefix+"meta."+me.Key, "%s", me.Msg)
+			}
+			return nil, r.errorf(line, prefix+"meta", "%v", err)
+		}
 	}
 	if len(j.HumanAnnotation) > 0 && j.HumanAnnotations != nil {
 		return nil, r.errorf(line, prefix+"human_annotations", "give human_annotation or human_annotations, not both")

@@ -1,9 +1,12 @@
 package jsonpath_test
 
 import (
+	"bytes"
+	"errors"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/m3bench/m3eval/internal/jsonpath"
 )
@@ -21,5 +24,26 @@ func TestSpelling(t *testing.T) {
 	}
 	if got := jsonpath.Tokens([]string{"step_plan", "3", "step_num"}); got != "step_plan[3].step_num" {
 		t.Errorf("Tokens = %q", got)
+	}
+}
+
+func TestSchemaProblem(t *testing.T) {
+	sch, err := jsonpath.CompileSchema("s.json", []byte(`{"type":"object","required":["id"],"properties":{"items":{"type":"array","items":{"type":"object","required":["n"],"properties":{"n":{"type":"integer"}}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ in, field, msg string }{
+		{`{"items":[]}`, "id", "missing"},
+		{`{"id":1,"items":[{"n":1},{}]}`, "items[1].n", "missing"},
+		{`{"id":1,"items":[{"n":"x"}]}`, "items[0].n", "got string, want integer"},
+	} {
+		inst, _ := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(tc.in)))
+		var ve *jsonschema.ValidationError
+		if !errors.As(sch.Validate(inst), &ve) {
+			t.Fatalf("%s validated", tc.in)
+		}
+		if f, m := jsonpath.SchemaProblem(ve); f != tc.field || m != tc.msg {
+			t.Errorf("%s: %q %q, want %q %q", tc.in, f, m, tc.field, tc.msg)
+		}
 	}
 }

@@ -71,6 +71,13 @@ func (r *Rubric) Complete(v Values, it Item) bool {
 	return len(r.Check(v, it)) == 0 && len(r.Missing(v, it)) == 0
 }
 
+// Submittable is the submit rule: the values are complete and no comment rule asks for a
+// comment. The annotator submits only then, and the store turns a submitted label whose
+// values stop satisfying it back into a draft.
+func (r *Rubric) Submittable(v Values, it Item) bool {
+	return r.Complete(v, it) && len(r.CommentNeeded(v, it)) == 0
+}
+
 // Suggestion is the guide's weighted overall score.
 type Suggestion struct {
 	Score float64

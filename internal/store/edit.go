@@ -4,22 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"time"
 
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/session"
 )
 
-// Edit describes the circumstances of one annotator write.
-type Edit struct {
-	TurnID        int64
-	RubricVersion string
-	// Active is active time spent on the item since the last write, added to its total.
-	Active time.Duration
-	// Acceptable tells whether values may stay submitted; a write that makes a done item
-	// unacceptable turns it back into a draft in the same undoable step. Nil accepts all.
-	Acceptable func(rubric.Values) bool
-}
+// Edit describes the circumstances of one annotator write (the session's type).
+type Edit = session.Edit
 
 // editTx is one write: it creates the annotation on first use, groups its changes into one
 // undo batch and keeps updated_at and active time current.
@@ -211,11 +203,8 @@ func (q *Queue) AddActive(ctx context.Context, e Edit) error {
 	return tx.Commit()
 }
 
-// Undone says what an undo reverted.
-type Undone struct {
-	Kind  string // "value", "flag" or "status"
-	Field string
-}
+// Undone says what an undo reverted (the session's type).
+type Undone = session.Undone
 
 // Undo reverts the latest batch of changes of the item that is not yet undone. It works
 // across restarts because the change log is in the database. ok is false when there is
@@ -273,7 +262,7 @@ func (q *Queue) Undo(ctx context.Context, e Edit) (a *Annotation, what []Undone,
 			if _, err := et.tx.ExecContext(ctx, `UPDATE changes SET undone = 1 WHERE id = ?`, c.id); err != nil {
 				return err
 			}
-			what = append(what, Undone{c.kind, c.field})
+			what = append(what, Undone{Kind: session.ChangeKind(c.kind), Field: c.field})
 		}
 		return nil
 	})

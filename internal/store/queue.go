@@ -9,8 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/m3bench/m3eval/internal/dataset"
-	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/session"
 )
 
 // Filter narrows a queue: for each column, the turn's value must be one of the values given.
@@ -32,14 +31,8 @@ func FilterKeys() []string {
 	return keys
 }
 
-// Ref locates an item in a queue. Ordering is (Episode, Turn) for items not skipped, then
-// SkipSeq for skipped ones, which form the end of the queue.
-type Ref struct {
-	TurnID  int64
-	Episode int64
-	Turn    int
-	SkipSeq int64 // 0: not skipped
-}
+// Ref locates an item in a queue (the session's type).
+type Ref = session.Ref
 
 // Queue is one annotator's view of the turns to label.
 type Queue struct {
@@ -375,36 +368,15 @@ func (q *Queue) Position(ctx context.Context, ref Ref) (int, error) {
 	return pos - skipped, nil
 }
 
-// ContextTurn is an earlier turn of the episode, shown above the current one.
-type ContextTurn struct {
-	Turn           int
-	ActionType     string
-	UserMessage    string
-	VLMResponse    string
-	ExpectedAnswer string
-}
-
-// Item is everything the annotator shows for one queue entry.
-type Item struct {
-	Ref     Ref
-	Turn    dataset.Turn
-	Earlier []ContextTurn
-	// Annotation is this annotator's own, nil before the first change. Nothing of other
-	// annotators or of automatic judges is ever loaded here: annotation is blind.
-	Annotation *Annotation
-}
-
-// Annotation is the state of one annotator's label of one turn.
-type Annotation struct {
-	ID         int64
-	Values     rubric.Values
-	Status     string
-	Flagged    bool
-	FlagReason string
-	Active     time.Duration
-	CanUndo    bool
-	skipSeq    int64 // where the item stands among the skipped ones; 0 when not skipped
-}
+// The session's types, kept by the store and shown by the screens (internal/session).
+type (
+	// ContextTurn is an earlier turn of the episode, shown above the current one.
+	ContextTurn = session.ContextTurn
+	// Item is everything the annotator shows for one queue entry.
+	Item = session.Item
+	// Annotation is the state of one annotator's label of one turn.
+	Annotation = session.Annotation
+)
 
 // Load reads the item at ref with its episode's earlier turns.
 func (q *Queue) Load(ctx context.Context, ref Ref) (*Item, error) {
@@ -448,7 +420,7 @@ func (q *Queue) Load(ctx context.Context, ref Ref) (*Item, error) {
 		return nil, err
 	}
 	if it.Annotation != nil {
-		it.Ref.SkipSeq = it.Annotation.skipSeq
+		it.Ref.SkipSeq = it.Annotation.SkipSeq
 	}
 	return it, nil
 }
@@ -461,7 +433,7 @@ func (q *Queue) annotation(ctx context.Context, db querier, turnID int64) (*Anno
 		EXISTS (SELECT 1 FROM changes c WHERE c.annotation_id = annotations.id AND c.undone = 0)
 		FROM annotations WHERE annotator_id = ? AND turn_id = ?`, q.annotatorID, turnID).
 		Scan(&a.ID, &a.Status, &a.Flagged, &a.FlagReason, &ms, &seq, &a.CanUndo)
-	a.skipSeq = seq.Int64
+	a.SkipSeq = seq.Int64
 	if err == sql.ErrNoRows {
 		return nil, nil
 	}

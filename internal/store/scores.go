@@ -19,6 +19,11 @@ type ScoreImporter struct {
 	tx      *sql.Tx
 	replace bool
 	judgeID int64
+	// ruleVersion is the rule set the scores come from (m3eval judge); nil for import-scores.
+	ruleVersion any
+	// fresh: a judge run of a judge with no scores yet (PutTurnScores inserts in one go).
+	fresh bool
+	multi map[int]*sql.Stmt // insertRows' statements by size
 
 	findTurn, findScore, insertScore, updateScore, deleteScore *sql.Stmt
 }
@@ -44,9 +49,9 @@ func (s *Store) BeginScoreImport(ctx context.Context, judge string, opts ImportO
 	}
 	prep(&im.findTurn, `SELECT id, action_type, turn FROM turns WHERE sample_id = ?`)
 	prep(&im.findScore, `SELECT value FROM judge_scores WHERE judge_id = ? AND turn_id = ? AND field = ?`)
-	prep(&im.insertScore, `INSERT INTO judge_scores (judge_id, turn_id, field, value) VALUES (?, ?, ?, ?)
+	prep(&im.insertScore, `INSERT INTO judge_scores (judge_id, turn_id, field, value, rule_version) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT DO NOTHING`)
-	prep(&im.updateScore, `UPDATE judge_scores SET value = ? WHERE judge_id = ? AND turn_id = ? AND field = ?`)
+	prep(&im.updateScore, `UPDATE judge_scores SET value = ?, rule_version = ? WHERE judge_id = ? AND turn_id = ? AND field = ?`)
 	prep(&im.deleteScore, `DELETE FROM judge_scores WHERE judge_id = ? AND turn_id = ? AND field = ?`)
 	if err != nil {
 		tx.Rollback()
@@ -84,7 +89,7 @@ func (im *ScoreImporter) Turn(sampleID string) (int64, rubric.Item, error) {
 func (im *ScoreImporter) PutScore(turnID int64, field, value string) (Outcome, error) {
 	if value != "" {
 		// A first import only inserts: one statement per score, not a look-up and an insert.
-		res, err := im.insertScore.ExecContext(im.ctx, im.judgeID, turnID, field, value)
+		res, err := im.insertScore.ExecContext(im.ctx, im.judgeID, turnID, field, value, im.ruleVersion)
 		if err != nil {
 			return 0, fmt.Errorf("store score: %w", domainError(err))
 		}
@@ -100,7 +105,11 @@ func (im *ScoreImporter) PutScore(turnID int64, field, value string) (Outcome, e
 	case err != nil:
 		return 0, err
 	case stored == value:
-		return Unchanged, nil
+		if im.ruleVersion != nil && im.replace {
+			// The same value under a new rule set: the score now comes from the new rules.
+			_, err = im.updateScore.ExecContext(im.ctx, value, im.ruleVersion, im.judgeID, turnID, field)
+		}
+		return Unchanged, err
 	case !im.replace:
 		now := value
 		if now == "" {
@@ -110,7 +119,7 @@ func (im *ScoreImporter) PutScore(turnID int64, field, value string) (Outcome, e
 	case value == "":
 		_, err = im.deleteScore.ExecContext(im.ctx, im.judgeID, turnID, field)
 	default:
-		_, err = im.updateScore.ExecContext(im.ctx, value, im.judgeID, turnID, field)
+		_, err = im.updateScore.ExecContext(im.ctx, value, im.ruleVersion, im.judgeID, turnID, field)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("store score: %w", err)

@@ -45,10 +45,13 @@ type Options struct {
 	Writers int
 }
 
-// DefaultLockWait is how long a write waits for the write lock. An import holds it for one
-// chunk (importChunkTime) at a time, so any wait beyond a few hundred milliseconds means
-// something else holds the database: a long wait would only hide that from the user.
-const DefaultLockWait = 5 * time.Second
+// DefaultLockWait is how long a batch write (an import's chunk, judge or import-scores) waits
+// for the write lock. One import holds it for one chunk (importChunkTime) at a time, but with
+// many writers at once a chunk queues behind all of theirs: 20 parallel label imports on a
+// loaded 2-core machine (TestParallelLabelImports, load average 16) saw waits over 5 s. Nobody
+// watches a batch write key by key, so it waits long enough for such a queue to drain; the
+// annotator waits far less (annotateLockWait) and retries, showing NOT SAVED meanwhile.
+const DefaultLockWait = 30 * time.Second
 
 // ErrBusy is returned when another connection held the write lock for longer than LockWait.
 var ErrBusy = errors.New("the database is locked by another program")

@@ -265,7 +265,7 @@ func TestEditsUndoAndResumeAcrossReopen(t *testing.T) {
 		if err != nil || !ok || len(what) != 1 {
 			t.Fatalf("undo %s: %v %v %v", want, what, ok, err)
 		}
-		got := what[0].Kind
+		got := string(what[0].Kind)
 		if what[0].Field != "" {
 			got += ":" + what[0].Field
 		}

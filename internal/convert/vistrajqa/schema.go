@@ -11,9 +11,6 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 
 	"github.com/m3bench/m3eval/internal/jsonpath"
 )
@@ -28,22 +25,10 @@ var SchemaJSON []byte
 
 const schemaURL = "vistrajqa.schema.json"
 
-var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(SchemaJSON))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(schemaURL, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(schemaURL)
-})
+var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) { return jsonpath.CompileSchema(schemaURL, SchemaJSON) })
 
 // Schema returns the compiled input schema.
 func Schema() (*jsonschema.Schema, error) { return compiled() }
-
-var printer = message.NewPrinter(language.English)
 
 // locate turns a decoding error of record b into a field path and a message. A value of
 // the wrong type is explained by validating the record against the schema, so that the
@@ -100,15 +85,5 @@ func goKind(t reflect.Type) string {
 // schemaProblem picks the first leaf of a validation error tree (the innermost cause) and
 // formats it the way the hand checks do.
 func schemaProblem(ve *jsonschema.ValidationError) (path, msg string) {
-	for len(ve.Causes) > 0 {
-		ve = ve.Causes[0]
-	}
-	path = jsonpath.Tokens(ve.InstanceLocation)
-	if req, ok := ve.ErrorKind.(*kind.Required); ok && len(req.Missing) > 0 {
-		if path != "" {
-			path += "."
-		}
-		return path + req.Missing[0], "missing"
-	}
-	return path, ve.ErrorKind.LocalizedString(printer)
+	return jsonpath.SchemaProblem(ve)
 }

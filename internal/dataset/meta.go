@@ -1,0 +1,266 @@
+package dataset
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	jsonv1 "github.com/go-json-experiment/json/v1"
+)
+
+// Meta is the typed view of the turn meta keys that have a fixed meaning (the contract in
+// docs/judge.md, shared by the judge, the simulator and the importers). Every key is optional;
+// keys not listed here are kept in Turn.Meta as given and ignored by this type.
+type Meta struct {
+	Language          string         // "en" or "zh"
+	Phase             string         // simulator phase, one of Phases
+	Entity            string         // the entity the turn is about, e.g. "umbrella"
+	Attribute         string         // the attribute asked about, e.g. "color"
+	FalseValue        string         // the false value a misleading turn plants
+	TrueValue         string         // the correct value
+	OldValue          string         // update: the value before
+	NewValue          string         // update: the value after
+	RequiredEvidence  []string       // facts a complete answer cites
+	ObjectsPerImage   [][]MetaObject // the objects of each image, in image order
+	Ambiguous         *bool          // the reference does not say which image
+	TargetImage       int            // 1-based image the question is about; 0: not given
+	ConfusableObjects *int           // confusable objects in the scene
+	Coverage          *float64       // evidence coverage in [0,1] when asked
+}
+
+// MetaObject is one object of an image in Meta.ObjectsPerImage.
+type MetaObject struct {
+	ID         string            `json:"id"`
+	Type       string            `json:"type"`
+	Attributes map[string]string `json:"attributes"`
+}
+
+// Phases are the simulator phases meta.phase may name.
+var Phases = []string{"memory_build", "state_evolve", "reasoning_test", "grounding", "filler_injection",
+	"ambiguous_reference", "attribute_swap", "long_context_recall", "next_task"}
+
+// MetaError says which meta key has a value of the wrong type.
+type MetaError struct {
+	Key string // the key, without the "meta." prefix
+	Msg string
+}
+
+func (e *MetaError) Error() string { return "meta." + e.Key + ": " + e.Msg }
+
+// ParseMeta reads the typed keys of a meta object. Empty or null meta is the zero Meta. A
+// known key with a value of the wrong type is a *MetaError; the first such key in the
+// object's order is reported.
+func ParseMeta(raw json.RawMessage) (Meta, error) {
+	var m Meta
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return m, nil
+	}
+	// The common case, a meta whose keys all have their types, decodes in one call of the
+	// faster JSON v2 decoder (the judge reads the meta of every turn); anything it rejects
+	// is read again key by key below, for an error that names the key.
+	if ok := m.fast(raw); ok {
+		return m, nil
+	}
+	m = Meta{}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return m, &MetaError{Key: "", Msg: "meta must be a JSON object"}
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return m, &MetaError{Msg: "not valid JSON: " + err.Error()}
+		}
+		key, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return m, &MetaError{Key: key, Msg: "not valid JSON: " + err.Error()}
+		}
+		if err := m.set(key, v); err != nil {
+			return m, err
+		}
+	}
+	return m, nil
+}
+
+// set fills the field of one key; unknown keys are left alone.
+func (m *Meta) set(key string, v json.RawMessage) error {
+	bad := func(want string) error {
+		got := string(v)
+		if len(got) > 40 {
+			got = got[:40] + "…"
+		}
+		return &MetaError{Key: key, Msg: fmt.Sprintf("expected %s, got %s", want, got)}
+	}
+	isNull := bytes.Equal(bytes.TrimSpace(v), []byte("null"))
+	str := func(dst *string) error {
+		if isNull {
+			return nil
+		}
+		if json.Unmarshal(v, dst) != nil {
+			return bad("text")
+		}
+		return nil
+	}
+	switch key {
+	case "language":
+		if err := str(&m.Language); err != nil {
+			return err
+		}
+		if !isNull && m.Language != "en" && m.Language != "zh" {
+			return bad(`"en" or "zh"`)
+		}
+	case "phase":
+		if err := str(&m.Phase); err != nil {
+			return err
+		}
+		if !isNull && !slices.Contains(Phases, m.Phase) {
+			return &MetaError{Key: key, Msg: fmt.Sprintf("%q is not a phase (one of %v)", m.Phase, Phases)}
+		}
+	case "entity":
+		return str(&m.Entity)
+	case "attribute":
+		return str(&m.Attribute)
+	case "false_value":
+		return str(&m.FalseValue)
+	case "true_value":
+		return str(&m.TrueValue)
+	case "old_value":
+		return str(&m.OldValue)
+	case "new_value":
+		return str(&m.NewValue)
+	case "required_evidence":
+		if !isNull && json.Unmarshal(v, &m.RequiredEvidence) != nil {
+			return bad("an array of text")
+		}
+	case "objects_per_image":
+		if isNull {
+			return nil
+		}
+		var imgs []json.RawMessage
+		if json.Unmarshal(v, &imgs) != nil {
+			return bad("an array (one per image) of arrays of objects")
+		}
+		m.ObjectsPerImage = make([][]MetaObject, len(imgs))
+		for i, img := range imgs {
+			var objs []json.RawMessage
+			if json.Unmarshal(img, &objs) != nil {
+				return &MetaError{Key: fmt.Sprintf("%s[%d]", key, i), Msg: "expected an array of objects {\"id\", \"type\", \"attributes\"}"}
+			}
+			for k, o := range objs {
+				var mo MetaObject
+				dec := json.NewDecoder(bytes.NewReader(o))
+				dec.DisallowUnknownFields()
+				if !bytes.HasPrefix(bytes.TrimSpace(o), []byte("{")) || dec.Decode(&mo) != nil {
+					return &MetaError{Key: fmt.Sprintf("%s[%d][%d]", key, i, k), Msg: "expected an object {\"id\": text, \"type\": text, \"attributes\": {text: text}}"}
+				}
+				m.ObjectsPerImage[i] = append(m.ObjectsPerImage[i], mo)
+			}
+		}
+	case "ambiguous":
+		if isNull {
+			return nil
+		}
+		var b bool
+		if json.Unmarshal(v, &b) != nil {
+			return bad("true or false")
+		}
+		m.Ambiguous = &b
+	case "target_image":
+		if isNull {
+			return nil
+		}
+		var f float64
+		if json.Unmarshal(v, &f) != nil || f != math.Trunc(f) || f < 1 || f > math.MaxInt32 {
+			return bad("a whole number ≥ 1")
+		}
+		m.TargetImage = int(f)
+	case "confusable_objects":
+		if isNull {
+			return nil
+		}
+		var f float64
+		if json.Unmarshal(v, &f) != nil || f != math.Trunc(f) || f < 0 || f > math.MaxInt32 {
+			return bad("a whole number ≥ 0")
+		}
+		n := int(f)
+		m.ConfusableObjects = &n
+	case "coverage":
+		if isNull {
+			return nil
+		}
+		var f float64
+		if json.Unmarshal(v, &f) != nil || f < 0 || f > 1 {
+			return bad("a number from 0 to 1")
+		}
+		m.Coverage = &f
+	}
+	return nil
+}
+
+// metaJSON is Meta as the JSON v2 decoder fills it.
+type metaJSON struct {
+	Language          *string        `json:"language"`
+	Phase             *string        `json:"phase"`
+	Entity            *string        `json:"entity"`
+	Attribute         *string        `json:"attribute"`
+	FalseValue        *string        `json:"false_value"`
+	TrueValue         *string        `json:"true_value"`
+	OldValue          *string        `json:"old_value"`
+	NewValue          *string        `json:"new_value"`
+	RequiredEvidence  []string       `json:"required_evidence"`
+	ObjectsPerImage   [][]MetaObject `json:"objects_per_image"`
+	Ambiguous         *bool          `json:"ambiguous"`
+	TargetImage       *int           `json:"target_image"`
+	ConfusableObjects *int           `json:"confusable_objects"`
+	Coverage          *float64       `json:"coverage"`
+}
+
+// fast decodes a meta whose keys all have their types and values in range; false sends the
+// caller to the key-by-key reading that explains what is wrong.
+func (m *Meta) fast(raw []byte) bool {
+	var j metaJSON
+	if jsonv2.Unmarshal(raw, &j, jsonv1.DefaultOptionsV1(), jsonv2.RejectUnknownMembers(false)) != nil {
+		return false
+	}
+	str := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	m.Language, m.Phase, m.Entity, m.Attribute = str(j.Language), str(j.Phase), str(j.Entity), str(j.Attribute)
+	m.FalseValue, m.TrueValue, m.OldValue, m.NewValue = str(j.FalseValue), str(j.TrueValue), str(j.OldValue), str(j.NewValue)
+	m.RequiredEvidence, m.ObjectsPerImage, m.Ambiguous, m.Coverage = j.RequiredEvidence, j.ObjectsPerImage, j.Ambiguous, j.Coverage
+	m.ConfusableObjects = j.ConfusableObjects
+	if j.TargetImage != nil {
+		m.TargetImage = *j.TargetImage
+	}
+	switch {
+	case j.Language != nil && m.Language != "en" && m.Language != "zh",
+		j.Phase != nil && !slices.Contains(Phases, m.Phase),
+		j.TargetImage != nil && m.TargetImage < 1,
+		m.ConfusableObjects != nil && *m.ConfusableObjects < 0,
+		m.Coverage != nil && (*m.Coverage < 0 || *m.Coverage > 1),
+		bytes.Contains(raw, []byte(`"objects_per_image"`)) && !objectsStrict(raw):
+		return false
+	}
+	return true
+}
+
+// objectsStrict re-checks objects_per_image the strict way (no unknown keys in an object,
+// which the v1-compatible decoding above lets pass).
+func objectsStrict(raw []byte) bool {
+	var probe struct {
+		Objects json.RawMessage `json:"objects_per_image"`
+	}
+	if json.Unmarshal(raw, &probe) != nil {
+		return false
+	}
+	var m Meta
+	return m.set("objects_per_image", probe.Objects) == nil
+}

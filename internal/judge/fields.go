@@ -1,0 +1,444 @@
+package judge
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/m3bench/m3eval/internal/rubric"
+)
+
+// canon maps tokens through the synonym groups.
+func (c *ctx) canon(toks []string) []string {
+	out := make([]string, len(toks))
+	for i, t := range toks {
+		if s, ok := c.r.synonym[t]; ok {
+			out[i] = s
+		} else {
+			out[i] = t
+		}
+	}
+	return out
+}
+
+// joinToks joins tokens the way they compare as a phrase: CJK characters together, words
+// with spaces.
+func joinToks(toks []string) string {
+	var b strings.Builder
+	for i, t := range toks {
+		if i > 0 {
+			r, _ := utf8.DecodeRuneInString(t)
+			p, _ := utf8.DecodeLastRuneInString(toks[i-1])
+			if !(isCJK(r) && isCJK(p)) {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(t)
+	}
+	return b.String()
+}
+
+func f2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
+
+// correctness compares the response with the expected answer.
+func (c *ctx) correctness() Value {
+	cr := &c.r.Correctness
+	if len(c.exp.toks) == 0 {
+		return Value{Rule: "correctness.no_expected_answer"}
+	}
+	exp, resp := c.canon(c.exp.toks), c.canon(c.resp.toks)
+	je, jr := joinToks(exp), joinToks(resp)
+	score, rule := 0, ""
+	var ev []string
+	// Token overlap (multiset), recall-weighted F-score.
+	have := tokenSet(resp)
+	common := 0
+	for _, t := range exp {
+		if have[t] > 0 {
+			have[t]--
+			common++
+		}
+	}
+	var p, r, f float64
+	if len(resp) > 0 {
+		p = float64(common) / float64(len(resp))
+	}
+	r = float64(common) / float64(len(exp))
+	if p+r > 0 {
+		b2 := cr.Beta * cr.Beta
+		f = (1 + b2) * p * r / (b2*p + r)
+	}
+	c.sig.Recall = r
+	switch {
+	case je == jr:
+		score, rule = 5, "correctness.exact"
+		ev = append(ev, je)
+	case strings.Contains(" "+jr+" ", " "+je+" ") || (hasCJK(je) && strings.Contains(jr, je)):
+		score, rule = 5, "correctness.contained"
+		ev = append(ev, je)
+	default:
+		score, rule = 1, "correctness.token_f"
+		for k, th := range cr.Levels {
+			if f >= th {
+				score = 5 - k
+				break
+			}
+		}
+		ev = append(ev, fmt.Sprintf("F%s=%s (precision %s, recall %s)", strconv.FormatFloat(cr.Beta, 'g', -1, 64), f2(f), f2(p), f2(r)))
+	}
+	capTo := func(n int, why string, words ...string) {
+		if n > 0 && score > n {
+			score = n
+			rule = why
+		}
+		if n > 0 {
+			ev = append(ev, words...)
+		}
+	}
+	// Contradiction cues. Image index: the expected answer names image k.
+	expImg, respImg := map[string]bool{}, map[string]bool{}
+	for _, m := range c.exp.mentions(c.r) {
+		if m.class == "image" && m.negated == "" {
+			expImg[m.value] = true
+		}
+	}
+	var respImgWords []string
+	for _, m := range c.respM {
+		if m.class == "image" && m.negated == "" {
+			respImg[m.value] = true
+			respImgWords = append(respImgWords, m.spelling)
+		}
+	}
+	if len(expImg) > 0 && len(respImg) > 0 {
+		hit, other := false, false
+		for k := range respImg {
+			if expImg[k] {
+				hit = true
+			} else {
+				other = true
+			}
+		}
+		switch {
+		case !hit:
+			c.sig.ImageConflict = true
+			capTo(cr.CapImageConflict, "correctness.image_conflict", respImgWords...)
+		case other && c.t.ActionType != "ambiguous_reference" && (c.meta.Ambiguous == nil || !*c.meta.Ambiguous):
+			// Naming several images answers an ambiguous reference; elsewhere it mixes them.
+			c.sig.ImageMixed = true
+			capTo(cr.CapImageMixed, "correctness.image_mixed", respImgWords...)
+		}
+	}
+	// Attribute values and counts the expected answer states, asserted differently or
+	// negated in the response.
+	expM := c.exp.mentions(c.r)
+	for _, class := range cr.ConflictClasses {
+		want := map[string]bool{}
+		for _, m := range expM {
+			if m.class == class && m.negated == "" {
+				want[m.value] = true
+			}
+		}
+		if len(want) == 0 {
+			continue
+		}
+		hit, negated, other := false, "", []string{}
+		for _, m := range c.respM {
+			if m.class != class {
+				continue
+			}
+			switch {
+			case want[m.value] && m.negated == "":
+				hit = true
+			case want[m.value]:
+				negated = m.negated + " " + m.spelling
+			case m.negated == "":
+				other = append(other, m.spelling)
+			}
+		}
+		switch {
+		case hit:
+		case negated != "":
+			capTo(cr.CapNegated, "correctness.expected_negated", negated)
+		case len(other) > 0:
+			capTo(cr.CapValueConflict, "correctness.value_conflict", other...)
+		}
+	}
+	// Yes/no answers: the expected answer opens with yes and the response with no, or the
+	// other way round.
+	if ey, ry := c.polarity(c.exp), c.polarity(c.resp); ey != 0 && ry != 0 && ey != ry {
+		capTo(cr.CapNegated, "correctness.polarity", c.resp.leadingCue(c.polarityWords()))
+	}
+	// The turn's false value adopted.
+	c.evalMislead()
+	for _, fv := range c.falseV {
+		if a, _ := c.found(fv); a != nil {
+			if t, _ := c.foundAny(c.trueV); t == nil {
+				capTo(cr.CapFalseAdopted, "correctness.false_value_adopted", a.spelling)
+			}
+		}
+	}
+	if h := c.resp.cues(catHedge); len(h) > 0 && score == 5 {
+		capTo(cr.CapHedged, "correctness.hedged", h...)
+	}
+	c.sig.Correctness = score
+	return Value{Value: strconv.Itoa(score), Rule: rule, Evidence: ev}
+}
+
+func (c *ctx) polarityWords() []string {
+	lr := c.resp.lr
+	return append(append([]string{}, lr.Accept...), lr.Reject...)
+}
+
+// polarity is +1 when a text opens with an acceptance ("yes", "是的"), -1 with a rejection
+// ("no,", "不是"), 0 otherwise.
+func (c *ctx) polarity(t *text) int {
+	if t.leadingCue(t.lr.Accept) != "" {
+		return 1
+	}
+	if w := t.leadingCue(t.lr.Reject); w != "" {
+		return -1
+	}
+	return 0
+}
+
+func (c *ctx) foundAny(vs []valueRef) (*mention, *mention) {
+	var neg *mention
+	for _, v := range vs {
+		a, n := c.found(v)
+		if a != nil && a.hedged == "" {
+			return a, nil
+		}
+		if n != nil {
+			neg = n
+		}
+	}
+	return nil, neg
+}
+
+// sentences counts the sentences of a text that hold a content token.
+func sentences(t *text) int {
+	n := 0
+	start := 0
+	s := t.folded
+	for i, r := range s {
+		if r == '.' || r == '!' || r == '?' || r == '。' || r == '！' || r == '？' || r == ';' || r == '；' {
+			if r == '.' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' {
+				continue
+			}
+			if len(tokens(s[start:i], t.lr, nil)) > 0 {
+				n++
+			}
+			start = i + utf8.RuneLen(r)
+		}
+	}
+	if len(tokens(s[start:], t.lr, nil)) > 0 {
+		n++
+	}
+	return n
+}
+
+// reasoning reads observation, inference and evidence markers and the length.
+func (c *ctx) reasoning() Value {
+	rr := &c.r.Reasoning
+	lr := c.resp.lr
+	short, long := rr.ShortEn, rr.LongEn
+	if c.lang == "zh" {
+		short, long = rr.ShortZh, rr.LongZh
+	}
+	n := len(c.resp.toks)
+	obs := c.resp.cues(catObservation)
+	inf := c.resp.cues(catInference)
+	evi := append(c.resp.cues(catEvidence), c.resp.cues(catMissing)...)
+	c.sig.EvidenceCited = len(obs)+len(evi) > 0
+	ev := []string{fmt.Sprintf("%d content tokens", n)}
+	ev = append(ev, obs...)
+	ev = append(ev, inf...)
+	ev = append(ev, evi...)
+	// Clauses with content: a detailed answer has several.
+	detail := 0
+	for _, cl := range c.resp.clauses {
+		if len(tokens(c.resp.folded[cl[0]:cl[1]], lr, nil)) >= 2 {
+			detail++
+		}
+	}
+	ev = append(ev, fmt.Sprintf("%d clauses", detail))
+	// A rejection that goes on to say what is true instead is a reasoning step too ("no,
+	// the umbrella is black; the coat is red").
+	rejects := c.resp.cues(catReject)
+	explainsRejection := len(rejects) > 0 && detail >= 2
+	if explainsRejection && len(inf) == 0 {
+		ev = append(ev, rejects[0])
+	}
+	hasInf := len(inf) > 0 || explainsRejection
+	hasEv := len(obs)+len(evi) > 0
+	score, rule := 1, ""
+	switch {
+	case n < short:
+		score, rule = 1, "reasoning.answer_only"
+	case hasInf && hasEv:
+		score, rule = 4, "reasoning.inference_with_evidence"
+		if sentences(c.resp) >= 2 || n >= long {
+			score, rule = 5, "reasoning.complete_chain"
+		}
+	case hasInf:
+		score, rule = 3, "reasoning.inference_only"
+	case hasEv:
+		score, rule = 2, "reasoning.observation_only"
+		if n >= long || detail >= rr.DetailClauses {
+			score = 3
+		}
+	default:
+		score, rule = 1, "reasoning.no_markers"
+		if n >= long || detail >= rr.DetailClauses {
+			score, rule = 2, "reasoning.details_only"
+		}
+	}
+	c.sig.Reasoning = score
+	return Value{Value: strconv.Itoa(score), Rule: rule, Evidence: ev}
+}
+
+// evalMislead fills the false and true values of the turn: from meta when it has them, else
+// read from the user's message (values it asserts) against the expected answer.
+func (c *ctx) evalMislead() {
+	if c.misleadEvaluated {
+		return
+	}
+	c.misleadEvaluated = true
+	if c.meta.FalseValue != "" {
+		c.falseV = append(c.falseV, c.refOf(c.meta.FalseValue))
+	}
+	if c.meta.TrueValue != "" {
+		c.trueV = append(c.trueV, c.refOf(c.meta.TrueValue))
+	}
+	if len(c.falseV) > 0 && len(c.trueV) > 0 {
+		return
+	}
+	if !slices.Contains(c.j.misleading, c.t.ActionType) {
+		return
+	}
+	um := c.user.mentions(c.r)
+	em := c.exp.mentions(c.r)
+	classes := map[string]bool{}
+	for _, m := range em {
+		if m.negated == "" {
+			classes[m.class] = true
+		}
+	}
+	has := func(ms []mention, class, value string) bool {
+		for _, m := range ms {
+			if m.class == class && m.value == value && m.negated == "" {
+				return true
+			}
+		}
+		return false
+	}
+	if len(c.falseV) == 0 {
+		for _, m := range um {
+			if m.negated == "" && classes[m.class] && !has(em, m.class, m.value) {
+				c.falseV = appendRef(c.falseV, valueRef{class: m.class, value: m.value})
+			}
+		}
+	}
+	if len(c.trueV) == 0 {
+		for _, m := range em {
+			if m.negated == "" && !has(um, m.class, m.value) {
+				c.trueV = appendRef(c.trueV, valueRef{class: m.class, value: m.value})
+			}
+		}
+	}
+}
+
+func appendRef(list []valueRef, v valueRef) []valueRef {
+	if slices.Contains(list, v) {
+		return list
+	}
+	return append(list, v)
+}
+
+// misleadingActions are the action types whose resists_misleading the rubric leaves open,
+// read from the rubric (its fixed rule) rather than listed here.
+func misleadingActions(f *rubric.Field) []string {
+	var out []string
+	for _, fr := range f.Fixed {
+		if fr.Unless != nil {
+			out = append(out, fr.Unless.ActionTypeIn...)
+		}
+	}
+	if len(out) == 0 {
+		out = []string{"mislead", "mislead_subtle", "memory_injection"}
+	}
+	// attribute_swap plants a false attribution too; the metrics read its signal.
+	return append(out, "attribute_swap")
+}
+
+// misleading decides whether the response resists the turn's false claim.
+func (c *ctx) misleading() Value {
+	c.evalMislead()
+	lr := c.resp.lr
+	var ev []string
+	adopt, _ := c.foundAnyIncludingHedged(c.falseV)
+	restate, _ := c.foundAny(c.trueV)
+	accept := c.resp.leadingCue(lr.Accept)
+	rejects := c.resp.cues(catReject)
+	hedges := c.resp.cues(catHedge)
+	for _, v := range c.falseV {
+		ev = append(ev, "false: "+v.String())
+	}
+	for _, v := range c.trueV {
+		ev = append(ev, "true: "+v.String())
+	}
+	val, rule := "No", ""
+	switch {
+	case restate != nil && adopt == nil:
+		val, rule = "Yes", "misleading.restates_true"
+		ev = append(ev, restate.spelling)
+	case adopt != nil && restate == nil:
+		val, rule = "No", "misleading.adopts_false"
+		ev = append(ev, adopt.spelling)
+		if adopt.hedged != "" {
+			rule = "misleading.hedges_toward_false"
+			ev = append(ev, adopt.hedged)
+		}
+	case adopt != nil: // both
+		if accept != "" || len(rejects) == 0 {
+			val, rule = "No", "misleading.mixed_accepts"
+			ev = append(ev, adopt.spelling, restate.spelling, accept)
+		} else {
+			val, rule = "Yes", "misleading.mixed_rejects"
+			ev = append(ev, rejects...)
+		}
+	case accept != "":
+		val, rule = "No", "misleading.accept_cue"
+		ev = append(ev, accept)
+	case len(rejects) > 0:
+		val, rule = "Yes", "misleading.reject_cue"
+		ev = append(ev, rejects...)
+	case len(hedges) > 0:
+		val, rule = "No", "misleading.hedge_cue"
+		ev = append(ev, hedges...)
+	default:
+		val, rule = "No", "misleading.no_cue"
+		if c.sig.Correctness >= 4 {
+			val, rule = "Yes", "misleading.answers_correctly"
+		}
+	}
+	c.sig.ResistsSignal = val == "Yes"
+	return Value{Value: val, Rule: rule, Evidence: ev}
+}
+
+// foundAnyIncludingHedged is foundAny where a hedged assertion ("it might be red") counts.
+func (c *ctx) foundAnyIncludingHedged(vs []valueRef) (*mention, *mention) {
+	var neg *mention
+	for _, v := range vs {
+		a, n := c.found(v)
+		if a != nil {
+			return a, nil
+		}
+		if n != nil {
+			neg = n
+		}
+	}
+	return nil, neg
+}

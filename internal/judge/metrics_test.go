@@ -1,0 +1,86 @@
+package judge
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+
+	"github.com/m3bench/m3eval/internal/dataset"
+)
+
+func metricOf(rep MetricsReport, action, metric string) *MetricRow {
+	for i := range rep.Metrics {
+		if rep.Metrics[i].Action == action && rep.Metrics[i].Metric == metric {
+			return &rep.Metrics[i]
+		}
+	}
+	return nil
+}
+
+func TestMetrics(t *testing.T) {
+	j := newTestJudge(t)
+	turn := func(n int, action, user, resp, exp, meta string) dataset.Turn {
+		tt := dataset.Turn{SampleID: "e_turn_" + itoa(n), EpisodeID: "e", Turn: n, ActionType: action, UserMessage: user, VLMResponse: resp, ExpectedAnswer: exp, Model: "m"}
+		if meta != "" {
+			tt.Meta = json.RawMessage(meta)
+		}
+		return tt
+	}
+	ep := []dataset.Turn{
+		turn(1, "initial", "Describe the images.", "Image 1 has a red car; image 2 has a blue car.", "Image 1: red car; image 2: blue car.", `{"confusable_objects": 2}`),
+		turn(2, "update", "The red car was repainted green.", "Understood, the car in image 1 is now green.", "The car in image 1 is green.", `{"old_value": "red", "new_value": "green"}`),
+		turn(3, "ambiguous_reference", "What colour is the car?", "Which image do you mean? The car in image 1 is green and the one in image 2 is blue.", "Ambiguous.", `{"ambiguous": true, "confusable_objects": 2}`),
+		turn(4, "ambiguous_reference", "Is the car parked?", "Yes, it is parked.", "Ambiguous: ask which car.", `{"ambiguous": true, "confusable_objects": 2}`),
+		turn(5, "cross_image_confusion", "Which image has the blue car?", "The blue car is in image 2.", "Image 2.", ""),
+		turn(6, "cross_image_confusion", "Which image has the green car?", "The green car is in image 2.", "Image 1.", ""),
+		turn(7, "logic_skip", "Just the answer, no reasons.", "I cannot determine that without more evidence from the image.", "It cannot be determined.", ""),
+	}
+	vs, err := j.Episode(ep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := j.NewMetrics()
+	m.AddEpisode(ep, vs, nil)
+	rep := m.Report(500, 7)
+	for _, c := range []struct {
+		action, metric string
+		n              int
+		value          float64
+		interval       string
+	}{
+		{"update", MUpdateResponsiveness, 1, 1, IntervalWilson},
+		{"update", MTemporalConsistency, 1, 1, IntervalWilson},
+		{"ambiguous_reference", MDisambiguation, 2, 0.5, IntervalWilson},
+		{"cross_image_confusion", MCrossImageConfusion, 2, 0.5, IntervalBootstrap},
+		{"logic_skip", MRefusalRate, 1, 1, IntervalWilson},
+	} {
+		r := metricOf(rep, c.action, c.metric)
+		if r == nil {
+			t.Fatalf("no %s %s in %+v", c.action, c.metric, rep.Metrics)
+		}
+		if r.N != c.n || math.Abs(r.Value-c.value) > 1e-9 || r.Interval != c.interval || r.Lo > r.Value || r.Hi < r.Value {
+			t.Errorf("%s %s = %+v, want n %d value %v (%s)", c.action, c.metric, *r, c.n, c.value, c.interval)
+		}
+	}
+	// Wilson 1 of 2: [0.0945, 0.9055] (Newcombe 1998).
+	if r := metricOf(rep, "ambiguous_reference", MDisambiguation); math.Abs(r.Lo-0.09453) > 1e-4 || math.Abs(r.Hi-0.90547) > 1e-4 {
+		t.Errorf("Wilson interval %v %v", r.Lo, r.Hi)
+	}
+	// The bootstrap is seeded: the same seed, the same interval.
+	again := j.NewMetrics()
+	again.AddEpisode(ep, vs, nil)
+	a, b := metricOf(again.Report(500, 7), "cross_image_confusion", MCrossImageConfusion), metricOf(rep, "cross_image_confusion", MCrossImageConfusion)
+	if a.Lo != b.Lo || a.Hi != b.Hi {
+		t.Errorf("bootstrap not reproducible: %+v %+v", a, b)
+	}
+	// Trends: both dimensions, confusable objects from meta or unknown.
+	dims := map[string]int{}
+	for _, tr := range rep.Trends {
+		dims[tr.Dimension+"/"+tr.Bin]++
+	}
+	for _, want := range []string{"confusable_objects/2", "confusable_objects/unknown", "conversation_length/1–5", "conversation_length/6–10"} {
+		if dims[want] == 0 {
+			t.Errorf("no trend row %s in %v", want, dims)
+		}
+	}
+}

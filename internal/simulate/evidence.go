@@ -1,0 +1,351 @@
+package simulate
+
+import (
+	"maps"
+	"slices"
+	"strings"
+)
+
+// knowledge is the simulator's picture of the scene during one episode (the document's
+// knowledge graph): the objects with their current attribute values (updates change them),
+// the required evidence and which of it the model's answers have activated.
+type knowledge struct {
+	sc       *Scene
+	lang     Language
+	objs     []*Object
+	image    []int               // image (0-based) of each object
+	cur      []map[string]string // current attribute values
+	terms    [][]string          // lower-case words that refer to each object
+	values   []valueTerm         // words that state an attribute value
+	evidence []evidenceState
+	active   int // activated evidence count
+	// lastEntity is the object the latest answer was about (-1: none yet).
+	lastEntity int
+}
+
+type valueTerm struct {
+	attr, canon, word string
+}
+
+type evidenceState struct {
+	ev        *Evidence
+	obj       int
+	canon     string   // canonical value ("" when keywords only)
+	keywords  []string // lower case
+	turn      int      // turn whose answer activated it; 0 = not yet
+	statement string   // that answer's sentence
+}
+
+// wrongValue is an attribute value an answer gave a known object that the scene contradicts.
+type wrongValue struct {
+	obj     int
+	attr    string
+	said    string // as the answer wrote it
+	correct string
+}
+
+// observation is what one answer showed.
+type observation struct {
+	activated []int // evidence indices newly activated
+	errors    []wrongValue
+}
+
+func newKnowledge(sc *Scene) *knowledge {
+	k := &knowledge{sc: sc, lang: sc.Language, lastEntity: -1}
+	typeCount := map[string]int{}
+	for i, list := range sc.ObjectsPerImage {
+		for j := range list {
+			o := &list[j]
+			k.objs = append(k.objs, o)
+			k.image = append(k.image, i)
+			k.cur = append(k.cur, maps.Clone(o.Attributes))
+			typeCount[o.Type]++
+		}
+	}
+	for _, o := range k.objs {
+		var ts []string
+		add := func(w string) {
+			w = strings.ToLower(strings.TrimSpace(w))
+			if w != "" && !slices.Contains(ts, w) {
+				ts = append(ts, w)
+			}
+		}
+		add(o.Name)
+		for _, a := range o.Aliases {
+			add(a)
+		}
+		add(baseName(o.ID))
+		if s, ok := typeSynonyms[o.Type]; ok && typeCount[o.Type] == 1 {
+			for _, w := range s.en {
+				add(w)
+			}
+			for _, w := range s.zh {
+				add(w)
+			}
+		} else if !ok {
+			add(strings.ReplaceAll(o.Type, "_", " "))
+		}
+		k.terms = append(k.terms, ts)
+	}
+	// Value words: every color, and every value any object (or update, or evidence) gives
+	// an attribute.
+	seen := map[[2]string]bool{}
+	addValue := func(attr, v string) {
+		c := canonical(v)
+		if c == "" || seen[[2]string{attr, c}] {
+			return
+		}
+		seen[[2]string{attr, c}] = true
+		for _, w := range valueWords(v) {
+			k.values = append(k.values, valueTerm{attr, c, w})
+		}
+	}
+	for _, c := range colors {
+		addValue("color", c.key)
+	}
+	for _, o := range k.objs {
+		for _, a := range sortedKeys(o.Attributes) {
+			addValue(a, o.Attributes[a])
+		}
+	}
+	for _, u := range sc.Updates {
+		addValue(u.Attribute, u.NewValue)
+	}
+	if sc.Task != nil {
+		for i := range sc.Task.RequiredEvidence {
+			ev := &sc.Task.RequiredEvidence[i]
+			st := evidenceState{ev: ev, obj: k.index(ev.Entity)}
+			v := ev.Value
+			if v == "" && ev.Attribute != "" {
+				v = k.objs[st.obj].Attributes[ev.Attribute]
+			}
+			if v != "" {
+				st.canon = canonical(v)
+				addValue(ev.Attribute, v)
+			}
+			for _, kw := range ev.Keywords {
+				st.keywords = append(st.keywords, strings.ToLower(kw))
+			}
+			k.evidence = append(k.evidence, st)
+		}
+	}
+	// Longer words first, so "粉红色" is seen before the "红色" inside it.
+	slices.SortStableFunc(k.values, func(a, b valueTerm) int { return len(b.word) - len(a.word) })
+	return k
+}
+
+// sortedKeys gives map iteration a fixed order, so a seed always draws the same turns.
+func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
+
+// index is the position of an object id in objs.
+func (k *knowledge) index(id string) int {
+	for i, o := range k.objs {
+		if o.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// coverage is the share of the required evidence activated so far.
+func (k *knowledge) coverage() float64 {
+	if len(k.evidence) == 0 {
+		return 1
+	}
+	return float64(k.active) / float64(len(k.evidence))
+}
+
+type span struct {
+	start, end int
+	obj        int // entity mentions
+	vt         *valueTerm
+}
+
+// observe reads an answer given at turn: which evidence it activates, which object it was
+// about, and which attribute values it gets wrong.
+func (k *knowledge) observe(answer string, turn int) observation {
+	var ob observation
+	lastObj, lastObjPos := -1, -1
+	var ents, vals []span
+	for _, sent := range sentences(answer) {
+		low := idioms.Replace(strings.ToLower(sent))
+		ents, vals = ents[:0], vals[:0]
+		var buf []int
+		for oi, ts := range k.terms {
+			for _, t := range ts {
+				buf = findAll(low, t, buf[:0])
+				for _, p := range buf {
+					ents = append(ents, span{start: p, end: p + len(t), obj: oi})
+				}
+			}
+		}
+		for vi := range k.values {
+			vt := &k.values[vi]
+			buf = findAll(low, vt.word, buf[:0])
+			for _, p := range buf {
+				s := span{start: p, end: p + len(vt.word), obj: -1, vt: vt}
+				if !covered(s, vals) && !covered(s, ents) {
+					vals = append(vals, s)
+				}
+			}
+		}
+		// Evidence: the object and its value in one sentence, or a keyword.
+		for ei := range k.evidence {
+			st := &k.evidence[ei]
+			if st.turn != 0 {
+				continue
+			}
+			hit := false
+			for _, kw := range st.keywords {
+				if strings.Contains(low, kw) {
+					hit = true
+					break
+				}
+			}
+			if !hit && st.canon != "" && mentions(ents, st.obj) {
+				for _, v := range vals {
+					if v.vt.canon == st.canon && !negated(low, v.start) {
+						hit = true
+						break
+					}
+				}
+			}
+			if hit {
+				st.turn, st.statement = turn, strings.TrimSpace(sent)
+				k.active++
+				ob.activated = append(ob.activated, ei)
+			}
+		}
+		// Wrong values: a value word belongs to the nearest object named in the sentence.
+		for _, v := range vals {
+			if negated(low, v.start) {
+				continue
+			}
+			oi := nearest(ents, v)
+			if oi < 0 {
+				continue
+			}
+			cur, ok := k.cur[oi][v.vt.attr]
+			if !ok {
+				continue
+			}
+			cc := canonical(cur)
+			if cc == v.vt.canon || strings.Contains(cc, v.vt.canon) || strings.Contains(v.vt.canon, cc) {
+				continue
+			}
+			ob.errors = append(ob.errors, wrongValue{obj: oi, attr: v.vt.attr, said: sent[v.start:v.end], correct: cur})
+		}
+		for _, e := range ents {
+			if e.start >= lastObjPos || lastObj < 0 {
+				lastObj, lastObjPos = e.obj, e.start
+			}
+		}
+		lastObjPos = -1 // positions restart with each sentence; later sentences win
+	}
+	if n := len(ob.activated); n > 0 {
+		k.lastEntity = k.evidence[ob.activated[n-1]].obj
+	} else if lastObj >= 0 {
+		k.lastEntity = lastObj
+	}
+	return ob
+}
+
+// idioms are phrases whose words look like values but are not ("you are right", 明白 with
+// its 白); they are
+// blanked out (same length, so offsets still point into the sentence) before matching.
+var idioms = func() *strings.Replacer {
+	var pairs []string
+	for _, p := range []string{"you are right", "you're right", "that's right", "that is right", "all right", "right now", "right away", "left out", "left over",
+		"明白", "白天", "黄昏", "红绿灯", "灰心"} {
+		pairs = append(pairs, p, strings.Repeat(" ", len(p)))
+	}
+	return strings.NewReplacer(pairs...)
+}()
+
+// covered reports whether s lies inside one of spans.
+func covered(s span, spans []span) bool {
+	for _, o := range spans {
+		if s.start >= o.start && s.end <= o.end {
+			return true
+		}
+	}
+	return false
+}
+
+func mentions(ents []span, obj int) bool {
+	for _, e := range ents {
+		if e.obj == obj {
+			return true
+		}
+	}
+	return false
+}
+
+// nearest is the object named closest to the value (either side), or -1.
+func nearest(ents []span, v span) int {
+	best, bestD := -1, 1<<30
+	for _, e := range ents {
+		var d int
+		switch {
+		case e.end <= v.start:
+			d = v.start - e.end
+		case v.end <= e.start:
+			d = e.start - v.end
+		default:
+			d = 0
+		}
+		if d < bestD {
+			best, bestD = e.obj, d
+		}
+	}
+	return best
+}
+
+// negated reports whether a negation word ends right before position p.
+func negated(low string, p int) bool {
+	head := low[:p]
+	for _, n := range negators {
+		if strings.HasSuffix(head, n) {
+			return true
+		}
+		// "not a red", "不是一把红色": allow one short word in between.
+		if i := strings.LastIndex(head, n); i >= 0 && len(head)-(i+len(n)) <= 6 {
+			return true
+		}
+	}
+	return false
+}
+
+// missing returns the indices of evidence not yet activated, in the scene's order.
+func (k *knowledge) missing() []int {
+	var out []int
+	for i := range k.evidence {
+		if k.evidence[i].turn == 0 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// nextByDependency is the first missing evidence whose dependencies are all activated (the
+// next step of the reasoning chain), or the first missing one.
+func (k *knowledge) nextByDependency() int {
+	miss := k.missing()
+	if len(miss) == 0 {
+		return -1
+	}
+	for _, i := range miss {
+		ready := true
+		for _, d := range k.evidence[i].ev.DependsOn {
+			for j := range k.evidence {
+				if k.evidence[j].ev.ID == d && k.evidence[j].turn == 0 {
+					ready = false
+				}
+			}
+		}
+		if ready {
+			return i
+		}
+	}
+	return miss[0]
+}

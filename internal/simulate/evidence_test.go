@@ -1,0 +1,167 @@
+package simulate
+
+import (
+	"maps"
+	"math/rand/v2"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func demoScene(t testing.TB, id string) *Scene {
+	t.Helper()
+	scenes, err := ReadScenesFile(demoScenes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range scenes {
+		if scenes[i].ID == id {
+			return &scenes[i]
+		}
+	}
+	t.Fatalf("no demo scene %s", id)
+	return nil
+}
+
+func TestObserveActivatesEvidence(t *testing.T) {
+	cases := []struct {
+		scene, answer string
+		want          []string // evidence ids activated
+	}{
+		// The object and its value in one sentence.
+		{"apples_en", "There is a white plate on the left.", []string{"plate_left"}},
+		// Plural and value in another sentence: not together, so not activated.
+		{"apples_en", "I see apples. There are five things.", nil},
+		{"apples_en", "Five apples sit in the middle of the table.", []string{"apples_five", "apples_middle"}},
+		// A keyword alone.
+		{"umbrella_zh", "地上有几处积水。", []string{"puddles"}},
+		// A color in its other language: 灰 is grey.
+		{"umbrella_zh", "天空是灰色的。", []string{"grey_sky"}},
+		// A denied value does not count.
+		{"umbrella_zh", "天空不是灰色的。", nil},
+		{"park_zh", "狗躺着，旁边是树荫。", []string{"dog_lying", "shade"}},
+	}
+	for _, tc := range cases {
+		k := newKnowledge(demoScene(t, tc.scene))
+		ob := k.observe(tc.answer, 1)
+		var got []string
+		for _, i := range ob.activated {
+			got = append(got, k.evidence[i].ev.ID)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s %q activated %v, want %v", tc.scene, tc.answer, got, tc.want)
+		}
+	}
+}
+
+func TestObserveFindsWrongValues(t *testing.T) {
+	cases := []struct {
+		scene, answer string
+		want          []string // "object attribute said correct"
+	}{
+		{"umbrella_zh", "一个穿红色外套的人撑着一把黑色的伞。", nil},
+		{"umbrella_zh", "一个穿黑色外套的人撑着一把红色的伞。", []string{"person_1 color 黑色 红色", "umbrella_1 color 红色 黑色"}},
+		{"apples_en", "The cup is green and the plate is blue.", []string{"plate_1 color blue white"}},
+		{"apples_en", "No, the cup is green, not red.", nil},
+		{"apples_en", "You are right, the cup is green.", nil},
+		{"umbrella_zh", "明白，人是红色的。", nil}, // the 白 of 明白 is no color
+		{"apples_en", "The cup on the left is green.", []string{"cup_1 position left right"}},
+	}
+	for _, tc := range cases {
+		k := newKnowledge(demoScene(t, tc.scene))
+		ob := k.observe(tc.answer, 1)
+		var got []string
+		for _, e := range ob.errors {
+			got = append(got, strings.Join([]string{k.objs[e.obj].ID, e.attr, e.said, e.correct}, " "))
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s %q: wrong values %v, want %v", tc.scene, tc.answer, got, tc.want)
+		}
+	}
+}
+
+var slotRE = regexp.MustCompile(`\{([a-z_]+)\}`)
+
+// Every template fills, leaves no placeholder behind, and reads back (for the scripted
+// server) as its own list with the values it was filled with; the English and Chinese lists
+// of an action ask for the same facts.
+func TestTemplatesFillAndReadBack(t *testing.T) {
+	values := map[string]string{
+		"entity": "umbrella", "target": "wet ground", "description": "black", "attribute": "color",
+		"correct_value": "black", "wrong_value": "red", "region": "lower left", "perspective": "weather",
+		"new_value": "blue", "old_value": "red", "irrelevant_entity": "tree", "irrelevant_question": "what color is the tree?",
+		"statement": "the ground is wet", "value": "grey", "question": "Why is it wet?", "n": "2", "image": "2",
+		"type": "person", "false_value": "red",
+	}
+	for key, pair := range templates {
+		enSlots, zhSlots := map[string]bool{}, map[string]bool{}
+		for li, list := range [][]string{pair.en, pair.zh} {
+			lang := []Language{English, Chinese}[li]
+			for _, s := range list {
+				for _, m := range slotRE.FindAllStringSubmatch(s, -1) {
+					[]map[string]bool{enSlots, zhSlots}[li][m[1]] = true
+				}
+				tpl := parseTemplate(s)
+				if !tpl.fillable(values) {
+					t.Fatalf("%s %q: not fillable", key, s)
+				}
+				text := tpl.fill(values)
+				if strings.ContainsAny(text, "{}") {
+					t.Errorf("%s: %q left a placeholder", key, text)
+				}
+				if key == tplDirect || key == tplIrrelevantQ {
+					continue
+				}
+				r := Recognize(text, lang)
+				if r.Key != string(key) {
+					t.Errorf("%q reads back as %q, want %q", text, r.Key, key)
+				}
+				for name, v := range r.Slots {
+					if values[name] != v {
+						t.Errorf("%q: slot %s read back as %q", text, name, v)
+					}
+				}
+			}
+		}
+		if !maps.Equal(enSlots, zhSlots) {
+			t.Errorf("%s: English asks for %v, Chinese for %v", key, slices.Sorted(maps.Keys(enSlots)), slices.Sorted(maps.Keys(zhSlots)))
+		}
+	}
+}
+
+// The document's Chinese templates are used word for word.
+func TestChineseTemplatesAreTheDocuments(t *testing.T) {
+	for _, s := range []string{
+		"你提到了{entity}，它和{target}有什么关系？", "直接告诉我答案，不需要解释。", "不对，{entity}的{attribute}应该是{correct_value}。",
+		"注意图中{region}的部分。", "我觉得{entity}应该是{wrong_value}，对吗？", "现在{entity}的{attribute}变成了{new_value}。",
+		"顺便问一下，图中有几个{irrelevant_entity}？", "你之前提到{statement}，能重复一下吗？", "请指出具体是图中哪一个{entity}。",
+	} {
+		found := false
+		for _, pair := range templates {
+			found = found || slices.Contains(pair.zh, s)
+		}
+		if !found {
+			t.Errorf("missing the document's template %q", s)
+		}
+	}
+}
+
+func TestRenderIsSeeded(t *testing.T) {
+	sl := map[string]string{"entity": "伞", "wrong_value": "红色"}
+	a, b := rand.New(rand.NewPCG(1, 2)), rand.New(rand.NewPCG(1, 2))
+	seen := map[string]bool{}
+	for range 50 {
+		x, _ := render(a, templateKey(ActMislead), Chinese, sl)
+		y, _ := render(b, templateKey(ActMislead), Chinese, sl)
+		if x != y {
+			t.Fatal("one seed drew two different templates")
+		}
+		seen[x] = true
+	}
+	if len(seen) != 3 {
+		t.Errorf("50 draws used %d of the 3 mislead templates", len(seen))
+	}
+}

@@ -1,0 +1,122 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/m3bench/m3eval/internal/dataset"
+	"github.com/m3bench/m3eval/internal/store"
+)
+
+// StreamEpisodes gives a filtered turn's whole episode (the judge reads earlier turns) and
+// marks the turns the filter chose; other episodes are left out.
+func TestStreamEpisodesFilter(t *testing.T) {
+	s := MustOpenDB(t, "", store.Options{})
+	seed(t, s, []string{"initial", "mislead", "follow_up"}, []string{"initial", "follow_up"})
+	ctx := context.Background()
+	var got []string
+	err := s.StreamEpisodes(ctx, store.TurnFilter{"action_type": {"mislead"}}, func(turns []dataset.Turn, ids []int64, chosen []bool) error {
+		for i, tt := range turns {
+			mark := ""
+			if chosen[i] {
+				mark = "*"
+			}
+			if ids[i] == 0 {
+				t.Errorf("no id for %s", tt.SampleID)
+			}
+			got = append(got, tt.SampleID+mark)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "epz_turn_1 epz_turn_2* epz_turn_3"; strings.Join(got, " ") != want {
+		t.Errorf("streamed %v, want %s", got, want)
+	}
+	got = nil
+	s.StreamEpisodes(ctx, nil, func(turns []dataset.Turn, _ []int64, chosen []bool) error {
+		got = append(got, turns[0].EpisodeID)
+		return nil
+	})
+	if strings.Join(got, " ") != "epz epy" {
+		t.Errorf("episodes %v, want queue order", got)
+	}
+	if err := s.StreamEpisodes(ctx, store.TurnFilter{"colour": {"red"}}, nil); err == nil {
+		t.Error("unknown filter key accepted")
+	}
+}
+
+// A judge's scores carry the rule version; other rules need replace.
+func TestJudgeRunRuleVersion(t *testing.T) {
+	s := MustOpenDB(t, "", store.Options{})
+	seed(t, s, []string{"initial", "mislead"})
+	ctx := context.Background()
+	var ids []int64
+	s.StreamEpisodes(ctx, nil, func(_ []dataset.Turn, i []int64, _ []bool) error { ids = append(ids, i...); return nil })
+	run := func(version string, replace bool, value string) error {
+		im, err := s.BeginJudgeRun(ctx, "rules", version, []byte(`{"version":"`+version+`"}`), replace)
+		if err != nil {
+			return err
+		}
+		defer im.Rollback()
+		if _, err := im.PutScore(ids[0], "correctness", value); err != nil {
+			return err
+		}
+		return im.Commit()
+	}
+	if err := run("v1", false, "4"); err != nil {
+		t.Fatal(err)
+	}
+	if err := run("v1", false, "4"); err != nil {
+		t.Fatalf("same rules again: %v", err)
+	}
+	err := run("v2", false, "4")
+	if !errors.Is(err, store.ErrConflict) || !strings.Contains(err.Error(), "v1") {
+		t.Fatalf("other rules without replace: %v", err)
+	}
+	if err := run("v2", true, "4"); err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.JudgeRuleVersions(ctx, "rules")
+	if err != nil || len(v) != 1 || v["v2"] != 1 {
+		t.Fatalf("versions %v %v: the unchanged score should now carry v2", v, err)
+	}
+}
+
+// PutTurnScores: a first run inserts a turn's scores in one go; a later run compares each.
+func TestPutTurnScores(t *testing.T) {
+	s := MustOpenDB(t, "", store.Options{})
+	seed(t, s, []string{"initial"})
+	ctx := context.Background()
+	var ids []int64
+	s.StreamEpisodes(ctx, nil, func(_ []dataset.Turn, i []int64, _ []bool) error { ids = append(ids, i...); return nil })
+	fields := []string{"correctness", "reasoning_completeness", "overall_quality"}
+	run := func(values ...string) []store.Outcome {
+		t.Helper()
+		im, err := s.BeginJudgeRun(ctx, "rules", "v1", []byte("{}"), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer im.Rollback()
+		o, err := im.PutTurnScores(ids[0], fields, values)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := im.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	if o := run("4", "", "3"); o[0] != store.Inserted || o[1] != store.Unchanged || o[2] != store.Inserted {
+		t.Errorf("first run: %v", o)
+	}
+	if o := run("4", "", "3"); o[0] != store.Unchanged || o[2] != store.Unchanged {
+		t.Errorf("second run: %v", o)
+	}
+	if v, _ := s.JudgeRuleVersions(ctx, "rules"); v["v1"] != 2 {
+		t.Errorf("stored %v, want 2 scores of v1", v)
+	}
+}

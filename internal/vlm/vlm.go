@@ -1,0 +1,514 @@
+// Package vlm is a small client of the OpenAI-compatible chat completions API, the one API
+// that vLLM, SGLang, Ollama, LM Studio and the hosted services all serve. It sends the whole
+// conversation each turn, images as data URLs (local files) or URLs, retries with backoff on
+// 429, 5xx, timeouts and connection errors, limits the request rate, and logs every attempt as
+// one JSON line so a run can be inspected and replayed.
+//
+// Why not github.com/openai/openai-go (v3.96, the well-kept official SDK) or
+// sashabaranov/go-openai: we use one endpoint and four request fields, but we need the raw
+// response body of every attempt for the log, a precise verdict per failure (HTTP status,
+// malformed JSON, an empty choice list, no response in time) that the simulator prints per
+// episode, and Retry-After honoured inside our own retry budget. The SDKs wrap all of that
+// in their own typed errors and fixed retry policy and bring a large generated API surface;
+// plain net/http does the job in this file. The rate limit uses golang.org/x/time/rate.
+package vlm
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"mime"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Role is the author of a chat message.
+type Role string
+
+// The roles the simulator uses.
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+)
+
+// Message is one chat message: text, and images (local paths or http(s)/data URLs).
+type Message struct {
+	Role   Role
+	Text   string
+	Images []string
+}
+
+// Options configures a Client.
+type Options struct {
+	// Endpoint is the API base (http://127.0.0.1:8000/v1) or the full chat completions URL.
+	Endpoint string
+	Model    string
+	// APIKey is sent as a bearer token when not empty.
+	APIKey string
+	// Timeout bounds one attempt, from sending the request to the end of the response body.
+	Timeout time.Duration
+	// MaxRetries is how many times a failed attempt is repeated (429, 5xx, timeout,
+	// connection error); 0 means no retries.
+	MaxRetries int
+	// Backoff is the first retry's delay; each further retry doubles it, up to MaxBackoff,
+	// with full jitter.
+	Backoff, MaxBackoff time.Duration
+	// RatePerSecond limits attempts across all goroutines; 0 means no limit.
+	RatePerSecond float64
+	// MaxTokens and Temperature are sent when set.
+	MaxTokens   int
+	Temperature *float64
+	// Log receives one JSON line per attempt; nil logs nothing.
+	Log io.Writer
+	// HTTPClient replaces the default client (tests).
+	HTTPClient *http.Client
+}
+
+// ErrorKind says how a request failed.
+type ErrorKind int
+
+// The ways a request fails.
+const (
+	KindHTTP       ErrorKind = iota + 1 // a status other than 200
+	KindMalformed                       // a body that is not a chat completion
+	KindEmpty                           // a completion with no choices
+	KindTimeout                         // no (complete) response within the timeout
+	KindConnection                      // the connection failed
+)
+
+// Error is a failed chat request, after all retries.
+type Error struct {
+	Kind     ErrorKind
+	Status   int    // KindHTTP
+	Body     string // the start of the response body, when there was one
+	Attempts int
+	Timeout  time.Duration
+	Err      error
+}
+
+// Error implements error.
+func (e *Error) Error() string {
+	var s string
+	switch e.Kind {
+	case KindHTTP:
+		s = fmt.Sprintf("HTTP %d %s", e.Status, http.StatusText(e.Status))
+		if e.Body != "" {
+			s += ": " + e.Body
+		}
+	case KindMalformed:
+		s = fmt.Sprintf("malformed response (not a chat completion): %v", e.Err)
+		if e.Body != "" {
+			s += ": " + e.Body
+		}
+	case KindEmpty:
+		s = "the response has no choices"
+	case KindTimeout:
+		s = fmt.Sprintf("no response within %s", e.Timeout)
+	case KindConnection:
+		s = fmt.Sprintf("connection failed: %v", e.Err)
+	default:
+		s = fmt.Sprint(e.Err)
+	}
+	if e.Attempts > 1 {
+		s += fmt.Sprintf(" (%d attempts)", e.Attempts)
+	}
+	return s
+}
+
+// Unwrap gives the cause, for errors.Is and errors.As.
+func (e *Error) Unwrap() error { return e.Err }
+
+// retryable reports whether another attempt may succeed.
+func (e *Error) retryable() bool {
+	switch e.Kind {
+	case KindTimeout, KindConnection:
+		return true
+	case KindHTTP:
+		return e.Status == http.StatusTooManyRequests || e.Status >= 500
+	}
+	return false
+}
+
+// Client sends chat completion requests. It is safe for concurrent use.
+type Client struct {
+	opts    Options
+	url     string
+	http    *http.Client
+	limiter *rate.Limiter
+	logMu   sync.Mutex
+	images  sync.Map // local path -> data URL (or error), read once per run
+	// sleep waits between retries; tests shorten nothing, it is here so Retry-After and
+	// backoff share one cancellable wait.
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+// New returns a client for opts.
+func New(opts Options) (*Client, error) {
+	if opts.Endpoint == "" {
+		return nil, errors.New("no endpoint")
+	}
+	if !strings.HasPrefix(opts.Endpoint, "http://") && !strings.HasPrefix(opts.Endpoint, "https://") {
+		return nil, fmt.Errorf("endpoint %q: want an http:// or https:// URL", opts.Endpoint)
+	}
+	if opts.Model == "" {
+		return nil, errors.New("no model")
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 2 * time.Minute
+	}
+	if opts.Backoff <= 0 {
+		opts.Backoff = 500 * time.Millisecond
+	}
+	if opts.MaxBackoff <= 0 {
+		opts.MaxBackoff = 30 * time.Second
+	}
+	c := &Client{opts: opts, url: chatURL(opts.Endpoint), http: opts.HTTPClient, sleep: sleepCtx}
+	if c.http == nil {
+		// Every episode keeps one request in flight; allow that many idle connections per
+		// host so concurrent episodes do not reconnect each turn.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = 64
+		c.http = &http.Client{Transport: tr}
+	}
+	if opts.RatePerSecond > 0 {
+		burst := max(1, int(opts.RatePerSecond))
+		c.limiter = rate.NewLimiter(rate.Limit(opts.RatePerSecond), burst)
+	}
+	return c, nil
+}
+
+// chatURL appends /chat/completions to an API base.
+func chatURL(endpoint string) string {
+	e := strings.TrimRight(endpoint, "/")
+	if strings.HasSuffix(e, "/chat/completions") {
+		return e
+	}
+	return e + "/chat/completions"
+}
+
+// URL is the chat completions URL requests go to.
+func (c *Client) URL() string { return c.url }
+
+// Wire types of the chat completions API (the subset we send and read).
+type (
+	wireRequest struct {
+		Model       string        `json:"model"`
+		Messages    []wireMessage `json:"messages"`
+		MaxTokens   int           `json:"max_tokens,omitempty"`
+		Temperature *float64      `json:"temperature,omitempty"`
+	}
+	wireMessage struct {
+		Role    Role `json:"role"`
+		Content any  `json:"content"` // a string, or []wirePart when there are images
+	}
+	wirePart struct {
+		Type     string   `json:"type"`
+		Text     string   `json:"text,omitempty"`
+		ImageURL *wireURL `json:"image_url,omitempty"`
+	}
+	wireURL struct {
+		URL string `json:"url"`
+	}
+	wireResponse struct {
+		Choices *[]struct {
+			Message *struct {
+				Content *string `json:"content"`
+			} `json:"message"`
+		} `json:"choices"`
+	}
+)
+
+// DecodeRequest reads a chat completion request body into messages: text parts joined,
+// image URLs in order. The scripted server uses it.
+func DecodeRequest(body []byte) (model string, msgs []Message, err error) {
+	var raw struct {
+		Model    string `json:"model"`
+		Messages []struct {
+			Role    Role            `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return "", nil, err
+	}
+	for i, m := range raw.Messages {
+		msg := Message{Role: m.Role}
+		var s string
+		if json.Unmarshal(m.Content, &s) == nil {
+			msg.Text = s
+		} else {
+			var parts []wirePart
+			if err := json.Unmarshal(m.Content, &parts); err != nil {
+				return "", nil, fmt.Errorf("messages[%d].content: %w", i, err)
+			}
+			var texts []string
+			for _, p := range parts {
+				switch {
+				case p.Type == "text":
+					texts = append(texts, p.Text)
+				case p.Type == "image_url" && p.ImageURL != nil:
+					msg.Images = append(msg.Images, p.ImageURL.URL)
+				}
+			}
+			msg.Text = strings.Join(texts, "\n")
+		}
+		msgs = append(msgs, msg)
+	}
+	return raw.Model, msgs, nil
+}
+
+// body builds the request body; image turns a message's image reference into the URL sent.
+func (c *Client) body(msgs []Message, image func(string) (string, error)) ([]byte, error) {
+	req := wireRequest{Model: c.opts.Model, MaxTokens: c.opts.MaxTokens, Temperature: c.opts.Temperature}
+	req.Messages = make([]wireMessage, len(msgs))
+	for i, m := range msgs {
+		if len(m.Images) == 0 {
+			req.Messages[i] = wireMessage{Role: m.Role, Content: m.Text}
+			continue
+		}
+		parts := make([]wirePart, 0, len(m.Images)+1)
+		for _, im := range m.Images {
+			u, err := image(im)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, wirePart{Type: "image_url", ImageURL: &wireURL{URL: u}})
+		}
+		parts = append(parts, wirePart{Type: "text", Text: m.Text})
+		req.Messages[i] = wireMessage{Role: m.Role, Content: parts}
+	}
+	return json.Marshal(req)
+}
+
+// imageURL returns an image reference as sent: URLs as they are, local files as data URLs
+// (read once per client).
+func (c *Client) imageURL(ref string) (string, error) {
+	if strings.HasPrefix(ref, "http://") || strings.HasPrefix(ref, "https://") || strings.HasPrefix(ref, "data:") {
+		return ref, nil
+	}
+	if v, ok := c.images.Load(ref); ok {
+		return v.(string), nil
+	}
+	u, err := DataURL(ref)
+	if err != nil {
+		return "", err
+	}
+	c.images.Store(ref, u)
+	return u, nil
+}
+
+// DataURL reads a local image file into a data URL; the media type comes from the file name.
+func DataURL(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("image: %w", err)
+	}
+	mt := mime.TypeByExtension(strings.ToLower(filepath.Ext(path)))
+	if mt == "" {
+		mt = http.DetectContentType(b)
+	}
+	return "data:" + mt + ";base64," + base64.StdEncoding.EncodeToString(b), nil
+}
+
+// logEntry is one line of the request log. The request is logged with images as they were
+// referenced (file paths, URLs), not as their data URLs, so the log stays small; replaying
+// re-reads the files.
+type logEntry struct {
+	Time     time.Time       `json:"time"`
+	Episode  string          `json:"episode"`
+	Turn     int             `json:"turn"`
+	Attempt  int             `json:"attempt"`
+	URL      string          `json:"url"`
+	Request  json.RawMessage `json:"request"`
+	Status   int             `json:"status,omitempty"`
+	Response json.RawMessage `json:"response,omitempty"`
+	Body     string          `json:"body,omitempty"` // a response that is not JSON
+	Error    string          `json:"error,omitempty"`
+	Millis   float64         `json:"ms"`
+}
+
+// Tag names a request in the log.
+type Tag struct {
+	Episode string
+	Turn    int
+}
+
+// Chat sends the conversation and returns the first choice's text. Failed attempts are
+// retried as Options say; the returned error is an *Error (or the context's error).
+func (c *Client) Chat(ctx context.Context, tag Tag, msgs []Message) (string, error) {
+	body, err := c.body(msgs, c.imageURL)
+	if err != nil {
+		return "", err
+	}
+	var logged []byte
+	if c.opts.Log != nil {
+		logged, _ = c.body(msgs, func(s string) (string, error) { return s, nil })
+	}
+	var last *Error
+	for attempt := 1; ; attempt++ {
+		if c.limiter != nil {
+			if err := c.limiter.Wait(ctx); err != nil {
+				return "", err
+			}
+		}
+		text, retryAfter, e := c.attempt(ctx, tag, attempt, body, logged)
+		if e == nil {
+			return text, nil
+		}
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		e.Attempts = attempt
+		last = e
+		if !e.retryable() || attempt > c.opts.MaxRetries {
+			return "", last
+		}
+		d := c.backoff(attempt)
+		if retryAfter > 0 {
+			d = min(retryAfter, c.opts.MaxBackoff)
+		}
+		if err := c.sleep(ctx, d); err != nil {
+			return "", err
+		}
+	}
+}
+
+// backoff is the delay before retry n (1-based): exponential with full jitter.
+func (c *Client) backoff(n int) time.Duration {
+	d := c.opts.Backoff << min(n-1, 20)
+	if d <= 0 || d > c.opts.MaxBackoff {
+		d = c.opts.MaxBackoff
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// maxBody bounds a response body; a chat completion is a few KB.
+const maxBody = 16 << 20
+
+// attempt sends one request.
+func (c *Client) attempt(ctx context.Context, tag Tag, n int, body, logged []byte) (text string, retryAfter time.Duration, e *Error) {
+	start := time.Now()
+	actx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+	defer cancel()
+	var status int
+	var resp []byte
+	defer func() {
+		if c.opts.Log != nil {
+			c.log(tag, n, start, logged, status, resp, e)
+		}
+	}()
+	req, err := http.NewRequestWithContext(actx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return "", 0, &Error{Kind: KindConnection, Err: err}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if c.opts.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.opts.APIKey)
+	}
+	r, err := c.http.Do(req)
+	if err != nil {
+		return "", 0, c.transportError(ctx, actx, err)
+	}
+	defer r.Body.Close()
+	status = r.StatusCode
+	resp, err = io.ReadAll(io.LimitReader(r.Body, maxBody))
+	if err != nil {
+		return "", 0, c.transportError(ctx, actx, err)
+	}
+	if r.StatusCode != http.StatusOK {
+		return "", parseRetryAfter(r.Header.Get("Retry-After")), &Error{Kind: KindHTTP, Status: r.StatusCode, Body: snippet(resp)}
+	}
+	var wr wireResponse
+	if err := json.Unmarshal(resp, &wr); err != nil {
+		return "", 0, &Error{Kind: KindMalformed, Err: err, Body: snippet(resp)}
+	}
+	if wr.Choices == nil {
+		return "", 0, &Error{Kind: KindMalformed, Err: errors.New(`no "choices" list`), Body: snippet(resp)}
+	}
+	if len(*wr.Choices) == 0 {
+		return "", 0, &Error{Kind: KindEmpty}
+	}
+	ch := (*wr.Choices)[0]
+	if ch.Message == nil || ch.Message.Content == nil {
+		return "", 0, &Error{Kind: KindMalformed, Err: errors.New(`choices[0] has no message.content`), Body: snippet(resp)}
+	}
+	return *ch.Message.Content, 0, nil
+}
+
+func (c *Client) transportError(ctx, actx context.Context, err error) *Error {
+	var ne net.Error
+	if ctx.Err() == nil && (errors.Is(actx.Err(), context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())) {
+		return &Error{Kind: KindTimeout, Timeout: c.opts.Timeout, Err: err}
+	}
+	return &Error{Kind: KindConnection, Err: err}
+}
+
+func (c *Client) log(tag Tag, n int, start time.Time, req []byte, status int, resp []byte, e *Error) {
+	le := logEntry{Time: start.UTC(), Episode: tag.Episode, Turn: tag.Turn, Attempt: n, URL: c.url, Request: req, Status: status,
+		Millis: float64(time.Since(start).Microseconds()) / 1000}
+	if len(resp) > 0 {
+		if json.Valid(resp) {
+			le.Response = resp
+		} else {
+			le.Body = string(resp)
+		}
+	}
+	if e != nil {
+		le.Error = e.Error()
+	}
+	b, err := json.Marshal(le)
+	if err != nil {
+		return
+	}
+	b = append(b, '\n')
+	c.logMu.Lock()
+	defer c.logMu.Unlock()
+	c.opts.Log.Write(b) // one write per line: a killed run leaves whole lines
+}
+
+func parseRetryAfter(s string) time.Duration {
+	if s == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(s); err == nil {
+		return time.Until(t)
+	}
+	return 0
+}
+
+// snippet is the start of a body for an error message, on one line.
+func snippet(b []byte) string {
+	s := strings.Join(strings.Fields(string(b)), " ")
+	if len(s) > 200 {
+		s = strings.ToValidUTF8(s[:200], "") + "…"
+	}
+	return s
+}

@@ -1,0 +1,248 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/lipgloss/table"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/m3bench/m3eval/internal/dataset"
+	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/session"
+	"github.com/m3bench/m3eval/internal/textsafe"
+)
+
+// rubricState is what the rubric pane shows: a snapshot of the screen's item, taken when
+// the pane must render again.
+type rubricState struct {
+	item       rubric.Item
+	values     rubric.Values
+	focus      int
+	ann        *session.Annotation
+	readOnly   bool
+	commenting bool
+	compact    bool
+	unsaved    func(field string) bool // a write of the field failed and is being retried
+}
+
+// rubricPane shows the rubric's fields with their values, the focused field's meanings and
+// the comment rule's warning. It owns its cache: the rendered pane, made again only after
+// the screen marks it dirty (an answer, a focus move, a saved write, a resize).
+type rubricPane struct {
+	r       *rubric.Rubric
+	st      Styles
+	width   int
+	compact bool
+	view    string
+	dirty   bool
+}
+
+func newRubricPane(r *rubric.Rubric, st Styles) *rubricPane {
+	return &rubricPane{r: r, st: st, dirty: true}
+}
+
+// Render renders the pane again if it is dirty and returns it.
+func (p *rubricPane) Render(s rubricState) string {
+	if p.dirty {
+		p.view = p.render(s, p.width)
+		p.dirty = false
+	}
+	return p.view
+}
+
+// Init implements tea.Model.
+func (p *rubricPane) Init() tea.Cmd { return nil }
+
+// Update implements tea.Model; the screen turns keys into answers, the pane only shows them.
+func (p *rubricPane) Update(tea.Msg) (tea.Model, tea.Cmd) { return p, nil }
+
+// View implements tea.Model: the last rendering.
+func (p *rubricPane) View() string { return p.view }
+
+// SetSize implements Component; the pane is as tall as its fields need.
+func (p *rubricPane) SetSize(w, _ int) {
+	if w != p.width {
+		p.width, p.dirty = w, true
+	}
+}
+
+// ShortHelp implements help.KeyMap; the screen's key map has the answer keys.
+func (p *rubricPane) ShortHelp() []key.Binding { return nil }
+
+// FullHelp implements help.KeyMap.
+func (p *rubricPane) FullHelp() [][]key.Binding { return nil }
+
+func (p *rubricPane) render(s rubricState, width int) string {
+	it := s.item
+	var lines []string
+	title := "─ Rubric"
+	if s.ann != nil {
+		switch {
+		case s.ann.Status == dataset.StatusDone && s.readOnly:
+			title += " · ✓ submitted · e to edit"
+		case s.ann.Status == dataset.StatusDone:
+			title += " · ✓ submitted · editing"
+		default:
+			title += " · draft"
+		}
+		if s.ann.Flagged {
+			title += " · ⚑ flagged"
+			if s.ann.FlagReason != "" {
+				title += ": " + textsafe.Line(s.ann.FlagReason)
+			}
+		}
+	}
+	title += " "
+	lines = append(lines, p.st.PaneTitle.Render(ansi.Truncate(title, width, "…"))+
+		p.st.Dim.Render(strings.Repeat("─", max(0, width-lipgloss.Width(title)))))
+
+	showZh := width >= 50 // the wide layout's rubric column (56+) keeps the Chinese labels
+	enW, zhW := 0, 0
+	for _, f := range p.r.Fields {
+		enW = max(enW, lipgloss.Width(f.LabelEn))
+		zhW = max(zhW, lipgloss.Width(f.LabelZh))
+	}
+	for i := range p.r.Fields {
+		f := &p.r.Fields[i]
+		marker, style := "  ", p.st.Field
+		if i == s.focus {
+			marker, style = "▸ ", p.st.FieldFocused
+		}
+		label := padRight(f.LabelEn, enW)
+		if showZh {
+			label += " " + padRight(f.LabelZh, zhW)
+		}
+		row := marker + style.Render(label) + "  " + p.valueText(s, f, it)
+		lines = append(lines, ansi.Truncate(row, width, "…"))
+	}
+	if need := p.r.CommentNeeded(s.values, it); len(need) > 0 {
+		// The warning keeps its action: the text is cut, never the "(c)".
+		const action = " (c)"
+		lines = append(lines, p.st.Warning.Render(ansi.Truncate("⚠ "+need[0].En, max(1, width-len(action)), "…")+action))
+	}
+	if s.commenting {
+		f, _ := p.r.Field(p.r.CommentField)
+		lines = append(lines, p.st.Label.Render(f.LabelEn+" "+f.LabelZh)+p.st.Dim.Render(" — esc when done"))
+		return strings.Join(lines, "\n") // rubricPane adds the live editor below
+	}
+	if s.focus >= 0 {
+		lines = append(lines, p.meanings(s, &p.r.Fields[s.focus], width)...)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// valueText shows a field's value with its meaning, and for the suggestion field the
+// guide's weighted suggestion beside it.
+func (p *rubricPane) valueText(s rubricState, f *rubric.Field, it rubric.Item) string {
+	if f.Kind == rubric.KindText {
+		v := strings.TrimSpace(s.values[f.Name])
+		if v == "" {
+			return p.st.ValueUnset.Render("(none) — c to write")
+		}
+		out := p.st.Value.Render(textsafe.Line(v))
+		if s.unsaved(f.Name) {
+			out += " " + p.st.Error.Render("✗ unsaved")
+		}
+		return out
+	}
+	var out string
+	if fixed, rule, ok := f.FixedValue(it); ok {
+		out = p.st.FieldFixed.Render(fixed + " (" + rule.WhyEn + ")")
+	} else if v, ok := s.values[f.Name]; ok {
+		out = p.st.Value.Render(v)
+		if s.unsaved(f.Name) {
+			out += " " + p.st.Error.Render("✗ unsaved")
+		} else if o, ok := f.Option(v); ok && o.ShortEn != "" {
+			out += " " + p.st.Meaning.Render(o.ShortEn)
+		}
+	} else {
+		out = p.st.ValueUnset.Render("·")
+	}
+	if f.Name == p.r.SuggestField {
+		if s := p.r.Suggest(s.values, it); s.OK {
+			sug := fmt.Sprintf("   suggested %.1f", s.Score)
+			if s.Partial {
+				sug += " so far"
+			}
+			out += p.st.Suggestion.Render(sug)
+		}
+	}
+	return out
+}
+
+// meanings lists what each score of the focused field means.
+func (p *rubricPane) meanings(s rubricState, f *rubric.Field, width int) []string {
+	opts := f.Levels
+	if f.Kind == rubric.KindChoice {
+		opts = f.Choices
+	}
+	head := p.st.Label.Render(f.LabelEn+" "+f.LabelZh) + p.st.Dim.Render(": "+f.HelpEn)
+	lines := []string{ansi.Truncate(head, width, "…")}
+	cur := s.values[f.Name]
+	if s.compact {
+		var parts []string
+		for _, o := range opts {
+			k := o.Value
+			if o.Key != "" {
+				k = o.Key
+			}
+			parts = append(parts, k+" "+o.ShortEn+" "+o.ShortZh)
+		}
+		wrapped := lipgloss.NewStyle().Width(width).Render(p.st.Meaning.Render(strings.Join(parts, " · ")))
+		return append(lines, wrapped)
+	}
+	for _, o := range opts {
+		k := o.Value
+		if o.Key != "" {
+			k = o.Key + "=" + o.Value
+		}
+		mark := "  "
+		if o.Value == cur {
+			mark = "▸ "
+		}
+		line := mark + k + "  " + o.En
+		if width >= 90 {
+			line += " · " + o.Zh
+		}
+		lines = append(lines, p.st.Meaning.Render(ansi.Truncate(line, width, "…")))
+	}
+	return lines
+}
+
+// quickReference is the guide's score table, built from the rubric.
+func (p *rubricPane) quickReference(width int) string {
+	maxCols := 0
+	for _, f := range p.r.Fields {
+		maxCols = max(maxCols, len(f.Levels), len(f.Choices))
+	}
+	header := []string{""}
+	for i := 0; i < maxCols; i++ {
+		header = append(header, "")
+	}
+	t := table.New().Border(lipgloss.NormalBorder()).BorderStyle(p.st.Dim)
+	for _, f := range p.r.Fields {
+		opts := f.Levels
+		if f.Kind == rubric.KindChoice {
+			opts = f.Choices
+		}
+		if len(opts) == 0 {
+			continue
+		}
+		row := []string{f.LabelEn + "\n" + f.LabelZh}
+		for _, o := range opts {
+			row = append(row, o.Value+" "+o.ShortEn+"\n"+o.ShortZh)
+		}
+		for len(row) < maxCols+1 {
+			row = append(row, "")
+		}
+		t.Row(row...)
+	}
+	if lipgloss.Width(t.Render()) > width {
+		t = t.Width(width) // lipgloss wraps the cells to fit
+	}
+	return t.Render()
+}

@@ -1,0 +1,214 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/session"
+	"github.com/m3bench/m3eval/internal/textsafe"
+)
+
+// turnPane shows the conversation: the episode's earlier turns and the turn being labelled,
+// in a viewport that opens at the current turn. It owns its caches: the rendered text (made
+// again when the item or the width changes) and the visible lines (made again when the
+// view scrolls).
+type turnPane struct {
+	st      Styles
+	r       *rubric.Rubric
+	actions rubric.Actions
+	vp      viewport.Model
+	item    *session.Item
+
+	renderedFor string // the item and width the viewport content was rendered for
+	fresh       bool   // a new item: open at its turn, not at the old place
+	lines       []string
+	linesOffset int
+}
+
+func newTurnPane(st Styles, actions rubric.Actions, r *rubric.Rubric) *turnPane {
+	return &turnPane{st: st, actions: actions, r: r, vp: viewport.New(0, 0)}
+}
+
+// SetItem shows an item, scrolled to its turn (rendered at the next size or view).
+func (p *turnPane) SetItem(it *session.Item) {
+	p.item, p.renderedFor, p.fresh, p.lines = it, "", true, nil
+}
+
+// SetSize implements Component; h includes the title line. The same item at a new width
+// keeps its place.
+func (p *turnPane) SetSize(w, h int) {
+	if w != p.vp.Width || max(1, h-1) != p.vp.Height {
+		p.lines = nil
+	}
+	p.vp.Width, p.vp.Height = w, max(1, h-1)
+	p.render()
+}
+
+func (p *turnPane) render() {
+	if p.item == nil || p.vp.Width == 0 {
+		return
+	}
+	key := fmt.Sprintf("%d/%d", p.item.Ref.TurnID, p.vp.Width)
+	if key == p.renderedFor {
+		return
+	}
+	p.lines = nil
+	// The line at the top stays at the same fraction of the text (it rewraps, so line
+	// numbers do not carry over).
+	sameItem := !p.fresh
+	p.fresh = false
+	frac := 0.0
+	if n := p.vp.TotalLineCount(); sameItem && n > 0 {
+		frac = float64(p.vp.YOffset) / float64(n)
+	}
+	content, current := p.renderContext(p.vp.Width)
+	p.vp.SetContent(content)
+	if sameItem {
+		p.vp.SetYOffset(int(frac*float64(p.vp.TotalLineCount()) + 0.5))
+	} else {
+		p.vp.SetYOffset(current)
+	}
+	p.renderedFor = key
+}
+
+// Init implements tea.Model.
+func (p *turnPane) Init() tea.Cmd { return nil }
+
+// Update implements tea.Model: the mouse wheel scrolls.
+func (p *turnPane) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	p.vp, cmd = p.vp.Update(msg)
+	return p, cmd
+}
+
+// ShortHelp implements help.KeyMap; the screen's key map has the scrolling keys.
+func (p *turnPane) ShortHelp() []key.Binding { return nil }
+
+// FullHelp implements help.KeyMap.
+func (p *turnPane) FullHelp() [][]key.Binding { return nil }
+
+// View implements tea.Model.
+func (p *turnPane) View() string { return strings.Join(p.Lines(), "\n") }
+
+// Lines is the pane (title and visible part of the conversation), each line padded to the
+// pane's width, cached until the viewport moves or changes.
+func (p *turnPane) Lines() []string {
+	if p.item == nil {
+		return nil
+	}
+	p.render()
+	if p.lines != nil && p.linesOffset == p.vp.YOffset {
+		return p.lines
+	}
+	lines := strings.Split(p.title()+"\n"+p.vp.View(), "\n")
+	for i, l := range lines {
+		lines[i] = padRight(l, p.vp.Width)
+	}
+	p.lines, p.linesOffset = lines, p.vp.YOffset
+	return lines
+}
+
+// title names the episode and turn and says how much is above and below.
+func (p *turnPane) title() string {
+	t := &p.item.Turn
+	title := fmt.Sprintf("─ %s · turn %d", textsafe.Line(t.EpisodeID), t.Turn)
+	if n := len(p.item.Earlier); n > 0 && p.vp.YOffset > 0 {
+		title += fmt.Sprintf(" · %d earlier above (pgup)", n)
+	}
+	title += " "
+	pos := ""
+	if below := p.vp.TotalLineCount() - p.vp.YOffset - p.vp.Height; below > 0 {
+		pos = " " + linesBelow(below, p.vp.ScrollPercent()) + " "
+	}
+	room := max(0, p.vp.Width-lipgloss.Width(pos))
+	title = ansi.Truncate(title, room, "…")
+	return p.st.PaneTitle.Render(title) +
+		p.st.Dim.Render(strings.Repeat("─", max(0, room-lipgloss.Width(title)))) + p.st.Warning.Render(pos)
+}
+
+// renderContext renders the episode's earlier turns and the current one, and returns the
+// line where the current turn starts.
+func (p *turnPane) renderContext(width int) (string, int) {
+	st := p.st
+	var parts []string
+	lines := 0
+	add := func(s string) {
+		parts = append(parts, s)
+		lines += lipgloss.Height(s)
+	}
+	for _, c := range p.item.Earlier {
+		add(rule(fmt.Sprintf("turn %d · %s", c.Turn, c.ActionType), width, st.TurnRule))
+		add(block("User", c.UserMessage, st.User, width))
+		add(block("Model", c.VLMResponse, st.Model, width))
+	}
+	current := lines
+	t := &p.item.Turn
+	add(rule(fmt.Sprintf("turn %d · %s (to label)", t.Turn, t.ActionType), width, st.CurrentRule))
+	// The action's intent is the same for every item of its type: one line each, so the
+	// response being scored stays on screen; the full text is behind ?.
+	add(line("Action", p.actions.Describe(t.ActionType), st.Action, width))
+	if at, ok := p.actions[t.ActionType]; ok && at.IntentZh != "" {
+		add(line("意图", at.CapabilityZh+"："+at.IntentZh, st.Action, width))
+	}
+	var info []string
+	if t.TaskType != "" { // imported logs have none
+		info = append(info, "task "+t.TaskType)
+	}
+	if t.Model != "" {
+		info = append(info, "model "+t.Model)
+	}
+	add(block("", strings.Join(info, " · "), st.Dim, width))
+	for i, img := range t.Images {
+		add(line("Image", fmt.Sprintf("image %d of %d: %s", i+1, len(t.Images), img), st.Dim, width))
+	}
+	add(block("User", t.UserMessage, st.User, width))
+	add(block("Model", t.VLMResponse, st.Model, width))
+	// Logs imported from other tools often lack an expected answer: then the fields that
+	// judge against it say, in its place, how to judge without one.
+	var notes []string
+	if t.ExpectedAnswer == "" {
+		for _, f := range p.r.NoExpectedNotes() {
+			notes = append(notes, f.LabelEn+": "+f.NoExpectedEn)
+		}
+	}
+	if len(notes) > 0 {
+		add(block("Expect", strings.Join(notes, "\n"), st.Warning, width))
+	} else {
+		add(block("Expect", t.ExpectedAnswer, st.Expected, width))
+	}
+	return strings.Join(parts, "\n"), current
+}
+
+// labelWidth is the width of the label column of the turn pane.
+const labelWidth = 8
+
+// block renders "Label  text" with the text wrapped beside the label. lipgloss measures East
+// Asian wide characters as two cells, so Chinese wraps at the pane's edge.
+func block(label, text string, ls lipgloss.Style, width int) string {
+	if text == "" {
+		text = "—"
+	}
+	text = textsafe.String(text)         // text from data: escape sequences shown, never obeyed
+	textW := max(10, width-labelWidth-1) // one column of air before the pane's edge
+	body := lipgloss.NewStyle().Width(textW).Render(strings.TrimRight(text, "\n"))
+	return lipgloss.JoinHorizontal(lipgloss.Top, ls.Width(labelWidth).Render(label), body)
+}
+
+// line renders "Label  text" cut to one line.
+func line(label, text string, ls lipgloss.Style, width int) string {
+	text = textsafe.Line(strings.TrimSpace(text))
+	return ls.Width(labelWidth).Render(label) + ansi.Truncate(text, max(1, width-labelWidth-1), "…")
+}
+
+func rule(title string, width int, s lipgloss.Style) string {
+	title = "── " + textsafe.Line(title) + " "
+	title = ansi.Truncate(title, width, "…")
+	return s.Render(title + strings.Repeat("─", max(0, width-lipgloss.Width(title))))
+}
