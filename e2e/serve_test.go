@@ -234,9 +234,10 @@ func TestServeOverSSH(t *testing.T) {
 		within(t, f.term, "alice2", 10*time.Second, "the first session's 2 on the second screen", func(s string) bool {
 			return regexp.MustCompile(`Correctness\s+(正确性\s+)?2`).MatchString(s)
 		})
-		f.term.tmux("send-keys", "-t", "alice2", "Down") // the next field: both values must stay
+		// The reloaded item focuses its first open field: the 3 goes there, and both stay.
 		f.term.tmux("send-keys", "-t", "alice2", "-l", "3")
 		f.term.waitFor("alice2", "✓ saved")
+
 		waitStored(t, f.db, "alice", "both sessions' values", func(m map[string]map[string]string) bool {
 			for _, fields := range m {
 				if fields["_status"] == "draft" && fields["correctness"] == "2" && fields["reasoning_completeness"] == "3" {
