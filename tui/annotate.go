@@ -189,6 +189,8 @@ func (m *annotateModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case imagesOpenedMsg:
 		if msg.err != nil {
 			m.say(m.st.Warning, "%v", msg.err)
+		} else if msg.note != "" {
+			m.say(m.st.Message, "%s", msg.note)
 		} else {
 			m.say(m.st.Message, "opened %d image(s) in the system viewer", msg.opened)
 		}
@@ -668,6 +670,14 @@ func (m *annotateModel) requestQuit() tea.Cmd {
 		m.say(m.st.Saving, "saving before quitting…")
 	}
 	return tea.Batch(cmds...)
+}
+
+// saveAndQuit quits once everything typed has landed, as requestQuit does, but never asks.
+func (m *annotateModel) saveAndQuit() tea.Cmd {
+	m.confirmQuit = false
+	cmd := m.requestQuit()
+	m.confirmQuit = false
+	return cmd
 }
 
 // askQuit warns that quitting now loses changes; m3eval still quits by itself once they land.

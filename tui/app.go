@@ -30,8 +30,13 @@ type Options struct {
 	StartSample string
 	// Now is the clock for active time; nil means time.Now.
 	Now func() time.Time
-	// OpenImages shows images; nil means the system viewer (see viewer.go).
+	// OpenImages shows images; nil means the system viewer (see viewer.go), or, Remote,
+	// their paths.
 	OpenImages func(paths []string) tea.Cmd
+	// Remote marks a session served over SSH (m3eval serve): the annotator's machine is not
+	// this one, so `o` lists the image paths on the message line instead of starting a
+	// viewer here.
+	Remote bool
 	// Images reads image files for the preview; nil means the file system, with the demo's
 	// embedded images as a fallback.
 	Images ImageSource
@@ -61,6 +66,9 @@ func New(o Options) *Model {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.OpenImages == nil && o.Remote {
+		o.OpenImages = listImagePaths
 	}
 	if o.OpenImages == nil {
 		o.OpenImages = openWithSystemViewer
@@ -102,6 +110,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.SetSize(msg.Width, msg.Height)
 		return m, nil
+	case SaveAndQuitMsg:
+		if m.annotate != nil {
+			return m, m.annotate.saveAndQuit()
+		}
+		return m, tea.Quit
 	case tea.KeyMsg:
 		if msg.Type == tea.KeyRunes && !msg.Paste && len(msg.Runes) > 1 {
 			return m, m.burst(msg)
@@ -245,3 +258,8 @@ func (m *Model) helpScreen() string {
 	out := lipgloss.JoinVertical(lipgloss.Left, title, "", keys, "", m.screen.Reference(m.width))
 	return lipgloss.NewStyle().MaxWidth(m.width).MaxHeight(m.height).Render(out)
 }
+
+// SaveAndQuitMsg asks the annotator to save what is typed (an open comment, the active
+// time) and quit once every change has landed, without asking: a server shutting down sends
+// it to each session. A write that keeps failing still holds the quit back.
+type SaveAndQuitMsg struct{}

@@ -22,10 +22,20 @@ const maxOpenPerPress = 4
 // viewerWait is how long o waits for the viewer launcher to say whether it worked.
 const viewerWait = 5 * time.Second
 
-// imagesOpenedMsg reports the outcome of opening images.
+// imagesOpenedMsg reports the outcome of opening images; note, when set, is what to say
+// instead of "opened".
 type imagesOpenedMsg struct {
 	opened int
 	err    error
+	note   string
+}
+
+// listImagePaths says where the images are, for a session whose terminal is on another
+// machine (no viewer there can be started from here).
+func listImagePaths(paths []string) tea.Cmd {
+	return func() tea.Msg {
+		return imagesOpenedMsg{note: "images (on the server): " + strings.Join(paths, ", ")}
+	}
 }
 
 // viewerEnv is what deciding whether a viewer can be opened looks at; a test sets it.

@@ -57,51 +57,14 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 			if err != nil {
 				return err
 			}
-			if err := g.mustExist(); err != nil {
-				return err
-			}
-			r, err := g.loadRubric()
-			if err != nil {
-				return err
-			}
-			actions, err := rubric.ParseActions(annotations.Actions)
-			if err != nil {
-				return err
-			}
-			s, err := g.openStore(cmd.Context(), r, store.Options{Durable: true, LockWait: annotateLockWait})
+			s, r, actions, err := g.openForAnnotating(cmd.Context(), store.Options{Durable: true, LockWait: annotateLockWait})
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			if hidden, err := s.IsRepeatRow(cmd.Context(), annotator); err != nil || hidden {
-				if err == nil {
-					err = usageErrorf("--annotator %q: the name keeps another annotator's repeated labels; choose another", annotator)
-				}
-				return err
-			}
-			if campaign == "" {
-				if campaign, err = s.CampaignOf(cmd.Context(), annotator); err != nil {
-					return err
-				}
-			}
-			var q *store.Queue
-			if campaign != "" {
-				q, err = campaignQueue(cmd.Context(), s, annotator, campaign, filter)
-			} else {
-				q, err = s.OpenQueue(cmd.Context(), annotator, filter)
-			}
-			if err != nil {
-				return notFoundHint(err, "m3eval sample --list")
-			}
-			n, err := q.Len(cmd.Context())
+			q, err := annotatorQueue(cmd.Context(), s, annotator, campaign, filter, describeFilter(filters))
 			if err != nil {
 				return err
-			}
-			if n == 0 && campaign != "" {
-				return fmt.Errorf("the queue is empty: campaign %s gives %s no turns%s", campaign, annotator, describeFilter(filters))
-			}
-			if n == 0 {
-				return fmt.Errorf("the queue is empty: nothing imported in %s matches%s", g.dbPath, describeFilter(filters))
 			}
 			if start != "" {
 				// An unknown --start is a mistake in the command line: say so before the
@@ -139,6 +102,66 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 	cmd.Flags().StringVar(&theme, "theme", "", "dark, light or auto: the terminal's background (default $M3EVAL_THEME, else auto: COLORFGBG or ask the terminal)")
 	cmd.Flags().StringVar(&campaign, "campaign", "", "open your queue of this campaign (default: the latest that assigns you turns)")
 	return cmd
+}
+
+// openForAnnotating opens an existing database for saving labels, with the rubric and the
+// action descriptions the annotator shows (m3eval annotate, m3eval serve).
+func (g *globalOptions) openForAnnotating(ctx context.Context, so store.Options) (*store.Store, *rubric.Rubric, rubric.Actions, error) {
+	if err := g.mustExist(); err != nil {
+		return nil, nil, nil, err
+	}
+	r, err := g.loadRubric()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	actions, err := rubric.ParseActions(annotations.Actions)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	s, err := g.openStore(ctx, r, so)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return s, r, actions, nil
+}
+
+// annotatorQueue opens the annotator's queue: of the campaign (default: the latest that
+// assigns them turns) when there is one, else every imported turn; m3eval annotate and each
+// m3eval serve session open it the same way. filterText describes the filter for errors.
+func annotatorQueue(ctx context.Context, s *store.Store, annotator, campaign string, filter store.Filter, filterText string) (*store.Queue, error) {
+	if hidden, err := s.IsRepeatRow(ctx, annotator); err != nil || hidden {
+		if err == nil {
+			err = usageErrorf("--annotator %q: the name keeps another annotator's repeated labels; choose another", annotator)
+		}
+		return nil, err
+	}
+	if campaign == "" {
+		var err error
+		if campaign, err = s.CampaignOf(ctx, annotator); err != nil {
+			return nil, err
+		}
+	}
+	var q *store.Queue
+	var err error
+	if campaign != "" {
+		q, err = campaignQueue(ctx, s, annotator, campaign, filter)
+	} else {
+		q, err = s.OpenQueue(ctx, annotator, filter)
+	}
+	if err != nil {
+		return nil, notFoundHint(err, "m3eval sample --list")
+	}
+	n, err := q.Len(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 && campaign != "" {
+		return nil, fmt.Errorf("the queue is empty: campaign %s gives %s no turns%s", campaign, annotator, filterText)
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("the queue is empty: nothing imported in %s matches%s", s.Path(), filterText)
+	}
+	return q, nil
 }
 
 // campaignQueue opens the annotator's queue of the campaign; once every turn of it is

@@ -52,6 +52,7 @@ terminal, exports labeled JSON, and computes agreement and correlation statistic
 		newAssignCmd(opts),
 		newQCCmd(opts),
 		newAdjudicateCmd(opts),
+		newServeCmd(opts),
 		newSimulateCmd(),
 	)
 	return root

@@ -38,6 +38,11 @@ type Options struct {
 	// annotator) to let go of the database before it fails with ErrBusy; 0 means
 	// DefaultLockWait.
 	LockWait time.Duration
+	// Writers caps the write connections (0: no cap). m3eval serve, where many sessions of
+	// one process save at once, uses 1: saves then queue in the pool in turn instead of all
+	// polling SQLite's lock every millisecond, which at 50 sessions starved some of them past
+	// LockWait (TestServeLoad).
+	Writers int
 }
 
 // DefaultLockWait is how long a batch write (an import's chunk, judge or import-scores) waits
@@ -99,6 +104,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if opts.Writers > 0 {
+		wdb.SetMaxOpenConns(opts.Writers)
 	}
 	s := &Store{db: db, wdb: wdb, path: path, lockWait: opts.LockWait, Now: func() time.Time { return time.Now().UTC() }}
 	if s.lockWait <= 0 {
