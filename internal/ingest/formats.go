@@ -115,8 +115,7 @@ type conv struct {
 	dataset     string // vlmevalkit
 	paths       []FieldPath
 	seen        map[string]int // --map without a turn path: turns so far per episode
-	lastEp      string
-	row         bool // lines are spreadsheet rows
+	row         bool           // lines are spreadsheet rows
 }
 
 func stem(name string) string {

@@ -262,11 +262,6 @@ func (t *text) imageMentions(r *Rules, taken []bool) []mention {
 	return out
 }
 
-// measureWords are Chinese classifiers between a number and its noun.
-var measureWords = map[string]bool{"个": true, "张": true, "只": true, "辆": true, "棵": true, "把": true,
-	"位": true, "名": true, "条": true, "块": true, "件": true, "本": true, "台": true, "头": true, "朵": true,
-	"处": true, "根": true, "盏": true, "扇": true, "层": true, "座": true, "双": true, "群": true, "片": true}
-
 // content returns the tokens of the text, a set for look-ups.
 func tokenSet(toks []string) map[string]int {
 	m := make(map[string]int, len(toks))

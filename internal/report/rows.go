@@ -35,7 +35,6 @@ func rowsOf(r agree.FieldResult) []row {
 		out = append(out, row{group: group, name: name, key: key, v: v, n: n, ci: boot[strings.ReplaceAll(key, ".", "_")], kappaFamily: kappa})
 	}
 	withTest := func(t *agree.Test) { out[len(out)-1].test = t }
-	const g = "All raters"
 	continuous := r.Field.Type == agree.Continuous
 	if continuous {
 		// Numbers, not categories: the ICCs, and below the judges' correlations.

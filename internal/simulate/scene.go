@@ -242,18 +242,6 @@ func schemaProblem(ve *jsonschema.ValidationError) (field, msg string) {
 	return jsonpath.SchemaProblem(ve)
 }
 
-// object returns the object with the id, and its image (0-based).
-func (sc *Scene) object(id string) (*Object, int) {
-	for i, list := range sc.ObjectsPerImage {
-		for j := range list {
-			if list[j].ID == id {
-				return &list[j], i
-			}
-		}
-	}
-	return nil, -1
-}
-
 // ResolveImages makes the scenes' local image paths relative to dir (the scenes file's
 // directory) and checks that each file exists; URLs stay as they are. file names the
 // scenes file in errors.

@@ -38,20 +38,6 @@ type schemaProp struct {
 	Description string      `json:"description"`
 }
 
-func (p schemaProp) types() []string {
-	switch t := p.Type.(type) {
-	case string:
-		return []string{t}
-	case []any:
-		var out []string
-		for _, x := range t {
-			out = append(out, x.(string))
-		}
-		return out
-	}
-	return nil
-}
-
 func loadSchemaDoc(t testing.TB) schemaDoc {
 	t.Helper()
 	var d schemaDoc
@@ -109,13 +95,6 @@ func TestSchemaMatchesWireTypes(t *testing.T) {
 			t.Errorf("%s: reader requires %v, schema requires %v", name, required, schemaReq)
 		}
 	}
-}
-
-// mutation is one change of a valid record at one place.
-type mutation struct {
-	desc  string
-	path  string // where the reader's error must point (for a rejection)
-	apply func()
 }
 
 // TestSchemaAgreement mutates a valid record at every property of every definition (delete,
