@@ -11,7 +11,7 @@ import (
 // NamespaceString is the namespace of the name-based (SHA-1, version 5) sample UUIDs:
 // uuid = NewSHA1(Namespace, sample_id). It is itself the version-5 UUID of the URL
 // "https://github.com/m3bench/m3eval/vistrajqa" in the standard URL namespace, fixed here so
-// that reruns, and other tools that follow the README, give identical files.
+// that reruns, and other tools that follow docs/vistrajqa.md, give identical files.
 const NamespaceString = "b31083b8-0401-5fcd-bc5f-1ebc85290d4d"
 
 // Namespace is NamespaceString parsed.

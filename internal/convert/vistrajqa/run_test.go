@@ -173,7 +173,7 @@ func TestRunExistingOutput(t *testing.T) {
 }
 
 func TestNamespace(t *testing.T) {
-	// The README states how the namespace is made; keep the constant equal to it.
+	// docs/vistrajqa.md states how the namespace is made; keep the constant equal to it.
 	if got := uuidURL("https://github.com/m3bench/m3eval/vistrajqa"); got != NamespaceString {
 		t.Fatalf("namespace %s, want %s", NamespaceString, got)
 	}

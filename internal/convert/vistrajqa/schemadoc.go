@@ -7,11 +7,11 @@ import (
 	"strings"
 )
 
-// schemaDefOrder is the order in which the README documents the schema's definitions.
+// schemaDefOrder is the order in which docs/vistrajqa.md documents the schema's definitions.
 var schemaDefOrder = []string{"trajectory", "step", "probe", "qa_item", "memory_point"}
 
-// SchemaTables renders the JSON Schema's definitions as Markdown field tables, the form the
-// README shows; a test keeps the README's copy equal to it, so the two cannot drift.
+// SchemaTables renders the JSON Schema's definitions as Markdown field tables, the form that
+// docs/vistrajqa.md shows; a test keeps the document's copy equal to it, so the two cannot drift.
 func SchemaTables() (string, error) {
 	type prop struct {
 		Type        any             `json:"type"`
