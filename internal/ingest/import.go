@@ -14,8 +14,8 @@ import (
 // 1 unchanged, 2 replaced).
 type Sink interface {
 	// PutTurns stores a batch; on error len(ids) is the index of the turn that failed.
-	PutTurns(ts []dataset.Turn) (ids []int64, outcomes []int, err error)
-	PutLabel(turnID int64, l *dataset.Label) (int, error)
+	PutTurns(ts []dataset.Turn) (ids []int64, outcomes []dataset.Outcome, err error)
+	PutLabel(turnID int64, l *dataset.Label) (dataset.Outcome, error)
 }
 
 // Flusher is a Sink that can end its current transaction; Import calls Flush before it waits

@@ -64,9 +64,9 @@ func TestActivityAndLabelCounts(t *testing.T) {
 			t.Fatal(err)
 		}
 		for k, id := range ids {
-			status := "done"
+			status := dataset.StatusDone
 			if k == 0 {
-				status = "draft"
+				status = dataset.StatusDraft
 			}
 			if _, err := im.PutLabel(id, &dataset.Label{Annotator: "ann", Values: rubric.Values{"correctness": fmt.Sprint(1 + (i+k)%5)},
 				Status: status, AnnotatedAt: at, ActiveSeconds: 2.5, RubricVersion: "v"}); err != nil {

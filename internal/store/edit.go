@@ -96,8 +96,8 @@ func (et *editTx) setValue(field string, value *string) (old *string, err error)
 	return old, err
 }
 
-func (et *editTx) setStatus(status string) error {
-	var cur string
+func (et *editTx) setStatus(status dataset.Status) error {
+	var cur dataset.Status
 	if err := et.tx.QueryRowContext(et.ctx, `SELECT status FROM annotations WHERE id = ?`, et.id).Scan(&cur); err != nil {
 		return err
 	}
@@ -113,11 +113,11 @@ func (et *editTx) setStatus(status string) error {
 		stale = stale AND ? <> 'done' WHERE id = ?`, status, annotatedAt, status, et.id); err != nil {
 		return err
 	}
-	return et.record("status", "", &cur, &status)
+	return et.record("status", "", (*string)(&cur), (*string)(&status))
 }
 
 func (et *editTx) demoteIfUnacceptable(acceptable func(rubric.Values) bool) error {
-	var status string
+	var status dataset.Status
 	if err := et.tx.QueryRowContext(et.ctx, `SELECT status FROM annotations WHERE id = ?`, et.id).Scan(&status); err != nil {
 		return err
 	}
@@ -251,7 +251,7 @@ func (q *Queue) Undo(ctx context.Context, e Edit) (a *Annotation, what []Undone,
 				_, err = et.tx.ExecContext(ctx, `UPDATE annotations SET flagged = ?, flag_reason = ? WHERE id = ?`, c.old.Valid, c.old.String, et.id)
 			case "status":
 				var annotatedAt any
-				if c.old.String == dataset.StatusDone {
+				if dataset.Status(c.old.String) == dataset.StatusDone {
 					annotatedAt = et.now
 				}
 				_, err = et.tx.ExecContext(ctx, `UPDATE annotations SET status = ?, annotated_at = ? WHERE id = ?`, c.old.String, annotatedAt, et.id)

@@ -126,7 +126,7 @@ func TestJudgeStreamScoring(t *testing.T) {
 		}
 		ids[tr.SampleID] = id
 	}
-	put := func(sample, who, status string, vals rubric.Values) {
+	put := func(sample, who string, status dataset.Status, vals rubric.Values) {
 		if _, err := im.PutLabel(ids[sample], &dataset.Label{Annotator: who, Values: vals, Status: status,
 			AnnotatedAt: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), RubricVersion: "v"}); err != nil {
 			t.Fatal(err)

@@ -334,7 +334,7 @@ func TestExportAndStatus(t *testing.T) {
 	var got []string
 	err := s.Export(ctx, store.ExportOptions{}, func(l *dataset.Labeled) error {
 		for _, lab := range l.Labels {
-			got = append(got, l.Turn.SampleID+"/"+lab.Annotator+"/"+lab.Status)
+			got = append(got, l.Turn.SampleID+"/"+lab.Annotator+"/"+string(lab.Status))
 		}
 		return nil
 	})
@@ -344,7 +344,7 @@ func TestExportAndStatus(t *testing.T) {
 	got = nil
 	err = s.Export(ctx, store.ExportOptions{IncludeDrafts: true}, func(l *dataset.Labeled) error {
 		for _, lab := range l.Labels {
-			got = append(got, l.Turn.SampleID+"/"+lab.Annotator+"/"+lab.Status+"/"+lab.Values["correctness"])
+			got = append(got, l.Turn.SampleID+"/"+lab.Annotator+"/"+string(lab.Status)+"/"+lab.Values["correctness"])
 		}
 		return nil
 	})
