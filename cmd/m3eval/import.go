@@ -20,27 +20,16 @@ func newImportCmd(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "import FILE...",
 		Short: "Import turn records, labeled samples or other tools' conversation logs",
-		Long: `Import reads JSON arrays and JSON Lines of
-  - turn records (sample_id, episode_id, turn, action_type, task_type, user_message,
-    vlm_response, expected_answer, images, model, meta),
-  - episode records (episode_id, images, turns: [...]),
-  - labeled samples (turn fields plus human_annotation or human_annotations),
-and the logs other tools write (--from, detected and printed when not given):
-  - openai: chat-completions logs, one conversation per line (messages),
-  - sharegpt: conversations with from/value (LLaVA, ShareGPT4V), image or images,
-  - vlmevalkit: VLMEvalKit prediction files (xlsx, tsv, json), MMDU multi-turn rows too,
-  - lmms-eval: --log_samples files, one-turn episodes,
-  - --map FIELD=PATH...: any JSON records, each turn field taken from a JSON path.
-Their other fields are kept in meta.source; action_type is "unknown" and
-expected_answer empty where the log has none. Images embedded as data URLs or base64
-are written to files in the folder beside the database (DB name + "-media").
+		Long: `Import reads turn records, episode records and labeled samples (JSON array or JSON
+Lines), and other tools' logs: openai chat logs, sharegpt conversations, vlmevalkit
+predictions (xlsx, tsv, json), lmms-eval --log_samples, or any JSON records with --map
+FIELD=PATH. --from names the format; without it, it is detected and printed. Embedded
+images are written beside the database (DB name + "-media").
 Each file imports in one transaction: on a bad record nothing of that file is written.
-Re-importing an identical file changes nothing; a changed record is an error unless --replace.
-The labels of a turn --replace changes were made on earlier content: they are kept as drafts
-marked stale (out of score until re-confirmed in annotate) and listed, or deleted with
---drop-labels; values the new content does not allow are removed.
-FILE - reads standard input (JSON formats; xlsx and tsv are read from their file).
-See docs/importing.md.`,
+Re-importing an identical file changes nothing; a changed record is an error unless
+--replace, which keeps the labels of changed turns as stale drafts to re-confirm (or
+deletes them with --drop-labels). FILE - reads standard input (JSON formats).
+See docs/importing.md for the fields and formats.`,
 		Example: `  m3eval import turns.jsonl
   m3eval import --annotator alice labeled.json
   m3eval import --from openai requests.jsonl
