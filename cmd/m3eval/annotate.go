@@ -57,9 +57,9 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 				return err
 			}
 			defer s.Close()
-			q, err := annotatorQueue(cmd.Context(), s, annotator, campaign, filter, workflow.DescribeFilter(filters))
+			q, err := workflow.AnnotatorQueue(cmd.Context(), s, annotator, campaign, filter, workflow.DescribeFilter(filters))
 			if err != nil {
-				return err
+				return notFoundHint(usageIf(err), "m3eval sample --list")
 			}
 			if start != "" {
 				// An unknown --start is a mistake in the command line: say so before the
@@ -108,13 +108,6 @@ func (g *globalOptions) openForAnnotating(ctx context.Context, so store.Options)
 	}
 	s, r, err := g.openDB(ctx, so, false)
 	return s, r, actions, err
-}
-
-// annotatorQueue opens the annotator's queue (see workflow.AnnotatorQueue) for m3eval
-// annotate and each m3eval serve session; a reserved name is a usage error.
-func annotatorQueue(ctx context.Context, s *store.Store, annotator, campaign string, filter store.Filter, filterText string) (*store.Queue, error) {
-	q, err := workflow.AnnotatorQueue(ctx, s, annotator, campaign, filter, filterText)
-	return q, notFoundHint(usageIf(err), "m3eval sample --list")
 }
 
 // annotateLockWait is how long one save waits for the write lock before the screen says NOT

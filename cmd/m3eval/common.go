@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/m3bench/m3eval/annotations"
-	"github.com/m3bench/m3eval/internal/ingest"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 )
@@ -31,23 +29,7 @@ func (o *globalOptions) openDB(ctx context.Context, so store.Options, create boo
 
 // loadRubric reads --rubric, or the built-in rubric of the annotation guide.
 func (o *globalOptions) loadRubric() (*rubric.Rubric, error) {
-	if o.rubricPath == "" {
-		return rubric.Parse(annotations.DefaultRubric)
-	}
-	f, _, err := ingest.OpenInput(o.rubricPath, os.Stdin) // --rubric - reads standard input
-	if err != nil {
-		return nil, fmt.Errorf("read rubric: %w", err)
-	}
-	data, err := io.ReadAll(f)
-	f.Close()
-	if err != nil {
-		return nil, fmt.Errorf("read rubric: %w", err)
-	}
-	r, err := rubric.Parse(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", o.rubricPath, err)
-	}
-	return r, nil
+	return rubric.Load(o.rubricPath, os.Stdin, annotations.DefaultRubric) // --rubric - reads stdin
 }
 
 // openStore opens --db and records the rubric in use.

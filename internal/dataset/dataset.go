@@ -8,7 +8,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/m3bench/m3eval/internal/rubric"
@@ -100,19 +99,6 @@ const (
 	Unchanged                // identical to what was stored
 	Replaced                 // differed, and the import was told to replace
 )
-
-// String is the outcome's word in import summaries.
-func (o Outcome) String() string {
-	switch o {
-	case Inserted:
-		return "new"
-	case Unchanged:
-		return "unchanged"
-	case Replaced:
-		return "replaced"
-	}
-	return fmt.Sprintf("Outcome(%d)", int(o))
-}
 
 // Status is where an annotation stands: a draft or submitted.
 type Status string
