@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/htmlreport"
 	"github.com/m3bench/m3eval/internal/ingest"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/store/storetest"
 )
 
 // Size of the benchmark database: the 100,000 turns and 240,000 labels (every turn
@@ -34,15 +34,8 @@ var benchActions = []string{"initial", "follow_up", "mislead", "mislead_subtle",
 func benchDB(b *testing.B) (*store.Store, *rubric.Rubric) {
 	b.Helper()
 	ctx := context.Background()
-	r, err := rubric.Parse(annotations.DefaultRubric)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := store.Open(ctx, benchPath(b), store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { s.Close() })
+	r := storetest.Rubric(b)
+	s := storetest.Open(b, benchPath(b), store.Options{})
 	b.Logf("db: %s", s.Path())
 	rng := rand.New(rand.NewPCG(1, 2))
 	start := time.Date(2026, 11, 1, 8, 0, 0, 0, time.UTC)
