@@ -47,28 +47,17 @@ func checkScoreField(r *rubric.Rubric, key string) error {
 func ReadScores(name string, rd io.Reader, r *rubric.Rubric, fn func(*ScoreRecord) error) error {
 	lc := lineindex.New(rd, 0)
 	br := bufio.NewReaderSize(lc, 64<<10)
-	for {
-		b, err := br.Peek(1)
-		if err == io.EOF {
-			return &Error{File: name, Line: 1, Err: fmt.Errorf("%w: empty file", ErrBadRecord)}
-		}
-		if err != nil {
-			return &Error{File: name, Line: 1, Err: err}
-		}
-		switch b[0] {
-		case ' ', '\t', '\r', '\n':
-			br.Discard(1)
-			continue
-		case 0xEF: // a UTF-8 byte order mark
-			if bom, _ := br.Peek(3); bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
-				br.Discard(3)
-				continue
-			}
-		case '[', '{':
-			return readScoresJSON(name, br, lc, r, fn)
-		}
-		return readScoresCSV(name, br, r, fn)
+	b, err := firstByte(br)
+	if err == io.EOF {
+		return &Error{File: name, Line: 1, Err: fmt.Errorf("%w: empty file", ErrBadRecord)}
 	}
+	if err != nil {
+		return &Error{File: name, Line: 1, Err: err}
+	}
+	if b == '[' || b == '{' {
+		return readScoresJSON(name, br, lc, r, fn)
+	}
+	return readScoresCSV(name, br, r, fn)
 }
 
 // readScoresCSV reads CSV with the header sample_id,<field>,...
