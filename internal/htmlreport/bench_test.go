@@ -116,17 +116,8 @@ func benchDB(b *testing.B) (*store.Store, *rubric.Rubric) {
 
 func importJSONL(b *testing.B, s *store.Store, r *rubric.Rubric, annotator, name, data string) {
 	b.Helper()
-	ctx := context.Background()
-	tx, err := s.BeginImport(ctx, store.ImportOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer tx.Rollback()
 	lo := ingest.LabelOptions{Rubric: r, Annotator: annotator, Now: s.Now()}
-	if _, err := ingest.Import(ctx, tx, name, strings.NewReader(data), lo); err != nil {
-		b.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
+	if _, err := storetest.Import(s, name, ingest.NewReader(name, strings.NewReader(data)), lo); err != nil {
 		b.Fatal(err)
 	}
 }

@@ -62,21 +62,29 @@ func Demo(tb testing.TB, path string) *store.Store {
 // ImportDemo imports the demo episodes into s in one transaction.
 func ImportDemo(tb testing.TB, s *store.Store) {
 	tb.Helper()
-	ctx := context.Background()
 	f, err := annotations.Demo.Open("demo/episodes.jsonl")
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer f.Close()
-	im, err := s.BeginImport(ctx, store.ImportOptions{})
+	src := ingest.NewReader("episodes.jsonl", f)
+	if _, err := Import(s, "episodes.jsonl", src, ingest.LabelOptions{Rubric: Rubric(tb)}); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// Import imports the records of src into s in one transaction, as m3eval import does: on
+// an error nothing is written.
+func Import(s *store.Store, name string, src ingest.Source, lo ingest.LabelOptions) (ingest.Counts, error) {
+	ctx := context.Background()
+	tx, err := s.BeginImport(ctx, store.ImportOptions{})
 	if err != nil {
-		tb.Fatal(err)
+		return ingest.Counts{}, err
 	}
-	defer im.Rollback()
-	if _, err := ingest.Import(ctx, im, "episodes.jsonl", f, ingest.LabelOptions{Rubric: Rubric(tb)}); err != nil {
-		tb.Fatal(err)
+	defer tx.Rollback()
+	c, err := ingest.ImportFrom(ctx, tx, name, src, lo)
+	if err != nil {
+		return c, err
 	}
-	if err := im.Commit(); err != nil {
-		tb.Fatal(err)
-	}
+	return c, tx.Commit()
 }
