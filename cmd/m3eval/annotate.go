@@ -25,12 +25,12 @@ func newAnnotateCmd(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "annotate --annotator NAME",
 		Short: "Label turns in the terminal",
-		Long: `Annotate opens the terminal annotator on the queue of imported turns (episode/turn
-order). When a campaign assigns the annotator turns (m3eval assign), the queue holds
-exactly those, episodes kept together and in order, and the header names the campaign;
---campaign picks one when there are several (default: the latest); once the queue is
-done, the turns assign --repeat chose come again, to be labeled afresh. Every change is saved to the database at once; reopening resumes at the first
-unfinished item. Press ? inside for the keys and the guide's quick reference.`,
+		Long: `Annotate opens the terminal annotator on the queue of imported turns (episode/turn order),
+or, when a campaign assigns the annotator turns (m3eval assign), on exactly those: episodes
+kept together, the campaign named in the header (--campaign picks one; default: the latest),
+and once done the turns assign --repeat chose, to be labeled afresh. Every change is saved at
+once; reopening resumes at the first unfinished item. Press ? inside for the keys and the
+guide's quick reference. See docs/annotating.md.`,
 		Example: `  m3eval annotate --annotator alice
   m3eval annotate --annotator bob --filter action_type=mislead --filter action_type=mislead_subtle`,
 		Args: exactArgs(0),
