@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -12,8 +11,6 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/spf13/cobra"
 
-	"github.com/m3bench/m3eval/annotations"
-	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/workflow"
 	"github.com/m3bench/m3eval/tui"
@@ -97,17 +94,6 @@ guide's quick reference. See docs/annotating.md.`,
 	f.StringVar(&theme, "theme", "", "dark, light or auto: the terminal's background (default $M3EVAL_THEME, else auto: COLORFGBG or ask the terminal)")
 	f.StringVar(&campaign, "campaign", "", "open your queue of this campaign (default: the latest that assigns you turns)")
 	return cmd
-}
-
-// openForAnnotating opens an existing database for saving labels, with the rubric and the
-// action descriptions the annotator shows (m3eval annotate, m3eval serve).
-func (g *globalOptions) openForAnnotating(ctx context.Context, so store.Options) (*store.Store, *rubric.Rubric, rubric.Actions, error) {
-	actions, err := rubric.ParseActions(annotations.Actions)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	s, r, err := g.openDB(ctx, so, false)
-	return s, r, actions, err
 }
 
 // annotateLockWait is how long one save waits for the write lock before the screen says NOT

@@ -27,6 +27,17 @@ func (o *globalOptions) openDB(ctx context.Context, so store.Options, create boo
 	return s, r, err
 }
 
+// openForAnnotating opens an existing database for saving labels, with the rubric and the
+// action descriptions the annotator shows (m3eval annotate, m3eval serve).
+func (o *globalOptions) openForAnnotating(ctx context.Context, so store.Options) (*store.Store, *rubric.Rubric, rubric.Actions, error) {
+	actions, err := rubric.ParseActions(annotations.Actions)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	s, r, err := o.openDB(ctx, so, false)
+	return s, r, actions, err
+}
+
 // loadRubric reads --rubric, or the built-in rubric of the annotation guide.
 func (o *globalOptions) loadRubric() (*rubric.Rubric, error) {
 	return rubric.Load(o.rubricPath, os.Stdin, annotations.DefaultRubric) // --rubric - reads stdin
