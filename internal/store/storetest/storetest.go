@@ -7,6 +7,7 @@ package storetest
 import (
 	"context"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,10 +35,16 @@ func Open(tb testing.TB, path string, opts store.Options) *store.Store {
 }
 
 // Clock returns a clock that starts at 2026-03-01 09:00 UTC and advances a second on every
-// reading.
+// reading. It is safe for concurrent use: the screens save from their own goroutines.
 func Clock() func() time.Time {
+	var mu sync.Mutex
 	t := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	return func() time.Time { t = t.Add(time.Second); return t }
+	return func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		t = t.Add(time.Second)
+		return t
+	}
 }
 
 // Rubric is the annotation guide's rubric, which m3eval uses when --rubric is not given.
