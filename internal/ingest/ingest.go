@@ -1,8 +1,9 @@
 // Package ingest reads the record files m3eval imports — turn records, episode records and
 // labeled samples, as a JSON array or as JSON Lines — and the conversation logs of other
 // tools (OpenAI chat logs, ShareGPT, VLMEvalKit predictions, lmms-eval samples, any JSON by
-// --map paths), one record at a time, so memory stays flat however large the file. Every
-// error names the file, the line (a spreadsheet's row) and the field.
+// --map paths), and automatic judges' score files (JSON, JSON Lines or CSV), one record at a
+// time, so memory stays flat however large the file. Every error is an Error that names the
+// file, the line (a spreadsheet's row) and the field.
 package ingest
 
 import (
