@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/m3bench/m3eval/internal/illusion"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/teamreport"
@@ -118,9 +119,9 @@ func (o *globalOptions) openExisting(ctx context.Context, so store.Options) (*st
 	return s, r, nil
 }
 
-// usageIf marks the workflow's usage errors as usage errors (exit status 2).
+// usageIf marks the usage errors of the internal packages as usage errors (exit status 2).
 func usageIf(err error) error {
-	if errors.Is(err, workflow.ErrUsage) {
+	if errors.Is(err, workflow.ErrUsage) || errors.Is(err, illusion.ErrUsage) {
 		return &usageError{err}
 	}
 	return err
