@@ -248,12 +248,12 @@ func (r *Report) writeJSON(w io.Writer) error {
 		by = string(r.By)
 	}
 	doc := struct {
-		By         string               `json:"by"`
-		Rows       []jsonStat           `json:"rows"`
+		By         string      `json:"by"`
+		Rows       []jsonStat  `json:"rows"`
 		Confusions []Confusion `json:"confusions"`
-		Warnings   []string             `json:"warnings"`
-		Notes      []string             `json:"notes"`
-		Rule       string               `json:"rule"`
+		Warnings   []string    `json:"warnings"`
+		Notes      []string    `json:"notes"`
+		Rule       string      `json:"rule"`
 		Logs       []LogInfo   `json:"logs"`
 	}{by, rows, r.Confusions, r.Warnings, r.Notes, string(r.Rule), r.Logs}
 	if doc.Notes == nil {
