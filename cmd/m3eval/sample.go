@@ -8,10 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/m3bench/m3eval/internal/illusion"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/teamreport"
+	"github.com/m3bench/m3eval/internal/usage"
 	"github.com/m3bench/m3eval/internal/workflow"
 )
 
@@ -121,7 +121,7 @@ func (o *globalOptions) openExisting(ctx context.Context, so store.Options) (*st
 
 // usageIf marks the usage errors of the internal packages as usage errors (exit status 2).
 func usageIf(err error) error {
-	if errors.Is(err, workflow.ErrUsage) || errors.Is(err, illusion.ErrUsage) {
+	if errors.Is(err, usage.Err) {
 		return &usageError{err}
 	}
 	return err

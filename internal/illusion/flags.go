@@ -2,24 +2,17 @@ package illusion
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/m3bench/m3eval/internal/usage"
 )
 
-// ErrUsage marks an error in how the command was called (a flag value, a missing flag); the
-// CLI exits with status 2. The error's text does not say "usage".
-var ErrUsage = errors.New("usage")
-
-type usageErr struct{ error }
-
-func (e usageErr) Is(target error) bool { return target == ErrUsage }
-
-func usagef(format string, args ...any) error { return usageErr{fmt.Errorf(format, args...)} }
+func usagef(format string, args ...any) error { return usage.Errorf(format, args...) }
 
 // ReportFormat is how the score report is written: --format of m3eval illusion score.
 type ReportFormat string
