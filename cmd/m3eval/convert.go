@@ -1,12 +1,10 @@
 package main
 
 import (
-	"fmt"
-	"io"
+	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/convert/domainav2"
 	"github.com/m3bench/m3eval/internal/convert/vistrajqa"
-	"github.com/spf13/cobra"
 )
 
 // newConvertCmd is "m3eval convert": dataset conversion to the eval framework's layout.
@@ -14,7 +12,9 @@ func newConvertCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "convert",
 		Short: "Convert datasets to the eval framework's domain_a_v2 layout and check them",
-		Args:  exactArgs(0),
+		Example: `  m3eval convert vistrajqa --input data/sessions-vab.jsonl --output converted/vab
+  m3eval convert validate converted/vab`,
+		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return usageErrorf("convert needs a subcommand: vistrajqa or validate")
 		},
@@ -35,33 +35,13 @@ stage4b_qa_checkpoints.jsonl), following the VisTrajQA adaptation guide.
 The output is written beside DIR, validated, then renamed to DIR: DIR is untouched
 unless everything succeeds. Input files may also follow --input as arguments
 (--input a.jsonl b.jsonl). A bad record fails the run with file:line: field: problem;
-with --keep-going the good records are converted and the bad ones listed.`,
+with --keep-going the good records are converted and the bad ones listed.
+See docs/vistrajqa.md.`,
 		Example: `  m3eval convert vistrajqa --input data/sessions-vab.jsonl data/sessions-arena.jsonl --output converted/all
   m3eval convert vistrajqa --input data/sessions-vab.jsonl --output converted/vab-mm --multimodal`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opt.Inputs = append(opt.Inputs, args...)
-			if len(opt.Inputs) == 0 {
-				return usageErrorf("no input: give --input FILE...")
-			}
-			if opt.Output == "" {
-				return usageErrorf("no output: give --output DIR")
-			}
-			res, err := vistrajqa.Run(cmd.Context(), opt)
-			if res != nil && res.Report != nil && !res.Report.OK() {
-				res.Report.WriteText(cmd.ErrOrStderr())
-			}
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			if err := res.Report.WriteText(out); err != nil {
-				return err
-			}
-			fmt.Fprintf(out, "converted %d trajectories into %s\n", res.Converted, opt.Output)
-			if n := len(res.Skipped); n > 0 {
-				printSkipped(cmd.ErrOrStderr(), res.Skipped)
-			}
-			return nil
+			return usageIf(vistrajqa.Main(cmd.Context(), opt, cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
 	f := cmd.Flags()
@@ -73,19 +53,6 @@ with --keep-going the good records are converted and the bad ones listed.`,
 	return cmd
 }
 
-// printSkipped lists the records --keep-going left out.
-func printSkipped(w io.Writer, skipped []*vistrajqa.RecordError) {
-	const listed = 100
-	fmt.Fprintf(w, "skipped %d bad records:\n", len(skipped))
-	for i, e := range skipped {
-		if i == listed {
-			fmt.Fprintf(w, "  ... and %d more\n", len(skipped)-listed)
-			break
-		}
-		fmt.Fprintf(w, "  %v\n", e)
-	}
-}
-
 func newConvertValidateCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "validate DIR",
@@ -95,7 +62,8 @@ sample_id, sessions with _v2_session_id, and its lines in the two JSON Lines fil
 every evidence id resolves to a memory point or an image; every covered session exists;
 question types are the nine known ones; no id is used twice. Prints per-source
 statistics (memory points by type, updates, QA by type) and exits 1 on any problem.`,
-		Args: exactArgs(1),
+		Example: `  m3eval convert validate converted/all`,
+		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rep, err := domainav2.Validate(args[0])
 			if err != nil {

@@ -2,18 +2,14 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/m3bench/m3eval/internal/campaign"
-	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/serve"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/teamreport"
@@ -68,7 +64,13 @@ One log line per session start and end and per refused key goes to standard erro
 			o.Status = func(in serve.Session) (tea.Model, error) {
 				title := "m3eval · " + textsafe.Line(g.dbPath)
 				return serve.NewStatus(in.Context, title, in.Renderer, func(ctx context.Context) (string, error) {
-					return teamStatus(ctx, s, r, time.Now())
+					t, err := workflow.TeamStatus(ctx, s, r, time.Now())
+					if err != nil {
+						return "", err
+					}
+					var b strings.Builder
+					err = teamreport.WriteTeam(&b, t)
+					return b.String(), err
 				}), nil
 			}
 			srv, err := serve.New(o)
@@ -86,61 +88,4 @@ One log line per session start and end and per refused key goes to standard erro
 	fl.DurationVar(&o.IdleTimeout, "idle-timeout", 0, "close a session after this long without a key (e.g. 30m; 0: never)")
 	fl.DurationVar(&o.Grace, "shutdown-grace", 10*time.Second, "on SIGTERM, how long sessions get to save before the server exits")
 	return cmd
-}
-
-// teamStatus is the admin's status screen: every annotator's progress, what they submitted
-// today (since local midnight) and at what pace, and the quality-control flags of their
-// labels (m3eval qc over every label).
-func teamStatus(ctx context.Context, s *store.Store, r *rubric.Rubric, now time.Time) (string, error) {
-	st, err := s.Status(ctx)
-	if err != nil {
-		return "", err
-	}
-	d, err := s.Review(ctx, "")
-	if err != nil {
-		return "", err
-	}
-	midnight := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
-	today := map[string]int{}
-	first := map[string]time.Time{}
-	for _, l := range d.Labels {
-		if l.At.Before(midnight) {
-			continue
-		}
-		today[l.Annotator]++
-		if f, ok := first[l.Annotator]; !ok || l.At.Before(f) {
-			first[l.Annotator] = l.At
-		}
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d items in %d episodes\n\n", st.Turns, st.Episodes)
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "annotator\tdone\tdraft\tflagged\tskipped\ttoday\ttoday /h\tmedian active\t")
-	for _, a := range st.Annotators {
-		median, rate := "—", "—"
-		if a.HasMedian {
-			median = a.MedianActive.Round(time.Second).String()
-		}
-		if n := today[a.Name]; n > 0 {
-			if h := now.Sub(first[a.Name]).Hours(); h > 0 {
-				rate = fmt.Sprintf("%.1f", float64(n)/max(h, 1.0/60))
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n", textsafe.Line(a.Name), a.Done, a.Draft, a.Flagged, a.Skipped, today[a.Name], rate, median)
-	}
-	if err := tw.Flush(); err != nil {
-		return "", err
-	}
-	if len(st.Annotators) == 0 {
-		b.WriteString("no annotations yet\n")
-	}
-	b.WriteString("\n")
-	qs, err := workflow.QC(ctx, s, "", r, campaign.DefaultQCOptions())
-	if err != nil {
-		return "", err
-	}
-	if err := teamreport.WriteQC(&b, "all labels", qs, teamreport.Table); err != nil {
-		return "", err
-	}
-	return b.String(), nil
 }
