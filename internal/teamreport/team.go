@@ -7,12 +7,26 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/m3bench/m3eval/internal/workflow"
+	"github.com/m3bench/m3eval/internal/campaign"
+	"github.com/m3bench/m3eval/internal/store"
 )
+
+// Team is what the admin's status screen of m3eval serve shows: every annotator's
+// progress, what they submitted today and since when, and the quality-control flags of
+// their labels (m3eval qc over every label).
+type Team struct {
+	Status *store.Status
+	Now    time.Time
+	// Today counts each annotator's labels submitted since local midnight; First is the
+	// earliest of them.
+	Today map[string]int
+	First map[string]time.Time
+	QC    []campaign.AnnotatorQC
+}
 
 // WriteTeam writes the admin's status screen of m3eval serve: one line per annotator with
 // their counts, today's labels and pace, and median active time, then the QC table.
-func WriteTeam(w io.Writer, t *workflow.Team) error {
+func WriteTeam(w io.Writer, t *Team) error {
 	var b strings.Builder
 	st := t.Status
 	fmt.Fprintf(&b, "%d items in %d episodes\n\n", st.Turns, st.Episodes)

@@ -7,23 +7,11 @@ import (
 	"github.com/m3bench/m3eval/internal/campaign"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/teamreport"
 )
 
-// Team is what the admin's status screen of m3eval serve shows: every annotator's
-// progress, what they submitted today and since when, and the quality-control flags of
-// their labels (m3eval qc over every label).
-type Team struct {
-	Status *store.Status
-	Now    time.Time
-	// Today counts each annotator's labels submitted since local midnight; First is the
-	// earliest of them.
-	Today map[string]int
-	First map[string]time.Time
-	QC    []campaign.AnnotatorQC
-}
-
-// TeamStatus reads the team's status as of now.
-func TeamStatus(ctx context.Context, st *store.Store, r *rubric.Rubric, now time.Time) (*Team, error) {
+// TeamStatus reads the team's status as of now: the admin's screen of m3eval serve.
+func TeamStatus(ctx context.Context, st *store.Store, r *rubric.Rubric, now time.Time) (*teamreport.Team, error) {
 	s, err := st.Status(ctx)
 	if err != nil {
 		return nil, err
@@ -32,7 +20,7 @@ func TeamStatus(ctx context.Context, st *store.Store, r *rubric.Rubric, now time
 	if err != nil {
 		return nil, err
 	}
-	t := &Team{Status: s, Now: now, Today: map[string]int{}, First: map[string]time.Time{}}
+	t := &teamreport.Team{Status: s, Now: now, Today: map[string]int{}, First: map[string]time.Time{}}
 	midnight := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
 	for _, l := range d.Labels {
 		if l.At.Before(midnight) {
