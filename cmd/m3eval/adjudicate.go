@@ -40,18 +40,8 @@ by side; A, B, ... take one, 1-5 or y/n/a score anew, u undoes. See docs/campaig
 			return g.runCampaign(cmd, o, output)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&o.Adjudicator, "adjudicator", "", "your name, recorded with every decision")
-	f.StringVar(&o.Campaign, "campaign", "", "only this campaign's annotators and turns")
-	f.BoolVar(&o.List, "list", false, "list the turns that disagree")
-	f.StringVar(&o.SampleID, "turn", "", "the turn (sample_id) to decide")
-	f.StringVar(&o.Take, "take", "", "take this annotator's answers")
-	f.StringArrayVar(&o.Fields, "field", nil, "with --take: only this field (repeatable)")
-	f.StringArrayVar(&o.Sets, "set", nil, "FIELD=VALUE: score a field anew (repeatable)")
-	f.IntVar(&o.Disagree.ScaleGap, "gap", o.Disagree.ScaleGap, "1-5 answers this far apart disagree")
-	f.BoolVar(&o.Disagree.CountNA, "count-na", false, "NA against an answer is a disagreement too")
-	f.StringVar(&o.Format, "format", "table", "table or json (with --list)")
-	f.StringVarP(&output, "output", "o", "", "write --list to FILE instead of standard output")
+	o.AddFlags(cmd.Flags())
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write --list to FILE instead of standard output")
 	return cmd
 }
 

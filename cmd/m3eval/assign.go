@@ -28,16 +28,7 @@ each annotator's turns to them again after their queue (intra-annotator agreemen
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error { return g.runCampaign(cmd, &o, output) },
 	}
-	f := cmd.Flags()
-	f.StringVar(&o.Sample, "sample", "", "the sample to assign (m3eval sample --list)")
-	f.StringVar(&o.Names, "annotators", "", "comma-separated annotator names; earlier ones first when extending")
-	f.IntVar(&o.Overlap, "overlap", 0, "annotators per turn")
-	f.Int64Var(&o.Seed, "seed", 42, "random seed for ties and gold turns")
-	f.StringVar(&o.GoldFile, "gold", "", "labeled turns in the guide's format to use as gold")
-	f.Float64Var(&o.GoldRate, "gold-rate", 0, "share of each queue that is gold, e.g. 0.05 (default: the earlier run's, or 0.05 with --gold)")
-	f.Float64Var(&o.RepeatRate, "repeat", 0, "share of each annotator's turns shown to them again after their queue, e.g. 0.1 (default: the earlier run's)")
-	f.BoolVar(&o.Show, "show", false, "show the assignment instead of changing it")
-	f.StringVar(&o.Format, "format", "table", "table or json")
-	f.StringVarP(&output, "output", "o", "", "write to FILE instead of standard output")
+	o.AddFlags(cmd.Flags())
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write to FILE instead of standard output")
 	return cmd
 }

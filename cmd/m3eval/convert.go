@@ -44,12 +44,7 @@ See docs/vistrajqa.md.`,
 			return usageIf(vistrajqa.Main(cmd.Context(), opt, cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
-	f := cmd.Flags()
-	f.StringSliceVar(&opt.Inputs, "input", nil, "VisTrajQA sessions-*.jsonl file(s); repeat, separate with commas, or list after the flag")
-	f.StringVar(&opt.Output, "output", "", "output directory (created; must not exist or be empty unless --force)")
-	f.BoolVar(&opt.Multimodal, "multimodal", false, "put image captions into attachments instead of the user turn text")
-	f.BoolVar(&opt.KeepGoing, "keep-going", false, "convert the good records and report the bad ones instead of stopping at the first")
-	f.BoolVar(&opt.Force, "force", false, "replace an existing non-empty output directory")
+	opt.AddFlags(cmd.Flags())
 	return cmd
 }
 

@@ -46,11 +46,7 @@ format and rows: DIR/<split lowercased>_test<n>.<ext>, with DIR/summary.json.`,
 			return nil
 		},
 	}
-	f := cmd.Flags()
-	f.StringArrayVar(&o.Splits, "split", nil, "NAME=FILE[,FILE...] of one split (shards in order; globs allowed); repeat in the order the splits are drawn")
-	f.IntVar(&o.N, "n", 1000, "rows per split")
-	f.Int64Var(&o.Seed, "seed", 42, "seed of random.Random")
-	f.StringVar(&o.Out, "out", "", "output directory (created if missing)")
+	o.AddFlags(cmd.Flags())
 	return cmd
 }
 
@@ -82,16 +78,8 @@ and split are an error unless --latest or --pool. See docs/illusionbench.md.`,
 			return writeOutput(cmd, output, rep.Write)
 		},
 	}
-	f := cmd.Flags()
-	f.StringArrayVar(&o.Testsets, "testset", nil, "NAME=FILE of a test set built by 'illusion sample' (Parquet or JSONL); repeatable")
-	f.StringVar(&o.Kind, "kind", "", "score every log as shape or scene instead of inferring it")
-	f.StringVar(&o.By, "by", "", "per-class rows by shape or scene instead of per difficulty")
-	f.StringVar(&o.Format, "format", "table", "output format: table, json or md")
-	f.IntVar(&o.Top, "top", 10, "wrong answers to list (0 for all)")
-	f.StringVarP(&output, "output", "o", "", "write the report to FILE instead of standard output")
-	f.BoolVar(&o.Pool, "pool", false, "score several logs of the same task and split together")
-	f.BoolVar(&o.Latest, "latest", false, "of several logs of the same task and split, score only the newest (date in the file name)")
-	f.StringVar(&o.Rule, "rule", string(illusion.RuleM3eval), "matching rule: m3eval or lmms-eval (the task's own _recall_match)")
+	o.AddFlags(cmd.Flags())
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write the report to FILE instead of standard output")
 	return cmd
 }
 

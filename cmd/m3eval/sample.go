@@ -34,17 +34,8 @@ See docs/campaign.md.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error { return g.runCampaign(cmd, &o, output) },
 	}
-	f := cmd.Flags()
-	f.StringVar(&o.Name, "name", "", "name of the sample (required to draw one)")
-	f.IntVar(&o.N, "n", 0, "number of turns to draw")
-	f.StringArrayVar(&o.Params.By, "by", nil, "stratify by this turn attribute (repeatable: strata are the combinations)")
-	f.Int64Var(&o.Seed, "seed", 42, "random seed")
-	f.IntVar(&o.Params.MinPerStratum, "min-per-stratum", 0, "draw at least K turns from every stratum (all of a smaller one)")
-	f.StringArrayVar(&o.Where, "where", nil, "only turns with KEY=VALUE (repeatable; values of one key are alternatives)")
-	f.BoolVar(&o.List, "list", false, "list the stored samples")
-	f.StringVar(&o.Show, "show", "", "show the stored sample NAME")
-	f.StringVar(&o.Format, "format", "table", "table or json")
-	f.StringVarP(&output, "output", "o", "", "write to FILE instead of standard output")
+	o.AddFlags(cmd.Flags())
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write to FILE instead of standard output")
 	return cmd
 }
 

@@ -80,12 +80,6 @@ One log line per session start and end and per refused key goes to standard erro
 			return srv.Run(cmd.Context())
 		},
 	}
-	fl := cmd.Flags()
-	fl.StringVar(&o.Listen, "listen", "0.0.0.0:2222", "address to listen on (port 0: any free port, logged)")
-	fl.StringVar(&o.HostKey, "host-key", ".m3eval/host_ed25519", "the server's SSH host key; created (mode 0600) when missing")
-	fl.StringVar(&o.Annotators, "annotators", "", "file of NAME ssh-ed25519 AAAA... lines: who may annotate (required)")
-	fl.StringVar(&o.Admins, "admin", "", "authorized_keys file whose keys open the read-only status screen")
-	fl.DurationVar(&o.IdleTimeout, "idle-timeout", 0, "close a session after this long without a key (e.g. 30m; 0: never)")
-	fl.DurationVar(&o.Grace, "shutdown-grace", 10*time.Second, "on SIGTERM, how long sessions get to save before the server exits")
+	o.AddFlags(cmd.Flags())
 	return cmd
 }

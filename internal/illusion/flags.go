@@ -3,6 +3,7 @@ package illusion
 import (
 	"context"
 	"fmt"
+	"github.com/spf13/pflag"
 	"io"
 	"os"
 	"path/filepath"
@@ -41,6 +42,14 @@ type SampleFlags struct {
 	N      int
 	Seed   int64
 	Out    string
+}
+
+// AddFlags defines the flags of m3eval illusion sample on fs.
+func (o *SampleFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&o.Splits, "split", nil, "NAME=FILE[,FILE...] of one split (shards in order; globs allowed); repeat in the order the splits are drawn")
+	fs.IntVar(&o.N, "n", 1000, "rows per split")
+	fs.Int64Var(&o.Seed, "seed", 42, "seed of random.Random")
+	fs.StringVar(&o.Out, "out", "", "output directory (created if missing)")
 }
 
 // Sample checks the flags and builds the test sets: m3eval illusion sample.
@@ -132,6 +141,18 @@ type ScoreFlags struct {
 	Top          int
 	Pool, Latest bool
 	Rule         string
+}
+
+// AddFlags defines the flags of m3eval illusion score on fs but -o.
+func (o *ScoreFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&o.Testsets, "testset", nil, "NAME=FILE of a test set built by 'illusion sample' (Parquet or JSONL); repeatable")
+	fs.StringVar(&o.Kind, "kind", "", "score every log as shape or scene instead of inferring it")
+	fs.StringVar(&o.By, "by", "", "per-class rows by shape or scene instead of per difficulty")
+	fs.StringVar(&o.Format, "format", "table", "output format: table, json or md")
+	fs.IntVar(&o.Top, "top", 10, "wrong answers to list (0 for all)")
+	fs.BoolVar(&o.Pool, "pool", false, "score several logs of the same task and split together")
+	fs.BoolVar(&o.Latest, "latest", false, "of several logs of the same task and split, score only the newest (date in the file name)")
+	fs.StringVar(&o.Rule, "rule", string(RuleM3eval), "matching rule: m3eval or lmms-eval (the task's own _recall_match)")
 }
 
 // ScoreReport checks the flags, scores the logs (LOG or NAME=LOG) on the test sets and builds

@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/spf13/pflag"
 	"log"
 	"net"
 	"os"
@@ -31,6 +32,16 @@ import (
 	"github.com/charmbracelet/wish/bubbletea"
 	"github.com/muesli/termenv"
 )
+
+// AddFlags defines the flags of m3eval serve on fs.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Listen, "listen", "0.0.0.0:2222", "address to listen on (port 0: any free port, logged)")
+	fs.StringVar(&o.HostKey, "host-key", ".m3eval/host_ed25519", "the server's SSH host key; created (mode 0600) when missing")
+	fs.StringVar(&o.Annotators, "annotators", "", "file of NAME ssh-ed25519 AAAA... lines: who may annotate (required)")
+	fs.StringVar(&o.Admins, "admin", "", "authorized_keys file whose keys open the read-only status screen")
+	fs.DurationVar(&o.IdleTimeout, "idle-timeout", 0, "close a session after this long without a key (e.g. 30m; 0: never)")
+	fs.DurationVar(&o.Grace, "shutdown-grace", 10*time.Second, "on SIGTERM, how long sessions get to save before the server exits")
+}
 
 // Session is what the model of one SSH session is built from.
 type Session struct {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mattn/go-isatty"
+	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/textsafe"
 	"github.com/m3bench/m3eval/internal/usage"
@@ -35,6 +36,31 @@ type Flags struct {
 	DemoVLM bool
 	Listen  string
 	Latency time.Duration
+}
+
+// AddFlags defines the flags of m3eval simulate on fs.
+func (o *Flags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Scenes, "scenes", "", "scenes file (JSON Lines; see docs/simulate.md)")
+	fs.StringVar(&o.Endpoint, "endpoint", "", "OpenAI-compatible API base, e.g. http://127.0.0.1:8000/v1")
+	fs.StringVar(&o.Model, "model", "", "model name sent to the endpoint and written to each turn")
+	fs.StringVar(&o.Strategy, "strategy", "rules", "rules, cross-image or both")
+	fs.IntVar(&o.Turns, "turns", 10, "turns of a rule-strategy episode (3 or more)")
+	fs.IntVar(&o.Difficulty, "difficulty", 2, "cross-image difficulty 1-4: filler turns (5, 8, 12, 15) and object types tested")
+	fs.Uint64Var(&o.Seed, "seed", 42, "seed of the template and fact choices")
+	fs.IntVar(&o.Concurrency, "concurrency", 4, "episodes run in parallel")
+	fs.StringVarP(&o.Out, "out", "o", "turns.jsonl", "turns file (- for standard output, which cannot be resumed)")
+	fs.BoolVar(&o.Resume, "resume", false, "continue the interrupted run in --out: keep finished episodes, rerun the others")
+	fs.BoolVar(&o.DryRun, "dry-run", false, "print the user turns each episode would start with; send nothing")
+	fs.DurationVar(&o.Timeout, "timeout", 2*time.Minute, "longest wait for one response")
+	fs.IntVar(&o.Retries, "retries", 4, "retries of a request after 429, 5xx, a timeout or a connection error")
+	fs.Float64Var(&o.Rate, "rate", 0, "most requests per second across all episodes (0: no limit)")
+	fs.StringVar(&o.APIKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key")
+	fs.StringVar(&o.LogPath, "log", "", "request log (JSON Lines; default <out>.requests.jsonl, none for -o -)")
+	fs.IntVar(&o.MaxTokens, "max-tokens", 0, "max_tokens of each request (0: the server's default)")
+	fs.BoolVar(&o.DemoVLM, "demo-vlm", false, "serve the scripted demo VLM for --scenes on --listen instead of simulating")
+	fs.StringVar(&o.Listen, "listen", "127.0.0.1:8000", "address of --demo-vlm")
+	fs.StringVar(&o.Replay, "replay", "", "answer from this request log instead of an endpoint (reproduces the logged run)")
+	fs.DurationVar(&o.Latency, "demo-latency", 0, "delay each --demo-vlm answer (to watch the progress line)")
 }
 
 // Input is the checked flags with the scenes they name.

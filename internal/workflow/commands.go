@@ -3,6 +3,7 @@ package workflow
 import (
 	"context"
 	"fmt"
+	"github.com/spf13/pflag"
 	"io"
 	"strings"
 
@@ -62,6 +63,19 @@ type SampleCommand struct {
 	format teamreport.Format
 }
 
+// AddFlags defines the flags of m3eval sample on fs but -o.
+func (c *SampleCommand) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.Name, "name", "", "name of the sample (required to draw one)")
+	fs.IntVar(&c.N, "n", 0, "number of turns to draw")
+	fs.StringArrayVar(&c.Params.By, "by", nil, "stratify by this turn attribute (repeatable: strata are the combinations)")
+	fs.Int64Var(&c.Seed, "seed", 42, "random seed")
+	fs.IntVar(&c.Params.MinPerStratum, "min-per-stratum", 0, "draw at least K turns from every stratum (all of a smaller one)")
+	fs.StringArrayVar(&c.Where, "where", nil, "only turns with KEY=VALUE (repeatable; values of one key are alternatives)")
+	fs.BoolVar(&c.List, "list", false, "list the stored samples")
+	fs.StringVar(&c.Show, "show", "", "show the stored sample NAME")
+	fs.StringVar(&c.Format, "format", "table", "table or json")
+}
+
 // Check implements Command.
 func (c *SampleCommand) Check() error {
 	var err error
@@ -107,6 +121,19 @@ type AssignCommand struct {
 	Show   bool
 	Format string
 	format teamreport.Format
+}
+
+// AddFlags defines the flags of m3eval assign on fs but -o.
+func (c *AssignCommand) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.Sample, "sample", "", "the sample to assign (m3eval sample --list)")
+	fs.StringVar(&c.Names, "annotators", "", "comma-separated annotator names; earlier ones first when extending")
+	fs.IntVar(&c.Overlap, "overlap", 0, "annotators per turn")
+	fs.Int64Var(&c.Seed, "seed", 42, "random seed for ties and gold turns")
+	fs.StringVar(&c.GoldFile, "gold", "", "labeled turns in the guide's format to use as gold")
+	fs.Float64Var(&c.GoldRate, "gold-rate", 0, "share of each queue that is gold, e.g. 0.05 (default: the earlier run's, or 0.05 with --gold)")
+	fs.Float64Var(&c.RepeatRate, "repeat", 0, "share of each annotator's turns shown to them again after their queue, e.g. 0.1 (default: the earlier run's)")
+	fs.BoolVar(&c.Show, "show", false, "show the assignment instead of changing it")
+	fs.StringVar(&c.Format, "format", "table", "table or json")
 }
 
 // RateDefaults sets the rates the user did not give: a re-run keeps the earlier ones (a
@@ -169,6 +196,23 @@ type QCCommand struct {
 // NewQCCommand has the default thresholds.
 func NewQCCommand() *QCCommand { return &QCCommand{QCOptions: campaign.DefaultQCOptions()} }
 
+// AddFlags defines the flags of m3eval qc on fs but -o.
+func (c *QCCommand) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.Campaign, "campaign", "", "check this campaign's annotators on its turns (default: every label)")
+	fs.IntVar(&c.StraightRun, "straight-run", c.StraightRun, "straight-lining: this many identical answer sets in a row")
+	fs.Float64Var(&c.MinSD, "min-sd", c.MinSD, "low variance: a 1-5 field's standard deviation under this")
+	fs.IntVar(&c.MinItems, "min-items", c.MinItems, "low variance: only over at least this many items")
+	fs.Float64Var(&c.RushFraction, "rush-fraction", c.RushFraction, "rushing: items under this share of the annotator's median active time")
+	fs.Float64Var(&c.RushSeconds, "rush-seconds", c.RushSeconds, "rushing: ... and under this many seconds")
+	fs.Float64Var(&c.RushShare, "rush-share", c.RushShare, "rushing: flag when more than this share of items is rushed")
+	fs.Float64Var(&c.GoldMin, "gold-min", c.GoldMin, "gold accuracy: lowest acceptable share of matching answers")
+	fs.IntVar(&c.GoldTolerance, "gold-tolerance", c.GoldTolerance, "gold accuracy: a 1-5 answer within this many points matches")
+	fs.Float64Var(&c.IntraMin, "intra-min", c.IntraMin, "intra-annotator agreement: lowest acceptable share of repeated answers that match")
+	fs.IntVar(&c.MissingComments, "missing-comments", c.MissingComments, "missing comments: how many are tolerated")
+	fs.Float64Var(&c.OutlierDelta, "outlier-delta", c.OutlierDelta, "outlier: alpha gain when the annotator is left out")
+	fs.StringVar(&c.Format, "format", "table", "table, json or md")
+}
+
 // Check implements Command.
 func (c *QCCommand) Check() error {
 	var err error
@@ -202,6 +246,20 @@ type AdjudicateCommand struct {
 // NewAdjudicateCommand has the default disagreement rule.
 func NewAdjudicateCommand() *AdjudicateCommand {
 	return &AdjudicateCommand{DecideOptions: DecideOptions{Disagree: campaign.DefaultDisagreeOptions()}}
+}
+
+// AddFlags defines the flags of m3eval adjudicate on fs but -o.
+func (c *AdjudicateCommand) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.Adjudicator, "adjudicator", "", "your name, recorded with every decision")
+	fs.StringVar(&c.Campaign, "campaign", "", "only this campaign's annotators and turns")
+	fs.BoolVar(&c.List, "list", false, "list the turns that disagree")
+	fs.StringVar(&c.SampleID, "turn", "", "the turn (sample_id) to decide")
+	fs.StringVar(&c.Take, "take", "", "take this annotator's answers")
+	fs.StringArrayVar(&c.Fields, "field", nil, "with --take: only this field (repeatable)")
+	fs.StringArrayVar(&c.Sets, "set", nil, "FIELD=VALUE: score a field anew (repeatable)")
+	fs.IntVar(&c.Disagree.ScaleGap, "gap", c.Disagree.ScaleGap, "1-5 answers this far apart disagree")
+	fs.BoolVar(&c.Disagree.CountNA, "count-na", false, "NA against an answer is a disagreement too")
+	fs.StringVar(&c.Format, "format", "table", "table or json (with --list)")
 }
 
 // Screen says whether the command opens the adjudication screen.

@@ -3,10 +3,20 @@ package vistrajqa
 import (
 	"context"
 	"fmt"
+	"github.com/spf13/pflag"
 	"io"
 
 	"github.com/m3bench/m3eval/internal/usage"
 )
+
+// AddFlags defines the flags of m3eval convert vistrajqa on fs.
+func (o *RunOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.StringSliceVar(&o.Inputs, "input", nil, "VisTrajQA sessions-*.jsonl file(s); repeat, separate with commas, or list after the flag")
+	fs.StringVar(&o.Output, "output", "", "output directory (created; must not exist or be empty unless --force)")
+	fs.BoolVar(&o.Multimodal, "multimodal", false, "put image captions into attachments instead of the user turn text")
+	fs.BoolVar(&o.KeepGoing, "keep-going", false, "convert the good records and report the bad ones instead of stopping at the first")
+	fs.BoolVar(&o.Force, "force", false, "replace an existing non-empty output directory")
+}
 
 // Main is m3eval convert vistrajqa: it checks the options (usage errors), runs the
 // conversion and says what it did: the validation report and a count on stdout, the
