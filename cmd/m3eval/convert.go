@@ -28,15 +28,11 @@ func newConvertVisTrajQACmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "vistrajqa --input FILE... --output DIR [--multimodal] [--keep-going]",
 		Short: "Convert VisTrajQA sessions-*.jsonl into a domain_a_v2 directory",
-		Long: `Convert VisTrajQA trajectories (sessions-*.jsonl, one per line) into the three files
-the eval framework loads (domain_a_v2.json, stage4_memory_points.jsonl,
-stage4b_qa_checkpoints.jsonl), following the VisTrajQA adaptation guide.
-
-The output is written beside DIR, validated, then renamed to DIR: DIR is untouched
-unless everything succeeds. Input files may also follow --input as arguments
-(--input a.jsonl b.jsonl). A bad record fails the run with file:line: field: problem;
-with --keep-going the good records are converted and the bad ones listed.
-See docs/vistrajqa.md.`,
+		Long: `Convert VisTrajQA trajectories (sessions-*.jsonl) into the three files the eval framework
+loads, following the VisTrajQA adaptation guide. The output is written beside DIR,
+validated, then renamed to DIR: DIR is untouched unless everything succeeds. A bad record
+fails the run with file:line: field: problem; --keep-going converts the good records and
+lists the bad ones. See docs/vistrajqa.md.`,
 		Example: `  m3eval convert vistrajqa --input data/sessions-vab.jsonl data/sessions-arena.jsonl --output converted/all
   m3eval convert vistrajqa --input data/sessions-vab.jsonl --output converted/vab-mm --multimodal`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -52,22 +48,13 @@ func newConvertValidateCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "validate DIR",
 		Short: "Check a domain_a_v2 directory the way the eval framework loads it, with statistics",
-		Long: `Check a converted directory: the main file is a list; every sample has uuid,
-sample_id, sessions with _v2_session_id, and its lines in the two JSON Lines files;
-every evidence id resolves to a memory point or an image; every covered session exists;
-question types are the nine known ones; no id is used twice. Prints per-source
-statistics (memory points by type, updates, QA by type) and exits 1 on any problem.`,
+		Long: `Check a converted directory as the eval framework loads it (every sample complete, every
+evidence id resolved, known question types, no id twice), print per-source statistics,
+and exit 1 on any problem. See docs/vistrajqa.md.`,
 		Example: `  m3eval convert validate converted/all`,
 		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rep, err := domainav2.Validate(args[0])
-			if err != nil {
-				return err
-			}
-			if err := rep.WriteText(cmd.OutOrStdout()); err != nil {
-				return err
-			}
-			return rep.Err()
+			return domainav2.Check(args[0], cmd.OutOrStdout())
 		},
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"log"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/m3bench/m3eval/internal/serve"
 	"github.com/m3bench/m3eval/internal/store"
-	"github.com/m3bench/m3eval/internal/teamreport"
 	"github.com/m3bench/m3eval/internal/textsafe"
 	"github.com/m3bench/m3eval/internal/workflow"
 	"github.com/m3bench/m3eval/tui"
@@ -24,23 +22,17 @@ func newServeCmd(g *globalOptions) *cobra.Command {
 		Use:   "serve --annotators FILE [--listen ADDR] [--host-key FILE] [--admin FILE]",
 		Short: "Serve the annotator to a team over SSH",
 		Long: `Serve lets every annotator work from their own machine with nothing installed:
-` + "`ssh -p 2222 HOST`" + ` opens the annotator of the person whose SSH key it is, on their
-assigned queue when a campaign gives them one. Keys are listed in the annotators file, one
-per line: NAME ssh-ed25519 AAAA... [comment] (several lines per name allowed). Any other
-key is turned away before a screen opens. The file is read again when it changes and on
-SIGHUP. Keys in the --admin file (authorized_keys format) open a read-only status screen.
-SIGTERM or ctrl+c stops taking connections, lets every session save, and exits.
-One log line per session start and end and per refused key goes to standard error.`,
+` + "`ssh -p 2222 HOST`" + ` opens the annotator of the person whose SSH key it is (listed in
+the annotators file as NAME ssh-ed25519 AAAA..., re-read when it changes), on their
+campaign queue. Keys in --admin open a read-only status screen. SIGTERM lets every session
+save, then exits. Sessions are logged to standard error. See docs/serve.md.`,
 		Example: `  m3eval serve --db team.db --annotators annotators.txt
   m3eval serve --db team.db --listen 0.0.0.0:2222 --host-key .m3eval/host_ed25519 \
       --annotators annotators.txt --admin admin_keys --idle-timeout 30m`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.Annotators == "" {
-				return usageErrorf("--annotators FILE is required (lines of NAME ssh-ed25519 AAAA...)")
-			}
-			if o.IdleTimeout < 0 {
-				return usageErrorf("--idle-timeout %s: want a duration ≥ 0", o.IdleTimeout)
+			if err := o.Check(); err != nil {
+				return usageIf(err)
 			}
 			s, r, actions, err := g.openForAnnotating(cmd.Context(), store.Options{Durable: true, LockWait: annotateLockWait, Writers: 1})
 			if err != nil {
@@ -64,13 +56,7 @@ One log line per session start and end and per refused key goes to standard erro
 			o.Status = func(in serve.Session) (tea.Model, error) {
 				title := "m3eval · " + textsafe.Line(g.dbPath)
 				return serve.NewStatus(in.Context, title, in.Renderer, func(ctx context.Context) (string, error) {
-					t, err := workflow.TeamStatus(ctx, s, r, time.Now())
-					if err != nil {
-						return "", err
-					}
-					var b strings.Builder
-					err = teamreport.WriteTeam(&b, t)
-					return b.String(), err
+					return workflow.TeamScreen(ctx, s, r, time.Now())
 				}), nil
 			}
 			srv, err := serve.New(o)

@@ -3,12 +3,13 @@ package illusion
 import (
 	"context"
 	"fmt"
-	"github.com/spf13/pflag"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/usage"
 )

@@ -3,9 +3,10 @@ package workflow
 import (
 	"context"
 	"fmt"
-	"github.com/spf13/pflag"
 	"io"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/campaign"
 	"github.com/m3bench/m3eval/internal/rubric"

@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/m3bench/m3eval/internal/campaign"
@@ -35,4 +36,15 @@ func TeamStatus(ctx context.Context, st *store.Store, r *rubric.Rubric, now time
 		return nil, err
 	}
 	return t, nil
+}
+
+// TeamScreen is the text of the admin's status screen of m3eval serve as of now.
+func TeamScreen(ctx context.Context, st *store.Store, r *rubric.Rubric, now time.Time) (string, error) {
+	t, err := TeamStatus(ctx, st, r, now)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	err = teamreport.WriteTeam(&b, t)
+	return b.String(), err
 }

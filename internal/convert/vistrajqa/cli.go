@@ -3,8 +3,9 @@ package vistrajqa
 import (
 	"context"
 	"fmt"
-	"github.com/spf13/pflag"
 	"io"
+
+	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/usage"
 )
