@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"io"
 	"strings"
 
@@ -10,7 +9,6 @@ import (
 
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
-	"github.com/m3bench/m3eval/internal/usage"
 	"github.com/m3bench/m3eval/internal/workflow"
 )
 
@@ -71,20 +69,4 @@ func (o *globalOptions) openExisting(ctx context.Context, so store.Options) (*st
 		return nil, nil, err
 	}
 	return s, r, nil
-}
-
-// usageIf marks the usage errors of the internal packages as usage errors (exit status 2).
-func usageIf(err error) error {
-	if errors.Is(err, usage.Err) {
-		return &usageError{err}
-	}
-	return err
-}
-
-// notFoundHint adds where to look when a named thing does not exist.
-func notFoundHint(err error, hint string) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return &usageError{errors.New(err.Error() + " (see " + hint + ")")}
-	}
-	return err
 }
