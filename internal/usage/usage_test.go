@@ -16,7 +16,7 @@ func TestMark(t *testing.T) {
 	if !errors.Is(w, Err) || !errors.Is(w, io.EOF) || w.Error() != "context: EOF" {
 		t.Fatalf("Wrap: %v", w)
 	}
-	if Wrap(nil) != nil || errors.Is(io.EOF, Err) {
+	if plain := fmt.Errorf("read: %w", io.EOF); Wrap(nil) != nil || errors.Is(plain, Err) {
 		t.Fatal("an unmarked error is a usage error")
 	}
 }
