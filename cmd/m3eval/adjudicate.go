@@ -51,7 +51,7 @@ func (g *globalOptions) adjudicateScreen(cmd *cobra.Command, o *workflow.Adjudic
 		return usageIf(err)
 	}
 	ctx := cmd.Context()
-	s, r, err := g.openExisting(ctx, o.StoreOptions())
+	s, r, err := g.openDB(ctx, o.StoreOptions(), false)
 	if err != nil {
 		return err
 	}

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"context"
 	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/workflow"
 )
@@ -42,7 +40,7 @@ func (o *globalOptions) runCampaign(cmd *cobra.Command, c workflow.Command, outp
 	if err := c.Check(); err != nil {
 		return usageIf(err)
 	}
-	s, r, err := o.openExisting(cmd.Context(), c.StoreOptions())
+	s, r, err := o.openDB(cmd.Context(), c.StoreOptions(), false)
 	if err != nil {
 		return err
 	}
@@ -52,21 +50,4 @@ func (o *globalOptions) runCampaign(cmd *cobra.Command, c workflow.Command, outp
 		return notFoundHint(usageIf(err), "m3eval sample --list")
 	}
 	return writeOutput(cmd, output, func(w io.Writer, _ bool) error { return render(w) })
-}
-
-// openExisting opens an existing --db and loads the rubric in use: how every campaign
-// command starts.
-func (o *globalOptions) openExisting(ctx context.Context, so store.Options) (*store.Store, *rubric.Rubric, error) {
-	if err := o.mustExist(); err != nil {
-		return nil, nil, err
-	}
-	r, err := o.loadRubric()
-	if err != nil {
-		return nil, nil, err
-	}
-	s, err := o.openStore(ctx, r, so)
-	if err != nil {
-		return nil, nil, err
-	}
-	return s, r, nil
 }

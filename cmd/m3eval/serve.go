@@ -41,7 +41,7 @@ save, then exits. Sessions are logged to standard error. See docs/serve.md.`,
 			defer s.Close()
 			o.Log = log.New(cmd.ErrOrStderr(), "", log.LstdFlags)
 			o.Annotate = func(in serve.Session) (*serve.App, error) {
-				q, err := annotatorQueue(in.Context, s, in.Annotator, "", nil, "")
+				q, err := workflow.AnnotatorQueue(in.Context, s, in.Annotator, "", nil, "")
 				if err != nil {
 					return nil, err
 				}

@@ -1,8 +1,9 @@
-// Package workflow runs the campaign operations the commands ask for: it reads what the
-// store holds, lets the domain packages (sample, campaign) decide, and stores the outcome.
-// It holds no SQL and no statistics of its own. Each campaign command (sample, assign, qc,
-// adjudicate) is a Command here: its flags, the checks of their values, and the run that
-// returns what to show; cmd/m3eval only opens the database and prints.
+// Package workflow runs the operations the annotation and campaign commands ask for (sample,
+// assign, adjudicate, qc, export, the annotator's queue): it reads what the store holds, lets
+// the domain packages (sample, campaign) decide, and stores the outcome. It holds no SQL and
+// no statistics of its own. Each campaign command (sample, assign, qc, adjudicate) is a
+// Command here: its flags, the checks of their values, and the run that returns what to
+// show; cmd/m3eval only opens the database and prints.
 package workflow
 
 import (
