@@ -115,25 +115,30 @@ func (r *Report) writeTable(w io.Writer, color bool) error {
 	cell := re.NewStyle().Padding(0, 1)
 	num := cell.Align(lipgloss.Right)
 	total := num.Bold(true)
+	// grid is a bordered table whose numeric columns align right; with firstBold the first
+	// row's numbers (the "all" row) are bold.
+	grid := func(numeric func(col int) bool, firstBold bool, headers ...string) *table.Table {
+		return table.New().Border(lipgloss.NormalBorder()).BorderStyle(re.NewStyle().Faint(true)).
+			Headers(headers...).
+			StyleFunc(func(row, col int) lipgloss.Style {
+				switch {
+				case row == table.HeaderRow:
+					return head
+				case !numeric(col):
+					return cell
+				case firstBold && row == 0:
+					return total
+				}
+				return num
+			})
+	}
 	var b strings.Builder
 	for i, blk := range r.blocks() {
 		if i > 0 {
 			b.WriteString("\n")
 		}
 		b.WriteString(title.Render(textsafe.Line(blockTitle(blk))) + "\n")
-		t := table.New().Border(lipgloss.NormalBorder()).BorderStyle(re.NewStyle().Faint(true)).
-			Headers(r.groupTitle(), "n", "hits", "recall %", "95% CI").
-			StyleFunc(func(row, col int) lipgloss.Style {
-				switch {
-				case row == table.HeaderRow:
-					return head
-				case col == 0:
-					return cell
-				case row == 0:
-					return total
-				}
-				return num
-			})
+		t := grid(func(col int) bool { return col > 0 }, true, r.groupTitle(), "n", "hits", "recall %", "95% CI")
 		for _, row := range blk {
 			t.Row(append([]string{textsafe.Line(row.Group)}, statCells(row.Stat)...)...)
 		}
@@ -141,17 +146,7 @@ func (r *Report) writeTable(w io.Writer, color bool) error {
 	}
 	if len(r.Confusions) > 0 {
 		b.WriteString("\n" + title.Render("Most frequent wrong answers") + "\n")
-		t := table.New().Border(lipgloss.NormalBorder()).BorderStyle(re.NewStyle().Faint(true)).
-			Headers("split", "kind", "truth", "answer", "count").
-			StyleFunc(func(row, col int) lipgloss.Style {
-				switch {
-				case row == table.HeaderRow:
-					return head
-				case col == 4:
-					return num
-				}
-				return cell
-			})
+		t := grid(func(col int) bool { return col == 4 }, false, "split", "kind", "truth", "answer", "count")
 		for _, c := range r.Confusions {
 			t.Row(textsafe.Line(c.Split), textsafe.Line(string(c.Kind)), textsafe.Line(c.Truth), textsafe.Line(c.Answer), strconv.Itoa(c.Count))
 		}
@@ -159,17 +154,7 @@ func (r *Report) writeTable(w io.Writer, color bool) error {
 	}
 	if rows := r.logRows(); len(rows) > 0 {
 		b.WriteString("\n" + title.Render("Logs (rule "+string(r.Rule)+")") + "\n")
-		t := table.New().Border(lipgloss.NormalBorder()).BorderStyle(re.NewStyle().Faint(true)).
-			Headers(logHeaders...).
-			StyleFunc(func(row, col int) lipgloss.Style {
-				switch {
-				case row == table.HeaderRow:
-					return head
-				case col == 3:
-					return num
-				}
-				return cell
-			})
+		t := grid(func(col int) bool { return col == 3 }, false, logHeaders...)
 		for _, row := range rows {
 			t.Row(row...)
 		}
