@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -203,11 +204,7 @@ func ParseFilter(args []string) (store.TurnFilter, error) {
 		if !ok || k == "" {
 			return nil, fmt.Errorf("--filter %q: give KEY=VALUE (keys: %s)", a, strings.Join(store.TurnFilterKeys(), ", "))
 		}
-		known := false
-		for _, key := range store.TurnFilterKeys() {
-			known = known || key == k
-		}
-		if !known {
+		if !slices.Contains(store.TurnFilterKeys(), k) {
 			return nil, fmt.Errorf("--filter %q: unknown key %s (keys: %s)", a, k, strings.Join(store.TurnFilterKeys(), ", "))
 		}
 		f[k] = append(f[k], v)
