@@ -2,21 +2,17 @@ package main
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/agree/longform"
-	"github.com/m3bench/m3eval/internal/report"
 	"github.com/m3bench/m3eval/internal/scoring"
 )
 
 type agreeOptions struct {
-	stats  scoring.StatFlags
-	run    longform.RunOptions
-	output string
+	stats scoring.StatFlags
+	run   longform.RunOptions
 }
 
 func newAgreeCmd() *cobra.Command {
@@ -24,10 +20,9 @@ func newAgreeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "agree RATINGS.csv",
 		Short: "Inter-rater agreement and human-vs-automatic correlation from long-form CSV files",
-		Long: `agree reads ratings in long form (CSV item,rater,field,value) and computes, for every
-field, the raters' agreement (kappas, alpha, AC1/AC2, ICCs); with --auto (item,field,value,
-optionally a judge column) each judge's correlation with the item's mean rating, and with
---levels system- and segment-level ones. Empty values and NA are missing; undefined
+		Long: `agree reads ratings in long form (CSV item,rater,field,value) and computes every field's
+inter-rater agreement; with --auto (item,[judge,]field,value) each judge's correlation with
+the item's mean rating, and with --levels system- and segment-level ones. Undefined
 statistics are shown as — with the reason. docs/statistics.md defines every number and flag.`,
 		Example: `  m3eval agree ratings.csv --auto auto.csv --schema schema.json
   m3eval agree ratings.csv --bootstrap 1000 --seed 7 --format md -o agreement.md
@@ -46,7 +41,6 @@ statistics are shown as — with the reason. docs/statistics.md defines every nu
 	f.StringVar((*string)(&o.run.Mean), "mean", "exact", "system means: exact, or float (numpy's floating-point order, to reproduce such analyses)")
 	f.StringSliceVar(&o.run.Files.Missing, "missing", nil, "further values meaning \"no rating\" in ratings and scores, e.g. --missing NULL,-")
 	f.BoolVar(&o.run.Files.NACategory, "na-category", false, "treat NA as a category of nominal fields instead of missing")
-	f.StringVarP(&o.output, "output", "o", "", "write to FILE instead of standard output")
 	return cmd
 }
 
@@ -59,6 +53,7 @@ func statFlags(f *pflag.FlagSet, o *scoring.StatFlags) {
 	f.StringVar(&o.Raters, "raters", "distinct", "distinct (each rater is one person) or exchangeable (raters are interchangeable slots: no pairwise or two-way ICC statistics)")
 	f.StringVar(&o.Format, "format", "table", "output format: table, json, md, csv or latex")
 	f.StringVar(&o.Matrix, "matrix", "", "print one statistic as a judge × field matrix, e.g. kendall_tau_b (agree: or system_level.kendall_tau_b)")
+	f.StringVarP(&o.Output, "output", "o", "", "write to FILE instead of standard output")
 	csvFlags(f, &o.CSV)
 }
 
@@ -74,16 +69,11 @@ func runAgree(cmd *cobra.Command, ratings string, o *agreeOptions) error {
 	if err := o.run.Check(); err != nil {
 		return usageErrorf("%v", err)
 	}
-	defer agree.TuneGC()() // millions of rows make a large heap that lives to the end
 	o.run.Files.Warn = func(msg string) { fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+msg) }
 	o.run.Analysis, o.run.Adjust = st.Analysis, st.Adjust
 	results, err := longform.Run(cmd.Context(), o.run)
 	if err != nil {
 		return err
 	}
-	ro := st.ReportOptions(o.run.Inputs(), o.run.ClusterName())
-	return writeOutput(cmd, o.output, func(w io.Writer, color bool) error {
-		ro.Color = color
-		return report.Write(w, results, ro)
-	})
+	return writeOutput(cmd, o.stats.Output, st.Writer(results, o.run.Inputs(), o.run.ClusterName()))
 }

@@ -10,21 +10,15 @@ import (
 	"github.com/m3bench/m3eval/internal/store"
 )
 
-type judgeOptions struct {
-	judgerun.Request
-	printRules bool
-}
-
 func newJudgeCmd(g *globalOptions) *cobra.Command {
-	o := &judgeOptions{}
+	o := &judgerun.Request{}
 	cmd := &cobra.Command{
 		Use:   "judge [--name rules] [--filter KEY=VALUE]... [--replace] [--rules FILE] | --explain SAMPLE_ID",
 		Short: "Score the imported turns with the rule-based judge and store the scores",
 		Long: `judge scores every imported turn (or those --filter chooses) with m3eval's rule-based judge,
-in English and Chinese, and stores the values as the scores of the judge --name, which
-m3eval score then sets beside the annotators. Running it again changes nothing; scores made
-with other rules are re-scored only with --replace. --explain SAMPLE_ID prints the value,
-rule and evidence per field and stores nothing. See docs/judge.md.`,
+in English and Chinese, and stores the scores as judge --name, for m3eval score. Running it
+again changes nothing; --replace re-scores scores of other rules. --explain SAMPLE_ID prints
+the value, rule and evidence per field and stores nothing. See docs/judge.md.`,
 		Example: `  m3eval judge
   m3eval judge --filter action_type=mislead --filter model=qwen2-vl-7b
   m3eval judge --rules my_rules.json --replace
@@ -39,12 +33,12 @@ rule and evidence per field and stores nothing. See docs/judge.md.`,
 	f.StringVar(&o.Rules, "rules", "", "rule file (JSON) to use instead of the built-in rules (see --print-rules)")
 	f.StringVar(&o.Explain, "explain", "", "print the verdict of one sample: value, rule and evidence per field")
 	f.StringVar(&o.Format, "format", "table", "--explain output: table or json")
-	f.BoolVar(&o.printRules, "print-rules", false, "print the built-in rule file and exit")
+	f.BoolVar(&o.PrintRules, "print-rules", false, "print the built-in rule file and exit")
 	return cmd
 }
 
-func runJudge(cmd *cobra.Command, g *globalOptions, o *judgeOptions) error {
-	if o.printRules {
+func runJudge(cmd *cobra.Command, g *globalOptions, o *judgerun.Request) error {
+	if o.PrintRules {
 		_, err := cmd.OutOrStdout().Write(judge.DefaultRulesJSON())
 		return err
 	}

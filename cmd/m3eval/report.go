@@ -2,34 +2,25 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/htmlreport"
 	"github.com/m3bench/m3eval/internal/illusion"
 	"github.com/m3bench/m3eval/internal/store"
 )
 
-type reportOptions struct {
-	htmlreport.Request
-	output string
-}
-
 func newReportCmd(g *globalOptions) *cobra.Command {
-	o := &reportOptions{}
+	o := &htmlreport.Request{}
 	cmd := &cobra.Command{
 		Use:   "report",
 		Short: "One self-contained HTML report with charts: campaign, agreement, humans vs judges",
-		Long: `report writes one HTML file that opens offline (inline SVG charts, each with the table of
-its numbers) and prints to A4: the campaign's progress, the annotators' agreement, every
-judge against the annotators, the labels per --by group and trends; with --illusion,
-IllusionBench recall. The statistics are those of m3eval score with the same --bootstrap,
---seed and --by. --format json writes the numbers; --pdf prints the page with headless
-Chromium (on $PATH, or $M3EVAL_CHROMIUM). See docs/report.md.`,
+		Long: `report writes one self-contained HTML page (inline SVG charts, each with its numbers'
+table) that prints to A4: campaign progress, agreement, judges against annotators, labels
+per --by group, trends, IllusionBench recall (--illusion); the statistics of m3eval score.
+--format json writes the numbers, --pdf prints with headless Chromium. See docs/report.md.`,
 		Example: `  m3eval report --db team.db -o report.html
   m3eval report --db team.db --judge gpt4o --by model -o report.html
   m3eval report --db team.db --pdf -o report.pdf
@@ -46,20 +37,19 @@ Chromium (on $PATH, or $M3EVAL_CHROMIUM). See docs/report.md.`,
 	f.IntVar(&o.Bootstrap, "bootstrap", 1000, "bootstrap replicates for the 95% intervals (0: none)")
 	f.Uint64Var(&o.Seed, "seed", 12345, "bootstrap seed; the same seed gives the same intervals as m3eval score")
 	f.StringVar(&o.Format, "format", "html", "output format: html or json")
-	f.BoolVar(&o.PDF, "pdf", false, "print the report to PDF with headless Chromium (-o names the PDF)")
-	f.StringVarP(&o.output, "output", "o", "", "write to FILE instead of standard output")
+	f.BoolVar(&o.PDF, "pdf", false, "print the report to PDF with headless Chromium: $M3EVAL_CHROMIUM, or chromium on $PATH (-o names the PDF)")
+	f.StringVarP(&o.Output, "output", "o", "", "write to FILE instead of standard output")
 	f.BoolVar(&o.Metrics, "metrics", true, "compute the rule judge's action-space metrics (m3eval score --metrics) for their section")
 	f.BoolVar(&o.QC, "qc", true, "run m3eval qc's checks (default thresholds) for the quality-control section")
 	f.StringVar(&o.Campaign, "campaign", "", "quality control of this campaign's annotators on its turns (default: every label)")
 	return cmd
 }
 
-func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) error {
+func runReport(cmd *cobra.Command, g *globalOptions, o *htmlreport.Request) error {
 	if err := o.Check(); err != nil {
 		return usageErrorf("%v", err)
 	}
-	chromium, err := o.Chromium()
-	if err != nil {
+	if err := o.FindChromium(); err != nil {
 		return err
 	}
 	if err := g.mustExist(); err != nil {
@@ -83,13 +73,10 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) error {
 		return err
 	}
 	defer s.Close()
-	defer agree.TuneGC()()
 	o.Database = filepath.Base(g.dbPath)
 	rep, err := o.Run(ctx, s, r)
 	if err != nil {
 		return notFoundHint(err, "m3eval sample --list")
 	}
-	return writeOutput(cmd, o.output, func(w io.Writer, _ bool) error {
-		return htmlreport.Write(ctx, w, rep, htmlreport.Format(o.Format), chromium)
-	})
+	return writeOutput(cmd, o.Output, o.Writer(ctx, rep))
 }

@@ -1,34 +1,24 @@
 package main
 
 import (
-	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/m3bench/m3eval/internal/agree"
-	"github.com/m3bench/m3eval/internal/judgerun"
 	"github.com/m3bench/m3eval/internal/scoring"
 	"github.com/m3bench/m3eval/internal/store"
 )
 
-type scoreOptions struct {
-	scoring.Request
-	output  string
-	metrics bool // the rule judge's action-space metrics instead
-}
-
 func newScoreCmd(g *globalOptions) *cobra.Command {
-	o := &scoreOptions{}
+	o := &scoring.Request{}
 	cmd := &cobra.Command{
 		Use:   "score",
 		Short: "Agreement of the annotators with each other and with the automatic judges, from the database",
-		Long: `score computes the statistics of m3eval agree from the database for every scale and choice
-field of the rubric: the annotators with each other, and every judge (import-scores, judge)
-against them. Only done annotations count unless --include-drafts; --by adds one block per
-group of turns; --bootstrap B gives 95% intervals, resampling whole episodes by default.
-docs/statistics.md defines every number and flag.`,
+		Long: `score computes m3eval agree's statistics from the database for every scale and choice field
+of the rubric: the annotators with each other and every judge against them (done labels
+unless --include-drafts; --by adds a block per group of turns; --bootstrap B resamples
+episodes for 95% intervals). docs/statistics.md defines every number and flag.`,
 		Example: `  m3eval score
   m3eval score --by action_type --judge gpt4o --format md -o agreement.md
   m3eval score --annotator alice --annotator bob --bootstrap 1000 --seed 7 --format json`,
@@ -43,12 +33,11 @@ docs/statistics.md defines every number and flag.`,
 	statFlags(f, &o.StatFlags)
 	f.StringVar(&o.Cluster, "cluster", "episode", "bootstrap unit: episode, turn or model")
 	f.BoolVar(&o.NACategory, "na-category", false, "treat the NA choice as a category of choice fields instead of missing")
-	f.StringVarP(&o.output, "output", "o", "", "write to FILE instead of standard output")
-	f.BoolVar(&o.metrics, "metrics", false, "report the rule judge's action-space metrics instead (per action type and model, 95% intervals; reads --format, -o, --bootstrap, --seed; docs/judge.md)")
+	f.BoolVar(&o.Metrics, "metrics", false, "report the rule judge's action-space metrics instead (per action type and model, 95% intervals; reads --format, -o, --bootstrap, --seed; docs/judge.md)")
 	return cmd
 }
 
-func runScore(cmd *cobra.Command, g *globalOptions, o *scoreOptions) error {
+func runScore(cmd *cobra.Command, g *globalOptions, o *scoring.Request) error {
 	st, err := o.Check()
 	if err != nil {
 		return usageErrorf("%v", err)
@@ -59,18 +48,10 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoreOptions) error {
 		return err
 	}
 	defer s.Close()
-	if o.metrics {
-		rep, err := judgerun.RubricMetrics(cmd.Context(), s, r, o.Bootstrap, o.Seed)
-		if err != nil {
-			return err
-		}
-		return writeOutput(cmd, o.output, func(w io.Writer, _ bool) error { return judgerun.WriteMetrics(w, rep, o.Format, o.CSV) })
-	}
-	defer agree.TuneGC()()
 	o.Database = filepath.Base(g.dbPath)
-	res, err := scoring.Score(cmd.Context(), s, r, &o.Request, st)
+	write, err := scoring.Score(cmd.Context(), s, r, o, st)
 	if err != nil {
 		return err
 	}
-	return writeOutput(cmd, o.output, res.Write)
+	return writeOutput(cmd, o.Output, write)
 }

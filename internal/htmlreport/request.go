@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/judgerun"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/scoring"
@@ -32,12 +33,15 @@ var Formats = []Format{FormatHTML, FormatJSON}
 type Request struct {
 	Options
 	Format  string
-	PDF     bool // print the page to PDF
-	Metrics bool // compute the rule judge's action-space metrics
+	PDF     bool   // print the page to PDF
+	Metrics bool   // compute the rule judge's action-space metrics
+	Output  string // -o: the file to write ("" or "-": standard output)
 	// IllusionLogs are IllusionBench sample logs (LOG or SPLIT=LOG), Testsets NAME=FILE of
 	// their test sets; the caller scores them into Options.Illusion.
 	IllusionLogs []string
 	Testsets     []string
+
+	chromium string // the Chromium that prints --pdf (FindChromium)
 }
 
 // Check checks the flags and how they combine; its errors are usage errors.
@@ -60,21 +64,23 @@ func (q *Request) Check() error {
 	return nil
 }
 
-// Chromium finds the Chromium that prints --pdf; "" without --pdf.
-func (q *Request) Chromium() (string, error) {
+// FindChromium finds the Chromium that prints --pdf (nothing to find without --pdf).
+func (q *Request) FindChromium() error {
 	if !q.PDF {
-		return "", nil
+		return nil
 	}
-	p, err := FindChromium()
-	if err != nil {
-		return "", fmt.Errorf("--pdf: %w", err)
+	var err error
+	if q.chromium, err = FindChromium(); err != nil {
+		return fmt.Errorf("--pdf: %w", err)
 	}
-	return p, nil
+	return nil
 }
 
 // Run checks the judges named in Options.Judges against the store (every judge when none
-// is), lists the annotators, builds the rule judge for the metrics and generates the report.
+// is), lists the annotators, builds the rule judge for the metrics and generates the report,
+// with the collector settings of agree.TuneGC.
 func (q *Request) Run(ctx context.Context, s *store.Store, r *rubric.Rubric) (*Report, error) {
+	defer agree.TuneGC()()
 	o := q.Options
 	var err error
 	if o.Judges, err = scoring.ChooseJudges(ctx, s, q.Judges); err != nil {
@@ -91,16 +97,18 @@ func (q *Request) Run(ctx context.Context, s *store.Store, r *rubric.Rubric) (*R
 	return Generate(ctx, s, r, o)
 }
 
-// Write writes the report in format f: the page, its numbers as JSON, or, when chromium is
-// set, the page printed to PDF with it.
-func Write(ctx context.Context, w io.Writer, rep *Report, f Format, chromium string) error {
-	switch {
-	case f == FormatJSON:
-		return WriteJSON(w, rep)
-	case chromium != "":
-		return writePDF(ctx, w, chromium, rep)
+// Writer returns the function that writes the report as asked: the page, its numbers as
+// JSON, or the page printed to PDF (color is not used).
+func (q *Request) Writer(ctx context.Context, rep *Report) func(w io.Writer, color bool) error {
+	return func(w io.Writer, _ bool) error {
+		switch {
+		case Format(q.Format) == FormatJSON:
+			return WriteJSON(w, rep)
+		case q.PDF:
+			return writePDF(ctx, w, q.chromium, rep)
+		}
+		return WriteHTML(w, rep)
 	}
-	return WriteHTML(w, rep)
 }
 
 // writePDF renders the print version of the page into a temporary directory, prints it

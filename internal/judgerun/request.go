@@ -34,6 +34,8 @@ type Request struct {
 	Rules   string // rule file ("": the built-in rules)
 	Explain string // the sample to explain instead of judging
 	Format  string // --explain output, one of ExplainFormats
+	// PrintRules asks for the built-in rule file instead (the caller prints it).
+	PrintRules bool
 }
 
 // Check checks the flags and parses the filter; its errors are usage errors.

@@ -2,6 +2,7 @@ package scoring
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -57,6 +58,7 @@ type StatFlags struct {
 	Raters    string
 	Matrix    string         // one statistic as a judge × field matrix
 	CSV       csvout.Options // --raw, --excel
+	Output    string         // -o: the file to write ("" or "-": standard output)
 }
 
 // Stats are StatFlags checked and turned into the options of the analysis and the report.
@@ -94,14 +96,18 @@ func (f StatFlags) Check() (Stats, error) {
 	return s, nil
 }
 
-// ReportOptions returns the report's options with the inputs in (the files read), the
-// statistics flags recorded in them, and cluster naming the resampled unit ("": items).
-func (s Stats) ReportOptions(in report.Inputs, cluster string) report.Options {
+// Writer returns the function that writes m3eval agree's results: the report's options
+// with the inputs in (the files read), the statistics flags recorded in them, and cluster
+// naming the resampled unit ("": items).
+func (s Stats) Writer(results []agree.FieldResult, in report.Inputs, cluster string) func(w io.Writer, color bool) error {
 	o := s.Report
 	in.Bootstrap, in.Seed, in.CI, in.Adjust, in.Raters = s.flags.Bootstrap, s.flags.Seed, s.flags.CI, s.flags.Adjust, s.flags.Raters
 	o.Cluster, in.Cluster = cluster, cluster
 	o.Inputs = in
-	return o
+	return func(w io.Writer, color bool) error {
+		o.Color = color
+		return report.Write(w, results, o)
+	}
 }
 
 // CheckBy checks the --bootstrap and --by flags m3eval score and report share.

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/judgerun"
 	"github.com/m3bench/m3eval/internal/report"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
@@ -21,6 +23,7 @@ type Request struct {
 	IncludeDrafts bool
 	Cluster       string // bootstrap unit, one of Clusters
 	NACategory    bool
+	Metrics       bool // the rule judge's action-space metrics instead (judgerun.RubricMetrics)
 	// Database names the database in the report (its file name); set by the caller.
 	Database string
 }
@@ -37,23 +40,19 @@ func (q *Request) Check() (Stats, error) {
 	return st, oneOf("cluster", Cluster(q.Cluster), Clusters)
 }
 
-// Scored is a score report ready to be written.
-type Scored struct {
-	Sections []report.Section
-	Inputs   report.ScoreInputs
-	Options  report.Options
-}
-
-// Write renders the report (color: the table format may use the Landis–Koch colors).
-func (sc *Scored) Write(w io.Writer, color bool) error {
-	o := sc.Options
-	o.Color = color
-	return report.WriteSections(w, sc.Sections, sc.Inputs, o)
-}
-
-// Score checks the named judges and annotators against the store and computes the report of
-// m3eval score with the checked flags st.
-func Score(ctx context.Context, s *store.Store, r *rubric.Rubric, q *Request, st Stats) (*Scored, error) {
+// Score computes the report of m3eval score with the checked flags st and returns the
+// function that writes it (color: the table format may use the Landis–Koch colors). It
+// checks the named judges and annotators against the store and runs with the collector
+// settings of agree.TuneGC; with Metrics, the report is the rule judge's action-space metrics.
+func Score(ctx context.Context, s *store.Store, r *rubric.Rubric, q *Request, st Stats) (func(w io.Writer, color bool) error, error) {
+	if q.Metrics {
+		rep, err := judgerun.RubricMetrics(ctx, s, r, q.Bootstrap, q.Seed)
+		if err != nil {
+			return nil, err
+		}
+		return func(w io.Writer, _ bool) error { return judgerun.WriteMetrics(w, rep, q.Format, q.CSV) }, nil
+	}
+	defer agree.TuneGC()()
 	judges, err := ChooseJudges(ctx, s, q.Judges)
 	if err != nil {
 		return nil, err
@@ -77,7 +76,10 @@ func Score(ctx context.Context, s *store.Store, r *rubric.Rubric, q *Request, st
 		CI: q.CI, Cluster: clusterName, Adjust: q.Adjust, Raters: q.Raters}
 	o := st.Report
 	o.Cluster = clusterName
-	return &Scored{Sections: res.Sections, Inputs: in, Options: o}, nil
+	return func(w io.Writer, color bool) error {
+		o.Color = color
+		return report.WriteSections(w, res.Sections, in, o)
+	}, nil
 }
 
 // ChooseJudges returns the judges named (by --judge), all of them present in the database,
