@@ -3,6 +3,7 @@ package simulate
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/m3bench/m3eval/internal/dataset"
@@ -472,7 +473,7 @@ func wrongValueFor(k *knowledge, oi int, attr string, rng *rand.Rand) string {
 	}
 	var cands []string
 	for i := range k.objs {
-		if v, ok := k.cur[i][attr]; ok && canonical(v) != cc && !contains(cands, v) {
+		if v, ok := k.cur[i][attr]; ok && canonical(v) != cc && !slices.Contains(cands, v) {
 			cands = append(cands, v)
 		}
 	}
@@ -483,13 +484,4 @@ func wrongValueFor(k *knowledge, oi int, attr string, rng *rand.Rand) string {
 		return o
 	}
 	return ""
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
