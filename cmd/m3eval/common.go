@@ -11,23 +11,6 @@ import (
 	"github.com/m3bench/m3eval/internal/store"
 )
 
-// openDB is the wiring the commands that work on a database share: the database must exist
-// (unless create: import makes one), the rubric is --rubric or the guide's, and the store is
-// opened with the rubric recorded (unless read-only).
-func (o *globalOptions) openDB(ctx context.Context, so store.Options, create bool) (*store.Store, *rubric.Rubric, error) {
-	if !create {
-		if err := o.mustExist(); err != nil {
-			return nil, nil, err
-		}
-	}
-	r, err := o.loadRubric()
-	if err != nil {
-		return nil, nil, err
-	}
-	s, err := o.openStore(ctx, r, so)
-	return s, r, err
-}
-
 // loadRubric reads --rubric, or the built-in rubric of the annotation guide.
 func (o *globalOptions) loadRubric() (*rubric.Rubric, error) {
 	if o.rubricPath == "" {

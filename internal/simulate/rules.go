@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -261,7 +262,7 @@ func (r *rules) followUp() (Step, bool) {
 	target := &r.k.evidence[ti]
 	sl := r.slots()
 	sl["entity"], sl["target"] = r.name(e), target.ev.Text
-	for _, a := range sortedKeys(r.k.cur[e]) {
+	for _, a := range slices.Sorted(maps.Keys(r.k.cur[e])) {
 		if a != "position" {
 			sl["description"] = r.k.cur[e][a]
 			break
@@ -411,7 +412,7 @@ func (r *rules) randomFact() (int, string) {
 	var cands, colored [][2]int
 	var attrs [][]string
 	for i := range r.k.objs {
-		keys := sortedKeys(r.k.cur[i])
+		keys := slices.Sorted(maps.Keys(r.k.cur[i]))
 		attrs = append(attrs, keys)
 		for j, a := range keys {
 			if a != "position" {
@@ -447,7 +448,7 @@ func (r *rules) describeAll() string {
 func describeObject(k *knowledge, oi int, lang Language) string {
 	o := k.objs[oi]
 	var attrs []string
-	for _, a := range sortedKeys(k.cur[oi]) {
+	for _, a := range slices.Sorted(maps.Keys(k.cur[oi])) {
 		attrs = append(attrs, attributeName(a, lang)+pick(lang, ": ", "：")+k.cur[oi][a])
 	}
 	name := displayName(o, lang)
