@@ -52,7 +52,7 @@ func statFlags(f *pflag.FlagSet, o *scoring.StatFlags) {
 	f.StringVar(&o.Adjust, "adjust", "none", "adjust p-values over the whole report: holm, bh or none")
 	f.StringVar(&o.Raters, "raters", "distinct", "distinct (each rater is one person) or exchangeable (raters are interchangeable slots: no pairwise or two-way ICC statistics)")
 	f.StringVar(&o.Format, "format", "table", "output format: table, json, md, csv or latex")
-	f.StringVar(&o.Matrix, "matrix", "", "print one statistic as a judge × field matrix, e.g. kendall_tau_b (agree: or system_level.kendall_tau_b)")
+	f.StringVar(&o.Matrix, "matrix", "", "print one statistic as a judge × field matrix, e.g. kendall_tau_b (or, with agree --levels, system_level.kendall_tau_b)")
 	f.StringVarP(&o.Output, "output", "o", "", "write to FILE instead of standard output")
 	csvFlags(f, &o.CSV)
 }

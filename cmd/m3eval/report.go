@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -73,7 +72,6 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *htmlreport.Request) erro
 		return err
 	}
 	defer s.Close()
-	o.Database = filepath.Base(g.dbPath)
 	rep, err := o.Run(ctx, s, r)
 	if err != nil {
 		return notFoundHint(err, "m3eval sample --list")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -48,7 +47,6 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoring.Request) error {
 		return err
 	}
 	defer s.Close()
-	o.Database = filepath.Base(g.dbPath)
 	write, err := scoring.Score(cmd.Context(), s, r, o, st)
 	if err != nil {
 		return err

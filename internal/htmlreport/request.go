@@ -82,6 +82,9 @@ func (q *Request) FindChromium() error {
 func (q *Request) Run(ctx context.Context, s *store.Store, r *rubric.Rubric) (*Report, error) {
 	defer agree.TuneGC()()
 	o := q.Options
+	if o.Database == "" {
+		o.Database = filepath.Base(s.Path())
+	}
 	var err error
 	if o.Judges, err = scoring.ChooseJudges(ctx, s, q.Judges); err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -24,8 +25,6 @@ type Request struct {
 	Cluster       string // bootstrap unit, one of Clusters
 	NACategory    bool
 	Metrics       bool // the rule judge's action-space metrics instead (judgerun.RubricMetrics)
-	// Database names the database in the report (its file name); set by the caller.
-	Database string
 }
 
 // Check checks the flags' values; its errors are usage errors.
@@ -53,6 +52,7 @@ func Score(ctx context.Context, s *store.Store, r *rubric.Rubric, q *Request, st
 		return func(w io.Writer, _ bool) error { return judgerun.WriteMetrics(w, rep, q.Format, q.CSV) }, nil
 	}
 	defer agree.TuneGC()()
+	database := filepath.Base(s.Path()) // how the report names its input
 	judges, err := ChooseJudges(ctx, s, q.Judges)
 	if err != nil {
 		return nil, err
@@ -67,11 +67,11 @@ func Score(ctx context.Context, s *store.Store, r *rubric.Rubric, q *Request, st
 	}
 	res, err := Run(ctx, s, r, Options{
 		Filter:     store.ScoreFilter{Annotators: q.Annotators, Judges: judges, IncludeDrafts: q.IncludeDrafts, By: q.By, Cluster: clusterKey},
-		NACategory: q.NACategory, Database: q.Database, Agree: st.Analysis, ClusterName: clusterName, Adjust: st.Adjust})
+		NACategory: q.NACategory, Database: database, Agree: st.Analysis, ClusterName: clusterName, Adjust: st.Adjust})
 	if err != nil {
 		return nil, err
 	}
-	in := report.ScoreInputs{Database: q.Database, By: q.By, Annotators: annotators, Judges: judges,
+	in := report.ScoreInputs{Database: database, By: q.By, Annotators: annotators, Judges: judges,
 		IncludeDrafts: q.IncludeDrafts, NACategory: q.NACategory, Bootstrap: q.Bootstrap, Seed: q.Seed,
 		CI: q.CI, Cluster: clusterName, Adjust: q.Adjust, Raters: q.Raters}
 	o := st.Report
