@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/judgerun"
@@ -46,7 +47,7 @@ type Request struct {
 
 // Check checks the flags and how they combine; its errors are usage errors.
 func (q *Request) Check() error {
-	if f := Format(q.Format); f != FormatHTML && f != FormatJSON {
+	if !slices.Contains(Formats, Format(q.Format)) {
 		return fmt.Errorf("--format %q: use html or json", q.Format)
 	}
 	if q.PDF && Format(q.Format) != FormatHTML {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 
 	"github.com/m3bench/m3eval/internal/judge"
 	"github.com/m3bench/m3eval/internal/rubric"
@@ -40,7 +41,7 @@ type Request struct {
 
 // Check checks the flags and parses the filter; its errors are usage errors.
 func (q *Request) Check() (store.TurnFilter, error) {
-	if f := ExplainFormat(q.Format); f != ExplainTable && f != ExplainJSON {
+	if !slices.Contains(ExplainFormats, ExplainFormat(q.Format)) {
 		return nil, fmt.Errorf("--format %q: use table or json", q.Format)
 	}
 	filter, err := ParseFilter(q.Filters)
