@@ -42,7 +42,7 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoring.Request) error {
 		return usageErrorf("%v", err)
 	}
 	// Score only reads: a read-only user in a read-only directory can score too.
-	s, r, err := g.openExisting(cmd.Context(), store.Options{ReadOnly: true})
+	s, r, err := g.openDB(cmd.Context(), store.Options{ReadOnly: true}, false)
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ One log line per session start and end and per refused key goes to standard erro
 			defer s.Close()
 			o.Log = log.New(cmd.ErrOrStderr(), "", log.LstdFlags)
 			o.Annotate = func(in serve.Session) (*serve.App, error) {
-				q, err := annotatorQueue(in.Context, s, in.Annotator, "", nil, "")
+				q, err := workflow.AnnotatorQueue(in.Context, s, in.Annotator, "", nil, "")
 				if err != nil {
 					return nil, err
 				}

@@ -1,6 +1,7 @@
-// Package workflow runs the campaign operations the commands ask for: it reads what the
-// store holds, lets the domain packages (sample, campaign) decide, and stores the outcome.
-// It holds no SQL and no statistics of its own.
+// Package workflow runs the operations the annotation and campaign commands ask for (sample,
+// assign, adjudicate, qc, export, the annotator's queue): it reads what the store holds, lets
+// the domain packages (sample, campaign) decide, and stores the outcome. It holds no SQL and
+// no statistics of its own.
 package workflow
 
 import (
