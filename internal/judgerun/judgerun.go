@@ -2,7 +2,8 @@
 // judge stores its scores through the same store path and rubric checks as import-scores,
 // m3eval judge --explain shows one turn's verdict, and m3eval score --metrics computes the
 // action-space metrics. The judging is in internal/judge, the SQL in internal/store; this
-// package only moves turns and verdicts between them.
+// package only moves turns and verdicts between them. Request holds m3eval judge's flags,
+// checks them and runs the command.
 package judgerun
 
 import (
