@@ -11,11 +11,11 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
 
 	"github.com/m3bench/m3eval/annotations"
+	"github.com/m3bench/m3eval/internal/golden"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/store/storetest"
@@ -125,7 +125,7 @@ func TestGoldenScreens(t *testing.T) {
 			if h := lipgloss.Height(view); h > tc.h {
 				t.Errorf("view taller than the terminal: %d > %d", h, tc.h)
 			}
-			golden.RequireEqual(t, []byte(view))
+			golden.Assert(t, golden.Path(t), []byte(view))
 		})
 	}
 }

@@ -37,7 +37,7 @@ func DescribeFilter(specs []string) string {
 // AnnotatorQueue opens the annotator's queue: of the campaign (default: the latest that
 // assigns them turns) when there is one, else every imported turn; m3eval annotate and each
 // m3eval serve session open it the same way. filterText describes the filter for errors. A
-// name that keeps another annotator's repeated labels is an ErrUsage.
+// name that keeps another annotator's repeated labels is a usage error (usage.Err).
 func AnnotatorQueue(ctx context.Context, s *store.Store, annotator, campaign string, filter store.Filter, filterText string) (*store.Queue, error) {
 	if hidden, err := s.IsRepeatRow(ctx, annotator); err != nil || hidden {
 		if err == nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/store/storetest"
+	"github.com/m3bench/m3eval/internal/usage"
 	"github.com/m3bench/m3eval/internal/workflow"
 )
 
@@ -21,7 +22,7 @@ func TestParseFilter(t *testing.T) {
 		"=x":           `--filter "=x": want KEY=VALUE`,
 		"colour=green": `--filter "colour=green": cannot filter on colour (use ` + strings.Join(store.FilterKeys(), ", ") + ")",
 	} {
-		if _, err := workflow.ParseFilter([]string{spec}); err == nil || !errors.Is(err, workflow.ErrUsage) || !strings.HasPrefix(err.Error(), want) {
+		if _, err := workflow.ParseFilter([]string{spec}); err == nil || !errors.Is(err, usage.Err) || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%q: %v; want a usage error %q", spec, err, want)
 		}
 	}
