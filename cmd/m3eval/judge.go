@@ -26,14 +26,7 @@ the value, rule and evidence per field and stores nothing. See docs/judge.md.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error { return runJudge(cmd, g, o) },
 	}
-	f := cmd.Flags()
-	f.StringVar(&o.Name, "name", "rules", "the judge's name in the database")
-	f.StringArrayVar(&o.Filters, "filter", nil, "judge only turns with KEY=VALUE (repeatable; keys: action_type, task_type, model, episode, sample_id)")
-	f.BoolVar(&o.Replace, "replace", false, "re-score scores made with other rules, or changed")
-	f.StringVar(&o.Rules, "rules", "", "rule file (JSON) to use instead of the built-in rules (see --print-rules)")
-	f.StringVar(&o.Explain, "explain", "", "print the verdict of one sample: value, rule and evidence per field")
-	f.StringVar(&o.Format, "format", "table", "--explain output: table or json")
-	f.BoolVar(&o.PrintRules, "print-rules", false, "print the built-in rule file and exit")
+	o.AddFlags(cmd.Flags())
 	return cmd
 }
 
@@ -44,7 +37,7 @@ func runJudge(cmd *cobra.Command, g *globalOptions, o *judgerun.Request) error {
 	}
 	filter, err := o.Check()
 	if err != nil {
-		return usageErrorf("%v", err)
+		return usageIf(err)
 	}
 	if err := g.mustExist(); err != nil {
 		return err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -28,25 +27,14 @@ per --by group, trends, IllusionBench recall (--illusion); the statistics of m3e
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runReport(cmd, g, o) },
 	}
-	f := cmd.Flags()
-	f.StringArrayVar(&o.Judges, "judge", nil, "compare with this judge only (repeatable; default: every judge)")
-	f.StringVar(&o.By, "by", "action_type", "per-group charts by this turn attribute ("+strings.Join(store.GroupKeys(), ", ")+"; \"\" for none)")
-	f.StringArrayVar(&o.IllusionLogs, "illusion", nil, "IllusionBench sample log (LOG or SPLIT=LOG) to add recall for (repeatable)")
-	f.StringArrayVar(&o.Testsets, "illusion-testset", nil, "NAME=FILE of the IllusionBench test set of the logs (repeatable)")
-	f.IntVar(&o.Bootstrap, "bootstrap", 1000, "bootstrap replicates for the 95% intervals (0: none)")
-	f.Uint64Var(&o.Seed, "seed", 12345, "bootstrap seed; the same seed gives the same intervals as m3eval score")
-	f.StringVar(&o.Format, "format", "html", "output format: html or json")
-	f.BoolVar(&o.PDF, "pdf", false, "print the report to PDF with headless Chromium: $M3EVAL_CHROMIUM, or chromium on $PATH (-o names the PDF)")
-	f.StringVarP(&o.Output, "output", "o", "", "write to FILE instead of standard output")
-	f.BoolVar(&o.Metrics, "metrics", true, "compute the rule judge's action-space metrics (m3eval score --metrics) for their section")
-	f.BoolVar(&o.QC, "qc", true, "run m3eval qc's checks (default thresholds) for the quality-control section")
-	f.StringVar(&o.Campaign, "campaign", "", "quality control of this campaign's annotators on its turns (default: every label)")
+	o.AddFlags(cmd.Flags())
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "write to FILE instead of standard output")
 	return cmd
 }
 
 func runReport(cmd *cobra.Command, g *globalOptions, o *htmlreport.Request) error {
 	if err := o.Check(); err != nil {
-		return usageErrorf("%v", err)
+		return usageIf(err)
 	}
 	if err := o.FindChromium(); err != nil {
 		return err

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/scoring"
@@ -24,22 +22,15 @@ episodes for 95% intervals). docs/statistics.md defines every number and flag.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error { return runScore(cmd, g, o) },
 	}
-	f := cmd.Flags()
-	f.StringVar(&o.By, "by", "", "also report per group of turns: "+strings.Join(store.GroupKeys(), ", "))
-	f.StringArrayVar(&o.Judges, "judge", nil, "compare with this judge only (repeatable; default: every judge)")
-	f.StringArrayVar(&o.Annotators, "annotator", nil, "use this annotator's labels only (repeatable; default: everyone's)")
-	f.BoolVar(&o.IncludeDrafts, "include-drafts", false, "count draft annotations too, not only done ones")
-	statFlags(f, &o.StatFlags)
-	f.StringVar(&o.Cluster, "cluster", "episode", "bootstrap unit: episode, turn or model")
-	f.BoolVar(&o.NACategory, "na-category", false, "treat the NA choice as a category of choice fields instead of missing")
-	f.BoolVar(&o.Metrics, "metrics", false, "report the rule judge's action-space metrics instead (per action type and model, 95% intervals; reads --format, -o, --bootstrap, --seed; docs/judge.md)")
+	o.AddFlags(cmd.Flags())
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "write to FILE instead of standard output")
 	return cmd
 }
 
 func runScore(cmd *cobra.Command, g *globalOptions, o *scoring.Request) error {
 	st, err := o.Check()
 	if err != nil {
-		return usageErrorf("%v", err)
+		return usageIf(err)
 	}
 	// Score only reads: a read-only user in a read-only directory can score too.
 	s, r, err := g.openDB(cmd.Context(), store.Options{ReadOnly: true}, false)

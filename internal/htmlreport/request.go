@@ -2,18 +2,21 @@ package htmlreport
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/judgerun"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/scoring"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/usage"
 )
 
 // Format is an output format of m3eval report: --format.
@@ -45,22 +48,37 @@ type Request struct {
 	chromium string // the Chromium that prints --pdf (FindChromium)
 }
 
-// Check checks the flags and how they combine; its errors are usage errors.
+// AddFlags defines the flags of m3eval report on fs (all but -o).
+func (q *Request) AddFlags(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&q.Judges, "judge", nil, "compare with this judge only (repeatable; default: every judge)")
+	fs.StringVar(&q.By, "by", "action_type", "per-group charts by this turn attribute ("+strings.Join(store.GroupKeys(), ", ")+"; \"\" for none)")
+	fs.StringArrayVar(&q.IllusionLogs, "illusion", nil, "IllusionBench sample log (LOG or SPLIT=LOG) to add recall for (repeatable)")
+	fs.StringArrayVar(&q.Testsets, "illusion-testset", nil, "NAME=FILE of the IllusionBench test set of the logs (repeatable)")
+	fs.IntVar(&q.Bootstrap, "bootstrap", 1000, "bootstrap replicates for the 95% intervals (0: none)")
+	fs.Uint64Var(&q.Seed, "seed", 12345, "bootstrap seed; the same seed gives the same intervals as m3eval score")
+	fs.StringVar(&q.Format, "format", string(FormatHTML), "output format: html or json")
+	fs.BoolVar(&q.PDF, "pdf", false, "print the report to PDF with headless Chromium: $M3EVAL_CHROMIUM, or chromium on $PATH (-o names the PDF)")
+	fs.BoolVar(&q.Metrics, "metrics", true, "compute the rule judge's action-space metrics (m3eval score --metrics) for their section")
+	fs.BoolVar(&q.QC, "qc", true, "run m3eval qc's checks (default thresholds) for the quality-control section")
+	fs.StringVar(&q.Campaign, "campaign", "", "quality control of this campaign's annotators on its turns (default: every label)")
+}
+
+// Check checks the flags and how they combine; its errors are marked usage.Err.
 func (q *Request) Check() error {
 	if !slices.Contains(Formats, Format(q.Format)) {
-		return fmt.Errorf("--format %q: use html or json", q.Format)
+		return usage.Errorf("--format %q: use html or json", q.Format)
 	}
 	if q.PDF && Format(q.Format) != FormatHTML {
-		return fmt.Errorf("--pdf prints the HTML page: leave out --format %s", q.Format)
+		return usage.Errorf("--pdf prints the HTML page: leave out --format %s", q.Format)
 	}
 	if err := scoring.CheckBy(q.Bootstrap, q.By); err != nil {
 		return err
 	}
 	if q.Campaign != "" && !q.QC {
-		return errors.New("--campaign scopes the quality control: leave out --qc=false")
+		return usage.Errorf("--campaign scopes the quality control: leave out --qc=false")
 	}
 	if len(q.Testsets) > 0 && len(q.IllusionLogs) == 0 {
-		return errors.New("--illusion-testset needs --illusion LOG")
+		return usage.Errorf("--illusion-testset needs --illusion LOG")
 	}
 	return nil
 }

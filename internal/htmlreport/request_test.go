@@ -1,6 +1,11 @@
 package htmlreport
 
-import "testing"
+import (
+	"errors"
+	"testing"
+
+	"github.com/m3bench/m3eval/internal/usage"
+)
 
 // TestRequestCheck: every listed --format is accepted; the refusals keep m3eval report's
 // messages.
@@ -21,7 +26,7 @@ func TestRequestCheck(t *testing.T) {
 		{Request{Format: "html", Options: Options{Campaign: "c1"}}, "--campaign scopes the quality control: leave out --qc=false"},
 		{Request{Format: "html", Testsets: []string{"a=b"}}, "--illusion-testset needs --illusion LOG"},
 	} {
-		if err := tc.q.Check(); err == nil || err.Error() != tc.want {
+		if err := tc.q.Check(); err == nil || err.Error() != tc.want || !errors.Is(err, usage.Err) {
 			t.Errorf("got %v, want %s", err, tc.want)
 		}
 	}

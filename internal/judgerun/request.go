@@ -2,16 +2,18 @@ package judgerun
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
 	"slices"
 
+	"github.com/spf13/pflag"
+
 	"github.com/m3bench/m3eval/internal/judge"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/usage"
 )
 
 // ExplainFormat is an output format of m3eval judge --explain: --format.
@@ -39,17 +41,28 @@ type Request struct {
 	PrintRules bool
 }
 
-// Check checks the flags and parses the filter; its errors are usage errors.
+// AddFlags defines the flags of m3eval judge on fs.
+func (q *Request) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&q.Name, "name", "rules", "the judge's name in the database")
+	fs.StringArrayVar(&q.Filters, "filter", nil, "judge only turns with KEY=VALUE (repeatable; keys: action_type, task_type, model, episode, sample_id)")
+	fs.BoolVar(&q.Replace, "replace", false, "re-score scores made with other rules, or changed")
+	fs.StringVar(&q.Rules, "rules", "", "rule file (JSON) to use instead of the built-in rules (see --print-rules)")
+	fs.StringVar(&q.Explain, "explain", "", "print the verdict of one sample: value, rule and evidence per field")
+	fs.StringVar(&q.Format, "format", string(ExplainTable), "--explain output: table or json")
+	fs.BoolVar(&q.PrintRules, "print-rules", false, "print the built-in rule file and exit")
+}
+
+// Check checks the flags and parses the filter; its errors are marked usage.Err.
 func (q *Request) Check() (store.TurnFilter, error) {
 	if !slices.Contains(ExplainFormats, ExplainFormat(q.Format)) {
-		return nil, fmt.Errorf("--format %q: use table or json", q.Format)
+		return nil, usage.Errorf("--format %q: use table or json", q.Format)
 	}
 	filter, err := ParseFilter(q.Filters)
 	if err != nil {
-		return nil, err
+		return nil, usage.Wrap(err)
 	}
 	if q.Explain != "" && (len(q.Filters) > 0 || q.Replace) {
-		return nil, errors.New("--explain shows one sample and stores nothing: drop --filter and --replace")
+		return nil, usage.Errorf("--explain shows one sample and stores nothing: drop --filter and --replace")
 	}
 	return filter, nil
 }

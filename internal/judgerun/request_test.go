@@ -1,6 +1,11 @@
 package judgerun
 
-import "testing"
+import (
+	"errors"
+	"testing"
+
+	"github.com/m3bench/m3eval/internal/usage"
+)
 
 // TestRequestCheck: every listed --format is accepted; the refusals keep m3eval judge's
 // messages.
@@ -20,7 +25,7 @@ func TestRequestCheck(t *testing.T) {
 		{Request{Format: "table", Filters: []string{"colour=red"}}, `--filter "colour=red": unknown key colour (keys: action_type, episode, model, sample_id, task_type)`},
 		{Request{Format: "table", Explain: "s1", Replace: true}, "--explain shows one sample and stores nothing: drop --filter and --replace"},
 	} {
-		if _, err := tc.q.Check(); err == nil || err.Error() != tc.want {
+		if _, err := tc.q.Check(); err == nil || err.Error() != tc.want || !errors.Is(err, usage.Err) {
 			t.Errorf("got %v, want %s", err, tc.want)
 		}
 	}

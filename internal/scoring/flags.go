@@ -1,15 +1,17 @@
 package scoring
 
 import (
-	"fmt"
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/csvout"
 	"github.com/m3bench/m3eval/internal/report"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/usage"
 )
 
 // Raters says who the annotators (agree's rater columns) are: --raters.
@@ -58,7 +60,19 @@ type StatFlags struct {
 	Raters    string
 	Matrix    string         // one statistic as a judge × field matrix
 	CSV       csvout.Options // --raw, --excel
-	Output    string         // -o: the file to write ("" or "-": standard output)
+	Output    string         // -o: the file to write ("" or "-": standard output; the caller defines -o)
+}
+
+// AddFlags defines the statistics and CSV flags m3eval agree and score share on fs.
+func (f *StatFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.IntVar(&f.Bootstrap, "bootstrap", 0, "bootstrap replicates for 95% intervals and standard errors (0: none)")
+	fs.Uint64Var(&f.Seed, "seed", 12345, "bootstrap seed; the same seed gives the same intervals on any machine")
+	fs.StringVar(&f.CI, "ci", string(agree.CIPercentile), "bootstrap interval: "+orList(CIMethods))
+	fs.StringVar(&f.Adjust, "adjust", string(agree.AdjustNone), "adjust p-values over the whole report: "+orList(Adjustments))
+	fs.StringVar(&f.Raters, "raters", string(RatersDistinct), "distinct (each rater is one person) or exchangeable (raters are interchangeable slots: no pairwise or two-way ICC statistics)")
+	fs.StringVar(&f.Format, "format", string(report.Table), "output format: "+orList(Formats))
+	fs.StringVar(&f.Matrix, "matrix", "", "print one statistic as a judge × field matrix, e.g. kendall_tau_b (or, with agree --levels, system_level.kendall_tau_b)")
+	f.CSV.AddFlags(fs)
 }
 
 // Stats are StatFlags checked and turned into the options of the analysis and the report.
@@ -69,14 +83,14 @@ type Stats struct {
 	flags    StatFlags
 }
 
-// Check checks the values; an error names the flag and its valid values (a usage error).
+// Check checks the values; an error names the flag and its valid values (marked usage.Err).
 func (f StatFlags) Check() (Stats, error) {
 	var s Stats
 	if err := oneOf("format", report.Format(f.Format), Formats); err != nil {
 		return s, err
 	}
 	if f.Bootstrap < 0 {
-		return s, fmt.Errorf("--bootstrap %d: the number of replicates cannot be negative", f.Bootstrap)
+		return s, usage.Errorf("--bootstrap %d: the number of replicates cannot be negative", f.Bootstrap)
 	}
 	if err := oneOf("ci", agree.CIMethod(f.CI), CIMethods); err != nil {
 		return s, err
@@ -113,10 +127,10 @@ func (s Stats) Writer(results []agree.FieldResult, in report.Inputs, cluster str
 // CheckBy checks the --bootstrap and --by flags m3eval score and report share.
 func CheckBy(bootstrap int, by string) error {
 	if bootstrap < 0 {
-		return fmt.Errorf("--bootstrap %d: the number of replicates cannot be negative", bootstrap)
+		return usage.Errorf("--bootstrap %d: the number of replicates cannot be negative", bootstrap)
 	}
 	if by != "" && !slices.Contains(store.GroupKeys(), by) {
-		return fmt.Errorf("--by %q: use one of %s", by, strings.Join(store.GroupKeys(), ", "))
+		return usage.Errorf("--by %q: use one of %s", by, strings.Join(store.GroupKeys(), ", "))
 	}
 	return nil
 }
@@ -126,7 +140,7 @@ func oneOf[T ~string](flag string, v T, valid []T) error {
 	if slices.Contains(valid, v) {
 		return nil
 	}
-	return fmt.Errorf("--%s %q: use %s", flag, string(v), orList(valid))
+	return usage.Errorf("--%s %q: use %s", flag, string(v), orList(valid))
 }
 
 // orList lists values for a message: "a", "a or b", "a, b or c".

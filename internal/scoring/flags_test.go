@@ -1,10 +1,12 @@
 package scoring
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/report"
+	"github.com/m3bench/m3eval/internal/usage"
 )
 
 func validRequest() Request {
@@ -54,7 +56,7 @@ func TestCheckMessages(t *testing.T) {
 		q := validRequest()
 		tc.set(&q)
 		_, err := q.Check()
-		if err == nil || err.Error() != tc.want {
+		if err == nil || err.Error() != tc.want || !errors.Is(err, usage.Err) {
 			t.Errorf("got %v, want %s", err, tc.want)
 		}
 	}

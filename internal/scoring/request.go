@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/judgerun"
 	"github.com/m3bench/m3eval/internal/report"
@@ -27,7 +29,19 @@ type Request struct {
 	Metrics       bool // the rule judge's action-space metrics instead (judgerun.RubricMetrics)
 }
 
-// Check checks the flags' values; its errors are usage errors.
+// AddFlags defines the flags of m3eval score on fs (all but -o).
+func (q *Request) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&q.By, "by", "", "also report per group of turns: "+strings.Join(store.GroupKeys(), ", "))
+	fs.StringArrayVar(&q.Judges, "judge", nil, "compare with this judge only (repeatable; default: every judge)")
+	fs.StringArrayVar(&q.Annotators, "annotator", nil, "use this annotator's labels only (repeatable; default: everyone's)")
+	fs.BoolVar(&q.IncludeDrafts, "include-drafts", false, "count draft annotations too, not only done ones")
+	q.StatFlags.AddFlags(fs)
+	fs.StringVar(&q.Cluster, "cluster", string(ClusterEpisode), "bootstrap unit: "+orList(Clusters))
+	fs.BoolVar(&q.NACategory, "na-category", false, "treat the NA choice as a category of choice fields instead of missing")
+	fs.BoolVar(&q.Metrics, "metrics", false, "report the rule judge's action-space metrics instead (per action type and model, 95% intervals; reads --format, -o, --bootstrap, --seed; docs/judge.md)")
+}
+
+// Check checks the flags' values; its errors are marked usage.Err.
 func (q *Request) Check() (Stats, error) {
 	st, err := q.StatFlags.Check()
 	if err != nil {

@@ -1,6 +1,11 @@
 package longform
 
-import "testing"
+import (
+	"errors"
+	"testing"
+
+	"github.com/m3bench/m3eval/internal/usage"
+)
 
 // TestRunOptionsCheck: every listed --cluster and --mean value is accepted, and the
 // combinations m3eval agree refuses are refused with its messages.
@@ -27,7 +32,7 @@ func TestRunOptionsCheck(t *testing.T) {
 	} {
 		o := ok
 		tc.set(&o)
-		if err := o.Check(); err == nil || err.Error() != tc.want {
+		if err := o.Check(); err == nil || err.Error() != tc.want || !errors.Is(err, usage.Err) {
 			t.Errorf("got %v, want %s", err, tc.want)
 		}
 	}

@@ -12,8 +12,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/report"
+	"github.com/m3bench/m3eval/internal/usage"
 )
 
 // RunOptions is everything m3eval agree reads and computes.
@@ -56,22 +59,34 @@ var (
 	Means = []Mean{MeanExact, MeanFloat}
 )
 
-// Check checks how the flags combine; its errors are usage errors.
+// AddFlags defines m3eval agree's input flags on fs (Files.Ratings is its argument).
+func (o *RunOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Files.Auto, "auto", "", "automatic scores: CSV item,field,value (optionally with a judge column)")
+	fs.StringVar(&o.Files.Schema, "schema", "", "field types and categories: JSON {\"fields\": {NAME: {\"type\": \"ordinal\"|\"nominal\"|\"continuous\", \"categories\": [...]}}}")
+	fs.StringVar(&o.Levels, "levels", "", "item groups for system- and segment-level correlations: CSV item,system,segment")
+	fs.StringVar(&o.Clusters, "clusters", "", "bootstrap clusters: CSV item,cluster (e.g. the episode of each turn)")
+	fs.StringVar(&o.ClusterColumn, "cluster", "", "bootstrap clusters from a column of --levels: system or segment")
+	fs.StringVar((*string)(&o.Mean), "mean", string(MeanExact), "system means: exact, or float (numpy's floating-point order, to reproduce such analyses)")
+	fs.StringSliceVar(&o.Files.Missing, "missing", nil, "further values meaning \"no rating\" in ratings and scores, e.g. --missing NULL,-")
+	fs.BoolVar(&o.Files.NACategory, "na-category", false, "treat NA as a category of nominal fields instead of missing")
+}
+
+// Check checks how the flags combine; its errors are marked usage.Err.
 func (o *RunOptions) Check() error {
 	if o.Levels != "" && o.Files.Auto == "" {
-		return errors.New("--levels needs --auto: it groups the correlations with automatic scores")
+		return usage.Errorf("--levels needs --auto: it groups the correlations with automatic scores")
 	}
 	if c := ClusterColumn(o.ClusterColumn); c != "" && !slices.Contains(ClusterColumns, c) {
-		return fmt.Errorf("--cluster %q: use system or segment (columns of --levels), or --clusters FILE", o.ClusterColumn)
+		return usage.Errorf("--cluster %q: use system or segment (columns of --levels), or --clusters FILE", o.ClusterColumn)
 	}
 	if o.ClusterColumn != "" && o.Levels == "" {
-		return fmt.Errorf("--cluster %s needs --levels, the file holding that column", o.ClusterColumn)
+		return usage.Errorf("--cluster %s needs --levels, the file holding that column", o.ClusterColumn)
 	}
 	if o.ClusterColumn != "" && o.Clusters != "" {
-		return errors.New("--cluster and --clusters both name the clusters: use one")
+		return usage.Errorf("--cluster and --clusters both name the clusters: use one")
 	}
 	if !slices.Contains(Means, o.Mean) {
-		return fmt.Errorf("--mean %q: use exact or float", o.Mean)
+		return usage.Errorf("--mean %q: use exact or float", o.Mean)
 	}
 	return nil
 }
