@@ -1,0 +1,172 @@
+// Package progress shows how far a long command has come: on a terminal a bar with the count,
+// the rate and the time left, then one summary line; nothing at all when the output is not a
+// terminal (a pipe, a file, a test's buffer) or the user asked for quiet. Work reports through
+// Bar.Report, a func(done, total int64) that internal packages take as a callback, so they
+// never print.
+//
+// The bar is drawn by github.com/schollz/progressbar/v3: a small, maintained library that
+// computes the rate and the remaining time, throttles redraws and clears its line, which we
+// would otherwise write by hand. (bubbles/progress, already a dependency, only renders a bar
+// inside a Bubble Tea program: rate, ETA and redrawing would be ours to write.)
+package progress
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/schollz/progressbar/v3"
+)
+
+// Unit is what a bar counts.
+type Unit struct {
+	Name  string // plural, e.g. "records"
+	Bytes bool   // counts bytes: shown as kB, MB
+}
+
+// Common units.
+var (
+	Bytes   = Unit{Name: "bytes", Bytes: true}
+	Records = Unit{Name: "records"}
+)
+
+// redraw is the longest a bar waits between redraws; a terminal needs no more.
+const redraw = 100 * time.Millisecond
+
+// Bar is one piece of long work's progress. A nil *Bar and a silent one do nothing, so
+// callers need no checks.
+type Bar struct {
+	mu    sync.Mutex
+	pb    *progressbar.ProgressBar // nil: silent
+	w     io.Writer
+	label string
+	unit  Unit
+	start time.Time
+	done  int64
+	total int64
+	ended bool
+}
+
+// IsTerminal tells whether w is a terminal: only there is a bar drawn.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// New starts a bar labelled label for total units of work (-1: not known yet, a spinner)
+// drawn on w when w is a terminal and quiet is false; otherwise the Bar is silent.
+func New(w io.Writer, quiet bool, label string, total int64, unit Unit) *Bar {
+	b := &Bar{w: w, label: label, unit: unit, start: time.Now(), total: total}
+	if quiet || !IsTerminal(w) {
+		return b
+	}
+	opts := []progressbar.Option{
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription(label),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(), // the rate
+		progressbar.OptionSetItsString(unit.Name),
+		progressbar.OptionShowBytes(unit.Bytes),
+		progressbar.OptionSetPredictTime(true), // [elapsed:left]
+		progressbar.OptionThrottle(redraw),
+		progressbar.OptionSetRenderBlankState(true),
+		progressbar.OptionUseANSICodes(true),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionSpinnerType(14),
+	}
+	b.pb = progressbar.NewOptions64(total, opts...)
+	return b
+}
+
+// Report sets the work done so far and the total (-1: unknown; a changed total is taken).
+// It has the shape of internal packages' progress callbacks and may be called from any
+// goroutine.
+func (b *Bar) Report(done, total int64) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.done = done
+	if b.pb == nil || b.ended {
+		b.total = total
+		return
+	}
+	if total != b.total {
+		b.total = total
+		b.pb.ChangeMax64(total)
+	}
+	_ = b.pb.Set64(done) // a failed redraw of the terminal is not the work's failure
+}
+
+// Add counts n more units done.
+func (b *Bar) Add(n int64) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	done, total := b.done+n, b.total
+	b.mu.Unlock()
+	b.Report(done, total)
+}
+
+// Finish clears the bar and, on a terminal, prints one summary line: the work done, the time
+// and the rate. A second call does nothing.
+func (b *Bar) Finish() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.pb == nil || b.ended {
+		return
+	}
+	b.ended = true
+	_ = b.pb.Clear()
+	fmt.Fprintln(b.w, Summary(b.label, b.done, time.Since(b.start), b.unit))
+}
+
+// Stop clears the bar without a summary, e.g. when the work failed; its error says the rest.
+func (b *Bar) Stop() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.pb == nil || b.ended {
+		return
+	}
+	b.ended = true
+	_ = b.pb.Clear()
+}
+
+// Summary is the line a finished bar leaves: "import: 12000 records in 2.4s (5000 records/s)".
+func Summary(label string, done int64, took time.Duration, unit Unit) string {
+	rate := 0.0
+	if s := took.Seconds(); s > 0 {
+		rate = float64(done) / s
+	}
+	took = took.Round(time.Millisecond)
+	if unit.Bytes {
+		return fmt.Sprintf("%s: %s in %s (%s/s)", label, byteSize(float64(done)), took, byteSize(rate))
+	}
+	return fmt.Sprintf("%s: %d %s in %s (%.0f %s/s)", label, done, unit.Name, took, rate, unit.Name)
+}
+
+// byteSize writes n bytes in SI units, as the bar does.
+func byteSize(n float64) string {
+	units := []string{"B", "kB", "MB", "GB", "TB"}
+	i := 0
+	for n >= 1000 && i < len(units)-1 {
+		n /= 1000
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%.0f %s", n, units[i])
+	}
+	return fmt.Sprintf("%.1f %s", n, units[i])
+}

@@ -1,0 +1,114 @@
+package progress_test
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/m3bench/m3eval/internal/progress"
+)
+
+// drive reports 100 records in steps slower than the bar's redraw, then finishes.
+func drive(b *progress.Bar) {
+	for done := int64(0); done <= 100; done += 25 {
+		b.Report(done, 100)
+		time.Sleep(150 * time.Millisecond)
+	}
+	b.Finish()
+	b.Finish() // a second call prints nothing more
+}
+
+// TestBarOnTerminal draws on a real pseudo-terminal: the bar shows the count, the rate and
+// the time left, and is replaced by one summary line.
+func TestBarOnTerminal(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 24, Cols: 120}); err != nil {
+		t.Fatal(err)
+	}
+	read := make(chan string)
+	go func() {
+		var buf bytes.Buffer
+		io.Copy(&buf, ptmx) // ends with EIO once the tty side is closed
+		read <- buf.String()
+	}()
+	if !progress.IsTerminal(tty) {
+		t.Fatal("a pty is not taken for a terminal")
+	}
+	drive(progress.New(tty, false, "import", 100, progress.Records))
+	tty.Close()
+	out := <-read
+
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`import\s+\d+%`),                                             // the label and percentage
+		regexp.MustCompile(`\(50/100, \d+ records/s\)`),                                 // count and rate
+		regexp.MustCompile(`\[\d+s:\d+s\]`),                                             // elapsed:left
+		regexp.MustCompile(`import: 100 records in [0-9.]+m?s \(\d+ records/s\)\r?\n$`), // summary
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("terminal output lacks %s:\n%q", want, out)
+		}
+	}
+	if n := strings.Count(out, "records in"); n != 1 {
+		t.Errorf("%d summary lines, want 1:\n%q", n, out)
+	}
+}
+
+// TestSilentOffTerminal: into a pipe, and with quiet on a terminal, nothing is written.
+func TestSilentOffTerminal(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if progress.IsTerminal(w) {
+		t.Fatal("a pipe is taken for a terminal")
+	}
+	drive(progress.New(w, false, "import", 100, progress.Records))
+	w.Close()
+	if b, _ := io.ReadAll(r); len(b) != 0 {
+		t.Errorf("into a pipe: %q", b)
+	}
+
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	read := make(chan []byte)
+	go func() { b, _ := io.ReadAll(ptmx); read <- b }()
+	drive(progress.New(tty, true, "import", 100, progress.Records))
+	tty.Close()
+	if b := <-read; len(b) != 0 {
+		t.Errorf("with quiet: %q", b)
+	}
+
+	var nilBar *progress.Bar
+	nilBar.Report(1, 2)
+	nilBar.Finish()
+}
+
+func TestSummary(t *testing.T) {
+	for _, tc := range []struct {
+		done int64
+		took time.Duration
+		unit progress.Unit
+		want string
+	}{
+		{12000, 2400 * time.Millisecond, progress.Records, "import: 12000 records in 2.4s (5000 records/s)"},
+		{25_000_000, 2 * time.Second, progress.Bytes, "import: 25.0 MB in 2s (12.5 MB/s)"},
+		{0, 0, progress.Records, "import: 0 records in 0s (0 records/s)"},
+	} {
+		if got := progress.Summary("import", tc.done, tc.took, tc.unit); got != tc.want {
+			t.Errorf("Summary(%d, %s) = %q, want %q", tc.done, tc.took, got, tc.want)
+		}
+	}
+}
