@@ -1,7 +1,7 @@
 // Package cmdutil is the cobra machinery m3eval's commands share, apart from any one command:
 // the registry of flag values (one table both validates and completes them), completion from
-// the database, command groups, the version line and the generated CLI reference. It knows
-// no domain rule; the tables it applies live with the commands.
+// the database, command groups, the version line and the generated CLI reference. It holds no
+// domain rule: the registry names the lists that the domain packages export.
 package cmdutil
 
 import (
@@ -42,7 +42,13 @@ type ValueError struct {
 }
 
 func (e *ValueError) Error() string {
-	return fmt.Sprintf("--%s %q: use one of %s", e.Flag, e.Value, strings.Join(e.Valid, ", "))
+	valid := make([]string, len(e.Valid))
+	for i, v := range e.Valid {
+		if valid[i] = v; v == "" {
+			valid[i] = `""`
+		}
+	}
+	return fmt.Sprintf("--%s %q: use one of %s", e.Flag, e.Value, strings.Join(valid, ", "))
 }
 
 // enumValue checks each value set against the valid ones before the flag's own Value takes it.
@@ -87,7 +93,8 @@ func ApplyFlags(root *cobra.Command, table []Flag) {
 		switch {
 		case f.Values != nil:
 			fl.Value = &enumValue{Value: fl.Value, name: f.Name, def: fl.DefValue, valid: f.Values}
-			complete = cobra.FixedCompletions(f.Values, cobra.ShellCompDirectiveNoFileComp)
+			complete = cobra.FixedCompletions(slices.DeleteFunc(slices.Clone(f.Values), func(v string) bool { return v == "" }),
+				cobra.ShellCompDirectiveNoFileComp)
 		case f.Suggest != nil:
 			complete = cobra.FixedCompletions(f.Suggest, cobra.ShellCompDirectiveNoFileComp)
 		case f.Keys != nil:
@@ -146,4 +153,13 @@ func fromDatabase(what store.Completion) cobra.CompletionFunc {
 		}
 		return values, none
 	}
+}
+
+// Strings converts a list of named string values (formats, methods) for a Flag.
+func Strings[S ~string](values ...S) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = string(v)
+	}
+	return out
 }

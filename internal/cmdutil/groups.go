@@ -9,21 +9,22 @@ import (
 // Group is one heading of the root's help and the commands listed under it.
 type Group struct {
 	ID, Title string
-	Commands  []string
+	Commands  []*cobra.Command
 }
 
-// SetGroups adds the groups to root and files each named command under its group. A named
-// command that does not exist, or a visible command left in no group, panics: a new command
-// must say where a user will look for it.
-func SetGroups(root *cobra.Command, groups []Group) {
+// AddGroups adds the groups' commands to root, each under its group's heading. A command
+// already under root and in no group panics: every command says where a user will look for it
+// (cobra's own help and completion stay under "Additional Commands").
+func AddGroups(root *cobra.Command, groups ...Group) {
 	for _, g := range groups {
 		root.AddGroup(&cobra.Group{ID: g.ID, Title: g.Title})
-		for _, name := range g.Commands {
-			findCommand(root, name).GroupID = g.ID
+		for _, c := range g.Commands {
+			c.GroupID = g.ID
+			root.AddCommand(c)
 		}
 	}
 	for _, c := range root.Commands() {
-		if c.GroupID == "" && c.IsAvailableCommand() && c.Name() != "help" && c.Name() != "completion" {
+		if c.GroupID == "" && c.IsAvailableCommand() {
 			panic(fmt.Sprintf("cmdutil: command %q is in no group", c.Name()))
 		}
 	}
