@@ -177,7 +177,7 @@ func TestNamespace(t *testing.T) {
 	if got := uuidURL("https://github.com/m3bench/m3eval/vistrajqa"); got != NamespaceString {
 		t.Fatalf("namespace %s, want %s", NamespaceString, got)
 	}
-	if SampleUUID("vab-0001") != SampleUUID("vab-0001") || SampleUUID("vab-0001") == SampleUUID("vab-0002") {
+	if first, again := SampleUUID("vab-0001"), SampleUUID("vab-0001"); first != again || first == SampleUUID("vab-0002") {
 		t.Fatal("sample uuids are not a function of the id")
 	}
 }
