@@ -1,7 +1,9 @@
 package cmdutil
 
 import (
+	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/m3bench/m3eval/internal/store"
 )
 
 func tree() (*cobra.Command, *[]string, *string) {
@@ -164,5 +168,39 @@ func TestDocs(t *testing.T) {
 	want := "m_new.md is missing\nm_sub.md differs\nm_sub_leaf.md documents no command"
 	if err != nil || diff != want {
 		t.Errorf("diff %q, want %q (%v)", diff, want, err)
+	}
+}
+
+// TestCompleteFromDatabase: names come from the database --db names; one with a control
+// character is left out.
+func TestCompleteFromDatabase(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "c.db")
+	s, err := store.Open(ctx, path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, judge := range []string{"gpt-4o", "gpt\x1b[2J", "gpt\nrm"} {
+		im, err := s.BeginScoreImport(ctx, judge, store.ImportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := im.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	root, _, _ := tree()
+	root.PersistentFlags().String("db", path, "")
+	ApplyFlags(root, []Flag{{Command: "sub leaf", Name: "one", From: store.CompleteJudges}})
+	var out strings.Builder
+	root.SetOut(&out)
+	root.SetErr(io.Discard)
+	root.SetArgs([]string{cobra.ShellCompRequestCmd, "sub", "leaf", "--one", "g"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "gpt-4o\n:4\n" {
+		t.Errorf("completions %q", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -151,7 +152,9 @@ func fromDatabase(what store.Completion) cobra.CompletionFunc {
 		if err != nil {
 			return nil, none
 		}
-		return values, none
+		// A name with a control character (a newline, an escape sequence) would break the
+		// line-based protocol or reach the terminal; nobody can type it anyway.
+		return slices.DeleteFunc(values, func(v string) bool { return strings.IndexFunc(v, unicode.IsControl) >= 0 }), none
 	}
 }
 
