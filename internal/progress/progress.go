@@ -170,3 +170,39 @@ func byteSize(n float64) string {
 	}
 	return fmt.Sprintf("%.1f %s", n, units[i])
 }
+
+// Func is the shape of the progress callbacks internal packages take: the work done so far
+// and the total (-1: unknown). A nil Func reports nothing.
+type Func func(done, total int64)
+
+// Report calls f if it is not nil.
+func (f Func) Report(done, total int64) {
+	if f != nil {
+		f(done, total)
+	}
+}
+
+// Reader returns r counting the bytes read through it, reported to f with total (a file's
+// size, or -1): reading a file is then the progress of the work that reads it.
+func Reader(r io.Reader, total int64, f Func) io.Reader {
+	if f == nil {
+		return r
+	}
+	return &countingReader{r: r, total: total, f: f}
+}
+
+type countingReader struct {
+	r     io.Reader
+	done  int64
+	total int64
+	f     Func
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if n > 0 {
+		c.done += int64(n)
+		c.f(c.done, c.total)
+	}
+	return n, err
+}

@@ -112,3 +112,23 @@ func TestSummary(t *testing.T) {
 		}
 	}
 }
+
+func TestReader(t *testing.T) {
+	var got [][2]int64
+	r := progress.Reader(strings.NewReader("hello, world"), 12, func(done, total int64) { got = append(got, [2]int64{done, total}) })
+	b, err := io.ReadAll(io.LimitReader(r, 5))
+	if err != nil || string(b) != "hello" {
+		t.Fatal(string(b), err)
+	}
+	if rest, _ := io.ReadAll(r); string(rest) != ", world" {
+		t.Fatal(string(rest))
+	}
+	if len(got) < 2 || got[0] != [2]int64{5, 12} || got[len(got)-1] != [2]int64{12, 12} {
+		t.Errorf("reports %v", got)
+	}
+	var f progress.Func
+	f.Report(1, 2) // nil: nothing
+	if progress.Reader(strings.NewReader("x"), 1, nil) == nil {
+		t.Error("nil callback: no reader")
+	}
+}
