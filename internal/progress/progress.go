@@ -77,20 +77,38 @@ func New(w io.Writer, quiet bool, label string, total int64, unit Unit) *Bar {
 		progressbar.OptionUseANSICodes(true),
 		progressbar.OptionClearOnFinish(),
 		progressbar.OptionSpinnerType(14),
+		// No redraw goroutine: the spinner turns on reports. Every call into the bar is then
+		// made under b.mu (the library's Clear takes no lock of its own).
+		progressbar.OptionSetSpinnerChangeInterval(0),
 	}
 	b.pb = progressbar.NewOptions64(total, opts...)
 	return b
 }
 
 // Report sets the work done so far and the total (-1: unknown; a changed total is taken).
-// It has the shape of internal packages' progress callbacks and may be called from any
-// goroutine.
+// It has the shape of internal packages' progress callbacks (Func) and may be called from
+// any goroutine.
 func (b *Bar) Report(done, total int64) {
 	if b == nil {
 		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.set(done, total)
+}
+
+// Add counts n more units done; workers may add at once.
+func (b *Bar) Add(n int64) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.set(b.done+n, b.total)
+}
+
+// set updates the count and redraws; b.mu is held.
+func (b *Bar) set(done, total int64) {
 	b.done = done
 	if b.pb == nil || b.ended {
 		b.total = total
@@ -103,35 +121,14 @@ func (b *Bar) Report(done, total int64) {
 	_ = b.pb.Set64(done) // a failed redraw of the terminal is not the work's failure
 }
 
-// Add counts n more units done.
-func (b *Bar) Add(n int64) {
-	if b == nil {
-		return
-	}
-	b.mu.Lock()
-	done, total := b.done+n, b.total
-	b.mu.Unlock()
-	b.Report(done, total)
-}
-
 // Finish clears the bar and, on a terminal, prints one summary line: the work done, the time
 // and the rate. A second call does nothing.
-func (b *Bar) Finish() {
-	if b == nil {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.pb == nil || b.ended {
-		return
-	}
-	b.ended = true
-	_ = b.pb.Clear()
-	fmt.Fprintln(b.w, Summary(b.label, b.done, time.Since(b.start), b.unit))
-}
+func (b *Bar) Finish() { b.end(true) }
 
 // Stop clears the bar without a summary, e.g. when the work failed; its error says the rest.
-func (b *Bar) Stop() {
+func (b *Bar) Stop() { b.end(false) }
+
+func (b *Bar) end(summary bool) {
 	if b == nil {
 		return
 	}
@@ -142,6 +139,9 @@ func (b *Bar) Stop() {
 	}
 	b.ended = true
 	_ = b.pb.Clear()
+	if summary {
+		fmt.Fprintln(b.w, Summary(b.label, b.done, time.Since(b.start), b.unit))
+	}
 }
 
 // Summary is the line a finished bar leaves: "import: 12000 records in 2.4s (5000 records/s)".

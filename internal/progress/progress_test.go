@@ -6,6 +6,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -130,5 +131,52 @@ func TestReader(t *testing.T) {
 	f.Report(1, 2) // nil: nothing
 	if progress.Reader(strings.NewReader("x"), 1, nil) == nil {
 		t.Error("nil callback: no reader")
+	}
+}
+
+// TestStop: a stopped bar leaves no summary line.
+func TestStop(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	read := make(chan string)
+	go func() { b, _ := io.ReadAll(ptmx); read <- string(b) }()
+	b := progress.New(tty, false, "convert", -1, progress.Records)
+	b.Add(3)
+	b.Stop()
+	b.Finish()
+	tty.Close()
+	if out := <-read; !strings.Contains(out, "convert") || strings.Contains(out, "records in") {
+		t.Errorf("stopped bar: %q", out)
+	}
+}
+
+// TestConcurrentReports: workers may report at once (run with -race).
+func TestConcurrentReports(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	read := make(chan string)
+	go func() { b, _ := io.ReadAll(ptmx); read <- string(b) }()
+	b := progress.New(tty, false, "score", 4000, progress.Unit{Name: "replicates"})
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 1000; i++ {
+				b.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	b.Finish()
+	tty.Close()
+	if out := <-read; !strings.Contains(out, "score: 4000 replicates in ") {
+		t.Errorf("summary after concurrent reports: %q", out)
 	}
 }
