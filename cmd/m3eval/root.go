@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 
@@ -41,12 +40,7 @@ terminal, exports labeled JSON, and computes agreement and correlation statistic
 	pf.StringVar(&opts.rubricPath, "rubric", "", "rubric file (JSON) to use instead of the built-in M3Bench rubric")
 	pf.BoolVarP(&opts.quiet, "quiet", "q", false, "no progress bars (they show only on a terminal anyway)")
 	// Flag parse errors are usage errors (exit status 2); an unknown value lists the valid ones.
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		if ve := (*cmdutil.ValueError)(nil); errors.As(err, &ve) {
-			err = ve
-		}
-		return &usageError{err}
-	})
+	root.SetFlagErrorFunc(cmdutil.FlagErrors(func(err error) error { return &usageError{err} }))
 	// Each group is where a user looks for its commands (m3eval --help).
 	cmdutil.AddGroups(root,
 		cmdutil.Group{ID: "annotation", Title: "Annotation:", Commands: []*cobra.Command{

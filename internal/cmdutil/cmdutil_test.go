@@ -12,8 +12,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/creack/pty"
 	"github.com/spf13/cobra"
 
+	"github.com/m3bench/m3eval/internal/progress"
 	"github.com/m3bench/m3eval/internal/store"
 )
 
@@ -202,5 +204,41 @@ func TestCompleteFromDatabase(t *testing.T) {
 	}
 	if got := out.String(); got != "gpt-4o\n:4\n" {
 		t.Errorf("completions %q", got)
+	}
+}
+
+// TestNewBar: --quiet, a persistent flag of the root, silences the bar of a subcommand.
+func TestNewBar(t *testing.T) {
+	for _, quiet := range []bool{false, true} {
+		ptmx, tty, err := pty.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		read := make(chan string)
+		go func() { b, _ := io.ReadAll(ptmx); read <- string(b) }()
+		root, _, _ := tree()
+		root.PersistentFlags().BoolP("quiet", "q", false, "")
+		leaf := findCommand(root, "sub leaf")
+		leaf.RunE = func(cmd *cobra.Command, _ []string) error {
+			b := NewBar(cmd, "work", 10, progress.Records)
+			b.Report(10, 10)
+			b.Finish()
+			return nil
+		}
+		root.SetErr(tty)
+		args := []string{"sub", "leaf"}
+		if quiet {
+			args = append(args, "-q")
+		}
+		root.SetArgs(args)
+		if err := root.Execute(); err != nil {
+			t.Fatal(err)
+		}
+		tty.Close()
+		out := <-read
+		ptmx.Close()
+		if got := strings.Contains(out, "work: 10 records in"); got == quiet {
+			t.Errorf("quiet %v: %q", quiet, out)
+		}
 	}
 }

@@ -6,6 +6,7 @@ package cmdutil
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -165,4 +166,16 @@ func Strings[S ~string](values ...S) []string {
 		out[i] = string(v)
 	}
 	return out
+}
+
+// FlagErrors is a cobra FlagErrorFunc: it passes each flag parse error through usage (which
+// marks it as a usage error) after reducing an enumerated flag's pflag wrapping ("invalid
+// argument ... for ... flag: ") to its ValueError, which lists the valid values.
+func FlagErrors(usage func(error) error) func(*cobra.Command, error) error {
+	return func(_ *cobra.Command, err error) error {
+		if ve := (*ValueError)(nil); errors.As(err, &ve) {
+			err = ve
+		}
+		return usage(err)
+	}
 }
