@@ -19,6 +19,7 @@ import (
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/store/storetest"
 )
 
 // run executes a command and everything it leads to, feeding the messages to the model:
@@ -46,11 +47,7 @@ func run(m *Model, cmd tea.Cmd) {
 // starts runs in a command, outside what is measured, as in the real program.
 func BenchmarkKeyPress200TurnContext(b *testing.B) {
 	ctx := context.Background()
-	s, err := store.Open(ctx, filepath.Join(b.TempDir(), "b.db"), store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := storetest.Open(b, "", store.Options{})
 	im, _ := s.BeginImport(ctx, store.ImportOptions{})
 	long := strings.Repeat("The person holds an umbrella because the ground is wet and the sky is dark. 地面是湿的。", 4)
 	for i := 1; i <= 201; i++ {
@@ -116,11 +113,7 @@ func benchImageModel(b *testing.B, w, h int) (*Model, *store.Queue, string) {
 		b.Fatal(err)
 	}
 	f.Close()
-	s, err := store.Open(ctx, filepath.Join(dir, "b.db"), store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { s.Close() })
+	s := storetest.Open(b, filepath.Join(dir, "b.db"), store.Options{})
 	im, _ := s.BeginImport(ctx, store.ImportOptions{})
 	long := strings.Repeat("The person holds an umbrella because the ground is wet. 地面是湿的。", 30)
 	for i := 1; i <= 3; i++ {

@@ -11,14 +11,14 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
 
 	"github.com/m3bench/m3eval/annotations"
-	"github.com/m3bench/m3eval/internal/ingest"
+	"github.com/m3bench/m3eval/internal/golden"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/store/storetest"
 	"github.com/m3bench/m3eval/tui"
 )
 
@@ -37,43 +37,12 @@ type fixture struct {
 
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "tui.db")
-	s, err := store.Open(ctx, path, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	r, err := rubric.Parse(annotations.DefaultRubric)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := storetest.Demo(t, filepath.Join(t.TempDir(), "tui.db"))
 	actions, err := rubric.ParseActions(annotations.Actions)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := annotations.Demo.Open("demo/episodes.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	im, err := s.BeginImport(ctx, store.ImportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ingest.Import(ctx, im, "episodes.jsonl", f, ingest.LabelOptions{Rubric: r}); err != nil {
-		t.Fatal(err)
-	}
-	if err := im.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	return &fixture{s: s, r: r, actions: actions, path: path}
-}
-
-// fakeClock advances a second on every reading, so active time is deterministic.
-func fakeClock() func() time.Time {
-	t := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	return func() time.Time { t = t.Add(time.Second); return t }
+	return &fixture{s: s, r: storetest.Rubric(t), actions: actions, path: s.Path()}
 }
 
 func (fx *fixture) model(t testing.TB, annotator, start string, filter store.Filter) *tui.Model {
@@ -85,7 +54,7 @@ func (fx *fixture) model(t testing.TB, annotator, start string, filter store.Fil
 	r := lipgloss.NewRenderer(os.Stdout)
 	r.SetColorProfile(termenv.Ascii)
 	return tui.New(tui.Options{Queue: q, Rubric: fx.r, Actions: fx.actions, Renderer: r, StartSample: start,
-		Now: fakeClock(), OpenImages: func([]string) tea.Cmd { return nil }})
+		Now: storetest.Clock(), OpenImages: func([]string) tea.Cmd { return nil }})
 }
 
 func waitFor(t *testing.T, tm *teatest.TestModel, text string) {
@@ -156,7 +125,7 @@ func TestGoldenScreens(t *testing.T) {
 			if h := lipgloss.Height(view); h > tc.h {
 				t.Errorf("view taller than the terminal: %d > %d", h, tc.h)
 			}
-			golden.RequireEqual(t, []byte(view))
+			golden.Assert(t, golden.Path(t), []byte(view))
 		})
 	}
 }

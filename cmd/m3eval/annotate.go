@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -12,30 +11,23 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/spf13/cobra"
 
-	"github.com/m3bench/m3eval/annotations"
-	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/workflow"
 	"github.com/m3bench/m3eval/tui"
 )
 
 func newAnnotateCmd(g *globalOptions) *cobra.Command {
-	var (
-		annotator string
-		filters   []string
-		start     string
-		theme     string
-		graphics  string
-		campaign  string
-	)
+	var annotator, start, theme, graphics, campaign string
+	var filters []string
 	cmd := &cobra.Command{
 		Use:   "annotate --annotator NAME",
 		Short: "Label turns in the terminal",
-		Long: `Annotate opens the terminal annotator on the queue of imported turns (episode/turn
-order). When a campaign assigns the annotator turns (m3eval assign), the queue holds
-exactly those, episodes kept together and in order, and the header names the campaign;
---campaign picks one when there are several (default: the latest); once the queue is
-done, the turns assign --repeat chose come again, to be labeled afresh. Every change is saved to the database at once; reopening resumes at the first
-unfinished item. Press ? inside for the keys and the guide's quick reference.`,
+		Long: `Annotate opens the terminal annotator on the queue of imported turns (episode/turn order),
+or, when a campaign assigns the annotator turns (m3eval assign), on exactly those: episodes
+kept together, the campaign named in the header (--campaign picks one; default: the latest),
+and once done the turns assign --repeat chose, to be labeled afresh. Every change is saved at
+once; reopening resumes at the first unfinished item. Press ? inside for the keys and the
+guide's quick reference. See docs/annotating.md.`,
 		Example: `  m3eval annotate --annotator alice
   m3eval annotate --annotator bob --filter action_type=mislead --filter action_type=mislead_subtle`,
 		Args: exactArgs(0),
@@ -53,18 +45,18 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 			if err != nil {
 				return usageErrorf("--graphics: %v", err)
 			}
-			filter, err := parseFilters(filters)
+			filter, err := workflow.ParseFilter(filters)
 			if err != nil {
-				return err
+				return usageIf(err)
 			}
 			s, r, actions, err := g.openForAnnotating(cmd.Context(), store.Options{Durable: true, LockWait: annotateLockWait})
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			q, err := annotatorQueue(cmd.Context(), s, annotator, campaign, filter, describeFilter(filters))
+			q, err := workflow.AnnotatorQueue(cmd.Context(), s, annotator, campaign, filter, workflow.DescribeFilter(filters))
 			if err != nil {
-				return err
+				return notFoundHint(usageIf(err), "m3eval sample --list")
 			}
 			if start != "" {
 				// An unknown --start is a mistake in the command line: say so before the
@@ -72,7 +64,7 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 				if _, ok, err := q.Find(cmd.Context(), start); err != nil {
 					return err
 				} else if !ok {
-					return usageErrorf("--start %s: no such sample_id in this queue%s", start, describeFilter(filters))
+					return usageErrorf("--start %s: no such sample_id in this queue%s", start, workflow.DescribeFilter(filters))
 				}
 			}
 			renderer := lipgloss.NewRenderer(cmd.OutOrStdout())
@@ -82,8 +74,7 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 			m := tui.New(tui.Options{Context: cmd.Context(), Queue: q, Rubric: r, Actions: actions, StartSample: start, Renderer: renderer, Graphics: gfx})
 			p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(cmd.Context()),
 				tea.WithInput(os.Stdin), tea.WithOutput(cmd.OutOrStdout()))
-			_, err = p.Run()
-			if err != nil && cmd.Context().Err() == nil {
+			if _, err := p.Run(); err != nil && cmd.Context().Err() == nil {
 				return fmt.Errorf("annotate: %w", err)
 			}
 			if err := cmd.Context().Err(); err != nil {
@@ -95,118 +86,14 @@ unfinished item. Press ? inside for the keys and the guide's quick reference.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&annotator, "annotator", "", "your name, as it will appear on your labels (required)")
-	cmd.Flags().StringArrayVar(&filters, "filter", nil, "only turns with KEY=VALUE (repeatable; keys: "+strings.Join(store.FilterKeys(), ", ")+")")
-	cmd.Flags().StringVar(&start, "start", "", "open this sample_id first")
-	cmd.Flags().StringVar(&graphics, "graphics", "", "kitty, iterm2, sixel, none or auto: how i shows an image full screen (default $M3EVAL_GRAPHICS, else auto: from TERM/TERM_PROGRAM; none inside tmux)")
-	cmd.Flags().StringVar(&theme, "theme", "", "dark, light or auto: the terminal's background (default $M3EVAL_THEME, else auto: COLORFGBG or ask the terminal)")
-	cmd.Flags().StringVar(&campaign, "campaign", "", "open your queue of this campaign (default: the latest that assigns you turns)")
+	f := cmd.Flags()
+	f.StringVar(&annotator, "annotator", "", "your name, as it will appear on your labels (required)")
+	f.StringArrayVar(&filters, "filter", nil, "only turns with KEY=VALUE (repeatable; keys: "+strings.Join(store.FilterKeys(), ", ")+")")
+	f.StringVar(&start, "start", "", "open this sample_id first")
+	f.StringVar(&graphics, "graphics", "", "kitty, iterm2, sixel, none or auto: how i shows an image full screen (default $M3EVAL_GRAPHICS, else auto: from TERM/TERM_PROGRAM; none inside tmux)")
+	f.StringVar(&theme, "theme", "", "dark, light or auto: the terminal's background (default $M3EVAL_THEME, else auto: COLORFGBG or ask the terminal)")
+	f.StringVar(&campaign, "campaign", "", "open your queue of this campaign (default: the latest that assigns you turns)")
 	return cmd
-}
-
-// openForAnnotating opens an existing database for saving labels, with the rubric and the
-// action descriptions the annotator shows (m3eval annotate, m3eval serve).
-func (g *globalOptions) openForAnnotating(ctx context.Context, so store.Options) (*store.Store, *rubric.Rubric, rubric.Actions, error) {
-	if err := g.mustExist(); err != nil {
-		return nil, nil, nil, err
-	}
-	r, err := g.loadRubric()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	actions, err := rubric.ParseActions(annotations.Actions)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	s, err := g.openStore(ctx, r, so)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return s, r, actions, nil
-}
-
-// annotatorQueue opens the annotator's queue: of the campaign (default: the latest that
-// assigns them turns) when there is one, else every imported turn; m3eval annotate and each
-// m3eval serve session open it the same way. filterText describes the filter for errors.
-func annotatorQueue(ctx context.Context, s *store.Store, annotator, campaign string, filter store.Filter, filterText string) (*store.Queue, error) {
-	if hidden, err := s.IsRepeatRow(ctx, annotator); err != nil || hidden {
-		if err == nil {
-			err = usageErrorf("--annotator %q: the name keeps another annotator's repeated labels; choose another", annotator)
-		}
-		return nil, err
-	}
-	if campaign == "" {
-		var err error
-		if campaign, err = s.CampaignOf(ctx, annotator); err != nil {
-			return nil, err
-		}
-	}
-	var q *store.Queue
-	var err error
-	if campaign != "" {
-		q, err = campaignQueue(ctx, s, annotator, campaign, filter)
-	} else {
-		q, err = s.OpenQueue(ctx, annotator, filter)
-	}
-	if err != nil {
-		return nil, notFoundHint(err, "m3eval sample --list")
-	}
-	n, err := q.Len(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if n == 0 && campaign != "" {
-		return nil, fmt.Errorf("the queue is empty: campaign %s gives %s no turns%s", campaign, annotator, filterText)
-	}
-	if n == 0 {
-		return nil, fmt.Errorf("the queue is empty: nothing imported in %s matches%s", s.Path(), filterText)
-	}
-	return q, nil
-}
-
-// campaignQueue opens the annotator's queue of the campaign; once every turn of it is
-// submitted, the turns assigned to be shown again (assign --repeat) follow, under the same
-// name and header.
-func campaignQueue(ctx context.Context, s *store.Store, annotator, campaign string, f store.Filter) (*store.Queue, error) {
-	q, err := s.OpenCampaignQueue(ctx, annotator, campaign, f)
-	if err != nil {
-		return nil, err
-	}
-	if _, open, err := q.First(ctx, true); err != nil || open {
-		return q, err
-	}
-	rq, err := s.OpenRepeatQueue(ctx, annotator, campaign, f)
-	if err != nil {
-		return nil, err
-	}
-	if _, open, err := rq.First(ctx, true); err != nil || !open {
-		return q, err
-	}
-	return rq, nil
-}
-
-// parseFilters turns repeated KEY=VALUE flags into a store filter: values of one key are
-// alternatives, different keys must all hold.
-func parseFilters(specs []string) (store.Filter, error) {
-	f := store.Filter{}
-	for _, s := range specs {
-		k, v, ok := strings.Cut(s, "=")
-		if !ok || k == "" || v == "" {
-			return nil, usageErrorf("--filter %q: want KEY=VALUE, e.g. action_type=mislead", s)
-		}
-		if !contains(store.FilterKeys(), k) {
-			return nil, usageErrorf("--filter %q: cannot filter on %s (use %s)", s, k, strings.Join(store.FilterKeys(), ", "))
-		}
-		f[k] = append(f[k], v)
-	}
-	return f, nil
-}
-
-func describeFilter(specs []string) string {
-	if len(specs) == 0 {
-		return ""
-	}
-	return " --filter " + strings.Join(specs, " --filter ")
 }
 
 // annotateLockWait is how long one save waits for the write lock before the screen says NOT

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/workflow"
 )
 
 type assignJSON struct {
@@ -303,7 +304,7 @@ func TestRepeatCLI(t *testing.T) {
 	}
 	quality := func(id string) string { return strconv.Itoa(1 + len(id)%5) }
 	for _, who := range []string{"ann", "ben"} {
-		q, err := campaignQueue(ctx, s, who, "p", nil)
+		q, err := workflow.CampaignQueue(ctx, s, who, "p", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -311,7 +312,7 @@ func TestRepeatCLI(t *testing.T) {
 			t.Fatalf("%s labeled %d turns of the main queue", who, n)
 		}
 		// With the queue done, annotate opens the repeated turns, blank, under the same name.
-		rq, err := campaignQueue(ctx, s, who, "p", nil)
+		rq, err := workflow.CampaignQueue(ctx, s, who, "p", nil)
 		if err != nil {
 			t.Fatal(err)
 		}

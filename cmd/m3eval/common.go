@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/m3bench/m3eval/annotations"
@@ -11,25 +10,37 @@ import (
 	"github.com/m3bench/m3eval/internal/store"
 )
 
+// openDB is the wiring the commands that work on a database share: the database must exist
+// (unless create: import makes one), the rubric is --rubric or the guide's, and the store is
+// opened with the rubric recorded (unless read-only).
+func (o *globalOptions) openDB(ctx context.Context, so store.Options, create bool) (*store.Store, *rubric.Rubric, error) {
+	if !create {
+		if err := o.mustExist(); err != nil {
+			return nil, nil, err
+		}
+	}
+	r, err := o.loadRubric()
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := o.openStore(ctx, r, so)
+	return s, r, err
+}
+
+// openForAnnotating opens an existing database for saving labels, with the rubric and the
+// action descriptions the annotator shows (m3eval annotate, m3eval serve).
+func (o *globalOptions) openForAnnotating(ctx context.Context, so store.Options) (*store.Store, *rubric.Rubric, rubric.Actions, error) {
+	actions, err := rubric.ParseActions(annotations.Actions)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	s, r, err := o.openDB(ctx, so, false)
+	return s, r, actions, err
+}
+
 // loadRubric reads --rubric, or the built-in rubric of the annotation guide.
 func (o *globalOptions) loadRubric() (*rubric.Rubric, error) {
-	if o.rubricPath == "" {
-		return rubric.Parse(annotations.DefaultRubric)
-	}
-	f, _, err := openInput(o.rubricPath, os.Stdin) // --rubric - reads standard input
-	if err != nil {
-		return nil, fmt.Errorf("read rubric: %w", err)
-	}
-	data, err := io.ReadAll(f)
-	f.Close()
-	if err != nil {
-		return nil, fmt.Errorf("read rubric: %w", err)
-	}
-	r, err := rubric.Parse(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", o.rubricPath, err)
-	}
-	return r, nil
+	return rubric.Load(o.rubricPath, os.Stdin, annotations.DefaultRubric) // --rubric - reads stdin
 }
 
 // openStore opens --db and records the rubric in use.
@@ -52,6 +63,21 @@ func (o *globalOptions) openStore(ctx context.Context, r *rubric.Rubric, so stor
 func (o *globalOptions) mustExist() error {
 	if _, err := os.Stat(o.dbPath); err != nil {
 		return fmt.Errorf("no database at %s: import turns first (m3eval import FILE), or pass --db", o.dbPath)
+	}
+	return nil
+}
+
+// oneStdin fails when standard input (-) is given for more than one file argument: it can be
+// read only once.
+func oneStdin(paths ...string) error {
+	n := 0
+	for _, p := range paths {
+		if p == "-" {
+			n++
+		}
+	}
+	if n > 1 {
+		return usageErrorf("standard input (-) can be given for one file only")
 	}
 	return nil
 }

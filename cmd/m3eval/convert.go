@@ -1,12 +1,10 @@
 package main
 
 import (
-	"fmt"
-	"io"
+	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/convert/domainav2"
 	"github.com/m3bench/m3eval/internal/convert/vistrajqa"
-	"github.com/spf13/cobra"
 )
 
 // newConvertCmd is "m3eval convert": dataset conversion to the eval framework's layout.
@@ -14,7 +12,9 @@ func newConvertCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "convert",
 		Short: "Convert datasets to the eval framework's domain_a_v2 layout and check them",
-		Args:  exactArgs(0),
+		Example: `  m3eval convert vistrajqa --input data/sessions-vab.jsonl --output converted/vab
+  m3eval convert validate converted/vab`,
+		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return usageErrorf("convert needs a subcommand: vistrajqa or validate")
 		},
@@ -28,83 +28,33 @@ func newConvertVisTrajQACmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "vistrajqa --input FILE... --output DIR [--multimodal] [--keep-going]",
 		Short: "Convert VisTrajQA sessions-*.jsonl into a domain_a_v2 directory",
-		Long: `Convert VisTrajQA trajectories (sessions-*.jsonl, one per line) into the three files
-the eval framework loads (domain_a_v2.json, stage4_memory_points.jsonl,
-stage4b_qa_checkpoints.jsonl), following the VisTrajQA adaptation guide.
-
-The output is written beside DIR, validated, then renamed to DIR: DIR is untouched
-unless everything succeeds. Input files may also follow --input as arguments
-(--input a.jsonl b.jsonl). A bad record fails the run with file:line: field: problem;
-with --keep-going the good records are converted and the bad ones listed.`,
+		Long: `Convert VisTrajQA trajectories (sessions-*.jsonl) into the three files the eval framework
+loads, following the VisTrajQA adaptation guide. The output is written beside DIR,
+validated, then renamed to DIR: DIR is untouched unless everything succeeds. A bad record
+fails the run with file:line: field: problem; --keep-going converts the good records and
+lists the bad ones. See docs/vistrajqa.md.`,
 		Example: `  m3eval convert vistrajqa --input data/sessions-vab.jsonl data/sessions-arena.jsonl --output converted/all
   m3eval convert vistrajqa --input data/sessions-vab.jsonl --output converted/vab-mm --multimodal`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opt.Inputs = append(opt.Inputs, args...)
-			if len(opt.Inputs) == 0 {
-				return usageErrorf("no input: give --input FILE...")
-			}
-			if opt.Output == "" {
-				return usageErrorf("no output: give --output DIR")
-			}
-			res, err := vistrajqa.Run(cmd.Context(), opt)
-			if res != nil && res.Report != nil && !res.Report.OK() {
-				res.Report.WriteText(cmd.ErrOrStderr())
-			}
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			if err := res.Report.WriteText(out); err != nil {
-				return err
-			}
-			fmt.Fprintf(out, "converted %d trajectories into %s\n", res.Converted, opt.Output)
-			if n := len(res.Skipped); n > 0 {
-				printSkipped(cmd.ErrOrStderr(), res.Skipped)
-			}
-			return nil
+			return usageIf(vistrajqa.Main(cmd.Context(), opt, cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
-	f := cmd.Flags()
-	f.StringSliceVar(&opt.Inputs, "input", nil, "VisTrajQA sessions-*.jsonl file(s); repeat, separate with commas, or list after the flag")
-	f.StringVar(&opt.Output, "output", "", "output directory (created; must not exist or be empty unless --force)")
-	f.BoolVar(&opt.Multimodal, "multimodal", false, "put image captions into attachments instead of the user turn text")
-	f.BoolVar(&opt.KeepGoing, "keep-going", false, "convert the good records and report the bad ones instead of stopping at the first")
-	f.BoolVar(&opt.Force, "force", false, "replace an existing non-empty output directory")
+	opt.AddFlags(cmd.Flags())
 	return cmd
-}
-
-// printSkipped lists the records --keep-going left out.
-func printSkipped(w io.Writer, skipped []*vistrajqa.RecordError) {
-	const listed = 100
-	fmt.Fprintf(w, "skipped %d bad records:\n", len(skipped))
-	for i, e := range skipped {
-		if i == listed {
-			fmt.Fprintf(w, "  ... and %d more\n", len(skipped)-listed)
-			break
-		}
-		fmt.Fprintf(w, "  %v\n", e)
-	}
 }
 
 func newConvertValidateCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "validate DIR",
 		Short: "Check a domain_a_v2 directory the way the eval framework loads it, with statistics",
-		Long: `Check a converted directory: the main file is a list; every sample has uuid,
-sample_id, sessions with _v2_session_id, and its lines in the two JSON Lines files;
-every evidence id resolves to a memory point or an image; every covered session exists;
-question types are the nine known ones; no id is used twice. Prints per-source
-statistics (memory points by type, updates, QA by type) and exits 1 on any problem.`,
-		Args: exactArgs(1),
+		Long: `Check a converted directory as the eval framework loads it (every sample complete, every
+evidence id resolved, known question types, no id twice), print per-source statistics,
+and exit 1 on any problem. See docs/vistrajqa.md.`,
+		Example: `  m3eval convert validate converted/all`,
+		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rep, err := domainav2.Validate(args[0])
-			if err != nil {
-				return err
-			}
-			if err := rep.WriteText(cmd.OutOrStdout()); err != nil {
-				return err
-			}
-			return rep.Err()
+			return domainav2.Check(args[0], cmd.OutOrStdout())
 		},
 	}
 }

@@ -3,61 +3,20 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/campaign"
-	"github.com/m3bench/m3eval/internal/csvout"
-	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/labeled"
-	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/workflow"
 )
 
-// finalOptions are export's --final flags.
-type finalOptions struct {
-	on       bool
-	campaign string
-	o        campaign.DisagreeOptions
-}
-
-// exportFinal writes the final labels and says on standard error what they are made of.
-func exportFinal(cmd *cobra.Command, s *store.Store, r *rubric.Rubric, o store.ExportOptions, format, output string, f finalOptions, co csvout.Options) error {
-	if !f.on {
-		return usageErrorf("--campaign goes with --final")
-	}
-	if o.Annotator != "" || o.IncludeDrafts {
-		return usageErrorf("--final takes every annotator's submitted labels: drop --annotator and --include-drafts")
-	}
-	var counts workflow.FinalCounts
-	err := writeOutput(cmd, output, func(w io.Writer, _ bool) error {
-		lw, err := labeled.NewWriter(w, labeled.Options{Format: format, Rubric: r, Final: true, CSV: co})
-		if err != nil {
-			return err
-		}
-		counts, err = workflow.ExportFinal(cmd.Context(), s, f.campaign, r, f.o, lw.Write)
-		if err != nil {
-			return notFoundHint(err, "m3eval sample --list")
-		}
-		return lw.Close()
-	})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(cmd.ErrOrStderr(), "final labels: "+counts.String())
-	return nil
-}
-
 func newExportCmd(g *globalOptions) *cobra.Command {
-	var (
-		o      store.ExportOptions
-		format string
-		output string
-		final  = finalOptions{o: campaign.DefaultDisagreeOptions()}
-		co     csvout.Options
-	)
+	var output string
+	o := workflow.ExportOptions{Disagree: campaign.DefaultDisagreeOptions()}
 	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "Export labels in the annotation guide's JSON format (or JSONL, CSV)",
@@ -77,67 +36,35 @@ docs/campaign.md.`,
   m3eval export --final --campaign pilot -o final.json`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !contains(labeled.Formats, format) {
-				return usageErrorf("--format %q: use one of %s", format, strings.Join(labeled.Formats, ", "))
+			if !slices.Contains(labeled.Formats, o.Format.Format) {
+				return usageErrorf("--format %q: use one of %s", o.Format.Format, strings.Join(labeled.Formats, ", "))
 			}
-			if err := g.mustExist(); err != nil {
-				return err
-			}
-			r, err := g.loadRubric()
-			if err != nil {
-				return err
-			}
-			s, err := g.openStore(cmd.Context(), nil, store.Options{ReadOnly: true})
+			s, r, err := g.openDB(cmd.Context(), store.Options{ReadOnly: true}, false)
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			if final.on || final.campaign != "" {
-				return exportFinal(cmd, s, r, o, format, output, final, co)
-			}
-			names, err := s.ExportAnnotators(cmd.Context(), o)
-			if err != nil {
-				return err
-			}
-			if o.Annotator != "" && len(names) == 0 {
-				return fmt.Errorf("export: %s has no labels to export%s", o.Annotator, draftHint(o))
-			}
-			return writeOutput(cmd, output, func(w io.Writer, _ bool) error {
-				lw, err := labeled.NewWriter(w, labeled.Options{Format: format, Rubric: r, Multi: len(names) > 1, CSV: co})
-				if err != nil {
-					return err
-				}
-				if err := s.Export(cmd.Context(), o, func(l *dataset.Labeled) error { return lw.Write(l) }); err != nil {
-					return err
-				}
-				return lw.Close()
+			counts, err := workflow.Export(cmd.Context(), s, r, o, func(fn func(io.Writer) error) error {
+				return writeOutput(cmd, output, func(w io.Writer, _ bool) error { return fn(w) })
 			})
+			if err != nil {
+				return notFoundHint(usageIf(err), "m3eval sample --list")
+			}
+			if counts != nil {
+				fmt.Fprintln(cmd.ErrOrStderr(), "final labels: "+counts.String())
+			}
+			return nil
 		},
 	}
-	cmd.Flags().StringVar(&o.Annotator, "annotator", "", "export only this annotator's labels")
-	cmd.Flags().BoolVar(&o.IncludeDrafts, "include-drafts", false, "include incomplete labels, marked \"status\": \"draft\"")
-	cmd.Flags().StringVar(&format, "format", "json", "json, jsonl or csv")
-	cmd.Flags().StringVarP(&output, "output", "o", "", "write to FILE instead of standard output")
-	cmd.Flags().BoolVar(&final.on, "final", false, "one final label per turn: adjudicated, else agreed")
-	cmd.Flags().StringVar(&final.campaign, "campaign", "", "with --final: only this campaign's turns")
-	cmd.Flags().IntVar(&final.o.ScaleGap, "gap", final.o.ScaleGap, "with --final: 1-5 answers this far apart disagree")
-	cmd.Flags().BoolVar(&final.o.CountNA, "count-na", false, "with --final: NA against an answer is a disagreement too")
-	csvFlags(cmd.Flags(), &co)
+	f := cmd.Flags()
+	f.StringVar(&o.Labels.Annotator, "annotator", "", "export only this annotator's labels")
+	f.BoolVar(&o.Labels.IncludeDrafts, "include-drafts", false, "include incomplete labels, marked \"status\": \"draft\"")
+	f.StringVar(&o.Format.Format, "format", "json", "json, jsonl or csv")
+	f.StringVarP(&output, "output", "o", "", "write to FILE instead of standard output")
+	f.BoolVar(&o.Final, "final", false, "one final label per turn: adjudicated, else agreed")
+	f.StringVar(&o.Campaign, "campaign", "", "with --final: only this campaign's turns")
+	f.IntVar(&o.Disagree.ScaleGap, "gap", o.Disagree.ScaleGap, "with --final: 1-5 answers this far apart disagree")
+	f.BoolVar(&o.Disagree.CountNA, "count-na", false, "with --final: NA against an answer is a disagreement too")
+	csvFlags(f, &o.Format.CSV)
 	return cmd
-}
-
-func draftHint(o store.ExportOptions) string {
-	if o.IncludeDrafts {
-		return ""
-	}
-	return " (drafts are left out without --include-drafts)"
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"image"
 	"image/png"
@@ -16,10 +15,9 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/m3bench/m3eval/internal/golden"
 	"github.com/m3bench/m3eval/internal/illusion"
 )
-
-var illusionUpdate = flag.Bool("illusion-update", false, "rewrite the illusion golden files")
 
 // illusionRun executes m3eval in-process and returns standard output and standard error.
 func illusionRun(t *testing.T, args ...string) (string, string, error) {
@@ -229,13 +227,13 @@ func TestIllusionEndToEnd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		illusionGolden(t, filepath.Join("testdata", "illusion_score."+f+".golden"), stdout)
+		golden.AssertString(t, filepath.Join("testdata", "illusion_score."+f+".golden"), stdout)
 	}
 	stdout, _, err = illusionRun(t, append(args, "--format", "md", "--by", "scene", "--top", "3")...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	illusionGolden(t, filepath.Join("testdata", "illusion_score_by_scene.md.golden"), stdout)
+	golden.AssertString(t, filepath.Join("testdata", "illusion_score_by_scene.md.golden"), stdout)
 	// -o writes a file and nothing to standard output.
 	report := filepath.Join(dir, "r.md")
 	if stdout, _, err = illusionRun(t, append(args, "--format", "md", "-o", report)...); err != nil || stdout != "" {
@@ -243,23 +241,6 @@ func TestIllusionEndToEnd(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(report); !strings.Contains(string(b), "Illusion_ICON — shape recall") {
 		t.Fatalf("report file:\n%s", b)
-	}
-}
-
-func illusionGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if *illusionUpdate {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -run Illusion -illusion-update)", err)
-	}
-	if got != string(want) {
-		t.Fatalf("%s differs; got:\n%s", path, got)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/store/storetest"
 )
 
 // judgeTurns are two turns of one episode: an initial one (resists_misleading and
@@ -40,13 +41,9 @@ func writeScoreFile(t *testing.T, dir, name, body string) string {
 // storedScores lists every stored judge score as "judge|sample|field=value".
 func storedScores(t *testing.T, db string) []string {
 	t.Helper()
-	s, err := store.Open(context.Background(), db, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := storetest.Open(t, db, store.Options{})
 	var out []string
-	err = s.StreamScoring(context.Background(), store.ScoreFilter{}, func(*store.ScoreRow) error { return nil },
+	err := s.StreamScoring(context.Background(), store.ScoreFilter{}, func(*store.ScoreRow) error { return nil },
 		func(r *store.ScoreRow) error {
 			out = append(out, fmt.Sprintf("%s|%s|%s=%s", r.Who, r.Sample, r.Field, r.Value))
 			return nil

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/cmdutil"
+	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/usage"
 )
 
 // globalOptions holds the flags every subcommand shares.
@@ -61,6 +64,22 @@ type usageError struct{ err error }
 
 func (e *usageError) Error() string { return e.err.Error() }
 func (e *usageError) Unwrap() error { return e.err }
+
+// usageIf marks the usage errors of the internal packages as usage errors (exit status 2).
+func usageIf(err error) error {
+	if errors.Is(err, usage.Err) {
+		return &usageError{err}
+	}
+	return err
+}
+
+// notFoundHint adds where to look when a named thing does not exist.
+func notFoundHint(err error, hint string) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return &usageError{errors.New(err.Error() + " (see " + hint + ")")}
+	}
+	return err
+}
 
 // usageErrorf builds a usageError from a format string.
 func usageErrorf(format string, args ...any) error {

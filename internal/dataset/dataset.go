@@ -90,17 +90,30 @@ func (t *Turn) Hash() []byte {
 	return sum[:16]
 }
 
-// Status of an annotation.
+// Outcome says what storing a record did. Outcomes index per-outcome counts ([3]int).
+type Outcome int
+
+// The outcomes of storing a record.
 const (
-	StatusDraft = "draft" // started, not submitted
-	StatusDone  = "done"  // submitted complete
+	Inserted  Outcome = iota // new
+	Unchanged                // identical to what was stored
+	Replaced                 // differed, and the import was told to replace
+)
+
+// Status is where an annotation stands: a draft or submitted.
+type Status string
+
+// The statuses of an annotation (the annotations.status column).
+const (
+	StatusDraft Status = "draft" // started, not submitted
+	StatusDone  Status = "done"  // submitted complete
 )
 
 // Label is one annotator's answers for one turn.
 type Label struct {
 	Annotator   string
 	Values      rubric.Values
-	Status      string
+	Status      Status
 	AnnotatedAt time.Time // submission time; last change for drafts
 	// StampedNow says AnnotatedAt is the importer's clock, the record having given no time: a
 	// re-import of the same record later is the same label, not a different one.

@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/htmlreport"
 	"github.com/m3bench/m3eval/internal/ingest"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/store/storetest"
 )
 
 // Size of the benchmark database: the 100,000 turns and 240,000 labels (every turn
@@ -34,15 +34,8 @@ var benchActions = []string{"initial", "follow_up", "mislead", "mislead_subtle",
 func benchDB(b *testing.B) (*store.Store, *rubric.Rubric) {
 	b.Helper()
 	ctx := context.Background()
-	r, err := rubric.Parse(annotations.DefaultRubric)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := store.Open(ctx, benchPath(b), store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { s.Close() })
+	r := storetest.Rubric(b)
+	s := storetest.Open(b, benchPath(b), store.Options{})
 	b.Logf("db: %s", s.Path())
 	rng := rand.New(rand.NewPCG(1, 2))
 	start := time.Date(2026, 11, 1, 8, 0, 0, 0, time.UTC)
@@ -123,17 +116,8 @@ func benchDB(b *testing.B) (*store.Store, *rubric.Rubric) {
 
 func importJSONL(b *testing.B, s *store.Store, r *rubric.Rubric, annotator, name, data string) {
 	b.Helper()
-	ctx := context.Background()
-	tx, err := s.BeginImport(ctx, store.ImportOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer tx.Rollback()
 	lo := ingest.LabelOptions{Rubric: r, Annotator: annotator, Now: s.Now()}
-	if _, err := ingest.Import(ctx, tx, name, strings.NewReader(data), lo); err != nil {
-		b.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
+	if _, err := storetest.Import(s, name, ingest.NewReader(name, strings.NewReader(data)), lo); err != nil {
 		b.Fatal(err)
 	}
 }

@@ -4,16 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/m3bench/m3eval/internal/golden"
+)
 
 // TestBuildTestSetsParquet builds test sets from Parquet splits named like the golden
 // "paper_sizes" case (scaled down) and checks rows, image bytes, schema, metadata and the
@@ -84,7 +83,7 @@ func TestBuildTestSetsParquet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "testdata/summary.golden.json", got)
+	golden.Assert(t, "testdata/summary.golden.json", got)
 	var parsed map[string]map[string]any
 	if err := json.Unmarshal(got, &parsed); err != nil {
 		t.Fatal(err)
@@ -228,23 +227,6 @@ func TestBuildTestSetsErrors(t *testing.T) {
 	}
 	if _, err := BuildTestSets(context.Background(), []SplitInput{{"A", []string{filepath.Join(dir, "missing")}}}, 10, 1, dir); err == nil {
 		t.Error("missing file accepted")
-	}
-}
-
-// golden compares got with the golden file, rewriting it under -update.
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s differs:\n%s", path, got)
 	}
 }
 

@@ -4,7 +4,9 @@
 // arshiahemmat/IllusionBench, drawn exactly as the lab's make_arshia_testset.py draws it
 // (CPython's random.Random(seed) through package pyrandom), so that a rebuilt test set has
 // the very same rows as the published one. Scoring reads lmms-eval sample logs and computes
-// shape and scene recall from the ground truth encoded in each image_name.
+// shape and scene recall from the ground truth encoded in each image_name; Report renders
+// the result as a terminal table, Markdown or JSON. flags.go holds what the two commands
+// (m3eval illusion sample and score) need beyond that: their flags, checks and summaries.
 package illusion
 
 import (

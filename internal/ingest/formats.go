@@ -344,27 +344,15 @@ func formatList() string {
 // firstValue decodes the first object of a JSON array or of JSON Lines.
 func firstValue(r io.Reader) (map[string]json.RawMessage, error) {
 	br := bufio.NewReader(r)
-	for {
-		b, err := br.Peek(1)
-		if err == io.EOF {
-			return nil, ErrNoRecords
-		}
-		if err != nil {
-			return nil, err
-		}
-		if b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n' {
-			br.Discard(1)
-			continue
-		}
-		if bom, _ := br.Peek(3); bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
-			br.Discard(3)
-			continue
-		}
-		break
+	first, err := firstByte(br)
+	if err == io.EOF {
+		return nil, ErrNoRecords
+	}
+	if err != nil {
+		return nil, err
 	}
 	dec := json.NewDecoder(br)
-	b, _ := br.Peek(1)
-	if b[0] == '[' {
+	if first == '[' {
 		if _, err := dec.Token(); err != nil {
 			return nil, err
 		}

@@ -10,12 +10,11 @@ import (
 	"github.com/m3bench/m3eval/internal/dataset"
 )
 
-// Sink stores records; the store's Importer is one. Outcomes index Counts (0 new,
-// 1 unchanged, 2 replaced).
+// Sink stores records; the store's Importer is one. Outcomes index Counts.
 type Sink interface {
 	// PutTurns stores a batch; on error len(ids) is the index of the turn that failed.
-	PutTurns(ts []dataset.Turn) (ids []int64, outcomes []int, err error)
-	PutLabel(turnID int64, l *dataset.Label) (int, error)
+	PutTurns(ts []dataset.Turn) (ids []int64, outcomes []dataset.Outcome, err error)
+	PutLabel(turnID int64, l *dataset.Label) (dataset.Outcome, error)
 }
 
 // Flusher is a Sink that can end its current transaction; Import calls Flush before it waits
@@ -28,14 +27,16 @@ type Flusher interface {
 // parser is normally batches ahead; a wait this long means the input itself is slow.
 const flushAfter = 5 * time.Millisecond
 
-// Counts tallies an import by outcome: new, unchanged, replaced.
+// Counts tallies an import by outcome (indexed by dataset.Outcome): new, unchanged, replaced.
 type Counts struct {
 	Turns, Labels [3]int
 }
 
+// String is the line m3eval import prints for a file.
 func (c Counts) String() string {
+	const in, un, re = dataset.Inserted, dataset.Unchanged, dataset.Replaced
 	return fmt.Sprintf("%d turns new, %d unchanged, %d replaced; %d labels new, %d unchanged, %d replaced",
-		c.Turns[0], c.Turns[1], c.Turns[2], c.Labels[0], c.Labels[1], c.Labels[2])
+		c.Turns[in], c.Turns[un], c.Turns[re], c.Labels[in], c.Labels[un], c.Labels[re])
 }
 
 // batchSize is how many records travel together from the parser to the writer.

@@ -1,8 +1,9 @@
 // Package ingest reads the record files m3eval imports — turn records, episode records and
 // labeled samples, as a JSON array or as JSON Lines — and the conversation logs of other
 // tools (OpenAI chat logs, ShareGPT, VLMEvalKit predictions, lmms-eval samples, any JSON by
-// --map paths), one record at a time, so memory stays flat however large the file. Every
-// error names the file, the line (a spreadsheet's row) and the field.
+// --map paths), and automatic judges' score files (JSON, JSON Lines or CSV), one record at a
+// time, so memory stays flat however large the file. Every error is an Error that names the
+// file, the line (a spreadsheet's row) and the field.
 package ingest
 
 import (
@@ -112,38 +113,48 @@ func (r *Reader) errorf(line int, field string, format string, args ...any) *Err
 // start looks at the first byte that is not white space: '[' opens a JSON array of records,
 // '{' starts JSON Lines (or any sequence of JSON objects).
 func (r *Reader) start() error {
+	b, err := firstByte(r.br)
+	if err == io.EOF {
+		return io.EOF
+	}
+	if err != nil {
+		return &Error{File: r.name, Line: 1, Err: err}
+	}
+	r.dec = json.NewDecoder(r.br)
+	r.dec.UseNumber()
+	switch b {
+	case '[':
+		r.inArray = true
+		_, err := r.dec.Token()
+		return r.syntax(err)
+	case '{':
+		r.lineMode = true
+		r.lineNo = r.lines.LineAt(r.lines.Consumed()-int64(r.br.Buffered())) - 1
+		return nil
+	}
+	return r.errorf(r.lines.LineAt(r.lines.Consumed()-int64(r.br.Buffered())), "", "expected a JSON array or JSON objects, found %q", b)
+}
+
+// firstByte is the one format sniffer of the readers: it skips white space and a UTF-8 byte
+// order mark and returns the byte that follows without consuming it ('[' or '{' starts
+// JSON), or io.EOF when nothing follows.
+func firstByte(br *bufio.Reader) (byte, error) {
 	for {
-		peek, err := r.br.Peek(1)
-		if err == io.EOF {
-			return io.EOF
-		}
+		b, err := br.Peek(1)
 		if err != nil {
-			return &Error{File: r.name, Line: 1, Err: err}
+			return 0, err
 		}
-		b := peek[0]
-		switch b {
+		switch b[0] {
 		case ' ', '\t', '\r', '\n':
-			r.br.Discard(1)
+			br.Discard(1)
 			continue
 		case 0xEF: // a UTF-8 byte order mark
-			if bom, _ := r.br.Peek(3); bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
-				r.br.Discard(3)
+			if bom, _ := br.Peek(3); bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
+				br.Discard(3)
 				continue
 			}
 		}
-		r.dec = json.NewDecoder(r.br)
-		r.dec.UseNumber()
-		switch b {
-		case '[':
-			r.inArray = true
-			_, err := r.dec.Token()
-			return r.syntax(err)
-		case '{':
-			r.lineMode = true
-			r.lineNo = r.lines.LineAt(r.lines.Consumed()-int64(r.br.Buffered())) - 1
-			return nil
-		}
-		return r.errorf(r.lines.LineAt(r.lines.Consumed()-int64(r.br.Buffered())), "", "expected a JSON array or JSON objects, found %q", b)
+		return b[0], nil
 	}
 }
 

@@ -156,7 +156,7 @@ func TestLabels(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Fixed fields are filled in (context NA is not fixed on turn 5, resists is open).
-			if got := l.Annotator + " " + l.Status + " " + fmtValues(l.Values); got != tc.want {
+			if got := l.Annotator + " " + string(l.Status) + " " + fmtValues(l.Values); got != tc.want {
 				t.Fatalf("label %q, want %q", got, tc.want)
 			}
 		})

@@ -97,14 +97,16 @@ func Label(file string, rec *Record, raw RawLabel, o LabelOptions) (*dataset.Lab
 		return nil
 	}
 	var at, annotator string
+	status := string(l.Status)
 	for _, step := range []error{
 		str("annotator", &annotator), str("annotated_at", &at), str("rubric_version", &l.RubricVersion),
-		str("flag_reason", &l.FlagReason), str("status", &l.Status),
+		str("flag_reason", &l.FlagReason), str("status", &status),
 	} {
 		if step != nil {
 			return nil, step
 		}
 	}
+	l.Status = dataset.Status(status)
 	if annotator != "" {
 		l.Annotator = annotator
 	}

@@ -199,7 +199,7 @@ func (lw *Writer) csvHeader() []string {
 }
 
 func (lw *Writer) csvRow(t *dataset.Turn, l *dataset.Label) []string {
-	row := []string{t.SampleID, t.EpisodeID, strconv.Itoa(t.Turn), t.ActionType, t.TaskType, t.Model, l.Annotator, l.Status}
+	row := []string{t.SampleID, t.EpisodeID, strconv.Itoa(t.Turn), t.ActionType, t.TaskType, t.Model, l.Annotator, string(l.Status)}
 	for i := range lw.o.Rubric.Fields {
 		f := &lw.o.Rubric.Fields[i]
 		v, ok := l.Values[f.Name]

@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strconv"
 )
 
@@ -378,4 +380,27 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// Load reads the rubric at path ("-": stdin), or parses builtin when path is "" (the
+// annotation guide's, which m3eval embeds).
+func Load(path string, stdin io.Reader, builtin []byte) (*Rubric, error) {
+	if path == "" {
+		return Parse(builtin)
+	}
+	var data []byte
+	var err error
+	if path == "-" {
+		data, err = io.ReadAll(stdin)
+	} else {
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read rubric: %w", err)
+	}
+	r, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
 }

@@ -275,3 +275,62 @@ func sortProblems(r *Rubric, ps []Problem) {
 		}
 	}
 }
+
+// ParseScore reads an automatic judge's value for this field on this turn: text as written
+// (a JSON string unquoted, a JSON number, a CSV cell), null for JSON null. It returns the
+// value as stored: "" for no score, one canonical spelling of a number for scale fields
+// (continuous scores such as 3.7 are kept), the rubric's spelling of a choice (any case in);
+// null and NA mean the NA choice. The value obeys the rubric's rules for the turn, as
+// human labels do. Judges score scale and choice fields only.
+func (f *Field) ParseScore(text string, null bool, it Item) (string, error) {
+	text = strings.TrimSpace(text)
+	switch f.Kind {
+	case KindScale:
+		if null || text == "" || strings.EqualFold(text, "NA") {
+			return "", nil
+		}
+		x, err := strconv.ParseFloat(text, 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return "", fmt.Errorf("%w: %q is not a number from %d to %d", ErrInvalid, text, f.Min, f.Max)
+		}
+		if x < float64(f.Min) || x > float64(f.Max) {
+			return "", fmt.Errorf("%w: %s is outside %d–%d", ErrInvalid, text, f.Min, f.Max)
+		}
+		// One spelling per number, so that "4", "4.0" and 4e0 re-import as unchanged.
+		val := strconv.FormatFloat(x, 'f', -1, 64)
+		if fixed, rule, ok := f.FixedValue(it); ok && val != fixed {
+			return "", fmt.Errorf("%w: %s given, but the field is fixed to %s (%s)", ErrInvalid, val, fixed, rule.WhyEn)
+		}
+		return val, nil
+	case KindChoice:
+		if !null && text == "" {
+			return "", nil
+		}
+		val := ""
+		if null || strings.EqualFold(text, "NA") {
+			for _, c := range f.Choices {
+				if c.NA {
+					val = c.Value
+				}
+			}
+			if val == "" && null {
+				return "", nil // no NA choice: null is no score
+			}
+		}
+		if val == "" {
+			for _, c := range f.Choices {
+				if strings.EqualFold(text, c.Value) {
+					val = c.Value
+				}
+			}
+		}
+		if val == "" {
+			return "", fmt.Errorf("%w: %q is not one of %s", ErrInvalid, text, f.choiceList(nil))
+		}
+		if err := f.Check(val, it); err != nil {
+			return "", err
+		}
+		return val, nil
+	}
+	return "", fmt.Errorf("%w: %s is a text field; judges score scale and choice fields", ErrInvalid, f.Name)
+}

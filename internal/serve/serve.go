@@ -30,6 +30,9 @@ import (
 	"github.com/charmbracelet/wish"
 	"github.com/charmbracelet/wish/bubbletea"
 	"github.com/muesli/termenv"
+	"github.com/spf13/pflag"
+
+	"github.com/m3bench/m3eval/internal/usage"
 )
 
 // Session is what the model of one SSH session is built from.
@@ -75,6 +78,27 @@ type Options struct {
 	Log *log.Logger
 	// Ready, if set, is called with the address the server listens on.
 	Ready func(addr net.Addr)
+}
+
+// AddFlags defines the flags of m3eval serve on fs.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Listen, "listen", "0.0.0.0:2222", "address to listen on (port 0: any free port, logged)")
+	fs.StringVar(&o.HostKey, "host-key", ".m3eval/host_ed25519", "the server's SSH host key; created (mode 0600) when missing")
+	fs.StringVar(&o.Annotators, "annotators", "", "file of NAME ssh-ed25519 AAAA... lines: who may annotate (required)")
+	fs.StringVar(&o.Admins, "admin", "", "authorized_keys file whose keys open the read-only status screen")
+	fs.DurationVar(&o.IdleTimeout, "idle-timeout", 0, "close a session after this long without a key (e.g. 30m; 0: never)")
+	fs.DurationVar(&o.Grace, "shutdown-grace", 10*time.Second, "on SIGTERM, how long sessions get to save before the server exits")
+}
+
+// Check finds the usage errors of the flags.
+func (o *Options) Check() error {
+	if o.Annotators == "" {
+		return usage.Errorf("--annotators FILE is required (lines of NAME ssh-ed25519 AAAA...)")
+	}
+	if o.IdleTimeout < 0 {
+		return usage.Errorf("--idle-timeout %s: want a duration ≥ 0", o.IdleTimeout)
+	}
+	return nil
 }
 
 // keySets are the keys in force; a reload swaps them whole.

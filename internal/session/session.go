@@ -43,7 +43,7 @@ type Item struct {
 type Annotation struct {
 	ID         int64
 	Values     rubric.Values
-	Status     string // dataset.StatusDraft or dataset.StatusDone
+	Status     dataset.Status
 	Flagged    bool
 	FlagReason string
 	Active     time.Duration

@@ -10,6 +10,7 @@ import (
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/store/storetest"
 )
 
 // activity reads what the report's campaign and trend charts read.
@@ -41,7 +42,7 @@ func activity(t *testing.T, s *store.Store) (done int, active time.Duration, cou
 func TestActivityAndLabelCounts(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "m3eval.db")
-	s := MustOpenDB(t, path, store.Options{})
+	s := storetest.Open(t, path, store.Options{})
 	im, err := s.BeginImport(ctx, store.ImportOptions{Source: "labels.jsonl"})
 	if err != nil {
 		t.Fatal(err)
@@ -64,9 +65,9 @@ func TestActivityAndLabelCounts(t *testing.T) {
 			t.Fatal(err)
 		}
 		for k, id := range ids {
-			status := "done"
+			status := dataset.StatusDone
 			if k == 0 {
-				status = "draft"
+				status = dataset.StatusDraft
 			}
 			if _, err := im.PutLabel(id, &dataset.Label{Annotator: "ann", Values: rubric.Values{"correctness": fmt.Sprint(1 + (i+k)%5)},
 				Status: status, AnnotatedAt: at, ActiveSeconds: 2.5, RubricVersion: "v"}); err != nil {
@@ -75,7 +76,7 @@ func TestActivityAndLabelCounts(t *testing.T) {
 		}
 		time.Sleep(60 * time.Millisecond) // past the import's chunk time: the chunk commits
 	}
-	other := MustOpenDB(t, path, store.Options{})
+	other := storetest.Open(t, path, store.Options{})
 	if done, _, counts := activity(t, other); done != 0 || len(counts) != 0 {
 		t.Fatalf("an unfinished import is visible to the report: %d done, %d counts", done, len(counts))
 	}

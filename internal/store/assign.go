@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/rubric"
 )
 
@@ -35,7 +36,7 @@ type Assigned struct {
 	SampleID  string
 	Kind      AssignKind
 	// Status is the annotator's annotation status of the turn, "" before the first change.
-	Status string
+	Status dataset.Status
 }
 
 // Campaign is a sample's assignment as stored.

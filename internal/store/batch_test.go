@@ -15,6 +15,7 @@ import (
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/ingest"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/store/storetest"
 )
 
 // rawCount counts rows of a table straight from the file, hidden ones included.
@@ -54,7 +55,7 @@ func chunkedImport(t *testing.T, im *store.Importer, prefix string, n int) {
 func TestImportVisibleOnlyWhenComplete(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "m3eval.db")
-	s := MustOpenDB(t, path, store.Options{})
+	s := storetest.Open(t, path, store.Options{})
 	seed(t, s, []string{"initial", "follow_up"})
 	im, err := s.BeginImport(ctx, store.ImportOptions{Source: "big.jsonl"})
 	if err != nil {
@@ -65,7 +66,7 @@ func TestImportVisibleOnlyWhenComplete(t *testing.T) {
 	if raw := rawCount(t, path, "turns"); raw != 302 {
 		t.Fatalf("the chunks did not commit: %d turns in the file", raw)
 	}
-	other := MustOpenDB(t, path, store.Options{})
+	other := storetest.Open(t, path, store.Options{})
 	st, err := other.Status(ctx)
 	if err != nil || st.Turns != 2 || st.Episodes != 1 {
 		t.Fatalf("status during the import: %+v %v (want the 2 turns of before)", st, err)
@@ -92,7 +93,7 @@ func TestImportVisibleOnlyWhenComplete(t *testing.T) {
 func TestFailedImportLeavesNothing(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "m3eval.db")
-	s := MustOpenDB(t, path, store.Options{})
+	s := storetest.Open(t, path, store.Options{})
 	seed(t, s, []string{"initial"})
 	im, err := s.BeginImport(ctx, store.ImportOptions{})
 	if err != nil {
@@ -112,7 +113,7 @@ func TestFailedImportLeavesNothing(t *testing.T) {
 func TestAbandonedImportRemoved(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "m3eval.db")
-	s := MustOpenDB(t, path, store.Options{})
+	s := storetest.Open(t, path, store.Options{})
 	im, err := s.BeginImport(ctx, store.ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +161,7 @@ func TestAbandonedImportRemoved(t *testing.T) {
 func TestOpenAndReadWithoutTheWriteLock(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "m3eval.db")
-	s := MustOpenDB(t, path, store.Options{})
+	s := storetest.Open(t, path, store.Options{})
 	seed(t, s, []string{"initial", "follow_up"})
 	if _, err := s.OpenQueue(ctx, "ann", nil); err != nil {
 		t.Fatal(err)
@@ -219,8 +220,8 @@ func TestParallelLabelImports(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "m3eval.db")
-	s := MustOpenDB(t, path, store.Options{})
-	r := defaultRubric(t)
+	s := storetest.Open(t, path, store.Options{})
+	r := storetest.Rubric(t)
 	var lines []string
 	for i := 0; i < 250; i++ {
 		lines = append(lines, fmt.Sprintf(`{"sample_id":"lab%03d_turn_2","episode_id":"lab%03d","turn":2,"action_type":"follow_up","task_type":"t",`+

@@ -12,6 +12,7 @@ import (
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/sample"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/store/storetest"
 )
 
 func turnIDs(t *testing.T, s *store.Store, sampleIDs ...string) []int64 {
@@ -33,7 +34,7 @@ func turnIDs(t *testing.T, s *store.Store, sampleIDs ...string) []int64 {
 
 func TestSampleStrataAndSavedSample(t *testing.T) {
 	ctx := context.Background()
-	s := MustOpenDB(t, "", store.Options{})
+	s := storetest.Open(t, "", store.Options{})
 	seed(t, s, []string{"initial", "mislead", "recall"}, []string{"initial", "mislead"}, []string{"initial"})
 	counts, err := s.SampleStrata(ctx, store.SampleParams{By: []string{"action_type"}})
 	if err != nil {
@@ -86,7 +87,7 @@ func TestSampleStrataAndSavedSample(t *testing.T) {
 // the whole database.
 func TestCampaignQueue(t *testing.T) {
 	ctx := context.Background()
-	s := MustOpenDB(t, "", store.Options{})
+	s := storetest.Open(t, "", store.Options{})
 	seed(t, s, []string{"initial", "mislead", "recall"}, []string{"initial", "mislead"}, []string{"initial"})
 	ids := turnIDs(t, s, "epz_turn_1", "epz_turn_2", "epz_turn_3", "epy_turn_1", "epy_turn_2", "epx_turn_1")
 	strata := []sample.Stratum{{Key: []string{"x"}, Available: 6, Allocated: 4, Drawn: 4, Items: []int64{ids[0], ids[2], ids[3], ids[5]}}}
@@ -164,7 +165,7 @@ func TestCampaignQueue(t *testing.T) {
 func TestFinalLabelsUndoAcrossReopen(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "final.db")
-	s := MustOpenDB(t, path, store.Options{Durable: true})
+	s := storetest.Open(t, path, store.Options{Durable: true})
 	seed(t, s, []string{"initial", "mislead"})
 	id := turnIDs(t, s, "epz_turn_2")[0]
 	three, four := "3", "4"
@@ -177,7 +178,7 @@ func TestFinalLabelsUndoAcrossReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	s = MustOpenDB(t, path, store.Options{Durable: true})
+	s = storetest.Open(t, path, store.Options{Durable: true})
 	f, err := s.Finals(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -211,7 +212,7 @@ func TestFinalLabelsUndoAcrossReopen(t *testing.T) {
 // name, its second label is kept apart (qc reads it; export, status and agreement do not).
 func TestRepeatQueue(t *testing.T) {
 	ctx := context.Background()
-	s := MustOpenDB(t, "", store.Options{})
+	s := storetest.Open(t, "", store.Options{})
 	seed(t, s, []string{"initial", "follow_up"})
 	ids := turnIDs(t, s, "epz_turn_1", "epz_turn_2")
 	if err := s.SaveSample(ctx, store.SampleInfo{Name: "p", Size: 2}, []sample.Stratum{{Key: []string{"x"}, Available: 2, Allocated: 2, Drawn: 2, Items: ids}}); err != nil {

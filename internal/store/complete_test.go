@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/store/storetest"
 )
 
 // TestCompleter: prefixes select from the sorted names, the limit caps them, a missing file is
@@ -16,7 +17,7 @@ import (
 func TestCompleter(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "c.db")
-	s := MustOpenDB(t, path, store.Options{})
+	s := storetest.Open(t, path, store.Options{})
 	seed(t, s, []string{"initial", "mislead", "follow_up"}, []string{"initial"})
 	for _, name := range []string{"alice", "alan", "bob"} {
 		if _, err := s.OpenQueue(ctx, name, nil); err != nil {

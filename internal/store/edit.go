@@ -72,7 +72,7 @@ func (q *Queue) edit(ctx context.Context, e Edit, create bool, fn func(*editTx) 
 	return a, nil
 }
 
-func (et *editTx) record(kind, field string, old, new *string) error {
+func (et *editTx) record(kind session.ChangeKind, field string, old, new *string) error {
 	_, err := et.tx.ExecContext(et.ctx, `INSERT INTO changes (annotation_id, batch, kind, field, old_value, new_value, at)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`, et.id, et.batch, kind, field, old, new, et.now)
 	return err
@@ -96,8 +96,8 @@ func (et *editTx) setValue(field string, value *string) (old *string, err error)
 	return old, err
 }
 
-func (et *editTx) setStatus(status string) error {
-	var cur string
+func (et *editTx) setStatus(status dataset.Status) error {
+	var cur dataset.Status
 	if err := et.tx.QueryRowContext(et.ctx, `SELECT status FROM annotations WHERE id = ?`, et.id).Scan(&cur); err != nil {
 		return err
 	}
@@ -113,11 +113,11 @@ func (et *editTx) setStatus(status string) error {
 		stale = stale AND ? <> 'done' WHERE id = ?`, status, annotatedAt, status, et.id); err != nil {
 		return err
 	}
-	return et.record("status", "", &cur, &status)
+	return et.record(session.ChangeStatus, "", (*string)(&cur), (*string)(&status))
 }
 
 func (et *editTx) demoteIfUnacceptable(acceptable func(rubric.Values) bool) error {
-	var status string
+	var status dataset.Status
 	if err := et.tx.QueryRowContext(et.ctx, `SELECT status FROM annotations WHERE id = ?`, et.id).Scan(&status); err != nil {
 		return err
 	}
@@ -144,7 +144,7 @@ func (q *Queue) SetValue(ctx context.Context, e Edit, field string, value *strin
 		if eqPtr(old, value) {
 			return nil
 		}
-		return et.record("value", field, old, value)
+		return et.record(session.ChangeValue, field, old, value)
 	})
 }
 
@@ -165,7 +165,7 @@ func (q *Queue) SetFlag(ctx context.Context, e Edit, flagged bool, reason string
 			return err
 		}
 		old, new := flagText(wasFlagged, wasReason), flagText(flagged, reason)
-		return et.record("flag", "", old, new)
+		return et.record(session.ChangeFlag, "", old, new)
 	})
 }
 
@@ -221,9 +221,10 @@ func (q *Queue) Undo(ctx context.Context, e Edit) (a *Annotation, what []Undone,
 			return err
 		}
 		type change struct {
-			id          int64
-			kind, field string
-			old         sql.NullString
+			id    int64
+			kind  session.ChangeKind
+			field string
+			old   sql.NullString
 		}
 		var cs []change
 		for rows.Next() {
@@ -241,17 +242,17 @@ func (q *Queue) Undo(ctx context.Context, e Edit) (a *Annotation, what []Undone,
 		for _, c := range cs {
 			var err error
 			switch c.kind {
-			case "value":
+			case session.ChangeValue:
 				var v *string
 				if c.old.Valid {
 					v = &c.old.String
 				}
 				_, err = et.setValue(c.field, v)
-			case "flag":
+			case session.ChangeFlag:
 				_, err = et.tx.ExecContext(ctx, `UPDATE annotations SET flagged = ?, flag_reason = ? WHERE id = ?`, c.old.Valid, c.old.String, et.id)
-			case "status":
+			case session.ChangeStatus:
 				var annotatedAt any
-				if c.old.String == dataset.StatusDone {
+				if dataset.Status(c.old.String) == dataset.StatusDone {
 					annotatedAt = et.now
 				}
 				_, err = et.tx.ExecContext(ctx, `UPDATE annotations SET status = ?, annotated_at = ? WHERE id = ?`, c.old.String, annotatedAt, et.id)
@@ -262,7 +263,7 @@ func (q *Queue) Undo(ctx context.Context, e Edit) (a *Annotation, what []Undone,
 			if _, err := et.tx.ExecContext(ctx, `UPDATE changes SET undone = 1 WHERE id = ?`, c.id); err != nil {
 				return err
 			}
-			what = append(what, Undone{Kind: session.ChangeKind(c.kind), Field: c.field})
+			what = append(what, Undone{Kind: c.kind, Field: c.field})
 		}
 		return nil
 	})

@@ -18,14 +18,15 @@ import (
 	"github.com/m3bench/m3eval/internal/rubric"
 )
 
-// Outcome says what a put did.
-type Outcome = int // an alias, so the Importer satisfies ingest.Sink
+// Outcome says what a put did; it is the domain's dataset.Outcome, so that the Importer
+// satisfies ingest.Sink without the reader knowing the store.
+type Outcome = dataset.Outcome
 
 // The outcomes of putting a record.
 const (
-	Inserted  Outcome = iota // new
-	Unchanged                // identical to what was stored
-	Replaced                 // differed, and the import was told to replace
+	Inserted  = dataset.Inserted  // new
+	Unchanged = dataset.Unchanged // identical to what was stored
+	Replaced  = dataset.Replaced  // differed, and the import was told to replace
 )
 
 // ImportOptions control an import.
@@ -870,10 +871,11 @@ func (im *Importer) insertLabel(sl *stagedLabel) error {
 }
 
 type annotationRow struct {
-	id                                    int64
-	status, flagReason, rubricVersion, at string
-	flagged, stale                        bool
-	activeMS                              int64
+	id                            int64
+	status                        dataset.Status
+	flagReason, rubricVersion, at string
+	flagged, stale                bool
+	activeMS                      int64
 }
 
 func (a *annotationRow) sameAs(l *dataset.Label, vals rubric.Values) bool {

@@ -18,6 +18,7 @@ import (
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/ingest"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/store/storetest"
 )
 
 // writeTurns writes n turn records of realistic size as JSONL: 10-turn episodes.
@@ -123,7 +124,7 @@ func BenchmarkImportFloor(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				path := filepath.Join(b.TempDir(), "floor.db")
 				initDB(b, path, fmt.Sprintf("PRAGMA page_size = %d; CREATE TABLE t (x); DROP TABLE t", v.pageSize))
-				MustOpenDB(b, path, store.Options{}).Close() // the m3eval schema, in WAL mode
+				storetest.Open(b, path, store.Options{}).Close() // the m3eval schema, in WAL mode
 				db := openBenchDB(b, path, v.journal)
 				ctx := context.Background()
 				mustExec(b, db, `PRAGMA temp_store = MEMORY`)
@@ -166,7 +167,7 @@ func BenchmarkImportWriter(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	b.Run("putturns", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			s := MustOpenDB(b, "", store.Options{})
+			s := storetest.Open(b, "", store.Options{})
 			start := time.Now()
 			im, err := s.BeginImport(context.Background(), store.ImportOptions{})
 			if err != nil {
@@ -196,7 +197,7 @@ func BenchmarkImportWriter(b *testing.B) {
 		}
 		for i := 0; i < b.N; i++ {
 			path := filepath.Join(b.TempDir(), "bind.db")
-			MustOpenDB(b, path, store.Options{}).Close() // the m3eval schema, in WAL mode
+			storetest.Open(b, path, store.Options{}).Close() // the m3eval schema, in WAL mode
 			db := openBenchDB(b, path, "WAL")
 			start := time.Now()
 			tx, err := db.Begin()

@@ -16,6 +16,7 @@ import (
 	"github.com/m3bench/m3eval/internal/ingest"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/store/storetest"
 )
 
 // writeChats writes convs OpenAI-format conversations of 10 turns (a system prompt, an
@@ -171,14 +172,5 @@ func importSource(tb testing.TB, db string, r *rubric.Rubric, name string, src i
 		tb.Fatal(err)
 	}
 	defer s.Close()
-	tx, err := s.BeginImport(ctx, store.ImportOptions{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer tx.Rollback()
-	c, err := ingest.ImportFrom(ctx, tx, name, src, ingest.LabelOptions{Rubric: r, Annotator: "fuzz", Now: now})
-	if err != nil {
-		return c, err
-	}
-	return c, tx.Commit()
+	return storetest.Import(s, name, src, ingest.LabelOptions{Rubric: r, Annotator: "fuzz", Now: now})
 }

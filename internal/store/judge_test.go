@@ -8,12 +8,13 @@ import (
 
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/store/storetest"
 )
 
 // StreamEpisodes gives a filtered turn's whole episode (the judge reads earlier turns) and
 // marks the turns the filter chose; other episodes are left out.
 func TestStreamEpisodesFilter(t *testing.T) {
-	s := MustOpenDB(t, "", store.Options{})
+	s := storetest.Open(t, "", store.Options{})
 	seed(t, s, []string{"initial", "mislead", "follow_up"}, []string{"initial", "follow_up"})
 	ctx := context.Background()
 	var got []string
@@ -51,7 +52,7 @@ func TestStreamEpisodesFilter(t *testing.T) {
 
 // A judge's scores carry the rule version; other rules need replace.
 func TestJudgeRunRuleVersion(t *testing.T) {
-	s := MustOpenDB(t, "", store.Options{})
+	s := storetest.Open(t, "", store.Options{})
 	seed(t, s, []string{"initial", "mislead"})
 	ctx := context.Background()
 	var ids []int64
@@ -88,7 +89,7 @@ func TestJudgeRunRuleVersion(t *testing.T) {
 
 // PutTurnScores: a first run inserts a turn's scores in one go; a later run compares each.
 func TestPutTurnScores(t *testing.T) {
-	s := MustOpenDB(t, "", store.Options{})
+	s := storetest.Open(t, "", store.Options{})
 	seed(t, s, []string{"initial"})
 	ctx := context.Background()
 	var ids []int64

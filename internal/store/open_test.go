@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/store/storetest"
 )
 
 // TestOpenOpensExactlyThatFile: characters that mean something in an SQLite URI (# ends the
@@ -19,12 +20,12 @@ func TestOpenOpensExactlyThatFile(t *testing.T) {
 	dir := t.TempDir()
 	names := []string{"study#1.db", "study#2.db", "what?.db", "100%.db", "50%25.db", "a&mode=ro.db", "sp ace.db"}
 	for i, name := range names {
-		s := MustOpenDB(t, filepath.Join(dir, name), store.Options{})
+		s := storetest.Open(t, filepath.Join(dir, name), store.Options{})
 		seed(t, s, strings.Split(strings.Repeat("initial,", i+1), ",")[:i+1])
 		s.Close()
 	}
 	for i, name := range names {
-		s := MustOpenDB(t, filepath.Join(dir, name), store.Options{ReadOnly: true})
+		s := storetest.Open(t, filepath.Join(dir, name), store.Options{ReadOnly: true})
 		st, err := s.Status(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -49,7 +50,7 @@ func TestOpenOpensExactlyThatFile(t *testing.T) {
 // not one byte of it is written, by writers and readers alike.
 func TestOpenRefusesNewerSchema(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "future.db")
-	MustOpenDB(t, path, store.Options{}).Close()
+	storetest.Open(t, path, store.Options{}).Close()
 	db, err := sql.Open("sqlite3", path)
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +80,7 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 // (a migration missing) still gets today's schema, when the file can be written.
 func TestReadOnlyOpenUpgradesAnOldDatabaseFirst(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "old.db")
-	MustOpenDB(t, path, store.Options{}).Close()
+	storetest.Open(t, path, store.Options{}).Close()
 	db, err := sql.Open("sqlite3", path)
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +89,7 @@ func TestReadOnlyOpenUpgradesAnOldDatabaseFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	s := MustOpenDB(t, path, store.Options{ReadOnly: true})
+	s := storetest.Open(t, path, store.Options{ReadOnly: true})
 	if _, err := s.Judges(context.Background()); err != nil {
 		t.Fatalf("the read-only open did not upgrade: %v", err)
 	}

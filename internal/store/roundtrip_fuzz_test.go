@@ -17,6 +17,7 @@ import (
 	"github.com/m3bench/m3eval/internal/labeled"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/store/storetest"
 )
 
 // FuzzLabeledRoundTrip: whatever labeled record the importer accepts, its export imports into
@@ -29,7 +30,7 @@ func FuzzLabeledRoundTrip(f *testing.F) {
 	f.Add([]byte{1, 1, 1, 1, 1, 1}, uint8(0), uint8(1), uint8(1), true, false, "blurry", "", 0.001, "2026-01-31T09:30:00Z")
 	f.Add([]byte{2, 0, 2, 2, 0, 1}, uint8(3), uint8(5), uint8(1), false, true, "", "=1+1", 1e7, "")
 	f.Add([]byte{7, 7, 3, 3, 7, 3}, uint8(4), uint8(9), uint8(2), true, true, "why", "天空\n", 31536000.0, "2026-02-29T00:00:00+08:00")
-	r := defaultRubric(f)
+	r := storetest.Rubric(f)
 	actions := []string{"initial", "follow_up", "mislead", "mislead_subtle", "memory_injection", "logic_skip"}
 	f.Fuzz(func(t *testing.T, choices []byte, action, turnN, status uint8, flagged, stale bool, reason, comment string, active float64, at string) {
 		label := map[string]any{}

@@ -15,6 +15,7 @@ import (
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/store/storetest"
 )
 
 // putScores imports one "file" of a judge's scores (sample, field, value triples) and returns
@@ -58,7 +59,7 @@ func collect(t *testing.T, s *store.Store, f store.ScoreFilter) (ratings, scores
 }
 
 func TestJudgeScoresImport(t *testing.T) {
-	s := MustOpenDB(t, "", store.Options{})
+	s := storetest.Open(t, "", store.Options{})
 	seed(t, s, []string{"initial", "mislead"})
 	const a1, a2 = "epz_turn_1", "epz_turn_2"
 
@@ -110,7 +111,7 @@ func TestJudgeScoresImport(t *testing.T) {
 
 func TestJudgeStreamScoring(t *testing.T) {
 	ctx := context.Background()
-	s := MustOpenDB(t, "", store.Options{})
+	s := storetest.Open(t, "", store.Options{})
 	// epz is imported first, so it comes first in queue order although "epy" sorts before it.
 	seed(t, s, []string{"initial", "mislead"}, []string{"initial"})
 	im, err := s.BeginImport(ctx, store.ImportOptions{})
@@ -126,7 +127,7 @@ func TestJudgeStreamScoring(t *testing.T) {
 		}
 		ids[tr.SampleID] = id
 	}
-	put := func(sample, who, status string, vals rubric.Values) {
+	put := func(sample, who string, status dataset.Status, vals rubric.Values) {
 		if _, err := im.PutLabel(ids[sample], &dataset.Label{Annotator: who, Values: vals, Status: status,
 			AnnotatedAt: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), RubricVersion: "v"}); err != nil {
 			t.Fatal(err)
@@ -205,7 +206,7 @@ func TestJudgeScoresStayOutOfTheAnnotator(t *testing.T) {
 func TestJudgeStreamDoesNotBlockAnnotators(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "m3eval.db")
-	s := MustOpenDB(t, path, store.Options{})
+	s := storetest.Open(t, path, store.Options{})
 	seed(t, s, []string{"initial", "follow_up"})
 	label := func(st *store.Store, tr dataset.Turn, who string) error {
 		im, err := st.BeginImport(ctx, store.ImportOptions{})
@@ -226,7 +227,7 @@ func TestJudgeStreamDoesNotBlockAnnotators(t *testing.T) {
 	if err := label(s, turn("epz", 1, "initial"), "alice"); err != nil {
 		t.Fatal(err)
 	}
-	other := MustOpenDB(t, path, store.Options{Durable: true}) // the annotator's own handle
+	other := storetest.Open(t, path, store.Options{Durable: true}) // the annotator's own handle
 	var seen []string
 	err := s.StreamScoring(ctx, store.ScoreFilter{Fields: []string{"correctness"}},
 		func(r *store.ScoreRow) error {

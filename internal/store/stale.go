@@ -60,7 +60,7 @@ func (im *Importer) staleLabels(rt replacedTurn) error {
 	type label struct {
 		id     int64
 		name   string
-		status string
+		status dataset.Status
 	}
 	var labels []label
 	for rows.Next() {

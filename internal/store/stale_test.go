@@ -7,14 +7,15 @@ import (
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/store/storetest"
 )
 
 // TestStaleLabelsLeaveScoreUntilConfirmed: a label of a replaced turn is out of the scoring
 // stream, drafts included, until the annotator submits it again.
 func TestStaleLabelsLeaveScoreUntilConfirmed(t *testing.T) {
 	ctx := context.Background()
-	s := MustOpenDB(t, "", store.Options{})
-	r := defaultRubric(t)
+	s := storetest.Open(t, "", store.Options{})
+	r := storetest.Rubric(t)
 	tr := turn("ep", 2, "mislead")
 	im, err := s.BeginImport(ctx, store.ImportOptions{})
 	if err != nil {

@@ -10,35 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/store/storetest"
 )
-
-// MustOpenDB opens a store on a real file in the test's temporary directory.
-func MustOpenDB(tb testing.TB, path string, opts store.Options) *store.Store {
-	tb.Helper()
-	if path == "" {
-		path = filepath.Join(tb.TempDir(), "m3eval.db")
-	}
-	s, err := store.Open(context.Background(), path, opts)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	s.Now = func() time.Time { clock = clock.Add(time.Second); return clock }
-	tb.Cleanup(func() { s.Close() })
-	return s
-}
-
-func defaultRubric(tb testing.TB) *rubric.Rubric {
-	r, err := rubric.Parse(annotations.DefaultRubric)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return r
-}
 
 func turn(ep string, n int, action string) dataset.Turn {
 	return dataset.Turn{SampleID: fmt.Sprintf("%s_turn_%d", ep, n), EpisodeID: ep, Turn: n, ActionType: action,
@@ -68,7 +44,7 @@ func seed(tb testing.TB, s *store.Store, eps ...[]string) {
 
 func TestImportOutcomes(t *testing.T) {
 	ctx := context.Background()
-	s := MustOpenDB(t, "", store.Options{})
+	s := storetest.Open(t, "", store.Options{})
 	put := func(opts store.ImportOptions, ts ...dataset.Turn) ([]store.Outcome, error) {
 		im, err := s.BeginImport(ctx, opts)
 		if err != nil {
@@ -114,7 +90,7 @@ func TestImportOutcomes(t *testing.T) {
 
 func TestImportRollsBackWholeFile(t *testing.T) {
 	ctx := context.Background()
-	s := MustOpenDB(t, "", store.Options{})
+	s := storetest.Open(t, "", store.Options{})
 	im, err := s.BeginImport(ctx, store.ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +127,7 @@ func refs(t *testing.T, q *store.Queue, unfinished bool) []string {
 
 func TestQueueOrderFilterSkipAndPosition(t *testing.T) {
 	ctx := context.Background()
-	s := MustOpenDB(t, "", store.Options{})
+	s := storetest.Open(t, "", store.Options{})
 	// epz is imported first, so it comes first although "epy" sorts before it.
 	seed(t, s, []string{"initial", "mislead", "follow_up"}, []string{"initial", "mislead"})
 	q, err := s.OpenQueue(ctx, "alice", nil)
@@ -166,7 +142,7 @@ func TestQueueOrderFilterSkipAndPosition(t *testing.T) {
 		t.Fatalf("Len = %d", n)
 	}
 
-	r := defaultRubric(t)
+	r := storetest.Rubric(t)
 	second, _, _ := q.Find(ctx, "epz_turn_2")
 	if _, err := q.Skip(ctx, store.Edit{TurnID: second.TurnID, RubricVersion: r.Version}); err != nil {
 		t.Fatal(err)
@@ -217,9 +193,9 @@ func TestQueueOrderFilterSkipAndPosition(t *testing.T) {
 func TestEditsUndoAndResumeAcrossReopen(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "m3eval.db")
-	s := MustOpenDB(t, path, store.Options{Durable: true})
+	s := storetest.Open(t, path, store.Options{Durable: true})
 	seed(t, s, []string{"initial", "mislead"})
-	r := defaultRubric(t)
+	r := storetest.Rubric(t)
 	q, _ := s.OpenQueue(ctx, "alice", nil)
 	ref, _, _ := q.Find(ctx, "epz_turn_2")
 	item := rubric.Item{ActionType: "mislead", Turn: 2}
@@ -254,7 +230,7 @@ func TestEditsUndoAndResumeAcrossReopen(t *testing.T) {
 	s.Close()
 
 	// Undo works after a restart: the history is in the file.
-	s2 := MustOpenDB(t, path, store.Options{})
+	s2 := storetest.Open(t, path, store.Options{})
 	q2, _ := s2.OpenQueue(ctx, "alice", nil)
 	a, what, ok, err := q2.Undo(ctx, edit)
 	if err != nil || !ok || a.Status != dataset.StatusDone || a.Values["overall_quality"] != "1" || len(what) != 2 {
@@ -295,7 +271,7 @@ func TestEditsUndoAndResumeAcrossReopen(t *testing.T) {
 
 func TestFlagAndUndoFlag(t *testing.T) {
 	ctx := context.Background()
-	s := MustOpenDB(t, "", store.Options{})
+	s := storetest.Open(t, "", store.Options{})
 	seed(t, s, []string{"initial"})
 	q, _ := s.OpenQueue(ctx, "alice", nil)
 	ref, _, _ := q.First(ctx, false)
@@ -315,7 +291,7 @@ func TestFlagAndUndoFlag(t *testing.T) {
 
 func TestExportAndStatus(t *testing.T) {
 	ctx := context.Background()
-	s := MustOpenDB(t, "", store.Options{})
+	s := storetest.Open(t, "", store.Options{})
 	seed(t, s, []string{"initial", "mislead"})
 	for _, name := range []string{"bob", "alice"} {
 		q, _ := s.OpenQueue(ctx, name, nil)
@@ -334,7 +310,7 @@ func TestExportAndStatus(t *testing.T) {
 	var got []string
 	err := s.Export(ctx, store.ExportOptions{}, func(l *dataset.Labeled) error {
 		for _, lab := range l.Labels {
-			got = append(got, l.Turn.SampleID+"/"+lab.Annotator+"/"+lab.Status)
+			got = append(got, l.Turn.SampleID+"/"+lab.Annotator+"/"+string(lab.Status))
 		}
 		return nil
 	})
@@ -344,7 +320,7 @@ func TestExportAndStatus(t *testing.T) {
 	got = nil
 	err = s.Export(ctx, store.ExportOptions{IncludeDrafts: true}, func(l *dataset.Labeled) error {
 		for _, lab := range l.Labels {
-			got = append(got, l.Turn.SampleID+"/"+lab.Annotator+"/"+lab.Status+"/"+lab.Values["correctness"])
+			got = append(got, l.Turn.SampleID+"/"+lab.Annotator+"/"+string(lab.Status)+"/"+lab.Values["correctness"])
 		}
 		return nil
 	})
@@ -363,7 +339,7 @@ func TestExportAndStatus(t *testing.T) {
 
 func TestMedianActive(t *testing.T) {
 	ctx := context.Background()
-	s := MustOpenDB(t, "", store.Options{})
+	s := storetest.Open(t, "", store.Options{})
 	seed(t, s, []string{"initial", "follow_up", "follow_up", "follow_up"})
 	q, _ := s.OpenQueue(ctx, "alice", nil)
 	ref, ok, _ := q.First(ctx, false)
@@ -389,7 +365,7 @@ func TestMedianActive(t *testing.T) {
 // and a batch that meets stored turns and falls back to turn-by-turn outcomes.
 func TestPutTurnsBatches(t *testing.T) {
 	ctx := context.Background()
-	s := MustOpenDB(t, "", store.Options{})
+	s := storetest.Open(t, "", store.Options{})
 	var ts []dataset.Turn
 	for i := 0; i < 300; i++ {
 		ts = append(ts, turn(fmt.Sprintf("ep%03d", i/7), i%7+1, "follow_up"))
@@ -473,7 +449,7 @@ func TestPutTurnsBatches(t *testing.T) {
 // own index, and episode keys that do not survive a trip through JSON text still import.
 func TestPutTurnsChunkErrors(t *testing.T) {
 	ctx := context.Background()
-	s := MustOpenDB(t, "", store.Options{})
+	s := storetest.Open(t, "", store.Options{})
 	var ts []dataset.Turn
 	for i := 0; i < 128; i++ {
 		ts = append(ts, turn(fmt.Sprintf("ep%03d", i/4), i%4+1, "follow_up"))
@@ -525,7 +501,7 @@ func TestPutTurnsChunkErrors(t *testing.T) {
 // inside itself, or changes one turn (an error at that turn, or a replacement when allowed).
 func TestPutTurnsReimport(t *testing.T) {
 	ctx := context.Background()
-	s := MustOpenDB(t, "", store.Options{})
+	s := storetest.Open(t, "", store.Options{})
 	var ts []dataset.Turn
 	for i := 0; i < 256; i++ {
 		tt := turn(fmt.Sprintf("ep%03d", i/8), i%8+1, "follow_up")

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/store"
 )
 
@@ -48,7 +49,7 @@ func Loads(c *store.Campaign) ([]annotatorLoad, [][]int) {
 			a.Repeats++
 			a.RepeatIDs = append(a.RepeatIDs, r.SampleID)
 		}
-		if r.Status == "done" {
+		if r.Status == dataset.StatusDone {
 			a.Done++
 		}
 		if r.Status != "" {

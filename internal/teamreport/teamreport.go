@@ -1,4 +1,4 @@
-// Package teamreport writes what the campaign commands show — samples, assignments, quality
+// Package teamreport writes what the team commands show — status, samples, assignments, quality
 // control — as aligned tables, JSON or Markdown. Text that comes from data (stratum values,
 // names) is escaped before it reaches a terminal.
 package teamreport

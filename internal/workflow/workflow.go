@@ -1,6 +1,9 @@
-// Package workflow runs the campaign operations the commands ask for: it reads what the
-// store holds, lets the domain packages (sample, campaign) decide, and stores the outcome.
-// It holds no SQL and no statistics of its own.
+// Package workflow runs the operations the annotation and campaign commands ask for (sample,
+// assign, adjudicate, qc, export, the annotator's queue): it reads what the store holds, lets
+// the domain packages (sample, campaign) decide, and stores the outcome. It holds no SQL and
+// no statistics of its own. Each campaign command (sample, assign, qc, adjudicate) is a
+// Command here: its flags, the checks of their values, and the run that returns what to
+// show; cmd/m3eval only opens the database and prints.
 package workflow
 
 import (
@@ -17,21 +20,10 @@ import (
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/sample"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/usage"
 )
 
-// ErrUsage marks options that cannot work together; the CLI exits with status 2.
-var ErrUsage = errors.New("usage")
-
-// usageErr is an error that Is ErrUsage without saying so in its text.
-type usageErr struct{ error }
-
-// Is makes errors.Is(err, ErrUsage) hold.
-func (e usageErr) Is(target error) bool { return target == ErrUsage }
-
-// Unwrap gives the error inside.
-func (e usageErr) Unwrap() error { return e.error }
-
-func usagef(format string, args ...any) error { return usageErr{fmt.Errorf(format, args...)} }
+func usagef(format string, args ...any) error { return usage.Errorf(format, args...) }
 
 // SampleOptions are the options of `m3eval sample`.
 type SampleOptions struct {
@@ -59,7 +51,7 @@ func Sample(ctx context.Context, st *store.Store, o SampleOptions) (*store.Sampl
 	}
 	counts, err := st.SampleStrata(ctx, o.Params)
 	if err != nil {
-		return nil, usageErr{err}
+		return nil, usage.Wrap(err)
 	}
 	avail := 0
 	for _, c := range counts {

@@ -71,3 +71,16 @@ func (r *Report) WriteText(w io.Writer) error {
 	_, err := fmt.Fprintf(w, "\n%s: %d samples, %d problems, %d warnings\n", r.Dir, r.Samples, r.ProblemCount, r.WarningCount)
 	return err
 }
+
+// Check is m3eval convert validate: it validates dir, writes the report to w and returns
+// Report.Err (nil for a valid directory).
+func Check(dir string, w io.Writer) error {
+	rep, err := Validate(dir)
+	if err != nil {
+		return err
+	}
+	if err := rep.WriteText(w); err != nil {
+		return err
+	}
+	return rep.Err()
+}

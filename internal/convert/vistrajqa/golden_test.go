@@ -3,16 +3,13 @@ package vistrajqa
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/m3bench/m3eval/internal/convert/domainav2"
+	"github.com/m3bench/m3eval/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // goldenInputs are hand-made trajectories that between them exercise every mapping rule:
 // vab-0001 has 30 steps with probes after 6/12/18/24 (S00..S04), an empty caption at step 9,
@@ -51,44 +48,9 @@ func TestGolden(t *testing.T) {
 				}
 				got[name] = b
 			}
-			dir := filepath.Join("testdata", "golden", mode.name)
 			for name, b := range got {
-				path := filepath.Join(dir, name)
-				if *update {
-					if err := os.MkdirAll(dir, 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(path, b, 0o644); err != nil {
-						t.Fatal(err)
-					}
-					continue
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run go test -run TestGolden -update to create it)", err)
-				}
-				if !bytes.Equal(b, want) {
-					t.Errorf("%s differs from %s (run with -update and review the diff):\n%s", name, path, firstDiff(b, want))
-				}
+				golden.Assert(t, filepath.Join("testdata", "golden", mode.name, name), b)
 			}
 		})
 	}
-}
-
-// firstDiff shows the first differing line of two outputs.
-func firstDiff(got, want []byte) string {
-	g, w := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
-	for i := 0; i < len(g) || i < len(w); i++ {
-		var gl, wl []byte
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if !bytes.Equal(gl, wl) {
-			return "line " + strconv.Itoa(i+1) + ":\n got:  " + string(gl) + "\n want: " + string(wl)
-		}
-	}
-	return ""
 }

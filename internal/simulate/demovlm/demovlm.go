@@ -14,17 +14,22 @@
 package demovlm
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/m3bench/m3eval/internal/simulate"
 	"github.com/m3bench/m3eval/internal/vlm"
@@ -217,4 +222,40 @@ func isChinese(s string) bool {
 		}
 	}
 	return false
+}
+
+// Serve serves the demo VLM for the scenes on listen until ctx ends (m3eval simulate
+// --demo-vlm), each answer delayed by latency; it says where on stdout.
+func Serve(ctx context.Context, scenes []simulate.Scene, listen string, latency time.Duration, stdout io.Writer) error {
+	srv, err := New(scenes, os.ReadFile)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return fmt.Errorf("demo VLM: %w", err)
+	}
+	var h http.Handler = srv
+	if latency > 0 {
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-time.After(latency):
+			case <-r.Context().Done():
+			}
+			srv.ServeHTTP(w, r)
+		})
+	}
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stdout, "demo VLM for %d scenes at http://%s/v1 (personas by --model: faithful, gullible, confused, flaky, http500, malformed, empty, hang)\n",
+		len(scenes), ln.Addr())
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		hs.Shutdown(sctx)
+	}()
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return ctx.Err()
 }

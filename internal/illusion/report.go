@@ -1,4 +1,4 @@
-package main
+package illusion
 
 import (
 	"encoding/json"
@@ -13,23 +13,34 @@ import (
 	"github.com/charmbracelet/lipgloss/table"
 	"github.com/muesli/termenv"
 
-	"github.com/m3bench/m3eval/internal/illusion"
 	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
-// illusionReport is everything 'illusion score' prints.
-type illusionReport struct {
-	Rows       []illusion.Row
-	Confusions []illusion.Confusion
+// Report is everything m3eval illusion score prints: recall per split and difficulty (or
+// class, By), the most frequent wrong answers, the logs read, and what the user should know.
+type Report struct {
+	Rows       []Row
+	Confusions []Confusion
 	Warnings   []string
 	Notes      []string
-	Logs       []illusion.LogInfo
-	Rule       illusion.Rule
-	By         illusion.Kind
+	Logs       []LogInfo
+	Rule       Rule
+	By         Kind
+	Format     ReportFormat
+}
+
+// WriteNotes writes the notes and warnings, one line each, safe for a terminal.
+func (r *Report) WriteNotes(w io.Writer) {
+	for _, n := range r.Notes {
+		fmt.Fprintln(w, "note: "+textsafe.Line(n))
+	}
+	for _, x := range r.Warnings {
+		fmt.Fprintln(w, "warning: "+textsafe.Line(x))
+	}
 }
 
 // logRows are the cells of the logs listing: which files went in, and of which model.
-func (r illusionReport) logRows() [][]string {
+func (r *Report) logRows() [][]string {
 	var out [][]string
 	for _, l := range r.Logs {
 		status := "scored"
@@ -45,18 +56,19 @@ func (r illusionReport) logRows() [][]string {
 
 var logHeaders = []string{"log", "model", "split", "samples", "status"}
 
-func (r illusionReport) write(w io.Writer, format string, color bool) error {
-	switch format {
-	case "json":
+// Write writes the report in its Format; color styles the table for a terminal.
+func (r *Report) Write(w io.Writer, color bool) error {
+	switch r.Format {
+	case ReportJSON:
 		return r.writeJSON(w)
-	case "md":
+	case ReportMarkdown:
 		return r.writeMarkdown(w)
 	}
 	return r.writeTable(w, color)
 }
 
 // groupTitle names the second column: difficulty, or the class dimension of --by.
-func (r illusionReport) groupTitle() string {
+func (r *Report) groupTitle() string {
 	if r.By != "" {
 		return string(r.By) + " class"
 	}
@@ -64,8 +76,8 @@ func (r illusionReport) groupTitle() string {
 }
 
 // blocks splits the rows into one block per split and kind, in order.
-func (r illusionReport) blocks() [][]illusion.Row {
-	var out [][]illusion.Row
+func (r *Report) blocks() [][]Row {
+	var out [][]Row
 	for i, row := range r.Rows {
 		if i == 0 || row.Split != r.Rows[i-1].Split || row.Kind != r.Rows[i-1].Kind {
 			out = append(out, nil)
@@ -82,15 +94,15 @@ func pct(v float64) string {
 	return strconv.FormatFloat(100*v, 'f', 1, 64)
 }
 
-func statCells(s illusion.Stat) []string {
+func statCells(s Stat) []string {
 	return []string{strconv.Itoa(s.N), strconv.Itoa(s.Hits), pct(s.Recall), "[" + pct(s.Lo) + ", " + pct(s.Hi) + "]"}
 }
 
-func blockTitle(b []illusion.Row) string {
+func blockTitle(b []Row) string {
 	return fmt.Sprintf("%s — %s recall", b[0].Split, b[0].Kind)
 }
 
-func (r illusionReport) writeTable(w io.Writer, color bool) error {
+func (r *Report) writeTable(w io.Writer, color bool) error {
 	re := lipgloss.NewRenderer(w)
 	if color {
 		re.SetColorProfile(termenv.ANSI256)
@@ -103,25 +115,30 @@ func (r illusionReport) writeTable(w io.Writer, color bool) error {
 	cell := re.NewStyle().Padding(0, 1)
 	num := cell.Align(lipgloss.Right)
 	total := num.Bold(true)
+	// grid is a bordered table whose numeric columns align right; with firstBold the first
+	// row's numbers (the "all" row) are bold.
+	grid := func(numeric func(col int) bool, firstBold bool, headers ...string) *table.Table {
+		return table.New().Border(lipgloss.NormalBorder()).BorderStyle(re.NewStyle().Faint(true)).
+			Headers(headers...).
+			StyleFunc(func(row, col int) lipgloss.Style {
+				switch {
+				case row == table.HeaderRow:
+					return head
+				case !numeric(col):
+					return cell
+				case firstBold && row == 0:
+					return total
+				}
+				return num
+			})
+	}
 	var b strings.Builder
 	for i, blk := range r.blocks() {
 		if i > 0 {
 			b.WriteString("\n")
 		}
 		b.WriteString(title.Render(textsafe.Line(blockTitle(blk))) + "\n")
-		t := table.New().Border(lipgloss.NormalBorder()).BorderStyle(re.NewStyle().Faint(true)).
-			Headers(r.groupTitle(), "n", "hits", "recall %", "95% CI").
-			StyleFunc(func(row, col int) lipgloss.Style {
-				switch {
-				case row == table.HeaderRow:
-					return head
-				case col == 0:
-					return cell
-				case row == 0:
-					return total
-				}
-				return num
-			})
+		t := grid(func(col int) bool { return col > 0 }, true, r.groupTitle(), "n", "hits", "recall %", "95% CI")
 		for _, row := range blk {
 			t.Row(append([]string{textsafe.Line(row.Group)}, statCells(row.Stat)...)...)
 		}
@@ -129,17 +146,7 @@ func (r illusionReport) writeTable(w io.Writer, color bool) error {
 	}
 	if len(r.Confusions) > 0 {
 		b.WriteString("\n" + title.Render("Most frequent wrong answers") + "\n")
-		t := table.New().Border(lipgloss.NormalBorder()).BorderStyle(re.NewStyle().Faint(true)).
-			Headers("split", "kind", "truth", "answer", "count").
-			StyleFunc(func(row, col int) lipgloss.Style {
-				switch {
-				case row == table.HeaderRow:
-					return head
-				case col == 4:
-					return num
-				}
-				return cell
-			})
+		t := grid(func(col int) bool { return col == 4 }, false, "split", "kind", "truth", "answer", "count")
 		for _, c := range r.Confusions {
 			t.Row(textsafe.Line(c.Split), textsafe.Line(string(c.Kind)), textsafe.Line(c.Truth), textsafe.Line(c.Answer), strconv.Itoa(c.Count))
 		}
@@ -147,17 +154,7 @@ func (r illusionReport) writeTable(w io.Writer, color bool) error {
 	}
 	if rows := r.logRows(); len(rows) > 0 {
 		b.WriteString("\n" + title.Render("Logs (rule "+string(r.Rule)+")") + "\n")
-		t := table.New().Border(lipgloss.NormalBorder()).BorderStyle(re.NewStyle().Faint(true)).
-			Headers(logHeaders...).
-			StyleFunc(func(row, col int) lipgloss.Style {
-				switch {
-				case row == table.HeaderRow:
-					return head
-				case col == 3:
-					return num
-				}
-				return cell
-			})
+		t := grid(func(col int) bool { return col == 3 }, false, logHeaders...)
 		for _, row := range rows {
 			t.Row(row...)
 		}
@@ -172,7 +169,7 @@ func mdEscape(s string) string {
 	return strings.NewReplacer("|", `\|`).Replace(textsafe.Line(s))
 }
 
-func (r illusionReport) writeMarkdown(w io.Writer) error {
+func (r *Report) writeMarkdown(w io.Writer) error {
 	var b strings.Builder
 	for i, blk := range r.blocks() {
 		if i > 0 {
@@ -207,7 +204,7 @@ func (r illusionReport) writeMarkdown(w io.Writer) error {
 	return err
 }
 
-// jsonStat is illusion.Stat with undefined values as null; JSON has no NaN.
+// jsonStat is Stat with undefined values as null; JSON has no NaN.
 type jsonStat struct {
 	Split  string   `json:"split"`
 	Kind   string   `json:"kind"`
@@ -226,7 +223,7 @@ func finite(v float64) *float64 {
 	return &v
 }
 
-func (r illusionReport) writeJSON(w io.Writer) error {
+func (r *Report) writeJSON(w io.Writer) error {
 	rows := make([]jsonStat, 0, len(r.Rows))
 	for _, x := range r.Rows {
 		rows = append(rows, jsonStat{x.Split, string(x.Kind), x.Group, x.N, x.Hits, finite(x.Recall), finite(x.Lo), finite(x.Hi)})
@@ -236,22 +233,22 @@ func (r illusionReport) writeJSON(w io.Writer) error {
 		by = string(r.By)
 	}
 	doc := struct {
-		By         string               `json:"by"`
-		Rows       []jsonStat           `json:"rows"`
-		Confusions []illusion.Confusion `json:"confusions"`
-		Warnings   []string             `json:"warnings"`
-		Notes      []string             `json:"notes"`
-		Rule       string               `json:"rule"`
-		Logs       []illusion.LogInfo   `json:"logs"`
+		By         string      `json:"by"`
+		Rows       []jsonStat  `json:"rows"`
+		Confusions []Confusion `json:"confusions"`
+		Warnings   []string    `json:"warnings"`
+		Notes      []string    `json:"notes"`
+		Rule       string      `json:"rule"`
+		Logs       []LogInfo   `json:"logs"`
 	}{by, rows, r.Confusions, r.Warnings, r.Notes, string(r.Rule), r.Logs}
 	if doc.Notes == nil {
 		doc.Notes = []string{}
 	}
 	if doc.Logs == nil {
-		doc.Logs = []illusion.LogInfo{}
+		doc.Logs = []LogInfo{}
 	}
 	if doc.Confusions == nil {
-		doc.Confusions = []illusion.Confusion{}
+		doc.Confusions = []Confusion{}
 	}
 	if doc.Warnings == nil {
 		doc.Warnings = []string{}

@@ -1,0 +1,60 @@
+package vistrajqa
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/pflag"
+
+	"github.com/m3bench/m3eval/internal/usage"
+)
+
+// AddFlags defines the flags of m3eval convert vistrajqa on fs.
+func (o *RunOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.StringSliceVar(&o.Inputs, "input", nil, "VisTrajQA sessions-*.jsonl file(s); repeat, separate with commas, or list after the flag")
+	fs.StringVar(&o.Output, "output", "", "output directory (created; must not exist or be empty unless --force)")
+	fs.BoolVar(&o.Multimodal, "multimodal", false, "put image captions into attachments instead of the user turn text")
+	fs.BoolVar(&o.KeepGoing, "keep-going", false, "convert the good records and report the bad ones instead of stopping at the first")
+	fs.BoolVar(&o.Force, "force", false, "replace an existing non-empty output directory")
+}
+
+// Main is m3eval convert vistrajqa: it checks the options (usage errors), runs the
+// conversion and says what it did: the validation report and a count on stdout, the
+// records --keep-going skipped on stderr (and the report of a failed validation).
+func Main(ctx context.Context, opt RunOptions, stdout, stderr io.Writer) error {
+	if len(opt.Inputs) == 0 {
+		return usage.Errorf("no input: give --input FILE...")
+	}
+	if opt.Output == "" {
+		return usage.Errorf("no output: give --output DIR")
+	}
+	res, err := Run(ctx, opt)
+	if res != nil && res.Report != nil && !res.Report.OK() {
+		res.Report.WriteText(stderr)
+	}
+	if err != nil {
+		return err
+	}
+	if err := res.Report.WriteText(stdout); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "converted %d trajectories into %s\n", res.Converted, opt.Output)
+	if len(res.Skipped) > 0 {
+		writeSkipped(stderr, res.Skipped)
+	}
+	return nil
+}
+
+// writeSkipped lists the records --keep-going left out, the first 100 of them.
+func writeSkipped(w io.Writer, skipped []*RecordError) {
+	const listed = 100
+	fmt.Fprintf(w, "skipped %d bad records:\n", len(skipped))
+	for i, e := range skipped {
+		if i == listed {
+			fmt.Fprintf(w, "  ... and %d more\n", len(skipped)-listed)
+			break
+		}
+		fmt.Fprintf(w, "  %v\n", e)
+	}
+}

@@ -1,0 +1,242 @@
+package illusion
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/m3bench/m3eval/internal/usage"
+)
+
+func usagef(format string, args ...any) error { return usage.Errorf(format, args...) }
+
+// ReportFormat is how the score report is written: --format of m3eval illusion score.
+type ReportFormat string
+
+// The report formats.
+const (
+	ReportTable    ReportFormat = "table"
+	ReportJSON     ReportFormat = "json"
+	ReportMarkdown ReportFormat = "md"
+)
+
+// The valid values of the enumerated flags of m3eval illusion score, in the order their
+// error messages list them (a flag registry completes and checks them).
+var (
+	// ReportFormats are the values of --format.
+	ReportFormats = []ReportFormat{ReportTable, ReportJSON, ReportMarkdown}
+	// Kinds are the values of --kind and --by.
+	Kinds = []Kind{KindShape, KindScene}
+	// Rules are the values of --rule.
+	Rules = []Rule{RuleM3eval, RuleLMMSEval}
+)
+
+// SampleFlags are the flags of m3eval illusion sample, as given.
+type SampleFlags struct {
+	Splits []string // NAME=FILE[,FILE...], globs allowed
+	N      int
+	Seed   int64
+	Out    string
+}
+
+// AddFlags defines the flags of m3eval illusion sample on fs.
+func (o *SampleFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&o.Splits, "split", nil, "NAME=FILE[,FILE...] of one split (shards in order; globs allowed); repeat in the order the splits are drawn")
+	fs.IntVar(&o.N, "n", 1000, "rows per split")
+	fs.Int64Var(&o.Seed, "seed", 42, "seed of random.Random")
+	fs.StringVar(&o.Out, "out", "", "output directory (created if missing)")
+}
+
+// Sample checks the flags and builds the test sets: m3eval illusion sample.
+func Sample(ctx context.Context, f SampleFlags) ([]SplitResult, error) {
+	if len(f.Splits) == 0 {
+		return nil, usagef("give at least one --split NAME=FILE")
+	}
+	if f.Out == "" {
+		return nil, usagef("--out DIR is required")
+	}
+	if f.N < 0 {
+		return nil, usagef("--n %d: must be at least 0", f.N)
+	}
+	inputs, err := ParseSplits(f.Splits)
+	if err != nil {
+		return nil, err
+	}
+	return BuildTestSets(ctx, inputs, f.N, f.Seed, f.Out)
+}
+
+// WriteSampled says what Sample did: one line per split to out, the groups sampled short
+// or without a difficulty as warnings to errw, and where the summary is.
+func WriteSampled(out, errw io.Writer, res []SplitResult, dir string) {
+	for _, r := range res {
+		total, orig := 0, 0
+		var parts []string
+		for _, g := range r.Selection.Groups {
+			total += g.Sampled
+			orig += g.Original
+			parts = append(parts, fmt.Sprintf("%s %d/%d", g.Difficulty, g.Sampled, g.Original))
+			if g.Difficulty == Unknown {
+				fmt.Fprintf(errw, "warning: %s: %d rows have no -easy-, -medium- or -hard- in image_name; sampled as group Unknown, as the guide's script does\n", r.Split, g.Original)
+			}
+		}
+		fmt.Fprintf(out, "%s: %d of %d rows -> %s (%s)\n", r.Split, total, orig, r.OutputFile, strings.Join(parts, ", "))
+		for _, g := range r.Selection.Short() {
+			fmt.Fprintf(errw, "warning: %s: group %s has %d rows but was allocated %d; summary.json reports sampled_counts %d and allocated_counts %d (the guide's script reports %d as sampled)\n",
+				r.Split, g.Difficulty, g.Original, g.Allocated, g.Sampled, g.Allocated, g.Allocated)
+		}
+	}
+	fmt.Fprintf(out, "summary: %s\n", filepath.Join(dir, SummaryFile))
+}
+
+// ParseSplits turns --split NAME=FILE[,FILE...] flags into splits in order of first
+// appearance. A FILE may be a glob pattern (matches in lexical order, which is the order of
+// Hugging Face shard names); a NAME given again adds files to its split.
+func ParseSplits(flags []string) ([]SplitInput, error) {
+	var inputs []SplitInput
+	at := map[string]int{}
+	for _, s := range flags {
+		name, list, ok := strings.Cut(s, "=")
+		if !ok || name == "" || list == "" {
+			return nil, usagef("--split %q: want NAME=FILE, e.g. Illusion_ICON=icon.parquet", s)
+		}
+		var paths []string
+		for _, p := range strings.Split(list, ",") {
+			if p == "" {
+				return nil, usagef("--split %q: empty file name", s)
+			}
+			if !strings.ContainsAny(p, "*?[") {
+				paths = append(paths, p)
+				continue
+			}
+			m, err := filepath.Glob(p)
+			if err != nil {
+				return nil, usagef("--split %q: %v", s, err)
+			}
+			if len(m) == 0 {
+				return nil, fmt.Errorf("--split %s: no file matches %s", name, p)
+			}
+			sort.Strings(m)
+			paths = append(paths, m...)
+		}
+		if i, ok := at[name]; ok {
+			inputs[i].Paths = append(inputs[i].Paths, paths...)
+			continue
+		}
+		at[name] = len(inputs)
+		inputs = append(inputs, SplitInput{Name: name, Paths: paths})
+	}
+	return inputs, nil
+}
+
+// ScoreFlags are the flags of m3eval illusion score, as given.
+type ScoreFlags struct {
+	Testsets     []string // NAME=FILE
+	Kind, By     string
+	Format       string
+	Top          int
+	Pool, Latest bool
+	Rule         string
+}
+
+// AddFlags defines the flags of m3eval illusion score on fs but -o.
+func (o *ScoreFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&o.Testsets, "testset", nil, "NAME=FILE of a test set built by 'illusion sample' (Parquet or JSONL); repeatable")
+	fs.StringVar(&o.Kind, "kind", "", "score every log as shape or scene instead of inferring it")
+	fs.StringVar(&o.By, "by", "", "per-class rows by shape or scene instead of per difficulty")
+	fs.StringVar(&o.Format, "format", "table", "output format: table, json or md")
+	fs.IntVar(&o.Top, "top", 10, "wrong answers to list (0 for all)")
+	fs.BoolVar(&o.Pool, "pool", false, "score several logs of the same task and split together")
+	fs.BoolVar(&o.Latest, "latest", false, "of several logs of the same task and split, score only the newest (date in the file name)")
+	fs.StringVar(&o.Rule, "rule", string(RuleM3eval), "matching rule: m3eval or lmms-eval (the task's own _recall_match)")
+}
+
+// ScoreReport checks the flags, scores the logs (LOG or NAME=LOG) on the test sets and builds
+// the report: m3eval illusion score.
+func ScoreReport(ctx context.Context, f ScoreFlags, logs []string) (*Report, error) {
+	kind, err := ParseKind("--kind", f.Kind)
+	if err != nil {
+		return nil, err
+	}
+	by, err := ParseKind("--by", f.By)
+	if err != nil {
+		return nil, err
+	}
+	switch ReportFormat(f.Format) {
+	case ReportTable, ReportJSON, ReportMarkdown:
+	default:
+		return nil, usagef("--format %q: use table, json or md", f.Format)
+	}
+	if f.Top < 0 {
+		return nil, usagef("--top %d: must be at least 0", f.Top)
+	}
+	rule := Rule(f.Rule)
+	if rule != RuleM3eval && rule != RuleLMMSEval {
+		return nil, usagef("--rule %q: use m3eval or lmms-eval", f.Rule)
+	}
+	if f.Pool && f.Latest {
+		return nil, usagef("--pool and --latest exclude each other")
+	}
+	res, err := ScoreFiles(ctx, f.Testsets, logs, ScoreOptions{Kind: kind, Pool: f.Pool, Latest: f.Latest, Rule: rule})
+	if err != nil {
+		return nil, err
+	}
+	return &Report{
+		Rows:       Summarize(res.Items, by),
+		Confusions: Confusions(res.Items, f.Top),
+		Warnings:   res.Warnings,
+		Notes:      res.Notes,
+		Logs:       res.Logs,
+		Rule:       rule,
+		By:         by,
+		Format:     ReportFormat(f.Format),
+	}, nil
+}
+
+// ScoreFiles loads the --testset NAME=FILE test sets and scores the logs (LOG or NAME=LOG);
+// m3eval illusion score and m3eval report share it.
+func ScoreFiles(ctx context.Context, testsets, args []string, opts ScoreOptions) (*ScoreResult, error) {
+	var sets []*TestSet
+	known := map[string]bool{}
+	for _, s := range testsets {
+		name, path, ok := strings.Cut(s, "=")
+		if !ok || name == "" || path == "" {
+			return nil, usagef("--testset %q: want NAME=FILE, e.g. Illusion_ICON=illusion_icon_test1000.parquet", s)
+		}
+		if known[name] {
+			return nil, usagef("--testset %s given twice", name)
+		}
+		known[name] = true
+		ts, err := LoadTestSet(ctx, name, path)
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, ts)
+	}
+	var logs []LogInput
+	for _, a := range args {
+		in := LogInput{Path: a}
+		// NAME=LOG names the split, unless the whole argument is an existing file.
+		if name, path, ok := strings.Cut(a, "="); ok {
+			if _, err := os.Stat(a); err != nil {
+				in = LogInput{Split: name, Path: path}
+			}
+		}
+		logs = append(logs, in)
+	}
+	return ScoreLogs(ctx, sets, logs, opts)
+}
+
+// ParseKind reads the value of a --kind or --by flag: shape, scene or empty.
+func ParseKind(flag, s string) (Kind, error) {
+	switch k := Kind(s); k {
+	case "", KindShape, KindScene:
+		return k, nil
+	}
+	return "", usagef("%s %q: use shape or scene", flag, s)
+}

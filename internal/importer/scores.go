@@ -1,0 +1,92 @@
+package importer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/m3bench/m3eval/internal/ingest"
+	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/store"
+)
+
+// ScoreOptions control an import of an automatic judge's scores.
+type ScoreOptions struct {
+	Rubric  *rubric.Rubric
+	Judge   string // the scores are stored as this judge's
+	Replace bool   // overwrite scores that changed since the last import
+	Out     io.Writer
+	In      io.Reader // standard input, for the file "-"
+}
+
+// Scores imports the judge's score files one after the other, each in one transaction, and
+// prints the counts of each.
+func Scores(ctx context.Context, s *store.Store, paths []string, o ScoreOptions) error {
+	for _, path := range paths {
+		c, name, err := scoresFile(ctx, s, path, o)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(o.Out, "%s: judge %s: %d scores new, %d unchanged, %d replaced\n",
+			name, o.Judge, c[store.Inserted], c[store.Unchanged], c[store.Replaced])
+	}
+	return nil
+}
+
+// scoresFile reads one file into the store in one transaction and returns the counts by
+// outcome and the name errors give the file.
+func scoresFile(ctx context.Context, s *store.Store, path string, o ScoreOptions) ([3]int, string, error) {
+	var counts [3]int
+	f, name, err := ingest.OpenInput(path, o.In) // named in errors as m3eval import names its files
+	if err != nil {
+		return counts, name, fmt.Errorf("import-scores: %w", err)
+	}
+	defer f.Close()
+	im, err := s.BeginScoreImport(ctx, o.Judge, store.ImportOptions{Replace: o.Replace})
+	if err != nil {
+		return counts, name, err
+	}
+	defer im.Rollback()
+	// Sample id → line, to catch a sample listed twice; the only memory that grows with the
+	// file, a few bytes per sample.
+	seen := map[string]int{}
+	err = ingest.ReadScores(name, f, o.Rubric, func(rec *ingest.ScoreRecord) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		fail := func(field string, err error) error {
+			return &ingest.Error{File: name, Line: rec.Line, Field: field, Err: err}
+		}
+		if first, dup := seen[rec.Sample]; dup {
+			return fail("sample_id", fmt.Errorf("%w: %q is listed twice in this file (first on line %d)", ingest.ErrBadRecord, rec.Sample, first))
+		}
+		seen[rec.Sample] = rec.Line
+		turnID, item, err := im.Turn(rec.Sample)
+		if errors.Is(err, store.ErrNotFound) {
+			return fail("sample_id", fmt.Errorf("%w: %q is not in the database (import its turn first)", ingest.ErrBadRecord, rec.Sample))
+		}
+		if err != nil {
+			return fail("sample_id", err)
+		}
+		for _, v := range rec.Values {
+			fd, _ := o.Rubric.Field(v.Field) // the reader checked the name
+			val, err := fd.ParseScore(v.Text, v.Null, item)
+			if err != nil {
+				return fail(v.Field, err)
+			}
+			out, err := im.PutScore(turnID, v.Field, val)
+			if err != nil {
+				return fail(v.Field, err)
+			}
+			if val != "" || out != store.Unchanged { // "no score" where none is stored is not a score
+				counts[out]++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return counts, name, err
+	}
+	return counts, name, im.Commit()
+}

@@ -1,0 +1,22 @@
+package ingest
+
+import (
+	"io"
+	"os"
+)
+
+// StdinName is how errors name standard input ("stdin:3: turn: ...").
+const StdinName = "stdin"
+
+// OpenInput opens a file argument; "-" is standard input, for every file argument of every
+// command. The name is the one errors use.
+func OpenInput(path string, stdin io.Reader) (io.ReadCloser, string, error) {
+	if path == "-" {
+		return io.NopCloser(stdin), StdinName, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, path, err
+	}
+	return f, path, nil
+}

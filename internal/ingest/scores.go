@@ -1,0 +1,250 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/m3bench/m3eval/internal/lineindex"
+	"github.com/m3bench/m3eval/internal/rubric"
+)
+
+// ScoreValue is one value of a judge's score record as it stood in the file.
+type ScoreValue struct {
+	Field string
+	Text  string // a JSON string unquoted, a JSON number or a CSV cell as written
+	Null  bool   // JSON null
+}
+
+// ScoreRecord is one sample's scores from an automatic judge's file (m3eval import-scores).
+// ReadScores reuses one record for every call: copy what you keep.
+type ScoreRecord struct {
+	Line   int
+	Sample string
+	Values []ScoreValue
+}
+
+// checkScoreField checks that a key or column names a field a judge can score.
+func checkScoreField(r *rubric.Rubric, key string) error {
+	f, ok := r.Field(key)
+	if !ok {
+		return fmt.Errorf("%w: not a field of the rubric %s", ErrBadRecord, r.Name)
+	}
+	if f.Kind != rubric.KindScale && f.Kind != rubric.KindChoice {
+		return fmt.Errorf("%w: a %s field; judges score scale and choice fields only", ErrBadRecord, f.Kind)
+	}
+	return nil
+}
+
+// ReadScores streams the records of a score file to fn: a JSON array or JSON objects when
+// the first character is [ or {, CSV otherwise.
+func ReadScores(name string, rd io.Reader, r *rubric.Rubric, fn func(*ScoreRecord) error) error {
+	lc := lineindex.New(rd, 0)
+	br := bufio.NewReaderSize(lc, 64<<10)
+	b, err := firstByte(br)
+	if err == io.EOF {
+		return &Error{File: name, Line: 1, Err: fmt.Errorf("%w: empty file", ErrBadRecord)}
+	}
+	if err != nil {
+		return &Error{File: name, Line: 1, Err: err}
+	}
+	if b == '[' || b == '{' {
+		return readScoresJSON(name, br, lc, r, fn)
+	}
+	return readScoresCSV(name, br, r, fn)
+}
+
+// readScoresCSV reads CSV with the header sample_id,<field>,...
+func readScoresCSV(name string, br *bufio.Reader, r *rubric.Rubric, fn func(*ScoreRecord) error) error {
+	cr := csv.NewReader(br)
+	cr.FieldsPerRecord = -1
+	csvErr := func(err error) error {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			return &Error{File: name, Line: pe.Line, Err: fmt.Errorf("%w: %v", ErrBadRecord, pe.Err)}
+		}
+		return &Error{File: name, Line: 1, Err: err}
+	}
+	head, err := cr.Read()
+	if err != nil {
+		return csvErr(err)
+	}
+	sampleCol := -1
+	for i, h := range head {
+		head[i] = strings.TrimSpace(h)
+		if head[i] == "sample_id" && sampleCol < 0 {
+			sampleCol = i
+		}
+	}
+	if sampleCol < 0 {
+		return &Error{File: name, Line: 1, Err: fmt.Errorf("%w: the header needs a sample_id column (sample_id,<field>,...)", ErrBadRecord)}
+	}
+	for i, h := range head {
+		if i != sampleCol && h != "sample_id" {
+			if err := checkScoreField(r, h); err != nil {
+				return &Error{File: name, Line: 1, Field: h, Err: err}
+			}
+		}
+		for _, o := range head[:i] {
+			if o == h {
+				return &Error{File: name, Line: 1, Field: h, Err: fmt.Errorf("%w: the column appears twice", ErrBadRecord)}
+			}
+		}
+	}
+	rec := &ScoreRecord{}
+	for {
+		row, err := cr.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return csvErr(err)
+		}
+		rec.Line, _ = cr.FieldPos(0)
+		if len(row) != len(head) {
+			return &Error{File: name, Line: rec.Line, Err: fmt.Errorf("%w: %d values for %d columns", ErrBadRecord, len(row), len(head))}
+		}
+		rec.Sample = strings.TrimSpace(row[sampleCol])
+		if rec.Sample == "" {
+			return &Error{File: name, Line: rec.Line, Field: "sample_id", Err: fmt.Errorf("%w: missing", ErrBadRecord)}
+		}
+		rec.Values = rec.Values[:0]
+		for i, cell := range row {
+			if i != sampleCol {
+				rec.Values = append(rec.Values, ScoreValue{Field: head[i], Text: cell})
+			}
+		}
+		if err := fn(rec); err != nil {
+			return err
+		}
+	}
+}
+
+// readScoresJSON reads a JSON array of objects or a sequence of objects (JSON Lines).
+func readScoresJSON(name string, br *bufio.Reader, lc *lineindex.Reader, r *rubric.Rubric, fn func(*ScoreRecord) error) error {
+	// Offsets of the decoder count from where it starts reading; the line index counts from
+	// the start of the file.
+	base := lc.Consumed() - int64(br.Buffered())
+	dec := json.NewDecoder(br)
+	dec.UseNumber()
+	lineAt := func(off int64) int { return lc.LineAt(base + off) }
+	syntax := func(err error) error {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return &Error{File: name, Line: lineAt(se.Offset), Err: fmt.Errorf("%w: not valid JSON: %v", ErrBadRecord, se)}
+		}
+		if err == io.ErrUnexpectedEOF {
+			// The decoder has read everything: name the file's last line.
+			return &Error{File: name, Line: lc.LastLine(), Err: fmt.Errorf("%w: the file ends inside a record", ErrBadRecord)}
+		}
+		return &Error{File: name, Line: lineAt(dec.InputOffset()), Err: err}
+	}
+	first, _ := br.Peek(1)
+	inArray := first[0] == '['
+	if inArray {
+		if _, err := dec.Token(); err != nil {
+			return syntax(err)
+		}
+	}
+	rec := &ScoreRecord{}
+	for {
+		if inArray && !dec.More() {
+			if _, err := dec.Token(); err != nil {
+				return syntax(err)
+			}
+			if _, err := dec.Token(); err != io.EOF {
+				return &Error{File: name, Line: lineAt(dec.InputOffset()), Err: fmt.Errorf("%w: unexpected data after the closing ]", ErrBadRecord)}
+			}
+			return nil
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			if err == io.EOF && !inArray {
+				return nil
+			}
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return syntax(err)
+		}
+		// The decoder stands just after the value, which started len(raw) bytes before.
+		rec.Line = lineAt(dec.InputOffset() - int64(len(raw)))
+		if err := parseScoreObject(name, rec, raw, r); err != nil {
+			return err
+		}
+		if err := fn(rec); err != nil {
+			return err
+		}
+	}
+}
+
+// parseScoreObject fills rec from one JSON object, its fields in rubric order so that the
+// first error reported does not depend on map order.
+func parseScoreObject(name string, rec *ScoreRecord, raw json.RawMessage, r *rubric.Rubric) error {
+	bad := func(field, format string, args ...any) error {
+		return &Error{File: name, Line: rec.Line, Field: field, Err: fmt.Errorf("%w: "+format, append([]any{ErrBadRecord}, args...)...)}
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		return bad("", "a score record must be a JSON object {\"sample_id\": ..., \"<field>\": value}")
+	}
+	rec.Sample = ""
+	if s, ok := obj["sample_id"]; ok {
+		if json.Unmarshal(s, &rec.Sample) != nil {
+			return bad("sample_id", "expected text, got %s", s)
+		}
+	}
+	rec.Sample = strings.TrimSpace(rec.Sample)
+	if rec.Sample == "" {
+		return bad("sample_id", "missing")
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		if k != "sample_id" {
+			keys = append(keys, k)
+		}
+	}
+	pos := func(k string) int {
+		for i := range r.Fields {
+			if r.Fields[i].Name == k {
+				return i
+			}
+		}
+		return -1 // unknown keys first: they are the errors
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		pi, pj := pos(keys[i]), pos(keys[j])
+		if pi != pj {
+			return pi < pj
+		}
+		return keys[i] < keys[j]
+	})
+	rec.Values = rec.Values[:0]
+	for _, k := range keys {
+		if err := checkScoreField(r, k); err != nil {
+			return &Error{File: name, Line: rec.Line, Field: k, Err: err}
+		}
+		v := bytes.TrimSpace(obj[k])
+		rs := ScoreValue{Field: k}
+		switch {
+		case string(v) == "null":
+			rs.Null = true
+		case len(v) > 0 && v[0] == '"':
+			if json.Unmarshal(v, &rs.Text) != nil {
+				return bad(k, "not valid JSON text: %s", v)
+			}
+		case len(v) > 0 && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9')):
+			rs.Text = string(v)
+		default:
+			return bad(k, "expected a number, text or null, got %s", v)
+		}
+		rec.Values = append(rec.Values, rs)
+	}
+	return nil
+}

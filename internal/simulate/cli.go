@@ -1,0 +1,224 @@
+package simulate
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/pflag"
+
+	"github.com/m3bench/m3eval/internal/textsafe"
+	"github.com/m3bench/m3eval/internal/usage"
+	"github.com/m3bench/m3eval/internal/vlm"
+)
+
+// StrategyFlags are the values of m3eval simulate --strategy (a flag registry completes and
+// checks them).
+var StrategyFlags = []string{"rules", "cross-image", "both"}
+
+// Flags are the flags of m3eval simulate, as given.
+type Flags struct {
+	Scenes, Endpoint, Model, Strategy string
+	Turns, Difficulty, Concurrency    int
+	Seed                              uint64
+	Out                               string
+	Resume, DryRun                    bool
+	Timeout                           time.Duration
+	Retries, MaxTokens                int
+	Rate                              float64
+	APIKeyEnv, LogPath, Replay        string
+	// DemoVLM serves the scripted VLM on Listen (package demovlm) instead of simulating.
+	DemoVLM bool
+	Listen  string
+	Latency time.Duration
+}
+
+// AddFlags defines the flags of m3eval simulate on fs.
+func (o *Flags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Scenes, "scenes", "", "scenes file (JSON Lines; see docs/simulate.md)")
+	fs.StringVar(&o.Endpoint, "endpoint", "", "OpenAI-compatible API base, e.g. http://127.0.0.1:8000/v1")
+	fs.StringVar(&o.Model, "model", "", "model name sent to the endpoint and written to each turn")
+	fs.StringVar(&o.Strategy, "strategy", "rules", "rules, cross-image or both")
+	fs.IntVar(&o.Turns, "turns", 10, "turns of a rule-strategy episode (3 or more)")
+	fs.IntVar(&o.Difficulty, "difficulty", 2, "cross-image difficulty 1-4: filler turns (5, 8, 12, 15) and object types tested")
+	fs.Uint64Var(&o.Seed, "seed", 42, "seed of the template and fact choices")
+	fs.IntVar(&o.Concurrency, "concurrency", 4, "episodes run in parallel")
+	fs.StringVarP(&o.Out, "out", "o", "turns.jsonl", "turns file (- for standard output, which cannot be resumed)")
+	fs.BoolVar(&o.Resume, "resume", false, "continue the interrupted run in --out: keep finished episodes, rerun the others")
+	fs.BoolVar(&o.DryRun, "dry-run", false, "print the user turns each episode would start with; send nothing")
+	fs.DurationVar(&o.Timeout, "timeout", 2*time.Minute, "longest wait for one response")
+	fs.IntVar(&o.Retries, "retries", 4, "retries of a request after 429, 5xx, a timeout or a connection error")
+	fs.Float64Var(&o.Rate, "rate", 0, "most requests per second across all episodes (0: no limit)")
+	fs.StringVar(&o.APIKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key")
+	fs.StringVar(&o.LogPath, "log", "", "request log (JSON Lines; default <out>.requests.jsonl, none for -o -)")
+	fs.IntVar(&o.MaxTokens, "max-tokens", 0, "max_tokens of each request (0: the server's default)")
+	fs.BoolVar(&o.DemoVLM, "demo-vlm", false, "serve the scripted demo VLM for --scenes on --listen instead of simulating")
+	fs.StringVar(&o.Listen, "listen", "127.0.0.1:8000", "address of --demo-vlm")
+	fs.StringVar(&o.Replay, "replay", "", "answer from this request log instead of an endpoint (reproduces the logged run)")
+	fs.DurationVar(&o.Latency, "demo-latency", 0, "delay each --demo-vlm answer (to watch the progress line)")
+}
+
+// Input is the checked flags with the scenes they name.
+type Input struct {
+	Flags
+	Scenes     []Scene
+	strategies []Strategy
+	digest     string
+}
+
+// Load checks the flags (usage errors) and reads the scenes, their images resolved.
+func Load(f Flags) (*Input, error) {
+	if f.Scenes == "" {
+		return nil, usage.Errorf("--scenes is required")
+	}
+	strategies, err := ParseStrategies(f.Strategy)
+	if err != nil {
+		return nil, usage.Wrap(err)
+	}
+	switch {
+	case f.Turns < 3:
+		return nil, usage.Errorf("--turns %d: an episode needs 3 turns or more", f.Turns)
+	case f.Difficulty < 1 || f.Difficulty > 4:
+		return nil, usage.Errorf("--difficulty %d: want 1 to 4", f.Difficulty)
+	case f.Concurrency < 1:
+		return nil, usage.Errorf("--concurrency %d: want 1 or more", f.Concurrency)
+	case f.Retries < 0:
+		return nil, usage.Errorf("--retries %d: want 0 or more", f.Retries)
+	}
+	data, err := os.ReadFile(f.Scenes)
+	if err != nil {
+		return nil, fmt.Errorf("scenes: %w", err)
+	}
+	scenes, err := ReadScenes(f.Scenes, strings.NewReader(string(data)))
+	if err != nil {
+		return nil, err
+	}
+	if err := ResolveImages(scenes, f.Scenes, filepath.Dir(f.Scenes)); err != nil {
+		return nil, err
+	}
+	return &Input{Flags: f, Scenes: scenes, strategies: strategies, digest: Digest(data)}, nil
+}
+
+// Main is m3eval simulate but --demo-vlm: a dry run, a replay of a request log, or a run
+// against the endpoint. Turns go to Out (or stdout); the summary and progress to stderr.
+func (in *Input) Main(ctx context.Context, stdout, stderr io.Writer) error {
+	opts := Options{
+		Scenes: in.Scenes, Strategies: in.strategies, Turns: in.Turns, Difficulty: in.Difficulty, Seed: in.Seed,
+		Model: in.Model, Concurrency: in.Concurrency, Out: in.Out, Stdout: stdout, Resume: in.Resume,
+		ScenesDigest: in.digest,
+	}
+	if in.DryRun {
+		return dryRun(opts, stdout, stderr)
+	}
+	if in.Replay != "" {
+		if in.Model == "" {
+			return usage.Errorf("--replay needs the logged run's --model")
+		}
+		f, err := os.Open(in.Replay)
+		if err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+		rp, err := vlm.NewReplay(in.Replay, f)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		opts.Chat = rp
+		return in.run(ctx, opts, stderr)
+	}
+	if in.Endpoint == "" || in.Model == "" {
+		return usage.Errorf("--endpoint and --model are required (or --dry-run, or --replay)")
+	}
+	logPath := in.LogPath
+	if logPath == "" && in.Out != "-" && in.Out != "" {
+		logPath = in.Out + ".requests.jsonl"
+	}
+	var logw io.Writer
+	if logPath != "" {
+		lf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			return fmt.Errorf("request log: %w", err)
+		}
+		defer lf.Close()
+		logw = lf
+	}
+	client, err := vlm.New(vlm.Options{
+		Endpoint: in.Endpoint, Model: in.Model, APIKey: os.Getenv(in.APIKeyEnv), Timeout: in.Timeout,
+		MaxRetries: in.Retries, RatePerSecond: in.Rate, MaxTokens: in.MaxTokens, Log: logw,
+	})
+	if err != nil {
+		return usage.Wrap(err)
+	}
+	opts.Chat = client
+	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+		opts.Progress = stderr
+	}
+	return in.run(ctx, opts, stderr)
+}
+
+// run runs the episodes and writes the summary, also when the run failed.
+func (in *Input) run(ctx context.Context, opts Options, stderr io.Writer) error {
+	sum, err := Run(ctx, opts)
+	WriteSummary(stderr, sum, in.Out)
+	return err
+}
+
+func dryRun(opts Options, stdout, stderr io.Writer) error {
+	turns, skipped, err := DryRun(opts)
+	writeUnplanned(stderr, skipped)
+	if err != nil {
+		return err
+	}
+	for _, t := range turns {
+		fmt.Fprintf(stdout, "%s\t%d\t%s\t%s\t%s\n", textsafe.Line(t.Episode), t.Turn, t.Action, t.Phase, textsafe.Line(t.Text))
+	}
+	return nil
+}
+
+// WriteSummary says what a run did: episodes written, kept, failed and left.
+func WriteSummary(w io.Writer, s *Summary, out string) {
+	if s == nil {
+		return
+	}
+	writeUnplanned(w, s.Skipped)
+	dest := out
+	if out == "" || out == "-" {
+		dest = "standard output"
+	}
+	fmt.Fprintf(w, "simulate: %d of %d episodes written to %s (%d turns) in %s", s.Done, s.Episodes, textsafe.Line(dest), s.Turns, s.Elapsed.Round(time.Millisecond))
+	if s.Resumed > 0 {
+		fmt.Fprintf(w, "; %d kept from the earlier run", s.Resumed)
+	}
+	fmt.Fprintln(w)
+	if n := len(s.Failed); n > 0 {
+		fmt.Fprintf(w, "simulate: %d episode(s) failed; nothing of them was written (--resume reruns them):\n", n)
+		for _, e := range s.Failed {
+			fmt.Fprintf(w, "  %s\n", textsafe.Line(e.Error()))
+		}
+	}
+	if left := s.Episodes - s.Resumed - s.Done - len(s.Failed); left > 0 {
+		fmt.Fprintf(w, "simulate: %d episode(s) not finished (--resume runs them)\n", left)
+	}
+}
+
+// writeUnplanned says which scenes a strategy could not run on, one line per reason.
+func writeUnplanned(w io.Writer, skipped []Skipped) {
+	var order []string
+	scenes := map[string][]string{}
+	for _, sk := range skipped {
+		key := string(sk.Strategy) + ": " + sk.Reason
+		if scenes[key] == nil {
+			order = append(order, key)
+		}
+		scenes[key] = append(scenes[key], textsafe.Line(sk.Scene))
+	}
+	for _, key := range order {
+		strategy, reason, _ := strings.Cut(key, ": ")
+		fmt.Fprintf(w, "simulate: no %s episode for %s: %s\n", strategy, strings.Join(scenes[key], ", "), reason)
+	}
+}
