@@ -1,6 +1,8 @@
 package cmdutil
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/progress"
@@ -14,4 +16,18 @@ func NewBar(cmd *cobra.Command, label string, total int64, unit progress.Unit) *
 		quiet = f.Value.String() == "true"
 	}
 	return progress.New(cmd.ErrOrStderr(), quiet, label, total, unit)
+}
+
+// WithBar runs work under a progress bar (see NewBar) whose total the work reports. work gets
+// the callback for its internal options and out wrapped so that its lines appear above the
+// bar. The bar ends with its summary line when work succeeds and without one when it fails
+// (the error says the rest).
+func WithBar(cmd *cobra.Command, label string, unit progress.Unit, out io.Writer, work func(report progress.Func, out io.Writer) error) error {
+	bar := NewBar(cmd, label, -1, unit)
+	if err := work(bar.Report, bar.Above(out)); err != nil {
+		bar.Stop()
+		return err
+	}
+	bar.Finish()
+	return nil
 }

@@ -206,3 +206,77 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// Above returns a writer whose lines appear above the bar: each write first clears the bar's
+// line (the next report draws it again). Commands route what the work prints through it.
+func (b *Bar) Above(w io.Writer) io.Writer {
+	if b == nil || b.pb == nil {
+		return w
+	}
+	return &aboveWriter{b: b, w: w}
+}
+
+type aboveWriter struct {
+	b *Bar
+	w io.Writer
+}
+
+func (a *aboveWriter) Write(p []byte) (int, error) {
+	a.b.mu.Lock()
+	defer a.b.mu.Unlock()
+	if !a.b.ended {
+		_ = a.b.pb.Clear()
+	}
+	return a.w.Write(p)
+}
+
+// Files reports reading several files as one piece of work: bytes read of all of them, out of
+// the sum of their sizes (-1 when one cannot be known, e.g. standard input "-").
+type Files struct {
+	f      Func
+	sizes  []int64
+	total  int64
+	i      int   // the file being read
+	before int64 // bytes of the files before it
+	cur    int64 // bytes read of it
+}
+
+// NewFiles starts reporting the reading of paths, in that order, to f (nil: nothing).
+func NewFiles(paths []string, f Func) *Files {
+	p := &Files{f: f, sizes: make([]int64, len(paths))}
+	for i, path := range paths {
+		p.sizes[i] = -1
+		if fi, err := os.Stat(path); path != "-" && err == nil && fi.Mode().IsRegular() {
+			p.sizes[i] = fi.Size()
+		}
+		if p.sizes[i] < 0 || p.total < 0 {
+			p.total = -1
+		} else {
+			p.total += p.sizes[i]
+		}
+	}
+	return p
+}
+
+// Reader returns r, the current file, counting what is read through it.
+func (p *Files) Reader(r io.Reader) io.Reader {
+	if p.f == nil {
+		return r
+	}
+	return Reader(r, -1, func(done, _ int64) {
+		p.cur = done
+		p.f(p.before+done, p.total)
+	})
+}
+
+// Next says the current file is done (read through Reader or otherwise) and moves to the next.
+func (p *Files) Next() {
+	size := p.cur
+	if p.i < len(p.sizes) && p.sizes[p.i] > size {
+		size = p.sizes[p.i]
+	}
+	p.before += size
+	p.cur = 0
+	p.i++
+	p.f.Report(p.before, p.total)
+}

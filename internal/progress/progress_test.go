@@ -180,3 +180,56 @@ func TestConcurrentReports(t *testing.T) {
 		t.Errorf("summary after concurrent reports: %q", out)
 	}
 }
+
+func TestFiles(t *testing.T) {
+	dir := t.TempDir()
+	a, b := dir+"/a", dir+"/b"
+	os.WriteFile(a, []byte("0123456789"), 0o644)
+	os.WriteFile(b, []byte("01234"), 0o644)
+	var last [2]int64
+	p := progress.NewFiles([]string{a, b}, func(done, total int64) { last = [2]int64{done, total} })
+	io.ReadAll(p.Reader(strings.NewReader("0123456789")))
+	if last != [2]int64{10, 15} {
+		t.Errorf("after a: %v", last)
+	}
+	p.Next()
+	io.ReadAll(io.LimitReader(p.Reader(strings.NewReader("01234")), 2))
+	if last != [2]int64{12, 15} {
+		t.Errorf("in b: %v", last)
+	}
+	p.Next() // b was read otherwise (e.g. a spreadsheet library): its size counts
+	if last != [2]int64{15, 15} {
+		t.Errorf("after b: %v", last)
+	}
+	// Standard input has no size: the total is unknown.
+	p = progress.NewFiles([]string{a, "-"}, func(done, total int64) { last = [2]int64{done, total} })
+	p.Next()
+	if last != [2]int64{10, -1} {
+		t.Errorf("with stdin: %v", last)
+	}
+	progress.NewFiles([]string{a}, nil).Next() // nil: nothing
+}
+
+// TestAbove: a line printed during the work clears the bar first.
+func TestAbove(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	read := make(chan string)
+	go func() { b, _ := io.ReadAll(ptmx); read <- string(b) }()
+	b := progress.New(tty, false, "import", 10, progress.Records)
+	b.Report(5, 10)
+	io.WriteString(b.Above(tty), "a.jsonl: 5 turns new\n")
+	b.Finish()
+	tty.Close()
+	out := <-read
+	if !strings.Contains(out, "\x1b[2K\ra.jsonl: 5 turns new") {
+		t.Errorf("the line does not start on a cleared line: %q", out)
+	}
+	var buf bytes.Buffer
+	if w := progress.New(&buf, false, "x", 1, progress.Records).Above(&buf); w != &buf {
+		t.Error("a silent bar wraps the writer")
+	}
+}
