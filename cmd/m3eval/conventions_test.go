@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/m3bench/m3eval/internal/cmdutil"
 )
 
@@ -302,4 +304,23 @@ func TestDocsUpToDate(t *testing.T) {
 	if strings.Contains(string(b), "else.db") || !strings.Contains(string(b), `(default "m3eval.db")`) || strings.Contains(string(b), "Auto generated") {
 		t.Errorf("m3eval.md depends on the environment or the date:\n%s", b)
 	}
+}
+
+// TestEveryCommandHasAnExample: the help of every command a user can run shows an example.
+func TestEveryCommandHasAnExample(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Hidden || c.Name() == "help" {
+			return
+		}
+		if strings.TrimSpace(c.Example) == "" {
+			t.Errorf("%s has no Example", c.CommandPath())
+		} else if !strings.HasPrefix(strings.TrimSpace(c.Example), "m3eval ") && !strings.HasPrefix(strings.TrimSpace(c.Example), "source ") {
+			t.Errorf("%s: example %q does not start with the command", c.CommandPath(), c.Example)
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCmd())
 }

@@ -29,6 +29,7 @@ func newRootCmd() *cobra.Command {
 		Short: "Human and automatic evaluation of multi-turn VLM conversations (M3Bench)",
 		Long: `m3eval imports M3Bench conversation turns, lets annotators label them in the
 terminal, exports labeled JSON, and computes agreement and correlation statistics.`,
+		Example:       "  m3eval import --demo\n  m3eval annotate --annotator alice\n  m3eval score --by action_type",
 		Version:       cmdutil.Version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -55,6 +56,7 @@ terminal, exports labeled JSON, and computes agreement and correlation statistic
 			newIllusionCmd(), newConvertCmd(), newSimulateCmd()}},
 	)
 	root.AddCommand(cmdutil.NewDocsCmd(map[string]string{"db": defaultDB}))
+	cmdutil.AddCompletion(root)
 	cmdutil.ApplyFlags(root, cmdutil.Registry())
 	return root
 }

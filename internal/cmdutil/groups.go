@@ -29,3 +29,22 @@ func AddGroups(root *cobra.Command, groups ...Group) {
 		}
 	}
 }
+
+// completionExamples are the shells' lines that load m3eval's completion.
+var completionExamples = map[string]string{
+	"bash":       "  source <(m3eval completion bash)\n  m3eval completion bash > /etc/bash_completion.d/m3eval",
+	"zsh":        "  m3eval completion zsh > \"${fpath[1]}/_m3eval\"",
+	"fish":       "  m3eval completion fish > ~/.config/fish/completions/m3eval.fish",
+	"powershell": "  m3eval completion powershell | Out-String | Invoke-Expression",
+}
+
+// AddCompletion adds cobra's completion command now (rather than when root runs), with an
+// example for each shell.
+func AddCompletion(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	c := findCommand(root, "completion")
+	c.Example = "  m3eval completion bash > ~/.m3eval-completion.bash && echo 'source ~/.m3eval-completion.bash' >> ~/.bashrc"
+	for _, sub := range c.Commands() {
+		sub.Example = completionExamples[sub.Name()]
+	}
+}
