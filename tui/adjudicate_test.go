@@ -3,6 +3,7 @@ package tui_test
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,17 +76,8 @@ func TestAdjudicateBurstKeys(t *testing.T) {
 		t.Fatalf("finals %+v\n%s", got, view)
 	}
 	for _, want := range []string{"5 (B)", "3 (new)", "2 (A)", "0 open"} {
-		if !contains(view, want) {
+		if !strings.Contains(view, want) {
 			t.Errorf("screen lacks %q:\n%s", want, view)
 		}
 	}
-}
-
-func contains(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return false
 }

@@ -65,6 +65,6 @@ docs/campaign.md.`,
 	f.StringVar(&o.Campaign, "campaign", "", "with --final: only this campaign's turns")
 	f.IntVar(&o.Disagree.ScaleGap, "gap", o.Disagree.ScaleGap, "with --final: 1-5 answers this far apart disagree")
 	f.BoolVar(&o.Disagree.CountNA, "count-na", false, "with --final: NA against an answer is a disagreement too")
-	csvFlags(f, &o.Format.CSV)
+	o.Format.CSV.AddFlags(f)
 	return cmd
 }

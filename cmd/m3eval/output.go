@@ -6,17 +6,9 @@ import (
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
-	"github.com/m3bench/m3eval/internal/csvout"
 	"github.com/m3bench/m3eval/internal/outfile"
 )
-
-// csvFlags adds --raw and --excel, which shape the CSV format of a command.
-func csvFlags(f *pflag.FlagSet, o *csvout.Options) {
-	f.BoolVar(&o.Raw, "raw", false, "CSV: write cells as they are (by default a cell that starts with = + - @ gets a leading ' so a spreadsheet does not run it)")
-	f.BoolVar(&o.Excel, "excel", false, "CSV: start with a UTF-8 byte order mark, so Excel reads Chinese and other non-ASCII text right")
-}
 
 // writeOutput runs fn on the command's output: standard output, or the -o file (see
 // outfile.Write). color is true only for a terminal, and never under NO_COLOR. Every -o of

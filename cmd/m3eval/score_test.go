@@ -3,11 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
@@ -160,11 +161,7 @@ func TestScoreMatchesOracle(t *testing.T) {
 		doc := scoreJSON(t, db, "--judge", "gpt", "--by", "action_type")
 		compareFields(t, "overall", "oracle_gpt.json", fields(doc), "")
 		groups := doc["groups"].(map[string]any)
-		var names []string
-		for g := range groups {
-			names = append(names, g)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(groups))
 		want := []string{"follow_up", "guidance", "initial", "memory_injection", "mislead", "mislead_subtle"}
 		if !reflect.DeepEqual(names, want) {
 			t.Fatalf("groups %v, want %v", names, want)

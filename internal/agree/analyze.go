@@ -3,6 +3,7 @@ package agree
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 )
 
 // GCPercent and MemoryLimit are the garbage-collector settings m3eval agree runs with
@@ -12,6 +13,17 @@ const (
 	GCPercent   = 400
 	MemoryLimit = 900 << 20
 )
+
+// TuneGC applies GCPercent and MemoryLimit for a run and returns the function that restores
+// the previous settings: defer agree.TuneGC()().
+func TuneGC() (restore func()) {
+	gc := debug.SetGCPercent(GCPercent)
+	mem := debug.SetMemoryLimit(MemoryLimit)
+	return func() {
+		debug.SetMemoryLimit(mem)
+		debug.SetGCPercent(gc)
+	}
+}
 
 // Options controls Analyze.
 type Options struct {

@@ -5,10 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
@@ -136,12 +137,7 @@ func compareNode(t *testing.T, path string, o, g any) {
 			return
 		}
 		reasons, _ := gm["undefined_reason"].(map[string]any)
-		keys := make([]string, 0, len(ov))
-		for k := range ov {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(ov)) {
 			if skipKeys[k] {
 				continue
 			}

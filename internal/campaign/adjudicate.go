@@ -2,8 +2,8 @@ package campaign
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -219,12 +219,7 @@ func agreed(f rubric.Field, vals []string) string {
 	for _, v := range vals {
 		count[v]++
 	}
-	keys := make([]string, 0, len(count))
-	for k := range count {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(count)) {
 		if 2*count[k] > len(vals) {
 			return k
 		}

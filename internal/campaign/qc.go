@@ -2,9 +2,9 @@ package campaign
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -119,11 +119,7 @@ func QC(in QCInput, o QCOptions) []AnnotatorQC {
 	for _, l := range in.Labels {
 		by[l.Annotator] = append(by[l.Annotator], l)
 	}
-	names := make([]string, 0, len(by))
-	for n := range by {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(by))
 	loo := leaveOneOut(in, names)
 	out := make([]AnnotatorQC, len(names))
 	for i, n := range names {

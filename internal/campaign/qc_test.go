@@ -3,6 +3,7 @@ package campaign
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,7 +92,7 @@ func TestQCStraightLining(t *testing.T) {
 	if _, ok := f[CheckStraight]; !ok {
 		t.Fatalf("no straight-lining flag: %+v", f)
 	}
-	if want := "on 12 items in a row, from s05 to s16"; !contains(f[CheckStraight].Reason, want) {
+	if want := "on 12 items in a row, from s05 to s16"; !strings.Contains(f[CheckStraight].Reason, want) {
 		t.Errorf("reason %q lacks %q", f[CheckStraight].Reason, want)
 	}
 	if _, ok := f[CheckVariance]; ok {
@@ -121,7 +122,7 @@ func TestQCLowVariance(t *testing.T) {
 	if _, ok := f[CheckStraight]; ok {
 		t.Errorf("alternating answers flagged as a straight run")
 	}
-	if v, ok := f[CheckVariance]; !ok || v.Field != "correctness" || !contains(v.Reason, "standard deviation 0.00 over 30 items") {
+	if v, ok := f[CheckVariance]; !ok || v.Field != "correctness" || !strings.Contains(v.Reason, "standard deviation 0.00 over 30 items") {
 		t.Fatalf("variance flag %+v (all %+v)", v, f)
 	}
 	n := 0
@@ -147,7 +148,7 @@ func TestQCRushing(t *testing.T) {
 		return label("fast", i, quality(i), s)
 	})}, DefaultQCOptions())
 	f := flagsOf(t, got, "fast")
-	if r, ok := f[CheckRushing]; !ok || !contains(r.Reason, "4 of 30 items (13%) under 20.0 s") {
+	if r, ok := f[CheckRushing]; !ok || !strings.Contains(r.Reason, "4 of 30 items (13%) under 20.0 s") {
 		t.Fatalf("rushing %+v", f)
 	}
 	// A slow annotator (median 30 s, floor 10 s): items at 15 s are under a third... no:
@@ -207,10 +208,10 @@ func TestQCGoldAndIntra(t *testing.T) {
 	}
 	got := QC(QCInput{Rubric: r, Labels: labels, Gold: gold, Repeats: repeats}, DefaultQCOptions())
 	f := flagsOf(t, got, "wobbly")
-	if g, ok := f[CheckGold]; !ok || !contains(g.Reason, "of 20 answers") {
+	if g, ok := f[CheckGold]; !ok || !strings.Contains(g.Reason, "of 20 answers") {
 		t.Errorf("gold flag %+v", f)
 	}
-	if g, ok := f[CheckIntra]; !ok || !contains(g.Reason, "of 24 answers") {
+	if g, ok := f[CheckIntra]; !ok || !strings.Contains(g.Reason, "of 24 answers") {
 		t.Errorf("intra flag %+v", f)
 	}
 	fa := flagsOf(t, got, "a")
@@ -241,7 +242,7 @@ func TestQCMissingComments(t *testing.T) {
 		return l
 	})}, DefaultQCOptions())
 	f := flagsOf(t, got, "terse")
-	if c, ok := f[CheckComments]; !ok || !contains(c.Reason, "2 items") || !contains(c.Reason, "s03") {
+	if c, ok := f[CheckComments]; !ok || !strings.Contains(c.Reason, "2 items") || !strings.Contains(c.Reason, "s03") {
 		t.Fatalf("comments flag %+v", f)
 	}
 	got = QC(QCInput{Rubric: guideRubric(t), Labels: crafted(nil)}, withOpt(func(o *QCOptions) { o.MissingComments = 2 }))
@@ -255,7 +256,7 @@ func TestQCOutlier(t *testing.T) {
 		return label("odd", i, 1+(i*3)%5, 60) // unrelated to the true quality
 	})}, DefaultQCOptions())
 	f := flagsOf(t, got, "odd")
-	if o, ok := f[CheckOutlier]; !ok || !contains(o.Reason, "without odd") {
+	if o, ok := f[CheckOutlier]; !ok || !strings.Contains(o.Reason, "without odd") {
 		t.Fatalf("outlier flag %+v", f)
 	}
 	for _, who := range []string{"a", "b", "c", "d"} {
@@ -263,19 +264,6 @@ func TestQCOutlier(t *testing.T) {
 			t.Errorf("%s flagged as the outlier: %s", who, o.Reason)
 		}
 	}
-}
-
-func contains(s, sub string) bool {
-	return len(sub) == 0 || (len(s) >= len(sub) && indexOf(s, sub) >= 0)
-}
-
-func indexOf(s, sub string) int {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return i
-		}
-	}
-	return -1
 }
 
 func withOpt(set func(*QCOptions)) QCOptions {

@@ -9,6 +9,8 @@ import (
 	"encoding/csv"
 	"io"
 	"regexp"
+
+	"github.com/spf13/pflag"
 )
 
 // Options shape the output.
@@ -17,6 +19,12 @@ type Options struct {
 	Raw bool
 	// Excel starts the file with a UTF-8 byte order mark.
 	Excel bool
+}
+
+// AddFlags defines --raw and --excel, which shape a command's CSV format, on fs.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.BoolVar(&o.Raw, "raw", false, "CSV: write cells as they are (by default a cell that starts with = + - @ gets a leading ' so a spreadsheet does not run it)")
+	fs.BoolVar(&o.Excel, "excel", false, "CSV: start with a UTF-8 byte order mark, so Excel reads Chinese and other non-ASCII text right")
 }
 
 // Writer is an encoding/csv Writer that neutralizes cells.

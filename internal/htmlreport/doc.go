@@ -13,4 +13,7 @@
 // horizontal bars, area-scaled bubbles) are small plotters written here against its
 // plot.Plotter interface. Nothing is fetched when the file is opened: no CDN, no web font,
 // one small inline script that sorts tables.
+//
+// Request holds m3eval report's flags: it checks them, runs the report and writes it as the
+// page, its JSON or (through headless Chromium) a PDF.
 package htmlreport

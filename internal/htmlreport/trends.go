@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -75,13 +76,8 @@ func trendChart(t *Trends, id, title, xLabel, xCol string, key func(TrendCount) 
 	var names []string
 	var series []plotter.XYs
 	for _, f := range t.Fields {
-		xs := make([]int, 0, len(sums[f]))
-		for x := range sums[f] {
-			xs = append(xs, x)
-		}
-		slices.Sort(xs)
 		var xy plotter.XYs
-		for _, x := range xs {
+		for _, x := range slices.Sorted(maps.Keys(sums[f])) {
 			a := sums[f][x]
 			m := a.sum / float64(a.n)
 			xy = append(xy, plotter.XY{X: float64(x), Y: m})

@@ -2,6 +2,7 @@ package illusion
 
 import (
 	"cmp"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -194,12 +195,7 @@ func Vocabulary(names []ImageName) []string {
 		set[Normalize(n.Scene)] = true
 	}
 	delete(set, "")
-	out := make([]string, 0, len(set))
-	for v := range set {
-		out = append(out, v)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(set))
 }
 
 // Row is one line of a recall table: a split, a kind and a group of items.

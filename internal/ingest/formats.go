@@ -7,9 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -236,28 +237,10 @@ func turnSource(conversation, extra map[string]any, system []string) map[string]
 func rest(obj map[string]json.RawMessage, skip ...string) map[string]any {
 	out := map[string]any{}
 	for k, v := range obj {
-		if !contains(skip, k) {
+		if !slices.Contains(skip, k) {
 			out[k] = v
 		}
 	}
-	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func keys(m map[string]json.RawMessage) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
 
@@ -330,7 +313,7 @@ func DetectRecord(path string, first map[string]json.RawMessage) (Format, string
 		return FormatVLMEvalKit, "VLMEvalKit predictions (index, prediction)", nil
 	}
 	return "", "", fmt.Errorf("%s: cannot tell the format from the first record's keys (%s); give --from %s or --map FIELD=PATH",
-		path, strings.Join(keys(first), ", "), formatList())
+		path, strings.Join(slices.Sorted(maps.Keys(first)), ", "), formatList())
 }
 
 func formatList() string {

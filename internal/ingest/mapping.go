@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -34,7 +35,7 @@ func ParseFieldPaths(flags []string) ([]FieldPath, error) {
 		if !ok || field == "" || path == "" {
 			return nil, fmt.Errorf("--map %q: want FIELD=PATH, e.g. user_message=question", f)
 		}
-		if !contains(mapFields, field) {
+		if !slices.Contains(mapFields, field) {
 			return nil, fmt.Errorf("--map %q: unknown field %s; fields are %s", f, field, strings.Join(mapFields, ", "))
 		}
 		if seen[field] {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/xuri/excelize/v2"
@@ -129,7 +130,7 @@ func (c *conv) vlmevalkitRow(line int, row vlmRow) ([]Record, error) {
 	}
 	src := map[string]any{"dataset": c.dataset, "index": index}
 	for k, v := range row {
-		if !contains(vlmKnown, k) {
+		if !slices.Contains(vlmKnown, k) {
 			src[k] = v
 		}
 	}

@@ -2,7 +2,8 @@
 // judge stores its scores through the same store path and rubric checks as import-scores,
 // m3eval judge --explain shows one turn's verdict, and m3eval score --metrics computes the
 // action-space metrics. The judging is in internal/judge, the SQL in internal/store; this
-// package only moves turns and verdicts between them.
+// package only moves turns and verdicts between them. Request holds m3eval judge's flags,
+// checks them and runs the command.
 package judgerun
 
 import (
@@ -10,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -203,11 +205,7 @@ func ParseFilter(args []string) (store.TurnFilter, error) {
 		if !ok || k == "" {
 			return nil, fmt.Errorf("--filter %q: give KEY=VALUE (keys: %s)", a, strings.Join(store.TurnFilterKeys(), ", "))
 		}
-		known := false
-		for _, key := range store.TurnFilterKeys() {
-			known = known || key == k
-		}
-		if !known {
+		if !slices.Contains(store.TurnFilterKeys(), k) {
 			return nil, fmt.Errorf("--filter %q: unknown key %s (keys: %s)", a, k, strings.Join(store.TurnFilterKeys(), ", "))
 		}
 		f[k] = append(f[k], v)

@@ -86,19 +86,7 @@ func JSON(w io.Writer, in Inputs, results []agree.FieldResult) error {
 	inputs.set("ratings", in.Ratings)
 	inputs.set("auto", nullIfEmpty(in.Auto))
 	inputs.set("schema", nullIfEmpty(in.Schema))
-	if in.NACategory {
-		inputs.set("missing_tokens", append([]string{""}, in.Missing...))
-	} else {
-		inputs.set("missing_tokens", append([]string{"", "NA"}, in.Missing...))
-	}
-	inputs.set("bootstrap", in.Bootstrap)
-	inputs.set("seed", in.Seed)
-	if in.CI != "" {
-		inputs.set("ci", in.CI)
-		inputs.set("bootstrap_unit", unitName(in.Cluster))
-		inputs.set("p_adjustment", in.Adjust)
-		inputs.set("raters", in.Raters)
-	}
+	inputs.setStatistics(in.NACategory, in.Missing, in.Bootstrap, in.Seed, in.CI, in.Cluster, in.Adjust, in.Raters)
 	top.set("inputs", inputs)
 	var fields obj
 	for _, r := range results {
@@ -109,6 +97,24 @@ func JSON(w io.Writer, in Inputs, results []agree.FieldResult) error {
 	enc.SetIndent("", " ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(top)
+}
+
+// setStatistics records the inputs agree's and score's JSON share: the missing tokens and
+// how the intervals and p-values were made (those only with a bootstrap's interval method).
+func (o *obj) setStatistics(naCategory bool, missing []string, bootstrap int, seed uint64, ci, cluster, adjust, raters string) {
+	if naCategory {
+		o.set("missing_tokens", append([]string{""}, missing...))
+	} else {
+		o.set("missing_tokens", append([]string{"", "NA"}, missing...))
+	}
+	o.set("bootstrap", bootstrap)
+	o.set("seed", seed)
+	if ci != "" {
+		o.set("ci", ci)
+		o.set("bootstrap_unit", unitName(cluster))
+		o.set("p_adjustment", adjust)
+		o.set("raters", raters)
+	}
 }
 
 func nullIfEmpty(s string) any {

@@ -82,19 +82,7 @@ func sectionsJSON(w io.Writer, secs []Section, in ScoreInputs) error {
 	inputs.set("annotators", orEmpty(in.Annotators))
 	inputs.set("judges", orEmpty(in.Judges))
 	inputs.set("include_drafts", in.IncludeDrafts)
-	if in.NACategory {
-		inputs.set("missing_tokens", []string{""})
-	} else {
-		inputs.set("missing_tokens", []string{"", "NA"})
-	}
-	inputs.set("bootstrap", in.Bootstrap)
-	inputs.set("seed", in.Seed)
-	if in.CI != "" {
-		inputs.set("ci", in.CI)
-		inputs.set("bootstrap_unit", unitName(in.Cluster))
-		inputs.set("p_adjustment", in.Adjust)
-		inputs.set("raters", in.Raters)
-	}
+	inputs.setStatistics(in.NACategory, nil, in.Bootstrap, in.Seed, in.CI, in.Cluster, in.Adjust, in.Raters)
 	inputs.set("by", nullIfEmpty(in.By))
 	top.set("inputs", inputs)
 	fieldsOf := func(rs []agree.FieldResult) obj {

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 )
 
@@ -272,7 +273,7 @@ func (r *Rubric) Field(name string) (*Field, bool) {
 }
 
 func (c *Condition) matches(it Item) bool {
-	if len(c.ActionTypeIn) > 0 && !contains(c.ActionTypeIn, it.ActionType) {
+	if len(c.ActionTypeIn) > 0 && !slices.Contains(c.ActionTypeIn, it.ActionType) {
 		return false
 	}
 	if c.FirstTurn && it.Turn != 1 {
@@ -336,7 +337,7 @@ func (f *Field) Check(v string, it Item) error {
 		}
 		return nil
 	}
-	if f.Kind == KindChoice && len(f.OpenChoices) > 0 && !contains(f.OpenChoices, v) {
+	if f.Kind == KindChoice && len(f.OpenChoices) > 0 && !slices.Contains(f.OpenChoices, v) {
 		return fmt.Errorf("%w: %q is not allowed here: choose %s", ErrInvalid, v, f.choiceList(f.OpenChoices))
 	}
 	return nil
@@ -361,7 +362,7 @@ func (f *Field) choiceList(only []string) string {
 	var b bytes.Buffer
 	n := 0
 	for _, c := range f.Choices {
-		if only != nil && !contains(only, c.Value) {
+		if only != nil && !slices.Contains(only, c.Value) {
 			continue
 		}
 		if n > 0 {
@@ -371,15 +372,6 @@ func (f *Field) choiceList(only []string) string {
 		n++
 	}
 	return b.String()
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Load reads the rubric at path ("-": stdin), or parses builtin when path is "" (the

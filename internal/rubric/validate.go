@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -172,7 +173,7 @@ func (r *Rubric) ruleHolds(cr CommentRule, v Values, it Item) bool {
 		if fixed, _, isFixed := mustField(r, t.Field).FixedValue(it); isFixed {
 			val, ok = fixed, true
 		}
-		if !ok || !contains(t.In, val) {
+		if !ok || !slices.Contains(t.In, val) {
 			return false
 		}
 	}

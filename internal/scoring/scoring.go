@@ -1,6 +1,11 @@
 // Package scoring reads the annotators' labels and the judges' scores of chosen fields from
 // the annotation store into agree's builders (one for all turns and one per group of turns)
 // and analyses them: what m3eval score reports and what m3eval report draws, computed once.
+//
+// It is also where the statistics flags of m3eval score and agree become options: StatFlags
+// and Request hold the flags as given, Check turns them into agree's and report's options,
+// and the exported lists (Formats, CIMethods, Adjustments, RaterModes, Clusters) name every
+// valid value of the enumerated ones.
 package scoring
 
 import (

@@ -205,7 +205,7 @@ func pairOf(k *knowledge, t string) (confusable, bool) {
 			if k.objs[a].Type != t || k.objs[b].Type != t || k.image[a] >= k.image[b] {
 				continue
 			}
-			for _, attr := range sortedKeys(k.cur[a]) {
+			for _, attr := range slices.Sorted(maps.Keys(k.cur[a])) {
 				vb, ok := k.cur[b][attr]
 				if !ok || canonical(vb) == canonical(k.cur[a][attr]) {
 					continue
@@ -227,7 +227,7 @@ func sharedValue(k *knowledge) (attr, val string, objs []int) {
 	groups := map[key][]int{}
 	var order []key
 	for oi := range k.objs {
-		for _, a := range sortedKeys(k.cur[oi]) {
+		for _, a := range slices.Sorted(maps.Keys(k.cur[oi])) {
 			kk := key{a, canonical(k.cur[oi][a])}
 			if groups[kk] == nil {
 				order = append(order, kk)

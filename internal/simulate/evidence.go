@@ -104,7 +104,7 @@ func newKnowledge(sc *Scene) *knowledge {
 		addValue("color", c.key)
 	}
 	for _, o := range k.objs {
-		for _, a := range sortedKeys(o.Attributes) {
+		for _, a := range slices.Sorted(maps.Keys(o.Attributes)) {
 			addValue(a, o.Attributes[a])
 		}
 	}
@@ -133,9 +133,6 @@ func newKnowledge(sc *Scene) *knowledge {
 	slices.SortStableFunc(k.values, func(a, b valueTerm) int { return len(b.word) - len(a.word) })
 	return k
 }
-
-// sortedKeys gives map iteration a fixed order, so a seed always draws the same turns.
-func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
 
 // index is the position of an object id in objs.
 func (k *knowledge) index(id string) int {

@@ -2,7 +2,9 @@ package simulate
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/m3bench/m3eval/internal/dataset"
@@ -260,7 +262,7 @@ func (r *rules) followUp() (Step, bool) {
 	target := &r.k.evidence[ti]
 	sl := r.slots()
 	sl["entity"], sl["target"] = r.name(e), target.ev.Text
-	for _, a := range sortedKeys(r.k.cur[e]) {
+	for _, a := range slices.Sorted(maps.Keys(r.k.cur[e])) {
 		if a != "position" {
 			sl["description"] = r.k.cur[e][a]
 			break
@@ -410,7 +412,7 @@ func (r *rules) randomFact() (int, string) {
 	var cands, colored [][2]int
 	var attrs [][]string
 	for i := range r.k.objs {
-		keys := sortedKeys(r.k.cur[i])
+		keys := slices.Sorted(maps.Keys(r.k.cur[i]))
 		attrs = append(attrs, keys)
 		for j, a := range keys {
 			if a != "position" {
@@ -446,7 +448,7 @@ func (r *rules) describeAll() string {
 func describeObject(k *knowledge, oi int, lang Language) string {
 	o := k.objs[oi]
 	var attrs []string
-	for _, a := range sortedKeys(k.cur[oi]) {
+	for _, a := range slices.Sorted(maps.Keys(k.cur[oi])) {
 		attrs = append(attrs, attributeName(a, lang)+pick(lang, ": ", "：")+k.cur[oi][a])
 	}
 	name := displayName(o, lang)
@@ -472,7 +474,7 @@ func wrongValueFor(k *knowledge, oi int, attr string, rng *rand.Rand) string {
 	}
 	var cands []string
 	for i := range k.objs {
-		if v, ok := k.cur[i][attr]; ok && canonical(v) != cc && !contains(cands, v) {
+		if v, ok := k.cur[i][attr]; ok && canonical(v) != cc && !slices.Contains(cands, v) {
 			cands = append(cands, v)
 		}
 	}
@@ -483,13 +485,4 @@ func wrongValueFor(k *knowledge, oi int, attr string, rng *rand.Rand) string {
 		return o
 	}
 	return ""
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -5,9 +5,9 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -27,12 +27,7 @@ var metaKey = regexp.MustCompile(`^meta\.[A-Za-z0-9_]+$`)
 
 // SampleKeys lists the keys `--by` and `--where` accept.
 func SampleKeys() []string {
-	keys := make([]string, 0, len(sampleColumns)+1)
-	for k := range sampleColumns {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return append(keys, "meta.NAME")
+	return append(slices.Sorted(maps.Keys(sampleColumns)), "meta.NAME")
 }
 
 // sampleColumn is the SQL of a key; ok is false for a key that names no attribute.
@@ -150,11 +145,7 @@ func sampleSQL(p SampleParams) (cols []string, where string, args []any, err err
 // sampleWhere turns KEY=VALUE restrictions into SQL: values of one key are alternatives,
 // different keys must all hold.
 func sampleWhere(w map[string][]string) (string, []any, error) {
-	keys := make([]string, 0, len(w))
-	for k := range w {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(w))
 	parts := []string{"1"}
 	var args []any
 	for _, k := range keys {

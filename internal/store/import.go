@@ -7,8 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -861,7 +862,7 @@ func (im *Importer) insertLabel(sl *stagedLabel) error {
 	if err != nil {
 		return fmt.Errorf("store label: %w", domainError(err))
 	}
-	for _, f := range sortedKeys(l.Values) {
+	for _, f := range slices.Sorted(maps.Keys(l.Values)) {
 		if _, err := conn.ExecContext(ctx, `INSERT INTO annotation_values (annotation_id, field, value) VALUES (?, ?, ?)`,
 			id, f, l.Values[f]); err != nil {
 			return fmt.Errorf("store label: %w", err)
@@ -922,15 +923,6 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-func sortedKeys(v rubric.Values) []string {
-	keys := make([]string, 0, len(v))
-	for k := range v {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func isConflict(err error) bool { return errors.Is(err, ErrConflict) }

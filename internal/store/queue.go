@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -23,12 +25,7 @@ var filterColumns = map[string]string{
 
 // FilterKeys lists the keys Filter accepts.
 func FilterKeys() []string {
-	keys := make([]string, 0, len(filterColumns))
-	for k := range filterColumns {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return slices.Sorted(maps.Keys(filterColumns))
 }
 
 // Ref locates an item in a queue (the session's type).

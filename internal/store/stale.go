@@ -2,6 +2,8 @@ package store
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/m3bench/m3eval/internal/dataset"
@@ -92,7 +94,7 @@ func (im *Importer) staleLabels(rt replacedTurn) error {
 				return err
 			}
 			kept := rubric.Values{}
-			for _, name := range sortedKeys(vals) {
+			for _, name := range slices.Sorted(maps.Keys(vals)) {
 				f, ok := r.Field(name)
 				if !ok || f.Check(vals[name], item) != nil {
 					sl.Dropped = append(sl.Dropped, name+"="+vals[name])
@@ -104,7 +106,7 @@ func (im *Importer) staleLabels(rt replacedTurn) error {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM annotation_values WHERE annotation_id = ?`, l.id); err != nil {
 				return err
 			}
-			for _, name := range sortedKeys(kept) {
+			for _, name := range slices.Sorted(maps.Keys(kept)) {
 				if _, err := tx.ExecContext(ctx, `INSERT INTO annotation_values (annotation_id, field, value) VALUES (?, ?, ?)`,
 					l.id, name, kept[name]); err != nil {
 					return err

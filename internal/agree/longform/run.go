@@ -9,9 +9,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/report"
+	"github.com/m3bench/m3eval/internal/usage"
 )
 
 // RunOptions is everything m3eval agree reads and computes.
@@ -23,15 +28,95 @@ type RunOptions struct {
 	// Clusters is an optional CSV item,cluster naming each item's cluster for the bootstrap;
 	// ClusterColumn ("system" or "segment") takes the clusters from the Levels file instead.
 	Clusters, ClusterColumn string
-	// FloatMean computes the system means in floating point (numpy's order).
-	FloatMean bool
-	Analysis  agree.Options
-	Adjust    agree.Adjustment
+	// Mean is how system means are computed ("": exact).
+	Mean     Mean
+	Analysis agree.Options
+	Adjust   agree.Adjustment
+}
+
+// ClusterColumn is a column of the --levels file whose groups are the bootstrap's clusters:
+// m3eval agree --cluster.
+type ClusterColumn string
+
+// Mean is how m3eval agree computes system means: --mean.
+type Mean string
+
+// The values of agree's --cluster and --mean.
+const (
+	ClusterSystem  ClusterColumn = "system"
+	ClusterSegment ClusterColumn = "segment"
+	// MeanExact sums exactly (the default).
+	MeanExact Mean = "exact"
+	// MeanFloat sums in floating point in numpy's order, to reproduce such analyses.
+	MeanFloat Mean = "float"
+)
+
+// The valid values of agree's enumerated flags (a flag registry completes and checks them).
+var (
+	// ClusterColumns are the values of agree's --cluster.
+	ClusterColumns = []ClusterColumn{ClusterSystem, ClusterSegment}
+	// Means are the values of agree's --mean.
+	Means = []Mean{MeanExact, MeanFloat}
+)
+
+// AddFlags defines m3eval agree's input flags on fs (Files.Ratings is its argument).
+func (o *RunOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Files.Auto, "auto", "", "automatic scores: CSV item,field,value (optionally with a judge column)")
+	fs.StringVar(&o.Files.Schema, "schema", "", "field types and categories: JSON {\"fields\": {NAME: {\"type\": \"ordinal\"|\"nominal\"|\"continuous\", \"categories\": [...]}}}")
+	fs.StringVar(&o.Levels, "levels", "", "item groups for system- and segment-level correlations: CSV item,system,segment")
+	fs.StringVar(&o.Clusters, "clusters", "", "bootstrap clusters: CSV item,cluster (e.g. the episode of each turn)")
+	fs.StringVar(&o.ClusterColumn, "cluster", "", "bootstrap clusters from a column of --levels: system or segment")
+	fs.StringVar((*string)(&o.Mean), "mean", string(MeanExact), "system means: exact, or float (numpy's floating-point order, to reproduce such analyses)")
+	fs.StringSliceVar(&o.Files.Missing, "missing", nil, "further values meaning \"no rating\" in ratings and scores, e.g. --missing NULL,-")
+	fs.BoolVar(&o.Files.NACategory, "na-category", false, "treat NA as a category of nominal fields instead of missing")
+}
+
+// Check checks how the flags combine; its errors are marked usage.Err.
+func (o *RunOptions) Check() error {
+	if o.Levels != "" && o.Files.Auto == "" {
+		return usage.Errorf("--levels needs --auto: it groups the correlations with automatic scores")
+	}
+	if c := ClusterColumn(o.ClusterColumn); c != "" && !slices.Contains(ClusterColumns, c) {
+		return usage.Errorf("--cluster %q: use system or segment (columns of --levels), or --clusters FILE", o.ClusterColumn)
+	}
+	if o.ClusterColumn != "" && o.Levels == "" {
+		return usage.Errorf("--cluster %s needs --levels, the file holding that column", o.ClusterColumn)
+	}
+	if o.ClusterColumn != "" && o.Clusters != "" {
+		return usage.Errorf("--cluster and --clusters both name the clusters: use one")
+	}
+	if !slices.Contains(Means, o.Mean) {
+		return usage.Errorf("--mean %q: use exact or float", o.Mean)
+	}
+	return nil
+}
+
+// ClusterName names the bootstrap's resampled unit in the report: "cluster" with a
+// clusters file, the --levels column, or "" when items are resampled.
+func (o *RunOptions) ClusterName() string {
+	if o.Clusters != "" {
+		return "cluster"
+	}
+	return o.ClusterColumn
+}
+
+// Inputs names the files of the run (base names) and the missing codes, for the report.
+func (o *RunOptions) Inputs() report.Inputs {
+	base := func(p string) string {
+		if p == "" {
+			return ""
+		}
+		return filepath.Base(p)
+	}
+	return report.Inputs{Ratings: base(o.Files.Ratings), Auto: base(o.Files.Auto), Schema: base(o.Files.Schema),
+		NACategory: o.Files.NACategory, Missing: o.Files.Missing}
 }
 
 // Run loads the files, analyses every field, adds the level correlations and adjusts the
-// p-values: the whole of m3eval agree but the output.
+// p-values: the whole of m3eval agree but the output. Millions of rows make a large heap
+// that lives to the end, so it runs with the collector settings of agree.TuneGC.
 func Run(ctx context.Context, o RunOptions) ([]agree.FieldResult, error) {
+	defer agree.TuneGC()()
 	fields, err := Load(o.Files)
 	if err != nil {
 		return nil, err
@@ -79,7 +164,7 @@ func Run(ctx context.Context, o RunOptions) ([]agree.FieldResult, error) {
 		return nil, err
 	}
 	if groups != nil {
-		if err := addLevels(ctx, groups, fields, results, o.FloatMean, opt); err != nil {
+		if err := addLevels(ctx, groups, fields, results, o.Mean == MeanFloat, opt); err != nil {
 			return nil, err
 		}
 	}

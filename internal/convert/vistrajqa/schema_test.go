@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
 	"slices"
@@ -79,12 +80,8 @@ func TestSchemaMatchesWireTypes(t *testing.T) {
 				required = append(required, tag)
 			}
 		}
-		var props []string
-		for p := range def.Properties {
-			props = append(props, p)
-		}
+		props := slices.Sorted(maps.Keys(def.Properties))
 		sort.Strings(fields)
-		sort.Strings(props)
 		sort.Strings(required)
 		schemaReq := slices.Clone(def.Required)
 		sort.Strings(schemaReq)

@@ -1,0 +1,120 @@
+package judgerun
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"slices"
+
+	"github.com/spf13/pflag"
+
+	"github.com/m3bench/m3eval/internal/judge"
+	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/usage"
+)
+
+// ExplainFormat is an output format of m3eval judge --explain: --format.
+type ExplainFormat string
+
+// The values of judge's --format.
+const (
+	ExplainTable ExplainFormat = "table"
+	ExplainJSON  ExplainFormat = "json"
+)
+
+// ExplainFormats are the values of m3eval judge's --format (a flag registry completes and
+// checks them).
+var ExplainFormats = []ExplainFormat{ExplainTable, ExplainJSON}
+
+// Request is what m3eval judge is asked for: its flags.
+type Request struct {
+	Name    string   // the judge's name in the database
+	Filters []string // KEY=VALUE filters of the turns
+	Replace bool
+	Rules   string // rule file ("": the built-in rules)
+	Explain string // the sample to explain instead of judging
+	Format  string // --explain output, one of ExplainFormats
+	// PrintRules asks for the built-in rule file instead (the caller prints it).
+	PrintRules bool
+}
+
+// AddFlags defines the flags of m3eval judge on fs.
+func (q *Request) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&q.Name, "name", "rules", "the judge's name in the database")
+	fs.StringArrayVar(&q.Filters, "filter", nil, "judge only turns with KEY=VALUE (repeatable; keys: action_type, task_type, model, episode, sample_id)")
+	fs.BoolVar(&q.Replace, "replace", false, "re-score scores made with other rules, or changed")
+	fs.StringVar(&q.Rules, "rules", "", "rule file (JSON) to use instead of the built-in rules (see --print-rules)")
+	fs.StringVar(&q.Explain, "explain", "", "print the verdict of one sample: value, rule and evidence per field")
+	fs.StringVar(&q.Format, "format", string(ExplainTable), "--explain output: table or json")
+	fs.BoolVar(&q.PrintRules, "print-rules", false, "print the built-in rule file and exit")
+}
+
+// Check checks the flags and parses the filter; its errors are marked usage.Err.
+func (q *Request) Check() (store.TurnFilter, error) {
+	if !slices.Contains(ExplainFormats, ExplainFormat(q.Format)) {
+		return nil, usage.Errorf("--format %q: use table or json", q.Format)
+	}
+	filter, err := ParseFilter(q.Filters)
+	if err != nil {
+		return nil, usage.Wrap(err)
+	}
+	if q.Explain != "" && (len(q.Filters) > 0 || q.Replace) {
+		return nil, usage.Errorf("--explain shows one sample and stores nothing: drop --filter and --replace")
+	}
+	return filter, nil
+}
+
+// NewJudge builds the judge of the rubric from the rule file at path, or from the built-in
+// rules when path is "".
+func NewJudge(rb *rubric.Rubric, path string) (*judge.Judge, error) {
+	rules := judge.DefaultRules()
+	if path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("read rules: %w", err)
+		}
+		if rules, err = judge.ParseRules(data); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return judge.New(rb, rules)
+}
+
+// Run judges the chosen turns and writes the counts to w, or with Explain writes the verdict
+// of that one sample (and stores nothing).
+func (q *Request) Run(ctx context.Context, s *store.Store, rb *rubric.Rubric, j *judge.Judge, filter store.TurnFilter, w io.Writer) error {
+	if q.Explain != "" {
+		v, err := Explain(ctx, s, j, q.Explain)
+		if err != nil {
+			return err
+		}
+		return WriteExplain(w, v, rb, j.Rules, q.Format)
+	}
+	defer TuneGC()()
+	c, err := Judge(ctx, s, rb, j, Options{Name: q.Name, Filter: filter, Replace: q.Replace})
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "judge %s: %s\n", q.Name, c)
+	return err
+}
+
+// RubricMetrics is m3eval score --metrics: the action-space metrics of the built-in rules'
+// verdicts over every turn of the store.
+func RubricMetrics(ctx context.Context, s *store.Store, rb *rubric.Rubric, bootstrap int, seed uint64) (judge.MetricsReport, error) {
+	j, err := NewJudge(rb, "")
+	if err != nil {
+		return judge.MetricsReport{}, err
+	}
+	return Metrics(ctx, s, j, nil, bootstrap, seed)
+}
+
+// TuneGC applies GCPercent for a run and returns the function that restores the previous
+// setting: defer judgerun.TuneGC()().
+func TuneGC() (restore func()) {
+	gc := debug.SetGCPercent(GCPercent)
+	return func() { debug.SetGCPercent(gc) }
+}

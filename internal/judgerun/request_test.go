@@ -1,0 +1,32 @@
+package judgerun
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/m3bench/m3eval/internal/usage"
+)
+
+// TestRequestCheck: every listed --format is accepted; the refusals keep m3eval judge's
+// messages.
+func TestRequestCheck(t *testing.T) {
+	for _, f := range ExplainFormats {
+		q := Request{Format: string(f), Filters: []string{"model=m"}}
+		filter, err := q.Check()
+		if err != nil || len(filter["model"]) != 1 {
+			t.Errorf("--format %s: %v %v", f, filter, err)
+		}
+	}
+	for _, tc := range []struct {
+		q    Request
+		want string
+	}{
+		{Request{Format: "md"}, `--format "md": use table or json`},
+		{Request{Format: "table", Filters: []string{"colour=red"}}, `--filter "colour=red": unknown key colour (keys: action_type, episode, model, sample_id, task_type)`},
+		{Request{Format: "table", Explain: "s1", Replace: true}, "--explain shows one sample and stores nothing: drop --filter and --replace"},
+	} {
+		if _, err := tc.q.Check(); err == nil || err.Error() != tc.want || !errors.Is(err, usage.Err) {
+			t.Errorf("got %v, want %s", err, tc.want)
+		}
+	}
+}
