@@ -19,12 +19,12 @@ func NewBar(cmd *cobra.Command, label string, total int64, unit progress.Unit) *
 }
 
 // WithBar runs work under a progress bar (see NewBar) whose total the work reports. work gets
-// the callback for its internal options and out wrapped so that its lines appear above the
-// bar. The bar ends with its summary line when work succeeds and without one when it fails
-// (the error says the rest).
-func WithBar(cmd *cobra.Command, label string, unit progress.Unit, out io.Writer, work func(report progress.Func, out io.Writer) error) error {
+// the callback for its internal options, and cmd's standard output and error wrapped so that
+// what it prints appears above the bar. The bar ends with its summary line when work succeeds
+// and without one when it fails (the error says the rest).
+func WithBar(cmd *cobra.Command, label string, unit progress.Unit, work func(report progress.Func, out, errw io.Writer) error) error {
 	bar := NewBar(cmd, label, -1, unit)
-	if err := work(bar.Report, bar.Above(out)); err != nil {
+	if err := work(bar.Report, bar.Above(cmd.OutOrStdout()), bar.Above(cmd.ErrOrStderr())); err != nil {
 		bar.Stop()
 		return err
 	}

@@ -1,12 +1,16 @@
 package cmdutil
 
 import (
-	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/agree/longform"
+	"github.com/m3bench/m3eval/internal/htmlreport"
 	"github.com/m3bench/m3eval/internal/illusion"
 	"github.com/m3bench/m3eval/internal/ingest"
+	"github.com/m3bench/m3eval/internal/judgerun"
 	"github.com/m3bench/m3eval/internal/labeled"
-	"github.com/m3bench/m3eval/internal/report"
+	"github.com/m3bench/m3eval/internal/scoring"
+	"github.com/m3bench/m3eval/internal/simulate"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/workflow"
 	"github.com/m3bench/m3eval/tui"
 )
 
@@ -16,10 +20,8 @@ import (
 // by --db) only complete. The lists come from the packages that define the values.
 func Registry() []Flag {
 	s := func(v ...string) []string { return v }
-	stat := Strings(report.Table, report.JSONFmt, report.Markdown, report.CSV, report.LaTeX)
-	ci := Strings(agree.CIPercentile, agree.CIBCa)
-	adjust := Strings(agree.AdjustHolm, agree.AdjustBH, agree.AdjustNone)
-	raters, kinds := s("distinct", "exchangeable"), Strings(illusion.KindShape, illusion.KindScene)
+	stat, ci, adjust := Strings(scoring.Formats...), Strings(scoring.CIMethods...), Strings(scoring.Adjustments...)
+	raters, kinds := Strings(scoring.RaterModes...), Strings(illusion.Kinds...)
 	const annotators, judges, ids, campaigns = store.CompleteAnnotators, store.CompleteJudges, store.CompleteSampleIDs, store.CompleteCampaigns
 	return []Flag{
 		{Command: "import", Name: "from", Values: Strings(ingest.Formats...)},
@@ -33,45 +35,45 @@ func Registry() []Flag {
 		{Command: "export", Name: "format", Values: labeled.Formats},
 		{Command: "export", Name: "annotator", From: annotators},
 		{Command: "export", Name: "campaign", From: campaigns},
-		{Command: "sample", Name: "format", Values: s("table", "json")},
+		{Command: "sample", Name: "format", Values: Strings(workflow.Formats...)},
 		{Command: "sample", Name: "by", Suggest: store.SampleKeys()},
 		{Command: "sample", Name: "where", Keys: store.SampleKeys()},
 		{Command: "sample", Name: "show", From: store.CompleteSamples},
-		{Command: "assign", Name: "format", Values: s("table", "json")},
+		{Command: "assign", Name: "format", Values: Strings(workflow.Formats...)},
 		{Command: "assign", Name: "sample", From: store.CompleteSamples},
-		{Command: "qc", Name: "format", Values: s("table", "json", "md")},
+		{Command: "qc", Name: "format", Values: Strings(workflow.QCFormats...)},
 		{Command: "qc", Name: "campaign", From: campaigns},
-		{Command: "adjudicate", Name: "format", Values: s("table", "json")},
+		{Command: "adjudicate", Name: "format", Values: Strings(workflow.Formats...)},
 		{Command: "adjudicate", Name: "campaign", From: campaigns},
 		{Command: "adjudicate", Name: "take", From: annotators},
 		{Command: "adjudicate", Name: "turn", From: ids},
-		{Command: "judge", Name: "format", Values: s("table", "json")},
+		{Command: "judge", Name: "format", Values: Strings(judgerun.ExplainFormats...)},
 		{Command: "judge", Name: "filter", Keys: store.TurnFilterKeys()},
 		{Command: "judge", Name: "name", From: judges},
 		{Command: "judge", Name: "explain", From: ids},
 		{Command: "import-scores", Name: "judge", From: judges},
 		{Command: "score", Name: "format", Values: stat},
 		{Command: "score", Name: "by", Values: store.GroupKeys()},
-		{Command: "score", Name: "cluster", Values: s("episode", "turn", "model")},
+		{Command: "score", Name: "cluster", Values: Strings(scoring.Clusters...)},
 		{Command: "score", Name: "ci", Values: ci},
 		{Command: "score", Name: "adjust", Values: adjust},
 		{Command: "score", Name: "raters", Values: raters},
 		{Command: "score", Name: "judge", From: judges},
 		{Command: "score", Name: "annotator", From: annotators},
 		{Command: "agree", Name: "format", Values: stat},
-		{Command: "agree", Name: "cluster", Values: s("system", "segment")},
+		{Command: "agree", Name: "cluster", Values: Strings(longform.ClusterColumns...)},
 		{Command: "agree", Name: "ci", Values: ci},
 		{Command: "agree", Name: "adjust", Values: adjust},
 		{Command: "agree", Name: "raters", Values: raters},
-		{Command: "agree", Name: "mean", Values: s("exact", "float")},
-		{Command: "report", Name: "format", Values: s("html", "json")},
+		{Command: "agree", Name: "mean", Values: Strings(longform.Means...)},
+		{Command: "report", Name: "format", Values: Strings(htmlreport.Formats...)},
 		{Command: "report", Name: "by", Values: append(store.GroupKeys(), "")},
 		{Command: "report", Name: "judge", From: judges},
 		{Command: "report", Name: "campaign", From: campaigns},
 		{Command: "illusion score", Name: "kind", Values: kinds},
 		{Command: "illusion score", Name: "by", Values: kinds},
-		{Command: "illusion score", Name: "format", Values: s("table", "json", "md")},
-		{Command: "illusion score", Name: "rule", Values: Strings(illusion.RuleM3eval, illusion.RuleLMMSEval)},
-		{Command: "simulate", Name: "strategy", Values: s("rules", "cross-image", "both")},
+		{Command: "illusion score", Name: "format", Values: Strings(illusion.ReportFormats...)},
+		{Command: "illusion score", Name: "rule", Values: Strings(illusion.Rules...)},
+		{Command: "simulate", Name: "strategy", Values: simulate.StrategyFlags},
 	}
 }

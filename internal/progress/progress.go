@@ -48,6 +48,9 @@ type Bar struct {
 	done  int64
 	total int64
 	ended bool
+	// reported: the work reported at least once. Work that never does (import --demo, which
+	// reads embedded files) leaves no summary of nothing.
+	reported bool
 }
 
 // IsTerminal tells whether w is a terminal: only there is a bar drawn.
@@ -68,18 +71,19 @@ func New(w io.Writer, quiet bool, label string, total int64, unit Unit) *Bar {
 		progressbar.OptionSetDescription(label),
 		progressbar.OptionSetWidth(30),
 		progressbar.OptionShowCount(),
-		progressbar.OptionShowIts(), // the rate
-		progressbar.OptionSetItsString(unit.Name),
-		progressbar.OptionShowBytes(unit.Bytes),
 		progressbar.OptionSetPredictTime(true), // [elapsed:left]
 		progressbar.OptionThrottle(redraw),
-		progressbar.OptionSetRenderBlankState(true),
 		progressbar.OptionUseANSICodes(true),
 		progressbar.OptionClearOnFinish(),
 		progressbar.OptionSpinnerType(14),
 		// No redraw goroutine: the spinner turns on reports. Every call into the bar is then
 		// made under b.mu (the library's Clear takes no lock of its own).
 		progressbar.OptionSetSpinnerChangeInterval(0),
+	}
+	if unit.Bytes {
+		opts = append(opts, progressbar.OptionShowBytes(true)) // the rate in B/s
+	} else {
+		opts = append(opts, progressbar.OptionShowIts(), progressbar.OptionSetItsString(unit.Name))
 	}
 	b.pb = progressbar.NewOptions64(total, opts...)
 	return b
@@ -109,7 +113,7 @@ func (b *Bar) Add(n int64) {
 
 // set updates the count and redraws; b.mu is held.
 func (b *Bar) set(done, total int64) {
-	b.done = done
+	b.done, b.reported = done, true
 	if b.pb == nil || b.ended {
 		b.total = total
 		return
@@ -139,7 +143,7 @@ func (b *Bar) end(summary bool) {
 	}
 	b.ended = true
 	_ = b.pb.Clear()
-	if summary {
+	if summary && b.reported {
 		fmt.Fprintln(b.w, Summary(b.label, b.done, time.Since(b.start), b.unit))
 	}
 }
