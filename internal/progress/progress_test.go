@@ -28,26 +28,12 @@ func drive(b *progress.Bar) {
 // TestBarOnTerminal draws on a real pseudo-terminal: the bar shows the count, the rate and
 // the time left, and is replaced by one summary line.
 func TestBarOnTerminal(t *testing.T) {
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ptmx.Close()
-	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 24, Cols: 120}); err != nil {
-		t.Fatal(err)
-	}
-	read := make(chan string)
-	go func() {
-		var buf bytes.Buffer
-		io.Copy(&buf, ptmx) // ends with EIO once the tty side is closed
-		read <- buf.String()
-	}()
-	if !progress.IsTerminal(tty) {
-		t.Fatal("a pty is not taken for a terminal")
-	}
-	drive(progress.New(tty, false, "import", 100, progress.Records))
-	tty.Close()
-	out := <-read
+	out := onPty(t, func(tty *os.File) {
+		if !progress.IsTerminal(tty) {
+			t.Fatal("a pty is not taken for a terminal")
+		}
+		drive(progress.New(tty, false, "import", 100, progress.Records))
+	})
 
 	for _, want := range []*regexp.Regexp{
 		regexp.MustCompile(`import\s+\d+%`),                                             // the label and percentage
@@ -79,17 +65,8 @@ func TestSilentOffTerminal(t *testing.T) {
 		t.Errorf("into a pipe: %q", b)
 	}
 
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ptmx.Close()
-	read := make(chan []byte)
-	go func() { b, _ := io.ReadAll(ptmx); read <- b }()
-	drive(progress.New(tty, true, "import", 100, progress.Records))
-	tty.Close()
-	if b := <-read; len(b) != 0 {
-		t.Errorf("with quiet: %q", b)
+	if out := onPty(t, func(tty *os.File) { drive(progress.New(tty, true, "import", 100, progress.Records)) }); out != "" {
+		t.Errorf("with quiet: %q", out)
 	}
 
 	var nilBar *progress.Bar
@@ -136,47 +113,35 @@ func TestReader(t *testing.T) {
 
 // TestStop: a stopped bar leaves no summary line.
 func TestStop(t *testing.T) {
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ptmx.Close()
-	read := make(chan string)
-	go func() { b, _ := io.ReadAll(ptmx); read <- string(b) }()
-	b := progress.New(tty, false, "convert", -1, progress.Records)
-	b.Add(3)
-	b.Stop()
-	b.Finish()
-	tty.Close()
-	if out := <-read; !strings.Contains(out, "convert") || strings.Contains(out, "records in") {
+	out := onPty(t, func(tty *os.File) {
+		b := progress.New(tty, false, "convert", -1, progress.Records)
+		b.Add(3)
+		b.Stop()
+		b.Finish()
+	})
+	if !strings.Contains(out, "convert") || strings.Contains(out, "records in") {
 		t.Errorf("stopped bar: %q", out)
 	}
 }
 
 // TestConcurrentReports: workers may report at once (run with -race).
 func TestConcurrentReports(t *testing.T) {
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ptmx.Close()
-	read := make(chan string)
-	go func() { b, _ := io.ReadAll(ptmx); read <- string(b) }()
-	b := progress.New(tty, false, "score", 4000, progress.Unit{Name: "replicates"})
-	var wg sync.WaitGroup
-	for w := 0; w < 4; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; i < 1000; i++ {
-				b.Add(1)
-			}
-		}()
-	}
-	wg.Wait()
-	b.Finish()
-	tty.Close()
-	if out := <-read; !strings.Contains(out, "score: 4000 replicates in ") {
+	out := onPty(t, func(tty *os.File) {
+		b := progress.New(tty, false, "score", 4000, progress.Unit{Name: "replicates"})
+		var wg sync.WaitGroup
+		for w := 0; w < 4; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < 1000; i++ {
+					b.Add(1)
+				}
+			}()
+		}
+		wg.Wait()
+		b.Finish()
+	})
+	if !strings.Contains(out, "score: 4000 replicates in ") {
 		t.Errorf("summary after concurrent reports: %q", out)
 	}
 }
@@ -212,19 +177,12 @@ func TestFiles(t *testing.T) {
 
 // TestAbove: a line printed during the work clears the bar first.
 func TestAbove(t *testing.T) {
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ptmx.Close()
-	read := make(chan string)
-	go func() { b, _ := io.ReadAll(ptmx); read <- string(b) }()
-	b := progress.New(tty, false, "import", 10, progress.Records)
-	b.Report(5, 10)
-	io.WriteString(b.Above(tty), "a.jsonl: 5 turns new\n")
-	b.Finish()
-	tty.Close()
-	out := <-read
+	out := onPty(t, func(tty *os.File) {
+		b := progress.New(tty, false, "import", 10, progress.Records)
+		b.Report(5, 10)
+		io.WriteString(b.Above(tty), "a.jsonl: 5 turns new\n")
+		b.Finish()
+	})
 	if !strings.Contains(out, "\x1b[2K\ra.jsonl: 5 turns new") {
 		t.Errorf("the line does not start on a cleared line: %q", out)
 	}
@@ -232,4 +190,26 @@ func TestAbove(t *testing.T) {
 	if w := progress.New(&buf, false, "x", 1, progress.Records).Above(&buf); w != &buf {
 		t.Error("a silent bar wraps the writer")
 	}
+}
+
+// onPty runs write with the terminal side of a fresh pseudo-terminal and returns all that
+// reached the terminal.
+func onPty(t *testing.T, write func(tty *os.File)) string {
+	t.Helper()
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 24, Cols: 120}); err != nil {
+		t.Fatal(err)
+	}
+	read := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(ptmx) // ends with EIO once the tty side is closed
+		read <- string(b)
+	}()
+	write(tty)
+	tty.Close()
+	return <-read
 }
