@@ -26,8 +26,10 @@ func Registry() []Flag {
 	return []Flag{
 		{Command: "import", Name: "from", Values: Strings(ingest.Formats...)},
 		{Command: "import", Name: "annotator", From: annotators},
-		{Command: "annotate", Name: "graphics", Values: s(tui.GraphicsKitty, tui.GraphicsITerm, tui.GraphicsSixel, tui.GraphicsNone, tui.GraphicsAuto)},
-		{Command: "annotate", Name: "theme", Values: s(tui.ThemeDark, tui.ThemeLight, tui.ThemeAuto)},
+		// --graphics and --theme share their check with $M3EVAL_GRAPHICS and $M3EVAL_THEME,
+		// which the TUI makes (its message names the values): here they are only completed.
+		{Command: "annotate", Name: "graphics", Suggest: s(tui.GraphicsKitty, tui.GraphicsITerm, tui.GraphicsSixel, tui.GraphicsNone, tui.GraphicsAuto)},
+		{Command: "annotate", Name: "theme", Suggest: s(tui.ThemeDark, tui.ThemeLight, tui.ThemeAuto)},
 		{Command: "annotate", Name: "filter", Keys: store.FilterKeys()},
 		{Command: "annotate", Name: "annotator", From: annotators},
 		{Command: "annotate", Name: "start", From: ids},
