@@ -5,7 +5,7 @@ BIN      := bin/m3eval
 DEMO_DB  := m3eval-demo.db
 GO_FILES := $(shell find . -name '*.go' -not -path './bin/*')
 
-.PHONY: build test test-short bench lint demo clean tidy
+.PHONY: build test test-short bench lint docs demo clean tidy
 
 build: $(BIN)
 
@@ -24,9 +24,21 @@ test-short:
 bench:
 	go test -run '^$$' -bench . -benchmem -benchtime 1x -count 1 -timeout 60m ./... | tee bench.txt
 
+# staticcheck is pinned and run from the Go module proxy: nothing to install beforehand.
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+# lint: gofmt, go vet, staticcheck, and go.mod/go.sum as `go mod tidy` would leave them
+# (checked with -diff, which changes nothing).
 lint:
 	@out=$$(gofmt -l $(GO_FILES)); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	go vet ./...
+	go run $(STATICCHECK) ./...
+	@go mod tidy -diff || { echo "go.mod/go.sum are not tidy: run 'make tidy' (the diff above is what it changes)"; exit 1; }
+
+# docs regenerates the CLI reference in docs/cli from the commands' help
+# (TestDocsUpToDate fails while it is stale).
+docs:
+	go run ./cmd/m3eval gen-docs docs/cli
 
 # demo imports the embedded demo data into a fresh database and opens the annotator on it.
 demo: $(BIN)

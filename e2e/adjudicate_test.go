@@ -107,7 +107,7 @@ func TestAdjudicateScreenKillResume(t *testing.T) {
 		t.Fatalf("after kill -9: %+v (overall is still open on the first turn)", cases)
 	}
 	term.start("b", screen)
-	s = term.waitFor("b", "turn 1 of 2", "4 (B)", "3 (new)")
+	term.waitFor("b", "turn 1 of 2", "4 (B)", "3 (new)")
 	// Undo after the restart takes back the last decision only.
 	term.keys("b", "u")
 	s = term.waitFor("b", "undid reasoning_completeness")

@@ -541,11 +541,11 @@ func (m *annotateModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		return m.openImages(m.item.Turn.Images)
 	case key.Matches(msg, m.keys.ScrollUp):
-		m.turn.vp.HalfViewUp()
+		m.turn.vp.HalfPageUp()
 	case key.Matches(msg, m.keys.ScrollDown):
-		m.turn.vp.HalfViewDown()
+		m.turn.vp.HalfPageDown()
 	case key.Matches(msg, m.keys.Page):
-		m.turn.vp.ViewDown()
+		m.turn.vp.PageDown()
 	case key.Matches(msg, m.keys.Top):
 		m.turn.vp.GotoTop()
 	case key.Matches(msg, m.keys.Bottom):

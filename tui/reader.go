@@ -65,9 +65,9 @@ func (p *readerPane) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case key.Matches(msg, p.keys.Up):
 			p.vp.ScrollUp(1)
 		case key.Matches(msg, p.keys.Page):
-			p.vp.ViewDown()
+			p.vp.PageDown()
 		case key.Matches(msg, p.keys.PageUp):
-			p.vp.ViewUp()
+			p.vp.PageUp()
 		case key.Matches(msg, p.keys.Top):
 			p.vp.GotoTop()
 		case key.Matches(msg, p.keys.Bottom):

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 
+	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/convert/domainav2"
 	"github.com/m3bench/m3eval/internal/convert/vistrajqa"
+	"github.com/m3bench/m3eval/internal/progress"
 )
 
 // newConvertCmd is "m3eval convert": dataset conversion to the eval framework's layout.
@@ -37,7 +41,10 @@ lists the bad ones. See docs/vistrajqa.md.`,
   m3eval convert vistrajqa --input data/sessions-vab.jsonl --output converted/vab-mm --multimodal`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opt.Inputs = append(opt.Inputs, args...)
-			return usageIf(vistrajqa.Main(cmd.Context(), opt, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+			return cmdutil.WithBar(cmd, "convert", progress.Bytes, func(p progress.Func, out, errw io.Writer) error {
+				opt.Progress = p
+				return usageIf(vistrajqa.Main(cmd.Context(), opt, out, errw))
+			})
 		},
 	}
 	opt.AddFlags(cmd.Flags())

@@ -3,13 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/campaign"
-	"github.com/m3bench/m3eval/internal/labeled"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/workflow"
 )
@@ -36,9 +33,6 @@ docs/campaign.md.`,
   m3eval export --final --campaign pilot -o final.json`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !slices.Contains(labeled.Formats, o.Format.Format) {
-				return usageErrorf("--format %q: use one of %s", o.Format.Format, strings.Join(labeled.Formats, ", "))
-			}
 			s, r, err := g.openDB(cmd.Context(), store.Options{ReadOnly: true}, false)
 			if err != nil {
 				return err

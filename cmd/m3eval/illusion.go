@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/illusion"
+	"github.com/m3bench/m3eval/internal/progress"
 )
 
 func newIllusionCmd() *cobra.Command {
@@ -38,12 +41,15 @@ format and rows: DIR/<split lowercased>_test<n>.<ext>, with DIR/summary.json.`,
     --split Illusion_IN=Illusion_IN-00000-of-00001.parquet`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			res, err := illusion.Sample(cmd.Context(), o)
-			if err != nil {
-				return usageIf(err)
-			}
-			illusion.WriteSampled(cmd.OutOrStdout(), cmd.ErrOrStderr(), res, o.Out)
-			return nil
+			return cmdutil.WithBar(cmd, "illusion sample", progress.Bytes, func(p progress.Func, out, errw io.Writer) error {
+				o.Progress = p
+				res, err := illusion.Sample(cmd.Context(), o)
+				if err != nil {
+					return usageIf(err)
+				}
+				illusion.WriteSampled(out, errw, res, o.Out)
+				return nil
+			})
 		},
 	}
 	o.AddFlags(cmd.Flags())

@@ -1,12 +1,14 @@
 package main
 
 import (
-	"slices"
+	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/importer"
 	"github.com/m3bench/m3eval/internal/ingest"
+	"github.com/m3bench/m3eval/internal/progress"
 	"github.com/m3bench/m3eval/internal/store"
 )
 
@@ -40,9 +42,6 @@ See docs/importing.md for the fields and formats.`,
 			if demo != (len(args) == 0) {
 				return usageErrorf("give FILE arguments or --demo")
 			}
-			if from != "" && !slices.Contains(ingest.Formats, ingest.Format(from)) {
-				return usageErrorf("--from %q: use one of openai, sharegpt, vlmevalkit, lmms-eval, m3eval", from)
-			}
 			if from != "" && len(maps) > 0 {
 				return usageErrorf("--map reads JSON records of any layout: give it without --from")
 			}
@@ -60,8 +59,11 @@ See docs/importing.md for the fields and formats.`,
 			if o.Map, err = ingest.ParseFieldPaths(maps); err != nil {
 				return usageErrorf("%v", err)
 			}
-			o.Rubric, o.From, o.DB, o.Out, o.In = r, ingest.Format(from), g.dbPath, cmd.OutOrStdout(), cmd.InOrStdin()
-			return importer.New(s, o).Run(cmd.Context(), args, demo)
+			o.Rubric, o.From, o.DB, o.In = r, ingest.Format(from), g.dbPath, cmd.InOrStdin()
+			return cmdutil.WithBar(cmd, "import", progress.Bytes, func(p progress.Func, out, errw io.Writer) error {
+				o.Progress, o.Out = p, out
+				return importer.New(s, o).Run(cmd.Context(), args, demo)
+			})
 		},
 	}
 	f := cmd.Flags()

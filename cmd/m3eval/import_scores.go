@@ -1,11 +1,14 @@
 package main
 
 import (
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/importer"
+	"github.com/m3bench/m3eval/internal/progress"
 	"github.com/m3bench/m3eval/internal/store"
 )
 
@@ -41,8 +44,11 @@ Re-importing identical scores changes nothing; a changed score is an error unles
 				return err
 			}
 			defer s.Close()
-			o.Rubric, o.Out, o.In = r, cmd.OutOrStdout(), cmd.InOrStdin()
-			return importer.Scores(cmd.Context(), s, args, o)
+			o.Rubric, o.In = r, cmd.InOrStdin()
+			return cmdutil.WithBar(cmd, "import-scores", progress.Bytes, func(p progress.Func, out, errw io.Writer) error {
+				o.Progress, o.Out = p, out
+				return importer.Scores(cmd.Context(), s, args, o)
+			})
 		},
 	}
 	cmd.Flags().StringVar(&o.Judge, "judge", "", "name of the automatic judge the scores belong to (required)")

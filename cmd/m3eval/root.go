@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/usage"
 )
@@ -15,15 +16,11 @@ import (
 type globalOptions struct {
 	dbPath     string
 	rubricPath string
+	quiet      bool
 }
 
-// defaultDBPath is ./m3eval.db unless $M3EVAL_DB names another file.
-func defaultDBPath() string {
-	if p := os.Getenv("M3EVAL_DB"); p != "" {
-		return p
-	}
-	return "m3eval.db"
-}
+// defaultDB is the database file when neither --db nor $M3EVAL_DB names one.
+const defaultDB = "m3eval.db"
 
 func newRootCmd() *cobra.Command {
 	opts := &globalOptions{}
@@ -32,33 +29,35 @@ func newRootCmd() *cobra.Command {
 		Short: "Human and automatic evaluation of multi-turn VLM conversations (M3Bench)",
 		Long: `m3eval imports M3Bench conversation turns, lets annotators label them in the
 terminal, exports labeled JSON, and computes agreement and correlation statistics.`,
+		Example:       "  m3eval import --demo\n  m3eval annotate --annotator alice\n  m3eval score --by action_type",
+		Version:       cmdutil.Version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.PersistentFlags().StringVar(&opts.dbPath, "db", defaultDBPath(), "SQLite database file (default from $M3EVAL_DB)")
-	root.PersistentFlags().StringVar(&opts.rubricPath, "rubric", "", "rubric file (JSON) to use instead of the built-in M3Bench rubric")
-	// Flag parse errors are usage errors (exit status 2).
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
-
-	root.AddCommand(
-		newIllusionCmd(),
-		newConvertCmd(),
-		newImportCmd(opts),
-		newAnnotateCmd(opts),
-		newExportCmd(opts),
-		newStatusCmd(opts),
-		newAgreeCmd(),
-		newImportScoresCmd(opts),
-		newScoreCmd(opts),
-		newReportCmd(opts),
-		newJudgeCmd(opts),
-		newSampleCmd(opts),
-		newAssignCmd(opts),
-		newQCCmd(opts),
-		newAdjudicateCmd(opts),
-		newServeCmd(opts),
-		newSimulateCmd(),
+	root.SetVersionTemplate("m3eval {{.Version}}")
+	db := defaultDB
+	if env := os.Getenv("M3EVAL_DB"); env != "" {
+		db = env
+	}
+	pf := root.PersistentFlags()
+	pf.StringVar(&opts.dbPath, "db", db, "SQLite database file; $M3EVAL_DB sets the default")
+	pf.StringVar(&opts.rubricPath, "rubric", "", "rubric file (JSON) to use instead of the built-in M3Bench rubric")
+	pf.BoolVarP(&opts.quiet, "quiet", "q", false, "no progress bars (they show only on a terminal anyway)")
+	// Flag parse errors are usage errors (exit status 2); an unknown value lists the valid ones.
+	root.SetFlagErrorFunc(cmdutil.FlagErrors(func(err error) error { return &usageError{err} }))
+	// Each group is where a user looks for its commands (m3eval --help).
+	cmdutil.AddGroups(root,
+		cmdutil.Group{ID: "annotation", Title: "Annotation:", Commands: []*cobra.Command{
+			newImportCmd(opts), newAnnotateCmd(opts), newStatusCmd(opts), newExportCmd(opts),
+			newSampleCmd(opts), newAssignCmd(opts), newServeCmd(opts), newQCCmd(opts), newAdjudicateCmd(opts)}},
+		cmdutil.Group{ID: "scoring", Title: "Scoring:", Commands: []*cobra.Command{
+			newJudgeCmd(opts), newImportScoresCmd(opts), newScoreCmd(opts), newAgreeCmd(), newReportCmd(opts)}},
+		cmdutil.Group{ID: "datasets", Title: "Datasets:", Commands: []*cobra.Command{
+			newIllusionCmd(), newConvertCmd(), newSimulateCmd()}},
 	)
+	root.AddCommand(cmdutil.NewDocsCmd(map[string]string{"db": defaultDB}))
+	cmdutil.AddCompletion(root)
+	cmdutil.ApplyFlags(root, cmdutil.Registry())
 	return root
 }
 
@@ -90,19 +89,14 @@ func usageErrorf(format string, args ...any) error {
 }
 
 // exactArgs is cobra.ExactArgs with the error marked as a usage error.
-func exactArgs(n int) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
-			return &usageError{err}
-		}
-		return nil
-	}
-}
+func exactArgs(n int) cobra.PositionalArgs { return usageArgs(cobra.ExactArgs(n)) }
 
 // minArgs is cobra.MinimumNArgs with the error marked as a usage error.
-func minArgs(n int) cobra.PositionalArgs {
+func minArgs(n int) cobra.PositionalArgs { return usageArgs(cobra.MinimumNArgs(n)) }
+
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		if err := cobra.MinimumNArgs(n)(cmd, args); err != nil {
+		if err := check(cmd, args); err != nil {
 			return &usageError{err}
 		}
 		return nil

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 
+	"github.com/m3bench/m3eval/internal/cmdutil"
+	"github.com/m3bench/m3eval/internal/progress"
 	"github.com/m3bench/m3eval/internal/scoring"
 	"github.com/m3bench/m3eval/internal/store"
 )
@@ -38,7 +42,12 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoring.Request) error {
 		return err
 	}
 	defer s.Close()
-	write, err := scoring.Score(cmd.Context(), s, r, o, st)
+	var write func(io.Writer, bool) error
+	err = cmdutil.WithBar(cmd, "score", progress.Unit{Name: "replicates"}, func(p progress.Func, _, _ io.Writer) error {
+		o.Progress = p
+		write, err = scoring.Score(cmd.Context(), s, r, o, st)
+		return err
+	})
 	if err != nil {
 		return err
 	}

@@ -45,6 +45,9 @@ type Options struct {
 	// pairwise statistics and the two-way ICCs, which need the same rater in a column, are
 	// not reported.
 	Exchangeable bool
+	// Progress, when set, is told each bootstrap replicate of a field as it is done, from the
+	// bootstrap's workers (so at once from several goroutines).
+	Progress func(replicates int)
 }
 
 // Pair holds the statistics of one pair of raters on their co-rated items.

@@ -190,6 +190,9 @@ func clusterBootstrap(ctx context.Context, d *FieldData, res *FieldResult, value
 		for si, st := range stats {
 			vals[si][r] = st.eval(s)
 		}
+		if opt.Progress != nil {
+			opt.Progress(1)
+		}
 	})
 	if err != nil {
 		return nil, err

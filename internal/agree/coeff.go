@@ -85,7 +85,7 @@ func CohenTable(table []int64, values []int64, w Weighting) Value {
 	// The bootstrap calls this for every rater pair of every replicate: small tables keep
 	// their margins on the stack.
 	var rb, cb [16]int64
-	rows, cols := rb[:0], cb[:0]
+	var rows, cols []int64
 	if k <= len(rb) {
 		rows, cols = rb[:k], cb[:k]
 	} else {

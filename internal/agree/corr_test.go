@@ -101,7 +101,7 @@ func TestWeightedEqualsRepeated(t *testing.T) {
 }
 
 func TestRadixSortOrders(t *testing.T) {
-	x := []float64{2, -1, 2, 0, -0.0, 3.5, -7, 2}
+	x := []float64{2, -1, 2, 0, math.Copysign(0, -1), 3.5, -7, 2}
 	y := []float64{1, 5, -2, 0, 1, 1, 1, -2}
 	p := newPairs(x, y)
 	byY, byXY := p.byY, p.byXY

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/m3bench/m3eval/internal/progress"
 )
 
 // SplitInput names one split and the files holding it: one file, or the shards of a
@@ -34,6 +36,12 @@ const SummaryFile = "summary.json"
 // OutputName, and writes summary.json. Splits are processed one at a time, reading each
 // file twice (names, then the selected rows), so memory does not grow with the data.
 func BuildTestSets(ctx context.Context, inputs []SplitInput, n int, seed int64, outDir string) ([]SplitResult, error) {
+	return buildTestSets(ctx, inputs, n, seed, outDir, nil)
+}
+
+// buildTestSets is BuildTestSets telling report its progress: the bytes of the split files
+// done, each counted once for reading the names and once for copying the rows.
+func buildTestSets(ctx context.Context, inputs []SplitInput, n int, seed int64, outDir string, report progress.Func) ([]SplitResult, error) {
 	if len(inputs) == 0 {
 		return nil, errors.New("no splits given")
 	}
@@ -52,8 +60,19 @@ func BuildTestSets(ctx context.Context, inputs []SplitInput, n int, seed int64, 
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, err
 	}
+	splitBytes := make([]int64, len(inputs))
+	var done, total int64
+	for i, in := range inputs {
+		for _, p := range in.Paths {
+			if fi, err := os.Stat(p); err == nil {
+				splitBytes[i] += fi.Size()
+			}
+		}
+		total += 2 * splitBytes[i]
+	}
+	report.Report(0, total)
 	var results []SplitResult
-	for _, in := range inputs {
+	for i, in := range inputs {
 		if len(in.Paths) == 0 {
 			return nil, fmt.Errorf("split %s: no files", in.Name)
 		}
@@ -70,12 +89,16 @@ func BuildTestSets(ctx context.Context, inputs []SplitInput, n int, seed int64, 
 		if err != nil {
 			return nil, fmt.Errorf("split %s: %w", in.Name, err)
 		}
+		done += splitBytes[i]
+		report.Report(done, total)
 		sel := sampler.Select(names)
 		res := SplitResult{Split: in.Name, Inputs: in.Paths, Format: format, Selection: sel,
 			OutputFile: OutputName(in.Name, n, format)}
 		if err := CopyRows(ctx, in.Paths, filepath.Join(outDir, res.OutputFile), format, sel.Indices); err != nil {
 			return nil, fmt.Errorf("split %s: %w", in.Name, err)
 		}
+		done += splitBytes[i]
+		report.Report(done, total)
 		results = append(results, res)
 	}
 	data, err := SummaryJSON(results)

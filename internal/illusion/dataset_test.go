@@ -297,3 +297,32 @@ func TestShardsEqualOneFile(t *testing.T) {
 		t.Errorf("different schema: %v", err)
 	}
 }
+
+// TestSampleProgress: illusion sample reports the split files' bytes twice over (names read,
+// rows copied), split by split, ending at the total.
+func TestSampleProgress(t *testing.T) {
+	dir := t.TempDir()
+	var splits []string
+	var sizes []int64
+	for i, name := range []string{"Illusion_ICON", "Illusion_LOGO"} {
+		p := filepath.Join(dir, name+".parquet")
+		writeHFParquet(t, p, synthNames(120, uint64(i+1), []int{34, 67, 99}, false), 64, 20)
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		splits, sizes = append(splits, name+"="+p), append(sizes, fi.Size())
+	}
+	var got [][2]int64
+	f := SampleFlags{Splits: splits, N: 30, Seed: 42, Out: filepath.Join(dir, "out"),
+		Progress: func(done, total int64) { got = append(got, [2]int64{done, total}) }}
+	if _, err := Sample(context.Background(), f); err != nil {
+		t.Fatal(err)
+	}
+	a, b := sizes[0], sizes[1]
+	total := 2 * (a + b)
+	want := [][2]int64{{0, total}, {a, total}, {2 * a, total}, {2*a + b, total}, {total, total}}
+	if !slices.Equal(got, want) {
+		t.Errorf("reports %v, want %v", got, want)
+	}
+}

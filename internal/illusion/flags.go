@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/m3bench/m3eval/internal/progress"
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
@@ -43,6 +44,8 @@ type SampleFlags struct {
 	N      int
 	Seed   int64
 	Out    string
+	// Progress is told the bytes of the split files done (not a flag; nil: nothing).
+	Progress progress.Func
 }
 
 // AddFlags defines the flags of m3eval illusion sample on fs.
@@ -68,7 +71,7 @@ func Sample(ctx context.Context, f SampleFlags) ([]SplitResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return BuildTestSets(ctx, inputs, f.N, f.Seed, f.Out)
+	return buildTestSets(ctx, inputs, f.N, f.Seed, f.Out, f.Progress)
 }
 
 // WriteSampled says what Sample did: one line per split to out, the groups sampled short

@@ -16,6 +16,7 @@ import (
 
 	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/ingest"
+	"github.com/m3bench/m3eval/internal/progress"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/textsafe"
@@ -34,6 +35,8 @@ type Options struct {
 	DB        string             // the database's path: embedded images go beside it
 	Out       io.Writer          // the lines that say what was imported
 	In        io.Reader          // standard input, for the file "-"
+	// Progress is told the bytes read of all files and their total size (nil: nothing).
+	Progress progress.Func
 }
 
 // Importer imports files of turn records, labeled samples and other tools' logs.
@@ -41,6 +44,7 @@ type Importer struct {
 	s     *store.Store
 	o     Options
 	media *ingest.Media
+	files *progress.Files // reading the files, for Options.Progress
 }
 
 // New returns an Importer into s.
@@ -66,10 +70,12 @@ func (imp *Importer) Run(ctx context.Context, paths []string, demo bool) error {
 	if demo {
 		return imp.demo(ctx)
 	}
+	imp.files = progress.NewFiles(paths, imp.o.Progress)
 	for _, p := range paths {
 		if err := imp.file(ctx, p); err != nil {
 			return err
 		}
+		imp.files.Next()
 	}
 	return nil
 }
@@ -89,13 +95,13 @@ func (imp *Importer) file(ctx context.Context, path string) error {
 		}
 	}
 	format := imp.o.From
-	var r io.Reader = f
+	r := imp.files.Reader(f)
 	switch {
 	case len(imp.o.Map) > 0:
 		format = ingest.FormatMap
 	case format == "":
 		var why string
-		format, why, r, err = ingest.DetectReader(name, f)
+		format, why, r, err = ingest.DetectReader(name, r)
 		switch {
 		case errors.Is(err, ingest.ErrNoRecords):
 			format = ingest.FormatM3eval // reads nothing, and says so

@@ -120,3 +120,41 @@ func TestScores(t *testing.T) {
 		t.Fatalf("after the bad files: %q %v", out.String(), err)
 	}
 }
+
+// TestProgress: import and import-scores report the bytes read of all their files, ending at
+// the sum of the files' sizes.
+func TestProgress(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := storetest.Open(t, "", store.Options{})
+	r := storetest.Rubric(t)
+	var reports [][2]int64
+	record := func(done, total int64) { reports = append(reports, [2]int64{done, total}) }
+	check := func(what string, total int64) {
+		t.Helper()
+		if len(reports) < 2 || reports[len(reports)-1] != [2]int64{total, total} {
+			t.Fatalf("%s: reports %v, want the last at %d of %d", what, reports, total, total)
+		}
+		for i := 1; i < len(reports); i++ {
+			if reports[i][0] < reports[i-1][0] || reports[i][1] != total {
+				t.Fatalf("%s: reports %v go back or change the total", what, reports)
+			}
+		}
+	}
+	a := writeFile(t, dir, "a.jsonl", turns)
+	b := writeFile(t, dir, "b.jsonl", strings.NewReplacer("e_turn_", "f_turn_", `"episode_id":"e"`, `"episode_id":"f"`).Replace(turns))
+	o := importer.Options{Rubric: r, DB: s.Path(), Out: &bytes.Buffer{}, Progress: record}
+	if err := importer.New(s, o).Run(ctx, []string{a, b}, false); err != nil {
+		t.Fatal(err)
+	}
+	check("import", int64(2*len(turns)))
+
+	reports = nil
+	scores := "sample_id,correctness\ne_turn_1,4\nf_turn_2,3\n"
+	p := writeFile(t, dir, "s.csv", scores)
+	so := importer.ScoreOptions{Rubric: r, Judge: "j", Out: &bytes.Buffer{}, Progress: record}
+	if err := importer.Scores(ctx, s, []string{p}, so); err != nil {
+		t.Fatal(err)
+	}
+	check("import-scores", int64(len(scores)))
+}

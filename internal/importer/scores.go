@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/m3bench/m3eval/internal/ingest"
+	"github.com/m3bench/m3eval/internal/progress"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 )
@@ -18,16 +19,20 @@ type ScoreOptions struct {
 	Replace bool   // overwrite scores that changed since the last import
 	Out     io.Writer
 	In      io.Reader // standard input, for the file "-"
+	// Progress is told the bytes read of all files and their total size (nil: nothing).
+	Progress progress.Func
 }
 
 // Scores imports the judge's score files one after the other, each in one transaction, and
 // prints the counts of each.
 func Scores(ctx context.Context, s *store.Store, paths []string, o ScoreOptions) error {
+	files := progress.NewFiles(paths, o.Progress)
 	for _, path := range paths {
-		c, name, err := scoresFile(ctx, s, path, o)
+		c, name, err := scoresFile(ctx, s, path, files, o)
 		if err != nil {
 			return err
 		}
+		files.Next()
 		fmt.Fprintf(o.Out, "%s: judge %s: %d scores new, %d unchanged, %d replaced\n",
 			name, o.Judge, c[store.Inserted], c[store.Unchanged], c[store.Replaced])
 	}
@@ -36,7 +41,7 @@ func Scores(ctx context.Context, s *store.Store, paths []string, o ScoreOptions)
 
 // scoresFile reads one file into the store in one transaction and returns the counts by
 // outcome and the name errors give the file.
-func scoresFile(ctx context.Context, s *store.Store, path string, o ScoreOptions) ([3]int, string, error) {
+func scoresFile(ctx context.Context, s *store.Store, path string, files *progress.Files, o ScoreOptions) ([3]int, string, error) {
 	var counts [3]int
 	f, name, err := ingest.OpenInput(path, o.In) // named in errors as m3eval import names its files
 	if err != nil {
@@ -51,7 +56,7 @@ func scoresFile(ctx context.Context, s *store.Store, path string, o ScoreOptions
 	// Sample id → line, to catch a sample listed twice; the only memory that grows with the
 	// file, a few bytes per sample.
 	seen := map[string]int{}
-	err = ingest.ReadScores(name, f, o.Rubric, func(rec *ingest.ScoreRecord) error {
+	err = ingest.ReadScores(name, files.Reader(f), o.Rubric, func(rec *ingest.ScoreRecord) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -61,6 +61,7 @@ type pyParser struct {
 const pyMaxDepth = 64
 
 func (p *pyParser) errorf(format string, args ...any) error {
+	//lint:ignore ST1005 the message starts with a name
 	return fmt.Errorf("Python literal, at character %d: %s", p.i+1, fmt.Sprintf(format, args...))
 }
 

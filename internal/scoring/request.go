@@ -27,6 +27,8 @@ type Request struct {
 	Cluster       string // bootstrap unit, one of Clusters
 	NACategory    bool
 	Metrics       bool // the rule judge's action-space metrics instead (judgerun.RubricMetrics)
+	// Progress is told the bootstrap replicates done and their total (not a flag; nil: none).
+	Progress func(done, total int64)
 }
 
 // AddFlags defines the flags of m3eval score on fs (all but -o).
@@ -81,7 +83,8 @@ func Score(ctx context.Context, s *store.Store, r *rubric.Rubric, q *Request, st
 	}
 	res, err := Run(ctx, s, r, Options{
 		Filter:     store.ScoreFilter{Annotators: q.Annotators, Judges: judges, IncludeDrafts: q.IncludeDrafts, By: q.By, Cluster: clusterKey},
-		NACategory: q.NACategory, Database: database, Agree: st.Analysis, ClusterName: clusterName, Adjust: st.Adjust})
+		NACategory: q.NACategory, Database: database, Agree: st.Analysis, ClusterName: clusterName, Adjust: st.Adjust,
+		Progress: q.Progress})
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync/atomic"
 
 	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/report"
@@ -38,6 +39,9 @@ type Options struct {
 	// KeepData keeps every block's ratings and scores in Result.Data, for callers that draw
 	// them (m3eval report).
 	KeepData bool
+	// Progress, when set, is told the bootstrap replicates done of all fields and groups and
+	// their total (Agree.Bootstrap per field and block), from several goroutines at once.
+	Progress func(done, total int64)
 }
 
 // Result holds the overall section, then one per group in the order of the group values.
@@ -65,7 +69,7 @@ func Run(ctx context.Context, s *store.Store, r *rubric.Rubric, o Options) (*Res
 	if sc.clusters != nil {
 		o.Agree.Clusters, o.Agree.ClusterName = sc.clusters, o.ClusterName
 	}
-	res, err := sc.analyze(ctx, o.Database, o.Agree, o.KeepData)
+	res, err := sc.analyze(ctx, o.Database, o.Agree, o.KeepData, o.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -208,9 +212,25 @@ func (sc *scorer) group(value string, create bool) (*agree.Builder, error) {
 
 // analyze builds and analyses the overall block, then every group's in the order of their
 // values.
-func (sc *scorer) analyze(ctx context.Context, dbName string, opt agree.Options, keep bool) (*Result, error) {
+func (sc *scorer) analyze(ctx context.Context, dbName string, opt agree.Options, keep bool, tell func(done, total int64)) (*Result, error) {
 	var kept [][]agree.FieldData
+	// Each block bootstraps every field; a field without data draws no replicates, so the
+	// count is set to the block's end when the block is done.
+	perBlock := int64(opt.Bootstrap) * int64(len(sc.fields))
+	total := perBlock * int64(1+len(sc.order))
+	var done atomic.Int64
+	blocks := int64(0)
+	if tell != nil && perBlock > 0 {
+		tell(0, total)
+		opt.Progress = func(n int) { tell(done.Add(int64(n)), total) }
+	}
 	run := func(b *agree.Builder) ([]agree.FieldResult, error) {
+		defer func() {
+			if blocks++; opt.Progress != nil {
+				done.Store(blocks * perBlock)
+				tell(blocks*perBlock, total)
+			}
+		}()
 		data, err := b.Build(dbName)
 		if err != nil {
 			return nil, err

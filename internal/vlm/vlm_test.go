@@ -172,7 +172,9 @@ func TestConnectionRefused(t *testing.T) {
 }
 
 func TestCancelStopsRetrying(t *testing.T) {
-	srv, _ := script(t, func(_ int64, w http.ResponseWriter, _ *http.Request) { http.Error(w, "x", 503) })
+	srv, _ := script(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "x", http.StatusServiceUnavailable)
+	})
 	c := newClient(t, srv.URL, func(o *Options) { o.MaxRetries = 100; o.Backoff = time.Hour; o.MaxBackoff = time.Hour })
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()

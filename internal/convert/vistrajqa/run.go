@@ -17,6 +17,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/m3bench/m3eval/internal/convert/domainav2"
+	"github.com/m3bench/m3eval/internal/progress"
 )
 
 // RunOptions is one conversion: input files, output directory and mode.
@@ -28,6 +29,8 @@ type RunOptions struct {
 	KeepGoing bool
 	// Force replaces an existing, non-empty Output.
 	Force bool
+	// Progress is told the bytes read of all inputs and their total size (nil: nothing).
+	Progress progress.Func
 }
 
 // Result is what a successful run did.
@@ -195,6 +198,7 @@ func write(ctx context.Context, dir string, opt RunOptions, res *Result) (err er
 	sourceIdx := map[string]int{}
 	firstSeen := map[string]string{} // session_id -> file:line
 	sep := "[\n"
+	read := progress.NewFiles(opt.Inputs, opt.Progress)
 	for _, in := range opt.Inputs {
 		name := SourceName(in)
 		si, ok := sourceIdx[name]
@@ -204,7 +208,7 @@ func write(ctx context.Context, dir string, opt RunOptions, res *Result) (err er
 			man.Sources = append(man.Sources, domainav2.ManifestSource{Name: name, SampleIDs: []string{}})
 		}
 		man.Sources[si].Files = append(man.Sources[si].Files, filepath.Base(in))
-		err := convertFile(ctx, in, opt, res, firstSeen, func(r *converted) error {
+		err := convertFile(ctx, in, read, opt, res, firstSeen, func(r *converted) error {
 			if _, err := mainF.w.WriteString(sep); err != nil {
 				return err
 			}
@@ -224,6 +228,7 @@ func write(ctx context.Context, dir string, opt RunOptions, res *Result) (err er
 		if err != nil {
 			return err
 		}
+		read.Next()
 	}
 	if res.Converted == 0 {
 		if len(res.Skipped) > 0 {
@@ -294,13 +299,13 @@ func (b *batch) convert(rd *Reader, opt Options) error {
 // mapping and encoding run on GOMAXPROCS workers (they are most of the work); reading, the
 // duplicate check and writing stay on one goroutine each, so the output is the same as a
 // sequential run. At most a few batches are in flight: memory does not grow with the file.
-func convertFile(ctx context.Context, path string, opt RunOptions, res *Result, firstSeen map[string]string, emit func(*converted) error) (err error) {
+func convertFile(ctx context.Context, path string, read *progress.Files, opt RunOptions, res *Result, firstSeen map[string]string, emit func(*converted) error) (err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	rd := NewReader(f, path)
+	rd := NewReader(read.Reader(f), path)
 
 	ctx, cancel := context.WithCancel(ctx)
 	workers := runtime.GOMAXPROCS(0)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -177,7 +178,7 @@ func TestNamespace(t *testing.T) {
 	if got := uuidURL("https://github.com/m3bench/m3eval/vistrajqa"); got != NamespaceString {
 		t.Fatalf("namespace %s, want %s", NamespaceString, got)
 	}
-	if SampleUUID("vab-0001") != SampleUUID("vab-0001") || SampleUUID("vab-0001") == SampleUUID("vab-0002") {
+	if first, again := SampleUUID("vab-0001"), SampleUUID("vab-0001"); first != again || first == SampleUUID("vab-0002") {
 		t.Fatal("sample uuids are not a function of the id")
 	}
 }
@@ -236,4 +237,45 @@ func TestRunOrderAcrossBatches(t *testing.T) {
 		t.Fatalf("got %v, want the error of line 4", err)
 	}
 	assertNothingWritten(t, filepath.Join(dir, "out2"))
+}
+
+// TestRunProgress: the run reports the bytes read of its inputs, from the reading goroutine,
+// ending at their total size.
+func TestRunProgress(t *testing.T) {
+	dir := t.TempDir()
+	var a, b []string
+	for i := range 2*batchLines + 3 {
+		line := edit(t, func(m map[string]any) { m["session_id"] = "p-" + strconv.Itoa(i) })
+		if i%2 == 0 {
+			a = append(a, line)
+		} else {
+			b = append(b, line)
+		}
+	}
+	inputs := []string{writeInput(t, dir, "sessions-a.jsonl", a...), writeInput(t, dir, "sessions-b.jsonl", b...)}
+	var total int64
+	for _, in := range inputs {
+		fi, err := os.Stat(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += fi.Size()
+	}
+	var mu sync.Mutex
+	var last [2]int64
+	n := 0
+	opt := RunOptions{Inputs: inputs, Output: filepath.Join(dir, "out"), Progress: func(done, tot int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		if done < last[0] {
+			t.Errorf("progress went back: %d after %d", done, last[0])
+		}
+		last, n = [2]int64{done, tot}, n+1
+	}}
+	if _, err := Run(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	if last != [2]int64{total, total} || n < 2 {
+		t.Errorf("%d reports, the last %v; want it at %d of %d", n, last, total, total)
+	}
 }
