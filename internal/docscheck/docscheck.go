@@ -132,9 +132,8 @@ func Slug(heading string) string {
 }
 
 // Check returns every link of the Markdown files that does not resolve. Links with a scheme
-// (https:, mailto:) are not followed; skip reports whether a relative target (a path
-// relative to the linking file, cleaned) is left unchecked.
-func Check(files []string, skip func(target string) bool) ([]Problem, error) {
+// (https:, mailto:) are not followed.
+func Check(files []string) ([]Problem, error) {
 	docs := map[string]*document{}
 	load := func(path string) (*document, error) {
 		if d, ok := docs[path]; ok {
@@ -165,9 +164,6 @@ func Check(files []string, skip func(target string) bool) ([]Problem, error) {
 			target := f
 			if u.Path != "" {
 				target = filepath.Join(filepath.Dir(f), filepath.FromSlash(u.Path))
-				if skip != nil && skip(target) {
-					continue
-				}
 				if _, err := os.Stat(target); err != nil {
 					out = append(out, Problem{l, "no such file or directory"})
 					continue
