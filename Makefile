@@ -10,7 +10,7 @@ GO_FILES := $(shell find . -name '*.go' -not -path './bin/*')
 build: $(BIN)
 
 $(BIN): $(GO_FILES) go.mod go.sum $(shell find annotations -type f 2>/dev/null)
-	go build -o $(BIN) ./cmd/m3eval
+	go build -buildvcs=auto -o $(BIN) ./cmd/m3eval
 
 # test runs every test with the race detector, including the end-to-end tests that drive
 # the built binary in tmux (they build their own copy of the binary).
