@@ -48,6 +48,10 @@ See docs/importing.md for the fields and formats.`,
 			if o.Store.DropLabels && !o.Store.Replace {
 				return usageErrorf("--drop-labels goes with --replace: only a replaced turn's labels are dropped")
 			}
+			var err error
+			if o.Map, err = ingest.ParseFieldPaths(maps); err != nil {
+				return usageErrorf("%v", err)
+			}
 			return oneStdin(append(args, g.rubricPath)...)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -56,9 +60,6 @@ See docs/importing.md for the fields and formats.`,
 				return err
 			}
 			defer s.Close()
-			if o.Map, err = ingest.ParseFieldPaths(maps); err != nil {
-				return usageErrorf("%v", err)
-			}
 			o.Rubric, o.From, o.DB, o.In = r, ingest.Format(from), g.dbPath, cmd.InOrStdin()
 			return cmdutil.WithBar(cmd, "import", progress.Bytes, func(p progress.Func, out, errw io.Writer) error {
 				o.Progress, o.Out = p, out
