@@ -29,7 +29,7 @@ const (
 // order, at most ?2 of them. Each column has a UNIQUE index, so SQLite seeks to the prefix
 // instead of scanning the table.
 var completionQueries = map[Completion]string{
-	CompleteAnnotators: `SELECT name FROM annotators WHERE name >= ?1 ORDER BY name LIMIT ?2`,
+	CompleteAnnotators: `SELECT name FROM annotators WHERE name >= ?1 AND repeat_of IS NULL ORDER BY name LIMIT ?2`, // repeat rows stay hidden
 	CompleteJudges:     `SELECT name FROM judges WHERE name >= ?1 ORDER BY name LIMIT ?2`,
 	CompleteSampleIDs:  `SELECT sample_id FROM turns WHERE sample_id >= ?1 ORDER BY sample_id LIMIT ?2`,
 	CompleteSamples:    `SELECT name FROM samples WHERE name >= ?1 ORDER BY name LIMIT ?2`,

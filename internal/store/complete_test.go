@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/m3bench/m3eval/internal/sample"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/store/storetest"
 )
@@ -23,6 +24,19 @@ func TestCompleter(t *testing.T) {
 		if _, err := s.OpenQueue(ctx, name, nil); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// alice's repeat row ("alice (repeat N)") is hidden from her and from every list.
+	ids := turnIDs(t, s, "epz_turn_1")
+	strata := []sample.Stratum{{Key: []string{"x"}, Available: 1, Allocated: 1, Drawn: 1, Items: ids}}
+	if err := s.SaveSample(ctx, store.SampleInfo{Name: "p", Size: 1}, strata); err != nil {
+		t.Fatal(err)
+	}
+	rows := []store.Assigned{{Annotator: "alice", TurnID: ids[0], Kind: store.AssignMain}}
+	if err := s.SaveAssignment(ctx, "p", store.CampaignSettings{Overlap: 1, RepeatRate: 1}, rows); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.OpenRepeatQueue(ctx, "alice", "p", nil); err != nil {
+		t.Fatal(err)
 	}
 	for _, judge := range []string{"rules", "gpt-4o", "gpt-4o-mini"} {
 		im, err := s.BeginScoreImport(ctx, judge, store.ImportOptions{})
@@ -46,14 +60,15 @@ func TestCompleter(t *testing.T) {
 		want   []string
 	}{
 		{store.CompleteAnnotators, "al", 10, []string{"alan", "alice"}},
-		{store.CompleteAnnotators, "", 10, []string{"alan", "alice", "bob"}},
+		{store.CompleteAnnotators, "", 10, []string{"alan", "alice", "bob", "probe"}}, // probe: turnIDs's reader
 		{store.CompleteAnnotators, "carol", 10, nil},
 		{store.CompleteJudges, "gpt", 10, []string{"gpt-4o", "gpt-4o-mini"}},
 		{store.CompleteJudges, "gpt", 1, []string{"gpt-4o"}},
 		{store.CompleteSampleIDs, "epz_turn_", 10, []string{"epz_turn_1", "epz_turn_2", "epz_turn_3"}},
 		{store.CompleteSampleIDs, "epy", 10, []string{"epy_turn_1"}},
 		{store.CompleteSampleIDs, "", 2, []string{"epy_turn_1", "epz_turn_1"}},
-		{store.CompleteSamples, "", 10, nil},
+		{store.CompleteSamples, "", 10, []string{"p"}},
+		{store.CompleteSamples, "q", 10, nil},
 	} {
 		got, err := c.Complete(ctx, tc.what, tc.prefix, tc.limit)
 		if err != nil {
