@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 
-	tea "github.com/charmbracelet/bubbletea"
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/workflow"
@@ -62,9 +61,8 @@ func (g *globalOptions) adjudicateScreen(cmd *cobra.Command, o *workflow.Adjudic
 	}
 	m := tui.NewAdjudicate(tui.AdjudicateOptions{Context: ctx, Store: s, Rubric: r, Adjudicator: o.Adjudicator,
 		Cases: cases, Start: start, Disagree: o.Disagree})
-	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(os.Stdin), tea.WithOutput(cmd.OutOrStdout()))
-	if _, err := p.Run(); err != nil && ctx.Err() == nil {
+	if err := tui.Run(ctx, m, os.Stdin, cmd.OutOrStdout()); err != nil {
 		return fmt.Errorf("adjudicate: %w", err)
 	}
-	return ctx.Err()
+	return nil
 }

@@ -72,13 +72,8 @@ guide's quick reference. See docs/annotating.md.`,
 				return usageErrorf("--theme: %v", err)
 			}
 			m := tui.New(tui.Options{Context: cmd.Context(), Queue: q, Rubric: r, Actions: actions, StartSample: start, Renderer: renderer, Graphics: gfx})
-			p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(cmd.Context()),
-				tea.WithInput(os.Stdin), tea.WithOutput(cmd.OutOrStdout()))
-			if _, err := p.Run(); err != nil && cmd.Context().Err() == nil {
+			if err := tui.Run(cmd.Context(), m, os.Stdin, cmd.OutOrStdout(), tea.WithMouseCellMotion()); err != nil {
 				return fmt.Errorf("annotate: %w", err)
-			}
-			if err := cmd.Context().Err(); err != nil {
-				return err
 			}
 			if n := m.Abandoned(); n > 0 {
 				return fmt.Errorf("annotate: quit with %d change(s) not saved in %s", n, g.dbPath)

@@ -94,3 +94,17 @@ func runCmd(t *testing.T, cmd *exec.Cmd, dir string, stdin []byte) result {
 	}
 	return result{out.String(), errb.String(), code}
 }
+
+// TestScreensNeedATerminal: annotate with input that is not a terminal says so and writes
+// nothing to the output (no alternate screen, mouse mode or hidden cursor left on); the
+// adjudication screen starts through the same tui.Run (tui's TestRunNeedsATerminal).
+func TestScreensNeedATerminal(t *testing.T) {
+	dir := t.TempDir()
+	if r := runBin(t, dir, nil, "--db", "t.db", "import", "--demo"); r.code != 0 {
+		t.Fatalf("import --demo: %d %s", r.code, r.stderr)
+	}
+	r := runBin(t, dir, []byte("q"), "--db", "t.db", "annotate", "--annotator", "alice")
+	if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, "needs a terminal: standard input is not one") {
+		t.Errorf("annotate with a pipe for input: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
