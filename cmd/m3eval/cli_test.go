@@ -149,12 +149,12 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		if !errors.As(err, &ue) {
 			t.Errorf("m3eval %v: %v is not a usage error", args, err)
 		}
-		if code, _ := exitCode(context.Background(), err); code != 2 {
+		if code, _ := exitCode(context.Background(), "m3eval", err); code != 2 {
 			t.Errorf("m3eval %v: exit %d, want 2", args, code)
 		}
 	}
 	_, err := run(t, "--db", db, "export")
-	if code, _ := exitCode(context.Background(), err); err == nil || !strings.Contains(err.Error(), "no database at") || code != 1 {
+	if code, _ := exitCode(context.Background(), "m3eval", err); err == nil || !strings.Contains(err.Error(), "no database at") || code != 1 {
 		t.Errorf("export without a database: %v", err)
 	}
 }

@@ -205,7 +205,7 @@ func TestBinaryCompletionAndUsage(t *testing.T) {
 		t.Errorf("__complete --turn: %d %q", r.code, r.stdout)
 	}
 	r = runBin(t, dir, nil, "--db", db, "score", "--ci", "normal")
-	want := "m3eval: --ci \"normal\": use one of percentile, bca\nRun 'm3eval --help' for usage.\n"
+	want := "m3eval: --ci \"normal\": use one of percentile, bca\nRun 'm3eval score --help' for usage.\n"
 	if r.code != 2 || r.stderr != want || r.stdout != "" {
 		t.Errorf("bad --ci: exit %d, stderr %q, want 2 and %q", r.code, r.stderr, want)
 	}

@@ -15,9 +15,13 @@ import (
 
 func main() {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := newRootCmd().ExecuteContext(ctx)
+	cmd, err := newRootCmd().ExecuteContextC(ctx)
 	// Read ctx before cancelling it: after cancel every error would look like an interrupt.
-	code, message := exitCode(ctx, err)
+	path := "m3eval"
+	if cmd != nil {
+		path = cmd.CommandPath()
+	}
+	code, message := exitCode(ctx, path, err)
 	cancel()
 	if message != "" {
 		// Errors quote data (file names, sample ids, values): shown, never obeyed.
@@ -27,8 +31,9 @@ func main() {
 }
 
 // exitCode maps an error to the process exit status (0 ok, 1 error, 2 usage, 130
-// interrupted) and the sentence that tells the user.
-func exitCode(ctx context.Context, err error) (int, string) {
+// interrupted) and the sentence that tells the user; a usage error points to the help of the
+// command that was run (path, e.g. "m3eval score").
+func exitCode(ctx context.Context, path string, err error) (int, string) {
 	if err == nil {
 		return 0, ""
 	}
@@ -36,7 +41,7 @@ func exitCode(ctx context.Context, err error) (int, string) {
 	switch {
 	// cobra reports an unknown subcommand with an untyped error; it is a usage error too.
 	case errors.As(err, &ue), strings.HasPrefix(err.Error(), "unknown command"):
-		return 2, fmt.Sprintf("m3eval: %v\nRun 'm3eval --help' for usage.", err)
+		return 2, fmt.Sprintf("m3eval: %v\nRun '%s --help' for usage.", err, path)
 	case ctx.Err() != nil:
 		return 130, "m3eval: interrupted"
 	default:
