@@ -34,7 +34,7 @@ var hannaCriteria = []struct{ name, code string }{
 	{"Surprise", "SU"}, {"Engagement", "EG"}, {"Complexity", "CX"},
 }
 
-// hannaMetrics are the automatic metrics the tests and the README use, with file-name slugs.
+// hannaMetrics are the automatic metrics the tests and docs/reproducing-hanna.md use, with file-name slugs.
 var hannaMetrics = []struct{ column, slug string }{
 	{"BERTScore F1 Ξε", "bertscore_f1"},
 	{"BARTScore-SH ΞΔ", "bartscore_sh"},

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -87,11 +86,4 @@ and split are an error unless --latest or --pool. See docs/illusionbench.md.`,
 	o.AddFlags(cmd.Flags())
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write the report to FILE instead of standard output")
 	return cmd
-}
-
-// scoreIllusionLogs is illusion.ScoreFiles with its usage errors marked: m3eval report
-// scores its --illusion logs with it.
-func scoreIllusionLogs(ctx context.Context, testsets, logs []string, opts illusion.ScoreOptions) (*illusion.ScoreResult, error) {
-	res, err := illusion.ScoreFiles(ctx, testsets, logs, opts)
-	return res, usageIf(err)
 }

@@ -48,8 +48,8 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *htmlreport.Request) erro
 	}
 	ctx := cmd.Context()
 	if len(o.IllusionLogs) > 0 {
-		if o.Illusion, err = scoreIllusionLogs(ctx, o.Testsets, o.IllusionLogs, illusion.ScoreOptions{Rule: illusion.RuleM3eval}); err != nil {
-			return err
+		if o.Illusion, err = illusion.ScoreFiles(ctx, o.Testsets, o.IllusionLogs, illusion.ScoreOptions{Rule: illusion.RuleM3eval}); err != nil {
+			return usageIf(err)
 		}
 		for _, w := range o.Illusion.Warnings {
 			fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
