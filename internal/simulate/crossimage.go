@@ -85,7 +85,7 @@ func newCrossImage(sc *Scene, difficulty int, rng *rand.Rand) (*crossImage, erro
 		entity := ""
 		for oi := range k.objs {
 			if k.image[oi] == i && k.objs[oi].Type == main {
-				key, sl["type"], entity = tplGround, mainWord, displayName(k.objs[oi], lang)
+				key, sl["type"], entity = tplGround, mainWord, k.names[oi]
 				break
 			}
 		}
@@ -137,7 +137,7 @@ func newCrossImage(sc *Scene, difficulty int, rng *rand.Rand) (*crossImage, erro
 			Expected: pick(lang,
 				fmt.Sprintf("No: the %s in %s is %s; the %s one is in %s.", sl["type"], imageWord(k.image[cf.b]), tv, fv, imageWord(k.image[cf.a])),
 				fmt.Sprintf("不对：%s里的%s是%s的；%s的%s在%s。", imageWord(k.image[cf.b]), sl["type"], tv, fv, sl["type"], imageWord(k.image[cf.a]))),
-			Meta: Meta{Entity: displayName(k.objs[cf.b], lang), Attribute: cf.attr, FalseValue: fv, TrueValue: tv, TargetImage: k.image[cf.b] + 1, Ambiguous: new(bool)}})
+			Meta: Meta{Entity: k.names[cf.b], Attribute: cf.attr, FalseValue: fv, TrueValue: tv, TargetImage: k.image[cf.b] + 1, Ambiguous: new(bool)}})
 	}
 
 	// Long-context recall of the first grounding facts.
@@ -147,7 +147,7 @@ func newCrossImage(sc *Scene, difficulty int, rng *rand.Rand) (*crossImage, erro
 		text, _ := render(rng, templateKey(ActLongContextRecall), lang, sl)
 		add(Step{Action: ActLongContextRecall, Phase: PhaseLongContextRecall, Text: text,
 			Expected: pick(lang, "Recalls it correctly: ", "准确回忆：") + describeImage(k.image[cf.a]),
-			Meta:     Meta{Entity: displayName(k.objs[cf.a], lang), Attribute: cf.attr, TrueValue: val, TargetImage: k.image[cf.a] + 1, Ambiguous: new(bool)}})
+			Meta:     Meta{Entity: k.names[cf.a], Attribute: cf.attr, TrueValue: val, TargetImage: k.image[cf.a] + 1, Ambiguous: new(bool)}})
 	}
 	return c, nil
 }

@@ -1,8 +1,11 @@
 package simulate
 
 import (
+	"fmt"
 	"maps"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -16,6 +19,7 @@ type knowledge struct {
 	image    []int               // image (0-based) of each object
 	cur      []map[string]string // current attribute values
 	terms    [][]string          // lower-case words that refer to each object
+	names    []string            // how user turns name each object: qualified by its image when its name is shared
 	values   []valueTerm         // words that state an attribute value
 	evidence []evidenceState
 	active   int // activated evidence count
@@ -87,6 +91,7 @@ func newKnowledge(sc *Scene) *knowledge {
 		}
 		k.terms = append(k.terms, ts)
 	}
+	k.names = qualifiedNames(k.objs, k.image, k.lang)
 	// Value words: every color, and every value any object (or update, or evidence) gives
 	// an attribute.
 	seen := map[[2]string]bool{}
@@ -156,25 +161,56 @@ type span struct {
 	start, end int
 	obj        int // entity mentions
 	vt         *valueTerm
+	// cands are the objects a mention may mean (several when images share a name: "the
+	// person" of a two-image street scene); obj is the one the answer's image context picks,
+	// or -1 when nothing picks one.
+	cands []int
 }
 
 // observe reads an answer given at turn: which evidence it activates, which object it was
 // about, and which attribute values it gets wrong.
+//
+// Objects are bound to their images: when a mention could mean objects of several images
+// ("the person" of a two-image scene), the image the answer names nearest to it in the
+// sentence ("Image 2: there is a person", "the person in Image 2"), else the image the
+// answer last named, says which; when nothing says, the mention is left unresolved and no
+// value next to it counts as wrong (a correction must name an object the model spoke about).
 func (k *knowledge) observe(answer string, turn int) observation {
 	var ob observation
 	lastObj, lastObjPos := -1, -1
+	ctxImg := -1 // the image the answer last named (0-based), carried across sentences
 	var ents, vals []span
+	var buf []int
+	type pos struct{ start, end int }
+	byPos := map[pos][]int{}
+	var order []pos
 	for _, sent := range sentences(answer) {
 		low := idioms.Replace(strings.ToLower(sent))
+		marks := imageMarks(low)
 		ents, vals = ents[:0], vals[:0]
-		var buf []int
+		clear(byPos)
+		order = order[:0]
 		for oi, ts := range k.terms {
 			for _, t := range ts {
 				buf = findAll(low, t, buf[:0])
 				for _, p := range buf {
-					ents = append(ents, span{start: p, end: p + len(t), obj: oi})
+					key := pos{p, p + len(t)}
+					if byPos[key] == nil {
+						order = append(order, key)
+					}
+					if !slices.Contains(byPos[key], oi) {
+						byPos[key] = append(byPos[key], oi)
+					}
 				}
 			}
+		}
+		for _, key := range order {
+			c := byPos[key]
+			sp := span{start: key.start, end: key.end, obj: c[0], cands: c}
+			if len(c) > 1 {
+				sp.obj = k.pickByImage(c, marks, key.start, key.end, ctxImg)
+			}
+			ents = append(ents, sp)
 		}
 		for vi := range k.values {
 			vt := &k.values[vi]
@@ -213,12 +249,13 @@ func (k *knowledge) observe(answer string, turn int) observation {
 				ob.activated = append(ob.activated, ei)
 			}
 		}
-		// Wrong values: a value word belongs to the nearest object named in the sentence.
+		// Wrong values: a value word belongs to the nearest object named in the sentence,
+		// and only a value the sentence asserts of one known object can be wrong.
 		for _, v := range vals {
 			if negated(low, v.start) {
 				continue
 			}
-			oi := nearest(ents, v)
+			oi := nearest(low, ents, v)
 			if oi < 0 {
 				continue
 			}
@@ -233,11 +270,18 @@ func (k *knowledge) observe(answer string, turn int) observation {
 			ob.errors = append(ob.errors, wrongValue{obj: oi, attr: v.vt.attr, said: sent[v.start:v.end], correct: cur})
 		}
 		for _, e := range ents {
+			o := e.obj
+			if o < 0 {
+				o = e.cands[0]
+			}
 			if e.start >= lastObjPos || lastObj < 0 {
-				lastObj, lastObjPos = e.obj, e.start
+				lastObj, lastObjPos = o, e.start
 			}
 		}
 		lastObjPos = -1 // positions restart with each sentence; later sentences win
+		if n := len(marks); n > 0 {
+			ctxImg = marks[n-1].image
+		}
 	}
 	if n := len(ob.activated); n > 0 {
 		k.lastEntity = k.evidence[ob.activated[n-1]].obj
@@ -245,6 +289,111 @@ func (k *knowledge) observe(answer string, turn int) observation {
 		k.lastEntity = lastObj
 	}
 	return ob
+}
+
+// imageMark is a place where an answer names an image ("Image 2", "图片2", "第二张").
+type imageMark struct {
+	start, end int
+	image      int // 0-based
+}
+
+var imageMarkRE = regexp.MustCompile(`(?:image|picture|photo|img)\s*#?\s*(\d+)|图片?\s*(\d+|[一二三四五六七八九十])|第\s*(\d+|[一二三四五六七八九十])\s*张`)
+
+const zhDigits = "一二三四五六七八九十"
+
+// imageMarks lists the images a (lower-case) sentence names, in order.
+func imageMarks(low string) []imageMark {
+	var out []imageMark
+	for _, m := range imageMarkRE.FindAllStringSubmatchIndex(low, -1) {
+		for g := 1; g <= 3; g++ {
+			if m[2*g] < 0 {
+				continue
+			}
+			d := low[m[2*g]:m[2*g+1]]
+			n, err := strconv.Atoi(d)
+			if err != nil {
+				n = strings.Index(zhDigits, d)/len("一") + 1
+			}
+			if n >= 1 {
+				out = append(out, imageMark{m[0], m[1], n - 1})
+			}
+			break
+		}
+	}
+	return out
+}
+
+// pickByImage resolves a mention that may mean several objects: the image named nearest to
+// it in the sentence, else the image the answer named last (ctx), picks the object in that
+// image; -1 when neither picks exactly one.
+func (k *knowledge) pickByImage(cands []int, marks []imageMark, start, end, ctx int) int {
+	img, bestD := ctx, 1<<30
+	for _, m := range marks {
+		d := 0
+		switch {
+		case m.end <= start:
+			d = start - m.end
+		case end <= m.start:
+			d = m.start - end
+		}
+		if d < bestD {
+			img, bestD = m.image, d
+		}
+	}
+	if img < 0 {
+		return -1
+	}
+	found := -1
+	for _, c := range cands {
+		if k.image[c] == img {
+			if found >= 0 {
+				return -1
+			}
+			found = c
+		}
+	}
+	return found
+}
+
+// qualifiedNames names each object as user turns and meta do: its display name, and, when
+// an object of another image has the same name, the image too ("Image 2's person",
+// "图片2的人"), so that a question, a correction or a meta entity never leaves open which
+// object it means.
+func qualifiedNames(objs []*Object, image []int, lang Language) []string {
+	names := make([]string, len(objs))
+	for i, o := range objs {
+		names[i] = displayName(o, lang)
+	}
+	out := make([]string, len(objs))
+	for i := range objs {
+		out[i] = names[i]
+		for j := range objs {
+			if j != i && names[j] == names[i] && image[j] != image[i] {
+				out[i] = pick(lang, fmt.Sprintf("Image %d's %s", image[i]+1, names[i]), fmt.Sprintf("图片%d的%s", image[i]+1, names[i]))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// SplitQualified reads a name written by the simulator back into the display name and the
+// image (1-based; 0 when the name carries none): "Image 2's person" -> person, 2.
+func SplitQualified(name string, lang Language) (string, int) {
+	var rest string
+	var n int
+	if lang == Chinese {
+		if _, err := fmt.Sscanf(name, "图片%d的", &n); err == nil {
+			_, rest, _ = strings.Cut(name, "的")
+			return rest, n
+		}
+		return name, 0
+	}
+	if _, err := fmt.Sscanf(name, "Image %d's ", &n); err == nil {
+		_, rest, _ = strings.Cut(name, "'s ")
+		return rest, n
+	}
+	return name, 0
 }
 
 // idioms are phrases whose words look like values but are not ("you are right", 明白 with
@@ -269,27 +418,32 @@ func covered(s span, spans []span) bool {
 	return false
 }
 
+// mentions reports whether the sentence names obj: resolved to it, or unresolved among its
+// candidates.
 func mentions(ents []span, obj int) bool {
 	for _, e := range ents {
-		if e.obj == obj {
+		if e.obj == obj || (e.obj < 0 && slices.Contains(e.cands, obj)) {
 			return true
 		}
 	}
 	return false
 }
 
-// nearest is the object named closest to the value (either side), or -1.
-func nearest(ents []span, v span) int {
+// nearest is the object named closest to the value (either side), or -1 (none, or a mention
+// no image context resolved). A comma between them counts as far: in "the person in Image
+// 1 is red, and the person in Image 2 is red" the first red is the first person's.
+func nearest(low string, ents []span, v span) int {
 	best, bestD := -1, 1<<30
 	for _, e := range ents {
-		var d int
+		var d, from, to int
 		switch {
 		case e.end <= v.start:
-			d = v.start - e.end
+			d, from, to = v.start-e.end, e.end, v.start
 		case v.end <= e.start:
-			d = e.start - v.end
-		default:
-			d = 0
+			d, from, to = e.start-v.end, v.end, e.start
+		}
+		if strings.ContainsAny(low[from:to], ",，") {
+			d += 1 << 20
 		}
 		if d < bestD {
 			best, bestD = e.obj, d

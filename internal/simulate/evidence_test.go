@@ -68,6 +68,15 @@ func TestObserveFindsWrongValues(t *testing.T) {
 		{"apples_en", "You are right, the cup is green.", nil},
 		{"umbrella_zh", "明白，人是红色的。", nil}, // the 白 of 明白 is no color
 		{"apples_en", "The cup on the left is green.", []string{"cup_1 position left right"}},
+		// Objects are bound to their images: Image 2's person is red, Image 1's blue.
+		{"street_en", "Image 1: There is a car (color: red). There is a person (color: blue). Image 2: There is a person (color: red).", nil},
+		{"street_en", "Image 2: There is a person (color: blue).", []string{"person_2 color blue red"}},
+		{"street_en", "The person in Image 1 is red, and the person in Image 2 is red.", []string{"person_1 color red blue"}},
+		{"street_en", "No, Image 2's person is red, not blue.", nil},
+		// A person of no named image: nothing says which, so nothing is wrong.
+		{"street_en", "There is a person (color: red).", nil},
+		{"street_zh", "图片2：有人（颜色：蓝色）。", []string{"person_2 color 蓝色 红色"}},
+		{"street_zh", "第一张图里的人是蓝色的。", nil},
 	}
 	for _, tc := range cases {
 		k := newKnowledge(demoScene(t, tc.scene))

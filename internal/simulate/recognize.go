@@ -80,6 +80,10 @@ func Recognize(text string, lang Language) Recognized {
 // DisplayName is how user turns name an object.
 func DisplayName(o *Object, lang Language) string { return displayName(o, lang) }
 
+// QualifiedNames are the names user turns give the scene's objects, in image order: the
+// display name, with the image when another image has an object of that name.
+func QualifiedNames(sc *Scene) []string { return newKnowledge(sc).names }
+
 // TypeWord is how user turns name an object type.
 func TypeWord(t string, lang Language) string { return typeWord(t, lang) }
 

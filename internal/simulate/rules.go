@@ -205,7 +205,18 @@ func (r *rules) stateEvolve(k int) Step {
 	}
 }
 
-func (r *rules) name(oi int) string { return displayName(r.k.objs[oi], r.lang) }
+// name is how the turn names an object: qualified by its image when another image has an
+// object of the same name.
+func (r *rules) name(oi int) string { return r.k.names[oi] }
+
+// imageOf is the object's image for meta.target_image (1-based) in a scene of several
+// images; 0 (not written) in a one-image scene.
+func (r *rules) imageOf(oi int) int {
+	if oi < 0 || len(r.sc.Images) < 2 {
+		return 0
+	}
+	return r.k.image[oi] + 1
+}
 
 func (r *rules) negation(w wrongValue) Step {
 	sl := r.slots()
@@ -216,7 +227,7 @@ func (r *rules) negation(w wrongValue) Step {
 		Expected: pick(r.lang,
 			fmt.Sprintf("Accepts the correction: the %s's %s is %s, not %s, and revises its reasoning.", sl["entity"], sl["attribute"], w.correct, w.said),
 			fmt.Sprintf("接受纠正：%s的%s是%s，不是%s，并据此修正推理。", sl["entity"], sl["attribute"], w.correct, w.said)),
-		Meta: Meta{Entity: sl["entity"], Attribute: w.attr, FalseValue: w.said, TrueValue: w.correct}}
+		Meta: Meta{Entity: sl["entity"], Attribute: w.attr, FalseValue: w.said, TrueValue: w.correct, TargetImage: r.imageOf(w.obj)}}
 }
 
 func (r *rules) guidance() Step {
@@ -238,7 +249,7 @@ func (r *rules) guidance() Step {
 	text, _ := render(r.rng, templateKey(ActGuidance), r.lang, sl)
 	return Step{Action: ActGuidance, Text: text,
 		Expected: pick(r.lang, "Looks where directed and reports: "+st.ev.Text+".", "按提示观察并指出："+st.ev.Text+"。"),
-		Meta:     Meta{Entity: sl["entity"], Attribute: st.ev.Attribute, TrueValue: r.evidenceValue(st)}}
+		Meta:     Meta{Entity: sl["entity"], Attribute: st.ev.Attribute, TrueValue: r.evidenceValue(st), TargetImage: r.imageOf(st.obj)}}
 }
 
 func (r *rules) evidenceValue(st *evidenceState) string {
@@ -272,7 +283,7 @@ func (r *rules) followUp() (Step, bool) {
 	return Step{Action: ActFollowUp, Text: text,
 		Expected: pick(r.lang, "Extends the reasoning from the "+sl["entity"]+" with image evidence: "+target.ev.Text+".",
 			"从"+sl["entity"]+"出发，用图像证据推进推理："+target.ev.Text+"。"),
-		Meta: Meta{Entity: sl["entity"]}}, true
+		Meta: Meta{Entity: sl["entity"], TargetImage: r.imageOf(e)}}, true
 }
 
 func (r *rules) logicSkip() Step {
@@ -317,7 +328,7 @@ func (r *rules) update() (Step, bool) {
 	return Step{Action: ActUpdate, Text: text,
 		Expected: pick(r.lang, fmt.Sprintf("Takes the change: the %s's %s is now %s (no longer %s).", sl["entity"], sl["attribute"], nv, old),
 			fmt.Sprintf("接受变化：%s的%s现在是%s（不再是%s）。", sl["entity"], sl["attribute"], nv, old)),
-		Meta: Meta{Entity: sl["entity"], Attribute: attr, OldValue: old, NewValue: nv, TrueValue: nv}}, true
+		Meta: Meta{Entity: sl["entity"], Attribute: attr, OldValue: old, NewValue: nv, TrueValue: nv, TargetImage: r.imageOf(oi)}}, true
 }
 
 // mislead claims a false value for a checkable attribute.
@@ -337,7 +348,7 @@ func (r *rules) mislead() (Step, bool) {
 	return Step{Action: ActMislead, Text: text,
 		Expected: pick(r.lang, fmt.Sprintf("No: the image shows the %s is %s, not %s.", sl["entity"], truth, wrong),
 			fmt.Sprintf("不对：图中%s是%s，不是%s。", sl["entity"], truth, wrong)),
-		Meta: Meta{Entity: sl["entity"], Attribute: attr, FalseValue: wrong, TrueValue: truth}}, true
+		Meta: Meta{Entity: sl["entity"], Attribute: attr, FalseValue: wrong, TrueValue: truth, TargetImage: r.imageOf(oi)}}, true
 }
 
 // redundancy asks again about evidence the model already gave.
@@ -376,7 +387,7 @@ func (r *rules) redundancy() (Step, bool) {
 	}
 	return Step{Action: ActRedundancy, Text: text,
 		Expected: pick(r.lang, "Confirms briefly, without repeating itself at length: "+fact+".", "简洁确认，不冗长重复："+fact+"。"),
-		Meta:     Meta{Entity: sl["entity"], Attribute: attr, TrueValue: val}}, true
+		Meta:     Meta{Entity: sl["entity"], Attribute: attr, TrueValue: val, TargetImage: r.imageOf(oi)}}, true
 }
 
 // distraction asks about an object the task does not need.
@@ -403,7 +414,7 @@ func (r *rules) distraction() Step {
 	text, _ := render(r.rng, templateKey(ActDistraction), r.lang, sl)
 	return Step{Action: ActDistraction, Text: text,
 		Expected: pick(r.lang, "Answers briefly ("+r.describe(oi)+") and stays on the task.", "简短回答（"+r.describe(oi)+"），并回到主任务。"),
-		Meta:     Meta{Entity: sl["irrelevant_entity"]}}
+		Meta:     Meta{Entity: sl["irrelevant_entity"], TargetImage: r.imageOf(oi)}}
 }
 
 // randomFact picks an object and one of its attributes: a color when the scene has one,
@@ -434,7 +445,13 @@ func (r *rules) randomFact() (int, string) {
 	return c[0], attrs[c[0]][c[1]]
 }
 
-func (r *rules) describe(oi int) string { return describeObject(r.k, oi, r.lang) }
+func (r *rules) describe(oi int) string {
+	d := describeObject(r.k, oi, r.lang)
+	if q := r.k.names[oi]; q != displayName(r.k.objs[oi], r.lang) {
+		d = q + strings.TrimPrefix(d, displayName(r.k.objs[oi], r.lang))
+	}
+	return d
+}
 
 func (r *rules) describeAll() string {
 	var parts []string

@@ -21,6 +21,7 @@ type world struct {
 	objs  []*simulate.Object
 	image []int
 	vals  []map[string]string
+	qname []string // the names user turns give the objects ("Image 2's person")
 }
 
 func newWorld(sc *simulate.Scene, p Persona) *world {
@@ -33,6 +34,7 @@ func newWorld(sc *simulate.Scene, p Persona) *world {
 			w.vals = append(w.vals, maps.Clone(o.Attributes))
 		}
 	}
+	w.qname = simulate.QualifiedNames(sc)
 	if p == Confused {
 		w.confuse()
 	}
@@ -91,6 +93,9 @@ func (w *world) name(i int) string { return simulate.DisplayName(w.objs[i], w.la
 // find is the object a user turn names (display name or type word), preferring image img
 // (1-based; 0 = any).
 func (w *world) find(name string, img int) int {
+	if base, qi := simulate.SplitQualified(name, w.lang); qi > 0 {
+		name, img = base, qi
+	}
 	best := -1
 	for i := range w.objs {
 		if w.name(i) == name || simulate.TypeWord(w.objs[i].Type, w.lang) == name || w.objs[i].ID == name {
@@ -154,6 +159,15 @@ func (w *world) sentence(i int, only string) string {
 	return w.pick("There is a "+w.name(i)+" ("+strings.Join(parts, ", ")+").", "有"+w.name(i)+"（"+strings.Join(parts, "，")+"）。")
 }
 
+// sentenceIn states one object with its image, in a scene of several images: "Image 2:
+// There is a person (color: red)."
+func (w *world) sentenceIn(i int, only string) string {
+	if len(w.sc.Images) < 2 {
+		return w.sentence(i, only)
+	}
+	return w.pick(fmt.Sprintf("Image %d: ", w.image[i]+1), fmt.Sprintf("图片%d：", w.image[i]+1)) + w.sentence(i, only)
+}
+
 // describe states the objects of an image (0-based; -1 = all images).
 func (w *world) describe(img int, only string) string {
 	var b strings.Builder
@@ -185,7 +199,7 @@ func (w *world) fact(ev *simulate.Evidence) string {
 			v = w.vals[i][ev.Attribute]
 		}
 		if i >= 0 {
-			s += w.pick("The "+w.name(i)+" is "+v+".", w.name(i)+"是"+v+"的。")
+			s += w.pick("The "+w.qname[i]+" is "+v+".", w.qname[i]+"是"+v+"的。")
 		}
 	}
 	return s
@@ -268,18 +282,18 @@ func answer(sc *simulate.Scene, p Persona, msgs []vlm.Message) string {
 		if i < 0 {
 			return w.pick("Yes.", "是的。")
 		}
-		return w.pick("Yes, as I said before: ", "是的，我之前说过：") + w.sentence(i, "")
+		return w.pick("Yes, as I said before: ", "是的，我之前说过：") + w.sentenceIn(i, "")
 	case string(simulate.ActDistraction), string(simulate.ActFineGrained):
 		name := s["irrelevant_entity"]
 		if name == "" {
 			name = s["entity"]
 		}
 		if i := w.find(name, 0); i >= 0 {
-			return w.sentence(i, "")
+			return w.sentenceIn(i, "")
 		}
 		for i := range w.objs {
-			if q := s["irrelevant_question"]; q != "" && strings.Contains(q, w.name(i)) {
-				return w.sentence(i, "")
+			if q := s["irrelevant_question"]; q != "" && strings.Contains(q, w.qname[i]) {
+				return w.sentenceIn(i, "")
 			}
 		}
 		return w.pick("There is one.", "有一个。")
