@@ -26,7 +26,7 @@ func freeAddr(t *testing.T) string {
 func TestSimulateProgressLine(t *testing.T) {
 	term := newTerminal(t)
 	bin := build(t)
-	scenes, _ := filepath.Abs("../annotations/scenes/demo.jsonl")
+	scenes, _ := filepath.Abs("../annotations/demo/images/scenes.jsonl")
 	addr := freeAddr(t)
 	server := exec.Command(bin, "simulate", "--demo-vlm", "--scenes", scenes, "--listen", addr, "--demo-latency", "40ms")
 	if err := server.Start(); err != nil {

@@ -20,8 +20,8 @@ import'. Finished episodes are journaled: --resume reruns only the others. Reque
 logged to <out>.requests.jsonl; --replay answers from such a log. The API key is read from
 the variable --api-key-env names. --demo-vlm serves a scripted VLM whose --model picks a
 persona (faithful, gullible, confused, flaky, ...). See docs/simulate.md.`,
-		Example: `  m3eval simulate --demo-vlm --scenes annotations/scenes/demo.jsonl &
-  m3eval simulate --scenes annotations/scenes/demo.jsonl --endpoint http://127.0.0.1:8000/v1 \
+		Example: `  m3eval simulate --demo-vlm --scenes annotations/demo/images/scenes.jsonl &
+  m3eval simulate --scenes annotations/demo/images/scenes.jsonl --endpoint http://127.0.0.1:8000/v1 \
       --model faithful --strategy both --out turns.jsonl
   m3eval simulate --scenes scenes.jsonl --dry-run
   m3eval simulate --scenes scenes.jsonl --model qwen2-vl-7b --replay turns.jsonl.requests.jsonl --out again.jsonl`,

@@ -20,7 +20,7 @@ import (
 	"github.com/m3bench/m3eval/internal/simulate/demovlm"
 )
 
-const demoScenesFile = "../../annotations/scenes/demo.jsonl"
+const demoScenesFile = "../../annotations/demo/images/scenes.jsonl"
 
 // demoVLM serves the scripted VLM for the scenes file on 127.0.0.1, each answer delayed.
 func demoVLM(t *testing.T, scenesFile string, delay time.Duration) string {
@@ -44,10 +44,19 @@ func demoVLM(t *testing.T, scenesFile string, delay time.Duration) string {
 	return srv.URL + "/v1"
 }
 
-// manyScenes writes n copies of the demo scenes (new ids) with absolute image paths.
+// manyScenes writes n copies of the demo scenes (new ids) beside copies of their images.
 func manyScenes(t *testing.T, n int) string {
 	t.Helper()
-	abs, _ := filepath.Abs(filepath.Dir(demoScenesFile))
+	dir := t.TempDir()
+	src := filepath.Dir(demoScenesFile)
+	pngs, _ := filepath.Glob(filepath.Join(src, "*.png"))
+	for _, p := range pngs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, filepath.Base(p)), b, 0o644)
+	}
 	data, err := os.ReadFile(demoScenesFile)
 	if err != nil {
 		t.Fatal(err)
@@ -56,11 +65,10 @@ func manyScenes(t *testing.T, n int) string {
 	for i := range n {
 		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 			line = strings.Replace(line, `"id": "`, `"id": "c`+strconv.Itoa(i)+`_`, 1)
-			line = strings.ReplaceAll(line, `"../demo/images/`, `"`+filepath.Join(abs, "../demo/images")+`/`)
 			b.WriteString(line + "\n")
 		}
 	}
-	p := filepath.Join(t.TempDir(), "scenes.jsonl")
+	p := filepath.Join(dir, "scenes.jsonl")
 	os.WriteFile(p, []byte(b.String()), 0o644)
 	return p
 }
@@ -280,12 +288,16 @@ func TestSimulateUsageAndInputErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.jsonl")
 	os.WriteFile(bad, []byte(`{"id":"x","language":"en","images":["a.png"],"objects_per_image":[[{"id":"o","type":"t","attributes":{"color":1}}]]}`+"\n"), 0o644)
+	evil := filepath.Join(dir, "evil.jsonl")
+	os.WriteFile(evil, []byte(`{"id":"x","language":"en","images":["/etc/passwd"],"objects_per_image":[[{"id":"o","type":"t","attributes":{"color":"red"}}]]}`+"\n"), 0o644)
 	cases := []struct {
 		args  []string
 		usage bool
 		says  string
 	}{
 		{[]string{"simulate"}, true, "--scenes is required"},
+		{[]string{"simulate", "--scenes", evil, "--dry-run"}, false, "evil.jsonl:1: images[0]: /etc/passwd: outside the images directory"},
+		{[]string{"simulate", "--scenes", evil, "--images", "/etc", "--dry-run"}, false, "evil.jsonl:1: images[0]: /etc/passwd: not an image"},
 		{[]string{"simulate", "--scenes", demoScenesFile, "--turns", "2", "--dry-run"}, true, "--turns 2"},
 		{[]string{"simulate", "--scenes", demoScenesFile, "--difficulty", "5", "--dry-run"}, true, "--difficulty 5"},
 		{[]string{"simulate", "--scenes", demoScenesFile, "--strategy", "random", "--dry-run"}, true, `strategy "random"`},

@@ -24,14 +24,16 @@ var StrategyFlags = []string{"rules", "cross-image", "both"}
 // Flags are the flags of m3eval simulate, as given.
 type Flags struct {
 	Scenes, Endpoint, Model, Strategy string
-	Turns, Difficulty, Concurrency    int
-	Seed                              uint64
-	Out                               string
-	Resume, DryRun                    bool
-	Timeout                           time.Duration
-	Retries, MaxTokens                int
-	Rate                              float64
-	APIKeyEnv, LogPath, Replay        string
+	// Images is the directory the scenes' image paths resolve in ("": the scenes file's).
+	Images                         string
+	Turns, Difficulty, Concurrency int
+	Seed                           uint64
+	Out                            string
+	Resume, DryRun                 bool
+	Timeout                        time.Duration
+	Retries, MaxTokens             int
+	Rate                           float64
+	APIKeyEnv, LogPath, Replay     string
 	// DemoVLM serves the scripted VLM on Listen (package demovlm) instead of simulating.
 	DemoVLM bool
 	Listen  string
@@ -41,6 +43,7 @@ type Flags struct {
 // AddFlags defines the flags of m3eval simulate on fs.
 func (o *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Scenes, "scenes", "", "scenes file (JSON Lines; see docs/simulate.md)")
+	fs.StringVar(&o.Images, "images", "", "directory the scenes' image paths resolve in; no image outside it is read (default: the scenes file's directory)")
 	fs.StringVar(&o.Endpoint, "endpoint", "", "OpenAI-compatible API base, e.g. http://127.0.0.1:8000/v1")
 	fs.StringVar(&o.Model, "model", "", "model name sent to the endpoint and written to each turn")
 	fs.StringVar(&o.Strategy, "strategy", "rules", "rules, cross-image or both")
@@ -98,7 +101,11 @@ func Load(f Flags) (*Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ResolveImages(scenes, f.Scenes, filepath.Dir(f.Scenes)); err != nil {
+	root := f.Images
+	if root == "" {
+		root = filepath.Dir(f.Scenes)
+	}
+	if err := ResolveImages(scenes, f.Scenes, root); err != nil {
 		return nil, err
 	}
 	return &Input{Flags: f, Scenes: scenes, strategies: strategies, digest: Digest(data)}, nil

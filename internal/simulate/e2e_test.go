@@ -21,7 +21,7 @@ import (
 	"github.com/m3bench/m3eval/internal/vlm"
 )
 
-const demoScenes = "../../annotations/scenes/demo.jsonl"
+const demoScenes = "../../annotations/demo/images/scenes.jsonl"
 
 func loadDemo(t testing.TB) []simulate.Scene {
 	t.Helper()
@@ -317,7 +317,8 @@ func TestBadEndpointFailsPerEpisode(t *testing.T) {
 	}
 }
 
-// flaky fails every third turn once with 503 or 429; retries carry every episode through.
+// flaky fails every third turn once with 503 or 429 and every fourth with a 200 HTML page;
+// retries carry every episode through.
 func TestFlakyEndpointRecovers(t *testing.T) {
 	scenes := loadDemo(t)
 	srv, d := demoServer(t, scenes)
@@ -328,6 +329,12 @@ func TestFlakyEndpointRecovers(t *testing.T) {
 	turns := readTurns(t, out)
 	if int64(len(turns)) >= d.Requests() || sum.Done != sum.Episodes {
 		t.Errorf("%d turns from %d requests; summary %+v", len(turns), d.Requests(), sum)
+	}
+	// Every episode reached a fourth turn, so every one met the HTML page and went on.
+	for id, ep := range byEpisode(turns) {
+		if len(ep) < 4 {
+			t.Errorf("%s: %d turns", id, len(ep))
+		}
 	}
 }
 

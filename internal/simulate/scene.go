@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -242,25 +243,94 @@ func schemaProblem(ve *jsonschema.ValidationError) (field, msg string) {
 	return jsonpath.SchemaProblem(ve)
 }
 
-// ResolveImages makes the scenes' local image paths relative to dir (the scenes file's
-// directory) and checks that each file exists; URLs stay as they are. file names the
-// scenes file in errors.
-func ResolveImages(scenes []Scene, file, dir string) error {
+// maxImageBytes bounds an image file: a scene's images are sent whole, as data URLs.
+const maxImageBytes = 32 << 20
+
+// ResolveImages resolves the scenes' local image paths inside root (the scenes file's
+// directory, or --images DIR) and checks each: it must stay inside root (no absolute path
+// elsewhere, no "..", no symbolic link leading out), be a regular file, and be an image by
+// its content (PNG, JPEG, GIF, WebP or BMP), so that a scenes file cannot post an arbitrary
+// file (/etc/shadow, a key) to the endpoint as a data URL. http(s) URLs stay as they are,
+// and data URLs must be images. file names the scenes file in errors.
+func ResolveImages(scenes []Scene, file, root string) error {
+	realRoot, err := filepath.Abs(root)
+	if err == nil {
+		realRoot, err = filepath.EvalSymlinks(realRoot)
+	}
+	if err != nil {
+		return fmt.Errorf("images directory %s: %w", root, err)
+	}
 	for i := range scenes {
 		sc := &scenes[i]
 		for j, im := range sc.Images {
-			if strings.HasPrefix(im, "http://") || strings.HasPrefix(im, "https://") || strings.HasPrefix(im, "data:") {
+			field := fmt.Sprintf("images[%d]", j)
+			if strings.HasPrefix(im, "http://") || strings.HasPrefix(im, "https://") {
 				continue
 			}
-			p := im
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(dir, p)
+			if strings.HasPrefix(im, "data:") {
+				if !strings.HasPrefix(im, "data:image/") {
+					return &Error{file, sc.Line, field, "a data URL that is not an image (want data:image/...)"}
+				}
+				continue
 			}
-			if _, err := os.Stat(p); err != nil {
-				return &Error{file, sc.Line, fmt.Sprintf("images[%d]", j), fmt.Sprintf("%s: no such file (paths are relative to the scenes file)", p)}
+			p, msg := resolveImage(im, root, realRoot)
+			if msg != "" {
+				return &Error{file, sc.Line, field, fmt.Sprintf("%s: %s", im, msg)}
 			}
 			sc.Images[j] = p
 		}
 	}
 	return nil
+}
+
+// resolveImage checks one local image path; msg says why it is refused.
+func resolveImage(im, root, realRoot string) (path, msg string) {
+	p := im
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(root, p)
+	}
+	where := fmt.Sprintf("image paths must stay inside %s (the scenes file's directory, or --images DIR)", root)
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return "", "no such file (" + where + ")"
+		}
+		return "", "cannot be read: " + plainErr(err)
+	}
+	if real, err = filepath.Abs(real); err != nil {
+		return "", plainErr(err)
+	}
+	if rel, err := filepath.Rel(realRoot, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", "outside the images directory: " + where
+	}
+	f, err := os.Open(real)
+	if err != nil {
+		return "", "cannot be read: " + plainErr(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", "cannot be read: " + plainErr(err)
+	}
+	if !st.Mode().IsRegular() {
+		return "", "not a regular file"
+	}
+	if st.Size() > maxImageBytes {
+		return "", fmt.Sprintf("%d bytes: larger than the %d MB an image may have", st.Size(), maxImageBytes>>20)
+	}
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(f, head)
+	if ct := http.DetectContentType(head[:n]); !strings.HasPrefix(ct, "image/") || ct == "image/svg+xml" {
+		return "", "not an image (want PNG, JPEG, GIF, WebP or BMP; the content reads as " + ct + ")"
+	}
+	return p, ""
+}
+
+// plainErr is an *os.PathError's cause without the path (the message names the path once).
+func plainErr(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }

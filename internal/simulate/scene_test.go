@@ -1,13 +1,17 @@
 package simulate
 
 import (
+	"bytes"
+	"image"
+	"image/png"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
 
-const demoScenes = "../../annotations/scenes/demo.jsonl"
+const demoScenes = "../../annotations/demo/images/scenes.jsonl"
 
 func TestDemoScenesAreValid(t *testing.T) {
 	scenes, err := ReadScenesFile(demoScenes)
@@ -67,9 +71,21 @@ func TestSceneErrorsNameFileLineAndField(t *testing.T) {
 	}
 }
 
+// writePNG writes a small valid PNG.
+func writePNG(t *testing.T, path string) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 2, 2))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestResolveImagesNamesTheMissingFile(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "a.png"), []byte("x"), 0o644)
+	writePNG(t, filepath.Join(dir, "a.png"))
 	scenes, err := ReadScenes("s.jsonl", strings.NewReader(goodScene+"\n"+strings.Replace(strings.Replace(goodScene, `"s1"`, `"s2"`, 1), "a.png", "missing.png", 1)))
 	if err != nil {
 		t.Fatal(err)
@@ -80,5 +96,60 @@ func TestResolveImagesNamesTheMissingFile(t *testing.T) {
 	}
 	if scenes[0].Images[0] != filepath.Join(dir, "a.png") {
 		t.Errorf("resolved %s", scenes[0].Images[0])
+	}
+}
+
+// A scene's image paths stay inside the images directory and name images: anything else is
+// refused when the scenes are read, before any request (a scene naming /etc/shadow had it
+// posted to the endpoint as a data URL).
+func TestResolveImagesRefusesWhatIsNotAnImageInside(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "scenes")
+	os.Mkdir(dir, 0o755)
+	writePNG(t, filepath.Join(dir, "a.png"))
+	writePNG(t, filepath.Join(base, "outside.png"))
+	os.WriteFile(filepath.Join(dir, "notes.png"), []byte("password=hunter2\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "secret.txt"), []byte("password=hunter2\n"), 0o644)
+	os.Symlink(filepath.Join(base, "outside.png"), filepath.Join(dir, "link.png"))
+	os.Symlink("/etc/passwd", filepath.Join(dir, "passwd.png"))
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	writePNG(t, filepath.Join(dir, "sub", "b.png"))
+	cases := []struct{ path, want string }{
+		{"/etc/passwd", "outside the images directory"},
+		{"/etc/shadow", "/etc/shadow: "},
+		{"../outside.png", "outside the images directory"},
+		{"sub/../../outside.png", "outside the images directory"},
+		{"link.png", "outside the images directory"},
+		{"passwd.png", "outside the images directory"},
+		{"notes.png", "not an image"},
+		{"secret.txt", "not an image"},
+		{"sub", "not a regular file"},
+		{"data:text/plain;base64,aGk=", "not an image"},
+	}
+	for _, tc := range cases {
+		line := strings.Replace(goodScene, `"a.png"`, strconv.Quote(tc.path), 1)
+		scenes, err := ReadScenes("s.jsonl", strings.NewReader(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = ResolveImages(scenes, "s.jsonl", dir)
+		if err == nil || !strings.Contains(err.Error(), "s.jsonl:1: images[0]:") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.path, err, tc.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("%s: the error shows the file's content: %v", tc.path, err)
+		}
+	}
+	// Inside, by a relative path, a path through a subdirectory, or an absolute path.
+	for _, ok := range []string{"a.png", "sub/b.png", "./sub/../a.png", filepath.Join(dir, "a.png")} {
+		scenes, _ := ReadScenes("s.jsonl", strings.NewReader(strings.Replace(goodScene, `"a.png"`, strconv.Quote(ok), 1)))
+		if err := ResolveImages(scenes, "s.jsonl", dir); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+	// --images DIR: the same paths resolve there instead.
+	scenes, _ := ReadScenes("s.jsonl", strings.NewReader(strings.Replace(goodScene, `"a.png"`, `"outside.png"`, 1)))
+	if err := ResolveImages(scenes, "s.jsonl", base); err != nil || scenes[0].Images[0] != filepath.Join(base, "outside.png") {
+		t.Errorf("--images %s: %v %v", base, err, scenes[0].Images)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -98,6 +99,8 @@ type Error struct {
 	Attempts int
 	Timeout  time.Duration
 	Err      error
+	// notJSON: a KindMalformed body that is not JSON (retried); JSON of the wrong shape is not.
+	notJSON bool
 }
 
 // Error implements error.
@@ -139,14 +142,23 @@ func (e *Error) retryable() bool {
 		return true
 	case KindHTTP:
 		return e.Status == http.StatusTooManyRequests || e.Status >= 500
+	case KindMalformed:
+		// A 200 whose body is not JSON at all is a proxy's or gateway's error page (HTML,
+		// plain text, a cut connection), not the model's answer: another attempt may reach
+		// the model, as after a 502.
+		return e.notJSON
 	}
 	return false
 }
 
 // Client sends chat completion requests. It is safe for concurrent use.
 type Client struct {
-	opts    Options
-	url     string
+	opts Options
+	url  string
+	// logURL is url without its secrets (user info, api_key query values), as the log and
+	// errors show it; secrets are the literal values scrub removes from any other text.
+	logURL  string
+	secrets []string
 	http    *http.Client
 	limiter *rate.Limiter
 	logMu   sync.Mutex
@@ -161,8 +173,9 @@ func New(opts Options) (*Client, error) {
 	if opts.Endpoint == "" {
 		return nil, errors.New("no endpoint")
 	}
-	if !strings.HasPrefix(opts.Endpoint, "http://") && !strings.HasPrefix(opts.Endpoint, "https://") {
-		return nil, fmt.Errorf("endpoint %q: want an http:// or https:// URL", opts.Endpoint)
+	u, err := endpointURL(opts.Endpoint)
+	if err != nil {
+		return nil, err
 	}
 	if opts.Model == "" {
 		return nil, errors.New("no model")
@@ -176,7 +189,7 @@ func New(opts Options) (*Client, error) {
 	if opts.MaxBackoff <= 0 {
 		opts.MaxBackoff = 30 * time.Second
 	}
-	c := &Client{opts: opts, url: chatURL(opts.Endpoint), http: opts.HTTPClient, sleep: sleepCtx}
+	c := &Client{opts: opts, url: u.String(), logURL: redactURL(u), secrets: secretsOf(u, opts.APIKey), http: opts.HTTPClient, sleep: sleepCtx}
 	if c.http == nil {
 		// Every episode keeps one request in flight; allow that many idle connections per
 		// host so concurrent episodes do not reconnect each turn.
@@ -191,17 +204,9 @@ func New(opts Options) (*Client, error) {
 	return c, nil
 }
 
-// chatURL appends /chat/completions to an API base.
-func chatURL(endpoint string) string {
-	e := strings.TrimRight(endpoint, "/")
-	if strings.HasSuffix(e, "/chat/completions") {
-		return e
-	}
-	return e + "/chat/completions"
-}
-
-// URL is the chat completions URL requests go to.
-func (c *Client) URL() string { return c.url }
+// URL is the chat completions URL requests go to, without its secrets (user info and
+// api_key query values read REDACTED): the URL to show.
+func (c *Client) URL() string { return c.logURL }
 
 // Wire types of the chat completions API (the subset we send and read).
 type (
@@ -375,6 +380,7 @@ func (c *Client) Chat(ctx context.Context, tag Tag, msgs []Message) (string, err
 		e.Attempts = attempt
 		last = e
 		if !e.retryable() || attempt > c.opts.MaxRetries {
+			c.scrubError(last)
 			return "", last
 		}
 		d := c.backoff(attempt)
@@ -445,7 +451,7 @@ func (c *Client) attempt(ctx context.Context, tag Tag, n int, body, logged []byt
 	}
 	var wr wireResponse
 	if err := json.Unmarshal(resp, &wr); err != nil {
-		return "", 0, &Error{Kind: KindMalformed, Err: err, Body: snippet(resp)}
+		return "", 0, &Error{Kind: KindMalformed, Err: err, Body: snippet(resp), notJSON: !json.Valid(resp)}
 	}
 	if wr.Choices == nil {
 		return "", 0, &Error{Kind: KindMalformed, Err: errors.New(`no "choices" list`), Body: snippet(resp)}
@@ -460,6 +466,21 @@ func (c *Client) attempt(ctx context.Context, tag Tag, n int, body, logged []byt
 	return *ch.Message.Content, 0, nil
 }
 
+// scrubError removes the client's secrets from an error it returns: the body snippet and
+// the cause (Go's *url.Error quotes the request URL, query and all).
+func (c *Client) scrubError(e *Error) {
+	e.Body = c.scrub(e.Body)
+	var ue *url.Error
+	if errors.As(e.Err, &ue) {
+		ue.URL = c.logURL
+	}
+	if e.Err != nil {
+		if s := c.scrub(e.Err.Error()); s != e.Err.Error() {
+			e.Err = errors.New(s)
+		}
+	}
+}
+
 func (c *Client) transportError(ctx, actx context.Context, err error) *Error {
 	var ne net.Error
 	if ctx.Err() == nil && (errors.Is(actx.Err(), context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())) {
@@ -469,17 +490,20 @@ func (c *Client) transportError(ctx, actx context.Context, err error) *Error {
 }
 
 func (c *Client) log(tag Tag, n int, start time.Time, req []byte, status int, resp []byte, e *Error) {
-	le := logEntry{Time: start.UTC(), Episode: tag.Episode, Turn: tag.Turn, Attempt: n, URL: c.url, Request: req, Status: status,
+	le := logEntry{Time: start.UTC(), Episode: tag.Episode, Turn: tag.Turn, Attempt: n, URL: c.logURL, Request: req, Status: status,
 		Millis: float64(time.Since(start).Microseconds()) / 1000}
 	if len(resp) > 0 {
-		if json.Valid(resp) {
-			le.Response = resp
+		if sr := c.scrub(string(resp)); json.Valid(resp) {
+			le.Response = json.RawMessage(sr)
+			if !json.Valid(le.Response) { // a secret's replacement broke an escape: keep the text
+				le.Response, le.Body = nil, sr
+			}
 		} else {
-			le.Body = string(resp)
+			le.Body = sr
 		}
 	}
 	if e != nil {
-		le.Error = e.Error()
+		le.Error = c.scrub(e.Error())
 	}
 	b, err := json.Marshal(le)
 	if err != nil {

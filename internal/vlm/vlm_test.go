@@ -129,7 +129,12 @@ func TestFailures(t *testing.T) {
 	}{
 		{"server error", func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "model crashed", 500) }, KindHTTP, 3, "HTTP 500 Internal Server Error: model crashed (3 attempts)"},
 		{"bad request", func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "unknown model", 400) }, KindHTTP, 1, "HTTP 400 Bad Request: unknown model"},
-		{"malformed", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, `{"choices": [`) }, KindMalformed, 1, "malformed response"},
+		// A body that is not JSON (cut off, a proxy's page) is retried like a 5xx; JSON of
+		// the wrong shape is the server's answer and is not.
+		{"malformed", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, `{"choices": [`) }, KindMalformed, 3, "malformed response"},
+		{"html page", func(w http.ResponseWriter, _ *http.Request) {
+			io.WriteString(w, "<html><body>502 Bad Gateway</body></html>")
+		}, KindMalformed, 3, "502 Bad Gateway</body></html> (3 attempts)"},
 		{"no choices key", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, `{"id": "x"}`) }, KindMalformed, 1, `no "choices" list`},
 		{"empty choices", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, `{"choices": []}`) }, KindEmpty, 1, "the response has no choices"},
 		{"never answers", func(_ http.ResponseWriter, r *http.Request) {

@@ -6,7 +6,8 @@
 //	faithful   answers from the scene's facts and rejects false claims
 //	gullible   like faithful, but accepts every false claim and never asks which image
 //	confused   confuses images (and, in a one-image scene, the objects' colors)
-//	flaky      faithful, but every third turn fails once with 503 or 429 (a retry recovers)
+//	flaky      faithful, but every third turn fails once with 503 or 429, and every fourth
+//	           once with a 200 whose body is a proxy's HTML error page (a retry recovers)
 //
 // and, to test a bad endpoint: http500, malformed, empty (no choices) and hang (never
 // answers). The request's model field picks the persona; "persona@scene1,scene2" applies it
@@ -143,7 +144,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		key := digest(body)
-		if _, retried := s.failed.LoadAndDelete(key); !retried && users%3 == 0 {
+		_, retried := s.failed.LoadAndDelete(key)
+		if !retried && users%4 == 0 && users%3 != 0 {
+			// A gateway's error page with status 200, as some proxies send.
+			s.failed.Store(key, true)
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>\n")
+			return
+		}
+		if !retried && users%3 == 0 {
 			s.failed.Store(key, true)
 			w.Header().Set("Retry-After", "0")
 			if users%6 == 0 {

@@ -59,7 +59,7 @@ func post(t *testing.T, url string, images []string, text string) (int, string) 
 // The server tells scenes apart by their images, and two scenes over the same images by the
 // language of the conversation.
 func TestSceneByImagesAndLanguage(t *testing.T) {
-	file := "../../../annotations/scenes/demo.jsonl"
+	file := "../../../annotations/demo/images/scenes.jsonl"
 	scenes, err := simulate.ReadScenesFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +71,7 @@ func TestSceneByImagesAndLanguage(t *testing.T) {
 	}
 	srv := httptest.NewServer(s)
 	defer srv.Close()
-	img := func(name string) string { return filepath.Join(filepath.Dir(file), "../demo/images", name) }
+	img := func(name string) string { return filepath.Join(filepath.Dir(file), name) }
 	street := []string{img("street_1.png"), img("street_2.png")}
 	if code, a := post(t, srv.URL, street, "Here are 2 images. Describe what you see in each image."); code != 200 || !strings.Contains(a, "Image 2: There is a person (color: red)") {
 		t.Errorf("English street: %d %q", code, a)
