@@ -186,7 +186,7 @@ func TestSimulateImportScore(t *testing.T) {
 	for _, model := range []string{"faithful", "gullible"} {
 		out := filepath.Join(dir, model+".jsonl")
 		mustRun(t, "simulate", "--scenes", demoScenesFile, "--endpoint", url, "--model", model, "--strategy", "both", "--out", out)
-		if got := mustRun(t, "--db", db, "import", out); !strings.Contains(got, "76 turns new") {
+		if got := mustRun(t, "--db", db, "import", out); !strings.Contains(got, "86 turns new") {
 			t.Fatalf("import said %q", got)
 		}
 		f, _ := os.Open(out)
@@ -236,12 +236,12 @@ func TestSimulateImportScore(t *testing.T) {
 	}
 	lf := filepath.Join(dir, "labeled.jsonl")
 	os.WriteFile(lf, []byte(labeled.String()), 0o644)
-	if got := mustRun(t, "--db", db, "import", lf); !strings.Contains(got, "0 turns new, 304 unchanged") || !strings.Contains(got, "304 labels new") {
+	if got := mustRun(t, "--db", db, "import", lf); !strings.Contains(got, "0 turns new, 344 unchanged") || !strings.Contains(got, "344 labels new") {
 		t.Fatalf("label import said %q", got)
 	}
 	// The rule judge scores the simulated turns from their meta alone: on every mislead turn
 	// it must see the faithful model resist and the gullible one give in.
-	if got := mustRun(t, "--db", db, "judge"); !strings.Contains(got, "152 turns judged") {
+	if got := mustRun(t, "--db", db, "judge"); !strings.Contains(got, "172 turns judged") {
 		t.Fatalf("judge said %q", got)
 	}
 	misleads := 0

@@ -109,41 +109,46 @@ func run(t testing.TB, scenes []simulate.Scene, c simulate.Chatter, model string
 	return out, sum, err
 }
 
-// The rule strategy's action sequences for each persona on the demo scenes (10 turns: turn 1
-// opens, turns 2-5 are memory build at most, the last turn is the direct question). Why each
-// sequence is what the document's algorithm must choose:
+// The rule strategy's action sequences for each persona on the demo scenes (10 turns per
+// task: turn 1 opens, turns 2-5 are memory build at most, turn 10 is the direct question).
+// Why each sequence is what the strategy must choose:
 //
 // umbrella_zh, faithful: the opening answer names the sky with its grey color and the
 // puddles (a keyword), 2 of 4 facts: coverage 0.5 -> follow_up; the answer gives the next
 // fact of the chain (the umbrella held open): 0.75 -> logic_skip, which ends memory build;
-// state evolution cycles update, mislead, redundancy, distraction from turn 4; turn 10 asks.
+// state evolution cycles update, mislead, redundancy, distraction, fine_grained from turn 4;
+// turn 10 asks.
 //
 // apples_en, faithful: the opening answer gives colors only, none of the four facts:
-// coverage 0 -> guidance, then 0.25 -> guidance, 0.5 -> follow_up, 0.75 -> logic_skip.
+// coverage 0 -> guidance, then 0.25 -> guidance, 0.5 -> follow_up, 0.75 -> logic_skip. Its
+// second task (next_tasks) opens with next_task at turn 11; the answer gives both of its
+// facts, so logic_skip at once, then state evolution and the direct question at turn 20.
 //
 // umbrella_zh, confused: the opening answer swaps the colors of the objects, so the next turn
 // is a negation (one wrong value per turn is corrected); the acknowledgement is correct, so
 // coverage decides again: 0.25 -> guidance, 0.5 -> follow_up, 0.75 -> logic_skip.
 //
-// apples_en, confused: negation, then guidance twice (0, 0.25), then follow_up (0.5): the
-// memory-build budget (turns 2-5) is used up before coverage reaches 0.7, so no logic_skip.
+// apples_en, confused: negation, then guidance twice (0, 0.25); turn 5 is the phase's last,
+// where the logic-skip test is asked whatever the coverage (the document's _test_logic_skip
+// asks it below 0.7).
 //
 // gullible answers like faithful until a false claim: the same sequences as faithful.
 func TestRuleSequencesPerPersona(t *testing.T) {
 	scenes := loadDemo(t)
 	srv, _ := demoServer(t, scenes)
+	task2 := " next_task logic_skip update mislead redundancy distraction fine_grained update mislead initial"
 	want := map[string]map[string]string{
 		"faithful": {
-			"umbrella_zh_rules": "initial follow_up logic_skip update mislead redundancy distraction update mislead initial",
-			"apples_en_rules":   "initial guidance guidance follow_up logic_skip update mislead redundancy distraction initial",
+			"umbrella_zh_rules": "initial follow_up logic_skip update mislead redundancy distraction fine_grained update initial",
+			"apples_en_rules":   "initial guidance guidance follow_up logic_skip update mislead redundancy distraction initial" + task2,
 		},
 		"gullible": {
-			"umbrella_zh_rules": "initial follow_up logic_skip update mislead redundancy distraction update mislead initial",
-			"apples_en_rules":   "initial guidance guidance follow_up logic_skip update mislead redundancy distraction initial",
+			"umbrella_zh_rules": "initial follow_up logic_skip update mislead redundancy distraction fine_grained update initial",
+			"apples_en_rules":   "initial guidance guidance follow_up logic_skip update mislead redundancy distraction initial" + task2,
 		},
 		"confused": {
 			"umbrella_zh_rules": "initial negation guidance follow_up logic_skip update mislead redundancy distraction initial",
-			"apples_en_rules":   "initial negation guidance guidance follow_up update mislead redundancy distraction initial",
+			"apples_en_rules":   "initial negation guidance guidance logic_skip update mislead redundancy distraction initial" + task2,
 		},
 	}
 	for persona, eps := range want {
@@ -169,10 +174,17 @@ func TestRuleSequencesPerPersona(t *testing.T) {
 // checkRuleTurns holds what every rule episode must show, whatever the persona.
 func checkRuleTurns(t *testing.T, persona string, turns []simulate.TurnRecord) {
 	t.Helper()
-	phaseOrder := map[simulate.Phase]int{simulate.PhaseMemoryBuild: 0, simulate.PhaseStateEvolve: 1, simulate.PhaseReasoningTest: 2}
+	phaseOrder := map[simulate.Phase]int{simulate.PhaseNextTask: 0, simulate.PhaseMemoryBuild: 0, simulate.PhaseStateEvolve: 1, simulate.PhaseReasoningTest: 2}
 	last, lastCov := 0, 0.0
 	for i, r := range turns {
 		m := r.Meta
+		if r.ActionType == simulate.ActNextTask {
+			// A new task of the same conversation: its phases and coverage start again.
+			if m.Phase != simulate.PhaseNextTask || i == 0 || turns[i-1].Meta.Phase != simulate.PhaseReasoningTest {
+				t.Errorf("%s: next task in phase %s after %s", r.SampleID, m.Phase, turns[max(i-1, 0)].Meta.Phase)
+			}
+			last, lastCov = 0, 0
+		}
 		if r.Turn != i+1 || r.SampleID != r.EpisodeID+"_turn_"+itoa(i+1) {
 			t.Errorf("turn %d: numbered %d, sample %s", i+1, r.Turn, r.SampleID)
 		}
@@ -194,7 +206,11 @@ func checkRuleTurns(t *testing.T, persona string, turns []simulate.TurnRecord) {
 			t.Errorf("%s: %q is not a %s template (reads as %q)", r.SampleID, r.UserMessage, r.ActionType, rec.Key)
 		}
 		switch r.ActionType {
-		case simulate.ActGuidance, simulate.ActFollowUp, simulate.ActLogicSkip:
+		case simulate.ActFollowUp:
+			if m.Phase != simulate.PhaseMemoryBuild && m.Phase != simulate.PhaseReasoningTest {
+				t.Errorf("%s: %s outside memory build and the reasoning test", r.SampleID, r.ActionType)
+			}
+		case simulate.ActGuidance, simulate.ActLogicSkip:
 			if m.Phase != simulate.PhaseMemoryBuild {
 				t.Errorf("%s: %s outside memory build", r.SampleID, r.ActionType)
 			}
@@ -216,8 +232,14 @@ func checkRuleTurns(t *testing.T, persona string, turns []simulate.TurnRecord) {
 			}
 		}
 	}
-	if n := len(turns); n == 0 || turns[n-1].Meta.Phase != simulate.PhaseReasoningTest || turns[n-1].ActionType != simulate.ActInitial {
-		t.Errorf("the last turn is not the direct question")
+	// The reasoning test opens with the direct question (follow-ups may come after it).
+	for i, r := range turns {
+		if r.Meta.Phase == simulate.PhaseReasoningTest && (i == 0 || turns[i-1].Meta.Phase != simulate.PhaseReasoningTest) && r.ActionType != simulate.ActInitial {
+			t.Errorf("%s: the reasoning test opens with %s, not the direct question", r.SampleID, r.ActionType)
+		}
+	}
+	if n := len(turns); n == 0 || turns[n-1].Meta.Phase != simulate.PhaseReasoningTest {
+		t.Errorf("the episode does not end in the reasoning test")
 	}
 }
 

@@ -25,6 +25,15 @@ type knowledge struct {
 	active   int // activated evidence count
 	// lastEntity is the object the latest answer was about (-1: none yet).
 	lastEntity int
+	// coarse are the latest answer's coarse mentions: an object named without the value of
+	// one of its attributes (the fine-grained action asks for it).
+	coarse []coarseMention
+}
+
+// coarseMention is an object an answer named without stating its attribute attr.
+type coarseMention struct {
+	obj  int
+	attr string
 }
 
 type valueTerm struct {
@@ -116,27 +125,52 @@ func newKnowledge(sc *Scene) *knowledge {
 	for _, u := range sc.Updates {
 		addValue(u.Attribute, u.NewValue)
 	}
-	if sc.Task != nil {
-		for i := range sc.Task.RequiredEvidence {
-			ev := &sc.Task.RequiredEvidence[i]
-			st := evidenceState{ev: ev, obj: k.index(ev.Entity)}
-			v := ev.Value
-			if v == "" && ev.Attribute != "" {
-				v = k.objs[st.obj].Attributes[ev.Attribute]
-			}
-			if v != "" {
-				st.canon = canonical(v)
+	// Values of every task's evidence are known from the start; the evidence tracked is the
+	// first task's until setTask moves to the next.
+	for _, t := range sc.Tasks() {
+		for i := range t.RequiredEvidence {
+			ev := &t.RequiredEvidence[i]
+			if v := k.evidenceValue(ev); v != "" {
 				addValue(ev.Attribute, v)
 			}
-			for _, kw := range ev.Keywords {
-				st.keywords = append(st.keywords, strings.ToLower(kw))
-			}
-			k.evidence = append(k.evidence, st)
 		}
+	}
+	if sc.Task != nil {
+		k.setTask(sc.Task)
 	}
 	// Longer words first, so "粉红色" is seen before the "红色" inside it.
 	slices.SortStableFunc(k.values, func(a, b valueTerm) int { return len(b.word) - len(a.word) })
 	return k
+}
+
+// evidenceValue is the value an evidence states: its own, or its object's value of its
+// attribute in the scene.
+func (k *knowledge) evidenceValue(ev *Evidence) string {
+	if ev.Value != "" || ev.Attribute == "" {
+		return ev.Value
+	}
+	if oi := k.index(ev.Entity); oi >= 0 {
+		return k.objs[oi].Attributes[ev.Attribute]
+	}
+	return ""
+}
+
+// setTask makes t's required evidence the evidence tracked, none of it activated yet (a new
+// task of a multi-task episode starts its coverage from zero; the objects keep the values
+// the conversation gave them).
+func (k *knowledge) setTask(t *Task) {
+	k.evidence, k.active = nil, 0
+	for i := range t.RequiredEvidence {
+		ev := &t.RequiredEvidence[i]
+		st := evidenceState{ev: ev, obj: k.index(ev.Entity)}
+		if v := k.evidenceValue(ev); v != "" {
+			st.canon = canonical(v)
+		}
+		for _, kw := range ev.Keywords {
+			st.keywords = append(st.keywords, strings.ToLower(kw))
+		}
+		k.evidence = append(k.evidence, st)
+	}
 }
 
 // index is the position of an object id in objs.
@@ -177,6 +211,7 @@ type span struct {
 // value next to it counts as wrong (a correction must name an object the model spoke about).
 func (k *knowledge) observe(answer string, turn int) observation {
 	var ob observation
+	k.coarse = k.coarse[:0]
 	lastObj, lastObjPos := -1, -1
 	ctxImg := -1 // the image the answer last named (0-based), carried across sentences
 	var ents, vals []span
@@ -268,6 +303,25 @@ func (k *knowledge) observe(answer string, turn int) observation {
 				continue
 			}
 			ob.errors = append(ob.errors, wrongValue{obj: oi, attr: v.vt.attr, said: sent[v.start:v.end], correct: cur})
+		}
+		// Coarse mentions: an object named with none of the value words of one of its
+		// attributes near it ("there is a person", but where, which color?).
+		for _, e := range ents {
+			if e.obj < 0 || slices.ContainsFunc(k.coarse, func(c coarseMention) bool { return c.obj == e.obj }) {
+				continue
+			}
+			stated := map[string]bool{}
+			for _, v := range vals {
+				if nearest(low, ents, v) == e.obj {
+					stated[v.vt.attr] = true
+				}
+			}
+			for _, a := range slices.Sorted(maps.Keys(k.cur[e.obj])) {
+				if !stated[a] {
+					k.coarse = append(k.coarse, coarseMention{e.obj, a})
+					break
+				}
+			}
 		}
 		for _, e := range ents {
 			o := e.obj

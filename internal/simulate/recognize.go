@@ -99,6 +99,16 @@ type Tracker struct{ k *knowledge }
 // NewTracker starts tracking the scene's required evidence.
 func NewTracker(sc *Scene) *Tracker { return &Tracker{newKnowledge(sc)} }
 
+// NewTaskTracker tracks the required evidence of the scene's task number ti (0: task, 1:
+// the first of next_tasks, ...).
+func NewTaskTracker(sc *Scene, ti int) *Tracker {
+	k := newKnowledge(sc)
+	if ts := sc.Tasks(); ti > 0 && ti < len(ts) {
+		k.setTask(ts[ti])
+	}
+	return &Tracker{k}
+}
+
 // Clone copies the tracker, so that a conversation's state can be extended by one answer
 // without reading the earlier ones again.
 func (t *Tracker) Clone() *Tracker {

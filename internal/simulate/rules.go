@@ -23,6 +23,7 @@ const (
 	PhaseAmbiguousReference Phase = "ambiguous_reference"
 	PhaseAttributeSwap      Phase = "attribute_swap"
 	PhaseLongContextRecall  Phase = "long_context_recall"
+	PhaseNextTask           Phase = "next_task"
 )
 
 // Meta is a simulated turn's meta object: exactly the keys of the turn meta contract, as
@@ -56,6 +57,8 @@ type Step struct {
 	Text     string
 	Expected string
 	Meta     Meta
+	// TaskType is the turn's task_type ("" : the episode's).
+	TaskType string
 }
 
 // planner chooses the user turns of one episode.
@@ -67,79 +70,122 @@ type planner interface {
 	planned() int
 }
 
-// rules is the document's rule-based action strategy over three phases:
+// rules is the document's rule-based action strategy over three phases, per task:
 //
 //   - memory build (turn 1 opens with "what is in the image?"): negation when the last answer
 //     gave a known object a wrong attribute value; otherwise by evidence coverage, guidance
-//     below 0.3, follow-up below 0.7, logic-skip from 0.7. The phase ends after its
-//     logic-skip test or when its turns (half of those before the reasoning test, rounded
-//     up) are used.
-//   - state evolution: update, mislead, redundancy, distraction, in turn, from the phase's
-//     first turn (the document's turn % 4, counted from the phase start so that the state
-//     changes before it is questioned).
-//   - reasoning test: the task's question, directly (the last turn, or the last tenth).
+//     below 0.3, follow-up below 0.7, logic-skip from 0.7 (select_action's thresholds). The
+//     phase's last turn is its logic-skip test whatever the coverage (the document's
+//     _test_logic_skip asks it below 0.7, and its example sequence ends memory build with it),
+//     so a model that gathers little evidence meets it too. The phase ends after its
+//     logic-skip; its turns are half of those before the reasoning test, rounded up.
+//   - state evolution: update, mislead, redundancy, distraction (the document's turn % 4,
+//     counted from the phase start so that the state changes before it is questioned), then
+//     fine-grained (the document's example sequence puts it fifth, at turn 10), in turn.
+//   - reasoning test: the task's question, directly (the last tenth of the turns, at least
+//     one); the turns after it follow up on the answer (the document's "可能的Follow-up"),
+//     each asking something not asked before.
 //
-// The document's fine-grained and next-task actions have templates but the algorithm never
-// selects them; neither does this strategy.
+// A scene with further tasks (next_tasks) runs them one after another in the same
+// conversation, each for the same number of turns, each opened by a next-task turn (phase
+// next_task) and then the three phases again over its own evidence.
 type rules struct {
 	sc       *Scene
 	k        *knowledge
 	rng      *rand.Rand
 	lang     Language
-	turns    int
-	turn     int // turns given so far
-	memEnd   int // last turn of memory build
-	reason   int // first turn of the reasoning test
+	turns    int // per task
+	tasks    []*Task
+	ti       int // current task
+	turn     int // turns given so far, all tasks
+	local    int // turns given so far in the current task
+	memEnd   int // last memory-build turn of the task (local)
+	reason   int // first reasoning-test turn of the task (local)
 	phase    Phase
-	evolveAt int // turn the state evolution began
+	evolveAt int // local turn the state evolution began
 	// lastErrors are the wrong values of the latest answer.
 	lastErrors []wrongValue
 	updates    int // scene updates used
 	required   []string
+	asked      map[string]bool // user turns asked so far, to ask no question twice
 }
 
 func newRules(sc *Scene, turns int, rng *rand.Rand) *rules {
-	r := &rules{sc: sc, k: newKnowledge(sc), rng: rng, lang: sc.Language, turns: turns, phase: PhaseMemoryBuild}
-	nReason := max(1, turns/10)
-	r.reason = turns - nReason + 1
-	r.memEnd = max(1, r.reason/2) // half of the turns before the test, rounded up
-	for _, ev := range sc.Task.RequiredEvidence {
-		r.required = append(r.required, ev.Text)
-	}
+	r := &rules{sc: sc, k: newKnowledge(sc), rng: rng, lang: sc.Language, turns: turns, tasks: sc.Tasks(), asked: map[string]bool{}}
+	r.startTask()
 	return r
 }
 
-func (r *rules) planned() int { return r.turns }
+// startTask resets the phases for the current task.
+func (r *rules) startTask() {
+	t := r.tasks[r.ti]
+	if r.ti > 0 {
+		// A new task starts from the scene as given (the document: the model should "清空之前的
+		// 状态"): the earlier task's updates no longer hold.
+		r.k.setTask(t)
+		for i := range r.k.cur {
+			r.k.cur[i] = maps.Clone(r.k.objs[i].Attributes)
+		}
+	}
+	r.phase, r.local = PhaseMemoryBuild, 0
+	nReason := max(1, r.turns/10)
+	r.reason = r.turns - nReason + 1
+	r.memEnd = max(1, r.reason/2) // half of the turns before the test, rounded up
+	r.required = r.required[:0:0]
+	for _, ev := range t.RequiredEvidence {
+		r.required = append(r.required, ev.Text)
+	}
+}
+
+func (r *rules) task() *Task { return r.tasks[r.ti] }
+
+func (r *rules) planned() int { return r.turns * len(r.tasks) }
 
 func (r *rules) next(answer string) (Step, bool) {
-	if r.turn >= r.turns {
+	if r.turn >= r.planned() {
 		return Step{}, false
 	}
 	if r.turn > 0 {
 		ob := r.k.observe(answer, r.turn)
 		r.lastErrors = ob.errors
 	}
+	if r.local == r.turns {
+		r.ti++
+		r.startTask()
+	}
 	r.turn++
+	r.local++
 	cov := r.k.coverage()
 	var s Step
 	switch {
-	case r.turn == 1:
+	case r.local == 1 && r.ti == 0:
 		s = r.opening()
-	case r.turn >= r.reason:
+	case r.local == 1:
+		r.phase = PhaseNextTask
+		s = r.nextTask()
+	case r.local == r.reason:
 		r.phase = PhaseReasoningTest
 		s = r.direct()
-	case r.phase == PhaseMemoryBuild && r.turn <= r.memEnd:
-		s = r.memoryBuild(cov)
+	case r.local > r.reason:
+		s = r.reasoningFollowUp()
+	case r.local <= r.memEnd && r.phase != PhaseStateEvolve:
+		r.phase = PhaseMemoryBuild
+		s = r.memoryBuild(cov, r.local == r.memEnd)
 		if s.Action == ActLogicSkip {
-			r.memEnd = r.turn // the phase's test is asked: state evolution next
+			r.memEnd = r.local // the phase's test is asked: state evolution next
 		}
 	default:
 		if r.phase != PhaseStateEvolve {
-			r.phase, r.evolveAt = PhaseStateEvolve, r.turn
+			r.phase, r.evolveAt = PhaseStateEvolve, r.local
 		}
-		s = r.stateEvolve((r.turn - r.evolveAt) % 4)
+		s = r.stateEvolve((r.local - r.evolveAt) % 5)
 	}
+	r.asked[s.Text] = true
 	s.Phase = r.phase
+	s.TaskType = r.task().Type
+	if s.TaskType == "" {
+		s.TaskType = "reasoning"
+	}
 	s.Meta.Language, s.Meta.Phase = r.lang, r.phase
 	s.Meta.Coverage = &cov
 	if s.Meta.RequiredEvidence == nil {
@@ -161,12 +207,49 @@ func (r *rules) opening() Step {
 }
 
 func (r *rules) direct() Step {
-	text, _ := render(r.rng, tplDirect, r.lang, map[string]string{"question": r.sc.Task.Question})
-	return Step{Action: ActInitial, Text: text, Expected: r.sc.Task.Answer}
+	text, _ := render(r.rng, tplDirect, r.lang, map[string]string{"question": r.task().Question})
+	return Step{Action: ActInitial, Text: text, Expected: r.task().Answer}
 }
 
-// memoryBuild chooses by the last answer's errors and the coverage.
-func (r *rules) memoryBuild(cov float64) Step {
+// nextTask opens the next task of the episode in the same conversation.
+func (r *rules) nextTask() Step {
+	text, _ := render(r.rng, templateKey(ActNextTask), r.lang, map[string]string{"question": r.task().Question})
+	return Step{Action: ActNextTask, Text: text,
+		Expected: pick(r.lang, "Takes up the new task on its own, without carrying over the previous task's conclusions: ",
+			"独立处理新任务，不混入上一个任务的结论：") + r.task().Answer}
+}
+
+// reasoningFollowUp asks, after the direct question, about the reasoning behind the answer:
+// each time toward evidence of the task (at random), each time a question not asked yet.
+func (r *rules) reasoningFollowUp() Step {
+	for range 8 {
+		ei := r.rng.IntN(len(r.k.evidence))
+		st := &r.k.evidence[ei]
+		e := r.k.lastEntity
+		if e < 0 || e == st.obj {
+			e = st.obj
+		}
+		if s, ok := r.followUpOn(e, st); ok && !r.asked[s.Text] {
+			return s
+		}
+	}
+	// Every pairing asked already: ask for the evidence behind each fact in turn.
+	for i := range r.k.evidence {
+		st := &r.k.evidence[i]
+		if s, ok := r.followUpOn(st.obj, st); ok && !r.asked[s.Text] {
+			return s
+		}
+	}
+	text := pick(r.lang, fmt.Sprintf("Which evidence in the image supports your answer? (%d)", r.local), fmt.Sprintf("图中有哪些证据支持你的回答？（%d）", r.local))
+	return Step{Action: ActFollowUp, Text: text, Expected: pick(r.lang, "Cites the evidence: ", "列出证据：") + strings.Join(r.required, pick(r.lang, "; ", "；"))}
+}
+
+// memoryBuild chooses by the last answer's errors and the coverage; last is the phase's
+// last turn, where the logic-skip test is asked whatever the coverage.
+func (r *rules) memoryBuild(cov float64, last bool) Step {
+	if last {
+		return r.logicSkip()
+	}
 	if len(r.lastErrors) > 0 {
 		return r.negation(r.lastErrors[r.rng.IntN(len(r.lastErrors))])
 	}
@@ -184,6 +267,9 @@ func (r *rules) memoryBuild(cov float64) Step {
 }
 
 func (r *rules) stateEvolve(k int) Step {
+	if k == 4 {
+		return r.fineGrained()
+	}
 	switch k {
 	case 0:
 		if s, ok := r.update(); ok {
@@ -230,11 +316,14 @@ func (r *rules) negation(w wrongValue) Step {
 		Meta: Meta{Entity: sl["entity"], Attribute: w.attr, FalseValue: w.said, TrueValue: w.correct, TargetImage: r.imageOf(w.obj)}}
 }
 
+// guidance points toward a missing evidence drawn at random (the document's
+// random.choice(missing_evidence), from the episode's seeded generator).
 func (r *rules) guidance() Step {
-	ei := r.k.nextByDependency()
-	if ei < 0 {
+	miss := r.k.missing()
+	if len(miss) == 0 {
 		return r.logicSkip()
 	}
+	ei := miss[r.rng.IntN(len(miss))]
 	st := &r.k.evidence[ei]
 	sl := r.slots()
 	sl["entity"] = r.name(st.obj)
@@ -263,14 +352,18 @@ func (r *rules) evidenceValue(st *evidenceState) string {
 }
 
 // followUp asks about the entity the model last talked about, toward the next missing
-// evidence of the reasoning chain.
+// evidence of the reasoning chain (the document's _select_by_dependency).
 func (r *rules) followUp() (Step, bool) {
 	e := r.k.lastEntity
 	ti := r.k.nextByDependency()
 	if e < 0 || ti < 0 {
 		return Step{}, false
 	}
-	target := &r.k.evidence[ti]
+	return r.followUpOn(e, &r.k.evidence[ti])
+}
+
+// followUpOn asks about object e toward the evidence target.
+func (r *rules) followUpOn(e int, target *evidenceState) (Step, bool) {
 	sl := r.slots()
 	sl["entity"], sl["target"] = r.name(e), target.ev.Text
 	for _, a := range slices.Sorted(maps.Keys(r.k.cur[e])) {
@@ -279,11 +372,51 @@ func (r *rules) followUp() (Step, bool) {
 			break
 		}
 	}
-	text, _ := render(r.rng, templateKey(ActFollowUp), r.lang, sl)
+	text, ok := render(r.rng, templateKey(ActFollowUp), r.lang, sl)
+	if !ok {
+		return Step{}, false
+	}
 	return Step{Action: ActFollowUp, Text: text,
 		Expected: pick(r.lang, "Extends the reasoning from the "+sl["entity"]+" with image evidence: "+target.ev.Text+".",
 			"从"+sl["entity"]+"出发，用图像证据推进推理："+target.ev.Text+"。"),
 		Meta: Meta{Entity: sl["entity"], TargetImage: r.imageOf(e)}}, true
+}
+
+// fineGrained asks for the precise value of what the last answer said coarsely: an object
+// it named without one of its attributes (the document's _detect_coarse_grained); when the
+// answer named none, an object and attribute drawn at random.
+func (r *rules) fineGrained() Step {
+	var oi int
+	var attr string
+	if n := len(r.k.coarse); n > 0 {
+		c := r.k.coarse[r.rng.IntN(n)]
+		oi, attr = c.obj, c.attr
+	} else {
+		oi = r.rng.IntN(len(r.k.objs))
+		keys := slices.Sorted(maps.Keys(r.k.cur[oi]))
+		if len(keys) > 0 {
+			attr = keys[r.rng.IntN(len(keys))]
+		}
+	}
+	sl := r.slots()
+	sl["entity"] = r.name(oi)
+	val := ""
+	if attr != "" {
+		sl["attribute"], val = attributeName(attr, r.lang), r.k.cur[oi][attr]
+	}
+	key := templateKey(ActFineGrained)
+	text, _ := render(r.rng, key, r.lang, sl)
+	// A template that names no attribute asks which object, or where: the position.
+	if !strings.Contains(text, sl["attribute"]) || sl["attribute"] == "" {
+		if p, ok := r.k.cur[oi]["position"]; ok {
+			attr, val = "position", p
+		} else {
+			attr, val = "", ""
+		}
+	}
+	exp := pick(r.lang, "Says precisely, not in general terms: "+r.describe(oi)+".", "精确说明，不笼统概括："+r.describe(oi)+"。")
+	return Step{Action: ActFineGrained, Text: text, Expected: exp,
+		Meta: Meta{Entity: sl["entity"], Attribute: attr, TrueValue: val, TargetImage: r.imageOf(oi)}}
 }
 
 func (r *rules) logicSkip() Step {
@@ -292,8 +425,8 @@ func (r *rules) logicSkip() Step {
 	for _, i := range r.k.missing() {
 		miss = append(miss, r.k.evidence[i].ev.Text)
 	}
-	exp := pick(r.lang, "Does not skip the reasoning: answers ("+r.sc.Task.Answer+") only with the evidence behind it",
-		"不跳过推理：给出答案（"+r.sc.Task.Answer+"）时说明依据")
+	exp := pick(r.lang, "Does not skip the reasoning: answers ("+r.task().Answer+") only with the evidence behind it",
+		"不跳过推理：给出答案（"+r.task().Answer+"）时说明依据")
 	if len(miss) > 0 {
 		exp += pick(r.lang, ", or names the evidence still missing: "+strings.Join(miss, "; ")+".", "，或指出仍缺少的证据："+strings.Join(miss, "；")+"。")
 	} else {
@@ -362,17 +495,14 @@ func (r *rules) redundancy() (Step, bool) {
 	sl := r.slots()
 	var oi int
 	var attr, val string
-	if len(pool) > 0 {
-		st := &r.k.evidence[pool[r.rng.IntN(len(pool))]]
-		oi, attr, val = st.obj, st.ev.Attribute, r.evidenceValue(st)
-		sl["statement"] = st.statement
-	} else {
-		oi, attr = r.randomFact()
-		if oi < 0 {
-			return Step{}, false
-		}
-		val = r.k.cur[oi][attr]
+	// The document asks it only about evidence the model already gave: with an empty pool
+	// there is nothing to repeat ("you already told me…" about what it never said).
+	if len(pool) == 0 {
+		return Step{}, false
 	}
+	st := &r.k.evidence[pool[r.rng.IntN(len(pool))]]
+	oi, attr, val = st.obj, st.ev.Attribute, r.evidenceValue(st)
+	sl["statement"] = st.statement
 	sl["entity"], sl["value"] = r.name(oi), val
 	if attr != "" {
 		sl["attribute"] = attributeName(attr, r.lang)

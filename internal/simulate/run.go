@@ -315,6 +315,10 @@ func (opts *Options) runEpisode(ctx context.Context, ep episode, buf *bytes.Buff
 		msgs = append(msgs, vlm.Message{Role: vlm.RoleAssistant, Text: a})
 		rec.SampleID = ep.id + "_turn_" + strconv.Itoa(n)
 		rec.Turn, rec.ActionType, rec.UserMessage, rec.VLMResponse, rec.ExpectedAnswer, rec.Meta = n, s.Action, s.Text, a, s.Expected, s.Meta
+		rec.TaskType = taskType(ep)
+		if s.TaskType != "" {
+			rec.TaskType = s.TaskType
+		}
 		if err := enc.Encode(&rec); err != nil {
 			return n, err
 		}

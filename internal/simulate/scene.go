@@ -36,15 +36,30 @@ const (
 
 // Scene is one line of a scenes file: what the tests of one episode are about.
 type Scene struct {
-	ID              string      `json:"id"`
-	Language        Language    `json:"language"`
-	Images          []string    `json:"images"`
-	ObjectsPerImage [][]Object  `json:"objects_per_image"`
-	Task            *Task       `json:"task,omitempty"`
-	Updates         []UpdateDef `json:"updates,omitempty"`
+	ID              string     `json:"id"`
+	Language        Language   `json:"language"`
+	Images          []string   `json:"images"`
+	ObjectsPerImage [][]Object `json:"objects_per_image"`
+	Task            *Task      `json:"task,omitempty"`
+	// NextTasks are further tasks, run after Task in the same conversation (the document's
+	// next-task action: "在一个episode结束后，开始新任务").
+	NextTasks []Task      `json:"next_tasks,omitempty"`
+	Updates   []UpdateDef `json:"updates,omitempty"`
 
 	// Line is the scene's line in its file.
 	Line int `json:"-"`
+}
+
+// Tasks lists the scene's tasks in the order an episode runs them: Task, then NextTasks.
+func (sc *Scene) Tasks() []*Task {
+	if sc.Task == nil {
+		return nil
+	}
+	out := []*Task{sc.Task}
+	for i := range sc.NextTasks {
+		out = append(out, &sc.NextTasks[i])
+	}
+	return out
 }
 
 // Object is an object of one image.
@@ -190,36 +205,16 @@ func (sc *Scene) check() *Error {
 			objs[o.ID] = o
 		}
 	}
-	if sc.Task != nil {
-		ids := map[string]bool{}
-		for i, ev := range sc.Task.RequiredEvidence {
-			f := fmt.Sprintf("task.required_evidence[%d]", i)
-			if ids[ev.ID] {
-				return &Error{Field: f + ".id", Msg: fmt.Sprintf("%q is used twice", ev.ID)}
-			}
-			ids[ev.ID] = true
-			o, ok := objs[ev.Entity]
-			if !ok {
-				return &Error{Field: f + ".entity", Msg: fmt.Sprintf("%q is not an object id of the scene", ev.Entity)}
-			}
-			if ev.Attribute != "" && ev.Value == "" {
-				if _, ok := o.Attributes[ev.Attribute]; !ok {
-					return &Error{Field: f + ".attribute", Msg: fmt.Sprintf("object %q has no attribute %q and the evidence gives no value", ev.Entity, ev.Attribute)}
-				}
-			}
-			if ev.Value != "" && ev.Attribute == "" {
-				return &Error{Field: f + ".attribute", Msg: "missing: a value needs the attribute it is a value of"}
-			}
-			if ev.Attribute == "" && len(ev.Keywords) == 0 {
-				return &Error{Field: f + ".keywords", Msg: "missing: give an attribute (and value) or keywords, so answers can activate the fact"}
-			}
+	if sc.Task == nil && len(sc.NextTasks) > 0 {
+		return &Error{Field: "next_tasks", Msg: "next tasks follow a first task: give task too"}
+	}
+	for ti, task := range sc.Tasks() {
+		prefix := "task"
+		if ti > 0 {
+			prefix = fmt.Sprintf("next_tasks[%d]", ti-1)
 		}
-		for i, ev := range sc.Task.RequiredEvidence {
-			for k, d := range ev.DependsOn {
-				if !ids[d] || d == ev.ID {
-					return &Error{Field: fmt.Sprintf("task.required_evidence[%d].depends_on[%d]", i, k), Msg: fmt.Sprintf("%q is not the id of another required evidence", d)}
-				}
-			}
+		if err := checkTask(task, prefix, objs); err != nil {
+			return err
 		}
 	}
 	for i, u := range sc.Updates {
@@ -229,6 +224,42 @@ func (sc *Scene) check() *Error {
 		}
 		if _, ok := o.Attributes[u.Attribute]; !ok {
 			return &Error{Field: fmt.Sprintf("updates[%d].attribute", i), Msg: fmt.Sprintf("object %q has no attribute %q", u.Entity, u.Attribute)}
+		}
+	}
+	return nil
+}
+
+// checkTask holds the rules of one task: evidence ids unique within it, entities that are
+// objects, values that can be stated, dependencies on the task's other evidence.
+func checkTask(task *Task, prefix string, objs map[string]*Object) *Error {
+	ids := map[string]bool{}
+	for i, ev := range task.RequiredEvidence {
+		f := fmt.Sprintf("%s.required_evidence[%d]", prefix, i)
+		if ids[ev.ID] {
+			return &Error{Field: f + ".id", Msg: fmt.Sprintf("%q is used twice", ev.ID)}
+		}
+		ids[ev.ID] = true
+		o, ok := objs[ev.Entity]
+		if !ok {
+			return &Error{Field: f + ".entity", Msg: fmt.Sprintf("%q is not an object id of the scene", ev.Entity)}
+		}
+		if ev.Attribute != "" && ev.Value == "" {
+			if _, ok := o.Attributes[ev.Attribute]; !ok {
+				return &Error{Field: f + ".attribute", Msg: fmt.Sprintf("object %q has no attribute %q and the evidence gives no value", ev.Entity, ev.Attribute)}
+			}
+		}
+		if ev.Value != "" && ev.Attribute == "" {
+			return &Error{Field: f + ".attribute", Msg: "missing: a value needs the attribute it is a value of"}
+		}
+		if ev.Attribute == "" && len(ev.Keywords) == 0 {
+			return &Error{Field: f + ".keywords", Msg: "missing: give an attribute (and value) or keywords, so answers can activate the fact"}
+		}
+	}
+	for i, ev := range task.RequiredEvidence {
+		for k, d := range ev.DependsOn {
+			if !ids[d] || d == ev.ID {
+				return &Error{Field: fmt.Sprintf("%s.required_evidence[%d].depends_on[%d]", prefix, i, k), Msg: fmt.Sprintf("%q is not the id of another required evidence", d)}
+			}
 		}
 	}
 	return nil

@@ -208,13 +208,33 @@ func (w *world) fact(ev *simulate.Evidence) string {
 // answer writes the persona's reply to the conversation's last user turn.
 func answer(sc *simulate.Scene, p Persona, msgs []vlm.Message) string {
 	w := newWorld(sc, p)
-	tr := trackerFor(sc, msgs)
+	// The current task: the last next-task turn's question names it; the evidence tracker
+	// reads the answers given since.
+	ti, from := 0, 0
+	for mi, m := range msgs {
+		if m.Role != vlm.RoleUser {
+			continue
+		}
+		if r := recognize(m.Text, w.lang); r.Key == string(simulate.ActNextTask) {
+			for k, t := range sc.Tasks() {
+				if t.Question == r.Slots["question"] {
+					ti, from = k, mi
+				}
+			}
+		}
+	}
+	var task *simulate.Task
+	if ts := sc.Tasks(); len(ts) > 0 {
+		task = ts[ti]
+	}
+	tr := trackerFor(sc, ti, msgs[from:])
 	var last string
-	for _, m := range msgs {
+	for _, m := range msgs[from:] {
 		switch m.Role {
 		case vlm.RoleUser:
 			last = m.Text
-			// Updates the user announced change what every persona believes from then on.
+			// Updates the user announced (in the current task: a new task starts from the
+			// scene as given) change what every persona believes from then on.
 			if r := recognize(m.Text, w.lang); r.Key == string(simulate.ActUpdate) {
 				if i := w.find(r.Slots["entity"], 0); i >= 0 {
 					if a := w.attrOf(i, r.Slots["attribute"], r.Slots["new_value"]); a != "" {
@@ -243,7 +263,7 @@ func answer(sc *simulate.Scene, p Persona, msgs []vlm.Message) string {
 		return w.pick("I have described everything relevant already.", "相关的内容我已经都描述过了。")
 	case string(simulate.ActLogicSkip):
 		if p == Gullible {
-			return sc.Task.Answer
+			return task.Answer
 		}
 		if miss := tr.Missing(); len(miss) > 0 {
 			var names []string
@@ -253,7 +273,9 @@ func answer(sc *simulate.Scene, p Persona, msgs []vlm.Message) string {
 			return w.pick("I can't skip the reasoning yet: I still need to check "+strings.Join(names, "; ")+".",
 				"我还不能跳过推理：还需要确认"+strings.Join(names, "；")+"。")
 		}
-		return w.pick("Based on the evidence: ", "根据已有证据：") + sc.Task.Answer
+		return w.pick("Based on the evidence: ", "根据已有证据：") + task.Answer
+	case string(simulate.ActNextTask):
+		return w.pick("New task: ", "新任务：") + answerWithEvidence(w, task)
 	case string(simulate.ActNegation):
 		if s["correct_value"] == "" {
 			return w.pick("I see, I was wrong: the "+s["entity"]+" is not "+s["wrong_value"]+".",
@@ -355,14 +377,19 @@ func answer(sc *simulate.Scene, p Persona, msgs []vlm.Message) string {
 		return w.pick("I don't remember one like that.", "我不记得有这样的。")
 	}
 	// A direct question: the task's answer with its evidence.
-	if sc.Task != nil {
-		var facts []string
-		for i := range sc.Task.RequiredEvidence {
-			facts = append(facts, sc.Task.RequiredEvidence[i].Text)
-		}
-		return sc.Task.Answer + w.pick(" Evidence: "+strings.Join(facts, "; ")+".", "依据："+strings.Join(facts, "；")+"。")
+	if task != nil {
+		return answerWithEvidence(w, task)
 	}
 	return w.describe(-1, "")
+}
+
+// answerWithEvidence is a task's answer and the facts it rests on.
+func answerWithEvidence(w *world, task *simulate.Task) string {
+	var facts []string
+	for i := range task.RequiredEvidence {
+		facts = append(facts, task.RequiredEvidence[i].Text)
+	}
+	return task.Answer + w.pick(" Evidence: "+strings.Join(facts, "; ")+".", "依据："+strings.Join(facts, "；")+"。")
 }
 
 // trackers holds, per conversation, the evidence tracker after its answers so far, keyed by
@@ -371,7 +398,7 @@ func answer(sc *simulate.Scene, p Persona, msgs []vlm.Message) string {
 // conversation's length). Each conversation keeps one entry, its latest.
 var trackers sync.Map
 
-func trackerFor(sc *simulate.Scene, msgs []vlm.Message) *simulate.Tracker {
+func trackerFor(sc *simulate.Scene, task int, msgs []vlm.Message) *simulate.Tracker {
 	var answers []string
 	for _, m := range msgs {
 		if m.Role == vlm.RoleAssistant {
@@ -381,6 +408,7 @@ func trackerFor(sc *simulate.Scene, msgs []vlm.Message) *simulate.Tracker {
 	key := func(n int) string {
 		h := sha256.New()
 		h.Write([]byte(sc.ID))
+		h.Write([]byte{byte(task)})
 		for _, a := range answers[:n] {
 			h.Write([]byte{0})
 			h.Write([]byte(a))
@@ -400,7 +428,7 @@ func trackerFor(sc *simulate.Scene, msgs []vlm.Message) *simulate.Tracker {
 		}
 	}
 	if tr == nil {
-		tr = simulate.NewTracker(sc)
+		tr = simulate.NewTaskTracker(sc, task)
 		for _, a := range answers {
 			tr.Observe(a)
 		}
