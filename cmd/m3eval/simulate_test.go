@@ -2,8 +2,12 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -349,5 +354,101 @@ func TestSimulateReplay(t *testing.T) {
 	out, err := run(t, "simulate", "--scenes", demoScenesFile, "--model", "flaky", "--strategy", "both", "--replay", log, "--seed", "7", "--out", filepath.Join(dir, "other.jsonl"))
 	if err == nil || !strings.Contains(out, "where the log asked") {
 		t.Fatalf("replay with another seed: %v\n%s", err, out)
+	}
+}
+
+// --system (@FILE) and the sampling flags reach every request (the system prompt first) and
+// are recorded in each turn's meta and in the journal header.
+func TestSimulateSystemAndSampling(t *testing.T) {
+	scenes, err := simulate.ReadScenesFile(demoScenesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := simulate.ResolveImages(scenes, demoScenesFile, filepath.Dir(demoScenesFile)); err != nil {
+		t.Fatal(err)
+	}
+	d, err := demovlm.New(scenes, os.ReadFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type req struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content any    `json:"content"`
+		} `json:"messages"`
+		Temperature *float64 `json:"temperature"`
+		TopP        *float64 `json:"top_p"`
+		MaxTokens   int      `json:"max_tokens"`
+		Seed        *int64   `json:"seed"`
+	}
+	var mu sync.Mutex
+	var reqs []req
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var q req
+		json.Unmarshal(body, &q)
+		mu.Lock()
+		reqs = append(reqs, q)
+		mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		d.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	sys := "You are a careful visual assistant.\nAnswer from the images only."
+	os.WriteFile(filepath.Join(dir, "sys.txt"), []byte(sys+"\n"), 0o644)
+	out := filepath.Join(dir, "t.jsonl")
+	mustRun(t, "simulate", "--scenes", demoScenesFile, "--endpoint", srv.URL+"/v1", "--model", "faithful", "--out", out,
+		"--system", "@"+filepath.Join(dir, "sys.txt"), "--temperature", "0.2", "--top-p", "0.9", "--max-tokens", "256", "--vlm-seed", "7")
+	if len(reqs) == 0 {
+		t.Fatal("no requests")
+	}
+	for i, q := range reqs {
+		if len(q.Messages) < 2 || q.Messages[0].Role != "system" || q.Messages[0].Content != sys || q.Messages[1].Role != "user" {
+			t.Fatalf("request %d: messages %+v", i, q.Messages)
+		}
+		if q.Temperature == nil || *q.Temperature != 0.2 || q.TopP == nil || *q.TopP != 0.9 || q.MaxTokens != 256 || q.Seed == nil || *q.Seed != 7 {
+			t.Fatalf("request %d: sampling %+v", i, q)
+		}
+	}
+	h := sha256.Sum256([]byte(sys))
+	f, _ := os.Open(out)
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	n := 0
+	for sc.Scan() {
+		var rec struct {
+			Meta struct {
+				Sampling map[string]any `json:"sampling"`
+			} `json:"meta"`
+		}
+		json.Unmarshal(sc.Bytes(), &rec)
+		s := rec.Meta.Sampling
+		if s["system_sha256"] != hex.EncodeToString(h[:]) || s["temperature"] != 0.2 || s["top_p"] != 0.9 || s["max_tokens"] != 256.0 || s["seed"] != 7.0 || s["system"] != nil {
+			t.Fatalf("turn meta.sampling %v", s)
+		}
+		n++
+	}
+	if n == 0 {
+		t.Fatal("no turns")
+	}
+	j, _ := os.ReadFile(simulate.JournalPath(out))
+	var hdr struct {
+		Sampling map[string]any `json:"sampling"`
+	}
+	json.Unmarshal([]byte(strings.SplitN(string(j), "\n", 2)[0]), &hdr)
+	if hdr.Sampling["system"] != sys || hdr.Sampling["temperature"] != 0.2 || hdr.Sampling["seed"] != 7.0 {
+		t.Errorf("journal header sampling %v", hdr.Sampling)
+	}
+	// Resuming with other sampling parameters is refused, naming them.
+	_, err = run(t, "simulate", "--scenes", demoScenesFile, "--endpoint", srv.URL+"/v1", "--model", "faithful", "--out", out, "--resume", "--temperature", "0.7")
+	if err == nil || !strings.Contains(err.Error(), "sampling") {
+		t.Errorf("resume with another temperature: %v", err)
+	}
+	for _, bad := range [][]string{{"--temperature", "3"}, {"--top-p", "0"}, {"--system", "@" + filepath.Join(dir, "none.txt")}} {
+		if _, err := run(t, append([]string{"simulate", "--scenes", demoScenesFile, "--dry-run"}, bad...)...); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
 	}
 }

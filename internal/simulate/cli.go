@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/pflag"
@@ -32,8 +33,13 @@ type Flags struct {
 	Resume, DryRun                 bool
 	Timeout                        time.Duration
 	Retries, MaxTokens             int
-	Rate                           float64
-	APIKeyEnv, LogPath, Replay     string
+	// System is --system: the system prompt, or @FILE to read it from a file.
+	System string
+	// Temperature and TopP are -1 when unset (the server's default); VLMSeed -1 sends none.
+	Temperature, TopP          float64
+	VLMSeed                    int64
+	Rate                       float64
+	APIKeyEnv, LogPath, Replay string
 	// DemoVLM serves the scripted VLM on Listen (package demovlm) instead of simulating.
 	DemoVLM bool
 	Listen  string
@@ -60,6 +66,10 @@ func (o *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.APIKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key")
 	fs.StringVar(&o.LogPath, "log", "", "request log (JSON Lines; default <out>.requests.jsonl, none for -o -)")
 	fs.IntVar(&o.MaxTokens, "max-tokens", 0, "max_tokens of each request (0: the server's default)")
+	fs.StringVar(&o.System, "system", "", "system prompt sent first in every conversation: TEXT, or @FILE to read it from a file")
+	fs.Float64Var(&o.Temperature, "temperature", -1, "sampling temperature of each request, 0 to 2 (-1: the server's default)")
+	fs.Float64Var(&o.TopP, "top-p", -1, "top_p of each request, above 0 and at most 1 (-1: the server's default)")
+	fs.Int64Var(&o.VLMSeed, "vlm-seed", -1, "seed sent in each request, for servers that take one (vLLM, OpenAI; -1: none)")
 	fs.BoolVar(&o.DemoVLM, "demo-vlm", false, "serve the scripted demo VLM for --scenes on --listen instead of simulating")
 	fs.StringVar(&o.Listen, "listen", "127.0.0.1:8000", "address of --demo-vlm")
 	fs.StringVar(&o.Replay, "replay", "", "answer from this request log instead of an endpoint (reproduces the logged run)")
@@ -72,6 +82,7 @@ type Input struct {
 	Scenes     []Scene
 	strategies []Strategy
 	digest     string
+	sampling   Sampling
 }
 
 // Load checks the flags (usage errors) and reads the scenes, their images resolved.
@@ -92,6 +103,18 @@ func Load(f Flags) (*Input, error) {
 		return nil, usage.Errorf("--concurrency %d: want 1 or more", f.Concurrency)
 	case f.Retries < 0:
 		return nil, usage.Errorf("--retries %d: want 0 or more", f.Retries)
+	case f.Temperature != -1 && (f.Temperature < 0 || f.Temperature > 2):
+		return nil, usage.Errorf("--temperature %g: want 0 to 2 (or -1 for the server's default)", f.Temperature)
+	case f.TopP != -1 && (f.TopP <= 0 || f.TopP > 1):
+		return nil, usage.Errorf("--top-p %g: want above 0 and at most 1 (or -1 for the server's default)", f.TopP)
+	case f.MaxTokens < 0:
+		return nil, usage.Errorf("--max-tokens %d: want 0 (the server's default) or more", f.MaxTokens)
+	case f.VLMSeed < -1:
+		return nil, usage.Errorf("--vlm-seed %d: want 0 or more (or -1 for none)", f.VLMSeed)
+	}
+	sampling, err := f.sampling()
+	if err != nil {
+		return nil, err
 	}
 	data, err := os.ReadFile(f.Scenes)
 	if err != nil {
@@ -108,7 +131,37 @@ func Load(f Flags) (*Input, error) {
 	if err := ResolveImages(scenes, f.Scenes, root); err != nil {
 		return nil, err
 	}
-	return &Input{Flags: f, Scenes: scenes, strategies: strategies, digest: Digest(data)}, nil
+	return &Input{Flags: f, Scenes: scenes, strategies: strategies, digest: Digest(data), sampling: sampling}, nil
+}
+
+// sampling reads --system (@FILE) and the sampling flags.
+func (f *Flags) sampling() (Sampling, error) {
+	var s Sampling
+	s.System = f.System
+	if name, ok := strings.CutPrefix(f.System, "@"); ok {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return s, fmt.Errorf("--system: %w", err)
+		}
+		if !utf8.Valid(b) {
+			return s, fmt.Errorf("--system: %s is not UTF-8 text", name)
+		}
+		s.System = strings.TrimRight(string(b), "\n")
+	}
+	if f.Temperature != -1 {
+		t := f.Temperature
+		s.Temperature = &t
+	}
+	if f.TopP != -1 {
+		p := f.TopP
+		s.TopP = &p
+	}
+	if f.VLMSeed != -1 {
+		v := f.VLMSeed
+		s.Seed = &v
+	}
+	s.MaxTokens = f.MaxTokens
+	return s, nil
 }
 
 // Main is m3eval simulate but --demo-vlm: a dry run, a replay of a request log, or a run
@@ -117,7 +170,7 @@ func (in *Input) Main(ctx context.Context, stdout, stderr io.Writer) error {
 	opts := Options{
 		Scenes: in.Scenes, Strategies: in.strategies, Turns: in.Turns, Difficulty: in.Difficulty, Seed: in.Seed,
 		Model: in.Model, Concurrency: in.Concurrency, Out: in.Out, Stdout: stdout, Resume: in.Resume,
-		ScenesDigest: in.digest,
+		ScenesDigest: in.digest, Sampling: in.sampling,
 	}
 	if in.DryRun {
 		return dryRun(opts, stdout, stderr)
@@ -157,6 +210,7 @@ func (in *Input) Main(ctx context.Context, stdout, stderr io.Writer) error {
 	client, err := vlm.New(vlm.Options{
 		Endpoint: in.Endpoint, Model: in.Model, APIKey: os.Getenv(in.APIKeyEnv), Timeout: in.Timeout,
 		MaxRetries: in.Retries, RatePerSecond: in.Rate, MaxTokens: in.MaxTokens, Log: logw,
+		Temperature: in.sampling.Temperature, TopP: in.sampling.TopP, Seed: in.sampling.Seed,
 	})
 	if err != nil {
 		return usage.Wrap(err)

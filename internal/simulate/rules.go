@@ -1,6 +1,8 @@
 package simulate
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -44,6 +46,42 @@ type Meta struct {
 	TargetImage       int            `json:"target_image,omitempty"`
 	ConfusableObjects *int           `json:"confusable_objects,omitempty"`
 	Coverage          *float64       `json:"coverage,omitempty"`
+	// Sampling is what the run asked of the model besides the conversation (a key outside
+	// the contract's typed ones: the judge keeps it and does not read it).
+	Sampling *Sampling `json:"sampling,omitempty"`
+}
+
+// Sampling is a run's system prompt and sampling parameters, as each turn's meta.sampling
+// and the journal header record them, so that runs can be reproduced and compared. Unset
+// parameters (the server's defaults) are left out.
+type Sampling struct {
+	// System is the system prompt; meta records its digest (SystemSHA256), the journal
+	// header the text too.
+	System       string   `json:"system,omitempty"`
+	SystemSHA256 string   `json:"system_sha256,omitempty"`
+	Temperature  *float64 `json:"temperature,omitempty"`
+	TopP         *float64 `json:"top_p,omitempty"`
+	MaxTokens    int      `json:"max_tokens,omitempty"`
+	Seed         *int64   `json:"seed,omitempty"`
+}
+
+// IsZero reports whether nothing is set.
+func (s *Sampling) IsZero() bool {
+	return s == nil || (s.System == "" && s.Temperature == nil && s.TopP == nil && s.MaxTokens == 0 && s.Seed == nil)
+}
+
+// forMeta is the sampling as a turn's meta holds it: the system prompt as its digest.
+func (s *Sampling) forMeta() *Sampling {
+	if s.IsZero() {
+		return nil
+	}
+	m := *s
+	if m.System != "" {
+		h := sha256.Sum256([]byte(m.System))
+		m.SystemSHA256 = hex.EncodeToString(h[:])
+	}
+	m.System = ""
+	return &m
 }
 
 // MetaObject is an object as meta.objects_per_image lists it: the shared type the judge

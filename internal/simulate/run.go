@@ -67,6 +67,9 @@ type Options struct {
 	Progress io.Writer
 	// ScenesDigest identifies the scenes input, so --resume refuses another one.
 	ScenesDigest string
+	// Sampling is the system prompt sent first in every conversation and the sampling
+	// parameters the Chatter sends (recorded here: meta.sampling, the journal header).
+	Sampling Sampling
 }
 
 // episode is one scene under one strategy.
@@ -292,7 +295,11 @@ func (opts *Options) runEpisode(ctx context.Context, ep episode, buf *bytes.Buff
 	p := opts.newPlanner(ep)
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
-	msgs := make([]vlm.Message, 0, 2*p.planned())
+	msgs := make([]vlm.Message, 0, 2*p.planned()+1)
+	if opts.Sampling.System != "" {
+		msgs = append(msgs, vlm.Message{Role: vlm.RoleSystem, Text: opts.Sampling.System})
+	}
+	sampling := opts.Sampling.forMeta()
 	answer := ""
 	rec := TurnRecord{EpisodeID: ep.id, TaskType: taskType(ep), Images: ep.scene.Images, Model: opts.Model}
 	n := 0
@@ -315,6 +322,7 @@ func (opts *Options) runEpisode(ctx context.Context, ep episode, buf *bytes.Buff
 		msgs = append(msgs, vlm.Message{Role: vlm.RoleAssistant, Text: a})
 		rec.SampleID = ep.id + "_turn_" + strconv.Itoa(n)
 		rec.Turn, rec.ActionType, rec.UserMessage, rec.VLMResponse, rec.ExpectedAnswer, rec.Meta = n, s.Action, s.Text, a, s.Expected, s.Meta
+		rec.Meta.Sampling = sampling
 		rec.TaskType = taskType(ep)
 		if s.TaskType != "" {
 			rec.TaskType = s.TaskType
@@ -346,6 +354,8 @@ type journalHeader struct {
 	Difficulty int      `json:"difficulty"`
 	Seed       uint64   `json:"seed"`
 	Scenes     string   `json:"scenes"`
+	// Sampling: the system prompt (its text) and sampling parameters of the run.
+	Sampling *Sampling `json:"sampling,omitempty"`
 }
 
 // journalEntry records a finished episode: its turns end at byte End of the turns file.
@@ -381,6 +391,10 @@ func openOutput(opts *Options) (*output, error) {
 		return o, nil
 	}
 	hdr := journalHeader{Format: "1", Model: opts.Model, Turns: opts.Turns, Difficulty: opts.Difficulty, Seed: opts.Seed, Scenes: opts.ScenesDigest}
+	if !opts.Sampling.IsZero() {
+		sm := opts.Sampling
+		hdr.Sampling = &sm
+	}
 	for _, s := range opts.Strategies {
 		hdr.Strategies = append(hdr.Strategies, string(s))
 	}
@@ -496,6 +510,11 @@ func headerDiff(got, want journalHeader) string {
 		return fmt.Sprintf("--seed %d", got.Seed)
 	case got.Scenes != want.Scenes:
 		return "other scenes"
+	}
+	gs, _ := json.Marshal(got.Sampling)
+	ws, _ := json.Marshal(want.Sampling)
+	if !bytes.Equal(gs, ws) {
+		return "another system prompt or other sampling parameters (" + string(gs) + ")"
 	}
 	return ""
 }

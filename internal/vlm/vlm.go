@@ -73,6 +73,9 @@ type Options struct {
 	// MaxTokens and Temperature are sent when set.
 	MaxTokens   int
 	Temperature *float64
+	// TopP and Seed are sent when set (seed: for servers that take one, vLLM and OpenAI).
+	TopP *float64
+	Seed *int64
 	// Log receives one JSON line per attempt; nil logs nothing.
 	Log io.Writer
 	// HTTPClient replaces the default client (tests).
@@ -215,6 +218,8 @@ type (
 		Messages    []wireMessage `json:"messages"`
 		MaxTokens   int           `json:"max_tokens,omitempty"`
 		Temperature *float64      `json:"temperature,omitempty"`
+		TopP        *float64      `json:"top_p,omitempty"`
+		Seed        *int64        `json:"seed,omitempty"`
 	}
 	wireMessage struct {
 		Role    Role `json:"role"`
@@ -278,7 +283,7 @@ func DecodeRequest(body []byte) (model string, msgs []Message, err error) {
 
 // body builds the request body; image turns a message's image reference into the URL sent.
 func (c *Client) body(msgs []Message, image func(string) (string, error)) ([]byte, error) {
-	req := wireRequest{Model: c.opts.Model, MaxTokens: c.opts.MaxTokens, Temperature: c.opts.Temperature}
+	req := wireRequest{Model: c.opts.Model, MaxTokens: c.opts.MaxTokens, Temperature: c.opts.Temperature, TopP: c.opts.TopP, Seed: c.opts.Seed}
 	req.Messages = make([]wireMessage, len(msgs))
 	for i, m := range msgs {
 		if len(m.Images) == 0 {
