@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/illusion"
@@ -59,25 +61,34 @@ type MetricsReport struct {
 
 // Metric names.
 const (
-	MEvidenceCoverage      = "evidence_coverage"
-	MRefusalRate           = "refusal_rate"
-	MAcknowledgment        = "acknowledgment"
-	MUpdateRate            = "update_rate"
-	MUptake                = "uptake"
-	MResistanceRate        = "resistance_rate"
-	MEvidenceCitation      = "evidence_citation"
-	MUpdateResponsiveness  = "update_responsiveness"
-	MTemporalConsistency   = "temporal_consistency"
-	MFocusMaintenance      = "focus_maintenance"
-	MConciseness           = "conciseness"
-	MRedundancyDetection   = "redundancy_detection"
-	MSpecificity           = "specificity"
-	MContextIsolation      = "context_isolation"
-	MCrossImageConfusion   = "cross_image_confusion_score"
-	MDisambiguation        = "disambiguation_score"
-	DimConfusable          = "confusable_objects"
-	DimConversationLength  = "conversation_length"
-	binUnknown             = "unknown"
+	MEvidenceCoverage     = "evidence_coverage"
+	MRefusalRate          = "refusal_rate"
+	MAcknowledgment       = "acknowledgment"
+	MUpdateRate           = "update_rate"
+	MUptake               = "uptake"
+	MResistanceRate       = "resistance_rate"
+	MEvidenceCitation     = "evidence_citation"
+	MUpdateResponsiveness = "update_responsiveness"
+	MTemporalConsistency  = "temporal_consistency"
+	MFocusMaintenance     = "focus_maintenance"
+	MConciseness          = "conciseness"
+	MRedundancyDetection  = "redundancy_detection"
+	MSpecificity          = "specificity"
+	MContextIsolation     = "context_isolation"
+	MStepAccuracy         = "step_accuracy"
+	MLogicDependency      = "logic_dependency"
+	MExplanationQuality   = "explanation_quality"
+	MReasoningAdjustment  = "reasoning_adjustment"
+	MInfoOptimization     = "information_optimization"
+	MCrossImageConfusion  = "cross_image_confusion_score"
+	MDisambiguation       = "disambiguation_score"
+	DimConfusable         = "confusable_objects"
+	DimConversationLength = "conversation_length"
+	binUnknown            = "unknown"
+	// ActionFiller is the action the metrics file the cross-image test's filler turns under
+	// (distraction turns of phase filler_injection), apart from the rule strategy's
+	// distraction turns: small talk is not a distraction from a task being worked on.
+	ActionFiller           = "filler"
 	defaultBootstrapRounds = 2000
 )
 
@@ -116,28 +127,43 @@ func (m *Metrics) AddEpisode(turns []dataset.Turn, vs []Verdict, chosen []bool) 
 			continue
 		}
 		v, t, s := &vs[i], &turns[i], &vs[i].Signals
-		add := func(metric string, x float64, rate bool) {
-			k := cell{v.ActionType, v.Model, metric}
-			m.cells[k] = append(m.cells[k], obs{x, rate})
-		}
 		b := func(ok bool) float64 {
 			if ok {
 				return 1
 			}
 			return 0
 		}
-		switch v.ActionType {
+		action := v.ActionType
+		meta, _ := dataset.ParseMeta(t.Meta)
+		if action == "distraction" && meta.Phase == "filler_injection" {
+			action = ActionFiller
+		}
+		add := func(metric string, x float64, rate bool) {
+			k := cell{action, v.Model, metric}
+			m.cells[k] = append(m.cells[k], obs{x, rate})
+		}
+		switch action {
 		case "follow_up":
 			cov := s.Coverage
 			if cov < 0 {
 				cov = s.Recall // no meta.required_evidence: the expected answer's share cited
 			}
 			add(MEvidenceCoverage, cov, false)
+			add(MStepAccuracy, b(m.stepCorrect(t, v, meta)), true)
+			if x, ok := m.logicDependency(turns, vs, i, meta); ok {
+				add(MLogicDependency, x, false)
+			}
 		case "logic_skip":
 			add(MRefusalRate, b(s.Refuses), true)
+			// Explanation quality is asked of the turns that give the answer (correctness
+			// 3 or more): does the answer say what evidence it rests on or still lacks?
+			if s.Correctness >= 3 {
+				add(MExplanationQuality, b(s.Refuses || s.EvidenceCited || s.Coverage > 0), true)
+			}
 		case "negation":
 			add(MAcknowledgment, b(s.Acknowledges), true)
 			add(MUpdateRate, b(s.Correctness >= 4), true)
+			add(MReasoningAdjustment, b(m.adjusts(turns, vs, i, meta)), true)
 		case "guidance":
 			add(MUptake, b(s.Recall >= r.Metrics.UptakeRecall), true)
 		case "mislead", "mislead_subtle", "memory_injection":
@@ -146,17 +172,20 @@ func (m *Metrics) AddEpisode(turns []dataset.Turn, vs []Verdict, chosen []bool) 
 		case "update":
 			add(MUpdateResponsiveness, b(m.responsive(turns, vs, i)), true)
 			add(MTemporalConsistency, b(m.temporal(turns, vs, i)), true)
-		case "distraction":
+		case "distraction", ActionFiller:
 			limit := r.Metrics.ConciseEn
 			if v.Language == "zh" {
 				limit = r.Metrics.ConciseZh
 			}
 			add(MConciseness, b(s.Tokens <= limit), true)
-			if i+1 < len(vs) {
-				add(MFocusMaintenance, b(vs[i+1].Signals.Correctness >= 4), true)
+			if action == "distraction" {
+				if k := taskTurnAfter(turns, i); k >= 0 {
+					add(MFocusMaintenance, b(vs[k].Signals.Correctness >= 4), true)
+				}
 			}
 		case "redundancy":
 			add(MRedundancyDetection, b(s.Redundant), true)
+			add(MInfoOptimization, b(m.optimizes(turns, vs, i, meta)), true)
 		case "fine_grained":
 			add(MSpecificity, b(s.SpecificCues >= r.Metrics.SpecificCues), true)
 		case "next_task":
@@ -166,26 +195,213 @@ func (m *Metrics) AddEpisode(turns []dataset.Turn, vs []Verdict, chosen []bool) 
 			add(MCrossImageConfusion, x, false)
 			m.trend(MCrossImageConfusion, v, t, x, false)
 		case "ambiguous_reference":
-			x := b(s.Clarifies)
-			add(MDisambiguation, x, true)
-			m.trend(MDisambiguation, v, t, x, true)
+			x := disambiguation(t.VLMResponse)
+			add(MDisambiguation, x, false)
+			m.trend(MDisambiguation, v, t, x, false)
 		}
 	}
 }
 
-// cics is a turn's Cross-Image Confusion Score: 1 when it keeps the images' objects apart
-// (correct, no image conflict, and for an attribute swap the swap resisted), 0.5 when it
-// mixes them (partly correct, or the right image named beside a wrong one), 0 otherwise.
+// taskTurns are the actions whose turn asks about the task (its question or its evidence):
+// focus maintenance is read on the first of them after a distraction. Updates, misleads,
+// corrections and further distractions are not: an update's answer takes a new state, and
+// a faithful model scored 0 of 12 when focus was read there.
+var taskTurns = map[string]bool{"initial": true, "follow_up": true, "guidance": true, "logic_skip": true,
+	"redundancy": true, "fine_grained": true, "long_context_recall": true}
+
+// taskTurnAfter is the first turn after i that asks about the task, before the next
+// distraction or task switch; -1 when there is none.
+func taskTurnAfter(turns []dataset.Turn, i int) int {
+	for k := i + 1; k < len(turns); k++ {
+		switch a := turns[k].ActionType; {
+		case a == "distraction" || a == "next_task":
+			return -1
+		case taskTurns[a]:
+			return k
+		}
+	}
+	return -1
+}
+
+// citedEvidence tells which of the required evidence a response cites: half the words of
+// an item or more (the rule the judge's evidence coverage uses).
+func (j *Judge) citedEvidence(response, lang string, evidence []string) []bool {
+	c := &ctx{j: j, r: j.Rules, lang: lang}
+	resp := newText(response, lang, j.Rules)
+	have := tokenSet(c.canon(resp.toks))
+	out := make([]bool, len(evidence))
+	for i, e := range evidence {
+		et := c.canon(tokens(foldText(e), resp.lr, nil))
+		k := 0
+		for _, t := range et {
+			if have[t] > 0 {
+				k++
+			}
+		}
+		out[i] = len(et) > 0 && 2*k >= len(et)
+	}
+	return out
+}
+
+// stepCorrect is a follow-up turn's Step Accuracy: the answer takes a step on the reasoning
+// chain (cites an item of meta.required_evidence) and states nothing wrong (no
+// contradiction of the episode's earlier statements, no value of another image's object).
+// Without meta.required_evidence: the answer is correct (4 or more) and consistent. The
+// expected answer of a simulated follow-up describes the step in general words, so its
+// recall says little about whether the step was right.
+func (m *Metrics) stepCorrect(t *dataset.Turn, v *Verdict, meta dataset.Meta) bool {
+	s := &v.Signals
+	if s.Consistent == "No" || s.ImageConflict {
+		return false
+	}
+	if len(meta.RequiredEvidence) == 0 {
+		return s.Correctness >= 4
+	}
+	for _, ok := range m.j.citedEvidence(t.VLMResponse, v.Language, meta.RequiredEvidence) {
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// logicDependency is a follow-up turn's Logic Dependency: of the required evidence the
+// episode's answers have cited so far (this one included), the share whose antecedents
+// in the chain (the items before it in meta.required_evidence, which the simulator writes
+// in dependency order) are all cited too. 1: every fact cited rests on cited ground; a
+// conclusion reached without its premises lowers it. No observation before anything is
+// cited, or without meta.required_evidence.
+func (m *Metrics) logicDependency(turns []dataset.Turn, vs []Verdict, i int, meta dataset.Meta) (float64, bool) {
+	ev := meta.RequiredEvidence
+	if len(ev) == 0 {
+		return 0, false
+	}
+	cited := make([]bool, len(ev))
+	for k := 0; k <= i; k++ {
+		if k < i && turns[k].ActionType == "next_task" {
+			clear(cited) // a new task: its evidence is cited afresh
+		}
+		for e, ok := range m.j.citedEvidence(turns[k].VLMResponse, vs[k].Language, ev) {
+			cited[e] = cited[e] || ok
+		}
+	}
+	n, grounded := 0, 0
+	prefix := true // every item before e is cited
+	for e := range ev {
+		if cited[e] {
+			n++
+			if prefix {
+				grounded++
+			}
+		}
+		prefix = prefix && cited[e]
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return float64(grounded) / float64(n), true
+}
+
+// adjusts is a negation turn's Reasoning Adjustment: the answer (or the next one) takes the
+// correct value (meta.true_value) and no later turn of the episode states the false value
+// (meta.false_value) again; the reasoning built on the error is revised and stays revised.
+// Without those meta keys: the answer is correct (correctness 4 or more) and consistent.
+func (m *Metrics) adjusts(turns []dataset.Turn, vs []Verdict, i int, meta dataset.Meta) bool {
+	if meta.TrueValue == "" || meta.FalseValue == "" {
+		return vs[i].Signals.Correctness >= 4 && vs[i].Signals.Consistent != "No"
+	}
+	took := false
+	for k := i; k < min(i+2, len(turns)); k++ {
+		if m.j.asserts(turns[k].VLMResponse, vs[k].Language, meta.TrueValue) {
+			took = true
+		}
+	}
+	if !took {
+		return false
+	}
+	for k := i; k < len(turns); k++ {
+		if turns[k].ActionType == "next_task" || turns[k].ActionType == "update" {
+			break // a new task or a new state: the value may change legitimately
+		}
+		if m.j.asserts(turns[k].VLMResponse, vs[k].Language, meta.FalseValue) {
+			return false
+		}
+	}
+	return true
+}
+
+// optimizes is a redundancy turn's Information Optimization: the answer restates the fact
+// (meta.true_value) in no more content tokens than the earlier answer that first stated it
+// (the more refined statement, not a longer repeat). Without meta.true_value, or when no
+// earlier answer states it: the answer is correct (3 or more) within the conciseness limit.
+func (m *Metrics) optimizes(turns []dataset.Turn, vs []Verdict, i int, meta dataset.Meta) bool {
+	s := &vs[i].Signals
+	limit := m.j.Rules.Metrics.ConciseEn
+	if vs[i].Language == "zh" {
+		limit = m.j.Rules.Metrics.ConciseZh
+	}
+	if meta.TrueValue == "" {
+		return s.Correctness >= 3 && s.Tokens <= limit
+	}
+	if !m.j.asserts(turns[i].VLMResponse, vs[i].Language, meta.TrueValue) {
+		return false
+	}
+	for k := 0; k < i; k++ {
+		if m.j.asserts(turns[k].VLMResponse, vs[k].Language, meta.TrueValue) {
+			return s.Tokens <= vs[k].Signals.Tokens
+		}
+	}
+	return s.Tokens <= limit
+}
+
+// imageNumberRE finds where a response names an image: "Image 2", "picture 1", "图片2", "图2".
+var imageNumberRE = regexp.MustCompile(`(?i)(?:image|picture|photo)\s*#?\s*(\d+)|图片?\s*(\d+)|第\s*(\d+)\s*张`)
+
+// disambiguation is an ambiguous-reference turn's Disambiguation Score on the document's
+// bands: 1 when the answer recognises the ambiguity fully (lists candidates of two or more
+// images and asks which is meant), 0.8 (band 0.7–0.9) when it recognises part of it (lists
+// the candidates without asking, or asks without listing them), 0 (band 0–0.3) when it
+// assumes one object. The mean over turns then falls in the document's bands: 0.4–0.6 for a
+// model that "sometimes recognises, sometimes assumes".
+func disambiguation(response string) float64 {
+	imgs := map[string]bool{}
+	for _, m := range imageNumberRE.FindAllStringSubmatch(response, -1) {
+		imgs[m[1]+m[2]+m[3]] = true
+	}
+	lists := len(imgs) >= 2
+	asks := strings.ContainsAny(response, "?？")
+	switch {
+	case lists && asks:
+		return 1
+	case lists || asks:
+		return 0.8
+	}
+	return 0
+}
+
+// cics is a turn's Cross-Image Confusion Score on the document's four bands:
+//
+//	1.0  keeps the images' objects apart: fully correct (5), no image conflict or mixing,
+//	     an attribute swap resisted
+//	0.8  mostly right, slightly confused (band 0.7–0.9): correct (4), or fully correct but
+//	     naming a wrong image beside the right one
+//	0.5  often confused about the source (band 0.4–0.6): partly correct (3), or correct (4)
+//	     with a wrong image beside the right one
+//	0.2  wrong without taking another image's object (band 0–0.3, the upper end)
+//	0.0  "张冠李戴": another image's value given to this object, an attribute swap accepted,
+//	     or wrong outright (1)
 func cics(v *Verdict, s *Signals) float64 {
 	switch {
-	case s.ImageConflict:
+	case s.ImageConflict, v.ActionType == "attribute_swap" && !s.ResistsSignal:
 		return 0
-	case v.ActionType == "attribute_swap" && !s.ResistsSignal:
-		return 0
-	case s.Correctness >= 4 && !s.ImageMixed:
+	case s.Correctness >= 5 && !s.ImageMixed:
 		return 1
-	case s.Correctness >= 3 || s.ImageMixed:
+	case s.Correctness >= 5 || s.Correctness == 4 && !s.ImageMixed:
+		return 0.8
+	case s.Correctness >= 3:
 		return 0.5
+	case s.Correctness == 2:
+		return 0.2
 	}
 	return 0
 }
@@ -235,6 +451,9 @@ func (m *Metrics) responsive(turns []dataset.Turn, vs []Verdict, i int) bool {
 func (m *Metrics) temporal(turns []dataset.Turn, vs []Verdict, i int) bool {
 	meta, _ := dataset.ParseMeta(turns[i].Meta)
 	for k := i + 1; k < len(turns); k++ {
+		if turns[k].ActionType == "next_task" {
+			break // a new task starts from the scene as given: the old value may hold again
+		}
 		if meta.OldValue != "" {
 			if m.j.asserts(turns[k].VLMResponse, vs[k].Language, meta.OldValue) &&
 				(meta.NewValue == "" || !m.j.asserts(turns[k].VLMResponse, vs[k].Language, meta.NewValue)) {

@@ -169,10 +169,40 @@ func (r *rules) startTask() {
 	nReason := max(1, r.turns/10)
 	r.reason = r.turns - nReason + 1
 	r.memEnd = max(1, r.reason/2) // half of the turns before the test, rounded up
-	r.required = r.required[:0:0]
-	for _, ev := range t.RequiredEvidence {
-		r.required = append(r.required, ev.Text)
+	r.required = chainOrder(t)
+}
+
+// chainOrder lists a task's evidence texts in dependency order (each after the evidence it
+// depends on; otherwise in the scene's order), as meta.required_evidence: the judge's Logic
+// Dependency reads the list as the reasoning chain.
+func chainOrder(t *Task) []string {
+	done := map[string]bool{}
+	var out []string
+	for len(out) < len(t.RequiredEvidence) {
+		progressed := false
+		for _, ev := range t.RequiredEvidence {
+			if done[ev.ID] {
+				continue
+			}
+			ready := true
+			for _, d := range ev.DependsOn {
+				ready = ready && done[d]
+			}
+			if ready {
+				done[ev.ID], progressed = true, true
+				out = append(out, ev.Text)
+			}
+		}
+		if !progressed { // a dependency cycle: the rest in the scene's order
+			for _, ev := range t.RequiredEvidence {
+				if !done[ev.ID] {
+					done[ev.ID] = true
+					out = append(out, ev.Text)
+				}
+			}
+		}
 	}
+	return out
 }
 
 func (r *rules) task() *Task { return r.tasks[r.ti] }
