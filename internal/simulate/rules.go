@@ -468,21 +468,30 @@ func (r *rules) fineGrained() Step {
 	}
 	sl := r.slots()
 	sl["entity"] = r.name(oi)
-	val := ""
-	if attr != "" {
-		sl["attribute"], val = attributeName(attr, r.lang), r.k.cur[oi][attr]
-	}
-	key := templateKey(ActFineGrained)
-	text, _ := render(r.rng, key, r.lang, sl)
-	// A template that names no attribute asks which object, or where: the position.
-	if !strings.Contains(text, sl["attribute"]) || sl["attribute"] == "" {
-		if p, ok := r.k.cur[oi]["position"]; ok {
-			attr, val = "position", p
-		} else {
-			attr, val = "", ""
+	if attr == "" {
+		if _, ok := r.k.cur[oi]["position"]; ok {
+			attr = "position"
 		}
 	}
-	exp := pick(r.lang, "Says precisely, not in general terms: "+r.describe(oi)+".", "精确说明，不笼统概括："+r.describe(oi)+"。")
+	// The question asks for the attribute meant: a position by the document's "准确位置"
+	// template, any other attribute by its "{attribute}" templates.
+	var allowed []int
+	switch attr {
+	case "position":
+		allowed = []int{1}
+	case "":
+		allowed = []int{0}
+	default:
+		sl["attribute"] = attributeName(attr, r.lang)
+		allowed = []int{2, 3}
+	}
+	text := renderOneOf(r.rng, templateKey(ActFineGrained), r.lang, sl, allowed)
+	val := r.k.cur[oi][attr]
+	exp := r.describe(oi)
+	if attr != "" {
+		an := attributeName(attr, r.lang)
+		exp = pick(r.lang, fmt.Sprintf("The %s's %s is %s.", sl["entity"], an, val), fmt.Sprintf("%s的%s是%s。", sl["entity"], an, val))
+	}
 	return Step{Action: ActFineGrained, Text: text, Expected: exp,
 		Meta: Meta{Entity: sl["entity"], Attribute: attr, TrueValue: val, TargetImage: r.imageOf(oi)}}
 }

@@ -247,6 +247,23 @@ func render(rng *rand.Rand, key templateKey, lang Language, slots map[string]str
 	return t.fill(slots), true
 }
 
+// renderOneOf fills one of the templates of the list at the indices allowed (the first
+// fillable one if none of them is), chosen with rng.
+func renderOneOf(rng *rand.Rand, key templateKey, lang Language, slots map[string]string, allowed []int) string {
+	list := parsed[key][langIndex(lang)]
+	var cand []int
+	for _, i := range allowed {
+		if i < len(list) && list[i].fillable(slots) {
+			cand = append(cand, i)
+		}
+	}
+	if len(cand) == 0 {
+		text, _ := render(rng, key, lang, slots)
+		return text
+	}
+	return list[cand[rng.IntN(len(cand))]].fill(slots)
+}
+
 func langIndex(l Language) int {
 	if l == Chinese {
 		return 1
