@@ -367,8 +367,13 @@ func TestMetaContract(t *testing.T) {
 	srv, _ := demoServer(t, scenes)
 	phases := map[string]bool{"memory_build": true, "state_evolve": true, "reasoning_test": true, "grounding": true,
 		"filler_injection": true, "ambiguous_reference": true, "attribute_swap": true, "long_context_recall": true, "next_task": true}
+	temp := 0.3
 	for _, persona := range []string{"faithful", "confused"} {
-		out, _, err := run(t, scenes, client(t, srv.URL, persona, nil), persona, nil)
+		out, _, err := run(t, scenes, client(t, srv.URL, persona, nil), persona, func(o *simulate.Options) {
+			if persona == "confused" { // meta.sampling too
+				o.Sampling = simulate.Sampling{System: "Be brief.", Temperature: &temp, MaxTokens: 64}
+			}
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -434,6 +439,11 @@ func TestMetaContract(t *testing.T) {
 				case "coverage":
 					f, isNum := v.(float64)
 					ok = isNum && f >= 0 && f <= 1
+				case "sampling": // outside the typed keys: the run's request settings
+					m, _ := v.(map[string]any)
+					_, hasSys := m["system"]
+					sum, _ := m["system_sha256"].(string)
+					ok = persona == "confused" && len(sum) == 64 && m["temperature"] == 0.3 && m["max_tokens"] == 64.0 && !hasSys
 				}
 				if !ok {
 					t.Errorf("%s line %d: meta.%s = %v breaks the contract", persona, i+1, k, v)
