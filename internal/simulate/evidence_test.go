@@ -203,3 +203,26 @@ func TestGuidanceDrawsAmongMissingEvidence(t *testing.T) {
 		t.Errorf("guidance aimed at %v only", targets)
 	}
 }
+
+// Names qualified by their image read back whole from every template that names an entity.
+func TestQualifiedNamesReadBack(t *testing.T) {
+	for _, c := range []struct {
+		lang   Language
+		text   string
+		key    string
+		entity string
+		attr   string
+	}{
+		{English, "Now the Image 1's car's color has changed to green.", "update", "Image 1's car", "color"},
+		{English, "Please describe the Image 1's person's color precisely, not in general terms.", "fine_grained", "Image 1's person", "color"},
+		{English, "That's not accurate: the Image 2's person's color is not blue.", "negation", "Image 2's person", "color"},
+		{Chinese, "现在图片1的车的颜色变成了绿色。", "update", "图片1的车", "颜色"},
+		{Chinese, "这不准确，图片2的人的颜色并不是蓝色。", "negation", "图片2的人", "颜色"},
+		{English, "Now the car's color has changed to green.", "update", "car", "color"},
+	} {
+		r := Recognize(c.text, c.lang)
+		if r.Key != c.key || r.Slots["entity"] != c.entity || r.Slots["attribute"] != c.attr {
+			t.Errorf("%q: %s %v", c.text, r.Key, r.Slots)
+		}
+	}
+}

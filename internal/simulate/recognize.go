@@ -38,6 +38,13 @@ var recognizers = sync.OnceValue(func() [2][]recognizer {
 					if i%2 == 0 {
 						b.WriteString(regexp.QuoteMeta(p))
 						r.literal += len(p)
+					} else if p == "entity" || p == "irrelevant_entity" {
+						// An object named with its image ("Image 2's person", "图片2的人")
+						// holds the possessive the template puts after it: take the
+						// image part whole, so "the Image 2's person's color" reads as
+						// entity "Image 2's person", attribute "color".
+						b.WriteString(`((?:Image \d+'s |图片\d+的)?.+?)`)
+						r.names = append(r.names, p)
 					} else {
 						b.WriteString("(.+?)")
 						r.names = append(r.names, p)
