@@ -22,6 +22,14 @@ type world struct {
 	image []int
 	vals  []map[string]string
 	qname []string // the names user turns give the objects ("Image 2's person")
+	// updated are the values the conversation's updates set.
+	updated map[objAttr]string
+}
+
+// objAttr is an attribute of one object (its index in world.objs).
+type objAttr struct {
+	obj  int
+	attr string
 }
 
 func newWorld(sc *simulate.Scene, p Persona) *world {
@@ -159,6 +167,14 @@ func (w *world) sentence(i int, only string) string {
 	return w.pick("There is a "+w.name(i)+" ("+strings.Join(parts, ", ")+").", "有"+w.name(i)+"（"+strings.Join(parts, "，")+"）。")
 }
 
+// setUpdated records a value an update set.
+func (w *world) setUpdated(i int, a, v string) {
+	if w.updated == nil {
+		w.updated = map[objAttr]string{}
+	}
+	w.updated[objAttr{i, a}] = v
+}
+
 // sentenceIn states one object with its image, in a scene of several images: "Image 2:
 // There is a person (color: red)."
 func (w *world) sentenceIn(i int, only string) string {
@@ -239,6 +255,7 @@ func answer(sc *simulate.Scene, p Persona, msgs []vlm.Message) string {
 				if i := w.find(r.Slots["entity"], 0); i >= 0 {
 					if a := w.attrOf(i, r.Slots["attribute"], r.Slots["new_value"]); a != "" {
 						w.vals[i][a] = r.Slots["new_value"]
+						w.setUpdated(i, a, r.Slots["new_value"])
 					}
 				}
 			}
@@ -383,13 +400,30 @@ func answer(sc *simulate.Scene, p Persona, msgs []vlm.Message) string {
 	return w.describe(-1, "")
 }
 
-// answerWithEvidence is a task's answer and the facts it rests on.
+// answerWithEvidence is a task's answer and the facts it rests on, with the values the
+// conversation's updates changed (a value the scene's answer text holds once) as they are
+// now: a faithful model does not fall back to the state before an update.
 func answerWithEvidence(w *world, task *simulate.Task) string {
+	ans := task.Answer
+	// In object and attribute order, each against the scene's text (not an earlier
+	// replacement's result), so that the answer is the same on every run.
+	keys := slices.SortedFunc(maps.Keys(w.updated), func(a, b objAttr) int {
+		if a.obj != b.obj {
+			return a.obj - b.obj
+		}
+		return strings.Compare(a.attr, b.attr)
+	})
+	for _, k := range keys {
+		nv := w.updated[k]
+		if v := w.objs[k.obj].Attributes[k.attr]; v != "" && v != nv && strings.Count(task.Answer, v) == 1 && strings.Count(ans, v) == 1 {
+			ans = strings.Replace(ans, v, nv, 1)
+		}
+	}
 	var facts []string
 	for i := range task.RequiredEvidence {
 		facts = append(facts, task.RequiredEvidence[i].Text)
 	}
-	return task.Answer + w.pick(" Evidence: "+strings.Join(facts, "; ")+".", "依据："+strings.Join(facts, "；")+"。")
+	return ans + w.pick(" Evidence: "+strings.Join(facts, "; ")+".", "依据："+strings.Join(facts, "；")+"。")
 }
 
 // trackers holds, per conversation, the evidence tracker after its answers so far, keyed by
