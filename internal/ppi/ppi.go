@@ -51,9 +51,10 @@ type Result struct {
 
 // Reasons an interval is undefined.
 const (
-	ReasonFewLabels = "fewer than 2 labeled turns"
-	ReasonNoLabels  = "no labeled turn"
-	ReasonNoTurns   = "no turn with a judge score"
+	ReasonFewLabels  = "fewer than 2 labeled turns"
+	ReasonNoLabels   = "no labeled turn"
+	ReasonNoTurns    = "no turn with a judge score"
+	ReasonOneEpisode = "labeled turns from only 1 episode"
 )
 
 func mean(x []float64) float64 {
@@ -189,10 +190,23 @@ func WithLambda(d *Data, lam, alpha float64) Result {
 		return Result{Interval: undefined(math.NaN(), ReasonNoLabels), Lambda: lam}
 	case n < 2:
 		return Result{Interval: undefined(PointEstimate(d, lam), ReasonFewLabels), Lambda: lam}
+	case d.Cluster != nil && !twoClusters(d.Cluster):
+		// One cluster: its centred influence values add up to 0, a variance of 0 that only
+		// says nothing was learnt about between-episode variation.
+		return Result{Interval: undefined(PointEstimate(d, lam), ReasonOneEpisode), Lambda: lam}
 	}
 	var c clusterVar
 	influence(&c, d, lam, 1)
 	return Result{Interval: interval(PointEstimate(d, lam), math.Sqrt(c.sum()), alpha), Lambda: lam}
+}
+
+func twoClusters(ids []int) bool {
+	for _, id := range ids {
+		if id != ids[0] {
+			return true
+		}
+	}
+	return false
 }
 
 // Mean is the PPI++ estimate of the mean human value with λ tuned from the data (Lambda)
@@ -263,7 +277,7 @@ type Difference struct {
 // their variance. Cluster ids of a and b must come from one numbering.
 func Diff(a, b *Data, alpha float64) Difference {
 	la, lb := Lambda(a), Lambda(b)
-	if len(a.Human) < 2 || len(b.Human) < 2 {
+	if WithLambda(a, la, alpha).Undefined != "" || WithLambda(b, lb, alpha).Undefined != "" {
 		est := math.NaN()
 		if len(a.Human) > 0 && len(b.Human) > 0 {
 			est = PointEstimate(a, la) - PointEstimate(b, lb)

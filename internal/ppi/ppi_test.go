@@ -174,3 +174,37 @@ func TestDiff(t *testing.T) {
 		t.Errorf("A − A = %v", same.Estimate)
 	}
 }
+
+// TestRankShares: models far apart hold their ranks in every replicate, two identical ones
+// split ranks 2 and 3; shares of a model add up to 1 and the same seed gives the same shares.
+func TestRankShares(t *testing.T) {
+	mk := func(shift float64, n int) *Data {
+		d := &Data{}
+		for i := range n {
+			v := shift + float64(i%5)/10
+			d.Human = append(d.Human, v)
+			d.Judge = append(d.Judge, v+0.3)
+			d.Unlabeled = append(d.Unlabeled, v+0.3+float64(i%3)/10)
+		}
+		return d
+	}
+	models := []*Data{mk(1, 30), mk(3, 30), mk(1.01, 30)}
+	rank, shares := RankShares(models, 400, 7)
+	if rank[0] != 3 || rank[1] != 1 || rank[2] != 2 {
+		t.Fatalf("ranks %v, want [3 1 2]", rank)
+	}
+	if shares[1][0] != 1 {
+		t.Errorf("the clear winner holds rank 1 in %v of replicates, want all", shares[1][0])
+	}
+	if s := shares[0][1] + shares[0][2]; math.Abs(s-1) > 1e-12 || shares[0][1] == 0 || shares[0][2] == 0 {
+		t.Errorf("the two close models should split ranks 2 and 3: %v", shares[0])
+	}
+	_, again := RankShares(models, 400, 7)
+	for i := range shares {
+		for r := range shares[i] {
+			if shares[i][r] != again[i][r] {
+				t.Fatalf("same seed, different shares: %v vs %v", shares, again)
+			}
+		}
+	}
+}
