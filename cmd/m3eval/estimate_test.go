@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/m3bench/m3eval/internal/ppi"
+	"github.com/m3bench/m3eval/internal/store"
 )
 
 // estimateFixture writes a database's worth of turns (3 models × 12 episodes × 4 turns),
@@ -18,6 +20,20 @@ import (
 // judge's scores on every turn, imports them through the command line, and returns the
 // database and, per model and field, the ppi.Data the command should build from them.
 func estimateFixture(t *testing.T) (string, map[string]map[string]*ppi.Data) {
+	db, want, _ := estimateFixtureTurns(t)
+	return db, want
+}
+
+// fixtureTurn is what estimateFixtureTurns wrote of one turn.
+type fixtureTurn struct {
+	model   string
+	episode int
+	judge   map[string]float64   // field → judge score
+	human   map[string][]float64 // field → label values (NA left out)
+}
+
+// estimateFixtureTurns is estimateFixture that also returns every turn as written.
+func estimateFixtureTurns(t *testing.T) (string, map[string]map[string]*ppi.Data, map[string]fixtureTurn) {
 	t.Helper()
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(32, 1))
@@ -139,7 +155,11 @@ func estimateFixture(t *testing.T) (string, map[string]map[string]*ppi.Data) {
 			}
 		}
 	}
-	return db, want
+	all := map[string]fixtureTurn{}
+	for _, sid := range order {
+		all[sid] = fixtureTurn{model: sampleModel[sid], episode: sampleEp[sid], judge: judged[sid], human: humans[sid]}
+	}
+	return db, want, all
 }
 
 func slicesSort(s []string) {
@@ -250,5 +270,107 @@ func TestEstimateTable(t *testing.T) {
 	}
 	if _, err := run(t, "--db", db, "estimate", "--judge", "nope"); err == nil || !strings.Contains(err.Error(), "judges: j") {
 		t.Errorf("unknown judge: %v", err)
+	}
+}
+
+// TestActiveSampleAndEstimate: sample --active stores a drawn turn's inclusion probability
+// with each of its n turns (migration 0010), and estimate --sample weights the labels of the
+// drawn turns by them (internal/ppi's ActiveMean on the data as written), leaving the labels
+// of turns the sample did not draw out.
+func TestActiveSampleAndEstimate(t *testing.T) {
+	db, _, all := estimateFixtureTurns(t)
+	out := mustRun(t, "--db", db, "sample", "--active", "--judge", "j", "--n", "40", "--name", "act", "--seed", "9")
+	if !strings.Contains(out, "sample act: 40 of 144 turns") || !strings.Contains(out, "inclusion probabilities") {
+		t.Fatalf("sample --active said:\n%s", out)
+	}
+	s, err := store.Open(context.Background(), db, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	incl, err := s.SampleInclusion(context.Background(), "act")
+	s.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(incl) != 40 {
+		t.Fatalf("%d turns with an inclusion probability, want 40", len(incl))
+	}
+	distinct := map[float64]bool{}
+	for id, p := range incl {
+		if !(p >= 0.5*40/144-1e-12 && p <= 1) {
+			t.Errorf("%s: inclusion probability %v outside [%v, 1]", id, p, 0.5*40/144)
+		}
+		distinct[p] = true
+	}
+	if len(distinct) < 3 {
+		t.Errorf("inclusion probabilities %v: want them to differ with the judge's uncertainty", distinct)
+	}
+	js := filepath.Join(t.TempDir(), "active.json")
+	mustRun(t, "--db", db, "estimate", "--judge", "j", "--sample", "act", "--format", "json", "-o", js)
+	var doc struct {
+		Design string           `json:"design"`
+		Sample string           `json:"sample"`
+		PPI    []map[string]any `json:"ppi"`
+	}
+	readJSON(t, js, &doc)
+	if doc.Design != "active" || doc.Sample != "act" || len(doc.PPI) != 15 {
+		t.Fatalf("design %q sample %q, %d rows", doc.Design, doc.Sample, len(doc.PPI))
+	}
+	ids := make([]string, 0, len(all))
+	for id := range all {
+		ids = append(ids, id)
+	}
+	slicesSort(ids)
+	outside, checked := 0, 0
+	for _, r := range doc.PPI {
+		m, f := r["model"].(string), r["field"].(string)
+		a := &ppi.ActiveData{Cluster: []int{}}
+		for _, id := range ids {
+			ft := all[id]
+			jv, ok := ft.judge[f]
+			if ft.model != m || !ok {
+				continue
+			}
+			p, drawn := incl[id]
+			hv := ft.human[f]
+			labeled := drawn && len(hv) > 0
+			h := 0.0
+			if labeled {
+				for _, v := range hv {
+					h += v / float64(len(hv))
+				}
+			} else {
+				p = 1
+			}
+			a.Judge, a.Human, a.Labeled, a.Pi, a.Cluster = append(a.Judge, jv), append(a.Human, h), append(a.Labeled, labeled), append(a.Pi, p), append(a.Cluster, ft.episode)
+		}
+		want := ppi.ActiveMean(a, 0.05)
+		got, _ := r["estimate"].(float64)
+		if r["estimate"] == nil || math.Abs(got-want.Estimate) > 1e-12 {
+			if !(r["estimate"] == nil && math.IsNaN(want.Estimate)) {
+				t.Errorf("%s/%s: estimate %v, want %v", m, f, r["estimate"], want.Estimate)
+			}
+		}
+		if want.Undefined == "" {
+			checked++
+			ci := r["ci"].([]any)
+			if math.Abs(ci[0].(float64)-want.Lo) > 1e-12 || math.Abs(r["lambda"].(float64)-want.Lambda) > 1e-12 {
+				t.Errorf("%s/%s: ci %v λ %v, want [%v, %v] λ %v", m, f, ci, r["lambda"], want.Lo, want.Hi, want.Lambda)
+			}
+		}
+		if v, ok := r["labels_outside_sample"].(float64); ok {
+			outside += int(v)
+		}
+	}
+	if checked < 5 || outside == 0 {
+		t.Errorf("%d rows with an interval checked, %d labels outside the sample counted", checked, outside)
+	}
+	// Usage: --active needs --judge; --sample needs an active sample.
+	if _, err := run(t, "--db", db, "sample", "--active", "--n", "5", "--name", "x"); err == nil || !strings.Contains(err.Error(), "--active needs --judge") {
+		t.Errorf("--active without --judge: %v", err)
+	}
+	mustRun(t, "--db", db, "sample", "--name", "strat", "--n", "10", "--by", "model")
+	if _, err := run(t, "--db", db, "estimate", "--judge", "j", "--sample", "strat"); err == nil || !strings.Contains(err.Error(), "not drawn with --active") {
+		t.Errorf("estimate --sample of a stratified sample: %v", err)
 	}
 }

@@ -67,6 +67,8 @@ func Registry() []Flag {
 		{Command: "estimate", Name: "by", Values: estimate.GroupKeys()},
 		{Command: "estimate", Name: "judge", From: judges},
 		{Command: "estimate", Name: "annotator", From: annotators},
+		{Command: "estimate", Name: "sample", From: store.CompleteSamples},
+		{Command: "sample", Name: "judge", From: judges},
 		{Command: "agree", Name: "format", Values: stat},
 		{Command: "agree", Name: "cluster", Values: Strings(longform.ClusterColumns...)},
 		{Command: "agree", Name: "ci", Values: ci},

@@ -46,6 +46,9 @@ type Request struct {
 	Seed       uint64
 	Format     string
 	Output     string // -o (the caller defines the flag)
+	// Sample names an active sample (m3eval sample --active): only its labeled turns count,
+	// each weighted by 1/its inclusion probability.
+	Sample string
 }
 
 // AddFlags defines m3eval estimate's flags (all but -o).
@@ -56,6 +59,7 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&q.Bootstrap, "bootstrap", 1000, "bootstrap replicates (episodes resampled) for the ranking's shares (0: no shares)")
 	fs.Uint64Var(&q.Seed, "seed", 12345, "bootstrap seed; the same seed gives the same shares on any machine")
 	fs.StringVar(&q.Format, "format", string(Table), "output format: table or json")
+	fs.StringVar(&q.Sample, "sample", "", "an active sample (m3eval sample --active): use only its labels, each weighted by 1/its inclusion probability")
 }
 
 // GroupKeys are the turn attributes --by accepts (model is always a row key already).
@@ -176,6 +180,10 @@ type Row struct {
 	// LabelsWithoutScore counts turns with a human value but no judge score: outside the
 	// population the estimate covers.
 	LabelsWithoutScore int `json:"labels_without_judge_score"`
+	// LabelsOutsideSample counts labeled turns left out because the active sample (--sample)
+	// did not draw them; SampledNotLabeled counts drawn turns with no human value yet.
+	LabelsOutsideSample int `json:"labels_outside_sample,omitempty"`
+	SampledNotLabeled   int `json:"sampled_not_labeled,omitempty"`
 	// Undefined says why there is no interval ("" when there is one).
 	Undefined string `json:"undefined_reason,omitempty"`
 }
@@ -206,12 +214,16 @@ type RankRow struct {
 
 // Result is the whole output of m3eval estimate.
 type Result struct {
-	Database    string    `json:"database"`
-	Judge       string    `json:"judge"`
-	By          string    `json:"by"`
-	Level       float64   `json:"level"`
-	Bootstrap   int       `json:"bootstrap"`
-	Seed        uint64    `json:"seed"`
+	Database  string  `json:"database"`
+	Judge     string  `json:"judge"`
+	By        string  `json:"by"`
+	Level     float64 `json:"level"`
+	Bootstrap int     `json:"bootstrap"`
+	Seed      uint64  `json:"seed"`
+	// Design is "uniform" (every labeled turn counts alike) or "active" (--sample: labels
+	// weighted by 1/inclusion probability); Sample names the active sample.
+	Design      string    `json:"design"`
+	Sample      string    `json:"sample,omitempty"`
 	Rows        []Row     `json:"ppi"`
 	Differences []DiffRow `json:"differences"`
 	Ranking     []RankRow `json:"ranking"`
@@ -245,6 +257,12 @@ func Run(ctx context.Context, s *store.Store, r *rubric.Rubric, q *Request, data
 			known = strings.Join(judges, ", ")
 		}
 		return nil, fmt.Errorf("--judge %s: no such judge in %s (judges: %s)", q.Judge, s.Path(), known)
+	}
+	var incl map[string]float64
+	if q.Sample != "" {
+		if incl, err = s.SampleInclusion(ctx, q.Sample); err != nil {
+			return nil, err
+		}
 	}
 	fs := fields(r)
 	byName := map[string]field{}
@@ -287,18 +305,23 @@ func Run(ctx context.Context, s *store.Store, r *rubric.Rubric, q *Request, data
 	if err != nil {
 		return nil, err
 	}
-	return compute(turns, fs, q), nil
+	res := compute(turns, fs, q, incl)
+	res.Database = database
+	return res, nil
 }
 
 // cell is the data of one row.
 type cell struct {
 	data     ppi.Data
+	active   *ppi.ActiveData // with --sample: every scored turn, labels weighted
+	outside  int             // labels outside the active sample
+	waiting  int             // sampled turns without a human value
 	episodes map[int]bool
 	orphans  int // labels without a judge score
 }
 
 // compute builds one ppi.Data per field × group × model and estimates.
-func compute(turns map[turnKey]*turn, fs []field, q *Request) *Result {
+func compute(turns map[turnKey]*turn, fs []field, q *Request, incl map[string]float64) *Result {
 	cells := map[cellKey]*cell{}
 	keys := make([]turnKey, 0, len(turns))
 	for k := range turns {
@@ -319,6 +342,28 @@ func compute(turns map[turnKey]*turn, fs []field, q *Request) *Result {
 			c = &cell{episodes: map[int]bool{}, data: ppi.Data{Cluster: []int{}, ClusterU: []int{}}}
 			cells[ck] = c
 		}
+		if incl != nil && t.scored {
+			if c.active == nil {
+				c.active = &ppi.ActiveData{Cluster: []int{}}
+			}
+			p, drawn := incl[k.sample]
+			labeled := drawn && t.humanN > 0
+			switch {
+			case t.humanN > 0 && !drawn:
+				c.outside++
+			case drawn && t.humanN == 0:
+				c.waiting++
+			}
+			h := 0.0
+			if labeled {
+				h = t.humanSum / float64(t.humanN)
+			} else {
+				p = 1 // unused: only labeled turns are weighted
+			}
+			a := c.active
+			a.Judge, a.Human, a.Labeled = append(a.Judge, t.judge), append(a.Human, h), append(a.Labeled, labeled)
+			a.Pi, a.Cluster = append(a.Pi, p), append(a.Cluster, t.episode)
+		}
 		switch {
 		case !t.scored:
 			if t.humanN > 0 {
@@ -336,7 +381,11 @@ func compute(turns map[turnKey]*turn, fs []field, q *Request) *Result {
 		}
 	}
 	res := &Result{Judge: q.Judge, By: q.By, Level: 1 - Alpha, Bootstrap: q.Bootstrap, Seed: q.Seed,
-		Rows: []Row{}, Differences: []DiffRow{}, Ranking: []RankRow{}}
+		Design: "uniform", Sample: q.Sample, Rows: []Row{}, Differences: []DiffRow{}, Ranking: []RankRow{}}
+	if incl != nil {
+		res.Design = "active"
+		return computeActive(res, cells, fs)
+	}
 	// Groups and models in sorted order, fields in rubric order.
 	var groups, models []string
 	for k := range cells {

@@ -39,6 +39,16 @@ func ci(c [2]Num) string {
 func writeTable(w io.Writer, res *Result) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "Model scores: the human labels combined with judge %q (prediction-powered, 95%% intervals)\n", res.Judge)
+	if res.Design == "active" {
+		waiting := 0
+		for _, r := range res.Rows {
+			waiting += r.SampledNotLabeled
+		}
+		fmt.Fprintf(b, "Labels of the active sample %s only, each weighted by 1/its inclusion probability.\n", res.Sample)
+		if waiting > 0 {
+			fmt.Fprintf(b, "Not every drawn turn is labeled yet (%d field values missing): it counts them as not drawn, which biases it: finish labeling the sample first.\n", waiting)
+		}
+	}
 	if len(res.Rows) == 0 {
 		fmt.Fprintf(b, "\nNo turn has a score of judge %q on a scale or Yes/No field.\n", res.Judge)
 		_, err := io.WriteString(w, b.String())
@@ -102,6 +112,20 @@ func writeTable(w io.Writer, res *Result) error {
 			if r.Field == f {
 				ranks = append(ranks, r)
 			}
+		}
+		if len(ranks) > 0 && res.Bootstrap == 0 && defined {
+			sort.SliceStable(ranks, func(i, j int) bool {
+				return ranks[i].Group < ranks[j].Group || ranks[i].Group == ranks[j].Group && ranks[i].Rank < ranks[j].Rank
+			})
+			parts := make([]string, 0, len(ranks))
+			for _, r := range ranks {
+				g := ""
+				if res.By != "" {
+					g = " [" + r.Group + "]"
+				}
+				parts = append(parts, fmt.Sprintf("%d. %s%s", r.Rank, r.Model, g))
+			}
+			fmt.Fprintf(b, "  ranking: %s\n", strings.Join(parts, ", "))
 		}
 		if len(ranks) > 0 && res.Bootstrap > 0 && defined {
 			sort.SliceStable(ranks, func(i, j int) bool {

@@ -297,3 +297,24 @@ func Diff(a, b *Data, alpha float64) Difference {
 	}
 	return Difference{Interval: interval(est, se, alpha), P: p}
 }
+
+// DiffIndependent is the difference a − b of two independent estimates (no shared cluster)
+// with the normal interval and two-sided p-value.
+func DiffIndependent(a, b Interval, alpha float64) Difference {
+	est := a.Estimate - b.Estimate
+	if a.Undefined != "" || b.Undefined != "" {
+		why := a.Undefined
+		if why == "" {
+			why = b.Undefined
+		}
+		return Difference{Interval: undefined(est, why), P: math.NaN()}
+	}
+	se := math.Hypot(a.SE, b.SE)
+	p := math.NaN()
+	if se > 0 {
+		p = 2 * distuv.UnitNormal.Survival(math.Abs(est)/se)
+	} else if est != 0 {
+		p = 0
+	}
+	return Difference{Interval: interval(est, se, alpha), P: p}
+}

@@ -103,3 +103,72 @@ func (s *Store) StreamEstimate(ctx context.Context, f EstimateFilter, score, lab
 		JOIN annotators an ON an.id = a.annotator_id
 		WHERE `+where+` ORDER BY t.episode_id, t.turn, an.name`, args)
 }
+
+// TurnScore is one judge's score of one field of a turn.
+type TurnScore struct {
+	TurnID int64
+	Judge  string
+	Field  string
+	Value  string
+}
+
+// StreamTurnScores calls fn for every stored score of the fields by any judge, turn by turn
+// in queue order (m3eval sample --active reads the judges' disagreement from them).
+func (s *Store) StreamTurnScores(ctx context.Context, fields []string, fn func(*TurnScore) error) error {
+	if len(fields) == 0 {
+		return nil
+	}
+	args := make([]any, len(fields))
+	for i, f := range fields {
+		args[i] = f
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT t.id, j.name, s.field, s.value
+		FROM judge_scores s JOIN judges j ON j.id = s.judge_id JOIN visible_turns t ON t.id = s.turn_id
+		WHERE s.field IN (`+placeholders(len(fields))+`) ORDER BY t.episode_id, t.turn, j.name, s.field`, args...)
+	if err != nil {
+		return fmt.Errorf("read judge scores: %w", err)
+	}
+	defer rows.Close()
+	var r TurnScore
+	for rows.Next() {
+		if err := rows.Scan(&r.TurnID, &r.Judge, &r.Field, &r.Value); err != nil {
+			return fmt.Errorf("read judge scores: %w", err)
+		}
+		if err := fn(&r); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read judge scores: %w", err)
+	}
+	return nil
+}
+
+// SampleInclusion returns, by sample id, the inclusion probability of every turn of the
+// stored active sample name. A sample drawn without --active is an error that says so.
+func (s *Store) SampleInclusion(ctx context.Context, name string) (map[string]float64, error) {
+	info, err := s.Sample(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if info.Params.Active == nil {
+		return nil, fmt.Errorf("sample %q was not drawn with --active: it records no inclusion probabilities (draw one with m3eval sample --active --judge NAME)", name)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT t.sample_id, st.inclusion_probability FROM sample_turns st
+		JOIN samples sa ON sa.id = st.sample_id JOIN turns t ON t.id = st.turn_id
+		WHERE sa.name = ? AND st.inclusion_probability IS NOT NULL`, name)
+	if err != nil {
+		return nil, fmt.Errorf("sample %q: %w", name, err)
+	}
+	defer rows.Close()
+	out := map[string]float64{}
+	for rows.Next() {
+		var id string
+		var p float64
+		if err := rows.Scan(&id, &p); err != nil {
+			return nil, fmt.Errorf("sample %q: %w", name, err)
+		}
+		out[id] = p
+	}
+	return out, rows.Err()
+}
