@@ -128,8 +128,9 @@ func z(alpha float64) float64 { return distuv.UnitNormal.Quantile(1 - alpha/2) }
 // cluster-robust variance of a sum of per-turn terms (no small-sample factor, so one turn per
 // cluster gives ppi_py's Σψ², the population variance over n).
 type clusterVar struct {
-	by  map[int]float64
-	own float64 // Σψ² of turns in their own cluster
+	at   map[int]int // cluster id → index in sums
+	sums []float64   // per cluster, in first-seen order (a fixed order: sums are reproducible)
+	own  float64     // Σψ² of turns in their own cluster
 }
 
 func (c *clusterVar) add(cluster []int, i int, psi float64) {
@@ -137,15 +138,21 @@ func (c *clusterVar) add(cluster []int, i int, psi float64) {
 		c.own += psi * psi
 		return
 	}
-	if c.by == nil {
-		c.by = map[int]float64{}
+	if c.at == nil {
+		c.at = map[int]int{}
 	}
-	c.by[cluster[i]] += psi
+	k, ok := c.at[cluster[i]]
+	if !ok {
+		k = len(c.sums)
+		c.at[cluster[i]] = k
+		c.sums = append(c.sums, 0)
+	}
+	c.sums[k] += psi
 }
 
 func (c *clusterVar) sum() float64 {
 	v := c.own
-	for _, s := range c.by {
+	for _, s := range c.sums {
 		v += s * s
 	}
 	return v
