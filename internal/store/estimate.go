@@ -172,3 +172,15 @@ func (s *Store) SampleInclusion(ctx context.Context, name string) (map[string]fl
 	}
 	return out, rows.Err()
 }
+
+// JudgeIsRuleJudge tells whether the named judge's scores come from m3eval judge (the rule
+// judge: its scores carry a rule version) rather than from import-scores.
+func (s *Store) JudgeIsRuleJudge(ctx context.Context, name string) (bool, error) {
+	var ok bool
+	err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM judge_scores s JOIN judges j ON j.id = s.judge_id
+		WHERE j.name = ? AND s.rule_version IS NOT NULL)`, name).Scan(&ok)
+	if err != nil {
+		return false, fmt.Errorf("judge %s: %w", name, err)
+	}
+	return ok, nil
+}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/m3bench/m3eval/internal/dataset"
+	"github.com/m3bench/m3eval/internal/judgerun"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/sample"
 	"github.com/m3bench/m3eval/internal/store"
@@ -31,16 +33,27 @@ type ActiveOptions struct {
 // uncertainty is what sample --active reads of a turn: per field, the judges' scores on a
 // 0–1 scale.
 type uncertainty struct {
-	judge  map[string]float64   // field → the chosen judge's score
-	others map[string][]float64 // field → every judge's score (the chosen one included)
+	judge    map[string]float64   // field → the chosen judge's score
+	others   map[string][]float64 // field → every judge's score (the chosen one included)
+	fallback map[string]bool      // field → the rule judge scored it by a fallback rule
+}
+
+// fallbackRules are the rule judge's rules (internal/judge) that fire when no clearer rule
+// did: a token-overlap score, a hedged answer, no reasoning markers, no cue of accepting or
+// rejecting a false premise, nothing earlier to compare with.
+var fallbackRules = map[string]bool{
+	"correctness.token_f": true, "correctness.hedged": true,
+	"reasoning.no_markers": true, "reasoning.details_only": true,
+	"misleading.no_cue": true, "misleading.hedge_cue": true, "misleading.hedges_toward_false": true,
+	"consistency.nothing_to_compare": true,
 }
 
 // Uncertainty is how unsure the judges are about a turn, from 0 to 1: over the rubric's
 // scale and Yes/No fields the judge scored, the mean of the larger of two signals: the
 // spread of all judges' scores (the judges disagree) and how close the chosen judge's score
 // is to the middle of the scale (a 3 of 1–5, a continuous 0.5 for Yes/No: the judge could
-// not decide). A model judge's hedging rationale and the rule judge's fallback rules are not
-// read yet (see docs/statistics.md).
+// not decide); 1 where the rule judge scored the field by a fallback rule. A model judge's
+// hedging rationale is not read yet (see docs/statistics.md).
 func (u *uncertainty) value() float64 {
 	var sum float64
 	n := 0
@@ -49,7 +62,11 @@ func (u *uncertainty) value() float64 {
 		for _, y := range u.others[f] {
 			lo, hi = math.Min(lo, y), math.Max(hi, y)
 		}
-		sum += math.Max(hi-lo, 1-math.Abs(2*x-1))
+		sig := math.Max(hi-lo, 1-math.Abs(2*x-1))
+		if u.fallback[f] {
+			sig = 1
+		}
+		sum += sig
 		n++
 	}
 	if n == 0 {
@@ -134,6 +151,40 @@ func ActiveSample(ctx context.Context, st *store.Store, r *rubric.Rubric, o Acti
 	if err != nil {
 		return nil, err
 	}
+	// The rule judge's fallback rules: where no rule found a clear signal, the judge is least
+	// sure. The rules are re-run in memory with the current rule set.
+	if rulesJudge, err := st.JudgeIsRuleJudge(ctx, o.Judge); err != nil {
+		return nil, err
+	} else if rulesJudge {
+		j, err := judgerun.NewJudge(r, "")
+		if err != nil {
+			return nil, err
+		}
+		err = st.StreamEpisodes(ctx, store.TurnFilter{}, func(ep []dataset.Turn, tids []int64, _ []bool) error {
+			vs, err := j.Episode(ep)
+			if err != nil {
+				return err
+			}
+			for i, v := range vs {
+				u := turns[tids[i]]
+				if u == nil {
+					continue
+				}
+				for _, val := range v.Values {
+					if fallbackRules[val.Rule] {
+						if u.fallback == nil {
+							u.fallback = map[string]bool{}
+						}
+						u.fallback[val.Field] = true
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
 	// The population: turns the judge scored on at least one field.
 	pop := ids[:0:0]
 	var unc []float64
@@ -190,7 +241,7 @@ func writeActive(w io.Writer, info *store.SampleInfo, f teamreport.Format) error
 			"created_at": info.CreatedAt.Format(time.RFC3339)})
 	}
 	_, err := fmt.Fprintf(w, `sample %s: %d of %d turns, seed %d, drawn actively (%s)
-Turns judge %s is less certain about (the judges disagree, or its score sits mid-scale) were
+Turns judge %s is less certain about (judges disagree, a mid-scale score, a fallback rule) were
 more likely drawn: inclusion probabilities from %.3f to %.3f, recorded with each turn.
 Label them (m3eval assign --sample %s), then m3eval estimate --judge %s --sample %s
 weights each label by 1/probability, which keeps the estimate unbiased.
