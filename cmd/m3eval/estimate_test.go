@@ -39,7 +39,6 @@ func estimateFixtureTurns(t *testing.T) (string, map[string]map[string]*ppi.Data
 	rng := rand.New(rand.NewPCG(32, 1))
 	models := []string{"alpha", "beta", "gamma"}
 	actions := []string{"initial", "follow_up", "mislead", "follow_up"}
-	type lab struct{ vals map[string]any }
 	var turns, judge []string
 	labels := map[string][]string{}
 	want := map[string]map[string]*ppi.Data{}
@@ -252,9 +251,6 @@ func TestEstimateJSON(t *testing.T) {
 func TestEstimateTable(t *testing.T) {
 	db, _ := estimateFixture(t)
 	out := mustRun(t, "--db", db, "estimate", "--judge", "j", "--bootstrap", "50")
-	if os.Getenv("I32SHOW") != "" {
-		t.Log(out)
-	}
 	for _, s := range []string{`judge "j"`, "correctness", "resists_misleading", "alpha", "gamma",
 		"PPI estimate [95% interval]", "effective n", "differences (A − B):", "ranking (share of 50 bootstrap replicates", "docs/statistics.md"} {
 		if !strings.Contains(out, s) {
