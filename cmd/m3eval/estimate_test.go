@@ -261,6 +261,20 @@ func TestEstimateTable(t *testing.T) {
 	if !strings.Contains(out, "action_type") || !strings.Contains(out, "mislead") {
 		t.Errorf("--by action_type table lacks the group column:\n%s", out)
 	}
+	// A judge that scored two turns of one model on one field: one row, not one per model and
+	// field with labels.
+	part := filepath.Join(t.TempDir(), "part.csv")
+	if err := os.WriteFile(part, []byte("sample_id,correctness\nalpha_ep00_turn_1,3\nalpha_ep01_turn_2,4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "--db", db, "import-scores", "--judge", "part", part)
+	js := filepath.Join(t.TempDir(), "part.json")
+	mustRun(t, "--db", db, "estimate", "--judge", "part", "--format", "json", "-o", js)
+	var doc struct{ PPI []map[string]any }
+	readJSON(t, js, &doc)
+	if len(doc.PPI) != 1 || doc.PPI[0]["model"] != "alpha" || doc.PPI[0]["field"] != "correctness" {
+		t.Errorf("judge part: rows %v, want the one of alpha's correctness", doc.PPI)
+	}
 	if _, err := run(t, "--db", db, "estimate"); err == nil || !strings.Contains(err.Error(), "--judge is required") {
 		t.Errorf("no --judge: %v", err)
 	}

@@ -404,8 +404,8 @@ func compute(turns map[turnKey]*turn, fs []field, q *Request, incl map[string]fl
 			var datas []*ppi.Data
 			for _, m := range models {
 				c := cells[cellKey{f.name, g, m}]
-				if c == nil {
-					continue
+				if c == nil || len(c.data.Human)+len(c.data.Unlabeled) == 0 {
+					continue // the judge scored none of these turns: no population
 				}
 				res.Rows = append(res.Rows, row(f.name, g, m, q.Judge, c))
 				if len(c.data.Human) > 0 {
