@@ -293,6 +293,9 @@ func TestActiveSampleAndEstimate(t *testing.T) {
 	if !strings.Contains(out, "sample act: 40 of 144 turns") || !strings.Contains(out, "inclusion probabilities") {
 		t.Fatalf("sample --active said:\n%s", out)
 	}
+	if shown := mustRun(t, "--db", db, "sample", "--show", "act"); !strings.Contains(shown, "drawn actively") || !strings.Contains(shown, "inclusion probabilities from 0.") {
+		t.Errorf("sample --show of an active sample:\n%s", shown)
+	}
 	s, err := store.Open(context.Background(), db, store.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)

@@ -127,6 +127,17 @@ func (c *SampleCommand) Run(ctx context.Context, st *store.Store, r *rubric.Rubr
 		return func(w io.Writer) error { return teamreport.WriteSamples(w, samples, c.format) }, err
 	case c.Show != "":
 		info, err := st.Sample(ctx, c.Show)
+		if err == nil && info.Params.Active != nil {
+			// An active sample: say how its turns were drawn, with their probabilities.
+			incl, err := st.SampleInclusion(ctx, c.Show)
+			if err != nil {
+				return nil, err
+			}
+			for _, p := range incl {
+				info.Strata[0].Inclusion = append(info.Strata[0].Inclusion, p)
+			}
+			return func(w io.Writer) error { return writeActive(w, info, c.format) }, nil
+		}
 		return func(w io.Writer) error { return teamreport.WriteSample(w, info, c.format) }, err
 	}
 	if c.Active {
