@@ -27,7 +27,7 @@ func TestHelpGroupsAndDBDefault(t *testing.T) {
 		help := mustRun(t, "--help")
 		groups := map[string][]string{
 			"Annotation:": {"import", "annotate", "status", "export", "sample", "assign", "serve", "qc", "adjudicate"},
-			"Scoring:":    {"judge", "import-scores", "score", "agree", "report"},
+			"Scoring:":    {"judge", "import-scores", "score", "estimate", "agree", "report"},
 			"Datasets:":   {"illusion", "convert", "simulate"},
 		}
 		sections := regexp.MustCompile(`(?m)^(\S[^\n]*:)\n((?:  \S[^\n]*\n)+)`).FindAllStringSubmatch(help, -1)

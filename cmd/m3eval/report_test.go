@@ -28,7 +28,7 @@ import (
 )
 
 // reportSections are the sections every report has, in order (left-out ones say why).
-var reportSections = []string{"campaign", "agreement", "judges", "groups", "trends", "metrics", "qc", "illusion"}
+var reportSections = []string{"campaign", "agreement", "judges", "model-scores", "groups", "trends", "metrics", "qc", "illusion"}
 
 // chromiumOrSkip returns the Chromium to test with. Without one the test is skipped with a
 // message, except under CI, where a missing browser is a failure.

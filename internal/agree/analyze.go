@@ -316,16 +316,27 @@ func vsJudge(d *FieldData, j Judge, values []int64) (VsJudge, *pairs) {
 	}
 	v.ExactMatch = PercentTable(table, k)
 	if !v.ExactMatch.OK() {
-		v.ExactMatch = Undefined("no item with a majority label and an auto label")
+		v.ExactMatch = Undefined(ReasonNoMajority)
 	}
 	v.Kappa[Unweighted] = CohenTable(table, values, Unweighted)
 	v.KappaTest[Unweighted] = CohenTest(table, values, Unweighted)
+	if ordinal {
+		for _, w := range []Weighting{Linear, Quadratic} {
+			v.Kappa[w] = CohenTable(table, values, w)
+			v.KappaTest[w] = CohenTest(table, values, w)
+		}
+	}
+	if v.NMajority == 0 {
+		// The table is empty because no item has both a majority label and an auto label:
+		// say that, not the pairwise kappa's "no co-rated items".
+		for w := range v.Kappa {
+			if !v.Kappa[w].OK() {
+				v.Kappa[w] = Undefined(ReasonNoMajority)
+			}
+		}
+	}
 	if !ordinal {
 		return v, nil
-	}
-	for _, w := range []Weighting{Linear, Quadratic} {
-		v.Kappa[w] = CohenTable(table, values, w)
-		v.KappaTest[w] = CohenTest(table, values, w)
 	}
 	v.NCorrelation = len(xs)
 	if len(xs) < 2 {

@@ -313,7 +313,7 @@ func CohenTest(table []int64, values []int64, wt Weighting) Test {
 		}
 	}
 	v0 := (s - pe*pe) / ((1 - pe) * (1 - pe) * n)
-	if !(v0 > 0) {
+	if nullVarianceZero(table, values, wt) || !(v0 > 0) {
 		return noTest("the variance under the null hypothesis is 0")
 	}
 	z := kx / math.Sqrt(v0)
@@ -503,13 +503,25 @@ func levelTests(l *LevelCorr) *CorrTests {
 // results), taking all of them (every block, field, judge and statistic) as one family. ICC(1,1) and ICC(1,k) share one
 // F test, as do the four two-way forms; each distinct test still counts once per form
 // reported, which errs on the conservative side.
+//
+// The one rule of p_adjusted (docs/statistics.md, "Multiple testing"): a test whose p is
+// undefined keeps p's reason and stays out of the family; with AdjustNone (or "") every
+// other test's p_adjusted is undefined, "not adjusted"; with Holm or BH every other test has
+// its adjusted p. A comparison's Williams test, reported twice (tests.pearson and
+// williams_pearson), is one test of the family and shows one adjusted p in both places.
 func Adjust(m Adjustment, reports ...[]FieldResult) {
 	var ps []float64
 	var tests []*Test
 	for _, results := range reports {
 		for i := range results {
 			ForEachTest(&results[i], func(t *Test) {
-				if p, ok := t.P.Float(); ok {
+				p, ok := t.P.Float()
+				switch {
+				case !ok:
+					t.PAdjusted = t.P
+				case m == AdjustNone || m == "":
+					t.PAdjusted = Undefined(ReasonNotAdjusted)
+				default:
 					ps = append(ps, p)
 					tests = append(tests, t)
 				}
@@ -519,5 +531,15 @@ func Adjust(m Adjustment, reports ...[]FieldResult) {
 	adj := AdjustP(ps, m)
 	for i, t := range tests {
 		t.PAdjusted = Num(adj[i])
+	}
+	for _, results := range reports {
+		for i := range results {
+			for c := range results[i].Comparisons {
+				cmp := &results[i].Comparisons[c]
+				if cmp.Tests[0].Method == MethodWilliams && cmp.Williams.P.OK() {
+					cmp.Williams.PAdjusted = cmp.Tests[0].PAdjusted
+				}
+			}
+		}
 	}
 }

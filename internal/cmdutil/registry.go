@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"github.com/m3bench/m3eval/internal/agree/longform"
+	"github.com/m3bench/m3eval/internal/estimate"
 	"github.com/m3bench/m3eval/internal/htmlreport"
 	"github.com/m3bench/m3eval/internal/illusion"
 	"github.com/m3bench/m3eval/internal/ingest"
@@ -62,6 +63,12 @@ func Registry() []Flag {
 		{Command: "score", Name: "raters", Values: raters},
 		{Command: "score", Name: "judge", From: judges},
 		{Command: "score", Name: "annotator", From: annotators},
+		{Command: "estimate", Name: "format", Values: Strings(estimate.Formats...)},
+		{Command: "estimate", Name: "by", Values: estimate.GroupKeys()},
+		{Command: "estimate", Name: "judge", From: judges},
+		{Command: "estimate", Name: "annotator", From: annotators},
+		{Command: "estimate", Name: "sample", From: store.CompleteSamples},
+		{Command: "sample", Name: "judge", From: judges},
 		{Command: "agree", Name: "format", Values: stat},
 		{Command: "agree", Name: "cluster", Values: Strings(longform.ClusterColumns...)},
 		{Command: "agree", Name: "ci", Values: ci},

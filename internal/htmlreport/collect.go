@@ -8,6 +8,7 @@ import (
 
 	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/campaign"
+	"github.com/m3bench/m3eval/internal/estimate"
 	"github.com/m3bench/m3eval/internal/illusion"
 	"github.com/m3bench/m3eval/internal/judge"
 	"github.com/m3bench/m3eval/internal/judgerun"
@@ -68,6 +69,13 @@ func Collect(ctx context.Context, s *store.Store, r *rubric.Rubric, o Options) (
 		}
 	}
 	d.Score = sd
+	if len(o.Judges) > 0 {
+		// The model scores of the first judge (report --judge NAME chooses it), without the
+		// ranking's bootstrap: the section draws estimates and intervals.
+		if d.ModelScores, err = estimate.Run(ctx, s, r, &estimate.Request{Judge: o.Judges[0]}, o.Database); err != nil {
+			return nil, err
+		}
+	}
 	if d.Trends, err = collectTrends(ctx, s, r); err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/estimate"
 	"github.com/m3bench/m3eval/internal/illusion"
 	"github.com/m3bench/m3eval/internal/report"
 )
@@ -20,6 +21,8 @@ type Data struct {
 	Metrics  *MetricsData
 	QC       *QCData
 	Illusion *IllusionData
+	// ModelScores is m3eval estimate for the report's first judge (nil without a judge).
+	ModelScores *estimate.Result
 }
 
 // ScoreData is what m3eval score computes, with the inputs of the overall block kept for

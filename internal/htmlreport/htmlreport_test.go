@@ -131,7 +131,7 @@ func TestJSONHasEveryChartsNumbers(t *testing.T) {
 			t.Errorf("section %s: omitted %q", s.ID, s.Omitted)
 		}
 	}
-	if charts != len(rep.Sections[0].Charts)+len(rep.Sections[1].Charts)+len(rep.Sections[2].Charts)+len(rep.Sections[7].Charts) {
+	if charts != len(rep.Sections[0].Charts)+len(rep.Sections[1].Charts)+len(rep.Sections[2].Charts)+len(rep.Sections[3].Charts)+len(rep.Sections[8].Charts) {
 		t.Errorf("%d charts in JSON", charts)
 	}
 }

@@ -18,6 +18,7 @@ func Build(d *Data) *Report {
 			campaignSection(d.Campaign),
 			agreementSection(d.Score),
 			judgesSection(d.Score),
+			modelScoresSection(d.ModelScores),
 			groupsSection(d.Score),
 			trendsSection(d.Trends),
 			metricsSection(d.Metrics),

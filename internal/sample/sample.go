@@ -151,6 +151,9 @@ type Stratum struct {
 	Available, Allocated, Drawn int
 	// Items are the drawn members in the pool's order.
 	Items []int64
+	// Inclusion, for an active sample (m3eval sample --active), is the probability with
+	// which each of Items was drawn; nil for a stratified sample.
+	Inclusion []float64
 }
 
 // Request is what to draw: N members in total, at least MinPerStratum from every stratum

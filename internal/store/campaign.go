@@ -47,6 +47,14 @@ type SampleParams struct {
 	By            []string            `json:"by"`
 	Where         map[string][]string `json:"where,omitempty"`
 	MinPerStratum int                 `json:"min_per_stratum"`
+	// Active, for m3eval sample --active, says whose uncertainty chose the turns.
+	Active *ActiveParams `json:"active,omitempty"`
+}
+
+// ActiveParams are how an active sample was drawn.
+type ActiveParams struct {
+	Judge string  `json:"judge"`
+	Mix   float64 `json:"mix"` // the share of each probability that follows the uncertainty
 }
 
 // SampleStrata counts the population of a sample: the visible turns (none of an import
@@ -197,7 +205,7 @@ func (s *Store) SaveSample(ctx context.Context, info SampleInfo, strata []sample
 		return err
 	}
 	defer stStmt.Close()
-	tStmt, err := tx.PrepareContext(ctx, `INSERT INTO sample_turns (sample_id, turn_id, stratum) VALUES (?, ?, ?)`)
+	tStmt, err := tx.PrepareContext(ctx, `INSERT INTO sample_turns (sample_id, turn_id, stratum, inclusion_probability) VALUES (?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -210,8 +218,12 @@ func (s *Store) SaveSample(ctx context.Context, info SampleInfo, strata []sample
 		if _, err := stStmt.ExecContext(ctx, id, i, string(key), st.Available, st.Allocated, st.Drawn); err != nil {
 			return fmt.Errorf("save sample %s: %w", info.Name, err)
 		}
-		for _, t := range st.Items {
-			if _, err := tStmt.ExecContext(ctx, id, t, i); err != nil {
+		for k, t := range st.Items {
+			var incl any // NULL: a stratified sample
+			if st.Inclusion != nil {
+				incl = st.Inclusion[k]
+			}
+			if _, err := tStmt.ExecContext(ctx, id, t, i, incl); err != nil {
 				return fmt.Errorf("save sample %s: %w", info.Name, domainError(err))
 			}
 		}

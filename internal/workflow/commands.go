@@ -10,6 +10,7 @@ import (
 
 	"github.com/m3bench/m3eval/internal/campaign"
 	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/sample"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/teamreport"
 	"github.com/m3bench/m3eval/internal/usage"
@@ -62,6 +63,8 @@ type SampleCommand struct {
 	Show   string
 	Format string
 	format teamreport.Format
+	Active bool   // --active: draw by the judge's uncertainty (ActiveSample)
+	Judge  string // --judge of --active
 }
 
 // AddFlags defines the flags of m3eval sample on fs but -o.
@@ -75,6 +78,8 @@ func (c *SampleCommand) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.List, "list", false, "list the stored samples")
 	fs.StringVar(&c.Show, "show", "", "show the stored sample NAME")
 	fs.StringVar(&c.Format, "format", "table", "table or json")
+	fs.BoolVar(&c.Active, "active", false, "draw the turns the --judge is least certain about more often, recording each turn's inclusion probability (for m3eval estimate --sample)")
+	fs.StringVar(&c.Judge, "judge", "", "with --active: the judge whose scores (and the other judges' disagreement with them) choose the turns")
 }
 
 // Check implements Command.
@@ -85,6 +90,20 @@ func (c *SampleCommand) Check() error {
 	}
 	if c.List && c.Show != "" {
 		return usagef("--list and --show cannot go together")
+	}
+	if c.Active {
+		switch {
+		case c.List || c.Show != "":
+			return usagef("--active draws a sample: it does not go with --list or --show")
+		case c.Judge == "":
+			return usagef("--active needs --judge NAME: the judge whose uncertainty chooses the turns")
+		case len(c.Params.By) > 0 || len(c.Where) > 0 || c.Params.MinPerStratum > 0:
+			return usagef("--active draws from every turn the judge scored: it does not go with --by, --where or --min-per-stratum")
+		}
+		return nil
+	}
+	if c.Judge != "" {
+		return usagef("--judge goes with --active")
 	}
 	if !c.List && c.Show == "" && len(c.Params.By) == 0 {
 		return usagef("--by KEY is required (one of %s)", strings.Join(store.SampleKeys(), ", "))
@@ -101,14 +120,29 @@ func (c *SampleCommand) StoreOptions() store.Options {
 }
 
 // Run implements Command.
-func (c *SampleCommand) Run(ctx context.Context, st *store.Store, _ *rubric.Rubric) (Render, error) {
+func (c *SampleCommand) Run(ctx context.Context, st *store.Store, r *rubric.Rubric) (Render, error) {
 	switch {
 	case c.List:
 		samples, err := st.Samples(ctx)
 		return func(w io.Writer) error { return teamreport.WriteSamples(w, samples, c.format) }, err
 	case c.Show != "":
 		info, err := st.Sample(ctx, c.Show)
+		if err == nil && info.Params.Active != nil {
+			// An active sample: say how its turns were drawn, with their probabilities.
+			incl, err := st.SampleInclusion(ctx, c.Show)
+			if err != nil {
+				return nil, err
+			}
+			for _, p := range incl {
+				info.Strata[0].Inclusion = append(info.Strata[0].Inclusion, p)
+			}
+			return func(w io.Writer) error { return writeActive(w, info, c.format) }, nil
+		}
 		return func(w io.Writer) error { return teamreport.WriteSample(w, info, c.format) }, err
+	}
+	if c.Active {
+		info, err := ActiveSample(ctx, st, r, ActiveOptions{Name: c.Name, N: c.N, Seed: c.Seed, Judge: c.Judge, Mix: sample.DefaultMix})
+		return func(w io.Writer) error { return writeActive(w, info, c.format) }, err
 	}
 	info, err := Sample(ctx, st, c.SampleOptions)
 	return func(w io.Writer) error { return teamreport.WriteSample(w, info, c.format) }, err

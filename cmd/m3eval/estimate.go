@@ -1,0 +1,48 @@
+package main
+
+import (
+	"io"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/m3bench/m3eval/internal/estimate"
+	"github.com/m3bench/m3eval/internal/store"
+)
+
+func newEstimateCmd(g *globalOptions) *cobra.Command {
+	o := &estimate.Request{}
+	cmd := &cobra.Command{
+		Use:   "estimate",
+		Short: "Each model's mean human score per field, from the human labels and one judge's scores together",
+		Long: `estimate reports, per model (and per --by group) and per scale or Yes/No field of the
+rubric, the mean human score as prediction-powered inference (PPI++) estimates it: the judge's
+score on every turn, corrected by the judge's error on the turns humans labeled, with a 95%
+interval over episodes. Beside it: the human labels alone, the judge alone, and how many human
+labels the judge was worth. Then the differences between models and their ranking.
+docs/statistics.md defines every number.`,
+		Example: `  m3eval estimate --judge rules
+  m3eval estimate --judge gpt4o --by action_type --format json -o estimates.json`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Check(); err != nil {
+				return usageIf(err)
+			}
+			s, r, err := g.openDB(cmd.Context(), store.Options{ReadOnly: true}, false)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			res, err := estimate.Run(cmd.Context(), s, r, o, filepath.Base(s.Path()))
+			if err != nil {
+				return err
+			}
+			return writeOutput(cmd, o.Output, func(w io.Writer, _ bool) error {
+				return estimate.Write(w, res, estimate.Format(o.Format))
+			})
+		},
+	}
+	o.AddFlags(cmd.Flags())
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "write to FILE instead of standard output")
+	return cmd
+}

@@ -1,0 +1,90 @@
+package estimate
+
+import (
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/m3bench/m3eval/internal/ppi"
+)
+
+// computeActive estimates every cell from an active sample (--sample): the labels of the
+// drawn turns, each weighted by 1/its inclusion probability (ppi.ActiveMean); the human-only
+// estimate is the same with λ = 0 (Horvitz–Thompson). Differences treat the models' estimates
+// as independent (their episodes are distinct); the ranking has no bootstrap shares.
+func computeActive(res *Result, cells map[cellKey]*cell, fs []field) *Result {
+	var groups, models []string
+	for k := range cells {
+		if !slices.Contains(groups, k.group) {
+			groups = append(groups, k.group)
+		}
+		if !slices.Contains(models, k.model) {
+			models = append(models, k.model)
+		}
+	}
+	slices.Sort(groups)
+	slices.Sort(models)
+	for _, f := range fs {
+		for _, g := range groups {
+			type est struct {
+				model string
+				r     ppi.Result
+			}
+			var ests []est
+			for _, m := range models {
+				c := cells[cellKey{f.name, g, m}]
+				if c == nil || c.active == nil {
+					continue
+				}
+				a := c.active
+				p, h := ppi.ActiveMean(a, Alpha), ppi.ActiveWithLambda(a, 0, Alpha)
+				j := ppi.JudgeOnly(&ppi.Data{Unlabeled: a.Judge, ClusterU: a.Cluster}, Alpha)
+				n := 0
+				for _, l := range a.Labeled {
+					if l {
+						n++
+					}
+				}
+				lam := Num(p.Lambda)
+				if n == 0 {
+					lam = Num(math.NaN())
+				}
+				eps := map[int]bool{}
+				for _, e := range a.Cluster {
+					eps[e] = true
+				}
+				res.Rows = append(res.Rows, Row{Field: f.name, Model: m, Group: g, Judge: res.Judge,
+					NLabeled: n, NUnlabeled: len(a.Judge) - n, NEpisodes: len(eps),
+					Estimate: Num(p.Estimate), CI: [2]Num{Num(p.Lo), Num(p.Hi)}, Lambda: lam,
+					HumanOnly:          Simple{Estimate: Num(h.Estimate), CI: [2]Num{Num(h.Lo), Num(h.Hi)}},
+					JudgeOnly:          JudgeOnly{Estimate: Num(j.Estimate), CI: [2]Num{Num(j.Lo), Num(j.Hi)}},
+					EffectiveN:         Num(ppi.EffectiveN(n, h.Interval, p.Interval)),
+					LabelsWithoutScore: c.orphans, LabelsOutsideSample: c.outside, SampledNotLabeled: c.waiting,
+					Undefined: p.Undefined})
+				if n > 0 {
+					ests = append(ests, est{m, p})
+				}
+			}
+			for i := range ests {
+				for k := i + 1; k < len(ests); k++ {
+					d := ppi.DiffIndependent(ests[i].r.Interval, ests[k].r.Interval, Alpha)
+					res.Differences = append(res.Differences, DiffRow{Field: f.name, Group: g, A: ests[i].model, B: ests[k].model,
+						Estimate: Num(d.Estimate), CI: [2]Num{Num(d.Lo), Num(d.Hi)}, P: Num(d.P), Undefined: d.Undefined})
+				}
+			}
+			if len(ests) < 2 {
+				continue
+			}
+			order := make([]int, len(ests))
+			for i := range order {
+				order[i] = i
+			}
+			sort.SliceStable(order, func(a, b int) bool { return ests[order[a]].r.Estimate > ests[order[b]].r.Estimate })
+			for r, i := range order {
+				res.Ranking = append(res.Ranking, RankRow{Field: f.name, Group: g, Model: ests[i].model, Rank: r + 1, Share: Num(math.NaN())})
+			}
+		}
+	}
+	res.Bootstrap = 0
+	return res
+}

@@ -1,0 +1,459 @@
+// Package estimate is m3eval estimate: per model (and per group of turns) and rubric field,
+// the mean human score as the human labels and one judge's scores together estimate it
+// (prediction-powered inference, internal/ppi), beside the human-only and judge-only
+// estimates, with the differences between models and their ranking. It reads the store,
+// lets internal/ppi compute, and writes a table or JSON.
+package estimate
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/m3bench/m3eval/internal/ppi"
+	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/usage"
+)
+
+// Format is an output format of m3eval estimate.
+type Format string
+
+// The values of --format.
+const (
+	Table Format = "table"
+	JSON  Format = "json"
+)
+
+// Formats are the valid values of --format.
+var Formats = []Format{Table, JSON}
+
+// Alpha is 1 − the level of every interval (95%).
+const Alpha = 0.05
+
+// Request is what m3eval estimate is asked for: its flags.
+type Request struct {
+	Judge      string   // the judge whose scores power the estimate (required)
+	By         string   // "" or a turn attribute: one row per model × group
+	Annotators []string // whose done labels count (none: everyone's)
+	Bootstrap  int      // replicates of the ranking (0: no ranking shares)
+	Seed       uint64
+	Format     string
+	Output     string // -o (the caller defines the flag)
+	// Sample names an active sample (m3eval sample --active): only its labeled turns count,
+	// each weighted by 1/its inclusion probability.
+	Sample string
+}
+
+// AddFlags defines m3eval estimate's flags (all but -o).
+func (q *Request) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&q.Judge, "judge", "", "the judge whose scores are combined with the human labels: rules, a model judge, or imported scores (required)")
+	fs.StringVar(&q.By, "by", "", "one row per model and group of turns: "+strings.Join(GroupKeys(), ", "))
+	fs.StringArrayVar(&q.Annotators, "annotator", nil, "use this annotator's done labels only (repeatable; default: everyone's)")
+	fs.IntVar(&q.Bootstrap, "bootstrap", 1000, "bootstrap replicates (episodes resampled) for the ranking's shares (0: no shares)")
+	fs.Uint64Var(&q.Seed, "seed", 12345, "bootstrap seed; the same seed gives the same shares on any machine")
+	fs.StringVar(&q.Format, "format", string(Table), "output format: table or json")
+	fs.StringVar(&q.Sample, "sample", "", "an active sample (m3eval sample --active): use only its labels, each weighted by 1/its inclusion probability")
+}
+
+// GroupKeys are the turn attributes --by accepts (model is always a row key already).
+func GroupKeys() []string {
+	var out []string
+	for _, k := range store.GroupKeys() {
+		if k != "model" && k != "episode" {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Check checks the flags' values; its errors are usage errors.
+func (q *Request) Check() error {
+	if strings.TrimSpace(q.Judge) == "" {
+		return usage.Errorf("--judge is required: name the judge whose scores to use (m3eval score lists the judges; m3eval judge makes the rule judge \"rules\")")
+	}
+	if q.By != "" && !slices.Contains(GroupKeys(), q.By) {
+		return usage.Errorf("--by %q: use %s", q.By, strings.Join(GroupKeys(), " or "))
+	}
+	if !slices.Contains(Formats, Format(q.Format)) {
+		return usage.Errorf("--format %q: use table or json", q.Format)
+	}
+	if q.Bootstrap < 0 {
+		return usage.Errorf("--bootstrap %d: give 0 or more replicates", q.Bootstrap)
+	}
+	return nil
+}
+
+// field is a rubric field estimate can average: a scale, or a choice of Yes and No (with
+// perhaps an NA choice).
+type field struct {
+	name  string
+	yesNo bool
+	min   int
+	max   int
+}
+
+// fields lists the rubric's fields estimate reports, in rubric order.
+func fields(r *rubric.Rubric) []field {
+	var out []field
+	for _, f := range r.Fields {
+		switch f.Kind {
+		case rubric.KindScale:
+			out = append(out, field{name: f.Name, min: f.Min, max: f.Max})
+		case rubric.KindChoice:
+			var vals []string
+			for _, c := range f.Choices {
+				if !c.NA {
+					vals = append(vals, strings.ToLower(c.Value))
+				}
+			}
+			slices.Sort(vals)
+			if slices.Equal(vals, []string{"no", "yes"}) {
+				out = append(out, field{name: f.Name, yesNo: true})
+			}
+		}
+	}
+	return out
+}
+
+// value turns a stored value into a number: the scale's number, 1 for Yes, 0 for No; ok is
+// false for NA (or anything else, which the store's checks keep out).
+func (f field) value(s string) (float64, bool) {
+	if f.yesNo {
+		switch strings.ToLower(s) {
+		case "yes":
+			return 1, true
+		case "no":
+			return 0, true
+		}
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	return v, err == nil && !math.IsNaN(v) && !math.IsInf(v, 0)
+}
+
+// Num is a number that is written as null in JSON when it is NaN (undefined).
+type Num float64
+
+// MarshalJSON writes NaN as null.
+func (n Num) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(n)) || math.IsInf(float64(n), 0) {
+		return []byte("null"), nil
+	}
+	return strconv.AppendFloat(nil, float64(n), 'g', -1, 64), nil
+}
+
+// Simple is an estimate with its interval.
+type Simple struct {
+	Estimate Num    `json:"estimate"`
+	CI       [2]Num `json:"ci"`
+}
+
+// JudgeOnly is the judge's own mean (its interval ignores the judge's bias).
+type JudgeOnly struct {
+	Estimate Num    `json:"estimate"`
+	CI       [2]Num `json:"ci"`
+}
+
+// Row is one estimate: a field of one model (in one group).
+type Row struct {
+	Field      string `json:"field"`
+	Model      string `json:"model"`
+	Group      string `json:"group"`
+	Judge      string `json:"judge"`
+	NLabeled   int    `json:"n_labeled"`
+	NUnlabeled int    `json:"n_unlabeled"`
+	// NEpisodes is the number of episodes (clusters) the turns come from.
+	NEpisodes  int       `json:"n_episodes"`
+	Estimate   Num       `json:"estimate"`
+	CI         [2]Num    `json:"ci"`
+	Lambda     Num       `json:"lambda"`
+	HumanOnly  Simple    `json:"human_only"`
+	JudgeOnly  JudgeOnly `json:"judge_only"`
+	EffectiveN Num       `json:"effective_n"`
+	// LabelsWithoutScore counts turns with a human value but no judge score: outside the
+	// population the estimate covers.
+	LabelsWithoutScore int `json:"labels_without_judge_score"`
+	// LabelsOutsideSample counts labeled turns left out because the active sample (--sample)
+	// did not draw them; SampledNotLabeled counts drawn turns with no human value yet.
+	LabelsOutsideSample int `json:"labels_outside_sample,omitempty"`
+	SampledNotLabeled   int `json:"sampled_not_labeled,omitempty"`
+	// Undefined says why there is no interval ("" when there is one).
+	Undefined string `json:"undefined_reason,omitempty"`
+}
+
+// DiffRow is the difference of two models' estimates on one field (in one group).
+type DiffRow struct {
+	Field     string `json:"field"`
+	Group     string `json:"group"`
+	A         string `json:"a"`
+	B         string `json:"b"`
+	Estimate  Num    `json:"estimate"`
+	CI        [2]Num `json:"ci"`
+	P         Num    `json:"p"`
+	Undefined string `json:"undefined_reason,omitempty"`
+}
+
+// RankRow is one model's rank on one field (in one group) with the bootstrap shares.
+type RankRow struct {
+	Field string `json:"field"`
+	Group string `json:"group"`
+	Model string `json:"model"`
+	Rank  int    `json:"rank"`
+	// Share is the fraction of replicates in which the model holds Rank; Shares[r] the
+	// fraction in which it holds rank r+1 (null without --bootstrap).
+	Share  Num   `json:"share"`
+	Shares []Num `json:"shares"`
+}
+
+// Result is the whole output of m3eval estimate.
+type Result struct {
+	Database  string  `json:"database"`
+	Judge     string  `json:"judge"`
+	By        string  `json:"by"`
+	Level     float64 `json:"level"`
+	Bootstrap int     `json:"bootstrap"`
+	Seed      uint64  `json:"seed"`
+	// Design is "uniform" (every labeled turn counts alike) or "active" (--sample: labels
+	// weighted by 1/inclusion probability); Sample names the active sample.
+	Design      string    `json:"design"`
+	Sample      string    `json:"sample,omitempty"`
+	Rows        []Row     `json:"ppi"`
+	Differences []DiffRow `json:"differences"`
+	Ranking     []RankRow `json:"ranking"`
+}
+
+// turnKey names one turn of one field.
+type turnKey struct{ sample, field string }
+
+// turn gathers what is read of one turn and field.
+type turn struct {
+	model, group string
+	episode      int
+	judge        float64
+	scored       bool
+	humanSum     float64
+	humanN       int
+}
+
+// cellKey names one row of the result.
+type cellKey struct{ field, group, model string }
+
+// Run reads the judge's scores and the done labels and computes every estimate.
+func Run(ctx context.Context, s *store.Store, r *rubric.Rubric, q *Request, database string) (*Result, error) {
+	judges, err := s.Judges(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(judges, q.Judge) {
+		known := "none yet: m3eval judge makes the rule judge \"rules\"; m3eval import-scores --judge NAME FILE imports another"
+		if len(judges) > 0 {
+			known = strings.Join(judges, ", ")
+		}
+		return nil, fmt.Errorf("--judge %s: no such judge in %s (judges: %s)", q.Judge, s.Path(), known)
+	}
+	var incl map[string]float64
+	if q.Sample != "" {
+		if incl, err = s.SampleInclusion(ctx, q.Sample); err != nil {
+			return nil, err
+		}
+	}
+	fs := fields(r)
+	byName := map[string]field{}
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		byName[f.name], names[i] = f, f.name
+	}
+	turns := map[turnKey]*turn{}
+	episodes := map[string]int{}
+	get := func(row *store.EstimateRow) *turn {
+		k := turnKey{row.Sample, row.Field}
+		t := turns[k]
+		if t == nil {
+			ep, ok := episodes[row.Episode]
+			if !ok {
+				ep = len(episodes)
+				episodes[row.Episode] = ep
+			}
+			t = &turn{model: row.Model, group: row.Group, episode: ep}
+			turns[k] = t
+		}
+		return t
+	}
+	err = s.StreamEstimate(ctx, store.EstimateFilter{Judge: q.Judge, Fields: names, Annotators: q.Annotators, By: q.By},
+		func(row *store.EstimateRow) error {
+			if v, ok := byName[row.Field].value(row.Value); ok {
+				t := get(row)
+				t.judge, t.scored = v, true
+			}
+			return nil
+		},
+		func(row *store.EstimateRow) error {
+			if v, ok := byName[row.Field].value(row.Value); ok {
+				t := get(row)
+				t.humanSum += v
+				t.humanN++
+			}
+			return nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	res := compute(turns, fs, q, incl)
+	res.Database = database
+	return res, nil
+}
+
+// cell is the data of one row.
+type cell struct {
+	data     ppi.Data
+	active   *ppi.ActiveData // with --sample: every scored turn, labels weighted
+	outside  int             // labels outside the active sample
+	waiting  int             // sampled turns without a human value
+	episodes map[int]bool
+	orphans  int // labels without a judge score
+}
+
+// compute builds one ppi.Data per field × group × model and estimates.
+func compute(turns map[turnKey]*turn, fs []field, q *Request, incl map[string]float64) *Result {
+	cells := map[cellKey]*cell{}
+	keys := make([]turnKey, 0, len(turns))
+	for k := range turns {
+		keys = append(keys, k)
+	}
+	// A fixed order (sample ids) so sums, and so the last digits, do not depend on map order.
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].field != keys[j].field {
+			return keys[i].field < keys[j].field
+		}
+		return keys[i].sample < keys[j].sample
+	})
+	for _, k := range keys {
+		t := turns[k]
+		ck := cellKey{k.field, t.group, t.model}
+		c := cells[ck]
+		if c == nil {
+			c = &cell{episodes: map[int]bool{}, data: ppi.Data{Cluster: []int{}, ClusterU: []int{}}}
+			cells[ck] = c
+		}
+		if incl != nil && t.scored {
+			if c.active == nil {
+				c.active = &ppi.ActiveData{Cluster: []int{}}
+			}
+			p, drawn := incl[k.sample]
+			labeled := drawn && t.humanN > 0
+			switch {
+			case t.humanN > 0 && !drawn:
+				c.outside++
+			case drawn && t.humanN == 0:
+				c.waiting++
+			}
+			h := 0.0
+			if labeled {
+				h = t.humanSum / float64(t.humanN)
+			} else {
+				p = 1 // unused: only labeled turns are weighted
+			}
+			a := c.active
+			a.Judge, a.Human, a.Labeled = append(a.Judge, t.judge), append(a.Human, h), append(a.Labeled, labeled)
+			a.Pi, a.Cluster = append(a.Pi, p), append(a.Cluster, t.episode)
+		}
+		switch {
+		case !t.scored:
+			if t.humanN > 0 {
+				c.orphans++
+			}
+		case t.humanN > 0:
+			c.data.Human = append(c.data.Human, t.humanSum/float64(t.humanN))
+			c.data.Judge = append(c.data.Judge, t.judge)
+			c.data.Cluster = append(c.data.Cluster, t.episode)
+			c.episodes[t.episode] = true
+		default:
+			c.data.Unlabeled = append(c.data.Unlabeled, t.judge)
+			c.data.ClusterU = append(c.data.ClusterU, t.episode)
+			c.episodes[t.episode] = true
+		}
+	}
+	res := &Result{Judge: q.Judge, By: q.By, Level: 1 - Alpha, Bootstrap: q.Bootstrap, Seed: q.Seed,
+		Design: "uniform", Sample: q.Sample, Rows: []Row{}, Differences: []DiffRow{}, Ranking: []RankRow{}}
+	if incl != nil {
+		res.Design = "active"
+		return computeActive(res, cells, fs)
+	}
+	// Groups and models in sorted order, fields in rubric order.
+	var groups, models []string
+	for k := range cells {
+		if !slices.Contains(groups, k.group) {
+			groups = append(groups, k.group)
+		}
+		if !slices.Contains(models, k.model) {
+			models = append(models, k.model)
+		}
+	}
+	slices.Sort(groups)
+	slices.Sort(models)
+	for _, f := range fs {
+		for _, g := range groups {
+			var present []string
+			var datas []*ppi.Data
+			for _, m := range models {
+				c := cells[cellKey{f.name, g, m}]
+				if c == nil || len(c.data.Human)+len(c.data.Unlabeled) == 0 {
+					continue // the judge scored none of these turns: no population
+				}
+				res.Rows = append(res.Rows, row(f.name, g, m, q.Judge, c))
+				if len(c.data.Human) > 0 {
+					present = append(present, m)
+					datas = append(datas, &c.data)
+				}
+			}
+			for i := range present {
+				for j := i + 1; j < len(present); j++ {
+					d := ppi.Diff(datas[i], datas[j], Alpha)
+					res.Differences = append(res.Differences, DiffRow{Field: f.name, Group: g, A: present[i], B: present[j],
+						Estimate: Num(d.Estimate), CI: [2]Num{Num(d.Lo), Num(d.Hi)}, P: Num(d.P), Undefined: d.Undefined})
+				}
+			}
+			if len(present) < 2 {
+				continue
+			}
+			rank, shares := ppi.RankShares(datas, q.Bootstrap, q.Seed)
+			for i, m := range present {
+				rr := RankRow{Field: f.name, Group: g, Model: m, Rank: rank[i], Share: Num(math.NaN())}
+				if shares != nil {
+					rr.Share = Num(shares[i][rank[i]-1])
+					for _, s := range shares[i] {
+						rr.Shares = append(rr.Shares, Num(s))
+					}
+				}
+				res.Ranking = append(res.Ranking, rr)
+			}
+		}
+	}
+	return res
+}
+
+// row estimates one cell.
+func row(fieldName, group, model, judge string, c *cell) Row {
+	d := &c.data
+	p := ppi.Mean(d, Alpha)
+	h := ppi.HumanOnly(d, Alpha)
+	j := ppi.JudgeOnly(d, Alpha)
+	lam := Num(p.Lambda)
+	if len(d.Human) == 0 {
+		lam = Num(math.NaN())
+	}
+	return Row{Field: fieldName, Model: model, Group: group, Judge: judge,
+		NLabeled: len(d.Human), NUnlabeled: len(d.Unlabeled), NEpisodes: len(c.episodes),
+		Estimate: Num(p.Estimate), CI: [2]Num{Num(p.Lo), Num(p.Hi)}, Lambda: lam,
+		HumanOnly:          Simple{Estimate: Num(h.Estimate), CI: [2]Num{Num(h.Lo), Num(h.Hi)}},
+		JudgeOnly:          JudgeOnly{Estimate: Num(j.Estimate), CI: [2]Num{Num(j.Lo), Num(j.Hi)}},
+		EffectiveN:         Num(ppi.EffectiveN(len(d.Human), h, p.Interval)),
+		LabelsWithoutScore: c.orphans, Undefined: p.Undefined}
+}

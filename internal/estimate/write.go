@@ -1,0 +1,174 @@
+package estimate
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// Write writes the result in the format (Table or JSON).
+func Write(w io.Writer, res *Result, format Format) error {
+	if format == JSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	return writeTable(w, res)
+}
+
+func num(v Num, digits int) string {
+	if math.IsNaN(float64(v)) {
+		return "—"
+	}
+	return fmt.Sprintf("%.*f", digits, float64(v))
+}
+
+func ci(c [2]Num) string {
+	if math.IsNaN(float64(c[0])) {
+		return ""
+	}
+	return "[" + num(c[0], 2) + ", " + num(c[1], 2) + "]"
+}
+
+// writeTable writes one block per field: the estimates per model (and group), then the
+// differences and the ranking.
+func writeTable(w io.Writer, res *Result) error {
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "Model scores: the human labels combined with judge %q (prediction-powered, 95%% intervals)\n", res.Judge)
+	if res.Design == "active" {
+		waiting := 0
+		for _, r := range res.Rows {
+			waiting += r.SampledNotLabeled
+		}
+		fmt.Fprintf(b, "Labels of the active sample %s only, each weighted by 1/its inclusion probability.\n", res.Sample)
+		if waiting > 0 {
+			fmt.Fprintf(b, "Not every drawn turn is labeled yet (%d field values missing): it counts them as not drawn, which biases it: finish labeling the sample first.\n", waiting)
+		}
+	}
+	if len(res.Rows) == 0 {
+		fmt.Fprintf(b, "\nNo turn has a score of judge %q on a scale or Yes/No field.\n", res.Judge)
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	defined := false
+	var fieldOrder []string
+	for _, r := range res.Rows {
+		if len(fieldOrder) == 0 || fieldOrder[len(fieldOrder)-1] != r.Field {
+			fieldOrder = append(fieldOrder, r.Field)
+		}
+	}
+	for _, f := range fieldOrder {
+		fmt.Fprintf(b, "\n%s\n", f)
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+		head := "  model\t"
+		if res.By != "" {
+			head += res.By + "\t"
+		}
+		fmt.Fprintln(tw, head+"labeled\tunlabeled\tPPI estimate [95% interval]\thuman only\tjudge mean\teffective n\tλ\t")
+		for _, r := range res.Rows {
+			if r.Field != f {
+				continue
+			}
+			line := "  " + r.Model + "\t"
+			if res.By != "" {
+				line += r.Group + "\t"
+			}
+			line += fmt.Sprintf("%d\t%d\t", r.NLabeled, r.NUnlabeled)
+			if r.Undefined != "" {
+				line += num(r.Estimate, 2) + " (" + r.Undefined + ")\t" + num(r.HumanOnly.Estimate, 2) + "\t" +
+					num(r.JudgeOnly.Estimate, 2) + "\t—\t—\t"
+			} else {
+				defined = true
+				line += num(r.Estimate, 2) + " " + ci(r.CI) + "\t" + num(r.HumanOnly.Estimate, 2) + " " + ci(r.HumanOnly.CI) + "\t" +
+					num(r.JudgeOnly.Estimate, 2) + "\t" + num(r.EffectiveN, 1) + "\t" + num(r.Lambda, 2) + "\t"
+			}
+			fmt.Fprintln(tw, line)
+		}
+		tw.Flush()
+		var diffs []DiffRow
+		for _, d := range res.Differences {
+			if d.Field == f && d.Undefined == "" {
+				diffs = append(diffs, d)
+			}
+		}
+		if len(diffs) > 0 {
+			fmt.Fprintln(b, "  differences (A − B):")
+			tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+			for _, d := range diffs {
+				g := ""
+				if res.By != "" {
+					g = " [" + d.Group + "]"
+				}
+				fmt.Fprintf(tw, "    %s − %s%s\t%s\t%s\tp %s\t\n", d.A, d.B, g, num(d.Estimate, 2), ci(d.CI), pval(d.P))
+			}
+			tw.Flush()
+		}
+		var ranks []RankRow
+		for _, r := range res.Ranking {
+			if r.Field == f {
+				ranks = append(ranks, r)
+			}
+		}
+		if len(ranks) > 0 && res.Bootstrap == 0 && defined {
+			sort.SliceStable(ranks, func(i, j int) bool {
+				return ranks[i].Group < ranks[j].Group || ranks[i].Group == ranks[j].Group && ranks[i].Rank < ranks[j].Rank
+			})
+			parts := make([]string, 0, len(ranks))
+			for _, r := range ranks {
+				g := ""
+				if res.By != "" {
+					g = " [" + r.Group + "]"
+				}
+				parts = append(parts, fmt.Sprintf("%d. %s%s", r.Rank, r.Model, g))
+			}
+			fmt.Fprintf(b, "  ranking: %s\n", strings.Join(parts, ", "))
+		}
+		if len(ranks) > 0 && res.Bootstrap > 0 && defined {
+			sort.SliceStable(ranks, func(i, j int) bool {
+				return ranks[i].Group < ranks[j].Group || ranks[i].Group == ranks[j].Group && ranks[i].Rank < ranks[j].Rank
+			})
+			parts := make([]string, 0, len(ranks))
+			for _, r := range ranks {
+				g := ""
+				if res.By != "" {
+					g = " [" + r.Group + "]"
+				}
+				parts = append(parts, fmt.Sprintf("%d. %s%s (%s)", r.Rank, r.Model, g, pct(r.Share)))
+			}
+			fmt.Fprintf(b, "  ranking (share of %d bootstrap replicates holding the rank): %s\n", res.Bootstrap, strings.Join(parts, ", "))
+		}
+	}
+	b.WriteString(`
+labeled: turns with a done human label, the rest only scored by the judge. PPI estimate: the
+judge's mean corrected by its error on the labeled turns (λ: how much the judge is trusted,
+0 = not at all). human only: the labeled turns alone. judge mean: the judge alone (biased as
+the judge is). effective n: how many human labels alone would give an interval as narrow.
+Intervals count episodes, not turns, as independent. docs/statistics.md explains every number.
+`)
+	if !defined {
+		b.WriteString("No interval yet: label at least 2 turns per model (m3eval annotate) to get one.\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func pval(p Num) string {
+	switch {
+	case math.IsNaN(float64(p)):
+		return "—"
+	case p < 0.001:
+		return "< 0.001"
+	}
+	return fmt.Sprintf("= %.3f", float64(p))
+}
+
+func pct(v Num) string {
+	if math.IsNaN(float64(v)) {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f%%", 100*float64(v))
+}

@@ -1,0 +1,327 @@
+// Package ppi estimates a mean human score from a few human labels and many automatic
+// (judge) scores: prediction-powered inference with power tuning (PPI++, Angelopoulos, Duchi
+// and Zrnic, arXiv 2311.01453), beside the human-only and the judge-only estimates.
+//
+// The point estimate and the power-tuning parameter λ follow ppi_py's ppi_mean_pointestimate
+// and ppi_mean_ci (lhat=None) exactly; the interval is the same normal interval, with its
+// variance computed over clusters of turns (episodes) instead of over turns, because the turns
+// of one conversation are not independent. With one turn per cluster the two variances are
+// the same number, which is how the tests check this package against ppi_py.
+//
+// Everything here is a pure function over in-memory values: no store, no output.
+package ppi
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Data is what one estimate is made of: the turns with a human value (Human, Judge on them)
+// and the turns without one (Unlabeled: the judge's score only). Cluster ids put turns in
+// clusters (episodes); a labeled and an unlabeled turn with the same id are in the same
+// cluster. Nil Cluster slices make every turn its own cluster.
+type Data struct {
+	Human, Judge []float64 // one pair per labeled turn
+	Cluster      []int     // cluster of each labeled turn (nil: every turn its own)
+	Unlabeled    []float64 // the judge's score of each turn without a human value
+	ClusterU     []int     // cluster of each unlabeled turn (nil: every turn its own)
+}
+
+// N returns the number of labeled and of unlabeled turns.
+func (d *Data) N() (labeled, unlabeled int) { return len(d.Human), len(d.Unlabeled) }
+
+// Interval is an estimate with its standard error and two-sided interval. Undefined says why
+// there is no interval ("" when there is one); Lo, Hi and SE are NaN then.
+type Interval struct {
+	Estimate  float64
+	SE        float64
+	Lo, Hi    float64
+	Undefined string
+}
+
+// Width is Hi − Lo (NaN without an interval).
+func (iv Interval) Width() float64 { return iv.Hi - iv.Lo }
+
+// Result is the PPI++ estimate with the power-tuning parameter it used.
+type Result struct {
+	Interval
+	Lambda float64
+}
+
+// Reasons an interval is undefined.
+const (
+	ReasonFewLabels  = "fewer than 2 labeled turns"
+	ReasonNoLabels   = "no labeled turn"
+	ReasonNoTurns    = "no turn with a judge score"
+	ReasonOneEpisode = "labeled turns from only 1 episode"
+)
+
+func mean(x []float64) float64 {
+	var s float64
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
+
+// Lambda is PPI++'s power-tuning parameter for a mean, as ppi_py's _calc_lam_glm computes it
+// for d = 1 with clip=True: the labeled turns' covariance of human and judge values (divided
+// by n) over (1 + n/N) times the sample variance (divided by n+N−1) of the judge's scores on
+// all turns, clipped to [0, 1]. The gradients ppi_py centres first are the values minus the
+// λ = 1 estimate, a shift that changes neither the covariance nor the variance. Where ppi_py
+// divides by zero (no unlabeled turn, a constant judge) λ is 0: the judge cannot help, and
+// the estimate is the human-only one.
+func Lambda(d *Data) float64 {
+	n, N := len(d.Human), len(d.Unlabeled)
+	if n == 0 || N == 0 {
+		return 0
+	}
+	my, mh := mean(d.Human), mean(d.Judge)
+	var cov float64
+	for i := range d.Human {
+		cov += (d.Human[i] - my) * (d.Judge[i] - mh)
+	}
+	cov = 2 * cov / float64(n) // ppi_py: (1/n)(gᵀĝ + ĝᵀg) of the centred gradients
+	// Sample variance of all judge scores, as np.cov of the stacked gradients.
+	var sum float64
+	for _, v := range d.Judge {
+		sum += v
+	}
+	for _, v := range d.Unlabeled {
+		sum += v
+	}
+	m := sum / float64(n+N)
+	var ss float64
+	for _, v := range d.Judge {
+		ss += (v - m) * (v - m)
+	}
+	for _, v := range d.Unlabeled {
+		ss += (v - m) * (v - m)
+	}
+	if n+N < 2 || ss == 0 {
+		return 0
+	}
+	variance := ss / float64(n+N-1)
+	lam := cov / (2 * (1 + float64(n)/float64(N)) * variance)
+	return math.Min(1, math.Max(0, lam))
+}
+
+// PointEstimate is the PPI estimate with parameter lam: λ × the judge's mean on the unlabeled
+// turns + the labeled turns' mean of (human − λ × judge). lam = 0 is the human-only mean.
+func PointEstimate(d *Data, lam float64) float64 {
+	var rect float64
+	for i := range d.Human {
+		rect += d.Human[i] - lam*d.Judge[i]
+	}
+	rect /= float64(len(d.Human))
+	if lam == 0 || len(d.Unlabeled) == 0 {
+		return rect
+	}
+	return lam*mean(d.Unlabeled) + rect
+}
+
+// z is the two-sided normal quantile of level 1 − alpha.
+func z(alpha float64) float64 { return distuv.UnitNormal.Quantile(1 - alpha/2) }
+
+// clusterVar adds up influence values by cluster and returns Σ_c (Σ_{i∈c} ψ_i)²: the
+// cluster-robust variance of a sum of per-turn terms (no small-sample factor, so one turn per
+// cluster gives ppi_py's Σψ², the population variance over n).
+type clusterVar struct {
+	at   map[int]int // cluster id → index in sums
+	sums []float64   // per cluster, in first-seen order (a fixed order: sums are reproducible)
+	own  float64     // Σψ² of turns in their own cluster
+}
+
+func (c *clusterVar) add(cluster []int, i int, psi float64) {
+	if cluster == nil {
+		c.own += psi * psi
+		return
+	}
+	if c.at == nil {
+		c.at = map[int]int{}
+	}
+	k, ok := c.at[cluster[i]]
+	if !ok {
+		k = len(c.sums)
+		c.at[cluster[i]] = k
+		c.sums = append(c.sums, 0)
+	}
+	c.sums[k] += psi
+}
+
+func (c *clusterVar) sum() float64 {
+	v := c.own
+	for _, s := range c.sums {
+		v += s * s
+	}
+	return v
+}
+
+// influence adds the estimate's per-turn influence values, scaled by sign, to c: for a
+// labeled turn (r_i − r̄)/n with r = human − λ·judge, for an unlabeled one λ(ŷ_j − ȳ)/N.
+func influence(c *clusterVar, d *Data, lam, sign float64) {
+	n, N := len(d.Human), len(d.Unlabeled)
+	rbar := 0.0
+	for i := range d.Human {
+		rbar += d.Human[i] - lam*d.Judge[i]
+	}
+	rbar /= float64(n)
+	for i := range d.Human {
+		c.add(d.Cluster, i, sign*(d.Human[i]-lam*d.Judge[i]-rbar)/float64(n))
+	}
+	if lam == 0 || N == 0 {
+		return
+	}
+	ubar := mean(d.Unlabeled)
+	for j, v := range d.Unlabeled {
+		c.add(d.ClusterU, j, sign*lam*(v-ubar)/float64(N))
+	}
+}
+
+func interval(est, se, alpha float64) Interval {
+	h := z(alpha) * se
+	return Interval{Estimate: est, SE: se, Lo: est - h, Hi: est + h}
+}
+
+func undefined(est float64, why string) Interval {
+	return Interval{Estimate: est, SE: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Undefined: why}
+}
+
+// WithLambda is the PPI estimate and its 1 − alpha interval for a given λ, with the
+// cluster-robust variance.
+func WithLambda(d *Data, lam, alpha float64) Result {
+	n := len(d.Human)
+	switch {
+	case n == 0:
+		return Result{Interval: undefined(math.NaN(), ReasonNoLabels), Lambda: lam}
+	case n < 2:
+		return Result{Interval: undefined(PointEstimate(d, lam), ReasonFewLabels), Lambda: lam}
+	case d.Cluster != nil && !twoClusters(d.Cluster):
+		// One cluster: its centred influence values add up to 0, a variance of 0 that only
+		// says nothing was learnt about between-episode variation.
+		return Result{Interval: undefined(PointEstimate(d, lam), ReasonOneEpisode), Lambda: lam}
+	}
+	var c clusterVar
+	influence(&c, d, lam, 1)
+	return Result{Interval: interval(PointEstimate(d, lam), math.Sqrt(c.sum()), alpha), Lambda: lam}
+}
+
+func twoClusters(ids []int) bool {
+	for _, id := range ids {
+		if id != ids[0] {
+			return true
+		}
+	}
+	return false
+}
+
+// Mean is the PPI++ estimate of the mean human value with λ tuned from the data (Lambda)
+// and its 1 − alpha interval.
+func Mean(d *Data, alpha float64) Result { return WithLambda(d, Lambda(d), alpha) }
+
+// HumanOnly is the mean of the human values of the labeled turns and its interval (the
+// classical one, over clusters): PPI with λ = 0.
+func HumanOnly(d *Data, alpha float64) Interval { return WithLambda(d, 0, alpha).Interval }
+
+// JudgeOnly is the judge's mean over every turn, labeled or not, with the interval that
+// treats the judge's scores as if they were the human values: it is as narrow as the judge
+// has turns and ignores the judge's bias, which is why it is no estimate of the human score.
+func JudgeOnly(d *Data, alpha float64) Interval {
+	all := make([]float64, 0, len(d.Judge)+len(d.Unlabeled))
+	all = append(append(all, d.Judge...), d.Unlabeled...)
+	if len(all) == 0 {
+		return undefined(math.NaN(), ReasonNoTurns)
+	}
+	m := mean(all)
+	if len(all) < 2 {
+		return undefined(m, "fewer than 2 turns with a judge score")
+	}
+	var c clusterVar
+	var cl []int
+	if d.Cluster != nil || d.ClusterU != nil {
+		cl = make([]int, 0, len(all))
+		cl = append(append(cl, clusterIDs(d.Cluster, len(d.Judge), -1)...), clusterIDs(d.ClusterU, len(d.Unlabeled), -1-len(d.Judge))...)
+	}
+	for i, v := range all {
+		c.add(cl, i, (v-m)/float64(len(all)))
+	}
+	return interval(m, math.Sqrt(c.sum()), alpha)
+}
+
+// clusterIDs returns ids, or (when nil) n ids of their own counting down from start (negative,
+// so they never meet a caller's cluster id, which is ≥ 0 by convention of this package).
+func clusterIDs(ids []int, n, start int) []int {
+	if ids != nil {
+		return ids
+	}
+	out := make([]int, n)
+	for i := range out {
+		out[i] = start - i
+	}
+	return out
+}
+
+// EffectiveN is the number of human labels alone that would give an interval as narrow as
+// PPI's: n × (width_human / width_ppi)². NaN when either width is undefined or PPI's is 0.
+func EffectiveN(n int, human, ppi Interval) float64 {
+	wh, wp := human.Width(), ppi.Width()
+	if math.IsNaN(wh) || math.IsNaN(wp) || wp == 0 {
+		return math.NaN()
+	}
+	return float64(n) * (wh / wp) * (wh / wp)
+}
+
+// Difference is an estimate of A − B with its interval and two-sided p-value for A = B.
+type Difference struct {
+	Interval
+	P float64
+}
+
+// Diff is the difference of the PPI++ estimates of a and b (each with its own tuned λ) with
+// a cluster-robust variance over the union of their clusters: a cluster holding turns of both
+// (the same episode scored for two models) contributes its covariance, clusters of one only
+// their variance. Cluster ids of a and b must come from one numbering.
+func Diff(a, b *Data, alpha float64) Difference {
+	la, lb := Lambda(a), Lambda(b)
+	if WithLambda(a, la, alpha).Undefined != "" || WithLambda(b, lb, alpha).Undefined != "" {
+		est := math.NaN()
+		if len(a.Human) > 0 && len(b.Human) > 0 {
+			est = PointEstimate(a, la) - PointEstimate(b, lb)
+		}
+		return Difference{Interval: undefined(est, ReasonFewLabels), P: math.NaN()}
+	}
+	est := PointEstimate(a, la) - PointEstimate(b, lb)
+	var c clusterVar
+	influence(&c, a, la, 1)
+	influence(&c, b, lb, -1)
+	se := math.Sqrt(c.sum())
+	p := math.NaN()
+	if se > 0 {
+		p = 2 * distuv.UnitNormal.Survival(math.Abs(est)/se)
+	} else if est != 0 {
+		p = 0
+	}
+	return Difference{Interval: interval(est, se, alpha), P: p}
+}
+
+// DiffIndependent is the difference a − b of two independent estimates (no shared cluster)
+// with the normal interval and two-sided p-value.
+func DiffIndependent(a, b Interval, alpha float64) Difference {
+	est := a.Estimate - b.Estimate
+	if a.Undefined != "" || b.Undefined != "" {
+		why := a.Undefined
+		if why == "" {
+			why = b.Undefined
+		}
+		return Difference{Interval: undefined(est, why), P: math.NaN()}
+	}
+	se := math.Hypot(a.SE, b.SE)
+	p := math.NaN()
+	if se > 0 {
+		p = 2 * distuv.UnitNormal.Survival(math.Abs(est)/se)
+	} else if est != 0 {
+		p = 0
+	}
+	return Difference{Interval: interval(est, se, alpha), P: p}
+}
