@@ -302,7 +302,9 @@ func checkTourNumbers(t *testing.T, run int, cmds []tourCommand, outputs []tourO
 		return "", false
 	}
 	number := `-?[0-9]+\.[0-9]+`
-	score, ok := find(func(l string) bool { return strings.Contains(l, "m3eval score --judge") && !strings.Contains(l, " -o ") })
+	score, ok := find(func(l string) bool {
+		return strings.Contains(l, "m3eval score --judge") && !strings.Contains(l, " -o ")
+	})
 	if !ok {
 		t.Fatal("the tour has no `m3eval score --judge …` command printing to the terminal")
 	}
