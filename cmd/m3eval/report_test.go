@@ -818,6 +818,8 @@ func TestReportPDF(t *testing.T) {
 // TestReportUsageErrors: bad flags exit 2 with a message naming the flag.
 func TestReportUsageErrors(t *testing.T) {
 	db := scoreDB(t)
+	// pilot exists: the --campaign/--qc=false row is about the flags, not the name.
+	mustRun(t, "--db", db, "sample", "--name", "pilot", "--n", "2", "--by", "action_type")
 	for _, args := range [][]string{
 		{"report", "--format", "csv"},
 		{"report", "--by", "colour"},
