@@ -184,3 +184,61 @@ func TestErrorsInWords(t *testing.T) {
 		t.Error("export -o created /nonexistent")
 	}
 }
+
+// TestEmptyDatabaseOneLine: score on turns nobody labeled says so in one line, exit 0, as
+// status does (issue #29 item 7), in the human formats; JSON keeps its shape.
+func TestEmptyDatabaseOneLine(t *testing.T) {
+	dir := t.TempDir()
+	if r := runBin(t, dir, nil, "--db", "t.db", "import", "--demo"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := runBin(t, dir, nil, "--db", "t.db", "judge"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	for _, args := range [][]string{{"score"}, {"score", "--judge", "rules", "--format", "md"}, {"status"}} {
+		r := runBin(t, dir, nil, append([]string{"--db", "t.db"}, args...)...)
+		lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+		if r.code != 0 || !strings.HasPrefix(lines[len(lines)-1], "no annotations yet") || len(lines) > 2 || strings.Contains(r.stdout, "—") {
+			t.Errorf("%v: exit %d\n%s", args, r.code, r.stdout)
+		}
+	}
+	if r := runBin(t, dir, nil, "--db", "t.db", "score", "--format", "json"); r.code != 0 || !strings.HasPrefix(r.stdout, "{") {
+		t.Errorf("score --format json: exit %d %.200s", r.code, r.stdout)
+	}
+	// -o gets the line too, and says nothing else.
+	if r := runBin(t, dir, nil, "--db", "t.db", "score", "-o", "s.txt"); r.code != 0 || r.stdout != "" {
+		t.Errorf("score -o: exit %d %q", r.code, r.stdout)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "s.txt")); !strings.HasPrefix(string(b), "no annotations yet") {
+		t.Errorf("score -o wrote %q", b)
+	}
+}
+
+// TestEveryCommandChecksRubric: a --rubric that is missing or not a rubric fails every
+// command, also those that do not use it (status accepted any file; issue #29 item 7).
+func TestEveryCommandChecksRubric(t *testing.T) {
+	dir := t.TempDir()
+	if r := runBin(t, dir, nil, "--db", "t.db", "import", "--demo"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	os.WriteFile(filepath.Join(dir, "empty.json"), nil, 0o644)
+	// The check is the root's, before any command runs: commands that read the rubric and
+	// commands that do not (status, sample --list, agree) alike.
+	for _, args := range [][]string{{"status"}, {"score"}, {"export"}, {"qc"}, {"judge"}, {"sample", "--list"}, {"agree", "x.csv"}} {
+		for _, bad := range []struct{ file, says string }{{"nosuch.json", "rubric nosuch.json: no such file"}, {"empty.json", "empty.json: rubric: the file is empty"}} {
+			r := runBin(t, dir, nil, append([]string{"--db", "t.db", "--rubric", bad.file}, args...)...)
+			if r.code != 1 || !strings.Contains(r.stderr, bad.says) {
+				t.Errorf("%v --rubric %s: exit %d %q", args, bad.file, r.code, r.stderr)
+			}
+		}
+	}
+	// The built-in rubric's file, and the same from standard input, are accepted.
+	rub, _ := filepath.Abs("../../annotations/rubric.json")
+	if r := runBin(t, dir, nil, "--db", "t.db", "--rubric", rub, "status"); r.code != 0 {
+		t.Errorf("status --rubric rubric.json: %d %s", r.code, r.stderr)
+	}
+	data, _ := os.ReadFile(rub)
+	if r := runBin(t, dir, data, "--db", "t.db", "--rubric", "-", "score"); r.code != 0 || !strings.HasPrefix(r.stdout, "no annotations yet") {
+		t.Errorf("score --rubric -: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+}

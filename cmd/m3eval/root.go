@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/cmdutil"
+	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/usage"
 )
@@ -19,6 +20,7 @@ type globalOptions struct {
 	dbPath     string
 	rubricPath string
 	quiet      bool
+	rubric     *rubric.Rubric // --rubric once read (loadRubric)
 }
 
 // defaultDB is the database file when neither --db nor $M3EVAL_DB names one.
@@ -36,8 +38,17 @@ terminal, exports labeled JSON, and computes agreement and correlation statistic
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	// One rule for names the database does not hold, checked before any command runs.
-	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error { return checkNames(cmd, opts.dbPath) }
+	// Before any command runs: a --rubric given is read and checked, by every command (status
+	// and the others that do not use it accepted any file), and one rule for names the
+	// database does not hold.
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if cmd.Flags().Changed("rubric") {
+			if _, err := opts.loadRubric(); err != nil {
+				return err
+			}
+		}
+		return checkNames(cmd, opts.dbPath)
+	}
 	root.SetVersionTemplate("m3eval {{.Version}}")
 	db := defaultDB
 	if env := os.Getenv("M3EVAL_DB"); env != "" {

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"reflect"
 	"slices"
@@ -443,6 +444,9 @@ func Load(path string, stdin io.Reader, builtin []byte) (*Rubric, error) {
 		data, err = io.ReadAll(stdin)
 	} else {
 		data, err = os.ReadFile(path)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("rubric %s: no such file", path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read rubric: %w", err)
