@@ -18,8 +18,10 @@ test:
 	go vet ./...
 	go test -race -count=1 -timeout 30m ./...
 
+# test-short is the quick loop: every package's tests but the end-to-end ones (e2e/: tmux,
+# SSH, Chromium), without the race detector; -short skips the tests that build the binary.
 test-short:
-	go test -short ./...
+	go test -short $$(go list ./... | grep -v '/e2e$$')
 
 bench:
 	go test -run '^$$' -bench . -benchmem -benchtime 1x -count 1 -timeout 60m ./... | tee bench.txt

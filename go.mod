@@ -36,6 +36,7 @@ require (
 	golang.org/x/time v0.16.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (

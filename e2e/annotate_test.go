@@ -220,7 +220,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"--db", db, "export", "--format", "xml"}, 2, "use one of json, jsonl, csv"},
 		{[]string{"--db", db, "frobnicate"}, 2, "unknown command"},
 		// Mistakes in annotate's flags are said before the screen opens.
-		{[]string{"--db", db, "annotate", "--annotator", "x", "--start", "no_such_turn"}, 2, "--start no_such_turn: no such sample_id"},
+		{[]string{"--db", db, "annotate", "--annotator", "x", "--start", "no_such_turn"}, 1, "--start no_such_turn: no such sample_id"}, // an unknown name: exit 1 (README, "Commands")
 		{[]string{"--db", db, "annotate", "--annotator", "x", "--theme", "blue"}, 2, "want dark, light or auto"},
 		{[]string{"--db", db, "annotate", "--annotator", "x", "--graphics", "regis"}, 2, "want kitty, iterm2, sixel, none or auto"},
 	} {

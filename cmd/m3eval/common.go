@@ -40,7 +40,14 @@ func (o *globalOptions) openForAnnotating(ctx context.Context, so store.Options)
 
 // loadRubric reads --rubric, or the built-in rubric of the annotation guide.
 func (o *globalOptions) loadRubric() (*rubric.Rubric, error) {
-	return rubric.Load(o.rubricPath, os.Stdin, annotations.DefaultRubric) // --rubric - reads stdin
+	if o.rubric != nil {
+		return o.rubric, nil // read once: --rubric - reads standard input
+	}
+	r, err := rubric.Load(o.rubricPath, os.Stdin, annotations.DefaultRubric) // --rubric - reads stdin
+	if err == nil {
+		o.rubric = r
+	}
+	return r, err
 }
 
 // openStore opens --db and records the rubric in use.

@@ -34,7 +34,8 @@ func TestConvertEndToEnd(t *testing.T) {
 	vab := filepath.Join(convertTestdata, "sessions-vab.jsonl")
 	arena := filepath.Join(convertTestdata, "sessions-arena.jsonl")
 	for _, mode := range []string{"text-only", "multimodal"} {
-		out := filepath.Join(dir, mode)
+		// converted/ does not exist: it is created, as -o does elsewhere (issue #29 item 5).
+		out := filepath.Join(dir, "converted", mode)
 		args := []string{"convert", "vistrajqa", "--input", vab, arena, "--output", out}
 		if mode == "multimodal" {
 			args = append(args, "--multimodal")
@@ -180,7 +181,7 @@ func TestConvertBinary(t *testing.T) {
 	}
 	run(1, "output directory exists", "convert", "vistrajqa", "--input", vab, "--output", "out")
 	run(2, "no output", "convert", "vistrajqa", "--input", vab)
-	run(2, "accepts 1 arg", "convert", "validate")
+	run(2, "missing DIR: m3eval convert validate DIR", "convert", "validate")
 	if err := os.Remove(filepath.Join(dir, "out", domainav2.MemoryFile)); err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/store/storetest"
 )
 
 // TestCSVForSpreadsheets: a comment or an answer that starts like a formula reaches the CSV
@@ -52,5 +56,66 @@ func TestCSVForSpreadsheets(t *testing.T) {
 	out := mustRun(t, "agree", ratings, "--format", "csv", "--excel")
 	if !strings.HasPrefix(out, "\ufefffield,") || !strings.Contains(out, "\n'=cmd(),") || strings.Contains(out, "\n=cmd(),") {
 		t.Errorf("agree --format csv:\n%s", out)
+	}
+}
+
+// TestCSVNAOneWay: a label made in the annotator (which stores no value for the fields the
+// rubric fixes to NA on the turn) and the same label imported (which stores NA) export the
+// same CSV cells: NA for an NA answer, and alice's unanswered comment stays an empty cell
+// (docs/data-safety.md; issue #29 item 8).
+func TestCSVNAOneWay(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "m.db")
+	mustRun(t, "--db", db, "import", "--demo")
+	s, err := store.Open(ctx, db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := storetest.Rubric(t)
+	// alice labels the first turn (an initial turn: Resists Misleading and Context
+	// Consistency are fixed to NA) as the annotator does, through the queue.
+	q, err := s.OpenQueue(ctx, "alice", store.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, ok, err := q.First(ctx, false)
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	e := store.Edit{TurnID: ref.TurnID, RubricVersion: r.Version}
+	for _, f := range []string{"correctness", "reasoning_completeness", "overall_quality"} {
+		v := "4"
+		if _, err := q.SetValue(ctx, e, f, &v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := q.Submit(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	// bob's label of the same turn, imported with the NA answers spelled out (the tour's
+	// file: the turn as in the demo, so the import keeps alice's label as it is).
+	mustRun(t, "--db", db, "import", "--annotator", "bob", "../../annotations/tour/bob.json")
+	out := mustRun(t, "--db", db, "export", "--format", "csv")
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	got := map[string][]string{}
+	for _, row := range rows[1:] {
+		if row[col["sample_id"]] != "demo_zh_umbrella_0_turn_1" {
+			continue
+		}
+		got[row[col["annotator"]]] = []string{row[col["resists_misleading"]], row[col["context_consistency"]], row[col["comments"]]}
+	}
+	for _, who := range []string{"alice", "bob"} {
+		if c := got[who]; len(c) != 3 || c[0] != "NA" || c[1] != "NA" || (who == "alice" && c[2] != "") {
+			t.Errorf("%s: resists_misleading, context_consistency, comments = %q, want NA, NA and an empty (unanswered) comment\n%s", who, c, out)
+		}
 	}
 }

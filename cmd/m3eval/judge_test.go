@@ -151,7 +151,7 @@ func TestJudgeExplain(t *testing.T) {
 			t.Errorf("%s has no rule", x.Field)
 		}
 	}
-	if _, err := run(t, "--db", db, "judge", "--explain", "nope_turn_1"); err == nil || !strings.Contains(err.Error(), "not in the database") {
+	if _, err := run(t, "--db", db, "judge", "--explain", "nope_turn_1"); err == nil || !strings.Contains(err.Error(), "--explain nope_turn_1: no such sample_id in") {
 		t.Fatalf("unknown sample: %v", err)
 	}
 }

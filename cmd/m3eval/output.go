@@ -1,8 +1,13 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"syscall"
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
@@ -18,9 +23,30 @@ func writeOutput(cmd *cobra.Command, path string, fn func(w io.Writer, color boo
 	if f, ok := cmd.OutOrStdout().(*os.File); ok && (path == "" || path == "-") {
 		color = isatty.IsTerminal(f.Fd()) && os.Getenv("NO_COLOR") == ""
 	}
+	if err := checkOutputDir(path); err != nil {
+		return err
+	}
 	var protect []string
 	if f := cmd.Flag("db"); f != nil && f.Value.String() != "" {
 		protect = append(protect, f.Value.String())
 	}
 	return outfile.Write(path, cmd.OutOrStdout(), protect, func(w io.Writer) error { return fn(w, color) })
+}
+
+// checkOutputDir refuses an -o whose directory is not there, in words: the writer would
+// otherwise fail on resolving the path ("lstat /nonexistent: no such file or directory").
+// A missing directory is not created: a typo in -o should not leave directories behind.
+func checkOutputDir(path string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("output %s: the directory %s does not exist: create it first, or choose another -o", path, dir)
+	case errors.Is(err, syscall.ENOTDIR) || (err == nil && !fi.IsDir()):
+		return fmt.Errorf("output %s: %s is not a directory", path, dir)
+	}
+	return nil
 }

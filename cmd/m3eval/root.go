@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/cmdutil"
+	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/usage"
 )
@@ -17,6 +20,7 @@ type globalOptions struct {
 	dbPath     string
 	rubricPath string
 	quiet      bool
+	rubric     *rubric.Rubric // --rubric once read (loadRubric)
 }
 
 // defaultDB is the database file when neither --db nor $M3EVAL_DB names one.
@@ -33,6 +37,17 @@ terminal, exports labeled JSON, and computes agreement and correlation statistic
 		Version:       cmdutil.Version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
+	}
+	// Before any command runs: a --rubric given is read and checked, by every command (status
+	// and the others that do not use it accepted any file), and one rule for names the
+	// database does not hold.
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if cmd.Flags().Changed("rubric") {
+			if _, err := opts.loadRubric(); err != nil {
+				return err
+			}
+		}
+		return checkNames(cmd, opts.dbPath)
 	}
 	root.SetVersionTemplate("m3eval {{.Version}}")
 	db := defaultDB
@@ -75,10 +90,11 @@ func usageIf(err error) error {
 	return err
 }
 
-// notFoundHint adds where to look when a named thing does not exist.
+// notFoundHint adds where to look when a named thing does not exist. Like every unknown
+// name (names.go), it is an error of the data, not of the command line: exit status 1.
 func notFoundHint(err error, hint string) error {
 	if errors.Is(err, store.ErrNotFound) {
-		return &usageError{errors.New(err.Error() + " (see " + hint + ")")}
+		return errors.New(err.Error() + " (see " + hint + ")")
 	}
 	return err
 }
@@ -88,17 +104,56 @@ func usageErrorf(format string, args ...any) error {
 	return &usageError{fmt.Errorf(format, args...)}
 }
 
-// exactArgs is cobra.ExactArgs with the error marked as a usage error.
-func exactArgs(n int) cobra.PositionalArgs { return usageArgs(cobra.ExactArgs(n)) }
+// exactArgs checks that a command got exactly n arguments, in words naming them from its
+// Use line (cobra's own "accepts 1 arg(s), received 0" names nothing); a usage error.
+func exactArgs(n int) cobra.PositionalArgs { return countArgs(n, n) }
 
-// minArgs is cobra.MinimumNArgs with the error marked as a usage error.
-func minArgs(n int) cobra.PositionalArgs { return usageArgs(cobra.MinimumNArgs(n)) }
+// minArgs checks that a command got at least n arguments (see exactArgs).
+func minArgs(n int) cobra.PositionalArgs { return countArgs(n, -1) }
 
-func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+// countArgs checks min ≤ len(args) ≤ max (max < 0: no upper bound).
+func countArgs(min, max int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		if err := check(cmd, args); err != nil {
-			return &usageError{err}
+		names := positionalNames(cmd.Use)
+		switch {
+		case len(args) < min:
+			line := cmd.Use
+			if cmd.HasParent() {
+				line = cmd.Parent().CommandPath() + " " + cmd.Use
+			}
+			return usageErrorf("missing %s: %s", strings.TrimSuffix(strings.Join(names, " "), "..."), line)
+		case max == 0 && len(args) > 0:
+			return usageErrorf("%s takes no arguments, got %s (options are flags: --name value)", cmd.CommandPath(), quoteArgs(args))
+		case max >= 0 && len(args) > max:
+			return usageErrorf("%s takes %s, got %d arguments: %s", cmd.CommandPath(), strings.Join(names, " "), len(args), quoteArgs(args))
 		}
 		return nil
 	}
+}
+
+// positionalNames picks the positional arguments out of a command's Use line: the words
+// after the command's name that are neither flags, nor flag values, nor optional.
+func positionalNames(use string) []string {
+	var names []string
+	words := strings.Fields(use)
+	depth := 0 // inside [ ] or ( ): optional or alternative flags
+	for i := 1; i < len(words); i++ {
+		w := words[i]
+		open := strings.Count(w, "[") + strings.Count(w, "(")
+		shut := strings.Count(w, "]") + strings.Count(w, ")")
+		flagValue := strings.HasPrefix(strings.TrimLeft(words[i-1], "[("), "-") && !strings.ContainsAny(words[i-1], "])")
+		if depth == 0 && open == 0 && !strings.HasPrefix(w, "-") && !flagValue && w != "|" && w != "..." {
+			names = append(names, w)
+		}
+		depth += open - shut
+	}
+	return names
+}
+
+func quoteArgs(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = strconv.Quote(a)
+	}
+	return strings.Join(q, " ")
 }

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/progress"
+	"github.com/m3bench/m3eval/internal/report"
 	"github.com/m3bench/m3eval/internal/scoring"
 	"github.com/m3bench/m3eval/internal/store"
 )
@@ -42,6 +44,20 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoring.Request) error {
 		return err
 	}
 	defer s.Close()
+	if !o.Metrics && o.Format != string(report.JSONFmt) && o.Format != string(report.CSV) {
+		// Nothing to score: one line, as status says it, rather than every statistic's
+		// table full of "—". JSON and CSV keep their shape for the programs that read them.
+		labeled, err := hasLabels(cmd, s, o.IncludeDrafts)
+		if err != nil {
+			return err
+		}
+		if !labeled {
+			return writeOutput(cmd, o.Output, func(w io.Writer, _ bool) error {
+				_, err := fmt.Fprintln(w, noLabelsLine)
+				return err
+			})
+		}
+	}
 	var write func(io.Writer, bool) error
 	err = cmdutil.WithBar(cmd, "score", progress.Unit{Name: "replicates"}, func(p progress.Func, _, _ io.Writer) error {
 		o.Progress = p
@@ -52,4 +68,21 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoring.Request) error {
 		return err
 	}
 	return writeOutput(cmd, o.Output, write)
+}
+
+// noLabelsLine is what score and report say of a database without labels to compare.
+const noLabelsLine = "no annotations yet: nothing to score (label turns with m3eval annotate, or import labels)"
+
+// hasLabels says whether any annotator has a done label (or a draft, with drafts).
+func hasLabels(cmd *cobra.Command, s *store.Store, drafts bool) (bool, error) {
+	st, err := s.Status(cmd.Context())
+	if err != nil {
+		return false, err
+	}
+	for _, a := range st.Annotators {
+		if a.Done > 0 || (drafts && a.Draft > 0) {
+			return true, nil
+		}
+	}
+	return false, nil
 }

@@ -260,10 +260,10 @@ func TestScoreFormatsAndFilters(t *testing.T) {
 		usage bool
 	}{
 		{[]string{"--judge", "claude"}, "--judge claude: no such judge", false},
-		{[]string{"--annotator", "dave"}, "--annotator dave: no done labels by dave", false},
+		{[]string{"--annotator", "dave"}, "--annotator dave: no such annotator in", false},
 		{[]string{"--by", "colour"}, `--by "colour": use one of action_type`, true},
 		{[]string{"--format", "xml"}, `--format "xml"`, true},
-		{[]string{"extra"}, "accepts 0 arg", true},
+		{[]string{"extra"}, "takes no arguments", true},
 	} {
 		_, err := run(t, append([]string{"--db", db, "score"}, tc.args...)...)
 		var ue *usageError

@@ -452,3 +452,28 @@ func TestSimulateSystemAndSampling(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulateRefusesExistingOutFirstAndAlone: a second run into the same --out says only
+// that the file exists (issue #29 item 3): no plan notes, no "0 of 6 episodes written", no
+// request log appended.
+func TestSimulateRefusesExistingOutFirstAndAlone(t *testing.T) {
+	url := demoVLM(t, demoScenesFile, 0)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "turns.jsonl")
+	args := []string{"simulate", "--scenes", demoScenesFile, "--endpoint", url, "--model", "gullible", "--strategy", "both", "--out", out}
+	mustRun(t, args...)
+	logBefore, err := os.ReadFile(out + ".requests.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	said, err := run(t, args...)
+	if err == nil || !strings.Contains(err.Error(), "turns.jsonl exists: pass --resume") {
+		t.Fatalf("second run: err %v", err)
+	}
+	if said != "" {
+		t.Errorf("second run said more than the refusal:\n%s", said)
+	}
+	if logAfter, _ := os.ReadFile(out + ".requests.jsonl"); !bytes.Equal(logAfter, logBefore) {
+		t.Errorf("the refused run appended %d bytes to the request log", len(logAfter)-len(logBefore))
+	}
+}

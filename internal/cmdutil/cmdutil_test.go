@@ -42,7 +42,7 @@ func TestEnumValues(t *testing.T) {
 		{[]string{"sub", "leaf", "--one", "b"}, ""}, // the default
 		{[]string{"sub", "leaf", "--one", ""}, ""},
 		{[]string{"sub", "leaf", "--list", "x,z"}, `--list "z": use one of x, y`},
-		{[]string{"sub", "leaf", "--one", "c"}, `--one "c": use one of a, ""`},
+		{[]string{"sub", "leaf", "--one", "c"}, `--one "c": use one of a (or "" for none)`},
 	} {
 		var list *[]string
 		var one *string

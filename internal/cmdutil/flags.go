@@ -44,13 +44,18 @@ type ValueError struct {
 }
 
 func (e *ValueError) Error() string {
-	valid := make([]string, len(e.Valid))
-	for i, v := range e.Valid {
-		if valid[i] = v; v == "" {
-			valid[i] = `""`
+	// The empty value (report --by "": no groups) is no choice among the others: it is
+	// named as what it means rather than listed as a bare "".
+	var valid []string
+	none := ""
+	for _, v := range e.Valid {
+		if v == "" {
+			none = ` (or "" for none)`
+			continue
 		}
+		valid = append(valid, v)
 	}
-	return fmt.Sprintf("--%s %q: use one of %s", e.Flag, e.Value, strings.Join(valid, ", "))
+	return fmt.Sprintf("--%s %q: use one of %s%s", e.Flag, e.Value, strings.Join(valid, ", "), none)
 }
 
 // enumValue checks each value set against the valid ones before the flag's own Value takes it.

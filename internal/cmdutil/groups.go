@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -43,8 +44,20 @@ var completionExamples = map[string]string{
 func AddCompletion(root *cobra.Command) {
 	root.InitDefaultCompletionCmd()
 	c := findCommand(root, "completion")
+	c.Use = "completion SHELL"
 	c.Example = "  m3eval completion bash > ~/.m3eval-completion.bash && echo 'source ~/.m3eval-completion.bash' >> ~/.bashrc"
+	var shells []string
 	for _, sub := range c.Commands() {
 		sub.Example = completionExamples[sub.Name()]
+		shells = append(shells, sub.Name())
+	}
+	// cobra printed the help and exited 0 for a shell it has no script for (completion
+	// tcsh): a runnable completion command makes cobra refuse it as an unknown command, a
+	// usage error (exit 2). Without a shell it prints the help, as before.
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		return fmt.Errorf("unknown command %q for %q: the shells are %s", args[0], cmd.CommandPath(), strings.Join(shells, ", "))
 	}
 }

@@ -1,7 +1,8 @@
 // Package docscheck checks m3eval's documentation: every relative link of a Markdown file
 // must point at a file or directory that exists and, when it names a heading (#anchor) of a
 // Markdown file, at a heading that exists. Its test runs the check on README.md and docs/*.md
-// as part of `make test`.
+// as part of `make test`. Commands lists the calls of a program in the ```sh blocks, which
+// cmd/m3eval's TestDocumentedCommandsParse parses with the current commands and flags.
 package docscheck
 
 import (

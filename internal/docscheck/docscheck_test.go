@@ -95,3 +95,45 @@ func TestSlug(t *testing.T) {
 		}
 	}
 }
+
+// TestUserPagesKeepMeasurementsInBenchmarks: the user pages say how to use the feature; their
+// measurements (percentiles, load averages, memory) live in docs/benchmarks.md, which each
+// links (issue #29 item 4).
+func TestUserPagesKeepMeasurementsInBenchmarks(t *testing.T) {
+	for _, page := range []string{"annotating.md", "serve.md", "importing.md"} {
+		b, err := os.ReadFile(filepath.Join(root, "docs", page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		for _, m := range []string{"p99", "p50", "load average", "RSS", "## Measured"} {
+			if strings.Contains(s, m) {
+				t.Errorf("docs/%s holds a measurement (%q): it belongs in docs/benchmarks.md", page, m)
+			}
+		}
+		if !strings.Contains(s, "(benchmarks.md#") {
+			t.Errorf("docs/%s does not link its figures in benchmarks.md", page)
+		}
+	}
+}
+
+// TestReadmeSaysWhatTestShortCovers: the README's account of make test-short matches the
+// Makefile's target (issue #29 item 10).
+func TestReadmeSaysWhatTestShortCovers(t *testing.T) {
+	mk, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(mk), "go test -short $$(go list ./... | grep -v '/e2e$$')") {
+		t.Error("make test-short no longer leaves out e2e/: update the README's account of it")
+	}
+	for _, want := range []string{"`make test` takes 7 to 30 minutes on a 2-core machine", "`make test-short` is the quick loop: every package's\ntests except `e2e/`, without the race detector"} {
+		if !strings.Contains(string(readme), want) {
+			t.Errorf("README.md does not say %q", want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -516,7 +517,7 @@ func barChart(title, xLabel, yLabel string, categories, names []string, series [
 // timeLines draws one step line per series of (unix seconds, value) points.
 func timeLines(title, yLabel string, names []string, series []plotter.XYs) template.HTML {
 	p := newPlot(title, "time (UTC)", yLabel)
-	p.X.Tick.Marker = plot.TimeTicks{Format: "01-02\n15:04"}
+	p.X.Tick.Marker = plot.TickerFunc(timeTicks)
 	p.Add(plotter.NewGrid())
 	p.Legend.Left = true
 	for i, xy := range series {
@@ -529,9 +530,53 @@ func timeLines(title, yLabel string, names []string, series []plotter.XYs) templ
 		p.Add(l)
 		p.Legend.Add(names[i], l)
 	}
+	padTime(&p.X)
 	p.Y.Min = 0
 	p.Y.Tick.Marker = plot.TickerFunc(niceTicks)
 	return render(p, chartWidth, vg.Points(260), title)
+}
+
+// timeSteps are the tick spacings of a time axis, in seconds.
+var timeSteps = []float64{1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800,
+	21600, 43200, 86400, 2 * 86400, 7 * 86400, 14 * 86400, 28 * 86400, 91 * 86400, 365 * 86400}
+
+// timeTicks marks a time axis (unix seconds, UTC) at most about six times, at round
+// multiples of a step from timeSteps, each label as fine as the step (seconds when the
+// step is under a minute): a short campaign gets distinct labels rather than one
+// repeated ("11-25 12:52" three times, which plot.TimeTicks gave).
+func timeTicks(lo, hi float64) []plot.Tick {
+	step := timeSteps[len(timeSteps)-1]
+	for _, s := range timeSteps {
+		if (hi-lo)/s <= 6 {
+			step = s
+			break
+		}
+	}
+	format := "01-02\n15:04"
+	switch {
+	case step < 60:
+		format = "01-02\n15:04:05"
+	case step >= 86400:
+		format = "2006-01-02"
+	}
+	var ts []plot.Tick
+	for x := math.Ceil(lo/step) * step; x <= hi; x += step {
+		ts = append(ts, plot.Tick{Value: x, Label: time.Unix(int64(x), 0).UTC().Format(format)})
+	}
+	return ts
+}
+
+// padTime widens a time axis a little on both sides, so the first and last labels are not
+// cut at the edges of the drawing, and to a minute at least (all points at one moment:
+// an imported batch).
+func padTime(a *plot.Axis) {
+	if a.Max-a.Min < 60 {
+		mid := (a.Min + a.Max) / 2
+		a.Min, a.Max = mid-30, mid+30
+	}
+	pad := (a.Max - a.Min) * 0.06
+	a.Min -= pad
+	a.Max += pad
 }
 
 // pointLines draws one line with markers per series of (x, y) points, y over [yMin, yMax].

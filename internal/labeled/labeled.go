@@ -203,6 +203,11 @@ func (lw *Writer) csvRow(t *dataset.Turn, l *dataset.Label) []string {
 	for i := range lw.o.Rubric.Fields {
 		f := &lw.o.Rubric.Fields[i]
 		v, ok := l.Values[f.Name]
+		if fixed, _, isFixed := f.FixedValue(t.Item()); !ok && isFixed {
+			// The annotator leaves a field the rubric fixes for this turn unstored; the
+			// import stores the fixed NA. Both are the same answer (docs/data-safety.md).
+			v, ok = fixed, true
+		}
 		if o, found := f.Option(v); ok && found && o.NA {
 			row = append(row, v) // NA in the rubric's spelling; unanswered is an empty cell
 			continue

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/m3bench/m3eval/internal/agree"
 )
 
 func TestSections(t *testing.T) {
@@ -62,5 +64,32 @@ func TestSections(t *testing.T) {
 	}
 	if recs[0][0] != "by" || !overall || !grouped {
 		t.Fatalf("csv rows: overall %v, grouped %v, header %v", overall, grouped, recs[0])
+	}
+}
+
+// TestKappaLegendWithoutColour: without colour the legend's squares would all look alike,
+// so it names the bands by their ranges in words and draws no square; in colour each band's
+// square has its own colour (issue #29 item 9).
+func TestKappaLegendWithoutColour(t *testing.T) {
+	res := []agree.FieldResult{}
+	var plain, colour strings.Builder
+	if err := writeTable(&plain, res, Options{Format: Table}); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeTable(&colour, res, Options{Format: Table, Color: true}); err != nil {
+		t.Fatal(err)
+	}
+	want := "Strength of κ and AC (Landis & Koch), by value: poor (< 0), slight (0–0.20), fair (0.21–0.40), moderate (0.41–0.60), substantial (0.61–0.80), almost perfect (0.81–1)\n"
+	if !strings.Contains(plain.String(), want) || strings.Contains(plain.String(), "■") {
+		t.Errorf("without colour:\n%s", plain.String())
+	}
+	for _, line := range strings.Split(colour.String(), "\n") {
+		if !strings.HasPrefix(line, "Strength of κ") {
+			continue
+		}
+		// Each band is preceded by its own colour escape: six distinct sequences.
+		if n := strings.Count(line, "\x1b[38;2;"); n != len(bands) {
+			t.Errorf("colour legend has %d coloured bands, want %d:\n%q", n, len(bands), line)
+		}
 	}
 }

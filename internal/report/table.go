@@ -122,14 +122,28 @@ func writeTable(w io.Writer, results []agree.FieldResult, o Options) error {
 	for _, line := range strings.Split(pNote(o), "\n") {
 		b.WriteString(dim.Render(line) + "\n")
 	}
-	legend := []string{"Strength of κ and AC (Landis & Koch):"}
-	for i, bd := range bands {
-		legend = append(legend, styles[i].UnsetPadding().Render("■ "+bd.name))
-	}
-	b.WriteString(strings.Join(legend, "  ") + "\n")
+	b.WriteString(kappaLegend(styles, o.Color) + "\n")
 	for i, r := range notes.reasons {
 		fmt.Fprintf(&b, "%s — undefined: %s\n", superscript(i+1), textsafe.Line(r))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// kappaLegend names the strength bands of κ and AC. In colour each band's name is a square
+// of the colour its values are shown in; without colour the squares would all look alike,
+// so the bands are named by their ranges alone, for the reader to place a value in.
+func kappaLegend(styles []lipgloss.Style, color bool) string {
+	if !color {
+		names := make([]string, len(bands))
+		for i, bd := range bands {
+			names[i] = bd.name
+		}
+		return "Strength of κ and AC (Landis & Koch), by value: " + strings.Join(names, ", ")
+	}
+	legend := []string{"Strength of κ and AC (Landis & Koch):"}
+	for i, bd := range bands {
+		legend = append(legend, styles[i].UnsetPadding().Render("■ "+bd.name))
+	}
+	return strings.Join(legend, "  ")
 }

@@ -12,9 +12,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Kind is the type of values a field takes.
@@ -147,7 +150,7 @@ func Parse(data []byte) (*Rubric, error) {
 	dec.DisallowUnknownFields()
 	var r Rubric
 	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("rubric: %w", err)
+		return nil, fmt.Errorf("rubric: %w", jsonError(data, err))
 	}
 	sum := sha256.Sum256(data)
 	r.Version = hex.EncodeToString(sum[:6])
@@ -156,6 +159,61 @@ func Parse(data []byte) (*Rubric, error) {
 		return nil, fmt.Errorf("rubric: %w", err)
 	}
 	return &r, nil
+}
+
+// jsonError says what is wrong with a rubric file in words and where (line and column),
+// instead of the decoder's bare "EOF" or byte offset.
+func jsonError(data []byte, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		return fmt.Errorf("the file is empty: a rubric is a JSON object with \"fields\" (as annotations/rubric.json)")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("the JSON ends early, at line %d: a brace, bracket or quote is not closed", lineOf(data, int64(len(data))))
+	case errors.As(err, &syn):
+		line, col := position(data, syn.Offset)
+		return fmt.Errorf("line %d, column %d: not JSON: %s (a rubric is a JSON object with \"fields\")", line, col, strings.TrimPrefix(syn.Error(), "json: "))
+	case errors.As(err, &typ):
+		return fmt.Errorf("line %d: %s: got a JSON %s, want %s", lineOf(data, typ.Offset), typ.Field, typ.Value, jsonKind(typ.Type))
+	}
+	return errors.New(strings.TrimPrefix(err.Error(), "json: "))
+}
+
+// jsonKind names the JSON a Go type decodes from, for messages.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return "a number"
+}
+
+// position is the 1-based line and column of byte offset off in data.
+func position(data []byte, off int64) (line, col int) {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	before := data[:off]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = int(off) - bytes.LastIndexByte(before, '\n')
+	if col > 1 {
+		col-- // the offset is just past the offending byte
+	}
+	return line, col
+}
+
+func lineOf(data []byte, off int64) int {
+	line, _ := position(data, off)
+	return line
 }
 
 func (r *Rubric) check() error {
@@ -386,6 +444,9 @@ func Load(path string, stdin io.Reader, builtin []byte) (*Rubric, error) {
 		data, err = io.ReadAll(stdin)
 	} else {
 		data, err = os.ReadFile(path)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("rubric %s: no such file", path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read rubric: %w", err)

@@ -221,3 +221,27 @@ func TestVersionIsContentHash(t *testing.T) {
 		t.Fatalf("versions %q %q %q", a.Version, b.Version, c.Version)
 	}
 }
+
+// TestParseSaysWhatIsWrongInWords: a file that is not a rubric's JSON is refused in words
+// with its line, never with the decoder's bare "EOF" or byte offset (issue #29 item 5).
+func TestParseSaysWhatIsWrongInWords(t *testing.T) {
+	tests := []struct{ name, doc, want string }{
+		{"empty", "", "rubric: the file is empty: a rubric is a JSON object"},
+		{"blank", " \n\n", "rubric: the file is empty"},
+		{"cut short", "{\n\"fields\": [\n", "rubric: the JSON ends early, at line 3"},
+		{"csv", "sample_id,correctness\nx,1\n", "rubric: line 1, column 1: not JSON: invalid character 's'"},
+		{"syntax on line 3", "{\n\"fields\": [\n}\n", "rubric: line 3, column 1: not JSON: invalid character '}'"},
+		{"wrong type", "{\n\"fields\": 3\n}", "rubric: line 2: fields: got a JSON number, want a list"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := rubric.Parse([]byte(tc.doc))
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Fatalf("Parse err = %v, want %q…", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "EOF") || strings.Contains(err.Error(), "json:") {
+				t.Errorf("Parse err = %v: library words", err)
+			}
+		})
+	}
+}

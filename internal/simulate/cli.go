@@ -175,6 +175,11 @@ func (in *Input) Main(ctx context.Context, stdout, stderr io.Writer) error {
 	if in.DryRun {
 		return dryRun(opts, stdout, stderr)
 	}
+	// An existing --out is refused before anything is planned, logged or sent, so the
+	// refusal is the only thing said.
+	if _, err := outputExists(in.Out, in.Resume); err != nil {
+		return err
+	}
 	if in.Replay != "" {
 		if in.Model == "" {
 			return usage.Errorf("--replay needs the logged run's --model")

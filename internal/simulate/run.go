@@ -206,7 +206,8 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	}
 	out, err := openOutput(&opts)
 	if err != nil {
-		return sum, err
+		// Nothing ran: no summary of zero episodes to stand beside the reason.
+		return nil, err
 	}
 	defer out.close()
 	var todo []episode
@@ -378,6 +379,21 @@ type output struct {
 	done    map[string]bool
 }
 
+// outputExists says whether the turns file out (or its journal) is there, and refuses it
+// unless resume is set: a new run never appends to an earlier one.
+func outputExists(out string, resume bool) (bool, error) {
+	if out == "" || out == "-" {
+		return false, nil
+	}
+	_, outErr := os.Stat(out)
+	_, jErr := os.Stat(JournalPath(out))
+	exists := outErr == nil || jErr == nil
+	if exists && !resume {
+		return true, fmt.Errorf("%s exists: pass --resume to continue that run, or choose another --out", out)
+	}
+	return exists, nil
+}
+
 // JournalPath is the journal of a turns file.
 func JournalPath(out string) string { return out + ".journal" }
 
@@ -399,11 +415,10 @@ func openOutput(opts *Options) (*output, error) {
 		hdr.Strategies = append(hdr.Strategies, string(s))
 	}
 	jpath := JournalPath(opts.Out)
-	_, outErr := os.Stat(opts.Out)
 	_, jErr := os.Stat(jpath)
-	exists := outErr == nil || jErr == nil
-	if exists && !opts.Resume {
-		return nil, fmt.Errorf("%s exists: pass --resume to continue that run, or choose another --out", opts.Out)
+	exists, err := outputExists(opts.Out, opts.Resume)
+	if err != nil {
+		return nil, err
 	}
 	if exists && jErr != nil {
 		return nil, fmt.Errorf("%s has no journal (%s): it was not written by m3eval simulate, so it cannot be resumed", opts.Out, jpath)

@@ -66,6 +66,10 @@ func Run(ctx context.Context, opt RunOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The output's parent is created as -o does elsewhere (converted/ of converted/all).
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return nil, fmt.Errorf("create the directory of %s: %w", out, err)
+	}
 	tmp, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-")
 	if err != nil {
 		return nil, fmt.Errorf("create temporary directory beside %s: %w", out, err)
