@@ -210,6 +210,8 @@ type (
 		Messages    []wireMessage `json:"messages"`
 		MaxTokens   int           `json:"max_tokens,omitempty"`
 		Temperature *float64      `json:"temperature,omitempty"`
+		// ResponseFormat asks for structured output (the model judge's json_schema).
+		ResponseFormat json.RawMessage `json:"response_format,omitempty"`
 	}
 	wireMessage struct {
 		Role    Role `json:"role"`
@@ -229,6 +231,10 @@ type (
 				Content *string `json:"content"`
 			} `json:"message"`
 		} `json:"choices"`
+		Usage *struct {
+			PromptTokens     int `json:"prompt_tokens"`
+			CompletionTokens int `json:"completion_tokens"`
+		} `json:"usage"`
 	}
 )
 
@@ -272,8 +278,8 @@ func DecodeRequest(body []byte) (model string, msgs []Message, err error) {
 }
 
 // body builds the request body; image turns a message's image reference into the URL sent.
-func (c *Client) body(msgs []Message, image func(string) (string, error)) ([]byte, error) {
-	req := wireRequest{Model: c.opts.Model, MaxTokens: c.opts.MaxTokens, Temperature: c.opts.Temperature}
+func (c *Client) body(msgs []Message, format json.RawMessage, image func(string) (string, error)) ([]byte, error) {
+	req := wireRequest{Model: c.opts.Model, MaxTokens: c.opts.MaxTokens, Temperature: c.opts.Temperature, ResponseFormat: format}
 	req.Messages = make([]wireMessage, len(msgs))
 	for i, m := range msgs {
 		if len(m.Images) == 0 {
@@ -350,39 +356,55 @@ type Tag struct {
 // Chat sends the conversation and returns the first choice's text. Failed attempts are
 // retried as Options say; the returned error is an *Error (or the context's error).
 func (c *Client) Chat(ctx context.Context, tag Tag, msgs []Message) (string, error) {
-	body, err := c.body(msgs, c.imageURL)
+	r, err := c.Complete(ctx, tag, msgs, nil)
+	return r.Text, err
+}
+
+// Reply is a completion with what it cost: the server's token counts (0 when it reports
+// none) and the attempts it took.
+type Reply struct {
+	Text                           string
+	PromptTokens, CompletionTokens int
+	Attempts                       int
+}
+
+// Complete is Chat with a response_format (nil: none) and the reply's usage; Attempts is set
+// on failure too.
+func (c *Client) Complete(ctx context.Context, tag Tag, msgs []Message, format json.RawMessage) (Reply, error) {
+	body, err := c.body(msgs, format, c.imageURL)
 	if err != nil {
-		return "", err
+		return Reply{}, err
 	}
 	var logged []byte
 	if c.opts.Log != nil {
-		logged, _ = c.body(msgs, func(s string) (string, error) { return s, nil })
+		logged, _ = c.body(msgs, format, func(s string) (string, error) { return s, nil })
 	}
 	var last *Error
 	for attempt := 1; ; attempt++ {
 		if c.limiter != nil {
 			if err := c.limiter.Wait(ctx); err != nil {
-				return "", err
+				return Reply{Attempts: attempt - 1}, err
 			}
 		}
-		text, retryAfter, e := c.attempt(ctx, tag, attempt, body, logged)
+		r, retryAfter, e := c.attempt(ctx, tag, attempt, body, logged)
+		r.Attempts = attempt
 		if e == nil {
-			return text, nil
+			return r, nil
 		}
 		if ctx.Err() != nil {
-			return "", ctx.Err()
+			return r, ctx.Err()
 		}
 		e.Attempts = attempt
 		last = e
 		if !e.retryable() || attempt > c.opts.MaxRetries {
-			return "", last
+			return r, last
 		}
 		d := c.backoff(attempt)
 		if retryAfter > 0 {
 			d = min(retryAfter, c.opts.MaxBackoff)
 		}
 		if err := c.sleep(ctx, d); err != nil {
-			return "", err
+			return r, err
 		}
 	}
 }
@@ -411,7 +433,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 const maxBody = 16 << 20
 
 // attempt sends one request.
-func (c *Client) attempt(ctx context.Context, tag Tag, n int, body, logged []byte) (text string, retryAfter time.Duration, e *Error) {
+func (c *Client) attempt(ctx context.Context, tag Tag, n int, body, logged []byte) (reply Reply, retryAfter time.Duration, e *Error) {
 	start := time.Now()
 	actx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
@@ -424,7 +446,7 @@ func (c *Client) attempt(ctx context.Context, tag Tag, n int, body, logged []byt
 	}()
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
-		return "", 0, &Error{Kind: KindConnection, Err: err}
+		return Reply{}, 0, &Error{Kind: KindConnection, Err: err}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if c.opts.APIKey != "" {
@@ -432,32 +454,36 @@ func (c *Client) attempt(ctx context.Context, tag Tag, n int, body, logged []byt
 	}
 	r, err := c.http.Do(req)
 	if err != nil {
-		return "", 0, c.transportError(ctx, actx, err)
+		return Reply{}, 0, c.transportError(ctx, actx, err)
 	}
 	defer r.Body.Close()
 	status = r.StatusCode
 	resp, err = io.ReadAll(io.LimitReader(r.Body, maxBody))
 	if err != nil {
-		return "", 0, c.transportError(ctx, actx, err)
+		return Reply{}, 0, c.transportError(ctx, actx, err)
 	}
 	if r.StatusCode != http.StatusOK {
-		return "", parseRetryAfter(r.Header.Get("Retry-After")), &Error{Kind: KindHTTP, Status: r.StatusCode, Body: snippet(resp)}
+		return Reply{}, parseRetryAfter(r.Header.Get("Retry-After")), &Error{Kind: KindHTTP, Status: r.StatusCode, Body: snippet(resp)}
 	}
 	var wr wireResponse
 	if err := json.Unmarshal(resp, &wr); err != nil {
-		return "", 0, &Error{Kind: KindMalformed, Err: err, Body: snippet(resp)}
+		return Reply{}, 0, &Error{Kind: KindMalformed, Err: err, Body: snippet(resp)}
 	}
 	if wr.Choices == nil {
-		return "", 0, &Error{Kind: KindMalformed, Err: errors.New(`no "choices" list`), Body: snippet(resp)}
+		return Reply{}, 0, &Error{Kind: KindMalformed, Err: errors.New(`no "choices" list`), Body: snippet(resp)}
 	}
 	if len(*wr.Choices) == 0 {
-		return "", 0, &Error{Kind: KindEmpty}
+		return Reply{}, 0, &Error{Kind: KindEmpty}
 	}
 	ch := (*wr.Choices)[0]
 	if ch.Message == nil || ch.Message.Content == nil {
-		return "", 0, &Error{Kind: KindMalformed, Err: errors.New(`choices[0] has no message.content`), Body: snippet(resp)}
+		return Reply{}, 0, &Error{Kind: KindMalformed, Err: errors.New(`choices[0] has no message.content`), Body: snippet(resp)}
 	}
-	return *ch.Message.Content, 0, nil
+	reply.Text = *ch.Message.Content
+	if wr.Usage != nil {
+		reply.PromptTokens, reply.CompletionTokens = wr.Usage.PromptTokens, wr.Usage.CompletionTokens
+	}
+	return reply, 0, nil
 }
 
 func (c *Client) transportError(ctx, actx context.Context, err error) *Error {
