@@ -17,6 +17,7 @@ var (
 	dateEnA      = regexp.MustCompile(`\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b`)
 	dateEnB      = regexp.MustCompile(`\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b`)
 	dateZh       = regexp.MustCompile(`(\d{1,2})\s?月\s?(\d{1,2})\s?[日号]`)
+	monthWord    = regexp.MustCompile(`\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)`)
 	quotePattern = regexp.MustCompile(`"([^"]{2,80})"|(?:^|[\s(:,;])'([^']{2,80})'(?:$|[\s).,;:!?])|「([^」]{1,80})」|《([^》]{1,80})》`)
 )
 
@@ -28,6 +29,13 @@ var months = map[string]int{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "j
 // patternMentions finds the prices, dates and quoted text of folded text s and marks their
 // bytes taken (their digits are not counts).
 func patternMentions(s string, taken []bool) []mention {
+	// Most texts hold none of these: cheap checks first keep the rule judge's million-turn
+	// runs from paying for the regular expressions (BenchmarkJudge1M).
+	hasDigit := strings.ContainsAny(s, "0123456789")
+	hasQuote := strings.ContainsAny(s, "\"'「《")
+	if !hasDigit && !hasQuote {
+		return nil
+	}
 	var out []mention
 	mark := func(i, j int) {
 		for k := i; k < j && k < len(taken); k++ {
@@ -42,7 +50,16 @@ func patternMentions(s string, taken []bool) []mention {
 		}
 		return true
 	}
-	for _, m := range pricePattern.FindAllStringSubmatchIndex(s, -1) {
+	prices := hasDigit && (strings.Contains(s, "$") || strings.Contains(s, "dollar") || strings.Contains(s, "usd") || strings.ContainsAny(s, "元块"))
+	dates := hasDigit && (strings.Contains(s, "月") || monthWord.MatchString(s))
+	if !prices && !dates && !hasQuote {
+		return nil
+	}
+	var priceHits [][]int
+	if prices {
+		priceHits = pricePattern.FindAllStringSubmatchIndex(s, -1)
+	}
+	for _, m := range priceHits {
 		v := ""
 		if m[2] >= 0 {
 			v = s[m[2]:m[3]]
@@ -61,18 +78,23 @@ func patternMentions(s string, taken []bool) []mention {
 		out = append(out, mention{class: "date", value: strconv.Itoa(month) + "-" + strconv.Itoa(day), at: at, spelling: s[at:end]})
 		mark(at, end)
 	}
-	for _, m := range dateEnA.FindAllStringSubmatchIndex(s, -1) {
-		d, _ := strconv.Atoi(s[m[4]:m[5]])
-		addDate(m[0], m[1], months[s[m[2]:m[3]]], d)
+	if dates {
+		for _, m := range dateEnA.FindAllStringSubmatchIndex(s, -1) {
+			d, _ := strconv.Atoi(s[m[4]:m[5]])
+			addDate(m[0], m[1], months[s[m[2]:m[3]]], d)
+		}
+		for _, m := range dateEnB.FindAllStringSubmatchIndex(s, -1) {
+			d, _ := strconv.Atoi(s[m[2]:m[3]])
+			addDate(m[0], m[1], months[s[m[4]:m[5]]], d)
+		}
+		for _, m := range dateZh.FindAllStringSubmatchIndex(s, -1) {
+			mo, _ := strconv.Atoi(s[m[2]:m[3]])
+			d, _ := strconv.Atoi(s[m[4]:m[5]])
+			addDate(m[0], m[1], mo, d)
+		}
 	}
-	for _, m := range dateEnB.FindAllStringSubmatchIndex(s, -1) {
-		d, _ := strconv.Atoi(s[m[2]:m[3]])
-		addDate(m[0], m[1], months[s[m[4]:m[5]]], d)
-	}
-	for _, m := range dateZh.FindAllStringSubmatchIndex(s, -1) {
-		mo, _ := strconv.Atoi(s[m[2]:m[3]])
-		d, _ := strconv.Atoi(s[m[4]:m[5]])
-		addDate(m[0], m[1], mo, d)
+	if !hasQuote {
+		return out
 	}
 	for _, m := range quotePattern.FindAllStringSubmatchIndex(s, -1) {
 		for g := 2; g < len(m); g += 2 {
