@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -339,6 +340,15 @@ func TestModelJudgeCarefulAgreement(t *testing.T) {
 	if !strings.Contains(both, "Human vs careful") || !strings.Contains(both, "Human vs rules") {
 		t.Fatalf("two judges: %s", both)
 	}
+	html := filepath.Join(t.TempDir(), "r.html")
+	mustRun(t, "--db", db, "report", "-o", html)
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "careful") || !strings.Contains(string(page), "rules") {
+		t.Fatalf("the report does not name both judges")
+	}
 }
 
 // TestModelJudgeKillAndRerun: a model judge killed with SIGKILL half-way keeps the turns it
@@ -403,5 +413,28 @@ func TestModelJudgeKillAndRerun(t *testing.T) {
 	n := vlm.requests()
 	if r := runBin(t, dir, nil, args...); r.code != 0 || vlm.requests() != n || !strings.Contains(r.stdout, "0 turns scored") {
 		t.Fatalf("third run: %d requests, exit %d: %s", vlm.requests()-n, r.code, r.stdout)
+	}
+}
+
+// TestModelJudgeProgress: on a terminal the model judge draws a bar counting the turns, then
+// a summary line, and its result summary.
+func TestModelJudgeProgress(t *testing.T) {
+	set, err := filepath.Abs(filepath.Join("testdata", "judge", "heldout.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	db := filepath.Join(dir, "p.db")
+	mustRun(t, "--db", db, "import", "--annotator", "human", set)
+	vlm := startJudgeVLM(t, nil, 0)
+	out, code := runPty(t, dir, "--db", db, "judge", "--name", "p", "--endpoint", vlm.endpoint(), "--model", "judge-careful")
+	if code != 0 {
+		t.Fatalf("exit %d\n%q", code, out)
+	}
+	if !regexp.MustCompile(`judge p\s+\d+% \|[^|]*\| \(\d+/40, `).MatchString(out) {
+		t.Errorf("no bar counting to 40 turns:\n%q", out)
+	}
+	if !regexp.MustCompile(`judge p: 40 turns in [0-9.]+m?s`).MatchString(out) || !strings.Contains(out, "40 turns scored with judge-careful@") {
+		t.Errorf("no summary:\n%q", out)
 	}
 }
