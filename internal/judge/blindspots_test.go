@@ -1,6 +1,10 @@
 package judge
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/m3bench/m3eval/internal/dataset"
+)
 
 // TestBlindSpotClasses: one example of each class of the rule judge's known blind spots
 // (issue 27), written for the rules' development; the held-out measure is
@@ -43,6 +47,32 @@ func TestBlindSpotClasses(t *testing.T) {
 		got, rule := value(t, j, c.action, c.user, c.resp, c.exp, "", c.field)
 		if got != c.want {
 			t.Errorf("%s: %s = %s (%s), want %s", c.name, c.field, got, rule, c.want)
+		}
+	}
+}
+
+// TestUnlistedObjects: counts and colours of things outside the object list are compared
+// across turns like those of listed objects.
+func TestUnlistedObjects(t *testing.T) {
+	j := newTestJudge(t)
+	for _, c := range []struct{ first, now, want string }{
+		{"Three canoes float by the dock.", "I see five canoes by the dock.", "No"},
+		{"Three canoes float by the dock.", "As I said, three canoes float there.", "Yes"},
+		{"A red kayak leans on the fence.", "The image shows a blue kayak on the fence.", "No"},
+		{"The ticket costs $4 at the booth.", "As I said, the ticket costs $6.", "No"},
+	} {
+		turns := []dataset.Turn{
+			{SampleID: "u_turn_1", EpisodeID: "u", Turn: 1, ActionType: "initial", UserMessage: "What do you see?", VLMResponse: c.first, ExpectedAnswer: c.first},
+			{SampleID: "u_turn_2", EpisodeID: "u", Turn: 2, ActionType: "redundancy", UserMessage: "Tell me again.", VLMResponse: c.now, ExpectedAnswer: c.first},
+		}
+		vs, err := j.Episode(turns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range vs[1].Values {
+			if v.Field == "context_consistency" && v.Value != c.want {
+				t.Errorf("%q then %q: %s (%s), want %s", c.first, c.now, v.Value, v.Rule, c.want)
+			}
 		}
 	}
 }

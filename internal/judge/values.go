@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Values the word lists cannot hold, read by pattern: prices ("$3", "3 dollars", "3元"),
@@ -117,4 +118,43 @@ func canonNumber(v string) string {
 		return strconv.FormatFloat(x, 'f', -1, 64)
 	}
 	return v
+}
+
+// headAfter returns the word a value or count at folded[end:] is about when no object of
+// the list stands there: the next Latin word of its clause, articles, stop words and values
+// skipped ("three sailboats", "a red kayak"), stemmed; "" when there is none (Chinese text,
+// whose words have no spaces to find them by, or the clause ends). An object outside the
+// built-in list is still an object.
+func (t *text) headAfter(end, clauseEnd int, values []mention) (string, int) {
+	s := t.folded
+	i := end
+	for words := 0; i < clauseEnd && words < 3; {
+		for i < clauseEnd && s[i] == ' ' {
+			i++
+		}
+		j := i
+		for j < clauseEnd {
+			r, n := utf8.DecodeRuneInString(s[j:])
+			if !isWordRune(r) || r >= 0x80 {
+				break
+			}
+			j += n
+		}
+		if j == i {
+			return "", 0
+		}
+		w := s[i:j]
+		isValue := false
+		for _, m := range values {
+			if m.at == i {
+				isValue = true
+			}
+		}
+		if !isValue && !t.lr.articles[w] && !t.lr.stop[w] && !strings.ContainsAny(w, "0123456789") && len(w) > 2 {
+			return stem(w), i
+		}
+		words++
+		i = j
+	}
+	return "", 0
 }
