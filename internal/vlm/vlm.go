@@ -210,8 +210,6 @@ type (
 		Messages    []wireMessage `json:"messages"`
 		MaxTokens   int           `json:"max_tokens,omitempty"`
 		Temperature *float64      `json:"temperature,omitempty"`
-		// ResponseFormat asks for structured output (the model judge's json_schema).
-		ResponseFormat json.RawMessage `json:"response_format,omitempty"`
 	}
 	wireMessage struct {
 		Role    Role `json:"role"`
@@ -278,8 +276,8 @@ func DecodeRequest(body []byte) (model string, msgs []Message, err error) {
 }
 
 // body builds the request body; image turns a message's image reference into the URL sent.
-func (c *Client) body(msgs []Message, format json.RawMessage, image func(string) (string, error)) ([]byte, error) {
-	req := wireRequest{Model: c.opts.Model, MaxTokens: c.opts.MaxTokens, Temperature: c.opts.Temperature, ResponseFormat: format}
+func (c *Client) body(msgs []Message, image func(string) (string, error)) ([]byte, error) {
+	req := wireRequest{Model: c.opts.Model, MaxTokens: c.opts.MaxTokens, Temperature: c.opts.Temperature}
 	req.Messages = make([]wireMessage, len(msgs))
 	for i, m := range msgs {
 		if len(m.Images) == 0 {
@@ -356,55 +354,42 @@ type Tag struct {
 // Chat sends the conversation and returns the first choice's text. Failed attempts are
 // retried as Options say; the returned error is an *Error (or the context's error).
 func (c *Client) Chat(ctx context.Context, tag Tag, msgs []Message) (string, error) {
-	r, err := c.Complete(ctx, tag, msgs, nil)
-	return r.Text, err
-}
-
-// Reply is a completion with what it cost: the server's token counts (0 when it reports
-// none) and the attempts it took.
-type Reply struct {
-	Text                           string
-	PromptTokens, CompletionTokens int
-	Attempts                       int
-}
-
-// Complete is Chat with a response_format (nil: none) and the reply's usage; Attempts is set
-// on failure too.
-func (c *Client) Complete(ctx context.Context, tag Tag, msgs []Message, format json.RawMessage) (Reply, error) {
-	body, err := c.body(msgs, format, c.imageURL)
+	body, err := c.body(msgs, c.imageURL)
 	if err != nil {
-		return Reply{}, err
+		return "", err
 	}
 	var logged []byte
 	if c.opts.Log != nil {
-		logged, _ = c.body(msgs, format, func(s string) (string, error) { return s, nil })
+		logged, _ = c.body(msgs, func(s string) (string, error) { return s, nil })
+	}
+	if cl, _ := ctx.Value(callKey{}).(*call); cl != nil && len(cl.format) > 0 {
+		body, logged = withFormat(body, cl.format), withFormat(logged, cl.format)
 	}
 	var last *Error
 	for attempt := 1; ; attempt++ {
 		if c.limiter != nil {
 			if err := c.limiter.Wait(ctx); err != nil {
-				return Reply{Attempts: attempt - 1}, err
+				return "", err
 			}
 		}
-		r, retryAfter, e := c.attempt(ctx, tag, attempt, body, logged)
-		r.Attempts = attempt
+		text, retryAfter, e := c.attempt(ctx, tag, attempt, body, logged)
 		if e == nil {
-			return r, nil
+			return text, nil
 		}
 		if ctx.Err() != nil {
-			return r, ctx.Err()
+			return "", ctx.Err()
 		}
 		e.Attempts = attempt
 		last = e
 		if !e.retryable() || attempt > c.opts.MaxRetries {
-			return r, last
+			return "", last
 		}
 		d := c.backoff(attempt)
 		if retryAfter > 0 {
 			d = min(retryAfter, c.opts.MaxBackoff)
 		}
 		if err := c.sleep(ctx, d); err != nil {
-			return r, err
+			return "", err
 		}
 	}
 }
@@ -433,8 +418,12 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 const maxBody = 16 << 20
 
 // attempt sends one request.
-func (c *Client) attempt(ctx context.Context, tag Tag, n int, body, logged []byte) (reply Reply, retryAfter time.Duration, e *Error) {
+func (c *Client) attempt(ctx context.Context, tag Tag, n int, body, logged []byte) (text string, retryAfter time.Duration, e *Error) {
 	start := time.Now()
+	cl, _ := ctx.Value(callKey{}).(*call)
+	if cl != nil {
+		cl.reply.Attempts = n
+	}
 	actx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
 	var status int
@@ -446,7 +435,7 @@ func (c *Client) attempt(ctx context.Context, tag Tag, n int, body, logged []byt
 	}()
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
-		return Reply{}, 0, &Error{Kind: KindConnection, Err: err}
+		return "", 0, &Error{Kind: KindConnection, Err: err}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if c.opts.APIKey != "" {
@@ -454,36 +443,35 @@ func (c *Client) attempt(ctx context.Context, tag Tag, n int, body, logged []byt
 	}
 	r, err := c.http.Do(req)
 	if err != nil {
-		return Reply{}, 0, c.transportError(ctx, actx, err)
+		return "", 0, c.transportError(ctx, actx, err)
 	}
 	defer r.Body.Close()
 	status = r.StatusCode
 	resp, err = io.ReadAll(io.LimitReader(r.Body, maxBody))
 	if err != nil {
-		return Reply{}, 0, c.transportError(ctx, actx, err)
+		return "", 0, c.transportError(ctx, actx, err)
 	}
 	if r.StatusCode != http.StatusOK {
-		return Reply{}, parseRetryAfter(r.Header.Get("Retry-After")), &Error{Kind: KindHTTP, Status: r.StatusCode, Body: snippet(resp)}
+		return "", parseRetryAfter(r.Header.Get("Retry-After")), &Error{Kind: KindHTTP, Status: r.StatusCode, Body: snippet(resp)}
 	}
 	var wr wireResponse
 	if err := json.Unmarshal(resp, &wr); err != nil {
-		return Reply{}, 0, &Error{Kind: KindMalformed, Err: err, Body: snippet(resp)}
+		return "", 0, &Error{Kind: KindMalformed, Err: err, Body: snippet(resp)}
 	}
 	if wr.Choices == nil {
-		return Reply{}, 0, &Error{Kind: KindMalformed, Err: errors.New(`no "choices" list`), Body: snippet(resp)}
+		return "", 0, &Error{Kind: KindMalformed, Err: errors.New(`no "choices" list`), Body: snippet(resp)}
 	}
 	if len(*wr.Choices) == 0 {
-		return Reply{}, 0, &Error{Kind: KindEmpty}
+		return "", 0, &Error{Kind: KindEmpty}
 	}
 	ch := (*wr.Choices)[0]
 	if ch.Message == nil || ch.Message.Content == nil {
-		return Reply{}, 0, &Error{Kind: KindMalformed, Err: errors.New(`choices[0] has no message.content`), Body: snippet(resp)}
+		return "", 0, &Error{Kind: KindMalformed, Err: errors.New(`choices[0] has no message.content`), Body: snippet(resp)}
 	}
-	reply.Text = *ch.Message.Content
-	if wr.Usage != nil {
-		reply.PromptTokens, reply.CompletionTokens = wr.Usage.PromptTokens, wr.Usage.CompletionTokens
+	if cl != nil && wr.Usage != nil {
+		cl.reply.PromptTokens, cl.reply.CompletionTokens = wr.Usage.PromptTokens, wr.Usage.CompletionTokens
 	}
-	return reply, 0, nil
+	return *ch.Message.Content, 0, nil
 }
 
 func (c *Client) transportError(ctx, actx context.Context, err error) *Error {
@@ -537,4 +525,44 @@ func snippet(b []byte) string {
 		s = strings.ToValidUTF8(s[:200], "") + "…"
 	}
 	return s
+}
+
+// Reply is a completion with what it cost: the server's token counts (0 when it reports
+// none) and the attempts it took.
+type Reply struct {
+	Text                           string
+	PromptTokens, CompletionTokens int
+	Attempts                       int
+}
+
+// call is what Complete asks of one Chat beyond the messages, and what it learns back. It
+// travels in the context so that Chat's one retry loop serves both (context.WithValue for
+// a per-call option is unusual; it keeps Complete an addition beside Chat rather than a
+// second copy of the loop).
+type call struct {
+	format json.RawMessage
+	reply  Reply
+}
+
+type callKey struct{}
+
+// Complete is Chat with a response_format (nil: none; the model judge's json_schema), and
+// the reply's token counts and attempts (set on failure too).
+func (c *Client) Complete(ctx context.Context, tag Tag, msgs []Message, format json.RawMessage) (Reply, error) {
+	cl := &call{format: format}
+	text, err := c.Chat(context.WithValue(ctx, callKey{}, cl), tag, msgs)
+	cl.reply.Text = text
+	return cl.reply, err
+}
+
+// withFormat adds "response_format" to a request body (a JSON object).
+func withFormat(body, format json.RawMessage) []byte {
+	if len(body) < 2 {
+		return body
+	}
+	out := make([]byte, 0, len(body)+len(format)+20)
+	out = append(out, body[:len(body)-1]...)
+	out = append(out, `,"response_format":`...)
+	out = append(out, format...)
+	return append(out, '}')
 }
