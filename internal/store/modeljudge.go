@@ -86,8 +86,11 @@ func (s *Store) StartModelJudge(ctx context.Context, judge string, v ModelJudgeV
 	return done, tx.Commit()
 }
 
-// PutModelJudgeTurns stores judged turns in one short transaction: each turn's scores
-// (replacing those of another version) and its row in judge_turns, together.
+// PutModelJudgeTurns stores judged turns: their scores through a ScoreImporter (the path
+// every judge's scores take; those of another version replaced), then, once those are
+// committed, each turn's row in judge_turns, which marks it scored. A run killed between the
+// two leaves scores without a row: the rerun asks for those turns again and replaces their
+// scores, so no turn is ever stored half or counted twice.
 func (s *Store) PutModelJudgeTurns(ctx context.Context, judge, version string, turns []ModelJudgeTurn) error {
 	im, err := s.BeginScoreImport(ctx, judge, ImportOptions{Replace: true})
 	if err != nil {
@@ -95,22 +98,35 @@ func (s *Store) PutModelJudgeTurns(ctx context.Context, judge, version string, t
 	}
 	defer im.Rollback()
 	im.ruleVersion = version
-	note, err := im.tx.PrepareContext(ctx, `INSERT INTO judge_turns (judge_id, turn_id, version, rationale, tokens_in, tokens_out, requests)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (judge_id, turn_id) DO UPDATE SET version = excluded.version,
-		rationale = excluded.rationale, tokens_in = excluded.tokens_in, tokens_out = excluded.tokens_out, requests = excluded.requests`)
-	if err != nil {
-		return fmt.Errorf("store model judge scores: %w", err)
-	}
-	defer note.Close()
 	for _, t := range turns {
 		if _, err := im.PutTurnScores(t.TurnID, t.Fields, t.Values); err != nil {
 			return fmt.Errorf("store model judge scores: %w", err)
 		}
-		if _, err := note.ExecContext(ctx, im.judgeID, t.TurnID, version, t.Rationale, t.TokensIn, t.TokensOut, t.Requests); err != nil {
-			return fmt.Errorf("store model judge scores: %w", domainError(err))
+	}
+	if err := im.Commit(); err != nil {
+		return err
+	}
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return fmt.Errorf("store model judge notes: %w", err)
+	}
+	defer tx.Rollback()
+	note, err := tx.PrepareContext(ctx, `INSERT INTO judge_turns (judge_id, turn_id, version, rationale, tokens_in, tokens_out, requests)
+		VALUES ((SELECT id FROM judges WHERE name = ?), ?, ?, ?, ?, ?, ?) ON CONFLICT (judge_id, turn_id) DO UPDATE SET version = excluded.version,
+		rationale = excluded.rationale, tokens_in = excluded.tokens_in, tokens_out = excluded.tokens_out, requests = excluded.requests`)
+	if err != nil {
+		return fmt.Errorf("store model judge notes: %w", err)
+	}
+	defer note.Close()
+	for _, t := range turns {
+		if _, err := note.ExecContext(ctx, judge, t.TurnID, version, t.Rationale, t.TokensIn, t.TokensOut, t.Requests); err != nil {
+			return fmt.Errorf("store model judge notes: %w", domainError(err))
 		}
 	}
-	return im.Commit()
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store model judge notes: %w", err)
+	}
+	return nil
 }
 
 // ModelJudgeNote is what a model judge said about one turn: its values, rationale and cost,

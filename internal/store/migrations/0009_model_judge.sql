@@ -2,8 +2,8 @@
 -- judge_scores like every judge's, with rule_version naming the model judge's version: the
 -- model, the prompt and the sampling parameters. judge_versions records what each version
 -- is; judge_turns records, per judged turn, the version that scored it, the judge's
--- rationale and what the turn cost, written in the same transaction as the turn's scores, so
--- a turn with a row here has all its scores (a rerun skips it).
+-- rationale and what the turn cost, written once the turn's scores are committed, so a turn
+-- with a row here has all its scores (a rerun skips it).
 
 CREATE TABLE judge_versions (
     version     TEXT PRIMARY KEY,
