@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/m3bench/m3eval/annotations"
@@ -80,14 +79,14 @@ func runJudge(cmd *cobra.Command, g *globalOptions, o *judgerun.Request) error {
 	}
 	defer s.Close()
 	if o.Explain != "" && o.Name != "rules" {
-		// --name names a model judge: its stored values and rationale. (The rule judge's
-		// explanation is recomputed from the rules, whatever it was stored as.)
+		// --name names a model judge: its stored values and rationale. Any other name
+		// explains the rules, as before model judges (the explanation is recomputed).
 		model, err := s.IsModelJudge(cmd.Context(), o.Name)
 		if err != nil {
 			return err
 		}
 		if !model {
-			return fmt.Errorf("%w: judge %s has no turn judged by a model (judge --explain without --name explains the rule judge)", store.ErrNotFound, o.Name)
+			return writeOutput(cmd, "", func(w io.Writer, _ bool) error { return o.Run(cmd.Context(), s, rb, j, filter, w) })
 		}
 		n, err := s.ModelJudgeNote(cmd.Context(), o.Name, o.Explain)
 		if err != nil {
