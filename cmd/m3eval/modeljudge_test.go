@@ -444,3 +444,56 @@ func TestModelJudgeProgress(t *testing.T) {
 		t.Errorf("no summary:\n%q", out)
 	}
 }
+
+// TestModelJudgeInterrupt: Ctrl-C ends a model judge run with status 130, keeping the turns it
+// judged; the rerun scores the rest.
+func TestModelJudgeInterrupt(t *testing.T) {
+	bin := testBinary(t)
+	set, err := filepath.Abs(filepath.Join("testdata", "judge", "validation.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	db := filepath.Join(dir, "i.db")
+	mustRun(t, "--db", db, "import", "--annotator", "human", set)
+	vlm := startJudgeVLM(t, nil, 20*time.Millisecond)
+	args := []string{"--db", db, "judge", "--name", "i", "--endpoint", vlm.endpoint(), "--model", "judge-careful", "--concurrency", "2"}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		s, err := store.Open(context.Background(), db, store.Options{ReadOnly: true})
+		if err == nil {
+			ok, _ := s.IsModelJudge(context.Background(), "i")
+			s.Close()
+			if ok {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("no turn stored within 60 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 || !strings.Contains(stderr.String(), "interrupted") {
+		t.Fatalf("after Ctrl-C: %v\n%s%s", err, stdout.String(), stderr.String())
+	}
+	var scored int
+	if _, err := fmt.Sscanf(stdout.String()[strings.Index(stdout.String(), ": ")+2:], "%d turns scored", &scored); err != nil || scored < 1 {
+		t.Fatalf("interrupted run's summary: %v\n%s", err, stdout.String())
+	}
+	vlm.delay.Store(0)
+	r := runBin(t, dir, nil, args...)
+	if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("%d turns scored", 151-scored)) {
+		t.Fatalf("rerun after %d: exit %d\n%s%s", scored, r.code, r.stdout, r.stderr)
+	}
+}
