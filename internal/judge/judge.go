@@ -229,15 +229,18 @@ func (j *Judge) turn(t *dataset.Turn, meta dataset.Meta, ep *episode) (Verdict, 
 
 // ctx is the working state of one turn's judgement.
 type ctx struct {
-	j                *Judge
-	r                *Rules
-	t                *dataset.Turn
-	meta             dataset.Meta
-	lang             string
-	ep               *episode
-	resp, exp, user  *text
-	respM            []mention
-	factsNow         []fact
+	j               *Judge
+	r               *Rules
+	t               *dataset.Turn
+	meta            dataset.Meta
+	lang            string
+	ep              *episode
+	resp, exp, user *text
+	respM           []mention
+	factsNow        []fact
+	// affirmed is the cue with which the response accepts a false memory or attribute swap
+	// (misleading sets it, consistency reads it).
+	affirmed         string
 	sig              Signals
 	falseV, trueV    []valueRef
 	misleadEvaluated bool

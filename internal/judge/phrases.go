@@ -36,6 +36,7 @@ const (
 	catObject     // payload: index into Rules.objects
 	catObjectStop // words that hold an object's spelling without naming it
 	catNumberWord // payload: the number
+	catDistributive
 	nCats
 )
 
@@ -127,7 +128,7 @@ func (r *Rules) buildIndex(lang string, lr *LangRules) {
 		{catInference, lr.Inference}, {catEvidence, lr.Evidence}, {catMissing, lr.Missing},
 		{catAcknowledge, lr.Acknowledge}, {catClarify, lr.Clarify}, {catRedundancy, lr.Redundancy},
 		{catSpecific, lr.Specific}, {catCopula, lr.Copula}, {catPart, r.PartCues[lang]},
-		{catObjectStop, r.ObjectStop},
+		{catObjectStop, r.ObjectStop}, {catDistributive, lr.Distributive},
 	}
 	for _, l := range lists {
 		for _, w := range l.list {

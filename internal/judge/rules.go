@@ -115,6 +115,9 @@ type LangRules struct {
 	Specific     []string       `json:"specific"`
 	// Copula links an object to the value after it ("the car is red", "车是红色的").
 	Copula []string `json:"copula"`
+	// Distributive words make the number after them in their clause a share, not a count
+	// ("each child gets one apple", "每人一个").
+	Distributive []string `json:"distributive"`
 
 	stop     map[string]bool
 	articles map[string]bool

@@ -167,6 +167,7 @@ func (t *text) mentions(r *Rules) []mention {
 		out = append(out, mention{class: vw.class, value: vw.value, at: int(h.at), spelling: vw.spelling})
 	}
 	out = append(out, t.imageMentions(r, taken)...)
+	out = append(out, patternMentions(t.folded, taken)...)
 	// Counts: digits not already taken as an image index.
 	s := t.folded
 	for i := 0; i < len(s); i++ {
@@ -195,13 +196,20 @@ func (t *text) mentions(r *Rules) []mention {
 			out = append(out, mention{class: "number", value: strconv.Itoa(int(h.payload)), at: int(h.at), spelling: t.folded[h.at:h.end]})
 		}
 	}
-	for k := range out {
-		m := &out[k]
+	kept := out[:0]
+	for _, m := range out {
+		if m.class == "number" {
+			// A share is not a count: "one" in "each child gets one apple".
+			if c := t.clauseOf(m.at); t.lastIn(catDistributive, c[0], m.at) != "" {
+				continue
+			}
+		}
 		m.negated = t.negatedAt(m.at)
 		m.hedged = t.hedgedAt(m.at)
+		kept = append(kept, m)
 	}
-	t.ms = out
-	return out
+	t.ms = kept
+	return kept
 }
 
 // imageMentions finds "image 2", "the second image", "图片2", "第2张", "图2".

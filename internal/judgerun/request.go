@@ -7,6 +7,8 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"strconv"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -39,7 +41,41 @@ type Request struct {
 	Format  string // --explain output, one of ExplainFormats
 	// PrintRules asks for the built-in rule file instead (the caller prints it).
 	PrintRules bool
+	Model      ModelFlags // --endpoint: the model judge
 }
+
+// ModelFlags are the flags of the model judge (m3eval judge --endpoint).
+type ModelFlags struct {
+	Endpoint, Model, APIKeyEnv string
+	Concurrency                int
+	Rate                       float64
+	Prompt                     string // template file ("": the built-in prompt)
+	PrintPrompt                bool
+	Temperature                optFloat
+	MaxTokens, Retries         int
+	Timeout                    time.Duration
+}
+
+// optFloat is a float flag that may be left unset (then nothing is sent).
+type optFloat struct{ v *float64 }
+
+func (f *optFloat) String() string {
+	if f.v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*f.v, 'g', -1, 64)
+}
+
+func (f *optFloat) Set(s string) error {
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return fmt.Errorf("%q is not a number", s)
+	}
+	f.v = &x
+	return nil
+}
+
+func (f *optFloat) Type() string { return "float" }
 
 // AddFlags defines the flags of m3eval judge on fs.
 func (q *Request) AddFlags(fs *pflag.FlagSet) {
@@ -50,6 +86,18 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&q.Explain, "explain", "", "print the verdict of one sample: value, rule and evidence per field")
 	fs.StringVar(&q.Format, "format", string(ExplainTable), "--explain output: table or json")
 	fs.BoolVar(&q.PrintRules, "print-rules", false, "print the built-in rule file and exit")
+	m := &q.Model
+	fs.StringVar(&m.Endpoint, "endpoint", "", "judge with a model: OpenAI-compatible API base, e.g. http://127.0.0.1:8000/v1 (see docs/judge.md)")
+	fs.StringVar(&m.Model, "model", "", "the model judge's model name, sent to --endpoint")
+	fs.StringVar(&m.APIKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the --endpoint's API key")
+	fs.IntVar(&m.Concurrency, "concurrency", 4, "turns the model judge scores in parallel")
+	fs.Float64Var(&m.Rate, "rate", 0, "most requests per second to --endpoint (0: no limit)")
+	fs.StringVar(&m.Prompt, "prompt", "", "the model judge's prompt template instead of the built-in one (see --print-prompt)")
+	fs.BoolVar(&m.PrintPrompt, "print-prompt", false, "print the model judge's built-in prompt template and exit")
+	fs.Var(&m.Temperature, "temperature", "the model judge's sampling temperature (unset: the server's default)")
+	fs.IntVar(&m.MaxTokens, "max-tokens", 0, "max_tokens of each model judge request (0: the server's default)")
+	fs.IntVar(&m.Retries, "retries", 4, "retries of a model judge request after 429, 5xx, a timeout or a connection error")
+	fs.DurationVar(&m.Timeout, "timeout", 2*time.Minute, "longest wait for one model judge response")
 }
 
 // Check checks the flags and parses the filter; its errors are marked usage.Err.
@@ -63,6 +111,27 @@ func (q *Request) Check() (store.TurnFilter, error) {
 	}
 	if q.Explain != "" && (len(q.Filters) > 0 || q.Replace) {
 		return nil, usage.Errorf("--explain shows one sample and stores nothing: drop --filter and --replace")
+	}
+	m := &q.Model
+	switch {
+	case m.Endpoint == "" && (m.Model != "" || m.Prompt != ""):
+		return nil, usage.Errorf("--model and --prompt are the model judge's: give --endpoint too")
+	case m.Endpoint != "" && q.Explain != "":
+		return nil, usage.Errorf("--explain shows what is stored and sends nothing: drop --endpoint")
+	case m.Endpoint != "" && m.Model == "":
+		return nil, usage.Errorf("--endpoint needs --model (the model name the endpoint serves)")
+	case m.Endpoint != "" && q.Name == "rules":
+		return nil, usage.Errorf("give the model judge a --name of its own (\"rules\" is the rule judge's)")
+	case m.Endpoint != "" && q.Rules != "":
+		return nil, usage.Errorf("--rules is the rule judge's: drop it with --endpoint")
+	case m.Endpoint != "" && m.Concurrency < 1:
+		return nil, usage.Errorf("--concurrency %d: want 1 or more", m.Concurrency)
+	case m.Endpoint != "" && m.Retries < 0:
+		return nil, usage.Errorf("--retries %d: want 0 or more", m.Retries)
+	case m.Endpoint != "" && m.Rate < 0:
+		return nil, usage.Errorf("--rate %g: want 0 (no limit) or more", m.Rate)
+	case m.Endpoint != "" && m.MaxTokens < 0:
+		return nil, usage.Errorf("--max-tokens %d: want 0 (the server's default) or more", m.MaxTokens)
 	}
 	return filter, nil
 }

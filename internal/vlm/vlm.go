@@ -239,6 +239,10 @@ type (
 				Content *string `json:"content"`
 			} `json:"message"`
 		} `json:"choices"`
+		Usage *struct {
+			PromptTokens     int `json:"prompt_tokens"`
+			CompletionTokens int `json:"completion_tokens"`
+		} `json:"usage"`
 	}
 )
 
@@ -368,6 +372,9 @@ func (c *Client) Chat(ctx context.Context, tag Tag, msgs []Message) (string, err
 	if c.opts.Log != nil {
 		logged, _ = c.body(msgs, func(s string) (string, error) { return s, nil })
 	}
+	if cl, _ := ctx.Value(callKey{}).(*call); cl != nil && len(cl.format) > 0 {
+		body, logged = withFormat(body, cl.format), withFormat(logged, cl.format)
+	}
 	var last *Error
 	for attempt := 1; ; attempt++ {
 		if c.limiter != nil {
@@ -424,6 +431,10 @@ const maxBody = 16 << 20
 // attempt sends one request.
 func (c *Client) attempt(ctx context.Context, tag Tag, n int, body, logged []byte) (text string, retryAfter time.Duration, e *Error) {
 	start := time.Now()
+	cl, _ := ctx.Value(callKey{}).(*call)
+	if cl != nil {
+		cl.reply.Attempts = n
+	}
 	actx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
 	var status int
@@ -467,6 +478,9 @@ func (c *Client) attempt(ctx context.Context, tag Tag, n int, body, logged []byt
 	ch := (*wr.Choices)[0]
 	if ch.Message == nil || ch.Message.Content == nil {
 		return "", 0, &Error{Kind: KindMalformed, Err: errors.New(`choices[0] has no message.content`), Body: snippet(resp)}
+	}
+	if cl != nil && wr.Usage != nil {
+		cl.reply.PromptTokens, cl.reply.CompletionTokens = wr.Usage.PromptTokens, wr.Usage.CompletionTokens
 	}
 	return *ch.Message.Content, 0, nil
 }
@@ -540,4 +554,44 @@ func snippet(b []byte) string {
 		s = strings.ToValidUTF8(s[:200], "") + "…"
 	}
 	return s
+}
+
+// Reply is a completion with what it cost: the server's token counts (0 when it reports
+// none) and the attempts it took.
+type Reply struct {
+	Text                           string
+	PromptTokens, CompletionTokens int
+	Attempts                       int
+}
+
+// call is what Complete asks of one Chat beyond the messages, and what it learns back. It
+// travels in the context so that Chat's one retry loop serves both (context.WithValue for
+// a per-call option is unusual; it keeps Complete an addition beside Chat rather than a
+// second copy of the loop).
+type call struct {
+	format json.RawMessage
+	reply  Reply
+}
+
+type callKey struct{}
+
+// Complete is Chat with a response_format (nil: none; the model judge's json_schema), and
+// the reply's token counts and attempts (set on failure too).
+func (c *Client) Complete(ctx context.Context, tag Tag, msgs []Message, format json.RawMessage) (Reply, error) {
+	cl := &call{format: format}
+	text, err := c.Chat(context.WithValue(ctx, callKey{}, cl), tag, msgs)
+	cl.reply.Text = text
+	return cl.reply, err
+}
+
+// withFormat adds "response_format" to a request body (a JSON object).
+func withFormat(body, format json.RawMessage) []byte {
+	if len(body) < 2 {
+		return body
+	}
+	out := make([]byte, 0, len(body)+len(format)+20)
+	out = append(out, body[:len(body)-1]...)
+	out = append(out, `,"response_format":`...)
+	out = append(out, format...)
+	return append(out, '}')
 }

@@ -59,11 +59,13 @@ type Server struct {
 	scenes   map[string]*simulate.Scene // image key -> scene
 	requests atomic.Int64
 	failed   sync.Map // flaky: request bodies that failed once
+	judge    judgeState
 }
 
 // New indexes the scenes by their images; read returns a local image's bytes.
 func New(scenes []simulate.Scene, read func(string) ([]byte, error)) (*Server, error) {
 	s := &Server{scenes: map[string]*simulate.Scene{}}
+	s.judge.labels = demoLabels()
 	for i := range scenes {
 		sc := &scenes[i]
 		var keys []string
@@ -111,6 +113,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	model, msgs, err := vlm.DecodeRequest(body)
 	if err != nil || len(msgs) == 0 {
 		http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
+		return
+	}
+	if isJudgeModel(model) { // a model judge's request (judge.go)
+		s.serveJudge(w, r, n, model, body)
 		return
 	}
 	sc, err := s.scene(msgs)
@@ -255,7 +261,7 @@ func Serve(ctx context.Context, scenes []simulate.Scene, listen string, latency 
 		})
 	}
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(stdout, "demo VLM for %d scenes at http://%s/v1 (personas by --model: faithful, gullible, confused, flaky, http500, malformed, empty, hang)\n",
+	fmt.Fprintf(stdout, "demo VLM for %d scenes at http://%s/v1 (personas by --model: faithful, gullible, confused, flaky, http500, malformed, empty, hang; judges: judge-careful, judge-lenient, …)\n",
 		len(scenes), ln.Addr())
 	go func() {
 		<-ctx.Done()

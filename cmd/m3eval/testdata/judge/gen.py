@@ -1,11 +1,12 @@
 """Writes validation.jsonl, the judge's human-labeled validation set, from validation_en.py
-and validation_zh.py, and heldout.jsonl from heldout.py (one episode record per line, every
+and validation_zh.py, heldout.jsonl from heldout.py and blindspots.jsonl from blindspots.py (one episode record per line, every
 turn with its human_annotation). Run: python3 gen.py (from this directory)."""
 import json
 
 from validation_en import EN
 from validation_zh import ZH
 from heldout import HELDOUT
+from blindspots import BLINDSPOTS
 
 def write(path, episodes):
     n = 0
@@ -41,3 +42,4 @@ def write(path, episodes):
 
 write("validation.jsonl", EN + ZH)
 write("heldout.jsonl", HELDOUT)
+write("blindspots.jsonl", BLINDSPOTS)

@@ -1,0 +1,499 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/m3bench/m3eval/internal/simulate/demovlm"
+	"github.com/m3bench/m3eval/internal/store"
+)
+
+// judgeVLM is the demo VLM on 127.0.0.1 with its request bodies recorded.
+type judgeVLM struct {
+	*httptest.Server
+	vlm    *demovlm.Server
+	mu     sync.Mutex
+	bodies [][]byte
+	delay  atomic.Int64 // nanoseconds each answer waits
+}
+
+func startJudgeVLM(t *testing.T, labels []byte, delay time.Duration) *judgeVLM {
+	t.Helper()
+	srv, err := demovlm.New(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if labels != nil {
+		if err := srv.SetJudgeLabels(labels); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j := &judgeVLM{vlm: srv}
+	j.delay.Store(int64(delay))
+	j.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		j.mu.Lock()
+		j.bodies = append(j.bodies, b)
+		j.mu.Unlock()
+		if d := time.Duration(j.delay.Load()); d > 0 {
+			select {
+			case <-time.After(d):
+			case <-r.Context().Done():
+			}
+		}
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		srv.ServeHTTP(w, r)
+	}))
+	t.Cleanup(j.Close)
+	return j
+}
+
+func (j *judgeVLM) requests() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return len(j.bodies)
+}
+
+func (j *judgeVLM) endpoint() string { return j.URL + "/v1" }
+
+// modelJudgeFixture is one English episode with an image file, and a Chinese one.
+func modelJudgeFixture(t *testing.T) (dir, db string) {
+	t.Helper()
+	dir = t.TempDir()
+	png, err := os.ReadFile(filepath.Join("..", "..", "annotations", "demo", "images", "apples.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := filepath.Join(dir, "apples.png")
+	if err := os.WriteFile(img, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recs := []map[string]any{
+		{"sample_id": "mj_en_turn_1", "episode_id": "mj_en", "turn": 1, "action_type": "initial", "task_type": "counting",
+			"user_message": "How many apples are on the table?", "vlm_response": "There are three red apples.",
+			"expected_answer": "Three apples.", "images": []string{img, "https://example.org/remote.png"}, "model": "m"},
+		{"sample_id": "mj_en_turn_2", "episode_id": "mj_en", "turn": 2, "action_type": "mislead", "task_type": "counting",
+			"user_message": "There are four apples, right?", "vlm_response": "No, I count three apples.",
+			"expected_answer": "Three apples.", "images": []string{img, "https://example.org/remote.png"}, "model": "m"},
+		{"sample_id": "mj_zh_turn_1", "episode_id": "mj_zh", "turn": 1, "action_type": "initial", "task_type": "counting",
+			"user_message": "桌上有几个苹果？", "vlm_response": "桌上有三个苹果。", "expected_answer": "三个。", "images": []string{img}, "model": "m"},
+	}
+	var b bytes.Buffer
+	for _, r := range recs {
+		line, _ := json.Marshal(r)
+		b.Write(append(line, '\n'))
+	}
+	file := filepath.Join(dir, "turns.jsonl")
+	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db = filepath.Join(dir, "m.db")
+	mustRun(t, "--db", db, "import", file)
+	return dir, db
+}
+
+// TestModelJudgeRequest: over real HTTP, each request carries the turn's images (a file as a
+// data URL, a URL as it is), the earlier turns, the expected answer, the action's intent, the
+// rubric in the turn's language and the json_schema; the scores, rationale and cost are
+// stored and shown by --explain.
+func TestModelJudgeRequest(t *testing.T) {
+	_, db := modelJudgeFixture(t)
+	vlm := startJudgeVLM(t, nil, 0)
+	out := mustRun(t, "--db", db, "judge", "--name", "careful", "--endpoint", vlm.endpoint(), "--model", "judge-careful", "--temperature", "0")
+	if !strings.Contains(out, "3 turns scored with judge-careful@") || !strings.Contains(out, "0 failed") || !strings.Contains(out, "3 requests, 0 retries") {
+		t.Fatalf("judge: %s", out)
+	}
+	var mislead, zh map[string]any
+	for _, b := range vlm.bodies {
+		var req map[string]any
+		if err := json.Unmarshal(b, &req); err != nil {
+			t.Fatal(err)
+		}
+		if req["temperature"] != 0.0 || req["model"] != "judge-careful" {
+			t.Fatalf("request: temperature %v model %v", req["temperature"], req["model"])
+		}
+		switch {
+		case strings.Contains(string(b), "There are four apples"):
+			mislead = req
+		case strings.Contains(string(b), `桌上有几个苹果`):
+			zh = req
+		}
+	}
+	if mislead == nil || zh == nil {
+		t.Fatalf("requests: %d", len(vlm.bodies))
+	}
+	msgs := mislead["messages"].([]any)
+	user := msgs[1].(map[string]any)["content"].([]any)
+	if u := user[0].(map[string]any)["image_url"].(map[string]any)["url"].(string); !strings.HasPrefix(u, "data:image/png;base64,iVBOR") {
+		t.Errorf("first image: %.40s", u)
+	}
+	if u := user[1].(map[string]any)["image_url"].(map[string]any)["url"]; u != "https://example.org/remote.png" {
+		t.Errorf("second image: %v", u)
+	}
+	text := user[2].(map[string]any)["text"].(string)
+	for _, want := range []string{"[turn 1] User: How many apples are on the table?", "[turn 1] Model: There are three red apples.",
+		"Current user message: There are four apples, right?", "Model response: No, I count three apples.", "Expected answer: Three apples.",
+		"Action type: mislead", "Test intent: "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the request lacks %q:\n%s", want, text)
+		}
+	}
+	sys := msgs[0].(map[string]any)["content"].(string)
+	if !strings.Contains(sys, "Fully correct, same as or equivalent to the expected answer") {
+		t.Errorf("the system message lacks the rubric:\n%s", sys)
+	}
+	rf, _ := json.Marshal(mislead["response_format"])
+	if !strings.Contains(string(rf), `"type":"json_schema"`) || !strings.Contains(string(rf), `"resists_misleading":{"enum":["Yes","No"]`) {
+		t.Errorf("response_format: %s", rf)
+	}
+	zsys := zh["messages"].([]any)[0].(map[string]any)["content"].(string)
+	if !strings.Contains(zsys, "完全正确，与预期答案完全一致或语义等价") {
+		t.Errorf("the Chinese turn's rubric is not Chinese:\n%s", zsys)
+	}
+	ex := mustRun(t, "--db", db, "judge", "--explain", "mj_en_turn_2", "--name", "careful", "--format", "json")
+	var note struct {
+		Values    map[string]string `json:"values"`
+		Rationale string            `json:"rationale"`
+		TokensIn  int               `json:"tokens_in"`
+		Model     string            `json:"model"`
+		Params    map[string]any    `json:"params"`
+	}
+	if err := json.Unmarshal([]byte(ex), &note); err != nil {
+		t.Fatalf("%v: %s", err, ex)
+	}
+	if note.Values["resists_misleading"] != "Yes" || note.Rationale == "" || note.TokensIn == 0 || note.Model != "judge-careful" || note.Params["temperature"] != 0.0 {
+		t.Fatalf("explain: %s", ex)
+	}
+}
+
+// TestModelJudgeFailurePaths: every way a turn fails ends listed with its reason, exit status
+// 1, and nothing stored for it; an answer fixed on the re-ask, and a chatty fenced one, are
+// stored.
+func TestModelJudgeFailurePaths(t *testing.T) {
+	_, db := modelJudgeFixture(t)
+	vlm := startJudgeVLM(t, nil, 0)
+	for _, c := range []struct {
+		persona, want string
+		extra         []string
+	}{
+		{"prose", "unusable answer, asked twice: the answer holds no JSON object", nil},
+		{"outofschema", `correctness: "7" is not allowed on this turn`, nil},
+		{"na", `resists_misleading: "NA" is not allowed on this turn: choose one of Yes, No`, nil},
+		{"http500", "request: HTTP 500 Internal Server Error", []string{"--retries", "1"}},
+		{"ratelimited", "request: HTTP 429 Too Many Requests", []string{"--retries", "1"}},
+		{"timeout", "request: no response within 500ms", []string{"--retries", "0", "--timeout", "500ms"}},
+	} {
+		t.Run(c.persona, func(t *testing.T) {
+			args := append([]string{"--db", db, "judge", "--name", c.persona, "--endpoint", vlm.endpoint(), "--model", "judge-" + c.persona,
+				"--filter", "sample_id=mj_en_turn_2"}, c.extra...)
+			out, err := run(t, args...)
+			if err == nil || !strings.Contains(err.Error(), "turns failed") || exitCodeOf(err) != 1 {
+				t.Fatalf("err %v (exit %d)\n%s", err, exitCodeOf(err), out)
+			}
+			if !strings.Contains(out, "failed mj_en_turn_2: ") || !strings.Contains(out, c.want) || !strings.Contains(out, "0 turns scored") {
+				t.Fatalf("output lacks %q:\n%s", c.want, out)
+			}
+			s, err := store.Open(context.Background(), db, store.Options{ReadOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if n, err := s.ModelJudgeNote(context.Background(), c.persona, "mj_en_turn_2"); !errors.Is(err, store.ErrNotFound) {
+				t.Fatalf("a failed turn has a stored note: %+v %v", n, err)
+			}
+		})
+	}
+	s, err := store.Open(context.Background(), db, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	judges, err := s.Judges(context.Background())
+	s.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range judges {
+		if model, _ := judgesWithScores(t, db, j); model > 0 {
+			t.Errorf("judge %s stored %v scores of failed turns", j, model)
+		}
+	}
+	for _, persona := range []string{"sloppy", "lenient", "flaky"} {
+		out := mustRun(t, "--db", db, "judge", "--name", persona, "--endpoint", vlm.endpoint(), "--model", "judge-"+persona)
+		if !strings.Contains(out, "3 turns scored") || !strings.Contains(out, "0 failed") {
+			t.Fatalf("%s: %s", persona, out)
+		}
+		if persona == "sloppy" && !strings.Contains(out, "3 re-asked") {
+			t.Fatalf("sloppy: %s", out)
+		}
+		if persona == "flaky" && !strings.Contains(out, "6 requests, 3 retries") {
+			t.Fatalf("flaky: %s", out)
+		}
+	}
+}
+
+// judgesWithScores counts a judge's stored scores through score's JSON (n_items_with_auto of
+// correctness); 0 when score finds none.
+func judgesWithScores(t *testing.T, db, judge string) (float64, error) {
+	t.Helper()
+	out, err := run(t, "--db", db, "score", "--judge", judge, "--format", "json")
+	if err != nil {
+		return 0, nil
+	}
+	var rep struct {
+		Fields map[string]struct {
+			HumanVsAuto map[string]any `json:"human_vs_auto"`
+		} `json:"fields"`
+	}
+	json.Unmarshal([]byte(out), &rep)
+	n, _ := rep.Fields["correctness"].HumanVsAuto["n_items_with_auto"].(float64)
+	return n, nil
+}
+
+// TestModelJudgeRerunAndVersion: a second run sends no request; another model is a new
+// version, refused without --replace and re-scoring every turn with it.
+func TestModelJudgeRerunAndVersion(t *testing.T) {
+	dir, db := modelJudgeFixture(t)
+	vlm := startJudgeVLM(t, nil, 0)
+	mustRun(t, "--db", db, "judge", "--name", "mj", "--endpoint", vlm.endpoint(), "--model", "judge-careful")
+	n := vlm.requests()
+	again := mustRun(t, "--db", db, "judge", "--name", "mj", "--endpoint", vlm.endpoint(), "--model", "judge-careful")
+	if vlm.requests() != n || !strings.Contains(again, "0 turns scored") || !strings.Contains(again, "3 already scored") {
+		t.Fatalf("rerun sent %d requests: %s", vlm.requests()-n, again)
+	}
+	_, err := run(t, "--db", db, "judge", "--name", "mj", "--endpoint", vlm.endpoint(), "--model", "judge-lenient")
+	if err == nil || !strings.Contains(err.Error(), "--replace") || vlm.requests() != n {
+		t.Fatalf("another model without --replace: %v", err)
+	}
+	prompt := filepath.Join(dir, "p.tmpl")
+	os.WriteFile(prompt, []byte(strings.Replace(mustRun(t, "judge", "--print-prompt"), "careful human annotator", "strict human annotator", 1)), 0o644)
+	if _, err := run(t, "--db", db, "judge", "--name", "mj", "--endpoint", vlm.endpoint(), "--model", "judge-careful", "--prompt", prompt); err == nil {
+		t.Fatal("a changed prompt without --replace was accepted")
+	}
+	out := mustRun(t, "--db", db, "judge", "--name", "mj", "--endpoint", vlm.endpoint(), "--model", "judge-lenient", "--replace")
+	if !strings.Contains(out, "3 turns scored with judge-lenient@") {
+		t.Fatalf("replace: %s", out)
+	}
+	ex := mustRun(t, "--db", db, "judge", "--explain", "mj_en_turn_1", "--name", "mj")
+	if !strings.Contains(ex, "model judge-lenient") || !strings.Contains(ex, "rationale: looks good") {
+		t.Fatalf("explain after replace: %s", ex)
+	}
+	// The rule judge's interface is unchanged beside it.
+	if out := mustRun(t, "--db", db, "judge"); !strings.Contains(out, "3 turns judged with rules") {
+		t.Fatalf("rules: %s", out)
+	}
+	for _, bad := range [][]string{
+		{"judge", "--endpoint", vlm.endpoint(), "--model", "x"},                                      // no --name
+		{"judge", "--name", "x", "--endpoint", vlm.endpoint()},                                       // no --model
+		{"judge", "--name", "x", "--model", "x"},                                                     // no --endpoint
+		{"judge", "--name", "x", "--endpoint", vlm.endpoint(), "--model", "x", "--concurrency", "0"}, // bad concurrency
+	} {
+		if _, err := run(t, append([]string{"--db", db}, bad...)...); exitCodeOf(err) != 2 {
+			t.Errorf("%v: %v (exit %d), want a usage error", bad, err, exitCodeOf(err))
+		}
+	}
+}
+
+// TestModelJudgeCarefulAgreement: the careful persona, given the validation set's human
+// labels, answers with them; score --judge then finds full agreement on every field, with
+// the rule judge compared beside it.
+func TestModelJudgeCarefulAgreement(t *testing.T) {
+	set := filepath.Join("testdata", "judge", "validation.jsonl")
+	labels, err := os.ReadFile(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "v.db")
+	mustRun(t, "--db", db, "import", "--annotator", "human", set)
+	vlm := startJudgeVLM(t, labels, 0)
+	out := mustRun(t, "--db", db, "judge", "--name", "careful", "--endpoint", vlm.endpoint(), "--model", "judge-careful", "--concurrency", "8")
+	if !strings.Contains(out, " 0 failed") {
+		t.Fatalf("judge: %s", out)
+	}
+	mustRun(t, "--db", db, "judge")
+	var rep struct {
+		Fields map[string]struct {
+			HumanVsAuto  map[string]any   `json:"human_vs_auto"`
+			HumanVsAutos []map[string]any `json:"human_vs_autos"`
+		} `json:"fields"`
+	}
+	js := mustRun(t, "--db", db, "score", "--judge", "careful", "--format", "json")
+	if err := json.Unmarshal([]byte(js), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"correctness", "reasoning_completeness", "resists_misleading", "context_consistency", "overall_quality"} {
+		h := rep.Fields[f].HumanVsAuto
+		if h["judge"] != "careful" || h["exact_match_accuracy"] != 1.0 || h["cohen_kappa"] != 1.0 || h["n_items_with_auto"].(float64) < 20 {
+			t.Errorf("%s: %v", f, h)
+		}
+	}
+	both := mustRun(t, "--db", db, "score", "--judge", "careful", "--judge", "rules")
+	if !strings.Contains(both, "Human vs careful") || !strings.Contains(both, "Human vs rules") {
+		t.Fatalf("two judges: %s", both)
+	}
+	html := filepath.Join(t.TempDir(), "r.html")
+	mustRun(t, "--db", db, "report", "-o", html)
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "careful") || !strings.Contains(string(page), "rules") {
+		t.Fatalf("the report does not name both judges")
+	}
+}
+
+// TestModelJudgeKillAndRerun: a model judge killed with SIGKILL half-way keeps the turns it
+// stored; the rerun scores the rest, each turn once, and a third run sends no request.
+func TestModelJudgeKillAndRerun(t *testing.T) {
+	bin := testBinary(t)
+	set, err := filepath.Abs(filepath.Join("testdata", "judge", "validation.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	db := filepath.Join(dir, "k.db")
+	mustRun(t, "--db", db, "import", "--annotator", "human", set)
+	vlm := startJudgeVLM(t, nil, 20*time.Millisecond)
+	args := []string{"--db", db, "judge", "--name", "k", "--endpoint", vlm.endpoint(), "--model", "judge-careful", "--concurrency", "2"}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		s, err := store.Open(context.Background(), db, store.Options{ReadOnly: true})
+		if err == nil {
+			ok, _ := s.IsModelJudge(context.Background(), "k")
+			s.Close()
+			if ok {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("no turn stored within 60 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	vlm.delay.Store(0)
+	r := runBin(t, dir, nil, args...)
+	if r.code != 0 {
+		t.Fatalf("rerun: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	var scored, skipped int
+	if _, err := fmt.Sscanf(r.stdout[strings.Index(r.stdout, ": ")+2:], "%d turns scored", &scored); err != nil {
+		t.Fatalf("%v: %s", err, r.stdout)
+	}
+	if _, err := fmt.Sscanf(r.stdout[strings.Index(r.stdout, "failed, ")+len("failed, "):], "%d already scored", &skipped); err != nil {
+		t.Fatalf("%v: %s", err, r.stdout)
+	}
+	total, _ := judgesWithScores(t, db, "k")
+	if skipped < 1 || scored < 1 || float64(skipped+scored) != total {
+		t.Fatalf("after the kill: %d already scored + %d scored, %v turns with scores\n%s", skipped, scored, total, r.stdout)
+	}
+	mustRun(t, "--db", db, "judge")
+	rules, _ := judgesWithScores(t, db, "rules")
+	if rules != total {
+		t.Fatalf("the model judge scored %v turns, the rules %v", total, rules)
+	}
+	n := vlm.requests()
+	if r := runBin(t, dir, nil, args...); r.code != 0 || vlm.requests() != n || !strings.Contains(r.stdout, "0 turns scored") {
+		t.Fatalf("third run: %d requests, exit %d: %s", vlm.requests()-n, r.code, r.stdout)
+	}
+}
+
+// TestModelJudgeProgress: on a terminal the model judge draws a bar counting the turns, then
+// a summary line, and its result summary.
+func TestModelJudgeProgress(t *testing.T) {
+	set, err := filepath.Abs(filepath.Join("testdata", "judge", "heldout.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	db := filepath.Join(dir, "p.db")
+	mustRun(t, "--db", db, "import", "--annotator", "human", set)
+	vlm := startJudgeVLM(t, nil, 0)
+	out, code := runPty(t, dir, "--db", db, "judge", "--name", "p", "--endpoint", vlm.endpoint(), "--model", "judge-careful")
+	if code != 0 {
+		t.Fatalf("exit %d\n%q", code, out)
+	}
+	if !regexp.MustCompile(`judge p\s+\d+% \|[^|]*\| \(\d+/40, `).MatchString(out) {
+		t.Errorf("no bar counting to 40 turns:\n%q", out)
+	}
+	if !regexp.MustCompile(`judge p: 40 turns in [0-9.]+m?s`).MatchString(out) || !strings.Contains(out, "40 turns scored with judge-careful@") {
+		t.Errorf("no summary:\n%q", out)
+	}
+}
+
+// TestModelJudgeInterrupt: Ctrl-C ends a model judge run with status 130, keeping the turns it
+// judged; the rerun scores the rest.
+func TestModelJudgeInterrupt(t *testing.T) {
+	bin := testBinary(t)
+	set, err := filepath.Abs(filepath.Join("testdata", "judge", "validation.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	db := filepath.Join(dir, "i.db")
+	mustRun(t, "--db", db, "import", "--annotator", "human", set)
+	vlm := startJudgeVLM(t, nil, 20*time.Millisecond)
+	args := []string{"--db", db, "judge", "--name", "i", "--endpoint", vlm.endpoint(), "--model", "judge-careful", "--concurrency", "2"}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		s, err := store.Open(context.Background(), db, store.Options{ReadOnly: true})
+		if err == nil {
+			ok, _ := s.IsModelJudge(context.Background(), "i")
+			s.Close()
+			if ok {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("no turn stored within 60 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 || !strings.Contains(stderr.String(), "interrupted") {
+		t.Fatalf("after Ctrl-C: %v\n%s%s", err, stdout.String(), stderr.String())
+	}
+	var scored int
+	if _, err := fmt.Sscanf(stdout.String()[strings.Index(stdout.String(), ": ")+2:], "%d turns scored", &scored); err != nil || scored < 1 {
+		t.Fatalf("interrupted run's summary: %v\n%s", err, stdout.String())
+	}
+	vlm.delay.Store(0)
+	r := runBin(t, dir, nil, args...)
+	if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("%d turns scored", 151-scored)) {
+		t.Fatalf("rerun after %d: exit %d\n%s%s", scored, r.code, r.stdout, r.stderr)
+	}
+}

@@ -1,0 +1,400 @@
+package judgerun
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"mime"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/m3bench/m3eval/annotations"
+	"github.com/m3bench/m3eval/internal/dataset"
+	"github.com/m3bench/m3eval/internal/modeljudge"
+	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/textsafe"
+	"github.com/m3bench/m3eval/internal/usage"
+	"github.com/m3bench/m3eval/internal/vlm"
+)
+
+// Completer sends one chat request; *vlm.Client is one.
+type Completer interface {
+	Complete(ctx context.Context, tag vlm.Tag, msgs []vlm.Message, format json.RawMessage) (vlm.Reply, error)
+}
+
+var _ Completer = (*vlm.Client)(nil)
+
+// ModelOptions of a model judge run.
+type ModelOptions struct {
+	Name        string
+	Judge       *modeljudge.Judge
+	Client      Completer
+	Version     store.ModelJudgeVersion
+	Filter      store.TurnFilter
+	Replace     bool
+	Concurrency int
+	// Progress hears turns done (scored or failed) of the total to send.
+	Progress func(done, total int64)
+	// Images reads a local image (nil: the file system, with the demo's embedded images).
+	Images func(name string) ([]byte, error)
+}
+
+// Failure is a turn the judge could not score, with why.
+type Failure struct {
+	SampleID string
+	Reason   string
+}
+
+// ModelSummary is what a model judge run did and cost.
+type ModelSummary struct {
+	Version             string
+	Chosen              int // turns the filter chose
+	Skipped             int // already scored with this version
+	Scored              int
+	Failures            []Failure
+	TokensIn, TokensOut int
+	Requests, Retries   int
+	Reasked             int // turns asked a second time after an unusable answer
+	Wall                time.Duration
+	Interrupted         bool
+}
+
+// String is the summary m3eval judge prints after a model judge run.
+func (s ModelSummary) String() string {
+	var b strings.Builder
+	for _, f := range s.Failures {
+		fmt.Fprintf(&b, "failed %s: %s\n", textsafe.Line(f.SampleID), textsafe.Line(f.Reason))
+	}
+	fmt.Fprintf(&b, "%d turns scored with %s, %d failed, %d already scored; tokens in %d, out %d; %d requests, %d retries, %d re-asked; %s\n",
+		s.Scored, s.Version, len(s.Failures), s.Skipped, s.TokensIn, s.TokensOut, s.Requests, s.Retries, s.Reasked, s.Wall.Round(time.Millisecond))
+	return b.String()
+}
+
+// ErrTurnsFailed says some turns are not scored (listed in the summary); a rerun tries them
+// again.
+var ErrTurnsFailed = errors.New("turns failed")
+
+// modelJob is one turn to judge, with its episode.
+type modelJob struct {
+	turns []dataset.Turn
+	i     int
+	id    int64
+}
+
+// modelResult is a judged turn or a failure.
+type modelResult struct {
+	job                 *modelJob
+	answer              modeljudge.Answer
+	err                 error
+	tokensIn, tokensOut int
+	requests, retries   int
+	reasked             bool
+}
+
+// flushEvery bounds how many judged turns wait for one write transaction; a killed run loses
+// at most the turns not yet written.
+const flushEvery = 64
+
+// JudgeModel scores the chosen turns not yet scored with this version through the model
+// judge, Concurrency turns at a time, storing each few finished turns in a short transaction
+// of their own. A turn whose answer stays unusable after one re-ask, or whose request fails
+// after the client's retries, is listed in Failures and stores nothing.
+func JudgeModel(ctx context.Context, s *store.Store, o ModelOptions) (ModelSummary, error) {
+	start := time.Now()
+	sum := ModelSummary{Version: o.Version.Version}
+	done, err := s.StartModelJudge(ctx, o.Name, o.Version, o.Replace)
+	if err != nil {
+		return sum, err
+	}
+	var jobs []*modelJob
+	err = s.StreamJudgeTurns(ctx, o.Filter, func(turns []dataset.Turn, ids []int64, chosen []bool) error {
+		var ep []dataset.Turn
+		for i := range turns {
+			if !chosen[i] {
+				continue
+			}
+			sum.Chosen++
+			if done[ids[i]] {
+				sum.Skipped++
+				continue
+			}
+			if ep == nil {
+				ep = slices.Clone(turns)
+			}
+			jobs = append(jobs, &modelJob{turns: ep, i: i, id: ids[i]})
+		}
+		return nil
+	})
+	if err != nil {
+		return sum, err
+	}
+	if sum.Chosen == 0 {
+		return sum, ErrNoTurns
+	}
+	total := int64(len(jobs))
+	if o.Progress != nil {
+		o.Progress(0, total)
+	}
+	images := newImageCache(o.Images)
+	work := make(chan *modelJob)
+	results := make(chan modelResult, flushEvery)
+	var wg sync.WaitGroup
+	for range max(1, o.Concurrency) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for job := range work {
+				results <- judgeOne(ctx, o, images, job)
+			}
+		}()
+	}
+	go func() {
+		defer close(work)
+		for _, job := range jobs {
+			select {
+			case work <- job:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(results) }()
+
+	var batch []store.ModelJudgeTurn
+	var werr error
+	flush := func() {
+		if len(batch) == 0 || werr != nil {
+			return
+		}
+		// The batch is stored even when the run is being interrupted: those turns are judged
+		// and paid for.
+		if werr = s.PutModelJudgeTurns(context.WithoutCancel(ctx), o.Name, o.Version.Version, batch); werr == nil {
+			sum.Scored += len(batch)
+		}
+		batch = batch[:0]
+	}
+	var n int64
+	for r := range results {
+		n++
+		sum.TokensIn += r.tokensIn
+		sum.TokensOut += r.tokensOut
+		sum.Requests += r.requests
+		sum.Retries += r.retries
+		if r.reasked {
+			sum.Reasked++
+		}
+		switch {
+		case r.err != nil && ctx.Err() != nil:
+			// interrupted: the turn is neither scored nor failed
+		case r.err != nil:
+			sum.Failures = append(sum.Failures, Failure{SampleID: r.job.turns[r.job.i].SampleID, Reason: r.err.Error()})
+		default:
+			batch = append(batch, store.ModelJudgeTurn{TurnID: r.job.id, Fields: r.answer.Fields, Values: r.answer.Values,
+				Rationale: r.answer.Rationale, TokensIn: r.tokensIn, TokensOut: r.tokensOut, Requests: r.requests})
+		}
+		if len(batch) >= flushEvery || (len(batch) > 0 && len(results) == 0) {
+			flush()
+		}
+		if o.Progress != nil {
+			o.Progress(n, total)
+		}
+	}
+	flush()
+	sum.Wall = time.Since(start)
+	slices.SortFunc(sum.Failures, func(a, b Failure) int { return strings.Compare(a.SampleID, b.SampleID) })
+	if werr != nil {
+		return sum, werr
+	}
+	if err := ctx.Err(); err != nil {
+		sum.Interrupted = true
+		return sum, err
+	}
+	if len(sum.Failures) > 0 {
+		return sum, fmt.Errorf("%w: %d of %d turns are not scored (listed above); run again to retry them", ErrTurnsFailed, len(sum.Failures), len(jobs))
+	}
+	return sum, nil
+}
+
+// judgeOne asks for one turn's scores, and once more with the problem when the answer is
+// unusable.
+func judgeOne(ctx context.Context, o ModelOptions, images *imageCache, job *modelJob) (r modelResult) {
+	r.job = job
+	t := &job.turns[job.i]
+	refs := modeljudge.Images(job.turns, job.i)
+	urls := make([]string, len(refs))
+	for k, ref := range refs {
+		u, err := images.url(ref)
+		if err != nil {
+			r.err = err
+			return r
+		}
+		urls[k] = u
+	}
+	req, err := o.Judge.Build(job.turns, job.i, urls)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	tag := vlm.Tag{Episode: t.EpisodeID, Turn: t.Turn}
+	msgs := req.Messages
+	for ask := 1; ; ask++ {
+		reply, err := o.Client.Complete(ctx, tag, msgs, req.Format)
+		r.tokensIn += reply.PromptTokens
+		r.tokensOut += reply.CompletionTokens
+		r.requests += reply.Attempts
+		r.retries += max(0, reply.Attempts-1)
+		if err != nil {
+			r.err = fmt.Errorf("request: %w", err)
+			return r
+		}
+		a, err := o.Judge.Parse(t, reply.Text)
+		if err == nil {
+			r.answer, r.err = a, nil
+			return r
+		}
+		if ask == 2 {
+			r.err = fmt.Errorf("unusable answer, asked twice: %w", err)
+			return r
+		}
+		r.reasked = true
+		msgs = append(slices.Clone(msgs),
+			vlm.Message{Role: vlm.RoleAssistant, Text: reply.Text},
+			vlm.Message{Role: vlm.RoleUser, Text: modeljudge.Reask(req.Language, err)})
+	}
+}
+
+// imageCache turns image references into what is sent: http(s) and data URLs as they are,
+// local files as data URLs, read once per run.
+type imageCache struct {
+	read func(string) ([]byte, error)
+	mu   sync.Mutex
+	urls map[string]string
+}
+
+func newImageCache(read func(string) ([]byte, error)) *imageCache {
+	if read == nil {
+		read = readImage
+	}
+	return &imageCache{read: read, urls: map[string]string{}}
+}
+
+func (c *imageCache) url(ref string) (string, error) {
+	if strings.HasPrefix(ref, "http://") || strings.HasPrefix(ref, "https://") || strings.HasPrefix(ref, "data:") {
+		return ref, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if u, ok := c.urls[ref]; ok {
+		return u, nil
+	}
+	b, err := c.read(ref)
+	if err != nil {
+		return "", fmt.Errorf("image %s: %w", ref, err)
+	}
+	mt := mime.TypeByExtension(strings.ToLower(filepath.Ext(ref)))
+	if mt == "" {
+		mt = http.DetectContentType(b)
+	}
+	u := "data:" + mt + ";base64," + base64.StdEncoding.EncodeToString(b)
+	c.urls[ref] = u
+	return u, nil
+}
+
+// readImage reads a local image; the demo's paths (annotations/demo/...), which exist only
+// inside the repository, fall back to the images embedded in the binary, as the annotator's do.
+func readImage(name string) ([]byte, error) {
+	b, err := os.ReadFile(name)
+	if err != nil && errors.Is(err, fs.ErrNotExist) {
+		if rest, ok := strings.CutPrefix(path.Clean(filepath.ToSlash(name)), "annotations/"); ok && strings.HasPrefix(rest, "demo/") {
+			if eb, eerr := fs.ReadFile(annotations.Demo, rest); eerr == nil {
+				return eb, nil
+			}
+		}
+	}
+	return b, err
+}
+
+// WriteModelNote prints what a model judge said about a sample (judge --explain --name).
+func WriteModelNote(w io.Writer, n *store.ModelJudgeNote, format string) error {
+	if format == string(ExplainJSON) {
+		values := map[string]string{}
+		for i, f := range n.Fields {
+			values[f] = n.Values[i]
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(map[string]any{"sample_id": n.SampleID, "version": n.Version.Version, "model": n.Version.Model,
+			"prompt_sha256": n.Version.PromptHash, "params": n.Version.Params, "values": values, "rationale": n.Rationale,
+			"tokens_in": n.TokensIn, "tokens_out": n.TokensOut, "requests": n.Requests})
+	}
+	fmt.Fprintf(w, "%s  (model %s, version %s, prompt %s, %s)\n", textsafe.Line(n.SampleID), textsafe.Line(n.Version.Model),
+		textsafe.Line(n.Version.Version), n.Version.PromptHash[:12], textsafe.Line(string(n.Version.Params)))
+	rows := make([][]string, len(n.Fields))
+	for i, f := range n.Fields {
+		rows[i] = []string{f, n.Values[i]}
+	}
+	table(w, "table", []string{"field", "value"}, rows)
+	fmt.Fprintf(w, "rationale: %s\n", textsafe.Line(n.Rationale))
+	fmt.Fprintf(w, "cost: %d tokens in, %d out, %d requests\n", n.TokensIn, n.TokensOut, n.Requests)
+	return nil
+}
+
+// PreparedModel is a model judge ready to run: the judge, its version and the client.
+type PreparedModel struct {
+	Judge   *modeljudge.Judge
+	Version store.ModelJudgeVersion
+	Client  *vlm.Client
+}
+
+// PrepareModel reads the prompt, builds the judge and the client of the --endpoint flags;
+// nothing is sent yet. Bad flags are usage errors.
+func (q *Request) PrepareModel(rb *rubric.Rubric, actions rubric.Actions) (*PreparedModel, error) {
+	m := &q.Model
+	text, name := modeljudge.DefaultPrompt, "(built-in)"
+	if m.Prompt != "" {
+		b, err := os.ReadFile(m.Prompt)
+		if err != nil {
+			return nil, fmt.Errorf("read prompt: %w", err)
+		}
+		text, name = b, m.Prompt
+	}
+	p, err := modeljudge.ParsePrompt(name, text)
+	if err != nil {
+		return nil, err
+	}
+	j, err := modeljudge.New(rb, actions, p)
+	if err != nil {
+		return nil, err
+	}
+	params := modeljudge.Params{Temperature: m.Temperature.v, MaxTokens: m.MaxTokens, Rubric: rb.Version}
+	version, paramsJSON := modeljudge.Version(m.Model, p, params)
+	c, err := vlm.New(vlm.Options{Endpoint: m.Endpoint, Model: m.Model, APIKey: os.Getenv(m.APIKeyEnv), Timeout: m.Timeout,
+		MaxRetries: m.Retries, RatePerSecond: m.Rate, MaxTokens: m.MaxTokens, Temperature: m.Temperature.v})
+	if err != nil {
+		return nil, usage.Wrap(fmt.Errorf("--endpoint: %w", err))
+	}
+	return &PreparedModel{Judge: j, Client: c, Version: store.ModelJudgeVersion{Version: version, Model: m.Model,
+		PromptHash: p.Hash, Params: paramsJSON, Prompt: p.Text}}, nil
+}
+
+// RunModel runs the prepared model judge and writes its summary (failures first) to w.
+func (q *Request) RunModel(ctx context.Context, s *store.Store, pm *PreparedModel, filter store.TurnFilter, progress func(done, total int64), w io.Writer) error {
+	sum, err := JudgeModel(ctx, s, ModelOptions{Name: q.Name, Judge: pm.Judge, Client: pm.Client, Version: pm.Version,
+		Filter: filter, Replace: q.Replace, Concurrency: q.Model.Concurrency, Progress: progress})
+	if sum.Chosen > 0 {
+		fmt.Fprintf(w, "judge %s: %s", q.Name, sum)
+	}
+	return err
+}
