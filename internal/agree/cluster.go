@@ -80,6 +80,18 @@ type repState struct {
 	// jcorr caches each judge's three correlations in the replicate, for the comparisons
 	// (which are evaluated after them).
 	jcorr [][3]Value
+	// iccs caches the six ICCs of the replicate (iccFresh: computed since the last fill):
+	// every form's statistic reads them, and they come from one computation.
+	iccs     [6]Value
+	iccFresh bool
+}
+
+// iccValues returns the six ICCs of the replicate in s.t, computed once per replicate.
+func (s *repState) iccValues() *[6]Value {
+	if !s.iccFresh {
+		s.iccs, s.iccFresh = iccForms(s.t), true
+	}
+	return &s.iccs
 }
 
 // judgeUnits is what the bootstrap needs of one judge.
@@ -163,6 +175,7 @@ func clusterBootstrap(ctx context.Context, d *FieldData, res *FieldResult, value
 			s.w[p] += int64(s.iw[i])
 		}
 		s.t.reset()
+		s.iccFresh = false
 		s.t.scanRows(pm, 0, pm.Items, topt, s.w, 0, s.buf)
 		for ji, j := range judges {
 			jw, jtab := s.jw[ji], s.jtab[ji]
@@ -355,10 +368,7 @@ func statList(d *FieldData, res *FieldResult, values []int64, judges []judgeUnit
 			if exchangeable && (fi == 1 || fi == 2 || fi == 4 || fi == 5) {
 				continue
 			}
-			add("icc_"+form.ShroutFleiss, full[fi], func(s *repState) Value {
-				c := icc(s.t)
-				return []Value{c.ICC11, c.ICC21, c.ICC31, c.ICC1k, c.ICC2k, c.ICC3k}[fi]
-			})
+			add("icc_"+form.ShroutFleiss, full[fi], func(s *repState) Value { return s.iccValues()[fi] })
 		}
 	}
 	names := [3]string{"all_agree_complete_items", "pairwise_mean_pairable_items", "all_agree_pairable_items"}
