@@ -129,10 +129,21 @@ func (j judgeUnits) corr3(w []int32, s *corrScratch) [3]Value {
 		u := Undefined("constant input (zero variance)")
 		return [3]Value{u, u, u}
 	}
+	if j.pk != j.p {
+		return j.corr3Swapped(w, s, n)
+	}
 	rx, ry := s.rx[:len(x)], s.ry[:len(x)]
 	averageRanks(p.xKeys, p.byXY, w, rx)
 	averageRanks(p.yKeys, p.byY, w, ry)
+	tau := j.pk.kendallWeighted(w, s, n)
+	r, rho := pearsonSpearman(x, y, w, rx, nil, ry)
+	return [3]Value{r, rho, tau}
+}
 
+// pearsonSpearman computes, for weights with a total of at least 2 and sides that are not
+// constant, scaledCorrelation of x and y and stat.Correlation of the ranks of x (rx[i], or
+// rx[xr[i]] when xr is not nil) and ry with the weights, in three fused passes.
+func pearsonSpearman(x, y []float64, w []int32, rx []float64, xr []int32, ry []float64) (Value, Value) {
 	// Pass 1: the weighted sums of scaledCorrelation's first pass and of stat.Mean of the
 	// two rank vectors (their sums of weights are the same sum, sw).
 	var sw, sx, sy, srx, sry float64
@@ -141,7 +152,13 @@ func (j judgeUnits) corr3(w []int32, s *corrScratch) [3]Value {
 		sw += f
 		sx += f * x[i]
 		sy += f * y[i]
-		srx += f * rx[i]
+		var rv float64
+		if xr != nil {
+			rv = rx[xr[i]]
+		} else {
+			rv = rx[i]
+		}
+		srx += f * rv
 		sry += f * ry[i]
 	}
 	mx, my := sx/sw, sy/sw
@@ -161,7 +178,13 @@ func (j judgeUnits) corr3(w []int32, s *corrScratch) [3]Value {
 			ay = d
 		}
 		f := float64(wi)
-		xd := rx[i] - xu
+		var rv float64
+		if xr != nil {
+			rv = rx[xr[i]]
+		} else {
+			rv = rx[i]
+		}
+		xd := rv - xu
 		wxd := f * xd
 		yd := ry[i] - yu
 		wyd := f * yd
@@ -191,5 +214,85 @@ func (j judgeUnits) corr3(w []int32, s *corrScratch) [3]Value {
 		}
 		r = pxy / math.Sqrt(pxx*pyy)
 	}
-	return [3]Value{Num(r), rho, j.pk.kendallWeighted(w, s, n)}
+	return Num(r), rho
+}
+
+// corr3Swapped is corr3 when the points' tau-b is counted on the swapped points (j.pk: the
+// human means, which take few values, on the Fenwick tree; the scores in sorted order).
+// The pass of kendallWeighted visits the points in order of score, one group of equal
+// scores at a time, which is the order averageRanks gives the scores their ranks in: the
+// ranks are written in the same pass (same integers, same expression). The human means'
+// average ranks depend only on each mean's total weight, which the pass counts: a table
+// of a few ranks replaces the sort order pass. The numbers are those of corr3's general
+// way, bit for bit.
+func (j judgeUnits) corr3Swapped(w []int32, s *corrScratch, n int64) [3]Value {
+	p, pk := j.p, j.pk
+	ry := s.ry[:len(p.x)]
+	k := pk.yCount
+	fen := s.fen[:k+1]
+	clear(fen)
+	ytie := s.ytie[:k] // weight at each rank of the human mean
+	clear(ytie)
+	aty := s.aty[:k]
+	clear(aty)
+	var conc, disc, inserted, n1 int64
+	ord, keys, yr := pk.byXY, pk.xKeys, pk.yrXY
+	for i := 0; i < len(ord); {
+		e := i
+		var t int64
+		for e < len(ord) && keys[e] == keys[i] {
+			if we := int64(w[ord[e]]); we > 0 {
+				r := int(yr[e])
+				var below int64
+				for q := r; q > 0; q -= q & -q {
+					below += int64(fen[q])
+				}
+				upto := below + aty[r]
+				conc += we * below
+				disc += we * (inserted - upto)
+				ytie[r] += we
+				t += we
+			}
+			e++
+		}
+		// averageRanks of the scores: every point of the group gets the group's rank.
+		rank := float64(inserted) + float64(t+1)/2
+		for q := i; q < e; q++ {
+			pt := ord[q]
+			ry[pt] = rank
+			we := w[pt]
+			if we == 0 {
+				continue
+			}
+			r := int(yr[q])
+			aty[r] += int64(we)
+			for f := r + 1; f <= k; f += f & -f {
+				fen[f] += we
+			}
+		}
+		inserted += t
+		n1 += t * (t - 1) / 2
+		i = e
+	}
+	var n2 int64
+	for _, t := range ytie {
+		n2 += t * (t - 1) / 2
+	}
+	n0 := n * (n - 1) / 2
+	var tau Value
+	if a, b := n0-n1, n0-n2; a <= 0 || b <= 0 {
+		tau = Undefined("constant input (all pairs tied)")
+	} else {
+		tau = Num(float64(conc-disc) / math.Sqrt(float64(a)*float64(b)))
+	}
+	// averageRanks of the human means: by rank, the weight below plus half the group's.
+	xrank := s.rx[:k]
+	var cum int64
+	for r, t := range ytie {
+		xrank[r] = float64(cum) + float64(t+1)/2
+		cum += t
+	}
+	xr := pk.yRank
+	r, rho := pearsonSpearman(p.x, p.y, w, xrank, xr, ry)
+	return [3]Value{r, rho, tau}
 }
