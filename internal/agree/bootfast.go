@@ -11,9 +11,12 @@ import "math"
 // clusterLists holds, for every cluster, the distinct ids (rating patterns, judge points or
 // majority × label cells) of its items with how many of its items have each: a replicate
 // adds draws[c]·count to each id of cluster c, which is what adding draws[c] once per item
-// gives, in a pass over the clusters drawn instead of one over every item.
+// gives (the same integers), in one pass over the clusters' entries instead of one over
+// every item. The entries are stored flat, cluster after cluster, each with its cluster:
+// the pass reads them in order, with no branch on whether a cluster was drawn (a third of
+// them are not, at random, and mispredicted branches cost more than adding 0).
 type clusterLists struct {
-	start []int32 // cluster c's entries are start[c]..start[c+1]-1
+	cl    []int32 // per entry: its cluster
 	id    []int32
 	count []int32
 }
@@ -39,7 +42,7 @@ func newClusterLists(cl []int32, nc int, of []int32, nid int) clusterLists {
 			pos[c]++
 		}
 	}
-	l := clusterLists{start: make([]int32, nc+1)}
+	var l clusterLists
 	// slot[id] is id's entry in the current cluster's list, valid when its stamp is the
 	// cluster's.
 	slot := make([]int32, nid)
@@ -48,7 +51,6 @@ func newClusterLists(cl []int32, nc int, of []int32, nid int) clusterLists {
 		stamp[i] = -1
 	}
 	for c := 0; c < nc; c++ {
-		l.start[c] = int32(len(l.id))
 		for _, i := range items[byCl[c]:byCl[c+1]] {
 			id := of[i]
 			if stamp[id] == int32(c) {
@@ -56,39 +58,27 @@ func newClusterLists(cl []int32, nc int, of []int32, nid int) clusterLists {
 				continue
 			}
 			stamp[id], slot[id] = int32(c), int32(len(l.id))
+			l.cl = append(l.cl, int32(c))
 			l.id = append(l.id, id)
 			l.count = append(l.count, 1)
 		}
 	}
-	l.start[nc] = int32(len(l.id))
 	return l
 }
 
-// add64 adds cw[c]·count to dst[id] for every entry of every cluster c with cw[c] > 0.
+// add64 adds cw[c]·count to dst[id] for every entry (id, count) of every cluster c.
 func (l *clusterLists) add64(dst []int64, cw []int32) {
-	for c, w := range cw {
-		if w == 0 {
-			continue
-		}
-		lo, hi := l.start[c], l.start[c+1]
-		ids, counts := l.id[lo:hi], l.count[lo:hi]
-		for t, id := range ids {
-			dst[id] += int64(w) * int64(counts[t])
-		}
+	ids, counts := l.id, l.count[:len(l.id)]
+	for e, c := range l.cl[:len(l.id)] {
+		dst[ids[e]] += int64(cw[c]) * int64(counts[e])
 	}
 }
 
 // add32 is add64 into int32 weights (a replicate's total weight is below 2^31).
 func (l *clusterLists) add32(dst []int32, cw []int32) {
-	for c, w := range cw {
-		if w == 0 {
-			continue
-		}
-		lo, hi := l.start[c], l.start[c+1]
-		ids, counts := l.id[lo:hi], l.count[lo:hi]
-		for t, id := range ids {
-			dst[id] += w * counts[t]
-		}
+	ids, counts := l.id, l.count[:len(l.id)]
+	for e, c := range l.cl[:len(l.id)] {
+		dst[ids[e]] += cw[c] * counts[e]
 	}
 }
 
