@@ -3,6 +3,7 @@ package agree
 import (
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"gonum.org/v1/gonum/stat"
@@ -110,6 +111,41 @@ func TestClusterListsAddLikeItems(t *testing.T) {
 			if got[id] != want[id] || int64(got32[id]) != want[id] {
 				t.Fatalf("trial %d, id %d: %d and %d, want %d", trial, id, got[id], got32[id], want[id])
 			}
+		}
+	}
+}
+
+// TestDrawClustersMatchesRand checks that the bootstrap's draws are those of math/rand/v2's
+// Rand.IntN on the same PCG stream (the streams of every interval m3eval has printed).
+func TestDrawClustersMatchesRand(t *testing.T) {
+	if strconv.IntSize != 64 {
+		t.Skip("intN copies Rand.IntN of 64-bit machines")
+	}
+	for _, nc := range []int{1, 2, 3, 7, 8, 64, 100, 1000, 4096, 10007, 1 << 20, 1_000_003} {
+		for r := 0; r < 3; r++ {
+			seed, stream := uint64(12345+nc), uint64(r*7+1)
+			got := make([]int32, nc)
+			drawClusters(got, seed, stream, r)
+			want := make([]int32, nc)
+			rng := rand.New(rand.NewPCG(seed, stream<<20|uint64(r)))
+			for c := 0; c < nc; c++ {
+				want[rng.IntN(nc)]++
+			}
+			for c := range want {
+				if got[c] != want[c] {
+					t.Fatalf("nc %d, replicate %d: cluster %d drawn %d times, Rand.IntN %d", nc, r, c, got[c], want[c])
+				}
+			}
+		}
+	}
+	// Large n makes the rejection step run (lo < thresh) now and then.
+	var src rand.PCG
+	src.Seed(1, 2)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 100000; i++ {
+		n := uint64(1)<<62 + uint64(i)*977
+		if a, b := intN(&src, n), rng.IntN(int(n)); a != b {
+			t.Fatalf("draw %d of IntN(%d): %d, Rand.IntN %d", i, n, a, b)
 		}
 	}
 }
