@@ -16,10 +16,9 @@ import (
 //	R = SSR·n·(k−1), C = SSC·n·(n−1), E = SSE·n, W = SSW·(n−1)
 //
 // with SSR, SSC, SSE, SSW the sums of squares times T (icc's integers). Each ICC is then
-// P/Q with integers P, Q; when both are below 2^53 they convert to float64 exactly and
-// IEEE division rounds P/Q to the nearest float64, ties to even — what big.Rat.Float64
-// returns for the same rational. Anything that could overflow int64 or exceed 2^53 goes
-// the exact way (icc).
+// P/Q with integers P, Q, and quoRound rounds P/Q to the nearest float64, ties to even —
+// what big.Rat.Float64 returns for the same rational. Anything that could overflow int64
+// goes the exact way (icc).
 func iccForms(t *tally) [6]Value {
 	if v, ok := iccFormsInt(t); ok {
 		return v
@@ -70,8 +69,7 @@ func abs64(x int64) int64 {
 	return x
 }
 
-// iccFormsInt is iccForms in int64; ok is false when a number does not fit (or exceeds
-// 2^53 where a quotient is formed).
+// iccFormsInt is iccForms in int64; ok is false when a number does not fit.
 func iccFormsInt(t *tally) (out [6]Value, ok bool) {
 	r := t.r
 	n := t.items[r]
@@ -112,21 +110,53 @@ func iccFormsInt(t *tally) (out [6]Value, ok bool) {
 	if c.bad {
 		return out, false
 	}
-	const exact = 1 << 53
 	for i := range out {
 		p, q := nums[i], dens[i]
 		if q == 0 {
 			out[i] = Undefined("0/0 (no variance)")
 			continue
 		}
-		if abs64(p) > exact || abs64(q) > exact {
+		if p == math.MinInt64 || q == math.MinInt64 {
 			return out, false
 		}
-		if p == 0 {
-			out[i] = Num(0) // big.Rat's zero is +0; IEEE's 0/−q would be −0
-			continue
-		}
-		out[i] = Num(float64(p) / float64(q))
+		out[i] = Num(quoRound(p, q))
 	}
 	return out, true
+}
+
+// quoRound returns p/q (q ≠ 0) rounded to the nearest float64, ties to even, as
+// big.Rat.Float64 does, for |p|, |q| < 2^63, without allocating: the quotient is formed to
+// 64 bits by a 128-by-64-bit division, then rounded to 53 with the remainder as the sticky
+// bit. Its results lie far inside float64's normal range (|p/q| > 2^-63).
+func quoRound(p, q int64) float64 {
+	if p == 0 {
+		return 0 // big.Rat's zero is +0
+	}
+	neg := (p < 0) != (q < 0)
+	a, b := uint64(abs64(p)), uint64(abs64(q))
+	la, lb := bits.LeadingZeros64(a), bits.LeadingZeros64(b)
+	a, b = a<<la, b<<lb // both with the top bit set
+	// a/b in [1/2, 2): divide a·2^64 (a < b) or a·2^63 (a ≥ b), either way a quotient in
+	// [2^63, 2^64).
+	var quo, rem uint64
+	exp := lb - la
+	if a < b {
+		quo, rem = bits.Div64(a, 0, b)
+		exp -= 64
+	} else {
+		quo, rem = bits.Div64(a>>1, a<<63, b)
+		exp -= 63
+	}
+	// Keep 53 bits: the 11 dropped ones decide the rounding with the remainder.
+	m := quo >> 11
+	guard := quo&(1<<10) != 0
+	rest := quo&(1<<10-1) != 0 || rem != 0
+	if guard && (rest || m&1 == 1) {
+		m++ // m = 2^53 still converts exactly
+	}
+	f := math.Ldexp(float64(m), exp+11)
+	if neg {
+		f = -f
+	}
+	return f
 }

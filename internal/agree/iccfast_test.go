@@ -2,6 +2,7 @@ package agree
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"testing"
 )
@@ -60,4 +61,38 @@ func TestICCFormsMatchExact(t *testing.T) {
 	if fast < 2000 {
 		t.Errorf("only %d of 3000 tallies took the int64 way", fast)
 	}
+}
+
+// TestQuoRoundMatchesRat checks quoRound against big.Rat.Float64 on random quotients of
+// every size, halfway cases included.
+func TestQuoRoundMatchesRat(t *testing.T) {
+	rng := rand.New(rand.NewPCG(30, 4))
+	check := func(p, q int64) {
+		t.Helper()
+		want, _ := new(big.Rat).SetFrac64(p, q).Float64()
+		if got := quoRound(p, q); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("%d/%d: got %v (%#x), big.Rat %v (%#x)", p, q, got, math.Float64bits(got), want, math.Float64bits(want))
+		}
+	}
+	for i := 0; i < 300000; i++ {
+		p := rng.Int64() >> rng.IntN(63)
+		q := rng.Int64()>>rng.IntN(63) + 1
+		if rng.IntN(2) == 0 {
+			p = -p
+		}
+		if rng.IntN(2) == 0 {
+			q = -q
+		}
+		check(p, q)
+	}
+	// Halfway cases: (2m+1)·2^k / 2^(k+1) with m of 53 bits lies exactly between two floats.
+	for i := 0; i < 10000; i++ {
+		m := int64(1)<<52 | rng.Int64N(1<<52)
+		check(2*m+1, 2)
+		check(2*m+1, 1<<10)
+		check(-(2*m + 1), 2)
+	}
+	check(math.MaxInt64, 1)
+	check(1, math.MaxInt64)
+	check(math.MaxInt64, math.MaxInt64-1)
 }
