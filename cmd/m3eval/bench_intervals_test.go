@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,20 +27,23 @@ import (
 
 // intervalDB describes a synthetic database: turns in episodes of 10, each turn rated by
 // perTurn of the annotators (perTurn3 of every 5 turns by one more), judge "gpt" scoring the
-// three scale fields with continuous scores (every point distinct: the slow case for the
-// rank correlations) and context_consistency.
+// three scale fields with `digits` decimals and context_consistency. The 100,000-turn one
+// has the shape of BenchmarkReport's database (internal/htmlreport: eight annotators, two
+// or three a turn, scores with one decimal); the million-turn one has continuous scores
+// (every point distinct: the slow case for the rank correlations).
 type intervalDB struct {
 	name       string
 	turns      int
 	annotators int
 	perTurn    int
 	perTurn3   int // of every 5 turns, this many get one more annotator
+	digits     int // decimals of the judge's scores
 }
 
 var (
-	smallDB = intervalDB{name: "tour160", turns: 160, annotators: 2, perTurn: 2}
-	benchDB = intervalDB{name: "report100k", turns: 100_000, annotators: 8, perTurn: 2, perTurn3: 2}
-	millDB  = intervalDB{name: "score1m", turns: 1_000_000, annotators: 8, perTurn: 2, perTurn3: 2}
+	smallDB = intervalDB{name: "tour160-1d", turns: 160, annotators: 2, perTurn: 2, digits: 1}
+	benchDB = intervalDB{name: "report100k-1d", turns: 100_000, annotators: 8, perTurn: 2, perTurn3: 2, digits: 1}
+	millDB  = intervalDB{name: "score1m", turns: 1_000_000, annotators: 8, perTurn: 2, perTurn3: 2, digits: 4}
 )
 
 var intervalActions = []string{"initial", "follow_up", "mislead", "mislead_subtle", "memory_injection", "guidance", "update"}
@@ -133,7 +137,9 @@ func (spec intervalDB) write(b *testing.B, dir string) {
 				turn(i), clamp(q+rng.NormFloat64()*0.6), clamp(q+rng.NormFloat64()*0.8), rm, cc, clamp(q+rng.NormFloat64()*0.5),
 				at.Format(time.RFC3339), 5+math.Exp(3+0.6*rng.NormFloat64()))
 		}
-		score := func() string { return fmt.Sprintf("%.4f", math.Max(1, math.Min(5, q+rng.NormFloat64()))) }
+		score := func() string {
+			return strconv.FormatFloat(math.Max(1, math.Min(5, q+rng.NormFloat64())), 'f', spec.digits, 64)
+		}
 		cc := ""
 		if i%10 != 0 {
 			cc = yn(q)
