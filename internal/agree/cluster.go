@@ -21,8 +21,9 @@ import (
 // A replicate never copies items: the items are grouped once into distinct rows of ratings
 // (patterns) and distinct (human, judge) points, and a replicate only sums weights per
 // pattern, then evaluates each statistic on the weighted patterns. On 100,000 turns with 3
-// raters there are at most 216 distinct rows, so a replicate costs one pass over the
-// cluster index of the items plus work independent of n.
+// raters there are at most 216 distinct rows, so a replicate costs one pass over the drawn
+// clusters' lists of patterns, points and cells (clusterLists, bootfast.go) plus work
+// independent of n.
 
 // CIMethod is the kind of bootstrap interval.
 type CIMethod string
