@@ -3,6 +3,7 @@ package agree
 import (
 	"context"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -104,11 +105,33 @@ func parallel[S any](ctx context.Context, n, workers int, newState func() S, fn 
 
 // drawClusters fills draws with how often each cluster is drawn in replicate r: len(draws)
 // draws with replacement from the PCG stream numbered (stream, r).
+//
+// It draws exactly what rand.New(rand.NewPCG(seed, stream<<20|r)).IntN(nc) draws, nc times
+// (TestDrawClustersMatchesRand), but calls the PCG directly instead of through Rand's
+// interface: a report draws hundreds of millions of clusters, and the indirect call was
+// most of the cost of a draw.
 func drawClusters(draws []int32, seed, stream uint64, r int) {
-	rng := rand.New(rand.NewPCG(seed, stream<<20|uint64(r)))
+	var src rand.PCG
+	src.Seed(seed, stream<<20|uint64(r))
 	clear(draws)
 	nc := len(draws)
 	for c := 0; c < nc; c++ {
-		draws[rng.IntN(nc)]++
+		draws[intN(&src, uint64(nc))]++
 	}
+}
+
+// intN is math/rand/v2's (*Rand).IntN(n) on a 64-bit machine (its uint64n: a power of two
+// masks, anything else is Lemire's multiply-and-reject), on the PCG itself.
+func intN(src *rand.PCG, n uint64) int {
+	if n&(n-1) == 0 {
+		return int(src.Uint64() & (n - 1))
+	}
+	hi, lo := bits.Mul64(src.Uint64(), n)
+	if lo < n {
+		thresh := -n % n
+		for lo < thresh {
+			hi, lo = bits.Mul64(src.Uint64(), n)
+		}
+	}
+	return int(hi)
 }

@@ -21,8 +21,9 @@ import (
 // A replicate never copies items: the items are grouped once into distinct rows of ratings
 // (patterns) and distinct (human, judge) points, and a replicate only sums weights per
 // pattern, then evaluates each statistic on the weighted patterns. On 100,000 turns with 3
-// raters there are at most 216 distinct rows, so a replicate costs one pass over the
-// cluster index of the items plus work independent of n.
+// raters there are at most 216 distinct rows, so a replicate costs one pass over the drawn
+// clusters' lists of patterns, points and cells (clusterLists, bootfast.go) plus work
+// independent of n.
 
 // CIMethod is the kind of bootstrap interval.
 type CIMethod string
@@ -70,7 +71,7 @@ type bootStat struct {
 // repState is one worker's scratch space.
 type repState struct {
 	draws []int32 // per cluster
-	iw    []int32 // per item: its weight in the replicate
+	cw    []int32 // per cluster: its weight in a jackknife sample
 	w     []int64 // per rating pattern
 	t     *tally
 	buf   []int
@@ -80,6 +81,18 @@ type repState struct {
 	// jcorr caches each judge's three correlations in the replicate, for the comparisons
 	// (which are evaluated after them).
 	jcorr [][3]Value
+	// iccs caches the six ICCs of the replicate (iccFresh: computed since the last fill):
+	// every form's statistic reads them, and they come from one computation.
+	iccs     [6]Value
+	iccFresh bool
+}
+
+// iccValues returns the six ICCs of the replicate in s.t, computed once per replicate.
+func (s *repState) iccValues() *[6]Value {
+	if !s.iccFresh {
+		s.iccs, s.iccFresh = iccForms(s.t), true
+	}
+	return &s.iccs
 }
 
 // judgeUnits is what the bootstrap needs of one judge.
@@ -92,6 +105,8 @@ type judgeUnits struct {
 	pointOf   []int32 // per item: its distinct point, −1 when the item is not a point
 	cellOf    []int32 // per item: its majority × label cell, −1 when none
 	hasPoints bool
+	// points and cells list each cluster's points and cells (clusterBootstrap sets them).
+	points, cells clusterLists
 }
 
 // clusterBootstrap computes the intervals of every statistic of the field from one cluster
@@ -129,11 +144,18 @@ func clusterBootstrap(ctx context.Context, d *FieldData, res *FieldResult, value
 	judges := make([]judgeUnits, len(d.Judges))
 	for ji := range d.Judges {
 		judges[ji] = judgeUnitsOf(d, d.Judges[ji], values)
+		np := 0
+		if judges[ji].p != nil {
+			np = len(judges[ji].p.x)
+		}
+		judges[ji].points = newClusterLists(cl, nc, judges[ji].pointOf, np)
+		judges[ji].cells = newClusterLists(cl, nc, judges[ji].cellOf, k*k)
 	}
+	patterns := newClusterLists(cl, nc, patOf, pm.Items)
 
 	stats := statList(d, res, values, judges, opt.Exchangeable)
 	newState := func() *repState {
-		s := &repState{draws: make([]int32, nc), iw: make([]int32, len(cl)), w: make([]int64, pm.Items), t: newTally(k, m.Raters, topt), buf: make([]int, 2*m.Raters)}
+		s := &repState{draws: make([]int32, nc), cw: make([]int32, nc), w: make([]int64, pm.Items), t: newTally(k, m.Raters, topt), buf: make([]int, 2*m.Raters)}
 		for _, j := range judges {
 			n := 0
 			if j.p != nil {
@@ -153,31 +175,21 @@ func clusterBootstrap(ctx context.Context, d *FieldData, res *FieldResult, value
 		s.jcorr = make([][3]Value, len(judges))
 		return s
 	}
-	// fill turns the cluster weights of s.draws into pattern, point and cell weights.
-	fill := func(s *repState, itemWeight func(i int) int32) {
-		for i := range s.iw {
-			s.iw[i] = itemWeight(i)
-		}
+	// fill turns cluster weights (cw[c]: how often cluster c is in the sample) into pattern,
+	// point and cell weights.
+	fill := func(s *repState, cw []int32) {
 		clear(s.w)
-		for i, p := range patOf {
-			s.w[p] += int64(s.iw[i])
-		}
+		patterns.add64(s.w, cw)
 		s.t.reset()
+		s.iccFresh = false
 		s.t.scanRows(pm, 0, pm.Items, topt, s.w, 0, s.buf)
-		for ji, j := range judges {
+		for ji := range judges {
+			j := &judges[ji]
 			jw, jtab := s.jw[ji], s.jtab[ji]
 			clear(jw)
 			clear(jtab)
-			for i, p := range j.pointOf {
-				if p >= 0 {
-					jw[p] += s.iw[i]
-				}
-			}
-			for i, c := range j.cellOf {
-				if c >= 0 {
-					jtab[c] += int64(s.iw[i])
-				}
-			}
+			j.points.add32(jw, cw)
+			j.cells.add64(jtab, cw)
 		}
 	}
 	vals := make([][]float64, len(stats))
@@ -186,7 +198,7 @@ func clusterBootstrap(ctx context.Context, d *FieldData, res *FieldResult, value
 	}
 	err = parallel(ctx, opt.Bootstrap, opt.Workers, newState, func(s *repState, r int) {
 		drawClusters(s.draws, opt.Seed, streamID(index, 4, 0), r)
-		fill(s, func(i int) int32 { return s.draws[cl[i]] })
+		fill(s, s.draws)
 		for si, st := range stats {
 			vals[si][r] = st.eval(s)
 		}
@@ -199,7 +211,7 @@ func clusterBootstrap(ctx context.Context, d *FieldData, res *FieldResult, value
 	}
 	var jack [][]float64
 	if opt.CI == CIBCa {
-		jack = jackknife(stats, cl, nc, newState, fill)
+		jack = jackknife(stats, nc, newState, fill)
 	}
 	for si, st := range stats {
 		var jk []float64
@@ -355,10 +367,7 @@ func statList(d *FieldData, res *FieldResult, values []int64, judges []judgeUnit
 			if exchangeable && (fi == 1 || fi == 2 || fi == 4 || fi == 5) {
 				continue
 			}
-			add("icc_"+form.ShroutFleiss, full[fi], func(s *repState) Value {
-				c := icc(s.t)
-				return []Value{c.ICC11, c.ICC21, c.ICC31, c.ICC1k, c.ICC2k, c.ICC3k}[fi]
-			})
+			add("icc_"+form.ShroutFleiss, full[fi], func(s *repState) Value { return s.iccValues()[fi] })
 		}
 	}
 	names := [3]string{"all_agree_complete_items", "pairwise_mean_pairable_items", "all_agree_pairable_items"}
@@ -451,33 +460,12 @@ func addJudges(d *FieldData, res *FieldResult, judges []judgeUnits, add func(str
 	}
 }
 
-// corr3 evaluates Pearson's r, Spearman's rho and Kendall's tau-b on the weighted points,
-// checking the sample size and constant sides once for the three (the checks are passes
-// over every point, and this runs for every replicate).
-func (j judgeUnits) corr3(w []int32, s *corrScratch) [3]Value {
-	p := j.p
-	n := weightSum(len(p.x), w)
-	if n < 2 {
-		u := Undefined("fewer than 2 items")
-		return [3]Value{u, u, u}
-	}
-	if constant(p.x, w) || constant(p.y, w) {
-		u := Undefined("constant input (zero variance)")
-		return [3]Value{u, u, u}
-	}
-	r := Num(scaledCorrelation(p.x, p.y, w))
-	averageRanks(p.xKeys, p.byXY, w, s.rx)
-	averageRanks(p.yKeys, p.byY, w, s.ry)
-	rho := Num(stat.Correlation(s.rx, s.ry, floatWeights(w, s)))
-	return [3]Value{r, rho, j.pk.kendallWeighted(w, s, n)}
-}
-
 func comparisonKey(a, b string, s int) string {
 	return "difference_" + sanitize(a) + "_vs_" + sanitize(b) + "_" + CorrNames[s]
 }
 
 // jackknife computes every statistic with one cluster (or one group of clusters) left out.
-func jackknife(stats []bootStat, cl []int32, nc int, newState func() *repState, fill func(*repState, func(int) int32)) [][]float64 {
+func jackknife(stats []bootStat, nc int, newState func() *repState, fill func(*repState, []int32)) [][]float64 {
 	groups := min(nc, maxJackknife)
 	out := make([][]float64, len(stats))
 	for i := range out {
@@ -485,12 +473,13 @@ func jackknife(stats []bootStat, cl []int32, nc int, newState func() *repState, 
 	}
 	// Cluster c belongs to group c·groups/nc.
 	parallel(context.Background(), groups, 0, newState, func(s *repState, g int) {
-		fill(s, func(i int) int32 {
-			if int(cl[i])*groups/nc == g {
-				return 0
+		for c := range s.cw {
+			s.cw[c] = 1
+			if c*groups/nc == g {
+				s.cw[c] = 0
 			}
-			return 1
-		})
+		}
+		fill(s, s.cw)
 		for si, st := range stats {
 			out[si][g] = st.eval(s)
 		}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"fmt"
+
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// intervalsFixture holds the output of m3eval score, agree and report with bootstrap
+// intervals as the engine before issue #30 computed them (testdata/intervals/README.md says
+// how they were made): the faster engine must give the same intervals, bit for bit.
+const intervalsFixture = "testdata/intervals"
+
+// TestIntervalsUnchanged runs the commands of testdata/intervals/README.md and compares every
+// bootstrap interval, standard error, undefined count and bootstrap test with the stored
+// output of the engine before the rewrite: the same seed gives the same intervals.
+// Only the interval parts are compared, so that a change elsewhere in the reports (tests,
+// p-value adjustment, new sections) does not fail this test.
+func TestIntervalsUnchanged(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "g.db") // the fixture's database was named g.db
+	fx := func(name string) string { return filepath.Join(scoreFixture, name) }
+	iv := func(name string) string { return filepath.Join(intervalsFixture, name) }
+	mustRun(t, "--db", db, "import", fx("turns.jsonl"))
+	for _, a := range []string{"alice", "bob", "carol"} {
+		mustRun(t, "--db", db, "import", "--annotator", a, fx("labels_"+a+".jsonl"))
+	}
+	mustRun(t, "--db", db, "import-scores", "--judge", "gpt", fx("judge_gpt.jsonl"))
+	mustRun(t, "--db", db, "import-scores", "--judge", "rules", fx("judge_rules.csv"))
+	cases := []struct {
+		golden string
+		args   []string
+	}{
+		{"score_by.json", []string{"--db", db, "score", "--by", "action_type", "--bootstrap", "300", "--seed", "7"}},
+		{"score_bca.json", []string{"--db", db, "score", "--cluster", "turn", "--ci", "bca", "--bootstrap", "200", "--seed", "3"}},
+		{"score_exch.json", []string{"--db", db, "score", "--raters", "exchangeable", "--bootstrap", "200", "--seed", "4"}},
+		{"agree_levels.json", []string{"agree", fx("ratings.csv"), "--auto", fx("auto_gpt.csv"), "--schema", fx("schema.json"),
+			"--levels", iv("levels.csv"), "--cluster", "system", "--bootstrap", "200", "--seed", "5"}},
+		{"agree_bca.json", []string{"agree", fx("ratings.csv"), "--auto", fx("auto_gpt.csv"), "--schema", fx("schema.json"),
+			"--clusters", iv("clusters.csv"), "--ci", "bca", "--bootstrap", "200", "--seed", "6"}},
+		{"report.json", []string{"--db", db, "report", "--bootstrap", "200", "--seed", "8"}},
+	}
+	for _, c := range cases {
+		t.Run(strings.TrimSuffix(c.golden, ".json"), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out.json")
+			mustRun(t, append(c.args, "--format", "json", "-o", out)...)
+			var got, want any
+			readJSON(t, out, &got)
+			readJSON(t, iv(c.golden), &want)
+			wantParts, gotParts := map[string]any{}, map[string]any{}
+			intervalParts("", want, wantParts)
+			intervalParts("", got, gotParts)
+			if len(wantParts) < 3 {
+				t.Fatalf("%s: only %d interval parts in the fixture", c.golden, len(wantParts))
+			}
+			keys := slices.Sorted(func(yield func(string) bool) {
+				for k := range wantParts {
+					if !yield(k) {
+						return
+					}
+				}
+			})
+			bad := 0
+			for _, k := range keys {
+				g, ok := gotParts[k]
+				if !ok {
+					t.Errorf("%s: %s is missing", c.golden, k)
+				} else if !reflect.DeepEqual(g, wantParts[k]) {
+					t.Errorf("%s: %s = %v, before %v", c.golden, k, g, wantParts[k])
+				} else {
+					continue
+				}
+				if bad++; bad > 20 {
+					t.Fatal("too many differences")
+				}
+			}
+		})
+	}
+}
+
+// intervalParts collects the parts of a JSON report that come from the bootstrap: every
+// object under a "bootstrap" key (intervals, standard errors, undefined counts), every test
+// whose method is "bootstrap", and the interval columns of the report's tables.
+func intervalParts(path string, v any, out map[string]any) {
+	switch v := v.(type) {
+	case map[string]any:
+		if m, _ := v["method"].(string); m == "bootstrap" {
+			out[path] = v
+			return
+		}
+		if cols, ok := v["columns"].([]any); ok {
+			if rows, ok := v["rows"].([]any); ok {
+				tableIntervals(path, cols, rows, out)
+			}
+		}
+		for k, x := range v {
+			if k == "bootstrap" {
+				if _, isObj := x.(map[string]any); isObj {
+					out[path+"."+k] = x
+					continue
+				}
+			}
+			intervalParts(path+"."+k, x, out)
+		}
+	case []any:
+		for i, x := range v {
+			intervalParts(fmt.Sprintf("%s[%d]", path, i), x, out)
+		}
+	}
+}
+
+// tableIntervals adds the cells of the columns named "ci95 …" (with the row's first cells,
+// which name it).
+func tableIntervals(path string, cols, rows []any, out map[string]any) {
+	for ci, c := range cols {
+		name, _ := c.(string)
+		if !strings.HasPrefix(name, "ci95") {
+			continue
+		}
+		for ri, r := range rows {
+			row, _ := r.([]any)
+			if ci < len(row) {
+				out[fmt.Sprintf("%s.rows[%d](%v).%s", path, ri, row[:min(3, len(row))], name)] = row[ci]
+			}
+		}
+	}
+}
