@@ -89,7 +89,15 @@ func intervalParts(path string, v any, out map[string]any) {
 	switch v := v.(type) {
 	case map[string]any:
 		if m, _ := v["method"].(string); m == "bootstrap" {
-			out[path] = v
+			// The bootstrap's own numbers; p_adjusted and its reason follow the one
+			// p_adjusted rule of issue #32, not the resampling.
+			out[path] = map[string]any{"p": v["p"], "statistic": v["statistic"]}
+			return
+		}
+		if id, _ := v["id"].(string); id == "metrics" {
+			// The action-space metrics changed by definition (issue #26: graded bands,
+			// new metrics) and with the rule judge (issue #27); their intervals are
+			// pinned by internal/judge's hand-computed tests instead.
 			return
 		}
 		if cols, ok := v["columns"].([]any); ok {
@@ -108,6 +116,14 @@ func intervalParts(path string, v any, out map[string]any) {
 		}
 	case []any:
 		for i, x := range v {
+			// Report sections are named by id, so that a new section (issue #32's model
+			// scores) does not shift the others.
+			if m, ok := x.(map[string]any); ok {
+				if id, ok := m["id"].(string); ok {
+					intervalParts(fmt.Sprintf("%s[%s]", path, id), x, out)
+					continue
+				}
+			}
 			intervalParts(fmt.Sprintf("%s[%d]", path, i), x, out)
 		}
 	}

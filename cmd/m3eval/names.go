@@ -43,6 +43,10 @@ var nameFlags = []nameFlag{
 	{"adjudicate", "take", store.CompleteAnnotators, "annotator"},
 	{"adjudicate", "turn", store.CompleteSampleIDs, "sample_id"},
 	{"judge", "explain", store.CompleteSampleIDs, "sample_id"},
+	{"estimate", "judge", store.CompleteJudges, "judge"},
+	{"estimate", "annotator", store.CompleteAnnotators, "annotator"},
+	{"estimate", "sample", store.CompleteSamples, "sample"},
+	{"sample", "judge", store.CompleteJudges, "judge"},
 }
 
 // namesShown is how many of the known names an unknown-name message lists.

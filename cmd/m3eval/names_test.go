@@ -70,6 +70,9 @@ func TestUnknownNamesOneRule(t *testing.T) {
 		"adjudicate --campaign": {"--list"},
 		"adjudicate --take":     {"--adjudicator", "judy", "--turn", "demo_zh_umbrella_0_turn_5"},
 		"adjudicate --turn":     {"--adjudicator", "judy", "--take", "bob"},
+		"estimate --annotator":  {"--judge", "gpt"},
+		"estimate --sample":     {"--judge", "gpt"},
+		"sample --judge":        {"--active", "--n", "5", "--name", "act"},
 	}
 	kinds := map[string]string{}
 	for _, nf := range nameFlags {
