@@ -174,6 +174,17 @@ func (m *Model) Abandoned() int {
 	return m.annotate.abandoned
 }
 
+// Flush saves, after the program stopped without quitting by itself (the SSH connection of
+// a session dropped, so Bubble Tea quit at once), what the annotator had typed: the writes
+// on their way and the open comment, in key order, each retried until ctx ends. It returns
+// how many changes were given up. Call it only once the program has returned.
+func (m *Model) Flush(ctx context.Context) int {
+	if m.annotate == nil {
+		return 0
+	}
+	return m.annotate.flush(ctx)
+}
+
 // View implements tea.Model: the header, the screen, the footer.
 func (m *Model) View() string {
 	if m.width == 0 {

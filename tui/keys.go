@@ -33,6 +33,7 @@ type keyMap struct {
 	Top, Bottom, Read, Image            key.Binding
 	Quit                                key.Binding
 	LeaveEditor, ConfirmFlag, ForceQuit key.Binding
+	CancelFlag                          key.Binding
 }
 
 // newKeyMap builds the annotate keys from the rubric: the score keys are the digits of its
@@ -89,6 +90,7 @@ func newKeyMap(r *rubric.Rubric) keyMap {
 		Quit:        key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
 		LeaveEditor: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "done editing")),
 		ConfirmFlag: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "flag")),
+		CancelFlag:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel (f brings the reason back)")),
 		ForceQuit:   key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
 	}
 }

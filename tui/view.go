@@ -148,8 +148,23 @@ func (m *annotateModel) Header(int) (left, right string) {
 		right = m.st.Error.Render("✗ NOT SAVED")
 	case m.saving():
 		right = m.st.Saving.Render("… saving")
+	case m.commentUnsaved():
+		// The comment is written once typing pauses; until then it is not in the database.
+		right = m.st.Saving.Render("… unsaved")
 	}
 	return left, right
+}
+
+// commentUnsaved reports whether the comment box holds text not yet handed to a write.
+func (m *annotateModel) commentUnsaved() bool {
+	if m.mode != modeComment || m.item == nil {
+		return false
+	}
+	text, saved := m.comment.Value(), m.values[m.r.CommentField]
+	if strings.TrimSpace(text) == "" {
+		return strings.TrimSpace(saved) != ""
+	}
+	return text != saved
 }
 
 // openReader opens the reading view on the turn being labelled.
@@ -174,7 +189,7 @@ func (m *annotateModel) ShortHelp() []key.Binding {
 	case modeComment:
 		return []key.Binding{m.keys.LeaveEditor, m.keys.ForceQuit}
 	case modeFlag:
-		return []key.Binding{m.keys.ConfirmFlag, m.keys.LeaveEditor}
+		return []key.Binding{m.keys.ConfirmFlag, m.keys.CancelFlag}
 	case modeRead:
 		return m.reader.ShortHelp()
 	case modeImage:
