@@ -9,7 +9,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // writeDemoLabels writes labels of every demo turn for one annotator: the three scales at
@@ -93,7 +92,7 @@ func TestAdjudicateScreenKillResume(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond)
+	waitExit(t, pid)
 
 	// Both decisions are in the database, with their sources.
 	var cases []struct {
@@ -106,7 +105,7 @@ func TestAdjudicateScreenKillResume(t *testing.T) {
 	if len(cases) != 2 || cases[0].Decided {
 		t.Fatalf("after kill -9: %+v (overall is still open on the first turn)", cases)
 	}
-	term.start("b", screen)
+	pidB := term.start("b", screen)
 	term.waitFor("b", "turn 1 of 2", "4 (B)", "3 (new)")
 	// Undo after the restart takes back the last decision only.
 	term.keys("b", "u")
@@ -121,7 +120,7 @@ func TestAdjudicateScreenKillResume(t *testing.T) {
 	term.keys("b", "Down", "Down", "Down", "Down", "A")
 	term.waitFor("b", "overall_quality = 2 saved")
 	term.keys("b", "q")
-	time.Sleep(300 * time.Millisecond)
+	waitExit(t, pidB) // q quits once every decision landed
 	// The first turn's reasoning is open again after the undo: both turns are left out.
 	if out := m3("export", "--final", "--format", "jsonl"); !strings.Contains(out, "0 adjudicated, 33 agreed, 0 single-annotator; 2 disputed turns left out") {
 		t.Errorf("export --final said:\n%.300s", out[max(0, len(out)-300):])

@@ -64,7 +64,7 @@ func TestAdjudicateBurstKeys(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jjjA")})
 	waitFor(t, tm, "overall_quality = 2 saved")
 	tm.Type("q")
-	view := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).View()
+	view := tm.FinalModel(t, teatest.WithFinalTimeout(60*time.Second)).View()
 	finals, err := fx.s.Finals(ctx)
 	if err != nil {
 		t.Fatal(err)

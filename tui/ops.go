@@ -54,11 +54,15 @@ func (m *annotateModel) failed(o op, err error) tea.Cmd {
 	} else {
 		m.retryWait = min(2*m.retryWait, retryMax)
 	}
+	first := !m.failing
 	m.failing, m.failErr = true, err
 	m.rub.dirty = true
-	if m.quit {
+	switch {
+	case m.quit:
 		m.askQuit()
-	} else {
+	case first:
+		// Said once per failure, not at every retry: a retry must not replace what a later
+		// key said ("not quitting", "this item stays open"); the header keeps "✗ NOT SAVED".
 		m.say(m.st.Error, "NOT SAVED YET, retrying: your changes stay and land when this clears: %v", err)
 	}
 	wait := m.retryWait

@@ -60,7 +60,7 @@ func (fx *fixture) model(t testing.TB, annotator, start string, filter store.Fil
 func waitFor(t *testing.T, tm *teatest.TestModel, text string) {
 	t.Helper()
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(text)) },
-		teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+		teatest.WithDuration(60*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
 }
 
 // waitForAll waits until the output has shown every text (not necessarily in one frame).
@@ -74,14 +74,14 @@ func waitForAll(t *testing.T, tm *teatest.TestModel, texts ...string) {
 			all = all && seen[i]
 		}
 		return all
-	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+	}, teatest.WithDuration(60*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
 }
 
 // finalView quits with "q", which waits for every pending write, and returns the last screen.
 func finalView(t *testing.T, tm *teatest.TestModel) string {
 	t.Helper()
 	tm.Type("q")
-	return tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).View()
+	return tm.FinalModel(t, teatest.WithFinalTimeout(60*time.Second)).View()
 }
 
 // TestGoldenScreens renders the annotate screen at the three sizes of the brief, on an English
