@@ -81,10 +81,11 @@ func TestAdjudicateScreenKillResume(t *testing.T) {
 	screen := fmt.Sprintf("%s --db %s adjudicate --adjudicator judy", bin, db)
 	pid := term.start("a", screen)
 	term.waitFor("a", "adjudicate · judy · turn 1 of 2 · 2 open", "demo_zh_umbrella_0_turn_1", "A ann", "B ben", "≠ Correctness")
-	// Correctness: take ben's 4 (B). Then Reasoning Completeness: score it 3 anew.
+	// Correctness: take ben's 4 (B). The cursor moves on to Reasoning Completeness: score
+	// it 3 anew.
 	term.keys("a", "B")
 	term.waitFor("a", "correctness = 4 saved", "✓ saved")
-	term.keys("a", "Down", "3")
+	term.keys("a", "3")
 	s := term.waitFor("a", "reasoning_completeness = 3 saved", "✓ saved")
 	if !strings.Contains(s, "4 (B)") || !strings.Contains(s, "3 (new)") {
 		t.Fatalf("the final column does not show the decisions:\n%s", s)
@@ -117,7 +118,8 @@ func TestAdjudicateScreenKillResume(t *testing.T) {
 	if strings.Contains(s, "\x1b") {
 		t.Error("an escape character on the captured screen")
 	}
-	term.keys("b", "Down", "Down", "Down", "Down", "A")
+	// The cursor opened on Overall, the first field still open; A takes ann's.
+	term.keys("b", "A")
 	term.waitFor("b", "overall_quality = 2 saved")
 	term.keys("b", "q")
 	waitExit(t, pidB) // q quits once every decision landed
