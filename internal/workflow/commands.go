@@ -206,6 +206,7 @@ func (c *QCCommand) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&c.RushFraction, "rush-fraction", c.RushFraction, "rushing: items under this share of the annotator's median active time")
 	fs.Float64Var(&c.RushSeconds, "rush-seconds", c.RushSeconds, "rushing: ... and under this many seconds")
 	fs.Float64Var(&c.RushShare, "rush-share", c.RushShare, "rushing: flag when more than this share of items is rushed")
+	fs.Float64Var(&c.RushFloor, "rush-floor", c.RushFloor, "rushing: an item under this many seconds is rushed whatever the median (default: a quarter of the guide's fastest pace, 1 minute a simple item; 0 turns it off)")
 	fs.Float64Var(&c.GoldMin, "gold-min", c.GoldMin, "gold accuracy: lowest acceptable share of matching answers")
 	fs.IntVar(&c.GoldTolerance, "gold-tolerance", c.GoldTolerance, "gold accuracy: a 1-5 answer within this many points matches")
 	fs.Float64Var(&c.IntraMin, "intra-min", c.IntraMin, "intra-annotator agreement: lowest acceptable share of repeated answers that match")
