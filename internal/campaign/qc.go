@@ -71,7 +71,7 @@ type QCOptions struct {
 func DefaultQCOptions() QCOptions {
 	return QCOptions{StraightRun: 10, MinSD: 0.3, MinItems: 10, RushFraction: 1.0 / 3, RushSeconds: 20, RushShare: 0.1,
 		RushFloor: GuideRushFloor,
-		GoldMin: 0.7, GoldTolerance: 0, IntraMin: 0.7, MissingComments: 0, OutlierDelta: 0.1}
+		GoldMin:   0.7, GoldTolerance: 0, IntraMin: 0.7, MissingComments: 0, OutlierDelta: 0.1}
 }
 
 // GuideRushFloor is the default absolute floor of the rushing check, in seconds per item: a

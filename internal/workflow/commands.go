@@ -12,6 +12,7 @@ import (
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/teamreport"
+	"github.com/m3bench/m3eval/internal/textsafe"
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
@@ -62,6 +63,7 @@ type SampleCommand struct {
 	Show   string
 	Format string
 	format teamreport.Format
+	notes  []string // for standard error, after the output
 }
 
 // AddFlags defines the flags of m3eval sample on fs but -o.
@@ -111,7 +113,51 @@ func (c *SampleCommand) Run(ctx context.Context, st *store.Store, _ *rubric.Rubr
 		return func(w io.Writer) error { return teamreport.WriteSample(w, info, c.format) }, err
 	}
 	info, err := Sample(ctx, st, c.SampleOptions)
+	if err == nil {
+		c.notes = emptyStrata(info)
+	}
 	return func(w io.Writer) error { return teamreport.WriteSample(w, info, c.format) }, err
+}
+
+// Notes implements Noter: what the drawing wants the user to know, for standard error.
+func (c *SampleCommand) Notes() []string { return c.notes }
+
+// Noter is a command with notes for standard error after its output (a sample whose
+// allocation left strata empty).
+type Noter interface{ Notes() []string }
+
+// emptyStrata says which strata a drawn sample left without a turn, and how to give each
+// one: proportional allocation rounds a small stratum's share down to 0 without a word.
+func emptyStrata(info *store.SampleInfo) []string {
+	var empty []string
+	nonEmpty := 0
+	for _, st := range info.Strata {
+		if st.Available == 0 {
+			continue
+		}
+		nonEmpty++
+		if st.Drawn == 0 {
+			k := make([]string, len(st.Key))
+			for i, v := range st.Key {
+				if v == "" {
+					v = "(none)"
+				}
+				k[i] = v
+			}
+			empty = append(empty, textsafe.Line(strings.Join(k, "/")))
+		}
+	}
+	if len(empty) == 0 {
+		return nil
+	}
+	name := textsafe.Line(info.Name)
+	note := fmt.Sprintf("sample %s: %d of %d strata got no turns (--n %d shared in proportion to their size): %s",
+		name, len(empty), nonEmpty, info.Size, strings.Join(empty, ", "))
+	hint := "to draw at least one turn from every stratum, draw a new sample with --min-per-stratum 1"
+	if info.Size < nonEmpty {
+		hint += fmt.Sprintf(" and --n %d or more (one per stratum)", nonEmpty)
+	}
+	return []string{note, hint}
 }
 
 // AssignCommand is m3eval assign: assign a sample to Names (comma-separated), or --show
