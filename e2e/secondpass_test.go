@@ -225,3 +225,33 @@ func TestServeDroppedConnectionSavesComment(t *testing.T) {
 		return m["demo_zh_umbrella_0_turn_1"]["comments"] == "断线测试 lost?"
 	})
 }
+
+// TestCapsAndFullWidthChoiceKeysAndQuitSummary: Y (Caps Lock) and the full-width ｙ Ｙ of a
+// Chinese input method answer Yes like y, in one burst on a raw pty; q leaves a one-line
+// summary of the session on the terminal.
+func TestCapsAndFullWidthChoiceKeysAndQuitSummary(t *testing.T) {
+	bin := binary(t)
+	db := demoDB(t, bin, t.TempDir())
+	p := startPty(t, bin, "--db", db, "annotate", "--annotator", "kai")
+	p.waitOutput(t, "item 1 of 35")
+	p.write(t, "434\r54Y5\r45ｙ4\r")
+	waitStored(t, db, "kai", "three submitted items", func(m map[string]map[string]string) bool {
+		return m["demo_zh_umbrella_0_turn_3"]["_status"] == "done"
+	})
+	p.write(t, "55Ｙ")
+	waitStored(t, db, "kai", "the full-width capital Ｙ", func(m map[string]map[string]string) bool {
+		return m["demo_zh_umbrella_0_turn_4"]["context_consistency"] == "Yes"
+	})
+	p.write(t, "q")
+	if code := p.wait(t); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	p.waitOutput(t, "annotate: 3 item(s) submitted this session in ")
+	p.waitOutput(t, "; 3 of 35 done")
+	checkStored(t, db, "kai", map[string]map[string]string{
+		"demo_zh_umbrella_0_turn_1": {"_status": "done", "correctness": "4", "reasoning_completeness": "3", "overall_quality": "4"},
+		"demo_zh_umbrella_0_turn_2": {"_status": "done", "correctness": "5", "reasoning_completeness": "4", "context_consistency": "Yes", "overall_quality": "5"},
+		"demo_zh_umbrella_0_turn_3": {"_status": "done", "correctness": "4", "reasoning_completeness": "5", "context_consistency": "Yes", "overall_quality": "4"},
+		"demo_zh_umbrella_0_turn_4": {"_status": "draft", "correctness": "5", "reasoning_completeness": "5", "context_consistency": "Yes"},
+	})
+}

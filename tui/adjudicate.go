@@ -149,7 +149,16 @@ func newAdjudicateScreen(o AdjudicateOptions) *AdjudicateModel {
 	m.comment.Placeholder = "why this final label (enter saves, esc cancels)"
 	// The score and choice keys come from the rubric, as on the annotate screen.
 	km := newKeyMap(o.Rubric)
-	m.keys.Score, m.keys.Choice = km.Score, km.Choice
+	m.keys.Score = km.Score
+	// Capital letters take an annotator's answer here: the choice keys keep their lower
+	// case and full-width forms only.
+	var choice []string
+	for _, k := range km.Choice.Keys() {
+		if k == strings.ToLower(k) {
+			choice = append(choice, k)
+		}
+	}
+	m.keys.Choice = key.NewBinding(key.WithKeys(choice...), key.WithHelp(km.Choice.Help().Key, km.Choice.Help().Desc))
 	for _, f := range o.Rubric.Fields {
 		if f.Kind != rubric.KindText {
 			m.fields = append(m.fields, f)
@@ -303,7 +312,7 @@ func (m *AdjudicateModel) key(k tea.KeyMsg) tea.Cmd {
 			m.message = fmt.Sprintf("%s does not apply to this turn: it is %s", f.LabelEn, fixed)
 			return nil
 		}
-		v, ok := m.valueOf(&f, halfWidthDigit(k.String()))
+		v, ok := m.valueOf(&f, plainKey(halfWidthDigit(k.String())))
 		if !ok {
 			allowed := fmt.Sprintf("%d–%d", f.Min, f.Max)
 			if f.Kind == rubric.KindChoice {

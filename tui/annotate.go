@@ -110,6 +110,10 @@ type annotateModel struct {
 	deferred    []tea.KeyMsg
 	pendingCmds []tea.Cmd
 
+	// the session, for the summary printed after quitting
+	started   time.Time
+	submitted map[int64]bool // items submitted in this session (and still submitted)
+
 	// active time on the current item since the last write
 	lastInput time.Time
 	active    time.Duration
@@ -137,6 +141,7 @@ func newAnnotateModel(o Options, st Styles, r *lipgloss.Renderer) *annotateModel
 		comment: ta, flagReason: ti, turn: newTurnPane(st, o.Actions, o.Rubric), bar: bar, focus: -1, rub: newRubricPane(o.Rubric, st),
 		unsaved: map[fieldKey]int{}, image: newImagePane(o.Images, st, r.ColorProfile()),
 		reader: newReaderPane(st), imgView: newImageView(o.Images, st, r.ColorProfile(), o.Graphics),
+		started: o.Now(), submitted: map[int64]bool{},
 	}
 	return m
 }
@@ -362,11 +367,13 @@ func (m *annotateModel) absorb(turnID int64, a *session.Annotation) {
 		// (the last item of the queue, where no next item replaces it).
 		m.readOnly = true
 		m.done++
+		m.submitted[turnID] = true
 		// The pace changed: read the median again, so the ETA follows from the first
 		// submitted item on.
 		m.pendingCmds = append(m.pendingCmds, m.enqueue(m.loadInfo()))
 	} else if a.Status != dataset.StatusDone && wasDone {
 		m.done--
+		delete(m.submitted, turnID)
 	}
 	if m.writes == 0 {
 		m.values = m.r.Apply(a.Values, m.item.Turn.Item())
@@ -513,7 +520,7 @@ func (m *annotateModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, m.keys.Score):
 		return m.score(halfWidthDigit(msg.String()))
 	case key.Matches(msg, m.keys.Choice):
-		return m.choose(msg.String())
+		return m.choose(plainKey(msg.String()))
 	case key.Matches(msg, m.keys.NextField):
 		m.moveFocus(1)
 	case key.Matches(msg, m.keys.PrevField):
@@ -821,6 +828,14 @@ func describeUndo(r *rubric.Rubric, what []session.Undone) string {
 
 func errNotInQueue(sample string) error {
 	return fmt.Errorf("sample %s is not in this queue (check the id and --filter)", sample)
+}
+
+// standing says where the queue stands: "5 of 35 done".
+func (m *annotateModel) standing() string {
+	if m.total == 0 {
+		return "the queue is empty"
+	}
+	return fmt.Sprintf("%d of %d done", m.done, m.total)
 }
 
 // eta is the time left at the annotator's median pace.

@@ -7,6 +7,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -172,6 +173,17 @@ func (m *Model) Abandoned() int {
 		return 0
 	}
 	return m.annotate.abandoned
+}
+
+// Summary is the one line the annotate command prints once the screen is gone: what this
+// session did and how long it took, and where the queue stands.
+func (m *Model) Summary() string {
+	if m.annotate == nil {
+		return ""
+	}
+	a := m.annotate
+	took := a.now().Sub(a.started).Round(time.Second)
+	return fmt.Sprintf("%d item(s) submitted this session in %s; %s", len(a.submitted), took, a.standing())
 }
 
 // Flush saves, after the program stopped without quitting by itself (the SSH connection of
