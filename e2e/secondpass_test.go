@@ -2,10 +2,13 @@ package e2e
 
 import (
 	"database/sql"
+	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -254,4 +257,63 @@ func TestCapsAndFullWidthChoiceKeysAndQuitSummary(t *testing.T) {
 		"demo_zh_umbrella_0_turn_3": {"_status": "done", "correctness": "4", "reasoning_completeness": "5", "context_consistency": "Yes", "overall_quality": "4"},
 		"demo_zh_umbrella_0_turn_4": {"_status": "draft", "correctness": "5", "reasoning_completeness": "5", "context_consistency": "Yes"},
 	})
+}
+
+// longEpisodeDB imports one episode of 8 turns whose last response is 15 lines long.
+func longEpisodeDB(t *testing.T, bin, dir string) string {
+	t.Helper()
+	var turns []any
+	for n := 1; n <= 8; n++ {
+		resp := fmt.Sprintf("answer %d", n)
+		if n == 8 {
+			var ls []string
+			for j := 1; j <= 15; j++ {
+				ls = append(ls, fmt.Sprintf("R8 line %02d of the long response", j))
+			}
+			resp = strings.Join(ls, "\n")
+		}
+		action := "follow_up"
+		if n == 1 {
+			action = "initial"
+		}
+		turns = append(turns, map[string]any{"sample_id": fmt.Sprintf("ep8_turn_%d", n), "episode_id": "ep8", "turn": n,
+			"action_type": action, "task_type": "t", "user_message": fmt.Sprintf("question %d", n),
+			"vlm_response": resp, "expected_answer": fmt.Sprintf("EXPECTED-%d", n)})
+	}
+	b, _ := json.Marshal(map[string]any{"episode_id": "ep8", "turns": turns})
+	src := filepath.Join(dir, "ep8.jsonl")
+	if err := os.WriteFile(src, append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "ep8.db")
+	if out, err := exec.Command(bin, "--db", db, "import", src).CombinedOutput(); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	return db
+}
+
+// TestFocusedTurnStaysInViewOnResize: the turn being labelled stays on screen through
+// resizes (200×60 → 60×20 → 80×24, and 120×40 → 80×24), and at 80×24 its expected answer
+// shows without scrolling, however long the response (issue 25 item 5).
+func TestFocusedTurnStaysInViewOnResize(t *testing.T) {
+	term := newTerminal(t)
+	bin := binary(t)
+	db := longEpisodeDB(t, bin, t.TempDir())
+	term.tmux("new-session", "-d", "-s", "z", "-x", "200", "-y", "60",
+		fmt.Sprintf("exec %s --db %s annotate --annotator zed --start ep8_turn_8", bin, db))
+	term.waitFor("z", "turn 8 · follow_up (to label)", "EXPECTED-8")
+	for _, size := range [][2]string{{"60", "20"}, {"80", "24"}, {"120", "40"}, {"80", "24"}} {
+		term.tmux("resize-window", "-t", "z", "-x", size[0], "-y", size[1])
+		// The redrawn screen at the new size: the header's right edge sits in its last column.
+		// At 60×20 the conversation has four lines: the turn's own lines, not its answer.
+		wantExpect := size[0] != "60"
+		term.until("z", "turn 8 (and at 80 columns and up its expected answer) at "+size[0]+"×"+size[1], func(s string) bool {
+			lines := strings.Split(s, "\n")
+			w, _ := strconv.Atoi(size[0])
+			return len(lines) > 0 && strings.HasSuffix(strings.TrimRight(lines[0], " "), "saved") &&
+				len([]rune(lines[0])) >= w-1 &&
+				strings.Contains(s, "turn 8 · follow_up (to label)") && (!wantExpect || strings.Contains(s, "EXPECTED-8"))
+		})
+	}
+	term.keys("z", "q")
 }

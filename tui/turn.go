@@ -28,6 +28,10 @@ type turnPane struct {
 
 	renderedFor string // the item and width the viewport content was rendered for
 	fresh       bool   // a new item: open at its turn, not at the old place
+	// current is the line where the turn being labelled starts; anchor is the offset the
+	// pane last put itself at to show it (-1 once the annotator scrolled away): until they
+	// scroll, every resize shows the turn being labelled again, wherever it now starts.
+	current, anchor int
 	lines       []string
 	linesOffset int
 }
@@ -47,8 +51,23 @@ func (p *turnPane) SetSize(w, h int) {
 	if w != p.vp.Width || max(1, h-1) != p.vp.Height {
 		p.lines = nil
 	}
+	anchored := p.anchored()
 	p.vp.Width, p.vp.Height = w, max(1, h-1)
 	p.render()
+	if anchored && p.renderedFor != "" {
+		p.showCurrent() // a new height: the same turn, wherever the viewport may now start
+	}
+}
+
+// anchored reports whether the view still stands where the pane put it for the turn being
+// labelled (the annotator has not scrolled since).
+func (p *turnPane) anchored() bool { return p.anchor >= 0 && p.vp.YOffset == p.anchor }
+
+// showCurrent scrolls to the turn being labelled.
+func (p *turnPane) showCurrent() {
+	p.vp.SetYOffset(p.current)
+	p.anchor = p.vp.YOffset
+	p.lines = nil
 }
 
 func (p *turnPane) render() {
@@ -63,6 +82,7 @@ func (p *turnPane) render() {
 	// The line at the top stays at the same fraction of the text (it rewraps, so line
 	// numbers do not carry over).
 	sameItem := !p.fresh
+	anchored := p.fresh || p.anchored()
 	p.fresh = false
 	frac := 0.0
 	if n := p.vp.TotalLineCount(); sameItem && n > 0 {
@@ -70,10 +90,11 @@ func (p *turnPane) render() {
 	}
 	content, current := p.renderContext(p.vp.Width)
 	p.vp.SetContent(content)
-	if sameItem {
-		p.vp.SetYOffset(int(frac*float64(p.vp.TotalLineCount()) + 0.5))
+	p.current = current
+	if anchored {
+		p.showCurrent()
 	} else {
-		p.vp.SetYOffset(current)
+		p.vp.SetYOffset(int(frac*float64(p.vp.TotalLineCount()) + 0.5))
 	}
 	p.renderedFor = key
 }
@@ -169,9 +190,10 @@ func (p *turnPane) renderContext(width int) (string, int) {
 		add(line("Image", fmt.Sprintf("image %d of %d: %s", i+1, len(t.Images), img), st.Dim, width))
 	}
 	add(block("User", t.UserMessage, st.User, width))
-	add(block("Model", t.VLMResponse, st.Model, width))
-	// Logs imported from other tools often lack an expected answer: then the fields that
-	// judge against it say, in its place, how to judge without one.
+	// The expected answer comes before the response, so that it is on screen when the turn
+	// opens however long the response (80×24 included). Logs imported from other tools
+	// often lack one: then the fields that judge against it say, in its place, how to judge
+	// without one.
 	var notes []string
 	if t.ExpectedAnswer == "" {
 		for _, f := range p.r.NoExpectedNotes() {
@@ -183,6 +205,7 @@ func (p *turnPane) renderContext(width int) (string, int) {
 	} else {
 		add(block("Expect", t.ExpectedAnswer, st.Expected, width))
 	}
+	add(block("Model", t.VLMResponse, st.Model, width))
 	return strings.Join(parts, "\n"), current
 }
 
