@@ -76,6 +76,7 @@ type annotateModel struct {
 	bar          progress.Model
 	rub          *rubricPane
 	rubricHeight int
+	rubNeed      int // the rubric pane's width without a cut (rubricNeed)
 	message      string
 	messageStyle lipgloss.Style
 	// messageItem is the item a warning is about ("missing: …", "submitted · e to edit");

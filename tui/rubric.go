@@ -45,6 +45,37 @@ func newRubricPane(r *rubric.Rubric, st Styles) *rubricPane {
 	return &rubricPane{r: r, st: st, dirty: true}
 }
 
+// needWidth is the width the pane's rows need so that nothing in them is cut: the labels
+// (English and Chinese), the longest value with its short meaning or the reason a field is
+// fixed, and the weighted suggestion beside the suggestion field.
+func (p *rubricPane) needWidth() int {
+	enW, zhW := 0, 0
+	for _, f := range p.r.Fields {
+		enW = max(enW, lipgloss.Width(f.LabelEn))
+		zhW = max(zhW, lipgloss.Width(f.LabelZh))
+	}
+	valW := lipgloss.Width("(none) — c to write")
+	for i := range p.r.Fields {
+		f := &p.r.Fields[i]
+		for _, fr := range f.Fixed {
+			valW = max(valW, lipgloss.Width(fr.Value+" ("+fr.WhyEn+")"))
+		}
+		opts := f.Levels
+		if f.Kind == rubric.KindChoice {
+			opts = f.Choices
+		}
+		w := 0
+		for _, o := range opts {
+			w = max(w, lipgloss.Width(o.Value+" "+o.ShortEn))
+		}
+		if f.Name == p.r.SuggestField {
+			w = max(w, 1) + lipgloss.Width("   suggested 3.5 so far")
+		}
+		valW = max(valW, w)
+	}
+	return 2 + enW + 1 + zhW + 2 + valW
+}
+
 // Render renders the pane again if it is dirty and returns it.
 func (p *rubricPane) Render(s rubricState) string {
 	if p.dirty {

@@ -32,8 +32,8 @@ type turnPane struct {
 	// pane last put itself at to show it (-1 once the annotator scrolled away): until they
 	// scroll, every resize shows the turn being labelled again, wherever it now starts.
 	current, anchor int
-	lines       []string
-	linesOffset int
+	lines           []string
+	linesOffset     int
 }
 
 func newTurnPane(st Styles, actions rubric.Actions, r *rubric.Rubric) *turnPane {

@@ -11,17 +11,33 @@ import (
 	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
-// wideAt is the width from which context and rubric stand side by side.
-const wideAt = 110
+// wideAt is the narrowest width at which context and rubric may stand side by side;
+// minContextWide is the least the conversation keeps beside the rubric. The rubric takes
+// what its rows need (values, the suggestion, the short meanings uncut), so a terminal
+// too narrow for both stacks them: at 100–12x columns the rubric gets the full width.
+const (
+	wideAt         = 110
+	minContextWide = 48
+)
 
-func (m *annotateModel) wide() bool { return m.width >= wideAt }
+func (m *annotateModel) wide() bool {
+	return m.width >= wideAt && m.width-m.rubricNeed()-1 >= minContextWide
+}
+
+// rubricNeed is the rubric pane's width without a cut, measured once per rubric.
+func (m *annotateModel) rubricNeed() int {
+	if m.rubNeed == 0 {
+		m.rubNeed = m.rub.needWidth()
+	}
+	return m.rubNeed
+}
 
 // compact is the layout for small terminals: score meanings on one line, not one per score.
 func (m *annotateModel) compact() bool { return !m.wide() && m.height < 32 }
 
 func (m *annotateModel) rubricWidth() int {
 	if m.wide() {
-		return max(56, m.width*9/20)
+		return max(56, m.rubricNeed(), m.width*9/20)
 	}
 	return m.width
 }
