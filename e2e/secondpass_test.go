@@ -317,3 +317,32 @@ func TestFocusedTurnStaysInViewOnResize(t *testing.T) {
 	}
 	term.keys("z", "q")
 }
+
+// TestHelpScrollsAt80x24: the help at 80×24 does not fit; it says how much is below, scrolls
+// to its end, and the quick reference never breaks a word (基本正确 stays whole) (issue 25
+// item 8).
+func TestHelpScrollsAt80x24(t *testing.T) {
+	term := newTerminal(t)
+	bin := binary(t)
+	db := demoDB(t, bin, t.TempDir())
+	term.tmux("new-session", "-d", "-s", "h", "-x", "80", "-y", "24",
+		fmt.Sprintf("exec %s --db %s annotate --annotator hal", bin, db))
+	term.waitFor("h", "item 1 of 35")
+	term.keys("h", "?")
+	term.waitFor("h", "m3eval — keys", "more lines (j/pgdn)")
+	term.keys("h", "End")
+	s := term.waitFor("h", "end (k/pgup back)", "Overall Quality 整体质量")
+	if !strings.Contains(s, "4 Mostly right 基本正确") {
+		t.Errorf("the quick reference breaks a word or lost a score:\n%s", s)
+	}
+	for _, line := range strings.Split(s, "\n") {
+		if strings.Contains(line, "基本正") && !strings.Contains(line, "基本正确") {
+			t.Errorf("基本正确 broken inside the word: %q", line)
+		}
+	}
+	term.keys("h", "Home")
+	term.waitFor("h", "more lines (j/pgdn)", "1-5")
+	term.keys("h", "Escape")
+	term.waitFor("h", "item 1 of 35", "Rubric")
+	term.keys("h", "q")
+}

@@ -272,8 +272,37 @@ func (p *rubricPane) quickReference(width int) string {
 		}
 		t.Row(row...)
 	}
-	if lipgloss.Width(t.Render()) > width {
-		t = t.Width(width) // lipgloss wraps the cells to fit
+	if lipgloss.Width(t.Render()) <= width {
+		return t.Render()
 	}
-	return t.Render()
+	// Too narrow for the table: squeezed cells broke words, Chinese ones included (基本正
+	// / 确). A list instead: each field, then its scores, a line broken only between them.
+	var lines []string
+	for _, f := range p.r.Fields {
+		opts := f.Levels
+		if f.Kind == rubric.KindChoice {
+			opts = f.Choices
+		}
+		if len(opts) == 0 {
+			continue
+		}
+		lines = append(lines, p.st.Label.Render(ansi.Truncate(f.LabelEn+" "+f.LabelZh, width, "…")))
+		line := " "
+		for _, o := range opts {
+			item := " " + o.Value + " " + o.ShortEn + " " + o.ShortZh
+			if lipgloss.Width(item) > width-1 {
+				item = ansi.Truncate(item, width-1, "…")
+			}
+			if line != " " && lipgloss.Width(line)+lipgloss.Width(item)+2 > width {
+				lines = append(lines, line)
+				line = " "
+			}
+			if line != " " {
+				line += " ·"
+			}
+			line += item
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
 }
