@@ -4,6 +4,9 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -345,4 +348,69 @@ func TestHelpScrollsAt80x24(t *testing.T) {
 	term.keys("h", "Escape")
 	term.waitFor("h", "item 1 of 35", "Rubric")
 	term.keys("h", "q")
+}
+
+// TestImageZoomPans: a tall image zoomed to the width shows its top; ↓/j, pgdn and end pan
+// down to its bottom (blue under red), the title says which rows are on screen, and z goes
+// back to the fit view that shows the whole image (issue 25 item 9).
+func TestImageZoomPans(t *testing.T) {
+	term := newTerminal(t)
+	bin := binary(t)
+	dir := t.TempDir()
+	img := image.NewRGBA(image.Rect(0, 0, 80, 400))
+	for y := 0; y < 400; y++ {
+		c := color.RGBA{200, 30, 30, 255}
+		if y >= 200 {
+			c = color.RGBA{30, 30, 200, 255}
+		}
+		for x := 0; x < 80; x++ {
+			img.SetRGBA(x, y, c)
+		}
+	}
+	f, err := os.Create(filepath.Join(dir, "tall.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := png.Encode(f, img); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	rec := `{"sample_id":"tall_turn_1","episode_id":"tall","turn":1,"action_type":"initial","task_type":"t",` +
+		`"user_message":"What colours?","vlm_response":"Red and blue.","expected_answer":"red over blue","images":["tall.png"]}`
+	if err := os.WriteFile(filepath.Join(dir, "tall.jsonl"), []byte(rec+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "tall.db")
+	imp := exec.Command(bin, "--db", db, "import", "tall.jsonl")
+	imp.Dir = dir
+	if out, err := imp.CombinedOutput(); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	term.tmux("new-session", "-d", "-s", "i", "-x", "80", "-y", "24",
+		fmt.Sprintf("cd / && COLORTERM=truecolor exec %s --db %s annotate --annotator ivy", bin, db))
+	term.waitFor("i", "tall · turn 1")
+	const red, blue = "48;2;200;30;30", "48;2;30;30;200"
+	colour := func() string { return term.tmux("capture-pane", "-e", "-p", "-t", "i") }
+	term.keys("i", "i")
+	term.waitFor("i", "image 1/1 · tall.png · fit")
+	if s := colour(); !strings.Contains(s, red) || !strings.Contains(s, blue) {
+		t.Fatalf("the fit view does not show the whole image (red and blue):\n%s", s)
+	}
+	term.keys("i", "z")
+	s := term.waitFor("i", "zoom · rows 1–19 of 200")
+	if c := colour(); !strings.Contains(c, red) || strings.Contains(c, blue) {
+		t.Fatalf("zoomed, the top of the image (red only) is not what shows:\n%s", s)
+	}
+	term.keys("i", "j")
+	term.waitFor("i", "zoom · rows 2–20 of 200")
+	term.keys("i", "PageDown")
+	term.waitFor("i", "zoom · rows 20–38 of 200")
+	term.keys("i", "End")
+	term.waitFor("i", "zoom · rows 182–200 of 200")
+	if c := colour(); strings.Contains(c, red) || !strings.Contains(c, blue) {
+		t.Fatalf("panned to the end, the bottom of the image (blue only) is not what shows:\n%s", c)
+	}
+	term.keys("i", "z")
+	term.waitFor("i", "image 1/1 · tall.png · fit")
+	term.keys("i", "Escape", "q")
 }
