@@ -104,10 +104,10 @@ type imageView struct {
 func newImageView(src ImageSource, st Styles, p termenv.Profile, protocol string) *imageView {
 	return &imageView{src: src, st: st, profile: p, protocol: protocol, full: map[string]fullImageMsg{},
 		keys: imageViewKeyMap{
-			Next:  key.NewBinding(key.WithKeys("n", "right", "l"), key.WithHelp("n/→", "next image")),
-			Prev:  key.NewBinding(key.WithKeys("p", "left", "h"), key.WithHelp("p/←", "previous image")),
-			Zoom:  key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "fit/zoom")),
-			Close: key.NewBinding(key.WithKeys("esc", "i"), key.WithHelp("esc", "back")),
+			Next:     key.NewBinding(key.WithKeys("n", "right", "l"), key.WithHelp("n/→", "next image")),
+			Prev:     key.NewBinding(key.WithKeys("p", "left", "h"), key.WithHelp("p/←", "previous image")),
+			Zoom:     key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "fit/zoom")),
+			Close:    key.NewBinding(key.WithKeys("esc", "i"), key.WithHelp("esc", "back")),
 			Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j ↑/k", "pan")),
 			Up:       key.NewBinding(key.WithKeys("up", "k")),
 			PageDown: key.NewBinding(key.WithKeys("pgdown", " ", "ctrl+d"), key.WithHelp("pgdn/pgup", "pan a page")),
