@@ -82,7 +82,8 @@ func keepLines(t *testing.T, path string, keep func(line string) bool) {
 // TestAdjudicateScreenSecondPass (issue 25 items 12–15) in a real terminal: a burst of
 // "AAA" decides three fields, one each; fields that do not apply show NA, decided; a
 // letter stays with its annotator on every turn; t and a letter take a whole label; c
-// writes the adjudicator's comment; ? shows the help; messages use the rubric's labels.
+// writes the adjudicator's comment; i shows the image full screen; ? shows the help;
+// messages use the rubric's labels.
 func TestAdjudicateScreenSecondPass(t *testing.T) {
 	term := newTerminal(t)
 	bin := binary(t)
@@ -115,6 +116,12 @@ func TestAdjudicateScreenSecondPass(t *testing.T) {
 			t.Errorf("a field that does not apply is not shown NA, decided: %q", line)
 		}
 	}
+	// The turn's image: named on screen, full screen with i, back with esc.
+	term.waitFor("a", "umbrella.png (i full screen)")
+	term.keys("a", "i")
+	term.waitFor("a", "image 1/1 · umbrella.png · fit")
+	term.keys("a", "Escape")
+	term.waitFor("a", "turn 1 of 2 · 2 open", "≠ Correctness")
 	term.tmux("send-keys", "-t", "a", "-l", "AAA")
 	s = term.waitFor("a", "turn 1 of 2 · 1 open", "overall_quality = 2 saved")
 	if n := strings.Count(s, "2 (A)"); n != 3 {

@@ -39,6 +39,10 @@ type AdjudicateOptions struct {
 	Start    int
 	Disagree campaign.DisagreeOptions
 	Renderer *lipgloss.Renderer // nil: the default renderer (stdout)
+	// Images reads image files; nil means the file system, with the demo's embedded images
+	// as a fallback. Graphics is the full-screen view's protocol ("" means none).
+	Images   ImageSource
+	Graphics string
 }
 
 // adjKeys are the bindings of the adjudication screen. Capital letters take an annotator's
@@ -48,7 +52,7 @@ type adjKeys struct {
 	NextField, PrevField         key.Binding
 	NextCase, PrevCase           key.Binding
 	Comment, Undo, Quit          key.Binding
-	Save, Cancel                 key.Binding
+	Save, Cancel, Image          key.Binding
 }
 
 func defaultAdjKeys() adjKeys {
@@ -56,6 +60,7 @@ func defaultAdjKeys() adjKeys {
 		Take:      key.NewBinding(key.WithKeys(strings.Split("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "")...), key.WithHelp("A-Z", "take theirs")),
 		TakeAll:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t A-Z", "take a whole label")),
 		Comment:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "your comment")),
+		Image:     key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "image full screen")),
 		Save:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "save comment")),
 		Cancel:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 		Score:     key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-5", "score")),
@@ -90,6 +95,8 @@ type AdjudicateModel struct {
 	takeAll  bool // t was pressed: the next letter takes that annotator's whole label
 	comment  textinput.Model
 	editing  bool // the adjudicator's comment box has the keys
+	imgView  *imageView
+	viewing  bool // the full-screen image view (i) has the keys
 	finals   map[string]map[string]campaign.Decision
 	pending  []tea.Cmd    // writes waiting for the one in flight
 	early    []tea.KeyMsg // keys typed while a turn loads
@@ -144,6 +151,14 @@ func newAdjudicateScreen(o AdjudicateOptions) *AdjudicateModel {
 	for i, n := range m.names {
 		m.letters[n] = i
 	}
+	if o.Images == nil {
+		o.Images = defaultImageSource{}
+		m.o.Images = o.Images
+	}
+	if o.Graphics == "" {
+		o.Graphics = GraphicsNone
+	}
+	m.imgView = newImageView(o.Images, m.st, r.ColorProfile(), o.Graphics)
 	m.comment = textinput.New()
 	m.comment.Prompt = "Your comment: "
 	m.comment.Placeholder = "why this final label (enter saves, esc cancels)"
@@ -202,6 +217,9 @@ func (m *AdjudicateModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			cmds = append(cmds, m.key(k))
 		}
 		return m, tea.Batch(cmds...)
+	case fullImageMsg:
+		m.imgView.Update(msg)
+		return m, nil
 	case adjSavedMsg:
 		m.busy = false
 		if msg.err != nil {
@@ -249,6 +267,19 @@ func (m *AdjudicateModel) key(k tea.KeyMsg) tea.Cmd {
 	if m.editing {
 		return m.commentKey(k)
 	}
+	if m.viewing {
+		switch {
+		case key.Matches(k, m.keys.Quit):
+			m.viewing = false
+			m.quitting = true
+			return m.next()
+		case key.Matches(k, m.imgView.keys.Close):
+			m.viewing = false
+			return nil
+		}
+		_, cmd := m.imgView.Update(k)
+		return cmd
+	}
 	if m.takeAll && m.item != nil {
 		m.takeAll = false
 		if !key.Matches(k, m.keys.Take) {
@@ -280,6 +311,13 @@ func (m *AdjudicateModel) key(k tea.KeyMsg) tea.Cmd {
 		m.takeAll = true
 		m.message = "take whose whole label (every field and the comment)? press their letter: " + m.lettersHere()
 		return nil
+	case key.Matches(k, m.keys.Image):
+		if len(m.item.Turn.Images) == 0 {
+			m.message = "this turn has no images"
+			return nil
+		}
+		m.viewing = true
+		return m.imgView.Open(m.item.Turn.Images)
 	case key.Matches(k, m.keys.Comment):
 		if m.o.Rubric.CommentField == "" {
 			m.message = "this rubric has no comment field"
@@ -530,6 +568,9 @@ func (m *AdjudicateModel) View() string {
 	if m.item == nil {
 		return m.st.Dim.Render("loading…")
 	}
+	if m.viewing {
+		return m.imgView.View()
+	}
 	table := m.table(w)
 	foot := m.messageLine(w)
 	if m.editing {
@@ -545,7 +586,10 @@ func (m *AdjudicateModel) View() string {
 }
 
 // SetSize implements Component.
-func (m *AdjudicateModel) SetSize(w, h int) { m.width, m.height = w, h }
+func (m *AdjudicateModel) SetSize(w, h int) {
+	m.width, m.height = w, h
+	m.imgView.SetSize(w, h)
+}
 
 // Header implements Screen: who adjudicates, where, how many turns are open; saved or not.
 func (m *AdjudicateModel) Header(int) (left, right string) {
@@ -583,13 +627,16 @@ func (m *AdjudicateModel) ShortHelp() []key.Binding {
 	if m.editing {
 		return []key.Binding{k.Save, k.Cancel}
 	}
-	return []key.Binding{k.Take, k.TakeAll, k.Score, k.Choice, k.NextField, k.PrevCase, k.NextCase, k.Comment, k.Undo}
+	if m.viewing {
+		return m.imgView.ShortHelp()
+	}
+	return []key.Binding{k.Take, k.TakeAll, k.Score, k.Choice, k.NextField, k.PrevCase, k.NextCase, k.Comment, k.Image, k.Undo}
 }
 
 // FullHelp implements help.KeyMap.
 func (m *AdjudicateModel) FullHelp() [][]key.Binding {
 	k := m.keys
-	return [][]key.Binding{{k.Take, k.TakeAll, k.Score, k.Choice}, {k.NextField, k.PrevField, k.Comment}, {k.PrevCase, k.NextCase, k.Undo, k.Quit}}
+	return [][]key.Binding{{k.Take, k.TakeAll, k.Score, k.Choice}, {k.NextField, k.PrevField, k.Comment, k.Image}, {k.PrevCase, k.NextCase, k.Undo, k.Quit}}
 }
 
 func (m *AdjudicateModel) decided(c campaign.Case) bool {
@@ -609,6 +656,9 @@ func (m *AdjudicateModel) turnLines(w int) []string {
 		title += fmt.Sprintf(" · earlier turns: %d", n)
 	}
 	lines := []string{m.st.PaneTitle.Render(ansi.Truncate(title+" ", w, "…"))}
+	for i, img := range t.Images {
+		lines = append(lines, line("Image", fmt.Sprintf("image %d of %d: %s (i full screen)", i+1, len(t.Images), img), m.st.Dim, w))
+	}
 	for _, b := range []struct {
 		label, text string
 		style       lipgloss.Style
