@@ -95,7 +95,7 @@ func TestScreensPreviewReadingReadOnly(t *testing.T) {
 		t.Fatalf("the full-screen image has %d cells:\n%s", n, full)
 	}
 	term.keys("s", "z")
-	term.waitFor("s", "image 1/1 · red.png · zoom · none")
+	term.waitFor("s", "image 1/1 · red.png · zoom · rows 1–19 of 30")
 	term.keys("s", "Escape")
 	term.waitFor("s", "Rubric", "red.png 80×60")
 
