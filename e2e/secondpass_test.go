@@ -414,3 +414,30 @@ func TestImageZoomPans(t *testing.T) {
 	term.waitFor("i", "image 1/1 · tall.png · fit")
 	term.keys("i", "Escape", "q")
 }
+
+// TestQuitLeavesNoImageFragments: the window grows while the annotator runs (80×24 →
+// 160×50, the wide layout with its image preview), then q: the terminal shows the lines from
+// before, the summary and nothing of the screen — no image fragments, in the scrollback
+// either (issue 25 item 10).
+func TestQuitLeavesNoImageFragments(t *testing.T) {
+	term := newTerminal(t)
+	bin := binary(t)
+	db := demoDB(t, bin, t.TempDir())
+	term.tmux("new-session", "-d", "-s", "f", "-x", "80", "-y", "24",
+		fmt.Sprintf("echo BEFORE-MARK; %s --db %s annotate --annotator fox; echo AFTER-MARK; sleep 600", bin, db))
+	term.waitFor("f", "item 1 of 35")
+	term.tmux("resize-window", "-t", "f", "-x", "160", "-y", "50")
+	// The wide layout drawn at the new size: the rubric beside the conversation, the preview.
+	term.until("f", "the wide layout with the image preview", func(s string) bool {
+		return strings.Contains(s, "│─ Rubric") && strings.Contains(s, "▀")
+	})
+	term.keys("f", "q")
+	term.waitFor("f", "AFTER-MARK")
+	all := term.tmux("capture-pane", "-p", "-S", "-500", "-t", "f")
+	if strings.Contains(all, "▀") || strings.Contains(all, "Rubric") {
+		t.Fatalf("the screen left fragments on the terminal after quitting:\n%s", all)
+	}
+	if !strings.Contains(all, "BEFORE-MARK") || !strings.Contains(all, "annotate: 0 item(s) submitted this session") {
+		t.Fatalf("the terminal lost its lines or the summary:\n%s", all)
+	}
+}

@@ -102,6 +102,7 @@ type AdjudicateModel struct {
 	early    []tea.KeyMsg // keys typed while a turn loads
 	busy     bool
 	quitting bool
+	stopped  bool // tea.Quit returned: the last frame is blank
 	message  string
 	err      error
 	width    int
@@ -258,10 +259,14 @@ func (m *AdjudicateModel) next() tea.Cmd {
 		return cmd
 	}
 	if m.quitting {
+		m.stopped = true
 		return tea.Quit
 	}
 	return nil
 }
+
+// stopping reports whether the screen asked the program to quit: its last frame is blank.
+func (m *AdjudicateModel) stopping() bool { return m.stopped }
 
 func (m *AdjudicateModel) key(k tea.KeyMsg) tea.Cmd {
 	if m.editing {

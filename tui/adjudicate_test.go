@@ -65,7 +65,7 @@ func TestAdjudicateBurstKeys(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("A")})
 	waitFor(t, tm, "overall_quality = 2 saved")
 	tm.Type("q")
-	view := tm.FinalModel(t, teatest.WithFinalTimeout(60*time.Second)).View()
+	view := tm.FinalModel(t, teatest.WithFinalTimeout(60*time.Second)).(*tui.Model).Frame()
 	finals, err := fx.s.Finals(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +103,7 @@ func TestAdjudicateBurstDecidesEachField(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("AAA")})
 	waitFor(t, tm, "0 open")
 	tm.Type("q")
-	view := tm.FinalModel(t, teatest.WithFinalTimeout(60*time.Second)).View()
+	view := tm.FinalModel(t, teatest.WithFinalTimeout(60*time.Second)).(*tui.Model).Frame()
 	finals, err := fx.s.Finals(ctx)
 	if err != nil {
 		t.Fatal(err)

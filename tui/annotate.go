@@ -720,6 +720,9 @@ func (m *annotateModel) quitNow() tea.Cmd {
 	return tea.Quit
 }
 
+// stopping reports whether the screen asked the program to quit: its last frame is blank.
+func (m *annotateModel) stopping() bool { return m.stopped }
+
 // saveAndQuit quits once everything typed has landed, as requestQuit does, but never asks.
 func (m *annotateModel) saveAndQuit() tea.Cmd {
 	m.confirmQuit = false

@@ -200,8 +200,20 @@ func (m *Model) Flush(ctx context.Context) int {
 	return m.annotate.flush(ctx)
 }
 
-// View implements tea.Model: the header, the screen, the footer.
+// View implements tea.Model: the header, the screen, the footer; blank once the screen quit.
 func (m *Model) View() string {
+	if s, ok := m.screen.(interface{ stopping() bool }); ok && s.stopping() {
+		// The last frame is blank: tmux keeps what the alternate screen showed when the
+		// window grew, and puts it back above the shell's lines on exit (as image
+		// fragments); a blank screen leaves nothing behind, as less does.
+		return ""
+	}
+	return m.Frame()
+}
+
+// Frame is the screen as View draws it while the program runs; after the screen quit, View
+// is blank and Frame still shows what was last on screen (what tests compare).
+func (m *Model) Frame() string {
 	if m.width == 0 {
 		return ""
 	}

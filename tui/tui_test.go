@@ -82,7 +82,7 @@ func waitForAll(t *testing.T, tm *teatest.TestModel, texts ...string) {
 func finalView(t *testing.T, tm *teatest.TestModel) string {
 	t.Helper()
 	tm.Type("q")
-	return tm.FinalModel(t, teatest.WithFinalTimeout(60*time.Second)).View()
+	return tm.FinalModel(t, teatest.WithFinalTimeout(60*time.Second)).(*tui.Model).Frame()
 }
 
 // TestGoldenScreens renders the annotate screen at the three sizes of the brief, on an English
