@@ -441,3 +441,67 @@ func TestQuitLeavesNoImageFragments(t *testing.T) {
 		t.Fatalf("the terminal lost its lines or the summary:\n%s", all)
 	}
 }
+
+// TestEmojiModifiersKeepTheLayout: responses full of emoji with skin tones and joined
+// families (👍🏽, 👨‍👩‍👧), which terminals draw at widths the libraries do not agree on, leave
+// the screen whole at 130×40: one header on the first line, the key hints on the last, the
+// rubric's column rule in one column (issue 25 item 7).
+func TestEmojiModifiersKeepTheLayout(t *testing.T) {
+	term := newTerminal(t)
+	bin := binary(t)
+	dir := t.TempDir()
+	var ls []string
+	for i := 0; i < 12; i++ {
+		ls = append(ls, strings.Repeat("好的👍🏽 家庭👨‍👩‍👧 ok ", 6))
+	}
+	rec, _ := json.Marshal(map[string]any{"sample_id": "emo_turn_1", "episode_id": "emo", "turn": 1,
+		"action_type": "initial", "task_type": "t", "user_message": "赞👍🏽?", "vlm_response": strings.Join(ls, "\n"),
+		"expected_answer": "👍🏽"})
+	if err := os.WriteFile(filepath.Join(dir, "emo.jsonl"), append(rec, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "emo.db")
+	if out, err := exec.Command(bin, "--db", db, "import", filepath.Join(dir, "emo.jsonl")).CombinedOutput(); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	term.tmux("new-session", "-d", "-s", "e", "-x", "130", "-y", "40",
+		fmt.Sprintf("exec %s --db %s annotate --annotator emma", bin, db))
+	s := term.waitSettled("e", "emo · turn 1", "q quit")
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if !strings.HasPrefix(lines[0], "m3eval · emma") || strings.Count(s, "m3eval · emma") != 1 {
+		t.Fatalf("the header is not once on the first line:\n%s", s)
+	}
+	if !strings.Contains(lines[len(lines)-1], "q quit") {
+		t.Fatalf("the key hints are not on the last line:\n%s", s)
+	}
+	// Where tmux put the rubric's rule: the same column on every line that has it.
+	col := -1
+	for _, l := range lines {
+		i := strings.Index(l, "│")
+		if i < 0 {
+			continue
+		}
+		c := tmuxColumn(l[:i])
+		if col < 0 {
+			col = c
+		} else if c != col {
+			t.Fatalf("the column rule moved from column %d to %d:\n%s", col, c, s)
+		}
+	}
+}
+
+// tmuxColumn is how many cells tmux 3.3 gives the text: two per wide rune, skin-tone
+// modifiers and the runes after a zero-width joiner drawn as wide runes of their own.
+func tmuxColumn(s string) int {
+	n := 0
+	for _, r := range s {
+		switch {
+		case r == '\u200d':
+		case r >= 0x1F300 || (r >= 0x2E80 && r <= 0xFFEF && r != '│'):
+			n += 2
+		default:
+			n++
+		}
+	}
+	return n
+}

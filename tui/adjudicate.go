@@ -715,7 +715,7 @@ func (m *AdjudicateModel) table(w int) string {
 			case !ok:
 				v = "–"
 			}
-			b.WriteString(m.st.Value.Render(cell(textsafe.Line(v))))
+			b.WriteString(m.st.Value.Render(cell(shownLine(v))))
 		}
 		v, ok := fin.Values[f.Name]
 		switch src := fin.Fields[f.Name]; {
@@ -732,11 +732,11 @@ func (m *AdjudicateModel) table(w int) string {
 	if m.o.Rubric.CommentField != "" {
 		for _, l := range c.Labels {
 			if x := strings.TrimSpace(l.Values[m.o.Rubric.CommentField]); x != "" {
-				b.WriteString("\n" + m.st.Dim.Render(ansi.Truncate(fmt.Sprintf("  %c: %s", 'A'+m.letters[l.Annotator], textsafe.Line(x)), w, "…")))
+				b.WriteString("\n" + m.st.Dim.Render(ansi.Truncate(fmt.Sprintf("  %c: %s", 'A'+m.letters[l.Annotator], shownLine(x)), w, "…")))
 			}
 		}
 		if d, ok := decided[m.o.Rubric.CommentField]; ok {
-			b.WriteString("\n" + m.st.Suggestion.Render(ansi.Truncate("  final comment: "+textsafe.Line(d.Value), w, "…")))
+			b.WriteString("\n" + m.st.Suggestion.Render(ansi.Truncate("  final comment: "+shownLine(d.Value), w, "…")))
 		}
 	}
 	return b.String()
@@ -767,4 +767,4 @@ func (m *AdjudicateModel) messageLine(w int) string {
 }
 
 // clean makes text from data safe to draw: escape sequences show as text, newlines stay.
-func clean(s string) string { return textsafe.String(s) }
+func clean(s string) string { return shownString(s) }

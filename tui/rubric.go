@@ -13,7 +13,6 @@ import (
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/session"
-	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 // rubricState is what the rubric pane shows: a snapshot of the screen's item, taken when
@@ -123,7 +122,7 @@ func (p *rubricPane) render(s rubricState, width int) string {
 		if s.ann.Flagged {
 			title += " · ⚑ flagged"
 			if s.ann.FlagReason != "" {
-				title += ": " + textsafe.Line(s.ann.FlagReason)
+				title += ": " + shownLine(s.ann.FlagReason)
 			}
 		}
 	}
@@ -174,7 +173,7 @@ func (p *rubricPane) valueText(s rubricState, f *rubric.Field, it rubric.Item) s
 		if v == "" {
 			return p.st.ValueUnset.Render("(none) — c to write")
 		}
-		out := p.st.Value.Render(textsafe.Line(v))
+		out := p.st.Value.Render(shownLine(v))
 		if s.unsaved(f.Name) {
 			out += " " + p.st.Error.Render("✗ unsaved")
 		}

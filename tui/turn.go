@@ -12,7 +12,6 @@ import (
 
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/session"
-	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 // turnPane shows the conversation: the episode's earlier turns and the turn being labelled,
@@ -139,7 +138,7 @@ func (p *turnPane) Lines() []string {
 // title names the episode and turn and says how much is above and below.
 func (p *turnPane) title() string {
 	t := &p.item.Turn
-	title := fmt.Sprintf("─ %s · turn %d", textsafe.Line(t.EpisodeID), t.Turn)
+	title := fmt.Sprintf("─ %s · turn %d", shownLine(t.EpisodeID), t.Turn)
 	if n := len(p.item.Earlier); n > 0 && p.vp.YOffset > 0 {
 		title += fmt.Sprintf(" · %d earlier above (pgup)", n)
 	}
@@ -218,7 +217,7 @@ func block(label, text string, ls lipgloss.Style, width int) string {
 	if text == "" {
 		text = "—"
 	}
-	text = textsafe.String(text)         // text from data: escape sequences shown, never obeyed
+	text = shownString(text)             // text from data: escape sequences shown, never obeyed
 	textW := max(10, width-labelWidth-1) // one column of air before the pane's edge
 	body := lipgloss.NewStyle().Width(textW).Render(strings.TrimRight(text, "\n"))
 	return lipgloss.JoinHorizontal(lipgloss.Top, ls.Width(labelWidth).Render(label), body)
@@ -226,12 +225,12 @@ func block(label, text string, ls lipgloss.Style, width int) string {
 
 // line renders "Label  text" cut to one line.
 func line(label, text string, ls lipgloss.Style, width int) string {
-	text = textsafe.Line(strings.TrimSpace(text))
+	text = shownLine(strings.TrimSpace(text))
 	return ls.Width(labelWidth).Render(label) + ansi.Truncate(text, max(1, width-labelWidth-1), "…")
 }
 
 func rule(title string, width int, s lipgloss.Style) string {
-	title = "── " + textsafe.Line(title) + " "
+	title = "── " + shownLine(title) + " "
 	title = ansi.Truncate(title, width, "…")
 	return s.Render(title + strings.Repeat("─", max(0, width-lipgloss.Width(title))))
 }
