@@ -31,6 +31,14 @@ type rubricState struct {
 // rubricPane shows the rubric's fields with their values, the focused field's meanings and
 // the comment rule's warning. It owns its cache: the rendered pane, made again only after
 // the screen marks it dirty (an answer, a focus move, a saved write, a resize).
+// meaningsKey is what the focused field's meanings depend on.
+type meaningsKey struct {
+	field   int
+	value   string
+	width   int
+	compact bool
+}
+
 type rubricPane struct {
 	r       *rubric.Rubric
 	st      Styles
@@ -38,6 +46,8 @@ type rubricPane struct {
 	compact bool
 	view    string
 	dirty   bool
+
+	meaningsCache map[meaningsKey][]string
 }
 
 func newRubricPane(r *rubric.Rubric, st Styles) *rubricPane {
@@ -160,7 +170,19 @@ func (p *rubricPane) render(s rubricState, width int) string {
 		return strings.Join(lines, "\n") // rubricPane adds the live editor below
 	}
 	if s.focus >= 0 {
-		lines = append(lines, p.meanings(s, &p.r.Fields[s.focus], width)...)
+		f := &p.r.Fields[s.focus]
+		// The meanings change only with the field, its value, the width and the density:
+		// cached, a key press renders the rows, not the guide's text again.
+		k := meaningsKey{s.focus, s.values[f.Name], width, s.compact}
+		m, ok := p.meaningsCache[k]
+		if !ok {
+			if p.meaningsCache == nil || len(p.meaningsCache) > 256 {
+				p.meaningsCache = map[meaningsKey][]string{}
+			}
+			m = p.meanings(s, f, width)
+			p.meaningsCache[k] = m
+		}
+		lines = append(lines, m...)
 	}
 	return strings.Join(lines, "\n")
 }
