@@ -118,12 +118,20 @@ func TestAdjudicateScreenSecondPass(t *testing.T) {
 	}
 	// The turn's image: named on screen, full screen with i, back with esc.
 	term.waitFor("a", "umbrella.png (i full screen)")
+	term.until("a", "the image preview beside the table", func(s string) bool {
+		for _, l := range strings.Split(s, "\n") {
+			if strings.Contains(l, "≠ Correctness") && strings.Contains(l, "▀") {
+				return true
+			}
+		}
+		return false
+	})
 	term.keys("a", "i")
 	term.waitFor("a", "image 1/1 · umbrella.png · fit")
 	term.keys("a", "Escape")
 	term.waitFor("a", "turn 1 of 2 · 2 open", "≠ Correctness")
 	term.tmux("send-keys", "-t", "a", "-l", "AAA")
-	s = term.waitFor("a", "turn 1 of 2 · 1 open", "overall_quality = 2 saved")
+	s = term.waitFor("a", "turn 1 of 2 · 1 open", "Overall Quality = 2 saved")
 	if n := strings.Count(s, "2 (A)"); n != 3 {
 		t.Fatalf("AAA took ann's answer for %d fields, want 3:\n%s", n, s)
 	}
@@ -143,7 +151,7 @@ func TestAdjudicateScreenSecondPass(t *testing.T) {
 	term.keys("a", "t")
 	term.waitFor("a", "take whose whole label")
 	term.keys("a", "C")
-	term.waitFor("a", "turn 2 of 2 · 0 open", "correctness = 2", "✓ saved")
+	term.waitFor("a", "turn 2 of 2 · 0 open", "Correctness = 2", "✓ saved")
 	term.keys("a", "y")
 	// Every field decided: the cursor stays; a choice key on a 1–5 field says so in words.
 	term.waitFor("a", `"y" is not a value of Correctness: 1–5`)

@@ -84,9 +84,9 @@ func TestAdjudicateScreenKillResume(t *testing.T) {
 	// Correctness: take ben's 4 (B). The cursor moves on to Reasoning Completeness: score
 	// it 3 anew.
 	term.keys("a", "B")
-	term.waitFor("a", "correctness = 4 saved", "✓ saved")
+	term.waitFor("a", "Correctness = 4 saved", "✓ saved")
 	term.keys("a", "3")
-	s := term.waitFor("a", "reasoning_completeness = 3 saved", "✓ saved")
+	s := term.waitFor("a", "Reasoning Completeness = 3 saved", "✓ saved")
 	if !strings.Contains(s, "4 (B)") || !strings.Contains(s, "3 (new)") {
 		t.Fatalf("the final column does not show the decisions:\n%s", s)
 	}
@@ -110,7 +110,7 @@ func TestAdjudicateScreenKillResume(t *testing.T) {
 	term.waitFor("b", "turn 1 of 2", "4 (B)", "3 (new)")
 	// Undo after the restart takes back the last decision only.
 	term.keys("b", "u")
-	s = term.waitFor("b", "undid reasoning_completeness")
+	s = term.waitFor("b", "undid Reasoning Completeness")
 	if strings.Contains(s, "3 (new)") || !strings.Contains(s, "4 (B)") {
 		t.Fatalf("undo after restart:\n%s", s)
 	}
@@ -120,7 +120,7 @@ func TestAdjudicateScreenKillResume(t *testing.T) {
 	}
 	// The cursor opened on Overall, the first field still open; A takes ann's.
 	term.keys("b", "A")
-	term.waitFor("b", "overall_quality = 2 saved")
+	term.waitFor("b", "Overall Quality = 2 saved")
 	term.keys("b", "q")
 	waitExit(t, pidB) // q quits once every decision landed
 	// The first turn's reasoning is open again after the undo: both turns are left out.

@@ -96,7 +96,8 @@ type AdjudicateModel struct {
 	comment  textinput.Model
 	editing  bool // the adjudicator's comment box has the keys
 	imgView  *imageView
-	viewing  bool // the full-screen image view (i) has the keys
+	viewing  bool       // the full-screen image view (i) has the keys
+	preview  *imagePane // the turn's first image beside the table
 	finals   map[string]map[string]campaign.Decision
 	pending  []tea.Cmd    // writes waiting for the one in flight
 	early    []tea.KeyMsg // keys typed while a turn loads
@@ -160,6 +161,7 @@ func newAdjudicateScreen(o AdjudicateOptions) *AdjudicateModel {
 		o.Graphics = GraphicsNone
 	}
 	m.imgView = newImageView(o.Images, m.st, r.ColorProfile(), o.Graphics)
+	m.preview = newImagePane(o.Images, m.st, r.ColorProfile())
 	m.comment = textinput.New()
 	m.comment.Prompt = "Your comment: "
 	m.comment.Placeholder = "why this final label (enter saves, esc cancels)"
@@ -210,16 +212,20 @@ func (m *AdjudicateModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.chosen, m.takeAll = map[string]bool{}, false
 		m.field = 0
 		m.moveToOpen(0)
+		show := m.preview.Show(m.o.Cases[msg.idx].TurnID, msg.item.Turn.Images)
 		// Keys typed while the turn loaded apply to it now, in order.
 		early := m.early
 		m.early = nil
-		var cmds []tea.Cmd
+		cmds := []tea.Cmd{show}
 		for _, k := range early {
 			cmds = append(cmds, m.key(k))
 		}
 		return m, tea.Batch(cmds...)
 	case fullImageMsg:
 		m.imgView.Update(msg)
+		return m, nil
+	case imagesDecodedMsg:
+		m.preview.Update(msg)
 		return m, nil
 	case adjSavedMsg:
 		m.busy = false
@@ -540,7 +546,7 @@ func (m *AdjudicateModel) setCmd(edits ...store.FinalEdit) tea.Cmd {
 	var what []string
 	for i := range edits {
 		edits[i].TurnID, edits[i].Adjudicator, edits[i].RubricVersion = c.TurnID, m.o.Adjudicator, m.o.Rubric.Version
-		what = append(what, fmt.Sprintf("%s = %s", edits[i].Field, textsafe.Line(*edits[i].Value)))
+		what = append(what, fmt.Sprintf("%s = %s", m.label(edits[i].Field), textsafe.Line(*edits[i].Value)))
 	}
 	return func() tea.Msg {
 		if err := m.o.Store.SetFinal(m.o.Context, edits...); err != nil {
@@ -562,7 +568,7 @@ func (m *AdjudicateModel) undoCmd() tea.Cmd {
 			return adjSavedMsg{what: "nothing to undo"}
 		}
 		f, err := m.o.Store.Finals(m.o.Context)
-		return adjSavedMsg{what: "undid " + field, finals: f, err: err}
+		return adjSavedMsg{what: "undid " + m.label(field), finals: f, err: err}
 	}
 }
 
@@ -576,7 +582,7 @@ func (m *AdjudicateModel) View() string {
 	if m.viewing {
 		return m.imgView.View()
 	}
-	table := m.table(w)
+	table := m.withPreview(m.table(w), w)
 	foot := m.messageLine(w)
 	if m.editing {
 		foot = m.comment.View()
@@ -588,6 +594,30 @@ func (m *AdjudicateModel) View() string {
 	}
 	parts := append(turn, table, foot)
 	return strings.Join(parts, "\n")
+}
+
+// withPreview puts the turn's image beside the table when there are 20 columns to spare.
+func (m *AdjudicateModel) withPreview(table string, w int) string {
+	lines := strings.Split(table, "\n")
+	tw := lipgloss.Width(table)
+	if w-tw-2 < 20 || len(m.item.Turn.Images) == 0 {
+		return table
+	}
+	pw := m.preview.PreferredWidth(len(lines))
+	if pw <= 0 {
+		return table
+	}
+	m.preview.SetSize(min(w-tw-2, pw), len(lines))
+	img := strings.Split(m.preview.View(), "\n")
+	if len(img) == 0 || img[0] == "" {
+		return table
+	}
+	for i := range lines {
+		if i < len(img) {
+			lines[i] = padRight(lines[i], tw) + "  " + img[i]
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // SetSize implements Component.
@@ -761,9 +791,17 @@ func (m *AdjudicateModel) messageLine(w int) string {
 	}
 	var ds []string
 	for _, d := range m.o.Cases[m.idx].Disputes {
-		ds = append(ds, clean(d.Reason))
+		ds = append(ds, clean(strings.Replace(d.Reason, d.Field, m.label(d.Field), 1)))
 	}
 	return m.st.Warning.Render(ansi.Truncate(strings.Join(ds, " · "), w, "…"))
+}
+
+// label is a field's name as the rubric labels it for people ("Overall Quality").
+func (m *AdjudicateModel) label(field string) string {
+	if f, ok := m.o.Rubric.Field(field); ok && f.LabelEn != "" {
+		return f.LabelEn
+	}
+	return field
 }
 
 // clean makes text from data safe to draw: escape sequences show as text, newlines stay.

@@ -63,7 +63,7 @@ func TestAdjudicateBurstKeys(t *testing.T) {
 	// reasoning 3; then take ann's overall.
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("B3")})
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("A")})
-	waitFor(t, tm, "overall_quality = 2 saved")
+	waitFor(t, tm, "Overall Quality = 2 saved")
 	tm.Type("q")
 	view := tm.FinalModel(t, teatest.WithFinalTimeout(60*time.Second)).(*tui.Model).Frame()
 	finals, err := fx.s.Finals(ctx)
