@@ -9,7 +9,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // writeDemoLabels writes labels of every demo turn for one annotator: the three scales at
@@ -82,18 +81,19 @@ func TestAdjudicateScreenKillResume(t *testing.T) {
 	screen := fmt.Sprintf("%s --db %s adjudicate --adjudicator judy", bin, db)
 	pid := term.start("a", screen)
 	term.waitFor("a", "adjudicate · judy · turn 1 of 2 · 2 open", "demo_zh_umbrella_0_turn_1", "A ann", "B ben", "≠ Correctness")
-	// Correctness: take ben's 4 (B). Then Reasoning Completeness: score it 3 anew.
+	// Correctness: take ben's 4 (B). The cursor moves on to Reasoning Completeness: score
+	// it 3 anew.
 	term.keys("a", "B")
-	term.waitFor("a", "correctness = 4 saved", "✓ saved")
-	term.keys("a", "Down", "3")
-	s := term.waitFor("a", "reasoning_completeness = 3 saved", "✓ saved")
+	term.waitFor("a", "Correctness = 4 saved", "✓ saved")
+	term.keys("a", "3")
+	s := term.waitFor("a", "Reasoning Completeness = 3 saved", "✓ saved")
 	if !strings.Contains(s, "4 (B)") || !strings.Contains(s, "3 (new)") {
 		t.Fatalf("the final column does not show the decisions:\n%s", s)
 	}
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond)
+	waitExit(t, pid)
 
 	// Both decisions are in the database, with their sources.
 	var cases []struct {
@@ -106,11 +106,11 @@ func TestAdjudicateScreenKillResume(t *testing.T) {
 	if len(cases) != 2 || cases[0].Decided {
 		t.Fatalf("after kill -9: %+v (overall is still open on the first turn)", cases)
 	}
-	term.start("b", screen)
+	pidB := term.start("b", screen)
 	term.waitFor("b", "turn 1 of 2", "4 (B)", "3 (new)")
 	// Undo after the restart takes back the last decision only.
 	term.keys("b", "u")
-	s = term.waitFor("b", "undid reasoning_completeness")
+	s = term.waitFor("b", "undid Reasoning Completeness")
 	if strings.Contains(s, "3 (new)") || !strings.Contains(s, "4 (B)") {
 		t.Fatalf("undo after restart:\n%s", s)
 	}
@@ -118,10 +118,11 @@ func TestAdjudicateScreenKillResume(t *testing.T) {
 	if strings.Contains(s, "\x1b") {
 		t.Error("an escape character on the captured screen")
 	}
-	term.keys("b", "Down", "Down", "Down", "Down", "A")
-	term.waitFor("b", "overall_quality = 2 saved")
+	// The cursor opened on Overall, the first field still open; A takes ann's.
+	term.keys("b", "A")
+	term.waitFor("b", "Overall Quality = 2 saved")
 	term.keys("b", "q")
-	time.Sleep(300 * time.Millisecond)
+	waitExit(t, pidB) // q quits once every decision landed
 	// The first turn's reasoning is open again after the undo: both turns are left out.
 	if out := m3("export", "--final", "--format", "jsonl"); !strings.Contains(out, "0 adjudicated, 33 agreed, 0 single-annotator; 2 disputed turns left out") {
 		t.Errorf("export --final said:\n%.300s", out[max(0, len(out)-300):])

@@ -83,23 +83,49 @@ func (term *terminal) screen(name string) string {
 	return term.tmux("capture-pane", "-p", "-t", name)
 }
 
+// waitDeadline is how long a terminal test waits for a state: generous, because the
+// machines that run the suite are often busy (load 10 and more on 2 cores).
+const waitDeadline = 60 * time.Second
+
 // waitFor waits until every text is on the screen at once.
 func (term *terminal) waitFor(name string, texts ...string) string {
 	term.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	return term.until(name, fmt.Sprintf("%q", texts), func(s string) bool {
+		for _, x := range texts {
+			if !strings.Contains(s, x) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// until waits until the screen satisfies cond and returns it.
+func (term *terminal) until(name, what string, cond func(screen string) bool) string {
+	term.t.Helper()
+	deadline := time.Now().Add(waitDeadline)
 	for {
 		s := term.screen(name)
-		ok := true
-		for _, x := range texts {
-			ok = ok && strings.Contains(s, x)
-		}
-		if ok {
+		if cond(s) {
 			return s
 		}
 		if time.Now().After(deadline) {
-			term.t.Fatalf("waited 30s for %q; the screen shows:\n%s", texts, s)
+			term.t.Fatalf("waited %v for %s; the screen shows:\n%s", waitDeadline, what, s)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitExit waits until the process is gone (killed, or quit after saving), so that what
+// runs next reads the database it left.
+func waitExit(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(waitDeadline)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d still runs after %v", pid, waitDeadline)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -141,7 +167,7 @@ func TestAnnotateKillResumeExport(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond)
+	waitExit(t, pid)
 
 	// Reopen: the queue resumes at item 3 with its draft.
 	term.start("b", annotate)

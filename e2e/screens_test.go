@@ -62,6 +62,9 @@ func screensData(t *testing.T, dir string) string {
 // topLine is the first "Lnnn" visible in the reading view.
 var topLine = regexp.MustCompile(`L(\d{3}) reasoning step`)
 
+// linesBelow is the reading view's position: "▼ 143 lines below".
+var linesBelow = regexp.MustCompile(`▼ (\d+) lines below`)
+
 func TestScreensPreviewReadingReadOnly(t *testing.T) {
 	term := newTerminal(t)
 	bin := build(t)
@@ -92,7 +95,7 @@ func TestScreensPreviewReadingReadOnly(t *testing.T) {
 		t.Fatalf("the full-screen image has %d cells:\n%s", n, full)
 	}
 	term.keys("s", "z")
-	term.waitFor("s", "image 1/1 · red.png · zoom · none")
+	term.waitFor("s", "image 1/1 · red.png · zoom · rows 1–19 of 30")
 	term.keys("s", "Escape")
 	term.waitFor("s", "Rubric", "red.png 80×60")
 
@@ -107,19 +110,39 @@ func TestScreensPreviewReadingReadOnly(t *testing.T) {
 	// The reading view, paged down twice, then resized: the same line stays on top.
 	term.keys("s", "r")
 	term.waitFor("s", "reading · ep · turn 2", "L001 reasoning step")
-	term.keys("s", "Space", "Space")
-	before := topLine.FindStringSubmatch(term.waitFor("s", "lines below"))
-	if before == nil || before[1] == "001" {
-		t.Fatalf("space did not page:\n%s", term.screen("s"))
+	// Each page waits for the paged state itself (the top line moved): "lines below" was on
+	// screen before the key acted.
+	var before []string
+	below0 := ""
+	for _, from := range []string{"001", ""} {
+		if from == "" {
+			from = before[1]
+		}
+		term.keys("s", "Space")
+		term.until("s", "the reading view paged down from L"+from, func(s string) bool {
+			before = topLine.FindStringSubmatch(s)
+			b := linesBelow.FindStringSubmatch(s)
+			if b != nil {
+				below0 = b[1]
+			}
+			return before != nil && before[1] != from && b != nil
+		})
 	}
+	// The count of lines below follows the view's height: when it changes, the resized
+	// view was drawn (tmux crops or pads the old frame at once, before the program redraws).
 	term.tmux("resize-window", "-t", "s", "-x", "120", "-y", "40")
-	term.waitFor("s", "reading · ep · turn 2")
-	s := term.waitFor("s", "L"+before[1]+" reasoning step")
+	s := term.until("s", "the reading view redrawn at 120×40", func(s string) bool {
+		b := linesBelow.FindStringSubmatch(s)
+		return b != nil && b[1] != below0 && strings.Contains(s, "reading · ep · turn 2")
+	})
 	if after := topLine.FindStringSubmatch(s); after == nil || after[1] != before[1] {
 		t.Fatalf("resize moved the reading view from line %s:\n%s", before[1], s)
 	}
 	term.tmux("resize-window", "-t", "s", "-x", "80", "-y", "24")
-	s = term.waitFor("s", "L"+before[1]+" reasoning step")
+	s = term.until("s", "the reading view redrawn at 80×24", func(s string) bool {
+		b := linesBelow.FindStringSubmatch(s)
+		return b != nil && b[1] == below0
+	})
 	if after := topLine.FindStringSubmatch(s); after == nil || after[1] != before[1] {
 		t.Fatalf("resize back moved the reading view from line %s:\n%s", before[1], s)
 	}

@@ -41,14 +41,14 @@ func (s *sshServer) logText() string {
 func (s *sshServer) waitLog(re string) []string {
 	s.t.Helper()
 	rx := regexp.MustCompile(re)
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(waitDeadline)
 	for time.Now().Before(deadline) {
 		if m := rx.FindStringSubmatch(s.logText()); m != nil {
 			return m
 		}
 		time.Sleep(30 * time.Millisecond)
 	}
-	s.t.Fatalf("waited 30s for %q in the server's log:\n%s", re, s.logText())
+	s.t.Fatalf("waited %v for %q in the server's log:\n%s", waitDeadline, re, s.logText())
 	return nil
 }
 
@@ -228,10 +228,15 @@ func TestServeOverSSH(t *testing.T) {
 			return false
 		})
 		// The second moves away and back: it shows what the first saved, then adds its own.
+		itemNo := regexp.MustCompile(`item (\d+) of`)
+		at := itemNo.FindString(f.term.waitFor("alice2", "item "))
 		f.term.tmux("send-keys", "-t", "alice2", "Right")
-		time.Sleep(300 * time.Millisecond)
+		f.term.until("alice2", "the next item", func(s string) bool {
+			m := itemNo.FindString(s)
+			return m != "" && m != at
+		})
 		f.term.tmux("send-keys", "-t", "alice2", "Left")
-		within(t, f.term, "alice2", 10*time.Second, "the first session's 2 on the second screen", func(s string) bool {
+		within(t, f.term, "alice2", waitDeadline, "the first session's 2 on the second screen", func(s string) bool {
 			return regexp.MustCompile(`Correctness\s+(正确性\s+)?2`).MatchString(s)
 		})
 		// The reloaded item focuses its first open field: the 3 goes there, and both stay.
@@ -267,7 +272,7 @@ func TestServeOverSSH(t *testing.T) {
 		// Wait for the screen the keys made, settled (saved and unchanged for 300 ms).
 		var screen string
 		var since time.Time
-		within(t, f.term, "alice3", 10*time.Second, "the typed values shown saved", func(s string) bool {
+		within(t, f.term, "alice3", waitDeadline, "the typed values shown saved", func(s string) bool {
 			if s == screen0 || !strings.Contains(s, "✓ saved") || s != screen {
 				screen, since = s, time.Now()
 				return false
@@ -281,7 +286,7 @@ func TestServeOverSSH(t *testing.T) {
 		sample := m[1] + "_turn_" + m[2]
 		before := stored(t, f.db, "alice")
 		syscall.Kill(pid, syscall.SIGKILL)
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(waitDeadline)
 		for strings.Count(srv.logText(), "session end alice ") == ends && time.Now().Before(deadline) {
 			time.Sleep(30 * time.Millisecond)
 		}
@@ -319,7 +324,7 @@ func TestServeOverSSH(t *testing.T) {
 				t.Fatalf("server after SIGTERM: %v\n%s", err, srv.logText())
 			}
 			srv.done <- nil
-		case <-time.After(20 * time.Second):
+		case <-time.After(waitDeadline):
 			t.Fatalf("server did not exit after SIGTERM:\n%s", srv.logText())
 		}
 		found := false

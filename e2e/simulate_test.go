@@ -33,7 +33,7 @@ func TestSimulateProgressLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { server.Process.Kill(); server.Wait() })
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(waitDeadline); ; time.Sleep(20 * time.Millisecond) {
 		if c, err := net.Dial("tcp", addr); err == nil {
 			c.Close()
 			break

@@ -3,9 +3,11 @@ package tui
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
@@ -37,20 +39,30 @@ type AdjudicateOptions struct {
 	Start    int
 	Disagree campaign.DisagreeOptions
 	Renderer *lipgloss.Renderer // nil: the default renderer (stdout)
+	// Images reads image files; nil means the file system, with the demo's embedded images
+	// as a fallback. Graphics is the full-screen view's protocol ("" means none).
+	Images   ImageSource
+	Graphics string
 }
 
 // adjKeys are the bindings of the adjudication screen. Capital letters take an annotator's
 // answer (A for the first column), so they never clash with the rubric's choice keys.
 type adjKeys struct {
-	Take, Score, Choice  key.Binding
-	NextField, PrevField key.Binding
-	NextCase, PrevCase   key.Binding
-	Undo, Quit           key.Binding
+	Take, TakeAll, Score, Choice key.Binding
+	NextField, PrevField         key.Binding
+	NextCase, PrevCase           key.Binding
+	Comment, Undo, Quit          key.Binding
+	Save, Cancel, Image          key.Binding
 }
 
 func defaultAdjKeys() adjKeys {
 	return adjKeys{
-		Take:      key.NewBinding(key.WithKeys("A", "B", "C", "D", "E", "F", "G", "H"), key.WithHelp("A-H", "take theirs")),
+		Take:      key.NewBinding(key.WithKeys(strings.Split("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "")...), key.WithHelp("A-Z", "take theirs")),
+		TakeAll:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t A-Z", "take a whole label")),
+		Comment:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "your comment")),
+		Image:     key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "image full screen")),
+		Save:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "save comment")),
+		Cancel:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 		Score:     key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-5", "score")),
 		Choice:    key.NewBinding(key.WithKeys("y", "n", "a"), key.WithHelp("y/n/a", "yes/no/NA")),
 		NextField: key.NewBinding(key.WithKeys("tab", "down", "j"), key.WithHelp("tab/↓", "field")),
@@ -73,15 +85,29 @@ type AdjudicateModel struct {
 
 	idx, field int
 	item       *store.Item
-	finals     map[string]map[string]campaign.Decision
-	pending    []tea.Cmd    // writes waiting for the one in flight
-	early      []tea.KeyMsg // keys typed while a turn loads
-	busy       bool
-	quitting   bool
-	message    string
-	err        error
-	width      int
-	height     int
+	// letters gives each annotator of the campaign's cases one column letter for the whole
+	// session (by name), so "A" means the same person on every turn.
+	letters map[string]int
+	names   []string
+	// chosen are the fields decided by keys on this turn whose writes may still be on
+	// their way: the cursor moves past them at once.
+	chosen   map[string]bool
+	takeAll  bool // t was pressed: the next letter takes that annotator's whole label
+	comment  textinput.Model
+	editing  bool // the adjudicator's comment box has the keys
+	imgView  *imageView
+	viewing  bool       // the full-screen image view (i) has the keys
+	preview  *imagePane // the turn's first image beside the table
+	finals   map[string]map[string]campaign.Decision
+	pending  []tea.Cmd    // writes waiting for the one in flight
+	early    []tea.KeyMsg // keys typed while a turn loads
+	busy     bool
+	quitting bool
+	stopped  bool // tea.Quit returned: the last frame is blank
+	message  string
+	err      error
+	width    int
+	height   int
 }
 
 type adjLoadedMsg struct {
@@ -114,10 +140,43 @@ func newAdjudicateScreen(o AdjudicateOptions) *AdjudicateModel {
 	if r == nil {
 		r = lipgloss.DefaultRenderer()
 	}
-	m := &AdjudicateModel{o: o, st: DefaultStyles(r), keys: defaultAdjKeys(), width: 80, height: 24}
+	m := &AdjudicateModel{o: o, st: DefaultStyles(r), keys: defaultAdjKeys(), width: 80, height: 24, letters: map[string]int{}}
+	for _, c := range o.Cases {
+		for _, l := range c.Labels {
+			if _, ok := m.letters[l.Annotator]; !ok {
+				m.letters[l.Annotator] = 0
+				m.names = append(m.names, l.Annotator)
+			}
+		}
+	}
+	sort.Strings(m.names)
+	for i, n := range m.names {
+		m.letters[n] = i
+	}
+	if o.Images == nil {
+		o.Images = defaultImageSource{}
+		m.o.Images = o.Images
+	}
+	if o.Graphics == "" {
+		o.Graphics = GraphicsNone
+	}
+	m.imgView = newImageView(o.Images, m.st, r.ColorProfile(), o.Graphics)
+	m.preview = newImagePane(o.Images, m.st, r.ColorProfile())
+	m.comment = textinput.New()
+	m.comment.Prompt = "Your comment: "
+	m.comment.Placeholder = "why this final label (enter saves, esc cancels)"
 	// The score and choice keys come from the rubric, as on the annotate screen.
 	km := newKeyMap(o.Rubric)
-	m.keys.Score, m.keys.Choice = km.Score, km.Choice
+	m.keys.Score = km.Score
+	// Capital letters take an annotator's answer here: the choice keys keep their lower
+	// case and full-width forms only.
+	var choice []string
+	for _, k := range km.Choice.Keys() {
+		if k == strings.ToLower(k) {
+			choice = append(choice, k)
+		}
+	}
+	m.keys.Choice = key.NewBinding(key.WithKeys(choice...), key.WithHelp(km.Choice.Help().Key, km.Choice.Help().Desc))
 	for _, f := range o.Rubric.Fields {
 		if f.Kind != rubric.KindText {
 			m.fields = append(m.fields, f)
@@ -150,14 +209,24 @@ func (m *AdjudicateModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.idx, m.item, m.finals, m.err, m.message = msg.idx, msg.item, msg.finals, nil, ""
+		m.chosen, m.takeAll = map[string]bool{}, false
+		m.field = 0
+		m.moveToOpen(0)
+		show := m.preview.Show(m.o.Cases[msg.idx].TurnID, msg.item.Turn.Images)
 		// Keys typed while the turn loaded apply to it now, in order.
 		early := m.early
 		m.early = nil
-		var cmds []tea.Cmd
+		cmds := []tea.Cmd{show}
 		for _, k := range early {
 			cmds = append(cmds, m.key(k))
 		}
 		return m, tea.Batch(cmds...)
+	case fullImageMsg:
+		m.imgView.Update(msg)
+		return m, nil
+	case imagesDecodedMsg:
+		m.preview.Update(msg)
+		return m, nil
 	case adjSavedMsg:
 		m.busy = false
 		if msg.err != nil {
@@ -196,12 +265,40 @@ func (m *AdjudicateModel) next() tea.Cmd {
 		return cmd
 	}
 	if m.quitting {
+		m.stopped = true
 		return tea.Quit
 	}
 	return nil
 }
 
+// stopping reports whether the screen asked the program to quit: its last frame is blank.
+func (m *AdjudicateModel) stopping() bool { return m.stopped }
+
 func (m *AdjudicateModel) key(k tea.KeyMsg) tea.Cmd {
+	if m.editing {
+		return m.commentKey(k)
+	}
+	if m.viewing {
+		switch {
+		case key.Matches(k, m.keys.Quit):
+			m.viewing = false
+			m.quitting = true
+			return m.next()
+		case key.Matches(k, m.imgView.keys.Close):
+			m.viewing = false
+			return nil
+		}
+		_, cmd := m.imgView.Update(k)
+		return cmd
+	}
+	if m.takeAll && m.item != nil {
+		m.takeAll = false
+		if !key.Matches(k, m.keys.Take) {
+			m.message = "not taken"
+			return nil
+		}
+		return m.takeWhole(k.Runes[0])
+	}
 	switch {
 	case key.Matches(k, m.keys.Quit):
 		m.quitting = true
@@ -210,9 +307,9 @@ func (m *AdjudicateModel) key(k tea.KeyMsg) tea.Cmd {
 		m.early = append(m.early, k)
 		return nil
 	case key.Matches(k, m.keys.NextField):
-		m.field = (m.field + 1) % len(m.fields)
+		m.step(1)
 	case key.Matches(k, m.keys.PrevField):
-		m.field = (m.field + len(m.fields) - 1) % len(m.fields)
+		m.step(-1)
 	case key.Matches(k, m.keys.NextCase) && m.idx+1 < len(m.o.Cases):
 		m.item = nil
 		return m.load(m.idx + 1)
@@ -221,30 +318,205 @@ func (m *AdjudicateModel) key(k tea.KeyMsg) tea.Cmd {
 		return m.load(m.idx - 1)
 	case key.Matches(k, m.keys.Undo):
 		return m.write(m.undoCmd())
+	case key.Matches(k, m.keys.TakeAll):
+		m.takeAll = true
+		m.message = "take whose whole label (every field and the comment)? press their letter: " + m.lettersHere()
+		return nil
+	case key.Matches(k, m.keys.Image):
+		if len(m.item.Turn.Images) == 0 {
+			m.message = "this turn has no images"
+			return nil
+		}
+		m.viewing = true
+		return m.imgView.Open(m.item.Turn.Images)
+	case key.Matches(k, m.keys.Comment):
+		if m.o.Rubric.CommentField == "" {
+			m.message = "this rubric has no comment field"
+			return nil
+		}
+		m.editing = true
+		m.comment.SetValue(m.finalComment())
+		m.comment.CursorEnd()
+		return m.comment.Focus()
 	case key.Matches(k, m.keys.Take):
-		col := int(k.Runes[0] - 'A')
-		labels := m.o.Cases[m.idx].Labels
-		if col >= len(labels) {
-			m.message = fmt.Sprintf("no annotator %c on this turn", k.Runes[0])
+		l, ok := m.labelOf(k.Runes[0])
+		if !ok {
 			return nil
 		}
 		f := m.fields[m.field]
-		v, ok := labels[col].Values[f.Name]
-		if !ok {
-			m.message = fmt.Sprintf("%s gave no %s", labels[col].Annotator, f.Name)
+		if fixed, _, isFixed := f.FixedValue(m.item.Turn.Item()); isFixed {
+			m.message = fmt.Sprintf("%s does not apply to this turn: it is %s", f.LabelEn, fixed)
 			return nil
 		}
-		return m.write(m.setCmd(f.Name, v, labels[col].Annotator))
+		v, ok := l.Values[f.Name]
+		if !ok {
+			m.message = fmt.Sprintf("%s gave no %s", clean(l.Annotator), f.LabelEn)
+			return nil
+		}
+		return m.decide(f.Name, v, l.Annotator)
 	case key.Matches(k, m.keys.Score), key.Matches(k, m.keys.Choice):
 		f := m.fields[m.field]
-		v, ok := m.valueOf(&f, halfWidthDigit(k.String()))
-		if !ok {
-			m.message = fmt.Sprintf("%q is not a value of %s here", k.String(), f.Name)
+		it := m.item.Turn.Item()
+		if fixed, _, isFixed := f.FixedValue(it); isFixed {
+			m.message = fmt.Sprintf("%s does not apply to this turn: it is %s", f.LabelEn, fixed)
 			return nil
 		}
-		return m.write(m.setCmd(f.Name, v, ""))
+		v, ok := m.valueOf(&f, plainKey(halfWidthDigit(k.String())))
+		if !ok {
+			allowed := fmt.Sprintf("%d–%d", f.Min, f.Max)
+			if f.Kind == rubric.KindChoice {
+				allowed = strings.Join(f.Allowed(it), ", ")
+			}
+			m.message = fmt.Sprintf("%q is not a value of %s: %s", k.String(), f.LabelEn, allowed)
+			return nil
+		}
+		return m.decide(f.Name, v, "")
 	}
 	return nil
+}
+
+// decide writes a field's final value and moves the cursor to the next open field.
+func (m *AdjudicateModel) decide(field, value, source string) tea.Cmd {
+	m.chosen[field] = true
+	m.moveToOpen(m.field + 1)
+	return m.write(m.setCmd(store.FinalEdit{Field: field, Value: &value, Source: source}))
+}
+
+// labelOf is the label of the annotator with column letter r on this turn.
+func (m *AdjudicateModel) labelOf(r rune) (campaign.AnnotatorLabel, bool) {
+	i := int(r - 'A')
+	if i < 0 || i >= len(m.names) {
+		m.message = fmt.Sprintf("no annotator %c in this campaign (%s)", r, m.lettersHere())
+		return campaign.AnnotatorLabel{}, false
+	}
+	for _, l := range m.o.Cases[m.idx].Labels {
+		if l.Annotator == m.names[i] {
+			return l, true
+		}
+	}
+	m.message = fmt.Sprintf("%c (%s) did not label this turn (%s)", r, clean(m.names[i]), m.lettersHere())
+	return campaign.AnnotatorLabel{}, false
+}
+
+// lettersHere lists the letters of this turn's annotators: "A ann, C cy".
+func (m *AdjudicateModel) lettersHere() string {
+	var parts []string
+	for _, l := range m.o.Cases[m.idx].Labels {
+		parts = append(parts, fmt.Sprintf("%c %s", 'A'+m.letters[l.Annotator], clean(l.Annotator)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// takeWhole takes every rating field the annotator answered and their comment, in one write.
+func (m *AdjudicateModel) takeWhole(r rune) tea.Cmd {
+	l, ok := m.labelOf(r)
+	if !ok {
+		return nil
+	}
+	it := m.item.Turn.Item()
+	var edits []store.FinalEdit
+	for _, f := range m.o.Rubric.Fields {
+		v, ok := l.Values[f.Name]
+		if _, _, fixed := f.FixedValue(it); fixed || !ok {
+			continue
+		}
+		if f.Kind == rubric.KindText && strings.TrimSpace(v) == "" {
+			continue
+		}
+		edits = append(edits, store.FinalEdit{Field: f.Name, Value: &v, Source: l.Annotator})
+		m.chosen[f.Name] = true
+	}
+	if len(edits) == 0 {
+		m.message = fmt.Sprintf("%s gave no answers on this turn", clean(l.Annotator))
+		return nil
+	}
+	m.moveToOpen(m.field)
+	return m.write(m.setCmd(edits...))
+}
+
+// commentKey edits the adjudicator's comment: enter saves it as the final comment, esc
+// cancels; every other key is text.
+func (m *AdjudicateModel) commentKey(k tea.KeyMsg) tea.Cmd {
+	switch {
+	case k.Type == tea.KeyCtrlC:
+		m.editing = false
+		m.quitting = true
+		return m.next()
+	case key.Matches(k, m.keys.Cancel):
+		m.editing = false
+		m.comment.Blur()
+		m.message = "comment not changed"
+		return nil
+	case key.Matches(k, m.keys.Save):
+		m.editing = false
+		m.comment.Blur()
+		text := textsafe.String(strings.TrimSpace(m.comment.Value()))
+		return m.write(m.setCmd(store.FinalEdit{Field: m.o.Rubric.CommentField, Value: &text}))
+	}
+	if k.Paste {
+		k.Runes = []rune(textsafe.String(string(k.Runes)))
+	}
+	var cmd tea.Cmd
+	m.comment, cmd = m.comment.Update(k)
+	return cmd
+}
+
+// finalComment is the comment of the final label as it stands (decided or joined).
+func (m *AdjudicateModel) finalComment() string {
+	c := m.o.Cases[m.idx]
+	fin := campaign.Resolve(m.o.Rubric, c.Labels, m.finals[c.SampleID], m.o.Disagree)
+	return fin.Values[m.o.Rubric.CommentField]
+}
+
+// applies reports whether a field takes a decision on this turn (an NA rule may fix it).
+func (m *AdjudicateModel) applies(i int) bool {
+	_, _, fixed := m.fields[i].FixedValue(m.item.Turn.Item())
+	return !fixed
+}
+
+// open reports whether field i still waits for a decision: disputed, not decided yet.
+func (m *AdjudicateModel) open(i int) bool {
+	c := m.o.Cases[m.idx]
+	name := m.fields[i].Name
+	if !m.applies(i) || m.chosen[name] {
+		return false
+	}
+	if _, ok := m.finals[c.SampleID][name]; ok {
+		return false
+	}
+	for _, d := range c.Disputes {
+		if d.Field == name {
+			return true
+		}
+	}
+	return false
+}
+
+// moveToOpen puts the cursor on the first open field from index from on (wrapping); when
+// none is open it stays, on a field that applies.
+func (m *AdjudicateModel) moveToOpen(from int) {
+	n := len(m.fields)
+	for k := 0; k < n; k++ {
+		if i := (from + k) % n; m.open(i) {
+			m.field = i
+			return
+		}
+	}
+	if !m.applies(m.field) {
+		m.step(1)
+	}
+}
+
+// step moves the cursor to the next (or previous) field that applies to this turn.
+func (m *AdjudicateModel) step(d int) {
+	n := len(m.fields)
+	for k, i := 0, m.field; k < n; k++ {
+		i = (i + d + n) % n
+		if m.applies(i) {
+			m.field = i
+			return
+		}
+	}
 }
 
 // valueOf turns a key into a value of the field for this turn, if the rubric allows it.
@@ -268,16 +540,20 @@ func (m *AdjudicateModel) write(cmd tea.Cmd) tea.Cmd {
 	return m.next()
 }
 
-func (m *AdjudicateModel) setCmd(field, value, source string) tea.Cmd {
+// setCmd writes final values of this turn in one transaction.
+func (m *AdjudicateModel) setCmd(edits ...store.FinalEdit) tea.Cmd {
 	c := m.o.Cases[m.idx]
-	e := store.FinalEdit{TurnID: c.TurnID, Field: field, Value: &value, Source: source,
-		Adjudicator: m.o.Adjudicator, RubricVersion: m.o.Rubric.Version}
+	var what []string
+	for i := range edits {
+		edits[i].TurnID, edits[i].Adjudicator, edits[i].RubricVersion = c.TurnID, m.o.Adjudicator, m.o.Rubric.Version
+		what = append(what, fmt.Sprintf("%s = %s", m.label(edits[i].Field), textsafe.Line(*edits[i].Value)))
+	}
 	return func() tea.Msg {
-		if err := m.o.Store.SetFinal(m.o.Context, e); err != nil {
+		if err := m.o.Store.SetFinal(m.o.Context, edits...); err != nil {
 			return adjSavedMsg{err: err}
 		}
 		f, err := m.o.Store.Finals(m.o.Context)
-		return adjSavedMsg{what: fmt.Sprintf("%s = %s saved", field, value), finals: f, err: err}
+		return adjSavedMsg{what: strings.Join(what, ", ") + " saved", finals: f, err: err}
 	}
 }
 
@@ -292,7 +568,7 @@ func (m *AdjudicateModel) undoCmd() tea.Cmd {
 			return adjSavedMsg{what: "nothing to undo"}
 		}
 		f, err := m.o.Store.Finals(m.o.Context)
-		return adjSavedMsg{what: "undid " + field, finals: f, err: err}
+		return adjSavedMsg{what: "undid " + m.label(field), finals: f, err: err}
 	}
 }
 
@@ -303,8 +579,14 @@ func (m *AdjudicateModel) View() string {
 	if m.item == nil {
 		return m.st.Dim.Render("loading…")
 	}
-	table := m.table(w)
+	if m.viewing {
+		return m.imgView.View()
+	}
+	table := m.withPreview(m.table(w), w)
 	foot := m.messageLine(w)
+	if m.editing {
+		foot = m.comment.View()
+	}
 	room := m.height - lipgloss.Height(table) - 1
 	turn := m.turnLines(w)
 	if room < len(turn) {
@@ -314,8 +596,35 @@ func (m *AdjudicateModel) View() string {
 	return strings.Join(parts, "\n")
 }
 
+// withPreview puts the turn's image beside the table when there are 20 columns to spare.
+func (m *AdjudicateModel) withPreview(table string, w int) string {
+	lines := strings.Split(table, "\n")
+	tw := lipgloss.Width(table)
+	if w-tw-2 < 20 || len(m.item.Turn.Images) == 0 {
+		return table
+	}
+	pw := m.preview.PreferredWidth(len(lines))
+	if pw <= 0 {
+		return table
+	}
+	m.preview.SetSize(min(w-tw-2, pw), len(lines))
+	img := strings.Split(m.preview.View(), "\n")
+	if len(img) == 0 || img[0] == "" {
+		return table
+	}
+	for i := range lines {
+		if i < len(img) {
+			lines[i] = padRight(lines[i], tw) + "  " + img[i]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
 // SetSize implements Component.
-func (m *AdjudicateModel) SetSize(w, h int) { m.width, m.height = w, h }
+func (m *AdjudicateModel) SetSize(w, h int) {
+	m.width, m.height = w, h
+	m.imgView.SetSize(w, h)
+}
 
 // Header implements Screen: who adjudicates, where, how many turns are open; saved or not.
 func (m *AdjudicateModel) Header(int) (left, right string) {
@@ -334,26 +643,35 @@ func (m *AdjudicateModel) Header(int) (left, right string) {
 	return left, right
 }
 
-// CapturesKeys implements Screen: the adjudication screen has no text box.
-func (m *AdjudicateModel) CapturesKeys() bool { return false }
+// CapturesKeys implements Screen: the comment box takes every key while open.
+func (m *AdjudicateModel) CapturesKeys() bool { return m.editing }
 
 // Reference implements Screen: what the table's tags mean.
 func (m *AdjudicateModel) Reference(width int) string {
 	return lipgloss.NewStyle().Width(width).Render(m.st.Dim.Render(
-		"Each column is one annotator's answer (A, B, …); the final column is the decision: " +
-			"\"(A)\" took A's answer, \"(new)\" is the adjudicator's own value. ≠ marks the fields in dispute."))
+		"Each column is one annotator's answer; an annotator keeps their letter on every turn of the campaign. " +
+			"The final column is the decision: \"(A)\" took A's answer, \"(new)\" is the adjudicator's own value, " +
+			"NA a field that does not apply to the turn. ≠ marks the fields in dispute; the cursor starts on the first " +
+			"one still open and moves on after each decision. t and a letter take that annotator's whole label " +
+			"(every field and the comment); c writes your own comment."))
 }
 
 // ShortHelp implements help.KeyMap; the root adds "? help" and "q quit".
 func (m *AdjudicateModel) ShortHelp() []key.Binding {
 	k := m.keys
-	return []key.Binding{k.Take, k.Score, k.Choice, k.NextField, k.PrevCase, k.NextCase, k.Undo}
+	if m.editing {
+		return []key.Binding{k.Save, k.Cancel}
+	}
+	if m.viewing {
+		return m.imgView.ShortHelp()
+	}
+	return []key.Binding{k.Take, k.TakeAll, k.Score, k.Choice, k.NextField, k.PrevCase, k.NextCase, k.Comment, k.Image, k.Undo}
 }
 
 // FullHelp implements help.KeyMap.
 func (m *AdjudicateModel) FullHelp() [][]key.Binding {
 	k := m.keys
-	return [][]key.Binding{{k.Take, k.Score, k.Choice}, {k.NextField, k.PrevField}, {k.PrevCase, k.NextCase, k.Undo, k.Quit}}
+	return [][]key.Binding{{k.Take, k.TakeAll, k.Score, k.Choice}, {k.NextField, k.PrevField, k.Comment, k.Image}, {k.PrevCase, k.NextCase, k.Undo, k.Quit}}
 }
 
 func (m *AdjudicateModel) decided(c campaign.Case) bool {
@@ -373,6 +691,9 @@ func (m *AdjudicateModel) turnLines(w int) []string {
 		title += fmt.Sprintf(" · earlier turns: %d", n)
 	}
 	lines := []string{m.st.PaneTitle.Render(ansi.Truncate(title+" ", w, "…"))}
+	for i, img := range t.Images {
+		lines = append(lines, line("Image", fmt.Sprintf("image %d of %d: %s (i full screen)", i+1, len(t.Images), img), m.st.Dim, w))
+	}
 	for _, b := range []struct {
 		label, text string
 		style       lipgloss.Style
@@ -397,8 +718,8 @@ func (m *AdjudicateModel) table(w int) string {
 	cell := func(s string) string { return padRight(ansi.Truncate(s, colW-1, "…"), colW) }
 	var b strings.Builder
 	b.WriteString(m.st.Dim.Render(padRight("", 28)))
-	for i, l := range c.Labels {
-		b.WriteString(m.st.Label.Render(cell(fmt.Sprintf("%c %s", 'A'+i, clean(l.Annotator)))))
+	for _, l := range c.Labels {
+		b.WriteString(m.st.Label.Render(cell(fmt.Sprintf("%c %s", 'A'+m.letters[l.Annotator], clean(l.Annotator)))))
 	}
 	b.WriteString(m.st.Label.Render(cell("final")))
 	for i, f := range m.fields {
@@ -414,41 +735,49 @@ func (m *AdjudicateModel) table(w int) string {
 			row, style = "> "+name, m.st.FieldFocused
 		}
 		b.WriteString(style.Render(row))
+		fixed, _, isFixed := f.FixedValue(m.item.Turn.Item())
 		for _, l := range c.Labels {
 			v, ok := l.Values[f.Name]
-			if !ok {
+			switch {
+			case isFixed:
+				b.WriteString(m.st.Dim.Render(cell(fixed))) // as the annotate screen fixed it
+				continue
+			case !ok:
 				v = "–"
 			}
-			b.WriteString(m.st.Value.Render(cell(textsafe.Line(v))))
+			b.WriteString(m.st.Value.Render(cell(shownLine(v))))
 		}
 		v, ok := fin.Values[f.Name]
 		switch src := fin.Fields[f.Name]; {
+		case isFixed:
+			b.WriteString(m.st.Dim.Render(cell(fixed + " n/a")))
 		case !ok:
 			b.WriteString(m.st.Warning.Render(cell("?")))
 		case strings.HasPrefix(src, string(campaign.SourceAdjudicated)):
-			b.WriteString(m.st.Suggestion.Render(cell(clean(v) + " " + sourceTag(src, c))))
+			b.WriteString(m.st.Suggestion.Render(cell(clean(v) + " " + m.sourceTag(src))))
 		default:
 			b.WriteString(m.st.Dim.Render(cell(clean(v) + " agreed")))
 		}
 	}
 	if m.o.Rubric.CommentField != "" {
-		for i, l := range c.Labels {
+		for _, l := range c.Labels {
 			if x := strings.TrimSpace(l.Values[m.o.Rubric.CommentField]); x != "" {
-				b.WriteString("\n" + m.st.Dim.Render(ansi.Truncate(fmt.Sprintf("  %c: %s", 'A'+i, textsafe.Line(x)), w, "…")))
+				b.WriteString("\n" + m.st.Dim.Render(ansi.Truncate(fmt.Sprintf("  %c: %s", 'A'+m.letters[l.Annotator], shownLine(x)), w, "…")))
 			}
+		}
+		if d, ok := decided[m.o.Rubric.CommentField]; ok {
+			b.WriteString("\n" + m.st.Suggestion.Render(ansi.Truncate("  final comment: "+shownLine(d.Value), w, "…")))
 		}
 	}
 	return b.String()
 }
 
-// sourceTag says whose answer a decided value is: "(B)" for the second annotator's, "(new)"
-// when scored anew.
-func sourceTag(src string, c campaign.Case) string {
+// sourceTag says whose answer a decided value is: "(B)" for the annotator with letter B,
+// "(new)" when scored anew.
+func (m *AdjudicateModel) sourceTag(src string) string {
 	who := strings.TrimPrefix(strings.TrimPrefix(src, string(campaign.SourceAdjudicated)), ":")
-	for i, l := range c.Labels {
-		if who != "" && l.Annotator == who {
-			return fmt.Sprintf("(%c)", 'A'+i)
-		}
+	if i, ok := m.letters[who]; ok && who != "" {
+		return fmt.Sprintf("(%c)", 'A'+i)
 	}
 	return "(new)"
 }
@@ -462,10 +791,18 @@ func (m *AdjudicateModel) messageLine(w int) string {
 	}
 	var ds []string
 	for _, d := range m.o.Cases[m.idx].Disputes {
-		ds = append(ds, clean(d.Reason))
+		ds = append(ds, clean(strings.Replace(d.Reason, d.Field, m.label(d.Field), 1)))
 	}
 	return m.st.Warning.Render(ansi.Truncate(strings.Join(ds, " · "), w, "…"))
 }
 
+// label is a field's name as the rubric labels it for people ("Overall Quality").
+func (m *AdjudicateModel) label(field string) string {
+	if f, ok := m.o.Rubric.Field(field); ok && f.LabelEn != "" {
+		return f.LabelEn
+	}
+	return field
+}
+
 // clean makes text from data safe to draw: escape sequences show as text, newlines stay.
-func clean(s string) string { return textsafe.String(s) }
+func clean(s string) string { return shownString(s) }

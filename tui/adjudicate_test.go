@@ -41,9 +41,10 @@ func (fx *fixture) label(t *testing.T, who, sample string, q string) {
 	}
 }
 
-// TestAdjudicateBurstKeys: keys that arrive in one read ("Bj3", as a fast typist or SSH
+// TestAdjudicateBurstKeys: keys that arrive in one read ("B3", as a fast typist or SSH
 // delivers them) and keys typed before the turn has loaded all apply, in order, and land
-// in the database.
+// in the database; the cursor starts on the first disputed field and moves on after each
+// decision, past the fields that do not apply.
 func TestAdjudicateBurstKeys(t *testing.T) {
 	fx := newFixture(t)
 	ctx := context.Background()
@@ -58,13 +59,13 @@ func TestAdjudicateBurstKeys(t *testing.T) {
 	m := tui.NewAdjudicate(tui.AdjudicateOptions{Context: ctx, Store: fx.s, Rubric: fx.r, Adjudicator: "judy",
 		Cases: cases, Disagree: campaign.DefaultDisagreeOptions(), Renderer: r})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30))
-	// Typed at once, possibly before the turn is on screen: take ben's correctness, move
-	// down, score reasoning 3; then take ann's overall.
-	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("Bj3")})
-	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jjjA")})
-	waitFor(t, tm, "overall_quality = 2 saved")
+	// Typed at once, possibly before the turn is on screen: take ben's correctness, score
+	// reasoning 3; then take ann's overall.
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("B3")})
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("A")})
+	waitFor(t, tm, "Overall Quality = 2 saved")
 	tm.Type("q")
-	view := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).View()
+	view := tm.FinalModel(t, teatest.WithFinalTimeout(60*time.Second)).(*tui.Model).Frame()
 	finals, err := fx.s.Finals(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -78,6 +79,45 @@ func TestAdjudicateBurstKeys(t *testing.T) {
 	for _, want := range []string{"5 (B)", "3 (new)", "2 (A)", "0 open"} {
 		if !strings.Contains(view, want) {
 			t.Errorf("screen lacks %q:\n%s", want, view)
+		}
+	}
+}
+
+// TestAdjudicateBurstDecidesEachField: "AAA" in one read takes ann's answer for three
+// fields, one each, not Overall three times (issue 25 item 12).
+func TestAdjudicateBurstDecidesEachField(t *testing.T) {
+	fx := newFixture(t)
+	ctx := context.Background()
+	fx.label(t, "ann", "demo_zh_umbrella_0_turn_1", "2")
+	fx.label(t, "ben", "demo_zh_umbrella_0_turn_1", "5")
+	cases, _, err := workflow.Cases(ctx, fx.s, "", fx.r, campaign.DefaultDisagreeOptions())
+	if err != nil || len(cases) != 1 {
+		t.Fatalf("cases %v %v", cases, err)
+	}
+	r := lipgloss.NewRenderer(os.Stdout)
+	r.SetColorProfile(termenv.Ascii)
+	m := tui.NewAdjudicate(tui.AdjudicateOptions{Context: ctx, Store: fx.s, Rubric: fx.r, Adjudicator: "judy",
+		Cases: cases, Disagree: campaign.DefaultDisagreeOptions(), Renderer: r})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30))
+	waitFor(t, tm, "A ann")
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("AAA")})
+	waitFor(t, tm, "0 open")
+	tm.Type("q")
+	view := tm.FinalModel(t, teatest.WithFinalTimeout(60*time.Second)).(*tui.Model).Frame()
+	finals, err := fx.s.Finals(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := finals["demo_zh_umbrella_0_turn_1"]
+	for _, f := range []string{"correctness", "reasoning_completeness", "overall_quality"} {
+		if got[f].Value != "2" || got[f].Source != "ann" {
+			t.Errorf("%s: %+v, want ann's 2\n%s", f, got[f], view)
+		}
+	}
+	for _, line := range strings.Split(view, "\n") {
+		if (strings.Contains(line, "Resists Misleading") || strings.Contains(line, "Context Consistency")) &&
+			(strings.Contains(line, "?") || !strings.Contains(line, "NA n/a")) {
+			t.Errorf("a field that does not apply is not shown NA, decided: %q\n%s", line, view)
 		}
 	}
 }

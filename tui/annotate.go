@@ -76,15 +76,26 @@ type annotateModel struct {
 	bar          progress.Model
 	rub          *rubricPane
 	rubricHeight int
+	rubNeed      int // the rubric pane's width without a cut (rubricNeed)
 	message      string
 	messageStyle lipgloss.Style
+	// messageItem is the item a warning is about ("missing: …", "submitted · e to edit");
+	// it goes when another item is shown. 0: the message is not tied to the item on screen
+	// (a confirmation of what happened to the item just left).
+	messageItem int64
+	// flagDraft is the flag reason typed and cancelled with esc, for this item: f brings it
+	// back.
+	flagDraft     string
+	flagDraftItem int64
 
 	// database work
-	ops     []op
-	busy    bool
-	writes  int              // writes queued or running
-	unsaved map[fieldKey]int // field values queued or running, by item
-	quit    bool
+	ops      []op
+	busy     bool
+	inflight *opRun           // the op running or last run; kept while it fails and is retried
+	stopped  bool             // the screen asked the program to quit
+	writes   int              // writes queued or running
+	unsaved  map[fieldKey]int // field values queued or running, by item
+	quit     bool
 
 	// A write that failed is retried until it lands; meanwhile the screen says so, the item
 	// cannot be left, and quitting asks first (confirmQuit) and then gives up the changes.
@@ -99,6 +110,10 @@ type annotateModel struct {
 	loading     bool
 	deferred    []tea.KeyMsg
 	pendingCmds []tea.Cmd
+
+	// the session, for the summary printed after quitting
+	started   time.Time
+	submitted map[int64]bool // items submitted in this session (and still submitted)
 
 	// active time on the current item since the last write
 	lastInput time.Time
@@ -127,6 +142,7 @@ func newAnnotateModel(o Options, st Styles, r *lipgloss.Renderer) *annotateModel
 		comment: ta, flagReason: ti, turn: newTurnPane(st, o.Actions, o.Rubric), bar: bar, focus: -1, rub: newRubricPane(o.Rubric, st),
 		unsaved: map[fieldKey]int{}, image: newImagePane(o.Images, st, r.ColorProfile()),
 		reader: newReaderPane(st), imgView: newImageView(o.Images, st, r.ColorProfile(), o.Graphics),
+		started: o.Now(), submitted: map[int64]bool{},
 	}
 	return m
 }
@@ -159,11 +175,11 @@ func (m *annotateModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if err := writeErr(msg.msg); err != nil && m.ctx.Err() == nil {
 			return m, m.failed(msg.op, err) // still busy: the write keeps its place in line
 		}
-		m.busy = false
+		m.busy, m.inflight = false, nil
 		cmd := tea.Batch(m.handleResult(msg.msg), m.takePending())
 		if m.quit && !m.busy && len(m.ops) == 0 {
 			m.message = ""
-			return m, tea.Quit
+			return m, m.quitNow()
 		}
 		return m, tea.Batch(cmd, m.pump())
 	case retryMsg:
@@ -250,6 +266,17 @@ func (m *annotateModel) takeActive() time.Duration {
 func (m *annotateModel) say(style lipgloss.Style, format string, args ...any) {
 	// Messages quote data (sample ids, paths, errors naming values): one safe line.
 	m.message, m.messageStyle = textsafe.Line(fmt.Sprintf(format, args...)), style
+	m.messageItem = 0
+	if m.item != nil {
+		m.messageItem = m.item.Ref.TurnID
+	}
+}
+
+// note says what happened to an item (submitted, skipped, flagged): it stays when the next
+// item opens, as its confirmation.
+func (m *annotateModel) note(style lipgloss.Style, format string, args ...any) {
+	m.say(style, format, args...)
+	m.messageItem = 0
 }
 
 func (m *annotateModel) handleResult(msg tea.Msg) tea.Cmd {
@@ -297,7 +324,7 @@ func (m *annotateModel) handleResult(msg tea.Msg) tea.Cmd {
 		}
 		m.recovered()
 		if msg.note != "" {
-			m.say(m.st.Message, "%s", msg.note)
+			m.note(m.st.Message, "%s", msg.note)
 		}
 		m.absorb(msg.turnID, msg.ann)
 	case undoneMsg:
@@ -337,12 +364,17 @@ func (m *annotateModel) absorb(turnID int64, a *session.Annotation) {
 	wasDone := m.ann != nil && m.ann.Status == dataset.StatusDone
 	m.ann = a
 	if a.Status == dataset.StatusDone && !wasDone {
+		// Just submitted: read-only until e on every path, also when it stays on screen
+		// (the last item of the queue, where no next item replaces it).
+		m.readOnly = true
 		m.done++
+		m.submitted[turnID] = true
 		// The pace changed: read the median again, so the ETA follows from the first
 		// submitted item on.
 		m.pendingCmds = append(m.pendingCmds, m.enqueue(m.loadInfo()))
 	} else if a.Status != dataset.StatusDone && wasDone {
 		m.done--
+		delete(m.submitted, turnID)
 	}
 	if m.writes == 0 {
 		m.values = m.r.Apply(a.Values, m.item.Turn.Item())
@@ -352,6 +384,12 @@ func (m *annotateModel) absorb(turnID int64, a *session.Annotation) {
 
 // show puts an item on screen.
 func (m *annotateModel) show(it *session.Item) {
+	if m.messageItem != 0 && m.messageItem != it.Ref.TurnID {
+		m.message, m.messageItem = "", 0 // a warning about the item left behind
+	}
+	if m.flagDraftItem != it.Ref.TurnID {
+		m.flagDraft, m.flagDraftItem = "", 0
+	}
 	m.item = it
 	m.ann = it.Annotation
 	vals := rubric.Values{}
@@ -483,7 +521,7 @@ func (m *annotateModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, m.keys.Score):
 		return m.score(halfWidthDigit(msg.String()))
 	case key.Matches(msg, m.keys.Choice):
-		return m.choose(msg.String())
+		return m.choose(plainKey(msg.String()))
 	case key.Matches(msg, m.keys.NextField):
 		m.moveFocus(1)
 	case key.Matches(msg, m.keys.PrevField):
@@ -524,6 +562,10 @@ func (m *annotateModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		m.mode = modeFlag
 		m.flagReason.SetValue("")
+		if m.flagDraftItem == m.item.Ref.TurnID {
+			m.flagReason.SetValue(m.flagDraft)
+			m.flagReason.CursorEnd()
+		}
 		return m.flagReason.Focus()
 	case key.Matches(msg, m.keys.Skip):
 		if m.leaving() {
@@ -653,7 +695,7 @@ func (m *annotateModel) requestQuit() tea.Cmd {
 	if m.confirmQuit {
 		// Asked once already: quit and give up what is not saved (the command exits non-zero).
 		m.abandoned += m.writes
-		return tea.Quit
+		return m.quitNow()
 	}
 	var cmds []tea.Cmd
 	if m.mode == modeComment {
@@ -662,7 +704,7 @@ func (m *annotateModel) requestQuit() tea.Cmd {
 	cmds = append(cmds, m.flushActive())
 	m.quit = true
 	if !m.busy && len(m.ops) == 0 {
-		return tea.Quit
+		return m.quitNow()
 	}
 	if m.failing {
 		m.askQuit()
@@ -671,6 +713,15 @@ func (m *annotateModel) requestQuit() tea.Cmd {
 	}
 	return tea.Batch(cmds...)
 }
+
+// quitNow ends the program: the screen decided to quit, so a later Flush has nothing to do.
+func (m *annotateModel) quitNow() tea.Cmd {
+	m.stopped = true
+	return tea.Quit
+}
+
+// stopping reports whether the screen asked the program to quit: its last frame is blank.
+func (m *annotateModel) stopping() bool { return m.stopped }
 
 // saveAndQuit quits once everything typed has landed, as requestQuit does, but never asks.
 func (m *annotateModel) saveAndQuit() tea.Cmd {
@@ -737,13 +788,21 @@ func (m *annotateModel) saveComment() tea.Cmd {
 
 func (m *annotateModel) flagKey(msg tea.KeyMsg) tea.Cmd {
 	switch {
-	case key.Matches(msg, m.keys.LeaveEditor):
+	case key.Matches(msg, m.keys.CancelFlag):
+		// esc cancels, as its hint says; what was typed is kept for f on this item.
 		m.mode = modeNormal
 		m.flagReason.Blur()
+		m.flagDraft, m.flagDraftItem = m.flagReason.Value(), m.item.Ref.TurnID
+		if strings.TrimSpace(m.flagDraft) != "" {
+			m.say(m.st.Warning, "not flagged: f brings the reason back, enter flags")
+		} else {
+			m.say(m.st.Message, "not flagged")
+		}
 		return nil
 	case key.Matches(msg, m.keys.ConfirmFlag):
 		m.mode = modeNormal
 		m.flagReason.Blur()
+		m.flagDraft, m.flagDraftItem = "", 0
 		reason, q := strings.TrimSpace(m.flagReason.Value()), m.q
 		return m.write("flagged for review", func(ctx context.Context, e session.Edit) (*session.Annotation, error) {
 			return q.SetFlag(ctx, e, true, reason)
@@ -773,6 +832,14 @@ func describeUndo(r *rubric.Rubric, what []session.Undone) string {
 
 func errNotInQueue(sample string) error {
 	return fmt.Errorf("sample %s is not in this queue (check the id and --filter)", sample)
+}
+
+// standing says where the queue stands: "5 of 35 done".
+func (m *annotateModel) standing() string {
+	if m.total == 0 {
+		return "the queue is empty"
+	}
+	return fmt.Sprintf("%d of %d done", m.done, m.total)
 }
 
 // eta is the time left at the annotator's median pace.

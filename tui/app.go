@@ -7,6 +7,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -57,6 +58,10 @@ type Model struct {
 	width, height int
 	footerH       int
 	showHelp      bool
+	// The help screen scrolls: its lines, made when it opens or the size changes, and the
+	// first one shown.
+	helpLines  []string
+	helpOffset int
 }
 
 // New builds the annotator's root model.
@@ -128,6 +133,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // SetSize gives the screen what the header and footer leave.
 func (m *Model) SetSize(w, h int) {
 	m.width, m.height = w, h
+	m.helpLines = nil // laid out again for the new width
 	m.help.Width = w
 	m.footerH = len(m.footerLines(m.screen.ShortHelp(), 2))
 	m.screen.SetSize(w, max(1, h-1-m.footerH))
@@ -137,13 +143,11 @@ func (m *Model) SetSize(w, h int) {
 // the active screen.
 func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	if m.showHelp {
-		if key.Matches(k, m.keys.Help, m.keys.Quit) || k.Type == tea.KeyEsc {
-			m.showHelp = false
-		}
+		m.helpKey(k)
 		return nil
 	}
 	if !m.screen.CapturesKeys() && key.Matches(k, m.keys.Help) {
-		m.showHelp = true
+		m.showHelp, m.helpLines, m.helpOffset = true, nil, 0
 		return nil
 	}
 	// Quit stays with the screen: only it knows whether changes are still on their way
@@ -174,8 +178,42 @@ func (m *Model) Abandoned() int {
 	return m.annotate.abandoned
 }
 
-// View implements tea.Model: the header, the screen, the footer.
+// Summary is the one line the annotate command prints once the screen is gone: what this
+// session did and how long it took, and where the queue stands.
+func (m *Model) Summary() string {
+	if m.annotate == nil {
+		return ""
+	}
+	a := m.annotate
+	took := a.now().Sub(a.started).Round(time.Second)
+	return fmt.Sprintf("%d item(s) submitted this session in %s; %s", len(a.submitted), took, a.standing())
+}
+
+// Flush saves, after the program stopped without quitting by itself (the SSH connection of
+// a session dropped, so Bubble Tea quit at once), what the annotator had typed: the writes
+// on their way and the open comment, in key order, each retried until ctx ends. It returns
+// how many changes were given up. Call it only once the program has returned.
+func (m *Model) Flush(ctx context.Context) int {
+	if m.annotate == nil {
+		return 0
+	}
+	return m.annotate.flush(ctx)
+}
+
+// View implements tea.Model: the header, the screen, the footer; blank once the screen quit.
 func (m *Model) View() string {
+	if s, ok := m.screen.(interface{ stopping() bool }); ok && s.stopping() {
+		// The last frame is blank: tmux keeps what the alternate screen showed when the
+		// window grew, and puts it back above the shell's lines on exit (as image
+		// fragments); a blank screen leaves nothing behind, as less does.
+		return ""
+	}
+	return m.Frame()
+}
+
+// Frame is the screen as View draws it while the program runs; after the screen quit, View
+// is blank and Frame still shows what was last on screen (what tests compare).
+func (m *Model) Frame() string {
 	if m.width == 0 {
 		return ""
 	}
@@ -250,13 +288,63 @@ func (m *Model) wrapHints(bs []key.Binding) []string {
 	return lines
 }
 
-// helpScreen is the full help: the screen's keys and the root's, then the screen's reference.
+// helpKey scrolls the help screen or closes it.
+func (m *Model) helpKey(k tea.KeyMsg) {
+	page := max(1, m.height-2)
+	switch k.String() {
+	case "?", "q", "esc", "ctrl+c":
+		m.showHelp = false
+	case "down", "j":
+		m.helpOffset++
+	case "up", "k":
+		m.helpOffset--
+	case "pgdown", " ", "ctrl+d", "f":
+		m.helpOffset += page
+	case "pgup", "ctrl+u", "b":
+		m.helpOffset -= page
+	case "home", "g":
+		m.helpOffset = 0
+	case "end", "G":
+		m.helpOffset = len(m.helpLines)
+	}
+}
+
+// helpScreen is the full help: the screen's keys and the root's, then the screen's
+// reference, scrolled with the keys of a pager; the title line says how much is below.
 func (m *Model) helpScreen() string {
+	if m.helpLines == nil {
+		groups := append(m.screen.FullHelp(), []key.Binding{m.keys.Help, m.keys.Quit})
+		out := lipgloss.JoinVertical(lipgloss.Left, m.helpKeyRows(groups), "", m.screen.Reference(m.width))
+		m.helpLines = strings.Split(lipgloss.NewStyle().MaxWidth(m.width).Render(out), "\n")
+	}
+	room := max(1, m.height-2) // the title line and the blank line under it
+	m.helpOffset = max(0, min(m.helpOffset, len(m.helpLines)-room))
+	end := min(len(m.helpLines), m.helpOffset+room)
 	title := m.st.Header.Render("m3eval — keys") + m.st.Dim.Render("  (? or esc to close)")
-	groups := append(m.screen.FullHelp(), []key.Binding{m.keys.Help, m.keys.Quit})
-	keys := m.help.FullHelpView(groups)
-	out := lipgloss.JoinVertical(lipgloss.Left, title, "", keys, "", m.screen.Reference(m.width))
-	return lipgloss.NewStyle().MaxWidth(m.width).MaxHeight(m.height).Render(out)
+	if below := len(m.helpLines) - end; below > 0 {
+		title += m.st.Warning.Render(fmt.Sprintf("  ▼ %d more lines (j/pgdn)", below))
+	} else if m.helpOffset > 0 {
+		title += m.st.Dim.Render("  end (k/pgup back)")
+	}
+	title = ansi.Truncate(title, m.width, "…")
+	return title + "\n\n" + strings.Join(m.helpLines[m.helpOffset:end], "\n")
+}
+
+// helpKeyRows lays the key groups out in as many rows of columns as the width needs, so no
+// group is cut off with "…".
+func (m *Model) helpKeyRows(groups [][]key.Binding) string {
+	h := m.help
+	h.Width = 0 // measured here, not cut
+	var rows []string
+	for len(groups) > 0 {
+		n := len(groups)
+		for n > 1 && lipgloss.Width(h.FullHelpView(groups[:n])) > m.width {
+			n--
+		}
+		rows = append(rows, h.FullHelpView(groups[:n]))
+		groups = groups[n:]
+	}
+	return strings.Join(rows, "\n\n")
 }
 
 // SaveAndQuitMsg asks the annotator to save what is typed (an open comment, the active

@@ -76,6 +76,8 @@ type fullImageMsg struct {
 // imageViewKeyMap is the keys of the full-screen image view.
 type imageViewKeyMap struct {
 	Next, Prev, Zoom, Close key.Binding
+	// Panning a zoomed image: a line, a page, the ends.
+	Down, Up, PageDown, PageUp, Top, Bottom key.Binding
 }
 
 // imageView is the full-screen view of a turn's images (i): full resolution through the
@@ -91,6 +93,7 @@ type imageView struct {
 	names []string
 	idx   int
 	zoom  bool
+	panY  int // the first cell row of the zoomed image on screen
 	full  map[string]fullImageMsg
 
 	width, height int
@@ -101,10 +104,16 @@ type imageView struct {
 func newImageView(src ImageSource, st Styles, p termenv.Profile, protocol string) *imageView {
 	return &imageView{src: src, st: st, profile: p, protocol: protocol, full: map[string]fullImageMsg{},
 		keys: imageViewKeyMap{
-			Next:  key.NewBinding(key.WithKeys("n", "right", "l"), key.WithHelp("n/→", "next image")),
-			Prev:  key.NewBinding(key.WithKeys("p", "left", "h"), key.WithHelp("p/←", "previous image")),
-			Zoom:  key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "fit/zoom")),
-			Close: key.NewBinding(key.WithKeys("esc", "i"), key.WithHelp("esc", "back")),
+			Next:     key.NewBinding(key.WithKeys("n", "right", "l"), key.WithHelp("n/→", "next image")),
+			Prev:     key.NewBinding(key.WithKeys("p", "left", "h"), key.WithHelp("p/←", "previous image")),
+			Zoom:     key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "fit/zoom")),
+			Close:    key.NewBinding(key.WithKeys("esc", "i"), key.WithHelp("esc", "back")),
+			Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j ↑/k", "pan")),
+			Up:       key.NewBinding(key.WithKeys("up", "k")),
+			PageDown: key.NewBinding(key.WithKeys("pgdown", " ", "ctrl+d"), key.WithHelp("pgdn/pgup", "pan a page")),
+			PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+u")),
+			Top:      key.NewBinding(key.WithKeys("home", "g")),
+			Bottom:   key.NewBinding(key.WithKeys("end", "G")),
 		}}
 }
 
@@ -113,7 +122,7 @@ func (v *imageView) Open(names []string) tea.Cmd {
 	if len(v.full) > 8 { // one turn's images at a time, roughly
 		v.full = map[string]fullImageMsg{}
 	}
-	v.names, v.idx, v.zoom, v.dirty = names, 0, false, true
+	v.names, v.idx, v.zoom, v.panY, v.dirty = names, 0, false, 0, true
 	return v.load()
 }
 
@@ -160,16 +169,58 @@ func (v *imageView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		switch {
 		case n == 0:
 		case key.Matches(msg, v.keys.Next):
-			v.idx, v.dirty = (v.idx+1)%n, true
+			v.idx, v.panY, v.dirty = (v.idx+1)%n, 0, true
 			return v, v.load()
 		case key.Matches(msg, v.keys.Prev):
-			v.idx, v.dirty = (v.idx+n-1)%n, true
+			v.idx, v.panY, v.dirty = (v.idx+n-1)%n, 0, true
 			return v, v.load()
 		case key.Matches(msg, v.keys.Zoom):
-			v.zoom, v.dirty = !v.zoom, true
+			v.zoom, v.panY, v.dirty = !v.zoom, 0, true
+		case !v.zoom:
+			// Fit shows the whole image: nothing to pan.
+		case key.Matches(msg, v.keys.Down):
+			v.pan(1)
+		case key.Matches(msg, v.keys.Up):
+			v.pan(-1)
+		case key.Matches(msg, v.keys.PageDown):
+			v.pan(max(1, v.height-2))
+		case key.Matches(msg, v.keys.PageUp):
+			v.pan(-max(1, v.height-2))
+		case key.Matches(msg, v.keys.Top):
+			v.pan(-1 << 30)
+		case key.Matches(msg, v.keys.Bottom):
+			v.pan(1 << 30)
 		}
 	}
 	return v, nil
+}
+
+// pan moves the zoomed image by d cell rows; render keeps it within the image.
+func (v *imageView) pan(d int) {
+	v.panY = max(0, min(v.panY+d, 1<<30))
+	v.dirty = true
+}
+
+// zoomRows is how many cell rows the current image takes zoomed to the view's width.
+func (v *imageView) zoomRows(img *image.RGBA) int {
+	b := img.Bounds()
+	return max(1, b.Dy()*v.width/max(1, b.Dx())/2)
+}
+
+// zoomedPart is the part of img on screen when zoomed to the width and panned: its rows
+// from panY, bodyH rows tall (clamped, so the last page ends at the image's end).
+func (v *imageView) zoomedPart(img *image.RGBA, bodyH int) (*image.RGBA, int, int) {
+	total := v.zoomRows(img)
+	v.panY = max(0, min(v.panY, total-bodyH))
+	rows := min(bodyH, total)
+	b := img.Bounds()
+	y0 := b.Min.Y + v.panY*b.Dy()/total
+	y1 := b.Min.Y + (v.panY+rows)*b.Dy()/total
+	src := image.Rect(b.Min.X, y0, b.Max.X, max(y0+1, y1))
+	// A copy at the origin: the renderers read images from (0,0).
+	part := image.NewRGBA(image.Rect(0, 0, src.Dx(), src.Dy()))
+	draw.Copy(part, image.Point{}, img, src, draw.Src, nil)
+	return part, rows, total
 }
 
 // SetSize implements Component.
@@ -181,6 +232,9 @@ func (v *imageView) SetSize(w, h int) {
 
 // ShortHelp implements help.KeyMap.
 func (v *imageView) ShortHelp() []key.Binding {
+	if v.zoom {
+		return []key.Binding{v.keys.Down, v.keys.PageDown, v.keys.Zoom, v.keys.Next, v.keys.Prev, v.keys.Close}
+	}
 	return []key.Binding{v.keys.Next, v.keys.Prev, v.keys.Zoom, v.keys.Close}
 }
 
@@ -205,11 +259,19 @@ func (v *imageView) render() string {
 	if v.zoom {
 		mode = "zoom"
 	}
+	bodyH := max(1, v.height-1)
+	d, ok := v.full[name]
+	if v.zoom && ok && d.err == nil {
+		// Zoomed to the width: the part panned to, and where it stands in the image.
+		part, rows, total := v.zoomedPart(d.img, bodyH)
+		if total > rows {
+			mode = fmt.Sprintf("zoom · rows %d–%d of %d (↓/j pgdn end)", v.panY+1, v.panY+rows, total)
+		}
+		d.img = part
+	}
 	title := fmt.Sprintf("─ image %d/%d · %s · %s · %s ", v.idx+1, len(v.names), textsafe.Line(path.Base(name)), mode, v.protocol)
 	title = ansi.Truncate(title, v.width, "…")
 	head := v.st.PaneTitle.Render(title) + v.st.Dim.Render(strings.Repeat("─", max(0, v.width-lipgloss.Width(title))))
-	bodyH := max(1, v.height-1)
-	d, ok := v.full[name]
 	var body []string
 	switch {
 	case !ok:
@@ -235,9 +297,8 @@ func (v *imageView) render() string {
 		body = []string{v.st.Dim.Render(fmt.Sprintf("%d×%d: no colour in this terminal; o opens it in a viewer", b.Dx(), b.Dy()))}
 	default:
 		img := d.img
-		if v.zoom { // fill the width, show the top of what does not fit
-			cols, _ := cellFit(img.Bounds(), v.width, bodyH, true)
-			body = halfBlocks(img, cols, 10*bodyH, v.profile)
+		if v.zoom { // the panned part, filling the width
+			body = halfBlocks(img, v.width, 10*bodyH, v.profile)
 			if len(body) > bodyH {
 				body = body[:bodyH]
 			}

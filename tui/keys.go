@@ -33,6 +33,7 @@ type keyMap struct {
 	Top, Bottom, Read, Image            key.Binding
 	Quit                                key.Binding
 	LeaveEditor, ConfirmFlag, ForceQuit key.Binding
+	CancelFlag                          key.Binding
 }
 
 // newKeyMap builds the annotate keys from the rubric: the score keys are the digits of its
@@ -56,6 +57,17 @@ func newKeyMap(r *rubric.Rubric) keyMap {
 			}
 		}
 	}
+	// Caps Lock and a Chinese input method's full-width letters (ｙ ｎ ａ) count as the
+	// choice keys, as full-width digits count as digits; the help shows the plain keys.
+	var choiceAlt []string
+	for _, k := range choiceKeys {
+		for _, alt := range []string{strings.ToUpper(k), fullWidth(k), fullWidth(strings.ToUpper(k))} {
+			if alt != k && !seen[alt] {
+				seen[alt] = true
+				choiceAlt = append(choiceAlt, alt)
+			}
+		}
+	}
 	var scoreKeys []string
 	for d := lo; d <= hi; d++ {
 		// A Chinese input method sends full-width digits; they count as the digits.
@@ -67,7 +79,7 @@ func newKeyMap(r *rubric.Rubric) keyMap {
 	}
 	return keyMap{
 		Score:       key.NewBinding(key.WithKeys(scoreKeys...), key.WithHelp(scoreHelp, "score")),
-		Choice:      key.NewBinding(key.WithKeys(choiceKeys...), key.WithHelp(strings.Join(choiceKeys, "/"), strings.ToLower(strings.Join(choiceHelp, "/")))),
+		Choice:      key.NewBinding(key.WithKeys(append(append([]string{}, choiceKeys...), choiceAlt...)...), key.WithHelp(strings.Join(choiceKeys, "/"), strings.ToLower(strings.Join(choiceHelp, "/")))),
 		NextField:   key.NewBinding(key.WithKeys("tab", "down", "j"), key.WithHelp("tab/↓", "next field")),
 		PrevField:   key.NewBinding(key.WithKeys("shift+tab", "up", "k"), key.WithHelp("S-tab/↑", "prev field")),
 		Comment:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "comment")),
@@ -89,6 +101,7 @@ func newKeyMap(r *rubric.Rubric) keyMap {
 		Quit:        key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
 		LeaveEditor: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "done editing")),
 		ConfirmFlag: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "flag")),
+		CancelFlag:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel (f brings the reason back)")),
 		ForceQuit:   key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
 	}
 }
@@ -106,4 +119,22 @@ func (k keyMap) FullHelp() [][]key.Binding {
 		{k.Comment, k.Undo, k.Flag, k.Open, k.Image, k.Edit},
 		{k.ScrollUp, k.ScrollDown, k.Page, k.Top, k.Bottom, k.Read},
 	}
+}
+
+// fullWidth is the full-width form (U+FF01–U+FF5E) of a printable ASCII key, as a Chinese
+// input method sends it; other keys stay as they are.
+func fullWidth(k string) string {
+	if r := []rune(k); len(r) == 1 && r[0] > ' ' && r[0] <= '~' {
+		return string(r[0] - '!' + '！')
+	}
+	return k
+}
+
+// plainKey maps a key to the plain ASCII key it stands for: a full-width form to its ASCII
+// one and a letter to lower case (Caps Lock), so "Ｙ", "ｙ" and "Y" all answer as "y".
+func plainKey(k string) string {
+	if r := []rune(k); len(r) == 1 && r[0] >= '！' && r[0] <= '～' {
+		k = string(r[0] - '！' + '!')
+	}
+	return strings.ToLower(k)
 }

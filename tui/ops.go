@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -53,11 +54,15 @@ func (m *annotateModel) failed(o op, err error) tea.Cmd {
 	} else {
 		m.retryWait = min(2*m.retryWait, retryMax)
 	}
+	first := !m.failing
 	m.failing, m.failErr = true, err
 	m.rub.dirty = true
-	if m.quit {
+	switch {
+	case m.quit:
 		m.askQuit()
-	} else {
+	case first:
+		// Said once per failure, not at every retry: a retry must not replace what a later
+		// key said ("not quitting", "this item stays open"); the header keeps "✗ NOT SAVED".
 		m.say(m.st.Error, "NOT SAVED YET, retrying: your changes stay and land when this clears: %v", err)
 	}
 	wait := m.retryWait
@@ -132,8 +137,60 @@ func (m *annotateModel) pump() tea.Cmd {
 }
 
 func (m *annotateModel) run(o op) tea.Cmd {
+	r := &opRun{o: o}
+	m.inflight = r
 	ctx := m.ctx
-	return func() tea.Msg { return opDoneMsg{o(ctx), o} }
+	return func() tea.Msg { return opDoneMsg{r.do(ctx), o} }
+}
+
+// opRun is one run of an op, done once: by its command, or by Flush when the program
+// stopped before the command ran or before its result was handled.
+type opRun struct {
+	o    op
+	once sync.Once
+	msg  tea.Msg
+}
+
+func (r *opRun) do(ctx context.Context) tea.Msg {
+	r.once.Do(func() { r.msg = r.o(ctx) })
+	return r.msg
+}
+
+// flush finishes the database work of a program that stopped without quitting by itself
+// (an SSH connection that dropped): the write under way, the writes queued behind it and
+// the comment being typed land in key order, each retried until ctx ends. It returns how
+// many were given up.
+func (m *annotateModel) flush(ctx context.Context) int {
+	if m.stopped {
+		return 0 // it quit by itself: everything landed, or the annotator gave it up
+	}
+	if m.mode == modeComment {
+		m.saveComment() // queued behind the rest; its command is never run, flush runs it
+	}
+	var given int
+	runOp := func(first tea.Msg, o op) {
+		msg := first
+		for wait := retryFirst; writeErr(msg) != nil; wait = min(2*wait, retryMax) {
+			select {
+			case <-ctx.Done():
+				given++
+				return
+			case <-time.After(wait):
+			}
+			msg = o(ctx)
+		}
+	}
+	if r := m.inflight; r != nil {
+		m.inflight = nil
+		runOp(r.do(ctx), r.o)
+	}
+	for len(m.ops) > 0 {
+		o := m.ops[0]
+		m.ops = m.ops[1:]
+		runOp(o(ctx), o)
+	}
+	m.busy, m.writes = false, 0
+	return given
 }
 
 // pendingWrites counts queued and running work that changes the database.

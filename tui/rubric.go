@@ -13,7 +13,6 @@ import (
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/session"
-	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 // rubricState is what the rubric pane shows: a snapshot of the screen's item, taken when
@@ -32,6 +31,14 @@ type rubricState struct {
 // rubricPane shows the rubric's fields with their values, the focused field's meanings and
 // the comment rule's warning. It owns its cache: the rendered pane, made again only after
 // the screen marks it dirty (an answer, a focus move, a saved write, a resize).
+// meaningsKey is what the focused field's meanings depend on.
+type meaningsKey struct {
+	field   int
+	value   string
+	width   int
+	compact bool
+}
+
 type rubricPane struct {
 	r       *rubric.Rubric
 	st      Styles
@@ -39,10 +46,43 @@ type rubricPane struct {
 	compact bool
 	view    string
 	dirty   bool
+
+	meaningsCache map[meaningsKey][]string
 }
 
 func newRubricPane(r *rubric.Rubric, st Styles) *rubricPane {
 	return &rubricPane{r: r, st: st, dirty: true}
+}
+
+// needWidth is the width the pane's rows need so that nothing in them is cut: the labels
+// (English and Chinese), the longest value with its short meaning or the reason a field is
+// fixed, and the weighted suggestion beside the suggestion field.
+func (p *rubricPane) needWidth() int {
+	enW, zhW := 0, 0
+	for _, f := range p.r.Fields {
+		enW = max(enW, lipgloss.Width(f.LabelEn))
+		zhW = max(zhW, lipgloss.Width(f.LabelZh))
+	}
+	valW := lipgloss.Width("(none) — c to write")
+	for i := range p.r.Fields {
+		f := &p.r.Fields[i]
+		for _, fr := range f.Fixed {
+			valW = max(valW, lipgloss.Width(fr.Value+" ("+fr.WhyEn+")"))
+		}
+		opts := f.Levels
+		if f.Kind == rubric.KindChoice {
+			opts = f.Choices
+		}
+		w := 0
+		for _, o := range opts {
+			w = max(w, lipgloss.Width(o.Value+" "+o.ShortEn))
+		}
+		if f.Name == p.r.SuggestField {
+			w = max(w, 1) + lipgloss.Width("   suggested 3.5 so far")
+		}
+		valW = max(valW, w)
+	}
+	return 2 + enW + 1 + zhW + 2 + valW
 }
 
 // Render renders the pane again if it is dirty and returns it.
@@ -92,7 +132,7 @@ func (p *rubricPane) render(s rubricState, width int) string {
 		if s.ann.Flagged {
 			title += " · ⚑ flagged"
 			if s.ann.FlagReason != "" {
-				title += ": " + textsafe.Line(s.ann.FlagReason)
+				title += ": " + shownLine(s.ann.FlagReason)
 			}
 		}
 	}
@@ -130,7 +170,19 @@ func (p *rubricPane) render(s rubricState, width int) string {
 		return strings.Join(lines, "\n") // rubricPane adds the live editor below
 	}
 	if s.focus >= 0 {
-		lines = append(lines, p.meanings(s, &p.r.Fields[s.focus], width)...)
+		f := &p.r.Fields[s.focus]
+		// The meanings change only with the field, its value, the width and the density:
+		// cached, a key press renders the rows, not the guide's text again.
+		k := meaningsKey{s.focus, s.values[f.Name], width, s.compact}
+		m, ok := p.meaningsCache[k]
+		if !ok {
+			if p.meaningsCache == nil || len(p.meaningsCache) > 256 {
+				p.meaningsCache = map[meaningsKey][]string{}
+			}
+			m = p.meanings(s, f, width)
+			p.meaningsCache[k] = m
+		}
+		lines = append(lines, m...)
 	}
 	return strings.Join(lines, "\n")
 }
@@ -143,7 +195,7 @@ func (p *rubricPane) valueText(s rubricState, f *rubric.Field, it rubric.Item) s
 		if v == "" {
 			return p.st.ValueUnset.Render("(none) — c to write")
 		}
-		out := p.st.Value.Render(textsafe.Line(v))
+		out := p.st.Value.Render(shownLine(v))
 		if s.unsaved(f.Name) {
 			out += " " + p.st.Error.Render("✗ unsaved")
 		}
@@ -241,8 +293,37 @@ func (p *rubricPane) quickReference(width int) string {
 		}
 		t.Row(row...)
 	}
-	if lipgloss.Width(t.Render()) > width {
-		t = t.Width(width) // lipgloss wraps the cells to fit
+	if lipgloss.Width(t.Render()) <= width {
+		return t.Render()
 	}
-	return t.Render()
+	// Too narrow for the table: squeezed cells broke words, Chinese ones included (基本正
+	// / 确). A list instead: each field, then its scores, a line broken only between them.
+	var lines []string
+	for _, f := range p.r.Fields {
+		opts := f.Levels
+		if f.Kind == rubric.KindChoice {
+			opts = f.Choices
+		}
+		if len(opts) == 0 {
+			continue
+		}
+		lines = append(lines, p.st.Label.Render(ansi.Truncate(f.LabelEn+" "+f.LabelZh, width, "…")))
+		line := " "
+		for _, o := range opts {
+			item := " " + o.Value + " " + o.ShortEn + " " + o.ShortZh
+			if lipgloss.Width(item) > width-1 {
+				item = ansi.Truncate(item, width-1, "…")
+			}
+			if line != " " && lipgloss.Width(line)+lipgloss.Width(item)+2 > width {
+				lines = append(lines, line)
+				line = " "
+			}
+			if line != " " {
+				line += " ·"
+			}
+			line += item
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
 }

@@ -3,6 +3,7 @@ package tui_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,7 +61,7 @@ func (fx *fixture) model(t testing.TB, annotator, start string, filter store.Fil
 func waitFor(t *testing.T, tm *teatest.TestModel, text string) {
 	t.Helper()
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(text)) },
-		teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+		teatest.WithDuration(60*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
 }
 
 // waitForAll waits until the output has shown every text (not necessarily in one frame).
@@ -74,14 +75,14 @@ func waitForAll(t *testing.T, tm *teatest.TestModel, texts ...string) {
 			all = all && seen[i]
 		}
 		return all
-	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+	}, teatest.WithDuration(60*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
 }
 
 // finalView quits with "q", which waits for every pending write, and returns the last screen.
 func finalView(t *testing.T, tm *teatest.TestModel) string {
 	t.Helper()
 	tm.Type("q")
-	return tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).View()
+	return tm.FinalModel(t, teatest.WithFinalTimeout(60*time.Second)).(*tui.Model).Frame()
 }
 
 // TestGoldenScreens renders the annotate screen at the three sizes of the brief, on an English
@@ -108,7 +109,7 @@ func TestGoldenScreens(t *testing.T) {
 			// The image preview's caption ("640×480", wide layout; without colour the
 			// stacked layout draws no preview) comes once the decode, off the UI
 			// goroutine, is back.
-			if tc.w >= 110 {
+			if tc.w >= 124 { // side by side from 124 columns with the default rubric
 				waitForAll(t, tm, "of 35", "×")
 			} else {
 				waitFor(t, tm, "of 35")
@@ -127,6 +128,30 @@ func TestGoldenScreens(t *testing.T) {
 			}
 			golden.Assert(t, golden.Path(t), []byte(view))
 		})
+	}
+}
+
+// TestRubricRowsFitFrom100Columns: from 100 columns on, whatever the layout, the rubric's
+// rows are never cut: the values with their short meanings, the reason a field is fixed,
+// the comment's hint and the weighted suggestion (issue 25 item 6: at 110–129 columns they
+// were, "suggest…", "NA (not a mislea…", "(none) — c to wr…").
+func TestRubricRowsFitFrom100Columns(t *testing.T) {
+	fx := newFixture(t)
+	for _, w := range []int{100, 105, 110, 115, 120, 123, 124, 129, 140, 200} {
+		tm := teatest.NewTestModel(t, fx.model(t, fmt.Sprintf("w%d", w), "demo_zh_umbrella_0_turn_3", nil), teatest.WithInitialTermSize(w, 40))
+		waitFor(t, tm, "of 35")
+		tm.Type("54")
+		view := finalView(t, tm)
+		for _, want := range []string{"NA (not a misleading turn)", "(none) — c to write", "suggested 4.6 so far", "5 Fully right", "4 Mostly complete"} {
+			if !strings.Contains(view, want) {
+				t.Errorf("%d columns: %q is cut or missing:\n%s", w, want, view)
+			}
+		}
+		for _, line := range strings.Split(view, "\n") {
+			if strings.Contains(line, "Overall Quality") && strings.Contains(line, "…") {
+				t.Errorf("%d columns: the suggestion row is cut: %q", w, line)
+			}
+		}
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/session"
-	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 // turnPane shows the conversation: the episode's earlier turns and the turn being labelled,
@@ -28,8 +27,12 @@ type turnPane struct {
 
 	renderedFor string // the item and width the viewport content was rendered for
 	fresh       bool   // a new item: open at its turn, not at the old place
-	lines       []string
-	linesOffset int
+	// current is the line where the turn being labelled starts; anchor is the offset the
+	// pane last put itself at to show it (-1 once the annotator scrolled away): until they
+	// scroll, every resize shows the turn being labelled again, wherever it now starts.
+	current, anchor int
+	lines           []string
+	linesOffset     int
 }
 
 func newTurnPane(st Styles, actions rubric.Actions, r *rubric.Rubric) *turnPane {
@@ -47,8 +50,23 @@ func (p *turnPane) SetSize(w, h int) {
 	if w != p.vp.Width || max(1, h-1) != p.vp.Height {
 		p.lines = nil
 	}
+	anchored := p.anchored()
 	p.vp.Width, p.vp.Height = w, max(1, h-1)
 	p.render()
+	if anchored && p.renderedFor != "" {
+		p.showCurrent() // a new height: the same turn, wherever the viewport may now start
+	}
+}
+
+// anchored reports whether the view still stands where the pane put it for the turn being
+// labelled (the annotator has not scrolled since).
+func (p *turnPane) anchored() bool { return p.anchor >= 0 && p.vp.YOffset == p.anchor }
+
+// showCurrent scrolls to the turn being labelled.
+func (p *turnPane) showCurrent() {
+	p.vp.SetYOffset(p.current)
+	p.anchor = p.vp.YOffset
+	p.lines = nil
 }
 
 func (p *turnPane) render() {
@@ -63,6 +81,7 @@ func (p *turnPane) render() {
 	// The line at the top stays at the same fraction of the text (it rewraps, so line
 	// numbers do not carry over).
 	sameItem := !p.fresh
+	anchored := p.fresh || p.anchored()
 	p.fresh = false
 	frac := 0.0
 	if n := p.vp.TotalLineCount(); sameItem && n > 0 {
@@ -70,10 +89,11 @@ func (p *turnPane) render() {
 	}
 	content, current := p.renderContext(p.vp.Width)
 	p.vp.SetContent(content)
-	if sameItem {
-		p.vp.SetYOffset(int(frac*float64(p.vp.TotalLineCount()) + 0.5))
+	p.current = current
+	if anchored {
+		p.showCurrent()
 	} else {
-		p.vp.SetYOffset(current)
+		p.vp.SetYOffset(int(frac*float64(p.vp.TotalLineCount()) + 0.5))
 	}
 	p.renderedFor = key
 }
@@ -118,7 +138,7 @@ func (p *turnPane) Lines() []string {
 // title names the episode and turn and says how much is above and below.
 func (p *turnPane) title() string {
 	t := &p.item.Turn
-	title := fmt.Sprintf("─ %s · turn %d", textsafe.Line(t.EpisodeID), t.Turn)
+	title := fmt.Sprintf("─ %s · turn %d", shownLine(t.EpisodeID), t.Turn)
 	if n := len(p.item.Earlier); n > 0 && p.vp.YOffset > 0 {
 		title += fmt.Sprintf(" · %d earlier above (pgup)", n)
 	}
@@ -169,9 +189,10 @@ func (p *turnPane) renderContext(width int) (string, int) {
 		add(line("Image", fmt.Sprintf("image %d of %d: %s", i+1, len(t.Images), img), st.Dim, width))
 	}
 	add(block("User", t.UserMessage, st.User, width))
-	add(block("Model", t.VLMResponse, st.Model, width))
-	// Logs imported from other tools often lack an expected answer: then the fields that
-	// judge against it say, in its place, how to judge without one.
+	// The expected answer comes before the response, so that it is on screen when the turn
+	// opens however long the response (80×24 included). Logs imported from other tools
+	// often lack one: then the fields that judge against it say, in its place, how to judge
+	// without one.
 	var notes []string
 	if t.ExpectedAnswer == "" {
 		for _, f := range p.r.NoExpectedNotes() {
@@ -183,6 +204,7 @@ func (p *turnPane) renderContext(width int) (string, int) {
 	} else {
 		add(block("Expect", t.ExpectedAnswer, st.Expected, width))
 	}
+	add(block("Model", t.VLMResponse, st.Model, width))
 	return strings.Join(parts, "\n"), current
 }
 
@@ -195,7 +217,7 @@ func block(label, text string, ls lipgloss.Style, width int) string {
 	if text == "" {
 		text = "—"
 	}
-	text = textsafe.String(text)         // text from data: escape sequences shown, never obeyed
+	text = shownString(text)             // text from data: escape sequences shown, never obeyed
 	textW := max(10, width-labelWidth-1) // one column of air before the pane's edge
 	body := lipgloss.NewStyle().Width(textW).Render(strings.TrimRight(text, "\n"))
 	return lipgloss.JoinHorizontal(lipgloss.Top, ls.Width(labelWidth).Render(label), body)
@@ -203,12 +225,12 @@ func block(label, text string, ls lipgloss.Style, width int) string {
 
 // line renders "Label  text" cut to one line.
 func line(label, text string, ls lipgloss.Style, width int) string {
-	text = textsafe.Line(strings.TrimSpace(text))
+	text = shownLine(strings.TrimSpace(text))
 	return ls.Width(labelWidth).Render(label) + ansi.Truncate(text, max(1, width-labelWidth-1), "…")
 }
 
 func rule(title string, width int, s lipgloss.Style) string {
-	title = "── " + textsafe.Line(title) + " "
+	title = "── " + shownLine(title) + " "
 	title = ansi.Truncate(title, width, "…")
 	return s.Render(title + strings.Repeat("─", max(0, width-lipgloss.Width(title))))
 }

@@ -11,17 +11,33 @@ import (
 	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
-// wideAt is the width from which context and rubric stand side by side.
-const wideAt = 110
+// wideAt is the narrowest width at which context and rubric may stand side by side;
+// minContextWide is the least the conversation keeps beside the rubric. The rubric takes
+// what its rows need (values, the suggestion, the short meanings uncut), so a terminal
+// too narrow for both stacks them: at 100–12x columns the rubric gets the full width.
+const (
+	wideAt         = 110
+	minContextWide = 48
+)
 
-func (m *annotateModel) wide() bool { return m.width >= wideAt }
+func (m *annotateModel) wide() bool {
+	return m.width >= wideAt && m.width-m.rubricNeed()-1 >= minContextWide
+}
+
+// rubricNeed is the rubric pane's width without a cut, measured once per rubric.
+func (m *annotateModel) rubricNeed() int {
+	if m.rubNeed == 0 {
+		m.rubNeed = m.rub.needWidth()
+	}
+	return m.rubNeed
+}
 
 // compact is the layout for small terminals: score meanings on one line, not one per score.
 func (m *annotateModel) compact() bool { return !m.wide() && m.height < 32 }
 
 func (m *annotateModel) rubricWidth() int {
 	if m.wide() {
-		return max(56, m.width*9/20)
+		return max(56, m.rubricNeed(), m.width*9/20)
 	}
 	return m.width
 }
@@ -148,8 +164,23 @@ func (m *annotateModel) Header(int) (left, right string) {
 		right = m.st.Error.Render("✗ NOT SAVED")
 	case m.saving():
 		right = m.st.Saving.Render("… saving")
+	case m.commentUnsaved():
+		// The comment is written once typing pauses; until then it is not in the database.
+		right = m.st.Saving.Render("… unsaved")
 	}
 	return left, right
+}
+
+// commentUnsaved reports whether the comment box holds text not yet handed to a write.
+func (m *annotateModel) commentUnsaved() bool {
+	if m.mode != modeComment || m.item == nil {
+		return false
+	}
+	text, saved := m.comment.Value(), m.values[m.r.CommentField]
+	if strings.TrimSpace(text) == "" {
+		return strings.TrimSpace(saved) != ""
+	}
+	return text != saved
 }
 
 // openReader opens the reading view on the turn being labelled.
@@ -174,7 +205,7 @@ func (m *annotateModel) ShortHelp() []key.Binding {
 	case modeComment:
 		return []key.Binding{m.keys.LeaveEditor, m.keys.ForceQuit}
 	case modeFlag:
-		return []key.Binding{m.keys.ConfirmFlag, m.keys.LeaveEditor}
+		return []key.Binding{m.keys.ConfirmFlag, m.keys.CancelFlag}
 	case modeRead:
 		return m.reader.ShortHelp()
 	case modeImage:

@@ -49,7 +49,8 @@ func TestViewerArgs(t *testing.T) {
 }
 
 // TestKeysFromRubric: the score keys are the rubric's scale digits and their full-width
-// forms; the choice keys are the rubric's.
+// forms; the choice keys are the rubric's, with their Caps Lock and full-width forms (issue
+// 25 item 11), which answer as the plain key.
 func TestKeysFromRubric(t *testing.T) {
 	r, err := rubric.Parse(annotations.DefaultRubric)
 	if err != nil {
@@ -60,8 +61,13 @@ func TestKeysFromRubric(t *testing.T) {
 	if keys != "1１2２3３4４5５" || k.Score.Help().Key != "1-5" {
 		t.Errorf("score keys %q help %q", keys, k.Score.Help().Key)
 	}
-	if got := strings.Join(k.Choice.Keys(), ""); got != "yna" {
-		t.Errorf("choice keys %q", got)
+	if got := strings.Join(k.Choice.Keys(), ""); got != "ynaYｙＹNｎＮAａＡ" || k.Choice.Help().Key != "y/n/a" {
+		t.Errorf("choice keys %q help %q", got, k.Choice.Help().Key)
+	}
+	for in, want := range map[string]string{"Y": "y", "ｙ": "y", "Ｎ": "n", "ａ": "a", "y": "y", "4": "4"} {
+		if got := plainKey(in); got != want {
+			t.Errorf("plainKey(%q) = %q, want %q", in, got, want)
+		}
 	}
 	if halfWidthDigit("５") != "5" || halfWidthDigit("x") != "x" {
 		t.Error("full-width digits")

@@ -59,8 +59,10 @@ func (g *globalOptions) adjudicateScreen(cmd *cobra.Command, o *workflow.Adjudic
 	if err != nil {
 		return notFoundHint(err, "m3eval sample --list")
 	}
+	// The full-screen image view (i) speaks what the terminal announces (none inside tmux).
+	gfx, _ := tui.DetectGraphics("", os.Getenv)
 	m := tui.NewAdjudicate(tui.AdjudicateOptions{Context: ctx, Store: s, Rubric: r, Adjudicator: o.Adjudicator,
-		Cases: cases, Start: start, Disagree: o.Disagree})
+		Cases: cases, Start: start, Disagree: o.Disagree, Graphics: gfx})
 	if err := tui.Run(ctx, m, os.Stdin, cmd.OutOrStdout()); err != nil {
 		return fmt.Errorf("adjudicate: %w", err)
 	}

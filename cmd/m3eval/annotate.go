@@ -75,6 +75,7 @@ guide's quick reference. See docs/annotating.md.`,
 			if err := tui.Run(cmd.Context(), m, os.Stdin, cmd.OutOrStdout(), tea.WithMouseCellMotion()); err != nil {
 				return fmt.Errorf("annotate: %w", err)
 			}
+			fmt.Fprintln(cmd.ErrOrStderr(), "annotate: "+m.Summary())
 			if n := m.Abandoned(); n > 0 {
 				return fmt.Errorf("annotate: quit with %d change(s) not saved in %s", n, g.dbPath)
 			}

@@ -359,3 +359,23 @@ func TestRepeatCLI(t *testing.T) {
 		t.Errorf("annotating under a hidden repeat row: %v", err)
 	}
 }
+
+// TestSampleSaysEmptyStrata: a proportional draw that gives some strata no turn says which
+// and how to give each one (issue 25 item 17); with --min-per-stratum 1 nothing is said.
+func TestSampleSaysEmptyStrata(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "m.db")
+	mustRun(t, "--db", db, "import", "--demo")
+	out := mustRun(t, "--db", db, "sample", "--name", "pilot", "--n", "12", "--by", "action_type", "--seed", "3")
+	for _, want := range []string{
+		"sample pilot: 6 of 17 strata got no turns (--n 12 shared in proportion to their size): ambiguous_reference, attribute_swap, cross_image_confusion, long_context_recall, memory_injection, mislead_subtle",
+		"--min-per-stratum 1 and --n 17 or more",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("sample said:\n%s\nwant %q", out, want)
+		}
+	}
+	out = mustRun(t, "--db", db, "sample", "--name", "all", "--n", "17", "--by", "action_type", "--min-per-stratum", "1")
+	if strings.Contains(out, "got no turns") {
+		t.Errorf("a sample with every stratum drawn warns:\n%s", out)
+	}
+}

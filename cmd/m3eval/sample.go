@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"strings"
 
@@ -49,5 +50,13 @@ func (o *globalOptions) runCampaign(cmd *cobra.Command, c workflow.Command, outp
 	if err != nil {
 		return notFoundHint(usageIf(err), "m3eval sample --list")
 	}
-	return writeOutput(cmd, output, func(w io.Writer, _ bool) error { return render(w) })
+	if err := writeOutput(cmd, output, func(w io.Writer, _ bool) error { return render(w) }); err != nil {
+		return err
+	}
+	if n, ok := c.(workflow.Noter); ok {
+		for _, line := range n.Notes() {
+			fmt.Fprintln(cmd.ErrOrStderr(), line)
+		}
+	}
+	return nil
 }

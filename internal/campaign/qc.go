@@ -51,6 +51,9 @@ type QCOptions struct {
 	RushFraction float64
 	RushSeconds  float64
 	RushShare    float64
+	// RushFloor is the absolute floor in seconds: an item under it is rushed whatever the
+	// annotator's median, so one who rushes everything (median 0 s) is caught too.
+	RushFloor float64
 	// GoldMin is the lowest acceptable share of gold field answers that match; a scale answer
 	// within GoldTolerance points matches.
 	GoldMin       float64
@@ -67,8 +70,15 @@ type QCOptions struct {
 // DefaultQCOptions are the thresholds m3eval qc uses unless told otherwise.
 func DefaultQCOptions() QCOptions {
 	return QCOptions{StraightRun: 10, MinSD: 0.3, MinItems: 10, RushFraction: 1.0 / 3, RushSeconds: 20, RushShare: 0.1,
-		GoldMin: 0.7, GoldTolerance: 0, IntraMin: 0.7, MissingComments: 0, OutlierDelta: 0.1}
+		RushFloor: GuideRushFloor,
+		GoldMin:   0.7, GoldTolerance: 0, IntraMin: 0.7, MissingComments: 0, OutlierDelta: 0.1}
 }
+
+// GuideRushFloor is the default absolute floor of the rushing check, in seconds per item: a
+// quarter of the fastest pace the annotation guide names (时间估算: a simple item takes 1–2
+// minutes, 2–3 on average). Nobody reads a turn, looks at its image and answers the rubric
+// in under 15 s.
+const GuideRushFloor = 15.0
 
 // Check names a quality-control check.
 type Check string
@@ -247,15 +257,16 @@ func rushing(q *AnnotatorQC, ls []QCLabel, o QCOptions) {
 		secs[i] = l.Active.Seconds()
 	}
 	q.MedianSeconds = median(secs)
-	floor := math.Min(q.MedianSeconds*o.RushFraction, o.RushSeconds)
+	// Relative to the annotator's own pace, but never under the absolute floor.
+	floor := math.Max(math.Min(q.MedianSeconds*o.RushFraction, o.RushSeconds), o.RushFloor)
 	for _, s := range secs {
 		if s < floor {
 			q.Rushed++
 		}
 	}
 	if len(ls) > 0 && float64(q.Rushed)/float64(len(ls)) > o.RushShare {
-		q.Flags = append(q.Flags, Flag{Check: CheckRushing, Reason: fmt.Sprintf("%d of %d items (%.0f%%) under %.1f s (%.2g of the median %.1f s, and under %.0f s)",
-			q.Rushed, len(ls), 100*float64(q.Rushed)/float64(len(ls)), floor, o.RushFraction, q.MedianSeconds, o.RushSeconds)})
+		q.Flags = append(q.Flags, Flag{Check: CheckRushing, Reason: fmt.Sprintf("%d of %d items (%.0f%%) under %.1f s (%.2g of the median %.1f s, and under %.0f s; never under the floor of %.0f s)",
+			q.Rushed, len(ls), 100*float64(q.Rushed)/float64(len(ls)), floor, o.RushFraction, q.MedianSeconds, o.RushSeconds, o.RushFloor)})
 	}
 }
 

@@ -138,6 +138,33 @@ func TestQCLowVariance(t *testing.T) {
 	}
 }
 
+// TestQCRushingFloor: an annotator who rushes everything (median 0 s, a few items at 3 s) is
+// flagged by the absolute floor; the relative rule alone missed them (rushed 0: nothing is
+// under a third of a median of 0) — --rush-floor 0 shows it.
+func TestQCRushingFloor(t *testing.T) {
+	labels := crafted(func(i int) QCLabel {
+		s := 0.0
+		if i%10 == 0 {
+			s = 3
+		}
+		return label("rusher", i, quality(i), s)
+	})
+	got := QC(QCInput{Rubric: guideRubric(t), Labels: labels}, DefaultQCOptions())
+	r, ok := flagsOf(t, got, "rusher")[CheckRushing]
+	if !ok || !strings.Contains(r.Reason, "30 of 30 items (100%) under 15.0 s") || !strings.Contains(r.Reason, "floor of 15 s") {
+		t.Fatalf("rushing %+v", flagsOf(t, got, "rusher"))
+	}
+	for _, q := range got {
+		if q.Annotator == "rusher" && q.Rushed != 30 {
+			t.Errorf("rushed %d, want 30", q.Rushed)
+		}
+	}
+	got = QC(QCInput{Rubric: guideRubric(t), Labels: labels}, withOpt(func(o *QCOptions) { o.RushFloor = 0 }))
+	if r, ok := flagsOf(t, got, "rusher")[CheckRushing]; ok {
+		t.Errorf("flagged with --rush-floor 0 (the relative rule alone): %s", r.Reason)
+	}
+}
+
 func TestQCRushing(t *testing.T) {
 	// Median 60 s: the floor is min(20, 20) = 20 s. 4 of 30 at 5 s is 13% > 10%.
 	got := QC(QCInput{Rubric: guideRubric(t), Labels: crafted(func(i int) QCLabel {

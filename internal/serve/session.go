@@ -71,6 +71,14 @@ func (st *sessionState) quit() {
 	}
 }
 
+// appModel is the annotator's model of the session, nil for other sessions.
+func (st *sessionState) appModel() tea.Model {
+	if st.app == nil {
+		return nil
+	}
+	return st.app.Model
+}
+
 type stateKey struct{}
 
 func stateOf(sess ssh.Session) *sessionState {
@@ -143,6 +151,16 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 		s.o.Log.Printf("session start %s key %s from %s", who, fp, addr)
 		sess.Context().SetValue(stateKey{}, st)
 		next(sess)
+
+		// A dropped connection quits the program at once (wish sends it tea.Quit): the
+		// model saves what was typed and still on its way, as a shutdown does.
+		if f, ok := st.appModel().(interface{ Flush(context.Context) int }); ok {
+			ctx, cancel := context.WithTimeout(s.work, 30*time.Second)
+			if n := f.Flush(ctx); n > 0 {
+				s.o.Log.Printf("session %s: %d change(s) could not be saved after the connection ended", who, n)
+			}
+			cancel()
+		}
 
 		items := "-"
 		if st.app != nil && st.hasDone {

@@ -3,6 +3,7 @@ package workflow
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/m3bench/m3eval/internal/campaign"
@@ -53,12 +54,29 @@ func turnLabels(d *store.ReviewData) []campaign.TurnLabels {
 // FinalCounts tallies an export --final by where the labels came from.
 type FinalCounts struct {
 	Adjudicated, Agreed, Single, Unresolved int
+	// Unsubmittable counts final labels left out because an annotator could not have
+	// submitted them (a value missing, or a comment the guide asks for not written): the
+	// decisions of different annotators' answers can make such a label.
+	Unsubmittable int
+	// UnsubmittableIDs names them (sample ids, in queue order), for the message.
+	UnsubmittableIDs []string
 }
 
 // String implements fmt.Stringer: the line export --final prints on standard error.
 func (c FinalCounts) String() string {
-	return fmt.Sprintf("%d adjudicated, %d agreed, %d single-annotator; %d disputed turns left out until adjudicated",
+	s := fmt.Sprintf("%d adjudicated, %d agreed, %d single-annotator; %d disputed turns left out until adjudicated",
 		c.Adjudicated, c.Agreed, c.Single, c.Unresolved)
+	if c.Unsubmittable > 0 {
+		ids := c.UnsubmittableIDs
+		more := ""
+		if len(ids) > 3 {
+			ids, more = ids[:3], ", …"
+		}
+		s += fmt.Sprintf("; %d final label(s) left out that an annotator could not have submitted (%s%s): "+
+			"adjudicate them again (m3eval adjudicate), e.g. write the comment the guide asks for",
+			c.Unsubmittable, strings.Join(ids, ", "), more)
+	}
+	return s
 }
 
 // ExportFinal streams one final label per submitted turn (of a campaign's turns, or all):
@@ -94,10 +112,18 @@ func ExportFinal(ctx context.Context, st *store.Store, name string, r *rubric.Ru
 			}
 		}
 		f := campaign.Resolve(r, labels, finals[l.Turn.SampleID], o)
-		switch f.Source {
-		case campaign.SourceUnresolved:
+		if f.Source == campaign.SourceUnresolved {
 			c.Unresolved++
 			return nil
+		}
+		// The final label obeys the rules an annotator's does: values taken from different
+		// annotators can add up to one that needs a comment nobody wrote.
+		if it := l.Turn.Item(); !r.Submittable(r.Apply(f.Values, it), it) {
+			c.Unsubmittable++
+			c.UnsubmittableIDs = append(c.UnsubmittableIDs, l.Turn.SampleID)
+			return nil
+		}
+		switch f.Source {
 		case campaign.SourceAdjudicated:
 			c.Adjudicated++
 		case campaign.SourceSingle:

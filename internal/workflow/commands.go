@@ -13,6 +13,7 @@ import (
 	"github.com/m3bench/m3eval/internal/sample"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/teamreport"
+	"github.com/m3bench/m3eval/internal/textsafe"
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
@@ -63,8 +64,9 @@ type SampleCommand struct {
 	Show   string
 	Format string
 	format teamreport.Format
-	Active bool   // --active: draw by the judge's uncertainty (ActiveSample)
-	Judge  string // --judge of --active
+	Active bool     // --active: draw by the judge's uncertainty (ActiveSample)
+	Judge  string   // --judge of --active
+	notes  []string // for standard error, after the output
 }
 
 // AddFlags defines the flags of m3eval sample on fs but -o.
@@ -145,7 +147,51 @@ func (c *SampleCommand) Run(ctx context.Context, st *store.Store, r *rubric.Rubr
 		return func(w io.Writer) error { return writeActive(w, info, c.format) }, err
 	}
 	info, err := Sample(ctx, st, c.SampleOptions)
+	if err == nil {
+		c.notes = emptyStrata(info)
+	}
 	return func(w io.Writer) error { return teamreport.WriteSample(w, info, c.format) }, err
+}
+
+// Notes implements Noter: what the drawing wants the user to know, for standard error.
+func (c *SampleCommand) Notes() []string { return c.notes }
+
+// Noter is a command with notes for standard error after its output (a sample whose
+// allocation left strata empty).
+type Noter interface{ Notes() []string }
+
+// emptyStrata says which strata a drawn sample left without a turn, and how to give each
+// one: proportional allocation rounds a small stratum's share down to 0 without a word.
+func emptyStrata(info *store.SampleInfo) []string {
+	var empty []string
+	nonEmpty := 0
+	for _, st := range info.Strata {
+		if st.Available == 0 {
+			continue
+		}
+		nonEmpty++
+		if st.Drawn == 0 {
+			k := make([]string, len(st.Key))
+			for i, v := range st.Key {
+				if v == "" {
+					v = "(none)"
+				}
+				k[i] = v
+			}
+			empty = append(empty, textsafe.Line(strings.Join(k, "/")))
+		}
+	}
+	if len(empty) == 0 {
+		return nil
+	}
+	name := textsafe.Line(info.Name)
+	note := fmt.Sprintf("sample %s: %d of %d strata got no turns (--n %d shared in proportion to their size): %s",
+		name, len(empty), nonEmpty, info.Size, strings.Join(empty, ", "))
+	hint := "to draw at least one turn from every stratum, draw a new sample with --min-per-stratum 1"
+	if info.Size < nonEmpty {
+		hint += fmt.Sprintf(" and --n %d or more (one per stratum)", nonEmpty)
+	}
+	return []string{note, hint}
 }
 
 // AssignCommand is m3eval assign: assign a sample to Names (comma-separated), or --show
@@ -240,6 +286,7 @@ func (c *QCCommand) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&c.RushFraction, "rush-fraction", c.RushFraction, "rushing: items under this share of the annotator's median active time")
 	fs.Float64Var(&c.RushSeconds, "rush-seconds", c.RushSeconds, "rushing: ... and under this many seconds")
 	fs.Float64Var(&c.RushShare, "rush-share", c.RushShare, "rushing: flag when more than this share of items is rushed")
+	fs.Float64Var(&c.RushFloor, "rush-floor", c.RushFloor, "rushing: an item under this many seconds is rushed whatever the median (default: a quarter of the guide's fastest pace, 1 minute a simple item; 0 turns it off)")
 	fs.Float64Var(&c.GoldMin, "gold-min", c.GoldMin, "gold accuracy: lowest acceptable share of matching answers")
 	fs.IntVar(&c.GoldTolerance, "gold-tolerance", c.GoldTolerance, "gold accuracy: a 1-5 answer within this many points matches")
 	fs.Float64Var(&c.IntraMin, "intra-min", c.IntraMin, "intra-annotator agreement: lowest acceptable share of repeated answers that match")
