@@ -1,0 +1,191 @@
+package e2e
+
+import (
+	"bytes"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Imports side by side and interrupted imports (issue 24): whatever an import reports stored
+// is stored, whatever the others do; nothing of a failed import is ever visible.
+
+// soakTrials is M3EVAL_SOAK_TRIALS, or def.
+func soakTrials(def int) int {
+	if v, err := strconv.Atoi(os.Getenv("M3EVAL_SOAK_TRIALS")); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+// poolTurn is turn i of a trial's pool of turns, five to an episode, with a label by who (the
+// file's own annotator) and one by "shared", the same in every file.
+func poolTurn(i int, who string) string {
+	ep, n := i/5, i%5+1
+	return fmt.Sprintf(`{"sample_id":"p%05d_turn_%d","episode_id":"p%05d","turn":%d,"action_type":"follow_up","task_type":"t",`+
+		`"user_message":"Why is it wet? (%d)","vlm_response":"It rained.","expected_answer":"rain",`+
+		`"human_annotations":[{"annotator":%q,"status":"draft","correctness":%d},{"annotator":"shared","status":"draft","correctness":%d}]}`,
+		ep, n, ep, n, i, who, 1+i%5, 1+(i/3)%5)
+}
+
+// soakDB opens a database file read-only with the driver, not with m3eval.
+func soakDB(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro&_busy_timeout=10000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func count(t *testing.T, db *sql.DB, q string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := db.QueryRow(q, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+// checkClean checks what every trial must leave: a sound file, no import batch or claim left
+// behind, no hidden row.
+func checkClean(t *testing.T, db *sql.DB, trial int) {
+	t.Helper()
+	var res string
+	if err := db.QueryRow(`PRAGMA integrity_check`).Scan(&res); err != nil || res != "ok" {
+		t.Fatalf("trial %d: integrity_check: %q %v", trial, res, err)
+	}
+	for _, q := range []string{`SELECT count(*) FROM pragma_foreign_key_check`, `SELECT count(*) FROM import_batches`,
+		`SELECT count(*) FROM import_claims`,
+		`SELECT (SELECT count(*) FROM turns) - (SELECT count(*) FROM visible_turns)`,
+		`SELECT (SELECT count(*) FROM annotations) - (SELECT count(*) FROM visible_annotations)`} {
+		if n := count(t, db, q); n != 0 {
+			t.Fatalf("trial %d: %s: %d", trial, q, n)
+		}
+	}
+}
+
+var importLine = regexp.MustCompile(`(\d+) turns new, (\d+) unchanged, (\d+) replaced; (\d+) labels new, (\d+) unchanged, (\d+) replaced`)
+
+// TestSoakConcurrentImports: two to four imports of overlapping windows of one pool of turns,
+// some files broken at a random line, started at random offsets, 200 trials
+// (M3EVAL_SOAK_TRIALS to change). Afterwards every label an import reported stored is
+// there, no turn only a failed import had is visible, and the file is sound.
+func TestSoakConcurrentImports(t *testing.T) {
+	soak(t)
+	trials := soakTrials(200)
+	bin := binary(t)
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(24, seed))
+	const pool = 4000
+	var imports, failedImports, labelsChecked int
+	for trial := 0; trial < trials; trial++ {
+		dir := t.TempDir()
+		dbPath := filepath.Join(dir, "soak.db")
+		n := 2 + rng.IntN(3)
+		type file struct {
+			path      string
+			from, to  int  // the window of the pool
+			broken    bool // a bad line somewhere
+			delay     time.Duration
+			out       []byte
+			err       error
+			labelsNew int
+		}
+		files := make([]file, n)
+		for k := range files {
+			f := &files[k]
+			f.from = rng.IntN(pool / 2)
+			f.to = min(pool, f.from+500+rng.IntN(pool/2))
+			f.broken = rng.IntN(3) == 0
+			f.delay = time.Duration(rng.IntN(400)) * time.Millisecond
+			f.path = filepath.Join(dir, fmt.Sprintf("f%d.jsonl", k))
+			var b bytes.Buffer
+			bad := f.from + rng.IntN(f.to-f.from)
+			for i := f.from; i < f.to; i++ {
+				if f.broken && i == bad {
+					b.WriteString("{\"sample_id\": broken\n")
+				}
+				b.WriteString(poolTurn(i, fmt.Sprintf("a%d", k)) + "\n")
+			}
+			if err := os.WriteFile(f.path, b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var wg sync.WaitGroup
+		for k := range files {
+			wg.Add(1)
+			go func(f *file) {
+				defer wg.Done()
+				time.Sleep(f.delay)
+				f.out, f.err = exec.Command(bin, "--db", dbPath, "import", f.path).CombinedOutput()
+			}(&files[k])
+		}
+		wg.Wait()
+		ok := map[int]bool{} // pool turns of the files that were imported
+		db := soakDB(t, dbPath)
+		for k := range files {
+			f := &files[k]
+			imports++
+			if f.broken {
+				failedImports++
+				if f.err == nil || bytes.Contains(f.out, []byte("panic")) || !bytes.Contains(f.out, []byte("f"+strconv.Itoa(k)+".jsonl:")) {
+					t.Fatalf("trial %d: the broken file %d did not fail with a line naming it: %v\n%s", trial, k, f.err, f.out)
+				}
+				continue
+			}
+			if f.err != nil {
+				t.Fatalf("trial %d: import %d failed: %v\n%s", trial, k, f.err, f.out)
+			}
+			m := importLine.FindSubmatch(f.out)
+			if m == nil {
+				t.Fatalf("trial %d: import %d said %s", trial, k, f.out)
+			}
+			labels := 0
+			for _, g := range m[4:] {
+				v, _ := strconv.Atoi(string(g))
+				labels += v
+			}
+			if want := 2 * (f.to - f.from); labels != want {
+				t.Fatalf("trial %d: import %d reported %d labels, its file has %d", trial, k, labels, want)
+			}
+			for i := f.from; i < f.to; i++ {
+				ok[i] = true
+			}
+			// Every label of its own annotator, and its shared one on each of its turns.
+			own := count(t, db, `SELECT count(*) FROM visible_annotations a JOIN annotators an ON an.id = a.annotator_id WHERE an.name = ?`, fmt.Sprintf("a%d", k))
+			if own != f.to-f.from {
+				t.Fatalf("trial %d: import %d reported %d labels of a%d stored, %d are there\n%s", trial, k, f.to-f.from, k, own, f.out)
+			}
+			labelsChecked += own
+		}
+		if store, want := count(t, db, `SELECT count(*) FROM visible_turns`), len(ok); store != want {
+			t.Fatalf("trial %d: %d turns visible, the files that were imported have %d", trial, store, want)
+		}
+		shared := count(t, db, `SELECT count(*) FROM visible_annotations a JOIN annotators an ON an.id = a.annotator_id WHERE an.name = 'shared'`)
+		if shared != len(ok) {
+			t.Fatalf("trial %d: %d shared labels visible, want %d", trial, shared, len(ok))
+		}
+		labelsChecked += shared
+		for k := range files {
+			if files[k].broken {
+				name := fmt.Sprintf("a%d", k)
+				if n := count(t, db, `SELECT count(*) FROM annotations a JOIN annotators an ON an.id = a.annotator_id WHERE an.name = ?`, name); n != 0 {
+					t.Fatalf("trial %d: %d labels of the failed import %d are in the file", trial, n, k)
+				}
+			}
+		}
+		checkClean(t, db, trial)
+		db.Close()
+	}
+	t.Logf("concurrent imports soak: %d trials, %d imports (%d of broken files), %d labels checked, 0 lost", trials, imports, failedImports, labelsChecked)
+}
