@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -188,4 +189,165 @@ func TestSoakConcurrentImports(t *testing.T) {
 		db.Close()
 	}
 	t.Logf("concurrent imports soak: %d trials, %d imports (%d of broken files), %d labels checked, 0 lost", trials, imports, failedImports, labelsChecked)
+}
+
+// faultBase is a database with a few turns and labels that every fault trial starts from,
+// and its counts of visible turns and labels.
+func faultBase(t *testing.T, bin, dir string) (path string, turns, labels int) {
+	t.Helper()
+	src := filepath.Join(dir, "base.jsonl")
+	var b bytes.Buffer
+	for i := 0; i < 20; i++ {
+		b.WriteString(poolTurn(90000+i, "base") + "\n")
+	}
+	if err := os.WriteFile(src, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path = filepath.Join(dir, "base.db")
+	if out, err := exec.Command(bin, "--db", path, "import", src).CombinedOutput(); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	return path, 20, 40
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkFault checks the end of a process a fault stopped: the documented exit status, one
+// line on standard error and no panic, and, unless it completed, nothing of it visible.
+func checkFault(t *testing.T, trial int, what string, err error, out []byte, wantCode int, dbPath string, turns, labels int) bool {
+	t.Helper()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("trial %d (%s): %v", trial, what, err)
+	}
+	if bytes.Contains(out, []byte("panic")) || bytes.Contains(out, []byte("goroutine ")) {
+		t.Fatalf("trial %d (%s): a panic:\n%s", trial, what, out)
+	}
+	if code == 0 {
+		return false // done before the fault
+	}
+	if code != wantCode {
+		t.Fatalf("trial %d (%s): exit %d, want %d\n%s", trial, what, code, wantCode, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "m3eval: ") || strings.Count(string(out), "m3eval: ") != 1 {
+		t.Fatalf("trial %d (%s): want one line m3eval: ..., got\n%s", trial, what, out)
+	}
+	db := soakDB(t, dbPath)
+	defer db.Close()
+	if n := count(t, db, `SELECT count(*) FROM visible_turns`); n != turns {
+		t.Fatalf("trial %d (%s): %d turns visible after the fault, want %d\n%s", trial, what, n, turns, out)
+	}
+	if n := count(t, db, `SELECT count(*) FROM visible_annotations`); n != labels {
+		t.Fatalf("trial %d (%s): %d labels visible after the fault, want %d\n%s", trial, what, n, labels, out)
+	}
+	var res string
+	if err := db.QueryRow(`PRAGMA integrity_check`).Scan(&res); err != nil || res != "ok" {
+		t.Fatalf("trial %d (%s): integrity_check: %q %v", trial, what, res, err)
+	}
+	return true
+}
+
+// TestSoakImportFaults interrupts imports (new turns with labels, and --replace of changed
+// ones) with SIGINT at random moments, and runs imports on a tmpfs too small for them, 100
+// trials each (M3EVAL_SOAK_TRIALS to change; the disk-full half needs root to mount). Each
+// ends in exit 130 or 1 with one line, no panic, nothing of the import visible.
+func TestSoakImportFaults(t *testing.T) {
+	soak(t)
+	trials := soakTrials(100)
+	bin := binary(t)
+	dir := t.TempDir()
+	base, baseTurns, baseLabels := faultBase(t, bin, dir)
+	const n = 30000
+	var fresh, changed bytes.Buffer
+	for i := 0; i < n; i++ {
+		fresh.WriteString(poolTurn(i, "big") + "\n")
+		changed.WriteString(strings.Replace(poolTurn(i, "big"), "It rained.", "It snowed.", 1) + "\n")
+	}
+	bigFile, changedFile := filepath.Join(dir, "big.jsonl"), filepath.Join(dir, "changed.jsonl")
+	if err := os.WriteFile(bigFile, fresh.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(changedFile, changed.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The --replace trials start from the base with big.jsonl imported.
+	withBig := filepath.Join(dir, "with-big.db")
+	copyFile(t, base, withBig)
+	if out, err := exec.Command(bin, "--db", withBig, "import", bigFile).CombinedOutput(); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(3, seed))
+	interrupted, completed := 0, 0
+	for trial := 0; trial < trials; trial++ {
+		db := filepath.Join(t.TempDir(), "f.db")
+		args, what, turns, labels := []string{"import", bigFile}, "import", baseTurns, baseLabels
+		if trial%2 == 1 {
+			copyFile(t, withBig, db)
+			args, what, turns, labels = []string{"import", "--replace", changedFile}, "import --replace", baseTurns+n, baseLabels+2*n
+		} else {
+			copyFile(t, base, db)
+		}
+		var stderr bytes.Buffer
+		cmd := exec.Command(bin, append([]string{"--db", db}, args...)...)
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(rng.IntN(3000)) * time.Millisecond)
+		cmd.Process.Signal(os.Interrupt)
+		err := cmd.Wait()
+		if checkFault(t, trial, what+" + SIGINT", err, stderr.Bytes(), 130, db, turns, labels) {
+			interrupted++
+		} else {
+			completed++
+		}
+	}
+	t.Logf("SIGINT: %d trials, %d interrupted (exit 130, nothing visible), %d completed first, 0 panics", trials, interrupted, completed)
+
+	mnt := filepath.Join(dir, "tmpfs")
+	if err := os.Mkdir(mnt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Logf("disk full: no tmpfs (%v: %s); skipped", err, out)
+		return
+	}
+	exec.Command("umount", mnt).Run()
+	full := 0
+	for trial := 0; trial < trials; trial++ {
+		size := 256 + rng.IntN(12*1024) // KB: the base fits, big.jsonl does not
+		if out, err := exec.Command("mount", "-t", "tmpfs", "-o", fmt.Sprintf("size=%dk", size), "tmpfs", mnt).CombinedOutput(); err != nil {
+			t.Fatalf("mount: %v: %s", err, out)
+		}
+		db := filepath.Join(mnt, "f.db")
+		copyFile(t, base, db)
+		var stderr bytes.Buffer
+		cmd := exec.Command(bin, "--db", db, "import", bigFile)
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		if checkFault(t, trial, fmt.Sprintf("import on a %d KB tmpfs", size), err, stderr.Bytes(), 1, db, baseTurns, baseLabels) {
+			full++
+			if !bytes.Contains(stderr.Bytes(), []byte("full")) {
+				t.Errorf("trial %d: the error does not say the disk is full: %s", trial, stderr.Bytes())
+			}
+		}
+		if out, err := exec.Command("umount", mnt).CombinedOutput(); err != nil {
+			t.Fatalf("umount: %v: %s", err, out)
+		}
+	}
+	t.Logf("disk full: %d trials, %d failed with exit 1 and nothing visible, %d fitted, 0 panics", trials, full, trials-full)
 }
