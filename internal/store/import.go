@@ -80,6 +80,9 @@ type Importer struct {
 	// batchStates caches, for the open chunk's transaction only, what became of the other
 	// import batches whose rows this import met (claims.go).
 	batchStates map[int64]batchState
+	// finishHooks run in Commit's transaction, before the batch row goes (a score import's
+	// changes to stored scores).
+	finishHooks []func() error
 }
 
 // importChunkTime is how long an import holds the write lock at a time. Annotators wait at
@@ -360,6 +363,11 @@ func (im *Importer) finish() error {
 			im.relabeled(sl.turnID, sl.l.Annotator) // a new label, not one to re-confirm
 		}
 	}
+	for _, hook := range im.finishHooks {
+		if err := hook(); err != nil {
+			return err
+		}
+	}
 	if err := im.ownClaims(); err != nil {
 		return err
 	}
@@ -454,6 +462,8 @@ func (s *Store) dropBatch(ctx context.Context, conn *sql.Conn, batch int64) erro
 		// bound only lets SQLite search the rowid: every row the batch owns is above its fence.
 		{`DELETE FROM annotations WHERE id IN (SELECT id FROM annotations WHERE id >= ? AND import_batch = ? LIMIT ` +
 			strconv.Itoa(dropChunkRows) + `)`, []any{firstAnnotation, batch}},
+		{`DELETE FROM judge_scores WHERE (judge_id, turn_id, field) IN (SELECT judge_id, turn_id, field FROM judge_scores
+			WHERE import_batch = ? LIMIT ` + strconv.Itoa(dropChunkRows) + `)`, []any{batch}},
 		{`DELETE FROM turns WHERE id IN (SELECT id FROM turns WHERE id >= ? AND import_batch = ? LIMIT ` +
 			strconv.Itoa(dropChunkRows) + `)`, []any{firstTurn, batch}},
 		{`DELETE FROM episodes WHERE import_batch = ? AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.episode_id = episodes.id)`, []any{batch}},

@@ -21,3 +21,8 @@ CREATE TABLE import_claims (
     PRIMARY KEY (kind, row_id, batch)
 ) WITHOUT ROWID;
 CREATE INDEX import_claims_by_batch ON import_claims (batch);
+
+-- Judge runs and import-scores write in short chunk transactions too, as imports do: their
+-- scores belong to an import batch until it completes, and a failed run's go with it.
+ALTER TABLE judge_scores ADD COLUMN import_batch INTEGER;
+CREATE INDEX judge_scores_by_batch ON judge_scores (import_batch);
