@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -223,11 +224,16 @@ func copyFile(t *testing.T, from, to string) {
 
 // checkFault checks the end of a process a fault stopped: the documented exit status, one
 // line on standard error and no panic, and, unless it completed, nothing of it visible.
-func checkFault(t *testing.T, trial int, what string, err error, out []byte, wantCode int, dbPath string, turns, labels int) bool {
+func checkFault(t *testing.T, trial int, what string, err error, out []byte, wantCode int, dbPath string, turns, labels, scores int) bool {
 	t.Helper()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGINT {
+			// The signal came before the Go runtime had set up its handler (the process had
+			// just started and written nothing): killed by SIGINT, which a shell shows as 130.
+			code, out = 130, []byte("m3eval: (killed by SIGINT at start)")
+		}
 	} else if err != nil {
 		t.Fatalf("trial %d (%s): %v", trial, what, err)
 	}
@@ -252,6 +258,9 @@ func checkFault(t *testing.T, trial int, what string, err error, out []byte, wan
 	if n := count(t, db, `SELECT count(*) FROM visible_annotations`); n != labels {
 		t.Fatalf("trial %d (%s): %d labels visible after the fault, want %d\n%s", trial, what, n, labels, out)
 	}
+	if n := count(t, db, `SELECT count(*) FROM judge_scores WHERE import_batch IS NULL OR import_batch NOT IN (SELECT id FROM import_batches)`); n != scores {
+		t.Fatalf("trial %d (%s): %d judge scores visible after the fault, want %d\n%s", trial, what, n, scores, out)
+	}
 	var res string
 	if err := db.QueryRow(`PRAGMA integrity_check`).Scan(&res); err != nil || res != "ok" {
 		t.Fatalf("trial %d (%s): integrity_check: %q %v", trial, what, res, err)
@@ -259,10 +268,11 @@ func checkFault(t *testing.T, trial int, what string, err error, out []byte, wan
 	return true
 }
 
-// TestSoakImportFaults interrupts imports (new turns with labels, and --replace of changed
-// ones) with SIGINT at random moments, and runs imports on a tmpfs too small for them, 100
-// trials each (M3EVAL_SOAK_TRIALS to change; the disk-full half needs root to mount). Each
-// ends in exit 130 or 1 with one line, no panic, nothing of the import visible.
+// TestSoakImportFaults interrupts imports (new turns with labels, --replace of changed
+// ones), judge runs and import-scores with SIGINT at random moments, and runs imports on a
+// tmpfs too small for them, 100 trials each (M3EVAL_SOAK_TRIALS to change; the disk-full
+// half needs root to mount). Each ends in exit 130 or 1 with one line, no panic, nothing of
+// it visible.
 func TestSoakImportFaults(t *testing.T) {
 	soak(t)
 	trials := soakTrials(100)
@@ -270,19 +280,20 @@ func TestSoakImportFaults(t *testing.T) {
 	dir := t.TempDir()
 	base, baseTurns, baseLabels := faultBase(t, bin, dir)
 	const n = 30000
-	var fresh, changed bytes.Buffer
+	var fresh, changed, scores bytes.Buffer
+	scores.WriteString("sample_id,correctness,overall_quality\n")
 	for i := 0; i < n; i++ {
 		fresh.WriteString(poolTurn(i, "big") + "\n")
 		changed.WriteString(strings.Replace(poolTurn(i, "big"), "It rained.", "It snowed.", 1) + "\n")
+		fmt.Fprintf(&scores, "p%05d_turn_%d,%d,%d\n", i/5, i%5+1, 1+i%5, 1+i%3)
 	}
-	bigFile, changedFile := filepath.Join(dir, "big.jsonl"), filepath.Join(dir, "changed.jsonl")
-	if err := os.WriteFile(bigFile, fresh.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
+	bigFile, changedFile, scoresFile := filepath.Join(dir, "big.jsonl"), filepath.Join(dir, "changed.jsonl"), filepath.Join(dir, "scores.csv")
+	for name, b := range map[string]*bytes.Buffer{bigFile: &fresh, changedFile: &changed, scoresFile: &scores} {
+		if err := os.WriteFile(name, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := os.WriteFile(changedFile, changed.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// The --replace trials start from the base with big.jsonl imported.
+	// The --replace, judge and import-scores trials start from the base with big.jsonl in.
 	withBig := filepath.Join(dir, "with-big.db")
 	copyFile(t, base, withBig)
 	if out, err := exec.Command(bin, "--db", withBig, "import", bigFile).CombinedOutput(); err != nil {
@@ -291,15 +302,23 @@ func TestSoakImportFaults(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(3, seed))
-	interrupted, completed := 0, 0
+	interrupted, completed := map[string]int{}, map[string]int{}
 	for trial := 0; trial < trials; trial++ {
 		db := filepath.Join(t.TempDir(), "f.db")
-		args, what, turns, labels := []string{"import", bigFile}, "import", baseTurns, baseLabels
-		if trial%2 == 1 {
-			copyFile(t, withBig, db)
-			args, what, turns, labels = []string{"import", "--replace", changedFile}, "import --replace", baseTurns+n, baseLabels+2*n
-		} else {
+		args, turns, labels, what := []string{"import", bigFile}, baseTurns, baseLabels, "import"
+		switch trial % 4 {
+		case 0:
 			copyFile(t, base, db)
+		case 1:
+			args, what = []string{"import", "--replace", changedFile}, "import --replace"
+		case 2:
+			args, what = []string{"judge"}, "judge"
+		case 3:
+			args, what = []string{"import-scores", "--judge", "gpt", scoresFile}, "import-scores"
+		}
+		if trial%4 != 0 {
+			copyFile(t, withBig, db)
+			turns, labels = baseTurns+n, baseLabels+2*n
 		}
 		var stderr bytes.Buffer
 		cmd := exec.Command(bin, append([]string{"--db", db}, args...)...)
@@ -310,13 +329,13 @@ func TestSoakImportFaults(t *testing.T) {
 		time.Sleep(time.Duration(rng.IntN(3000)) * time.Millisecond)
 		cmd.Process.Signal(os.Interrupt)
 		err := cmd.Wait()
-		if checkFault(t, trial, what+" + SIGINT", err, stderr.Bytes(), 130, db, turns, labels) {
-			interrupted++
+		if checkFault(t, trial, what+" + SIGINT", err, stderr.Bytes(), 130, db, turns, labels, 0) {
+			interrupted[what]++
 		} else {
-			completed++
+			completed[what]++
 		}
 	}
-	t.Logf("SIGINT: %d trials, %d interrupted (exit 130, nothing visible), %d completed first, 0 panics", trials, interrupted, completed)
+	t.Logf("SIGINT: %d trials; interrupted (exit 130, nothing visible): %v; completed first: %v; 0 panics", trials, interrupted, completed)
 
 	mnt := filepath.Join(dir, "tmpfs")
 	if err := os.Mkdir(mnt, 0o755); err != nil {
@@ -327,9 +346,14 @@ func TestSoakImportFaults(t *testing.T) {
 		return
 	}
 	exec.Command("umount", mnt).Run()
+	t.Cleanup(func() { exec.Command("umount", mnt).Run() })
+	fi, err := os.Stat(base)
+	if err != nil {
+		t.Fatal(err)
+	}
 	full := 0
 	for trial := 0; trial < trials; trial++ {
-		size := 256 + rng.IntN(12*1024) // KB: the base fits, big.jsonl does not
+		size := int(fi.Size()/1024) + 64 + rng.IntN(12*1024) // KB: the base fits, big.jsonl does not
 		if out, err := exec.Command("mount", "-t", "tmpfs", "-o", fmt.Sprintf("size=%dk", size), "tmpfs", mnt).CombinedOutput(); err != nil {
 			t.Fatalf("mount: %v: %s", err, out)
 		}
@@ -339,7 +363,7 @@ func TestSoakImportFaults(t *testing.T) {
 		cmd := exec.Command(bin, "--db", db, "import", bigFile)
 		cmd.Stderr = &stderr
 		err := cmd.Run()
-		if checkFault(t, trial, fmt.Sprintf("import on a %d KB tmpfs", size), err, stderr.Bytes(), 1, db, baseTurns, baseLabels) {
+		if checkFault(t, trial, fmt.Sprintf("import on a %d KB tmpfs", size), err, stderr.Bytes(), 1, db, baseTurns, baseLabels, 0) {
 			full++
 			if !bytes.Contains(stderr.Bytes(), []byte("full")) {
 				t.Errorf("trial %d: the error does not say the disk is full: %s", trial, stderr.Bytes())
