@@ -144,6 +144,9 @@ func (c *conv) errorf(line int, field, format string, args ...any) error {
 // decode unmarshals a value with encoding/json's semantics, quickly (see unmarshalRecord);
 // a syntax error is returned as is, so the reader can tell a value cut by a line break.
 func (c *conv) decode(line int, raw []byte, v any) error {
+	if off, esc := loneSurrogate(raw); off >= 0 {
+		return c.errorf(line+bytes.Count(raw[:off], []byte("\n")), "", "%s", surrogateMsg(esc))
+	}
 	if jsonv2.Unmarshal(raw, v, jsonv1.DefaultOptionsV1()) == nil {
 		return nil
 	}

@@ -160,3 +160,40 @@ func TestParseSize(t *testing.T) {
 		}
 	}
 }
+
+// TestLoneSurrogate: an escaped UTF-16 surrogate without its other half is an error naming
+// the file and line, like invalid UTF-8, not a silent U+FFFD; pairs and an escaped backslash
+// before "ud800" are fine.
+func TestLoneSurrogate(t *testing.T) {
+	rec := func(msg string) string {
+		return `{"sample_id":"a_turn_1","action_type":"follow_up","task_type":"t","user_message":"` + msg + `","vlm_response":"v","expected_answer":"e"}`
+	}
+	for msg, want := range map[string]string{
+		`x\ud800y`:        `in.jsonl:2: bad record: a lone surrogate \ud800 is not a character`,
+		`x\udc00`:         `in.jsonl:2: bad record: a lone surrogate \udc00 is not a character`,
+		`\ud83d\ude00 ok`: "",
+		`\\ud800 text`:    "",
+	} {
+		for _, format := range []Format{FormatM3eval, FormatOpenAI} {
+			src := rec("fine") + "\n" + rec(msg) + "\n"
+			if format == FormatOpenAI {
+				line := `{"messages":[{"role":"user","content":"MSG"},{"role":"assistant","content":"a"}]}`
+				src = strings.Replace(line, "MSG", "fine", 1) + "\n" + strings.Replace(line, "MSG", msg, 1) + "\n"
+			}
+			rd, err := NewSource("in.jsonl", strings.NewReader(src), Options{Format: format})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got error
+			for got == nil {
+				_, got = rd.Next()
+			}
+			if got == io.EOF {
+				got = nil
+			}
+			if want == "" && got != nil || want != "" && (got == nil || !strings.Contains(got.Error(), want)) {
+				t.Errorf("%s %q: %v, want %q", format, msg, got, want)
+			}
+		}
+	}
+}
