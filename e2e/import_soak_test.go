@@ -95,13 +95,12 @@ func TestSoakConcurrentImports(t *testing.T) {
 		dbPath := filepath.Join(dir, "soak.db")
 		n := 2 + rng.IntN(3)
 		type file struct {
-			path      string
-			from, to  int  // the window of the pool
-			broken    bool // a bad line somewhere
-			delay     time.Duration
-			out       []byte
-			err       error
-			labelsNew int
+			path     string
+			from, to int  // the window of the pool
+			broken   bool // a bad line somewhere
+			delay    time.Duration
+			out      []byte
+			err      error
 		}
 		files := make([]file, n)
 		for k := range files {
