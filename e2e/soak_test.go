@@ -136,18 +136,34 @@ func writeLoadTurns(t *testing.T, path, prefix string, n int, annotator string) 
 	f.Close()
 }
 
+// loadSize is the environment variable name as a number, or def.
+func loadSize(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
 // TestLoadImportWhileAnnotating: a 1,000,000-line import, a second import of 5,000 labels,
-// score, and four annotators typing 5 keys a second, all at once; annotate and score start
-// during the import. Wants 0 failed saves, 0 lost keys and p99 key-to-saved under 250 ms.
+// score, five judges (on 200,000 turns imported before), and four annotators typing 5 keys a
+// second, all at once; annotate, score and the judges start during the import. Wants 0
+// failed saves, 0 lost keys, no judge failing, and p99 key-to-saved under 250 ms.
+// M3EVAL_LOAD_LINES and M3EVAL_LOAD_JUDGE_TURNS make it smaller on a busy machine.
 func TestLoadImportWhileAnnotating(t *testing.T) {
 	soak(t)
 	bin := binary(t)
 	dir := t.TempDir()
 	db := demoDB(t, bin, dir)
+	lines, judged := loadSize("M3EVAL_LOAD_LINES", 1_000_000), loadSize("M3EVAL_LOAD_JUDGE_TURNS", 200_000)
 	big := filepath.Join(dir, "big.jsonl")
 	labels := filepath.Join(dir, "labels.jsonl")
-	writeLoadTurns(t, big, "big", 1_000_000, "")
+	judgeTurns := filepath.Join(dir, "judge.jsonl")
+	writeLoadTurns(t, big, "big", lines, "")
 	writeLoadTurns(t, labels, "lab", 5_000, "importer")
+	writeLoadTurns(t, judgeTurns, "jdg", judged, "")
+	if out, err := exec.Command(bin, "--db", db, "import", judgeTurns).CombinedOutput(); err != nil {
+		t.Fatalf("import the judges' turns: %v\n%s", err, out)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
@@ -256,6 +272,14 @@ func TestLoadImportWhileAnnotating(t *testing.T) {
 	side.Add(2)
 	go func() { defer side.Done(); labelTime, labelErr = run("import", "--annotator", "importer", labels) }()
 	go func() { defer side.Done(); scoreTime, scoreErr = run("score") }()
+	judgeTimes, judgeErrs := make([]time.Duration, 5), make([]error, 5)
+	for j := range judgeTimes {
+		side.Add(1)
+		go func(j int) {
+			defer side.Done()
+			judgeTimes[j], judgeErrs[j] = run("judge", "--name", fmt.Sprintf("rules%d", j))
+		}(j)
+	}
 	// annotate starts during the import: time from launch to the first item on screen.
 	term := newTerminal(t)
 	start := time.Now()
@@ -277,6 +301,12 @@ func TestLoadImportWhileAnnotating(t *testing.T) {
 	if labelErr != nil {
 		t.Error(labelErr)
 	}
+	for j, err := range judgeErrs {
+		if err != nil {
+			t.Errorf("judge %d: %v", j, err)
+		}
+	}
+	t.Logf("5 judges of %d turns each during the import: %v", judged+35, judgeTimes)
 	if scoreErr != nil && (strings.Contains(scoreErr.Error(), "lock") || strings.Contains(scoreErr.Error(), "busy")) {
 		t.Error(scoreErr) // score may find too few labels to agree on; it must never wait for a writer
 	}
@@ -295,8 +325,8 @@ func TestLoadImportWhileAnnotating(t *testing.T) {
 		}
 		return all[min(len(all)-1, int(p*float64(len(all))))]
 	}
-	t.Logf("1,000,000-line import: %v (%.0f records/s); 5,000-label import: %v; score: %v (err %v); annotate on screen after %v",
-		importTime.Round(time.Millisecond), 1e6/importTime.Seconds(), labelTime.Round(time.Millisecond), scoreTime.Round(time.Millisecond), scoreErr, annotateStart.Round(time.Millisecond))
+	t.Logf("%d-line import: %v (%.0f records/s); 5,000-label import: %v; score: %v (err %v); annotate on screen after %v",
+		lines, importTime.Round(time.Millisecond), float64(lines)/importTime.Seconds(), labelTime.Round(time.Millisecond), scoreTime.Round(time.Millisecond), scoreErr, annotateStart.Round(time.Millisecond))
 	t.Logf("4 annotators, %d keys: %d failed saves, %d lost keys; key-to-saved p50 %v, p99 %v, max %v",
 		keys, failed, lost, pct(0.5).Round(time.Millisecond/10), pct(0.99).Round(time.Millisecond/10), pct(1).Round(time.Millisecond/10))
 	if failed > 0 || lost > 0 {

@@ -18,6 +18,8 @@ func newImportCmd(g *globalOptions) *cobra.Command {
 		demo bool
 		from string
 		maps []string
+		// The limits as given (sizes such as 64MB): checked with the other flags.
+		maxRecord, maxCell, maxUnzipped string
 	)
 	cmd := &cobra.Command{
 		Use:   "import FILE...",
@@ -52,6 +54,15 @@ See docs/importing.md for the fields and formats.`,
 			if o.Map, err = ingest.ParseFieldPaths(maps); err != nil {
 				return usageErrorf("%v", err)
 			}
+			for _, l := range []struct {
+				flag, value string
+				dst         *int64
+			}{{"--max-record-size", maxRecord, &o.Limits.MaxRecord}, {"--max-cell-size", maxCell, &o.Limits.MaxCell},
+				{"--max-unzipped-size", maxUnzipped, &o.Limits.MaxUnzipped}} {
+				if *l.dst, err = ingest.ParseSize(l.value); err != nil {
+					return usageErrorf("%s %v", l.flag, err)
+				}
+			}
 			return oneStdin(append(args, g.rubricPath)...)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -73,6 +84,9 @@ See docs/importing.md for the fields and formats.`,
 	f.BoolVar(&o.Store.DropLabels, "drop-labels", false, "with --replace: delete the labels of turns whose content changed, instead of keeping them as drafts to re-confirm")
 	f.BoolVar(&demo, "demo", false, "import the built-in demo episodes")
 	f.StringVar(&from, "from", "", "format of the files: openai, sharegpt, vlmevalkit, lmms-eval or m3eval (detected when not given)")
+	f.StringVar(&maxRecord, "max-record-size", ingest.FormatSize(ingest.DefaultMaxRecord), "the longest record (a JSON line or value) read; a longer one fails the file")
+	f.StringVar(&maxCell, "max-cell-size", ingest.FormatSize(ingest.DefaultMaxCell), "xlsx: the longest cell text read; a longer one fails the file")
+	f.StringVar(&maxUnzipped, "max-unzipped-size", ingest.FormatSize(ingest.DefaultMaxUnzipped), "xlsx: the most a file may unzip to; a larger one is refused")
 	f.StringArrayVar(&maps, "map", nil, "FIELD=PATH: take a turn field from a JSON path of each record, e.g. vlm_response=response.text; repeatable")
 	return cmd
 }

@@ -7,21 +7,29 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/outfile"
+	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 // writeOutput runs fn on the command's output: standard output, or the -o file (see
 // outfile.Write). color is true only for a terminal, and never under NO_COLOR. Every -o of
 // every command goes through here, so every one of them is guarded against the open database.
+//
+// Text from data reaches the output unchanged in files and pipes, with two guards: JSON
+// escapes the controls encoding/json leaves raw (DEL, C1, bidirectional: faithful, and safe
+// to show), and any other format but the tables (which neutralize their cells themselves and
+// may be colored) is neutralized when it goes to a terminal (textsafe.NewWriter).
 func writeOutput(cmd *cobra.Command, path string, fn func(w io.Writer, color bool) error) error {
-	color := false
+	color, terminal := false, false
 	if f, ok := cmd.OutOrStdout().(*os.File); ok && (path == "" || path == "-") {
-		color = isatty.IsTerminal(f.Fd()) && os.Getenv("NO_COLOR") == ""
+		terminal = isatty.IsTerminal(f.Fd())
+		color = terminal && os.Getenv("NO_COLOR") == ""
 	}
 	if err := checkOutputDir(path); err != nil {
 		return err
@@ -30,7 +38,26 @@ func writeOutput(cmd *cobra.Command, path string, fn func(w io.Writer, color boo
 	if f := cmd.Flag("db"); f != nil && f.Value.String() != "" {
 		protect = append(protect, f.Value.String())
 	}
-	return outfile.Write(path, cmd.OutOrStdout(), protect, func(w io.Writer) error { return fn(w, color) })
+	format := ""
+	if f := cmd.Flag("format"); f != nil {
+		format = f.Value.String()
+	}
+	return outfile.Write(path, cmd.OutOrStdout(), protect, func(w io.Writer) error {
+		var guard *textsafe.Writer
+		switch {
+		case strings.HasPrefix(format, "json"):
+			guard = textsafe.NewJSONWriter(w)
+		case terminal && format != "" && format != "table":
+			guard = textsafe.NewWriter(w)
+		}
+		if guard == nil {
+			return fn(w, color)
+		}
+		if err := fn(guard, color); err != nil {
+			return err
+		}
+		return guard.Flush()
+	})
 }
 
 // checkOutputDir refuses an -o whose directory is not there, in words: the writer would

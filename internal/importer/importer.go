@@ -37,6 +37,8 @@ type Options struct {
 	In        io.Reader          // standard input, for the file "-"
 	// Progress is told the bytes read of all files and their total size (nil: nothing).
 	Progress progress.Func
+	// Limits bound a record's and an xlsx cell's size (zero: ingest's defaults).
+	Limits ingest.Limits
 }
 
 // Importer imports files of turn records, labeled samples and other tools' logs.
@@ -64,9 +66,17 @@ func MediaDir(db string) string {
 // on 2 cores).
 const gcPercent = 400
 
+// memoryLimit is the Go heap an import tries to stay under. Its live heap is a few batches of
+// records, far below; but a record near --max-record-size is copied a few times while it is
+// read and decoded, and with gcPercent the garbage of those copies would pile up to several
+// times that (a 32 MB record took 280 MB). Near the limit the collector runs sooner; it is
+// soft, so an import that needs more still gets it.
+const memoryLimit = 96 << 20
+
 // Run imports the files one after the other, or the built-in demo episodes when demo is set.
 func (imp *Importer) Run(ctx context.Context, paths []string, demo bool) error {
 	defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(memoryLimit))
 	if demo {
 		return imp.demo(ctx)
 	}
@@ -101,7 +111,7 @@ func (imp *Importer) file(ctx context.Context, path string) error {
 		format = ingest.FormatMap
 	case format == "":
 		var why string
-		format, why, r, err = ingest.DetectReader(name, r)
+		format, why, r, err = ingest.DetectReaderLimits(name, r, imp.o.Limits)
 		switch {
 		case errors.Is(err, ingest.ErrNoRecords):
 			format = ingest.FormatM3eval // reads nothing, and says so
@@ -111,7 +121,7 @@ func (imp *Importer) file(ctx context.Context, path string) error {
 			fmt.Fprintf(imp.o.Out, "%s: detected format %s: %s (give --from to choose)\n", textsafe.Line(name), format, why)
 		}
 	}
-	opts := ingest.Options{Format: format, Map: imp.o.Map, Media: imp.media}
+	opts := ingest.Options{Format: format, Map: imp.o.Map, Media: imp.media, Limits: imp.o.Limits}
 	if format == ingest.FormatVLMEvalKit && ingest.IsSheet(name) {
 		// xlsx and tsv are read from their file (a zip needs random access).
 		src, closer, err := ingest.Open(path, opts)

@@ -47,6 +47,8 @@ type Options struct {
 	Map []FieldPath
 	// Media receives images the file embeds (data URLs, base64 cells).
 	Media *Media
+	// Limits bound a record's and a cell's size (zero: the defaults).
+	Limits Limits
 }
 
 // Open returns the Source of one file in opts.Format. The caller closes the returned
@@ -77,7 +79,9 @@ func NewSource(name string, r io.Reader, opts Options) (Source, error) {
 	c := &conv{name: name, media: opts.Media, stem: stem(name), seen: map[string]int{}}
 	switch opts.Format {
 	case "", FormatM3eval:
-		return NewReader(name, r), nil
+		rd := NewReader(name, r)
+		rd.SetLimits(opts.Limits)
+		return rd, nil
 	case FormatOpenAI:
 		c.format, c.fn = opts.Format, c.openai
 	case FormatShareGPT:
@@ -100,6 +104,7 @@ func NewSource(name string, r io.Reader, opts Options) (Source, error) {
 		return nil, fmt.Errorf("unknown format %q", opts.Format)
 	}
 	rd := NewConvertingReader(name, r, nil)
+	rd.SetLimits(opts.Limits)
 	c.rd = rd
 	rd.convert = c.fn
 	return rd, nil
@@ -139,6 +144,9 @@ func (c *conv) errorf(line int, field, format string, args ...any) error {
 // decode unmarshals a value with encoding/json's semantics, quickly (see unmarshalRecord);
 // a syntax error is returned as is, so the reader can tell a value cut by a line break.
 func (c *conv) decode(line int, raw []byte, v any) error {
+	if off, esc := loneSurrogate(raw); off >= 0 {
+		return c.errorf(line+bytes.Count(raw[:off], []byte("\n")), "", "%s", surrogateMsg(esc))
+	}
 	if jsonv2.Unmarshal(raw, v, jsonv1.DefaultOptionsV1()) == nil {
 		return nil
 	}
@@ -272,12 +280,22 @@ func Detect(path string) (Format, string, error) {
 // record, and says why. It returns a reader that yields r from its start: the first
 // record, read to detect, is replayed from memory.
 func DetectReader(name string, r io.Reader) (Format, string, io.Reader, error) {
+	return DetectReaderLimits(name, r, Limits{})
+}
+
+// DetectReaderLimits is DetectReader with a first record of at most lim.MaxRecord bytes.
+func DetectReaderLimits(name string, r io.Reader, lim Limits) (Format, string, io.Reader, error) {
 	if IsSheet(name) {
 		return FormatVLMEvalKit, "a " + strings.ToLower(filepath.Ext(name))[1:] + " file", r, nil
 	}
 	var seen bytes.Buffer
-	first, err := firstValue(io.TeeReader(r, &seen))
+	max := lim.withDefaults().MaxRecord
+	// The decoder holds the whole first record, and seen a copy: no more than the limit.
+	first, err := firstValue(io.LimitReader(io.TeeReader(r, &seen), max+64<<10))
 	replay := io.MultiReader(&seen, r)
+	if err != nil && int64(seen.Len()) > max {
+		return "", "", replay, fmt.Errorf("%s: %w: the first record is longer than %s (limit: --max-record-size %s)", name, ErrLimit, FormatSize(max), FormatSize(max))
+	}
 	if errors.Is(err, ErrNoRecords) {
 		return "", "", replay, err
 	}

@@ -132,7 +132,12 @@ func ImportFrom(ctx context.Context, sink Sink, name string, rd Source, lo Label
 			c.Turns[o]++
 		}
 		if err != nil {
-			return c, fmt.Errorf("%s: %w", b.recs[len(ids)].Where(name), err)
+			if len(ids) < len(b.recs) {
+				return c, fmt.Errorf("%s: %w", b.recs[len(ids)].Where(name), err)
+			}
+			// Every turn was written, and ending the transaction failed (a full disk, an
+			// interrupt): no record is at fault.
+			return c, fmt.Errorf("%s: %w", name, err)
 		}
 		for i := range b.recs {
 			if err := putLabels(sink, name, &b.recs[i], ids[i], lo, &c); err != nil {

@@ -81,8 +81,10 @@ type Reader struct {
 	// back to the decoder.
 	lineMode bool
 	lineNo   int
-	records  int    // whole-line records read so far
-	long     []byte // a line longer than the read buffer, put together
+	// maxRecord is the longest record read, in bytes (Limits.MaxRecord).
+	maxRecord int64
+	records   int    // whole-line records read so far
+	long      []byte // a line longer than the read buffer, put together
 
 	// convert turns one top-level JSON value into records; nil reads m3eval's own records.
 	// Importers of other formats (openai, sharegpt, ...) set it.
@@ -103,7 +105,16 @@ func (r *Reader) Name() string { return r.name }
 // NewReader reads the records of r; name is used in errors.
 func NewReader(name string, r io.Reader) *Reader {
 	lc := lineindex.New(r, 0)
-	return &Reader{name: name, lines: lc, br: bufio.NewReaderSize(lc, 256<<10)}
+	return &Reader{name: name, lines: lc, br: bufio.NewReaderSize(lc, 256<<10), maxRecord: DefaultMaxRecord}
+}
+
+// SetLimits sets the longest record the reader takes (Limits.MaxRecord).
+func (r *Reader) SetLimits(l Limits) { r.maxRecord = l.withDefaults().MaxRecord }
+
+// tooLong is the error of a record past maxRecord.
+func (r *Reader) tooLong(line int) error {
+	return &Error{File: r.name, Line: line, Err: fmt.Errorf("%w: a record longer than %s (limit: --max-record-size %s)",
+		ErrLimit, FormatSize(r.maxRecord), FormatSize(r.maxRecord))}
 }
 
 func (r *Reader) errorf(line int, field string, format string, args ...any) *Error {
@@ -120,7 +131,7 @@ func (r *Reader) start() error {
 	if err != nil {
 		return &Error{File: r.name, Line: 1, Err: err}
 	}
-	r.dec = json.NewDecoder(r.br)
+	r.dec = json.NewDecoder(&capReader{r: r.br, rd: r})
 	r.dec.UseNumber()
 	switch b {
 	case '[':
@@ -226,6 +237,10 @@ func (r *Reader) nextLine() (*Record, error) {
 		if err == io.EOF && len(line) == 0 {
 			return nil, io.EOF
 		}
+		var ie *Error
+		if errors.As(err, &ie) {
+			return nil, err
+		}
 		if err != nil && err != io.EOF {
 			return nil, &Error{File: r.name, Line: r.lineNo + 1, Err: err}
 		}
@@ -285,10 +300,16 @@ func (r *Reader) readLine() ([]byte, error) {
 	if err == bufio.ErrBufferFull {
 		r.long = append(r.long[:0], line...)
 		for err == bufio.ErrBufferFull {
+			if int64(len(r.long)) > r.maxRecord {
+				return nil, r.tooLong(r.lineNo + 1)
+			}
 			line, err = r.br.ReadSlice('\n')
 			r.long = append(r.long, line...)
 		}
 		line = r.long
+	}
+	if int64(len(line)) > r.maxRecord {
+		return nil, r.tooLong(r.lineNo + 1)
 	}
 	return bytes.TrimSuffix(line, []byte("\n")), err
 }
@@ -305,16 +326,45 @@ func (r *Reader) fallBackToDecoder(first []byte, newline bool) (*Record, error) 
 	rest := io.MultiReader(bytes.NewReader(again), r.br)
 	r.lines = lineindex.New(rest, startLine-1)
 	r.br = bufio.NewReaderSize(r.lines, 256<<10)
-	r.dec = json.NewDecoder(r.br)
+	r.dec = json.NewDecoder(&capReader{r: r.br, rd: r})
 	r.dec.UseNumber()
 	return r.Next()
 }
 
 func (r *Reader) lineAt(off int64) int { return r.lines.LineAt(off) }
 
+// capReader feeds the json.Decoder of a file of JSON values, and fails once the decoder
+// holds more than maxRecord bytes beyond the last value it returned: the decoder keeps a
+// whole value in memory. (Written by hand: encoding/json has no limit of its own.)
+type capReader struct {
+	r    io.Reader
+	rd   *Reader
+	read int64 // bytes given to the decoder, whose InputOffset counts from the same start
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	// Small reads: the decoder then holds at most capRead bytes past the value it scans.
+	const capRead = 64 << 10
+	if len(p) > capRead {
+		p = p[:capRead]
+	}
+	n, err := c.r.Read(p)
+	c.read += int64(n)
+	if c.rd.dec != nil && c.read-c.rd.dec.InputOffset() > c.rd.maxRecord+capRead {
+		// None of the data: the decoder reports a read error only once it needs more, and
+		// with these bytes it might complete the value.
+		return 0, c.rd.tooLong(c.rd.lineAt(c.rd.dec.InputOffset()))
+	}
+	return n, err
+}
+
 func (r *Reader) syntax(err error) error {
 	if err == nil {
 		return nil
+	}
+	var ie *Error
+	if errors.As(err, &ie) {
+		return err // a record past the limit (capReader)
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {

@@ -138,6 +138,12 @@ func TestLabels(t *testing.T) {
 		{"draft may be incomplete", `{"correctness":2,"status":"draft","annotator":"bob","annotated_at":"2026-05-01T10:00:00Z","active_seconds":12.5,"flagged":true}`,
 			"bob draft map[correctness:2]", ""},
 		{"bad time", `{"correctness":2,"status":"draft","annotated_at":"yesterday"}`, "", "human_annotation.annotated_at: bad record: \"yesterday\" is not an RFC 3339 time"},
+		// Names print on every screen and log line: an escape sequence or U+202E is refused.
+		{"annotator with ESC", `{"correctness":2,"status":"draft","annotator":"bob\u001b]0;pwned\u0007"}`, "",
+			`human_annotation.annotator: bad record: the annotator's name "bob\x1b]0;pwned\a" has a control or format character (U+001B)`},
+		{"annotator with U+202E", `{"correctness":2,"status":"draft","annotator":"bob\u202egnp.exe"}`, "", `has a control or format character (U+202E)`},
+		{"annotator with C1", `{"correctness":2,"status":"draft","annotator":"bob\u009b2J"}`, "", `has a control or format character (U+009B)`},
+		{"annotator with a space", `{"correctness":2,"status":"draft","annotator":"Li Wei"}`, "Li Wei draft map[correctness:2]", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/rubric"
@@ -113,6 +116,13 @@ func Label(file string, rec *Record, raw RawLabel, o LabelOptions) (*dataset.Lab
 	if strings.TrimSpace(l.Annotator) == "" {
 		return nil, failf("", "the label names no annotator: pass --annotator NAME")
 	}
+	if err := checkAnnotator(l.Annotator); err != nil {
+		field := "annotator"
+		if annotator == "" {
+			field, err = "", fmt.Errorf("--annotator: %w", err)
+		}
+		return nil, fail(field, err)
+	}
 	l.StampedNow = at == ""
 	if at != "" {
 		t, err := time.Parse(time.RFC3339, at)
@@ -175,4 +185,20 @@ func Label(file string, rec *Record, raw RawLabel, o LabelOptions) (*dataset.Lab
 		}
 	}
 	return l, nil
+}
+
+// checkAnnotator refuses a name that would not print as itself: a control character (an
+// escape sequence on every screen and log line that shows the name), a bidirectional or other
+// format character (U+202E turns the rest of a line around), invalid UTF-8. serve refuses
+// such names too.
+func checkAnnotator(name string) error {
+	if !utf8.ValidString(name) {
+		return fmt.Errorf("%w: the annotator's name is not valid UTF-8", ErrBadRecord)
+	}
+	for _, r := range name {
+		if r != ' ' && !unicode.IsPrint(r) {
+			return fmt.Errorf("%w: the annotator's name %s has a control or format character (U+%04X)", ErrBadRecord, strconv.QuoteToASCII(name), r)
+		}
+	}
+	return nil
 }

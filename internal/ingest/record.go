@@ -45,6 +45,9 @@ var recordOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(),
 // unmarshalRecord decodes a record. When the fast decoder fails for any other reason,
 // encoding/json decodes again, so errors keep the types and wording that fieldError knows.
 func unmarshalRecord(b []byte, rec *recordJSON) error {
+	if off, esc := loneSurrogate(b); off >= 0 {
+		return &strictError{lines: bytes.Count(b[:off], []byte("\n")), msg: surrogateMsg(esc)}
+	}
 	err := jsonv2.Unmarshal(b, rec, recordOptions)
 	if err == nil {
 		return nil
@@ -299,4 +302,46 @@ func kindName(k string) string {
 		return "a list"
 	}
 	return k
+}
+
+// loneSurrogate finds an escaped UTF-16 surrogate that is not half of a pair ("\ud800"
+// alone) in the strings of a JSON text, which decoders turn silently into U+FFFD: it is no
+// character, like invalid UTF-8. It returns the escape's offset and text, or -1.
+func loneSurrogate(b []byte) (int, string) {
+	if !bytes.Contains(b, []byte(`\u`)) {
+		return -1, ""
+	}
+	hex4 := func(i int) (rune, bool) {
+		if i+6 > len(b) || b[i] != '\\' || b[i+1] != 'u' {
+			return 0, false
+		}
+		v, err := strconv.ParseUint(string(b[i+2:i+6]), 16, 16)
+		return rune(v), err == nil
+	}
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' {
+			continue
+		}
+		r, ok := hex4(i)
+		if !ok {
+			i++ // an escape such as \\ or \": its second byte is not a backslash that starts one
+			continue
+		}
+		switch {
+		case r >= 0xd800 && r <= 0xdbff:
+			if lo, ok := hex4(i + 6); ok && lo >= 0xdc00 && lo <= 0xdfff {
+				i += 11
+				continue
+			}
+			return i, string(b[i : i+6])
+		case r >= 0xdc00 && r <= 0xdfff:
+			return i, string(b[i : i+6])
+		}
+		i += 5
+	}
+	return -1, ""
+}
+
+func surrogateMsg(esc string) string {
+	return "a lone surrogate " + esc + " is not a character (save the file as UTF-8, or escape the pair in full)"
 }

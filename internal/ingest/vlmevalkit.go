@@ -323,7 +323,10 @@ func openDelimited(path string, opts Options) (Source, io.Closer, error) {
 // openXLSX reads the first sheet of an xlsx prediction file row by row, with excelize's
 // streaming row iterator.
 func openXLSX(path string, opts Options) (Source, io.Closer, error) {
-	f, err := excelize.OpenFile(path)
+	if err := checkXLSX(path, opts.Limits); err != nil {
+		return nil, nil, err
+	}
+	f, err := excelize.OpenFile(path, excelize.Options{UnzipSizeLimit: opts.Limits.withDefaults().MaxUnzipped})
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: not a readable xlsx file: %w", path, err)
 	}

@@ -103,7 +103,16 @@ func Judge(ctx context.Context, s *store.Store, rb *rubric.Rubric, j *judge.Judg
 	}()
 	var werr error
 	for job := range ordered {
-		<-job.done
+		select {
+		case <-job.done:
+		default:
+			// The judging is behind the writes: end the chunk rather than hold the write lock
+			// while waiting (annotators save in that gap).
+			if werr == nil {
+				werr = im.Flush()
+			}
+			<-job.done
+		}
 		if werr != nil {
 			continue
 		}

@@ -31,7 +31,9 @@ import (
 	"github.com/charmbracelet/wish/bubbletea"
 	"github.com/muesli/termenv"
 	"github.com/spf13/pflag"
+	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/m3bench/m3eval/internal/textsafe"
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
@@ -218,10 +220,16 @@ func (s *Server) sshServer() (*ssh.Server, error) {
 	}
 	srv, err := wish.NewServer(
 		wish.WithHostKeyPath(s.o.HostKey),
-		wish.WithPublicKeyAuth(func(ssh.Context, ssh.PublicKey) bool {
-			// Every key passes the protocol's check so that the gate can tell an unknown key
-			// why it is turned away, in one line, before any screen.
-			return true
+		wish.WithPublicKeyAuth(func(ctx ssh.Context, key ssh.PublicKey) bool {
+			// An unknown key is refused by the protocol itself: let through, it held a
+			// connection open (ssh -N asks for no session, so no gate ever ran) unlogged.
+			// Its client says "Permission denied (publickey)"; the log says whose key it was.
+			if _, r := s.identify(key); r != roleNone {
+				return true
+			}
+			s.o.Log.Printf("refused key %s from %s (user %q): not in the annotators or admin file",
+				gossh.FingerprintSHA256(key), ctx.RemoteAddr(), textsafe.Line(ctx.User()))
+			return false
 		}),
 		wish.WithMiddleware(
 			bubbletea.MiddlewareWithProgramHandler(s.program, termenv.Ascii),

@@ -101,8 +101,9 @@ func (s *Server) identify(key ssh.PublicKey) (string, role) {
 	return "", roleNone
 }
 
-// gate is the outermost middleware: it turns away unknown keys, commands and sessions
-// without a terminal in one line each, and logs each session's start and end.
+// gate is the outermost middleware: it turns away commands, sessions without a terminal and
+// keys taken out of the files since they signed in (unknown keys never get this far: the
+// authentication refuses them) in one line each, and logs each session's start and end.
 func (s *Server) gate(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		addr := sess.RemoteAddr().String()
@@ -193,7 +194,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	}
 	pty, _, _ := sess.Pty()
 	in := Session{Annotator: st.name, Renderer: bubbletea.MakeRenderer(sess),
-		Width: pty.Window.Width, Height: pty.Window.Height, Context: s.work}
+		Width: min(pty.Window.Width, maxCols), Height: min(pty.Window.Height, maxRows), Context: s.work}
 	var m tea.Model
 	switch st.role {
 	case roleAnnotator:
@@ -229,7 +230,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	} else {
 		opts = append(opts, bubbletea.MakeOptions(sess)...)
 	}
-	p := tea.NewProgram(m, opts...)
+	p := tea.NewProgram(sizeCap{m}, opts...)
 	st.mu.Lock()
 	st.program = p
 	if st.reason == endShutdown {
@@ -279,4 +280,24 @@ func (k *keyClock) Read(p []byte) (int, error) {
 		k.st.lastKey.Store(time.Now().UnixNano())
 	}
 	return n, err
+}
+
+// The largest window a session's screen is drawn for. A client chooses its window size, and
+// the screen is rendered at that size: one asking for 10000×10000 grew the server by 800 MB.
+// No real terminal is larger than this; a larger one gets the screen at this size.
+const (
+	maxCols = 500
+	maxRows = 200
+)
+
+// sizeCap passes every message to the model, window sizes capped at maxCols × maxRows.
+type sizeCap struct{ tea.Model }
+
+// Update implements tea.Model.
+func (c sizeCap) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if ws, ok := msg.(tea.WindowSizeMsg); ok {
+		msg = tea.WindowSizeMsg{Width: min(ws.Width, maxCols), Height: min(ws.Height, maxRows)}
+	}
+	m, cmd := c.Model.Update(msg)
+	return sizeCap{m}, cmd
 }

@@ -23,7 +23,7 @@ type FinalEdit struct {
 // final_changes for the audit trail and undo: the same shape, and with Options.Durable the
 // same durability, as an annotator's save.
 func (s *Store) SetFinal(ctx context.Context, edits ...FinalEdit) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.beginWrite(ctx)
 	if err != nil {
 		return err
 	}
@@ -67,7 +67,7 @@ func setFinal(ctx context.Context, tx *sql.Tx, e FinalEdit, now string) error {
 // UndoFinal reverts the latest adjudication change of the turn not yet undone; ok is false
 // when there is none. It works across restarts: the changes are in the database.
 func (s *Store) UndoFinal(ctx context.Context, turnID int64, adjudicator, rubricVersion string) (field string, ok bool, err error) {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.beginWrite(ctx)
 	if err != nil {
 		return "", false, err
 	}

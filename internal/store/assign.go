@@ -122,7 +122,7 @@ func (s *Store) Started(ctx context.Context, turnIDs []int64) (map[int64][]strin
 // refuses (ErrConflict) to drop an assignment whose annotator has started the turn, so that
 // work already done never moves.
 func (s *Store) SaveAssignment(ctx context.Context, name string, set CampaignSettings, rows []Assigned) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.beginWrite(ctx)
 	if err != nil {
 		return err
 	}
@@ -202,7 +202,7 @@ type GoldLabel struct {
 // transaction and returns the turns' ids in the order given. A sample_id that is not
 // imported is ErrNotFound, named with its file and line.
 func (s *Store) PutGoldLabels(ctx context.Context, source string, labels []GoldLabel) ([]int64, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.beginWrite(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -189,7 +189,7 @@ func (s *Store) SaveSample(ctx context.Context, info SampleInfo, strata []sample
 	if err != nil {
 		return err
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.beginWrite(ctx)
 	if err != nil {
 		return err
 	}

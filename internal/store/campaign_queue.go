@@ -33,7 +33,7 @@ func (s *Store) OpenRepeatQueue(ctx context.Context, annotator, campaign string,
 	if err != nil {
 		return nil, fmt.Errorf("open queue: %w", err)
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.beginWrite(ctx)
 	if err != nil {
 		return nil, err
 	}

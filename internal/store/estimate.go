@@ -82,7 +82,7 @@ func (s *Store) StreamEstimate(ctx context.Context, f EstimateFilter, score, lab
 		JOIN judges j ON j.id = s.judge_id
 		JOIN visible_turns t ON t.id = s.turn_id
 		JOIN episodes e ON e.id = t.episode_id
-		WHERE j.name = ? AND s.field IN (`+placeholders(len(f.Fields))+`)
+		WHERE j.name = ? AND `+visibleScore+` AND s.field IN (`+placeholders(len(f.Fields))+`)
 		ORDER BY t.episode_id, t.turn, s.field`, args)
 	if err != nil {
 		return err
@@ -124,7 +124,7 @@ func (s *Store) StreamTurnScores(ctx context.Context, fields []string, fn func(*
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT t.id, j.name, s.field, s.value
 		FROM judge_scores s JOIN judges j ON j.id = s.judge_id JOIN visible_turns t ON t.id = s.turn_id
-		WHERE s.field IN (`+placeholders(len(fields))+`) ORDER BY t.episode_id, t.turn, j.name, s.field`, args...)
+		WHERE `+visibleScore+` AND s.field IN (`+placeholders(len(fields))+`) ORDER BY t.episode_id, t.turn, j.name, s.field`, args...)
 	if err != nil {
 		return fmt.Errorf("read judge scores: %w", err)
 	}
@@ -178,7 +178,7 @@ func (s *Store) SampleInclusion(ctx context.Context, name string) (map[string]fl
 func (s *Store) JudgeIsRuleJudge(ctx context.Context, name string) (bool, error) {
 	var ok bool
 	err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM judge_scores s JOIN judges j ON j.id = s.judge_id
-		WHERE j.name = ? AND s.rule_version IS NOT NULL)`, name).Scan(&ok)
+		WHERE j.name = ? AND s.rule_version IS NOT NULL AND `+visibleScore+`)`, name).Scan(&ok)
 	if err != nil {
 		return false, fmt.Errorf("judge %s: %w", name, err)
 	}

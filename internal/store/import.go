@@ -76,6 +76,13 @@ type Importer struct {
 
 	replacedTurns []replacedTurn // turns whose content Commit replaces
 	stale         []StaleLabel   // labels of turns this import replaced
+
+	// batchStates caches, for the open chunk's transaction only, what became of the other
+	// import batches whose rows this import met (claims.go).
+	batchStates map[int64]batchState
+	// finishHooks run in Commit's transaction, before the batch row goes (a score import's
+	// changes to stored scores).
+	finishHooks []func() error
 }
 
 // importChunkTime is how long an import holds the write lock at a time. Annotators wait at
@@ -104,7 +111,7 @@ func (s *Store) BeginImport(ctx context.Context, opts ImportOptions) (*Importer,
 		return nil, fmt.Errorf("begin import: %w", err)
 	}
 	im := &Importer{s: s, ctx: ctx, conn: conn, opts: opts, annotatorIDs: map[string]int64{},
-		chunkEpisodes: map[string]int64{}}
+		chunkEpisodes: map[string]int64{}, batchStates: map[int64]batchState{}}
 	if err := im.start(); err != nil {
 		im.Rollback()
 		return nil, fmt.Errorf("begin import: %w", err)
@@ -151,7 +158,7 @@ func (im *Importer) start() error {
 	prep(&im.insertTurn, `INSERT INTO turns (sample_id, episode_id, turn, action_type, task_type,
 		user_message, vlm_response, expected_answer, images, model, meta, content_hash, import_batch)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, `+b+`) ON CONFLICT (sample_id) DO NOTHING`)
-	prep(&im.findTurn, `SELECT id, content_hash, images, model, meta FROM turns WHERE sample_id = ?`)
+	prep(&im.findTurn, `SELECT id, content_hash, images, model, meta, import_batch FROM turns WHERE sample_id = ?`)
 	prep(&im.stageTurn, `INSERT OR REPLACE INTO temp.import_replaced_turns (episode_id, turn, action_type, task_type,
 		user_message, vlm_response, expected_answer, images, model, meta, content_hash, id)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
@@ -170,7 +177,7 @@ func (im *Importer) start() error {
 		strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "+b+"), ", batchRows), ", "))
 	// The stored turns among a chunk's sample ids, again given as one JSON array: re-importing
 	// a file then costs one query per chunk instead of two statements per turn.
-	prep(&im.findTurns, `SELECT sample_id, id, content_hash FROM turns
+	prep(&im.findTurns, `SELECT sample_id, id, content_hash, import_batch FROM turns
 		WHERE sample_id IN (SELECT value FROM json_each(?))`)
 	return err2
 }
@@ -188,17 +195,21 @@ func (im *Importer) begin() error {
 		return err
 	}
 	im.inTx, im.txStart = true, time.Now()
+	// What another import did between two chunks is known only inside a transaction: its
+	// batch may have completed or failed, and an episode read before may be gone with it.
+	clear(im.batchStates)
+	im.lastEpisodeKey, im.lastEpisodeID = "", 0
 	if im.batch == 0 {
 		return nil // start: the batch is being created
 	}
 	// Rows written under a batch that is gone would be visible at once: a batch removed as
 	// abandoned (its import stalled for abandonedAfter) ends the import.
-	var n int
-	if err := im.conn.QueryRowContext(im.ctx, `SELECT count(*) FROM import_batches WHERE id = ?`, im.batch).Scan(&n); err != nil {
-		return err
-	}
-	if n == 0 {
+	var failed bool
+	switch err := im.conn.QueryRowContext(im.ctx, `SELECT failed FROM import_batches WHERE id = ?`, im.batch).Scan(&failed); {
+	case errors.Is(err, sql.ErrNoRows) || (err == nil && failed):
 		return errBatchGone(im.batch)
+	case err != nil:
+		return err
 	}
 	return nil
 }
@@ -231,7 +242,7 @@ func (im *Importer) ensureTx() error {
 // was taken for abandoned and removed, and this import must not go on.
 func (im *Importer) commitChunk() error {
 	if im.batch != 0 {
-		res, err := im.conn.ExecContext(im.ctx, `UPDATE import_batches SET heartbeat = ? WHERE id = ?`, formatTime(im.s.Now()), im.batch)
+		res, err := im.conn.ExecContext(im.ctx, `UPDATE import_batches SET heartbeat = ? WHERE id = ? AND NOT failed`, formatTime(im.s.Now()), im.batch)
 		if err != nil {
 			return err
 		}
@@ -352,6 +363,14 @@ func (im *Importer) finish() error {
 			im.relabeled(sl.turnID, sl.l.Annotator) // a new label, not one to re-confirm
 		}
 	}
+	for _, hook := range im.finishHooks {
+		if err := hook(); err != nil {
+			return err
+		}
+	}
+	if err := im.ownClaims(); err != nil {
+		return err
+	}
 	res, err := conn.ExecContext(ctx, `DELETE FROM import_batches WHERE id = ?`, im.batch)
 	if err != nil {
 		return err
@@ -381,7 +400,7 @@ func (im *Importer) Rollback() {
 	if im.batch != 0 {
 		// What is left behind (the process dies meanwhile) stays invisible, and the next
 		// import removes it (dropAbandonedBatches).
-		_ = im.s.dropBatch(ctx, im.conn, im.batch, im.firstTurn, im.firstAnnotation)
+		_ = im.s.dropBatch(ctx, im.conn, im.batch)
 	}
 	im.release()
 }
@@ -389,40 +408,83 @@ func (im *Importer) Rollback() {
 // dropChunkRows is how many rows one transaction of a batch's removal deletes.
 const dropChunkRows = 5000
 
-// dropBatch deletes an import batch's rows in short transactions, then the batch itself:
-// until the last step its rows stay invisible.
-func (s *Store) dropBatch(ctx context.Context, conn *sql.Conn, batch, firstTurn, firstAnnotation int64) error {
+// dropBatch removes a failed import batch in short transactions: it marks the batch failed
+// (nobody claims its rows any more), hands the rows other open imports claimed to one of
+// them, deletes the rest of its rows, then the batch itself. Until the last step its rows
+// stay invisible.
+func (s *Store) dropBatch(ctx context.Context, conn *sql.Conn, batch int64) error {
+	inTx := func(f func() error) error {
+		err := s.waitLock(ctx, func() error {
+			_, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if err := f(); err != nil {
+			conn.ExecContext(ctx, `ROLLBACK`)
+			return err
+		}
+		if _, err := conn.ExecContext(ctx, `COMMIT`); err != nil {
+			conn.ExecContext(ctx, `ROLLBACK`)
+			return err
+		}
+		return nil
+	}
+	var firstTurn, firstAnnotation int64
+	gone := false
+	err := inTx(func() error {
+		err := conn.QueryRowContext(ctx, `UPDATE import_batches SET failed = 1 WHERE id = ? RETURNING first_turn, first_annotation`, batch).
+			Scan(&firstTurn, &firstAnnotation)
+		if errors.Is(err, sql.ErrNoRows) {
+			gone = true
+			return nil
+		}
+		return err
+	})
+	if err != nil || gone {
+		return err
+	}
+	// A claimed row goes to the oldest open claimant; that claimant's fence is at or below the
+	// row's id since it claimed it.
+	reassign := func(table, kind string) string {
+		claimants := `FROM import_claims c JOIN import_batches b ON b.id = c.batch AND NOT b.failed WHERE c.kind = '` + kind + `'`
+		return `UPDATE ` + table + ` SET import_batch = (SELECT min(c.batch) ` + claimants + ` AND c.row_id = ` + table + `.id)
+			WHERE import_batch = ? AND id IN (SELECT c.row_id ` + claimants + `)`
+	}
 	steps := []struct {
 		query string
 		args  []any
 	}{
-		// annotation_values and changes go with their annotations (ON DELETE CASCADE).
+		{reassign("turns", claimTurn), []any{batch}},
+		{reassign("annotations", claimAnnotation), []any{batch}},
+		// annotation_values and changes go with their annotations (ON DELETE CASCADE). The id
+		// bound only lets SQLite search the rowid: every row the batch owns is above its fence.
 		{`DELETE FROM annotations WHERE id IN (SELECT id FROM annotations WHERE id >= ? AND import_batch = ? LIMIT ` +
 			strconv.Itoa(dropChunkRows) + `)`, []any{firstAnnotation, batch}},
+		{`DELETE FROM judge_scores WHERE (judge_id, turn_id, field) IN (SELECT judge_id, turn_id, field FROM judge_scores
+			WHERE import_batch = ? LIMIT ` + strconv.Itoa(dropChunkRows) + `)`, []any{batch}},
 		{`DELETE FROM turns WHERE id IN (SELECT id FROM turns WHERE id >= ? AND import_batch = ? LIMIT ` +
 			strconv.Itoa(dropChunkRows) + `)`, []any{firstTurn, batch}},
 		{`DELETE FROM episodes WHERE import_batch = ? AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.episode_id = episodes.id)`, []any{batch}},
+		{`DELETE FROM import_claims WHERE batch = ?`, []any{batch}},
 		{`DELETE FROM import_batches WHERE id = ?`, []any{batch}},
 	}
 	for _, st := range steps {
 		for {
-			err := s.waitLock(ctx, func() error {
-				_, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`)
-				return err
+			var n int64
+			err := inTx(func() error {
+				res, err := conn.ExecContext(ctx, st.query, st.args...)
+				if err != nil {
+					return err
+				}
+				n, _ = res.RowsAffected()
+				return nil
 			})
 			if err != nil {
 				return err
 			}
-			res, err := conn.ExecContext(ctx, st.query, st.args...)
-			if err != nil {
-				conn.ExecContext(ctx, `ROLLBACK`)
-				return err
-			}
-			if _, err := conn.ExecContext(ctx, `COMMIT`); err != nil {
-				conn.ExecContext(ctx, `ROLLBACK`)
-				return err
-			}
-			if n, _ := res.RowsAffected(); n < dropChunkRows {
+			if n < dropChunkRows {
 				break
 			}
 			time.Sleep(importYield)
@@ -439,18 +501,18 @@ const abandonedAfter = time.Hour
 // they completed or cleaned up.
 func (s *Store) dropAbandonedBatches(ctx context.Context) error {
 	host, _ := os.Hostname()
-	rows, err := s.db.QueryContext(ctx, `SELECT id, host, pid, heartbeat, first_turn, first_annotation FROM import_batches`)
+	rows, err := s.db.QueryContext(ctx, `SELECT id, host, pid, heartbeat FROM import_batches`)
 	if err != nil {
 		return err
 	}
 	type open struct {
-		id, pid, firstTurn, firstAnnotation int64
-		host, heartbeat                     string
+		id, pid         int64
+		host, heartbeat string
 	}
 	var dead []open
 	for rows.Next() {
 		var b open
-		if err := rows.Scan(&b.id, &b.host, &b.pid, &b.heartbeat, &b.firstTurn, &b.firstAnnotation); err != nil {
+		if err := rows.Scan(&b.id, &b.host, &b.pid, &b.heartbeat); err != nil {
 			rows.Close()
 			return err
 		}
@@ -475,7 +537,7 @@ func (s *Store) dropAbandonedBatches(ctx context.Context) error {
 	}
 	defer conn.Close()
 	for _, b := range dead {
-		if err := s.dropBatch(ctx, conn, b.id, b.firstTurn, b.firstAnnotation); err != nil {
+		if err := s.dropBatch(ctx, conn, b.id); err != nil {
 			return fmt.Errorf("remove abandoned import %d: %w", b.id, err)
 		}
 	}
@@ -520,6 +582,9 @@ func (im *Importer) putTurns(ts []dataset.Turn) ([]int64, []Outcome, error) {
 				return ids, outcomes, err
 			}
 			if ok {
+				if err := im.lowerFence(claimTurn, first); err != nil {
+					return ids, outcomes, err
+				}
 				// One INSERT numbers its rows consecutively: nothing else writes in this transaction.
 				for i := range chunk {
 					ids = append(ids, first+int64(i))
@@ -535,6 +600,9 @@ func (im *Importer) putTurns(ts []dataset.Turn) ([]int64, []Outcome, error) {
 		for i := range chunk {
 			t := &chunk[i]
 			if st, ok := stored[t.SampleID]; ok && t.Omitted == (dataset.Omitted{}) && bytes.Equal(st.hash, t.ContentHash()) {
+				if err := im.rely(claimTurn, st.id, st.owner); err != nil {
+					return ids, outcomes, err
+				}
 				ids = append(ids, st.id)
 				outcomes = append(outcomes, Unchanged)
 				continue
@@ -551,8 +619,9 @@ func (im *Importer) putTurns(ts []dataset.Turn) ([]int64, []Outcome, error) {
 }
 
 type storedTurn struct {
-	id   int64
-	hash []byte
+	id    int64
+	hash  []byte
+	owner sql.NullInt64 // the import batch that wrote it
 }
 
 // storedTurns looks up which turns of a chunk are stored already, with one query. It only
@@ -572,7 +641,7 @@ func (im *Importer) storedTurns(ts []dataset.Turn) (map[string]storedTurn, error
 		return nil, err
 	}
 	stored := make(map[string]storedTurn, len(ts))
-	err = collectByKey(im.ctx, im.findTurns, string(list), stored, func(st *storedTurn) []any { return []any{&st.id, &st.hash} })
+	err = collectByKey(im.ctx, im.findTurns, string(list), stored, func(st *storedTurn) []any { return []any{&st.id, &st.hash, &st.owner} })
 	if err != nil {
 		return nil, fmt.Errorf("look up stored turns: %w", err)
 	}
@@ -706,7 +775,10 @@ func (im *Importer) putTurn(t *dataset.Turn) (int64, Outcome, error) {
 	}
 	if n, _ := res.RowsAffected(); n == 1 {
 		id, err := res.LastInsertId()
-		return id, Inserted, err
+		if err != nil {
+			return 0, 0, err
+		}
+		return id, Inserted, im.lowerFence(claimTurn, id)
 	}
 	var (
 		id           int64
@@ -714,9 +786,13 @@ func (im *Importer) putTurn(t *dataset.Turn) (int64, Outcome, error) {
 		storedImages string
 		storedModel  string
 		storedMeta   sql.NullString
+		owner        sql.NullInt64
 	)
-	if err := im.findTurn.QueryRowContext(im.ctx, t.SampleID).Scan(&id, &stored, &storedImages, &storedModel, &storedMeta); err != nil {
+	if err := im.findTurn.QueryRowContext(im.ctx, t.SampleID).Scan(&id, &stored, &storedImages, &storedModel, &storedMeta, &owner); err != nil {
 		return 0, 0, fmt.Errorf("sample %s: %w", t.SampleID, err)
+	}
+	if err := im.rely(claimTurn, id, owner); err != nil {
+		return 0, 0, err
 	}
 	if o := t.Omitted; o.Images || o.Model || o.Meta {
 		// Fields the record left out keep their stored values.
@@ -818,7 +894,7 @@ func (im *Importer) putLabel(turnID int64, l *dataset.Label) (Outcome, error) {
 			return 0, err
 		}
 		if existing.sameAs(l, vals) {
-			return Unchanged, nil
+			return Unchanged, im.rely(claimAnnotation, existing.id, batch)
 		}
 		if !im.opts.Replace {
 			return 0, fmt.Errorf("%w: %s already has a different label for this sample (use --replace to overwrite it)", ErrConflict, l.Annotator)
@@ -861,6 +937,9 @@ func (im *Importer) insertLabel(sl *stagedLabel) error {
 		sl.turnID, sl.annotatorID, l.Status, l.Flagged, l.FlagReason, l.RubricVersion, secondsToMS(l.ActiveSeconds), at, at, annotatedAt, l.Stale, im.batch).Scan(&id)
 	if err != nil {
 		return fmt.Errorf("store label: %w", domainError(err))
+	}
+	if err := im.lowerFence(claimAnnotation, id); err != nil {
+		return fmt.Errorf("store label: %w", err)
 	}
 	for _, f := range slices.Sorted(maps.Keys(l.Values)) {
 		if _, err := conn.ExecContext(ctx, `INSERT INTO annotation_values (annotation_id, field, value) VALUES (?, ?, ?)`,

@@ -146,17 +146,21 @@ func (s *Store) BeginJudgeRun(ctx context.Context, judge, version string, body [
 	im.ruleVersion = version
 	var n int
 	var other sql.NullString
-	err = im.tx.QueryRowContext(ctx, `SELECT COUNT(*), MIN(COALESCE(rule_version, 'none (imported)')) FROM judge_scores
-		WHERE judge_id = ? AND rule_version IS NOT ?`, im.judgeID, version).Scan(&n, &other)
+	conn := im.im.conn
+	err = im.im.ensureTx()
+	if err == nil {
+		err = conn.QueryRowContext(ctx, `SELECT COUNT(*), MIN(COALESCE(rule_version, 'none (imported)')) FROM judge_scores s
+			WHERE judge_id = ? AND rule_version IS NOT ? AND `+visibleScore, im.judgeID, version).Scan(&n, &other)
+	}
 	if err == nil && n > 0 && !replace {
 		err = fmt.Errorf("%w: judge %s has %d scores made with other rules (%s), these rules are %s; run with --replace to re-score", ErrConflict, judge, n, other.String, version)
 	}
 	if err == nil {
-		_, err = im.tx.ExecContext(ctx, `INSERT INTO judge_rule_sets (version, body) VALUES (?, ?) ON CONFLICT DO NOTHING`, version, body)
+		_, err = conn.ExecContext(ctx, `INSERT INTO judge_rule_sets (version, body) VALUES (?, ?) ON CONFLICT DO NOTHING`, version, body)
 	}
 	if err == nil {
 		var any int
-		err = im.tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM judge_scores WHERE judge_id = ?)`, im.judgeID).Scan(&any)
+		err = conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM judge_scores WHERE judge_id = ?)`, im.judgeID).Scan(&any)
 		im.fresh = any == 0
 	}
 	if err != nil {
@@ -170,7 +174,7 @@ func (s *Store) BeginJudgeRun(ctx context.Context, judge, version string, body [
 // (version "" for imported scores).
 func (s *Store) JudgeRuleVersions(ctx context.Context, judge string) (map[string]int, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT COALESCE(s.rule_version, ''), COUNT(*) FROM judge_scores s
-		JOIN judges j ON j.id = s.judge_id WHERE j.name = ? GROUP BY 1`, judge)
+		JOIN judges j ON j.id = s.judge_id WHERE j.name = ? AND `+visibleScore+` GROUP BY 1`, judge)
 	if err != nil {
 		return nil, fmt.Errorf("judge rule versions: %w", err)
 	}
@@ -192,10 +196,21 @@ func (s *Store) JudgeRuleVersions(ctx context.Context, judge string) (map[string
 // statement inserts the turn's scores (a fifth of the statements, most of the writer's time
 // in BenchmarkJudge1M); otherwise each field goes through PutScore.
 func (im *ScoreImporter) PutTurnScores(turnID int64, fields, values []string) ([]Outcome, error) {
+	if err := im.im.ensureTx(); err != nil {
+		return nil, err
+	}
+	out, err := im.putTurnScores(turnID, fields, values)
+	if err != nil {
+		return nil, err
+	}
+	return out, im.im.maybeCommit()
+}
+
+func (im *ScoreImporter) putTurnScores(turnID int64, fields, values []string) ([]Outcome, error) {
 	out := make([]Outcome, len(fields))
 	if !im.fresh {
 		for i := range fields {
-			o, err := im.PutScore(turnID, fields[i], values[i])
+			o, err := im.putScore(turnID, fields[i], values[i])
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", fields[i], err)
 			}
@@ -203,12 +218,12 @@ func (im *ScoreImporter) PutTurnScores(turnID int64, fields, values []string) ([
 		}
 		return out, nil
 	}
-	args := make([]any, 0, 5*len(fields))
+	args := make([]any, 0, 6*len(fields))
 	n := 0
 	for i := range fields {
 		out[i] = Unchanged // no score given, none stored
 		if values[i] != "" {
-			args = append(args, im.judgeID, turnID, fields[i], values[i], im.ruleVersion)
+			args = append(args, im.judgeID, turnID, fields[i], values[i], im.ruleVersion, im.im.batch)
 			out[i] = Inserted
 			n++
 		}
@@ -238,9 +253,9 @@ func (im *ScoreImporter) insertRows(n int) (*sql.Stmt, error) {
 	if st := im.multi[n]; st != nil {
 		return st, nil
 	}
-	q := `INSERT INTO judge_scores (judge_id, turn_id, field, value, rule_version) VALUES ` +
-		strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?), ", n), ", ") + ` ON CONFLICT DO NOTHING`
-	st, err := im.tx.PrepareContext(im.ctx, q)
+	q := `INSERT INTO judge_scores (judge_id, turn_id, field, value, rule_version, import_batch) VALUES ` +
+		strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?), ", n), ", ") + ` ON CONFLICT DO NOTHING`
+	st, err := im.im.conn.PrepareContext(im.ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("store scores: %w", err)
 	}

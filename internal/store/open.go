@@ -54,6 +54,23 @@ func readOnlyParams(path string, q url.Values) {
 	q.Set("immutable", "1")
 }
 
+// canWrite tells, before anything is opened for writing, why path cannot be written: a
+// read-only file system or a missing permission. SQLite itself only says "unable to open
+// database file: no such file or directory" then. A database in WAL mode needs its
+// directory too, for the -wal and -shm files.
+func canWrite(path string) error {
+	const wOK = 2
+	for _, p := range []string{path, filepath.Dir(path)} {
+		switch err := syscall.Access(p, wOK); {
+		case errors.Is(err, syscall.EROFS):
+			return fmt.Errorf("%s is on a read-only file system: nothing can be written there (status, export and score only read)", p)
+		case errors.Is(err, syscall.EACCES):
+			return fmt.Errorf("no permission to write %s", p)
+		}
+	}
+	return nil
+}
+
 // canCreateIn tells whether this process may create files in dir: access(2) asks the kernel,
 // which knows about read-only mounts and, for non-root users, permissions.
 func canCreateIn(dir string) bool {
@@ -124,6 +141,15 @@ func checkSchema(ctx context.Context, path string) (schemaState, error) {
 		return st, err
 	}
 	if n == 0 {
+		// No m3eval schema. A database m3eval began to create has no tables yet; one with
+		// tables belongs to another program, and m3eval writes none of its own into it.
+		var tables int
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master`).Scan(&tables); err != nil {
+			return st, err
+		}
+		if tables > 0 {
+			return st, fmt.Errorf("%w: an SQLite database of another program (it has no m3eval tables); nothing was changed", ErrNotDatabase)
+		}
 		st.pending = len(known) > 0
 		return st, nil
 	}

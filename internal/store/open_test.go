@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -96,4 +97,87 @@ func TestReadOnlyOpenUpgradesAnOldDatabaseFirst(t *testing.T) {
 	if _, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "missing.db"), store.Options{ReadOnly: true}); err == nil {
 		t.Error("a read-only open of a missing file succeeded")
 	}
+}
+
+// TestOpenRefusesWhatIsNotADatabase: an empty file given to a reader, a JSONL file given as
+// --db by mistake, and another program's SQLite database are refused, and not one byte of
+// them changes, nor does a -wal or -shm file appear beside them (issue 24 item 5).
+func TestOpenRefusesWhatIsNotADatabase(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.db")
+	jsonl := filepath.Join(dir, "turns.jsonl")
+	other := filepath.Join(dir, "other.sqlite")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(jsonl, []byte(`{"sample_id":"a_turn_1","user_message":"hi"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite3", other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine')`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	cases := []struct {
+		path     string
+		readOnly bool
+	}{{empty, true}, {jsonl, true}, {jsonl, false}, {other, true}, {other, false}}
+	for _, c := range cases {
+		before, err := os.ReadFile(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := store.Open(context.Background(), c.path, store.Options{ReadOnly: c.readOnly})
+		if err == nil {
+			s.Close()
+			t.Errorf("%s (read-only %v) was opened", filepath.Base(c.path), c.readOnly)
+			continue
+		}
+		if c.path != jsonl && !errors.Is(err, store.ErrNotDatabase) {
+			t.Errorf("%s (read-only %v): %v, want ErrNotDatabase", filepath.Base(c.path), c.readOnly, err)
+		}
+		after, _ := os.ReadFile(c.path)
+		if !bytes.Equal(before, after) {
+			t.Errorf("%s (read-only %v) was changed", filepath.Base(c.path), c.readOnly)
+		}
+		for _, side := range []string{"-wal", "-shm", "-journal"} {
+			if _, err := os.Stat(c.path + side); err == nil {
+				t.Errorf("%s (read-only %v): %s appeared beside it", filepath.Base(c.path), c.readOnly, side)
+			}
+		}
+	}
+}
+
+// TestOpenOnReadOnlyMountSaysReadOnly: writing on a read-only file system fails with a
+// sentence that says so, not "no such file or directory". Needs root to mount a tmpfs.
+func TestOpenOnReadOnlyMountSaysReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs here (%v: %s)", err, out)
+	}
+	defer exec.Command("umount", dir).Run()
+	path := filepath.Join(dir, "m3eval.db")
+	s := storetest.Open(t, path, store.Options{})
+	seed(t, s, []string{"initial"})
+	s.Close()
+	if out, err := exec.Command("mount", "-o", "remount,ro", dir).CombinedOutput(); err != nil {
+		t.Fatalf("remount: %v: %s", err, out)
+	}
+	for _, p := range []string{path, filepath.Join(dir, "new.db")} {
+		_, err := store.Open(context.Background(), p, store.Options{})
+		if err == nil || !strings.Contains(err.Error(), "read-only") || strings.Contains(err.Error(), "no such file") {
+			t.Errorf("open %s for writing on a read-only mount: %v", filepath.Base(p), err)
+		}
+	}
+	r, err := store.Open(context.Background(), path, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("a reader on a read-only mount: %v", err)
+	}
+	if st, err := r.Status(context.Background()); err != nil || st.Turns != 1 {
+		t.Errorf("status on a read-only mount: %+v %v", st, err)
+	}
+	r.Close()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/m3bench/m3eval/internal/rubric"
@@ -12,11 +13,14 @@ import (
 // This file holds the automatic judges' scores (m3eval import-scores) and the read path of
 // m3eval score. Nothing under tui/ calls it: the annotator screen stays blind to the judges.
 
-// ScoreImporter writes one file of a judge's scores in one transaction: either every score of
-// the file lands or none.
+// ScoreImporter writes one file of a judge's scores, or one judge run: either every score
+// lands or none. Like an import of turns it writes in short chunk transactions (through an
+// Importer's batch and connection), so that annotators, imports and other judges get the
+// write lock between chunks; its new scores stay hidden until Commit, and changes to stored
+// scores wait on the side for Commit's one transaction.
 type ScoreImporter struct {
 	ctx     context.Context
-	tx      *sql.Tx
+	im      *Importer
 	replace bool
 	judgeID int64
 	// ruleVersion is the rule set the scores come from (m3eval judge); nil for import-scores.
@@ -25,7 +29,7 @@ type ScoreImporter struct {
 	fresh bool
 	multi map[int]*sql.Stmt // insertRows' statements by size
 
-	findTurn, findScore, insertScore, updateScore, deleteScore *sql.Stmt
+	findTurn, findScore, insertScore, stageScore *sql.Stmt
 }
 
 // BeginScoreImport starts importing scores of the named judge, creating the judge on first
@@ -34,51 +38,144 @@ func (s *Store) BeginScoreImport(ctx context.Context, judge string, opts ImportO
 	if strings.TrimSpace(judge) == "" || judge != strings.TrimSpace(judge) {
 		return nil, fmt.Errorf("judge name %q: give a name without leading or trailing spaces", judge)
 	}
-	tx, err := s.beginWrite(ctx)
+	if opts.Source == "" {
+		opts.Source = "scores of " + judge
+	}
+	im, err := s.BeginImport(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("begin score import: %w", err)
 	}
-	im := &ScoreImporter{ctx: ctx, tx: tx, replace: opts.Replace}
-	err = tx.QueryRowContext(ctx, `INSERT INTO judges (name) VALUES (?)
-		ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING id`, judge).Scan(&im.judgeID)
+	si := &ScoreImporter{ctx: ctx, im: im, replace: opts.Replace}
+	im.finishHooks = append(im.finishHooks, si.applyChanges)
+	if err := si.start(judge); err != nil {
+		si.Rollback()
+		return nil, fmt.Errorf("begin score import: %w", err)
+	}
+	return si, nil
+}
+
+func (si *ScoreImporter) start(judge string) error {
+	ctx, conn := si.ctx, si.im.conn
+	// Changed and removed scores wait here (in the connection's temporary database, no lock on
+	// the main one) for Commit; value NULL removes the score.
+	if _, err := conn.ExecContext(ctx, `DROP TABLE IF EXISTS temp.score_changes;
+		CREATE TEMP TABLE score_changes (turn_id INTEGER NOT NULL, field TEXT NOT NULL, value TEXT, rule_version TEXT,
+		PRIMARY KEY (turn_id, field))`); err != nil {
+		return err
+	}
+	if err := si.im.ensureTx(); err != nil {
+		return err
+	}
+	err := conn.QueryRowContext(ctx, `INSERT INTO judges (name) VALUES (?)
+		ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING id`, judge).Scan(&si.judgeID)
+	if err != nil {
+		return err
+	}
 	prep := func(dst **sql.Stmt, q string) {
 		if err != nil {
 			return
 		}
-		*dst, err = tx.PrepareContext(ctx, q)
+		*dst, err = conn.PrepareContext(ctx, q)
 	}
-	prep(&im.findTurn, `SELECT id, action_type, turn FROM turns WHERE sample_id = ?`)
-	prep(&im.findScore, `SELECT value FROM judge_scores WHERE judge_id = ? AND turn_id = ? AND field = ?`)
-	prep(&im.insertScore, `INSERT INTO judge_scores (judge_id, turn_id, field, value, rule_version) VALUES (?, ?, ?, ?, ?)
+	b := strconv.FormatInt(si.im.batch, 10)
+	prep(&si.findTurn, `SELECT id, action_type, turn, import_batch FROM turns WHERE sample_id = ?`)
+	prep(&si.findScore, `SELECT value FROM judge_scores WHERE judge_id = ? AND turn_id = ? AND field = ?`)
+	prep(&si.insertScore, `INSERT INTO judge_scores (judge_id, turn_id, field, value, rule_version, import_batch) VALUES (?, ?, ?, ?, ?, `+b+`)
 		ON CONFLICT DO NOTHING`)
-	prep(&im.updateScore, `UPDATE judge_scores SET value = ?, rule_version = ? WHERE judge_id = ? AND turn_id = ? AND field = ?`)
-	prep(&im.deleteScore, `DELETE FROM judge_scores WHERE judge_id = ? AND turn_id = ? AND field = ?`)
-	if err != nil {
-		tx.Rollback()
-		return nil, fmt.Errorf("begin score import: %w", err)
-	}
-	return im, nil
+	prep(&si.stageScore, `INSERT OR REPLACE INTO temp.score_changes (turn_id, field, value, rule_version) VALUES (?, ?, ?, ?)`)
+	return err
 }
 
+// applyChanges, in Commit's transaction, applies the changed and removed scores.
+func (si *ScoreImporter) applyChanges() error {
+	ctx, conn := si.ctx, si.im.conn
+	if _, err := conn.ExecContext(ctx, `UPDATE judge_scores SET value = c.value, rule_version = c.rule_version
+		FROM temp.score_changes c WHERE c.value IS NOT NULL AND judge_scores.judge_id = ?
+		AND judge_scores.turn_id = c.turn_id AND judge_scores.field = c.field`, si.judgeID); err != nil {
+		return fmt.Errorf("replace scores: %w", err)
+	}
+	if _, err := conn.ExecContext(ctx, `DELETE FROM judge_scores WHERE judge_id = ?
+		AND (turn_id, field) IN (SELECT turn_id, field FROM temp.score_changes WHERE value IS NULL)`, si.judgeID); err != nil {
+		return fmt.Errorf("remove scores: %w", err)
+	}
+	return nil
+}
+
+// Flush commits the open chunk, if any: a caller about to wait (for a judge's verdicts, for
+// input) calls it, so that no write lock is held while idle.
+func (si *ScoreImporter) Flush() error { return si.im.Flush() }
+
 // Commit makes the file's scores visible.
-func (im *ScoreImporter) Commit() error {
-	if err := im.tx.Commit(); err != nil {
+func (si *ScoreImporter) Commit() error {
+	si.closeStmts()
+	if err := si.im.Commit(); err != nil {
 		return fmt.Errorf("commit score import: %w", err)
 	}
 	return nil
 }
 
 // Rollback drops everything the import wrote. It is safe after Commit.
-func (im *ScoreImporter) Rollback() { im.tx.Rollback() }
+func (si *ScoreImporter) Rollback() {
+	if si.im.finished {
+		return
+	}
+	si.closeStmts()
+	si.im.Rollback()
+	if si.judgeID != 0 {
+		// A judge first named by this run goes with it.
+		si.im.s.dropJudgeWithoutScores(si.judgeID)
+	}
+}
+
+// dropJudgeWithoutScores removes a judge that has no score, on a context of its own (an
+// interrupted run cleans up too); a failure leaves only a name without scores.
+func (s *Store) dropJudgeWithoutScores(id int64) {
+	ctx := context.Background()
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM judges WHERE id = ? AND NOT EXISTS (SELECT 1 FROM judge_scores WHERE judge_id = ?)`, id, id); err == nil {
+		tx.Commit()
+	}
+}
+
+func (si *ScoreImporter) closeStmts() {
+	for _, st := range []*sql.Stmt{si.findTurn, si.findScore, si.insertScore, si.stageScore} {
+		if st != nil {
+			st.Close()
+		}
+	}
+	for _, st := range si.multi {
+		st.Close()
+	}
+	si.findTurn, si.findScore, si.insertScore, si.stageScore, si.multi = nil, nil, nil, nil, nil
+}
 
 // Turn finds a stored turn by sample id and returns its id with what the rubric's rules need
 // to validate a value for it. An unknown sample is ErrNotFound.
 func (im *ScoreImporter) Turn(sampleID string) (int64, rubric.Item, error) {
 	var id int64
 	var it rubric.Item
-	err := im.findTurn.QueryRowContext(im.ctx, sampleID).Scan(&id, &it.ActionType, &it.Turn)
+	var owner sql.NullInt64
+	if err := im.im.ensureTx(); err != nil {
+		return 0, it, err
+	}
+	err := im.findTurn.QueryRowContext(im.ctx, sampleID).Scan(&id, &it.ActionType, &it.Turn, &owner)
 	if err != nil {
 		return 0, it, domainError(err)
+	}
+	if owner.Valid && owner.Int64 != im.im.batch {
+		// A turn of an import still under way is not there yet: its failure would take the
+		// scores with it.
+		st, err := im.im.batchState(owner.Int64)
+		if err != nil {
+			return 0, it, err
+		}
+		if st != batchDone {
+			return 0, it, ErrNotFound
+		}
 	}
 	return id, it, nil
 }
@@ -87,6 +184,17 @@ func (im *ScoreImporter) Turn(sampleID string) (int64, rubric.Item, error) {
 // score, which removes a stored one. An identical stored score is left alone; a different one
 // is an ErrConflict unless the import replaces.
 func (im *ScoreImporter) PutScore(turnID int64, field, value string) (Outcome, error) {
+	if err := im.im.ensureTx(); err != nil {
+		return 0, err
+	}
+	o, err := im.putScore(turnID, field, value)
+	if err != nil {
+		return o, err
+	}
+	return o, im.im.maybeCommit()
+}
+
+func (im *ScoreImporter) putScore(turnID int64, field, value string) (Outcome, error) {
 	if value != "" {
 		// A first import only inserts: one statement per score, not a look-up and an insert.
 		res, err := im.insertScore.ExecContext(im.ctx, im.judgeID, turnID, field, value, im.ruleVersion)
@@ -107,7 +215,7 @@ func (im *ScoreImporter) PutScore(turnID int64, field, value string) (Outcome, e
 	case stored == value:
 		if im.ruleVersion != nil && im.replace {
 			// The same value under a new rule set: the score now comes from the new rules.
-			_, err = im.updateScore.ExecContext(im.ctx, value, im.ruleVersion, im.judgeID, turnID, field)
+			_, err = im.stageScore.ExecContext(im.ctx, turnID, field, value, im.ruleVersion)
 		}
 		return Unchanged, err
 	case !im.replace:
@@ -117,9 +225,9 @@ func (im *ScoreImporter) PutScore(turnID int64, field, value string) (Outcome, e
 		}
 		return 0, fmt.Errorf("%w: the judge's stored score is %s, this file gives %s (use --replace to overwrite it)", ErrConflict, stored, now)
 	case value == "":
-		_, err = im.deleteScore.ExecContext(im.ctx, im.judgeID, turnID, field)
+		_, err = im.stageScore.ExecContext(im.ctx, turnID, field, nil, nil)
 	default:
-		_, err = im.updateScore.ExecContext(im.ctx, value, im.ruleVersion, im.judgeID, turnID, field)
+		_, err = im.stageScore.ExecContext(im.ctx, turnID, field, value, im.ruleVersion)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("store score: %w", err)
@@ -254,12 +362,15 @@ func (s *Store) StreamScoring(ctx context.Context, f ScoreFilter, rating, score 
 		JOIN judges j ON j.id = s.judge_id
 		JOIN visible_turns t ON t.id = s.turn_id
 		JOIN episodes e ON e.id = t.episode_id
-		WHERE `+where+` ORDER BY j.name, t.episode_id, t.turn, s.field`, args)
+		WHERE `+visibleScore+` AND `+where+` ORDER BY j.name, t.episode_id, t.turn, s.field`, args)
 }
+
+// visibleScore is the condition on judge_scores s of a score whose run or file completed.
+const visibleScore = `(s.import_batch IS NULL OR s.import_batch NOT IN (SELECT id FROM import_batches))`
 
 // storedFields lists, by name, the fields any annotation or judge has a value for.
 func storedFields(ctx context.Context, conn *sql.Conn) ([]string, error) {
-	rows, err := conn.QueryContext(ctx, `SELECT field FROM annotation_values UNION SELECT field FROM judge_scores ORDER BY field`)
+	rows, err := conn.QueryContext(ctx, `SELECT field FROM annotation_values UNION SELECT field FROM judge_scores s WHERE `+visibleScore+` ORDER BY field`)
 	if err != nil {
 		return nil, fmt.Errorf("score: %w", err)
 	}

@@ -53,6 +53,10 @@ type Options struct {
 // annotator waits far less (annotateLockWait) and retries, showing NOT SAVED meanwhile.
 const DefaultLockWait = 30 * time.Second
 
+// ErrNotDatabase marks a file that is not an m3eval database (empty, another format, or
+// another program's SQLite database): it is refused, and nothing is written to it.
+var ErrNotDatabase = errors.New("not an m3eval database")
+
 // ErrBusy is returned when another connection held the write lock for longer than LockWait.
 var ErrBusy = errors.New("the database is locked by another program")
 
@@ -78,9 +82,16 @@ const newPageSize = 16384
 // Open opens (and creates or migrates) the database at path.
 func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if opts.ReadOnly {
-		if _, err := os.Stat(path); err != nil {
+		fi, err := os.Stat(path)
+		if err != nil {
 			return nil, fmt.Errorf("open %s: %w", path, err) // never created by a reader
 		}
+		if fi.Size() == 0 {
+			// A reader never makes a database of a file: it is left as it is.
+			return nil, fmt.Errorf("open %s: %w: the file is empty; nothing was changed (m3eval import FILE --db %s makes it one)", path, ErrNotDatabase, path)
+		}
+	} else if err := canWrite(path); err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	st, err := checkSchema(ctx, path)
 	if err != nil {

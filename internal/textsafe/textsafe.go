@@ -13,6 +13,7 @@
 package textsafe
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -37,7 +38,7 @@ func Safe(s string) bool {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 || isC1(r) {
+		if r == utf8.RuneError && n == 1 || isC1(r) || isBidi(r) {
 			return false
 		}
 		i += n
@@ -75,6 +76,10 @@ func clean(s string, layout bool) string {
 			// A C1 control is the 7-bit ESC sequence ESC (r-0x40): U+009B is CSI, "␛[".
 			b.WriteRune('␛')
 			b.WriteRune(r - 0x40)
+		case isBidi(r):
+			// An override or isolate reorders the rest of the line ("exe.txt" shown for
+			// "txt.exe"): shown by its code point instead.
+			fmt.Fprintf(&b, "<U+%04X>", r)
 		default:
 			b.WriteString(s[i : i+n])
 		}
@@ -84,3 +89,9 @@ func clean(s string, layout bool) string {
 }
 
 func isC1(r rune) bool { return r >= 0x80 && r <= 0x9f }
+
+// isBidi tells the invisible characters that change the direction of the text around them:
+// the marks, embeddings, overrides and isolates of the Unicode bidirectional algorithm.
+func isBidi(r rune) bool {
+	return r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+}

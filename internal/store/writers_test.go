@@ -1,0 +1,146 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/m3bench/m3eval/internal/dataset"
+	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/store/storetest"
+)
+
+// TestShortWritersWaitTheirTurn: adjudication saves (adjudicate --take) in another process's
+// store while an import writes chunk after chunk: each waits for the lock and saves; none
+// fails with "database is locked" (issue 24 item 4: 50 of 64 failed, their write ran in a
+// deferred transaction on the read pool, which cannot wait once its snapshot is stale).
+func TestShortWritersWaitTheirTurn(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m3eval.db")
+	s := storetest.Open(t, path, store.Options{})
+	seed(t, s, []string{"initial", "mislead"})
+	id := turnIDs(t, s, "epz_turn_2")[0]
+	im, err := s.BeginImport(ctx, store.ImportOptions{Source: "big.jsonl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer im.Rollback()
+	adj := storetest.Open(t, path, store.Options{Durable: true})
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // the import: chunks of new turns until the saves are done
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			var ts []dataset.Turn
+			for j := range 128 {
+				ts = append(ts, turn(fmt.Sprintf("big%05d", i), j+1, "follow_up"))
+			}
+			if _, _, err := im.PutTurns(ts); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	failed := 0
+	for k := 0; k < 64; k++ {
+		v := fmt.Sprint(1 + k%5)
+		if err := adj.SetFinal(ctx, store.FinalEdit{TurnID: id, Field: "correctness", Value: &v, Source: "bob", Adjudicator: "judy", RubricVersion: "v"}); err != nil {
+			failed++
+			t.Logf("save %d: %v", k, err)
+		}
+	}
+	close(done)
+	wg.Wait()
+	if failed > 0 {
+		t.Fatalf("%d of 64 adjudication saves failed during an import", failed)
+	}
+}
+
+// TestJudgeRunWritesInChunks: a judge run that goes on and on (here: re-scoring with
+// --replace) holds the write lock a chunk at a time, so a save with a short lock wait gets
+// in; its changes stay hidden until it completes, and a failed run changes nothing.
+func TestJudgeRunWritesInChunks(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m3eval.db")
+	s := storetest.Open(t, path, store.Options{})
+	seed(t, s, []string{"initial", "mislead", "follow_up"})
+	ids := turnIDs(t, s, "epz_turn_1", "epz_turn_2", "epz_turn_3")
+	first, err := s.BeginJudgeRun(ctx, "rules", "r1", []byte("rules 1"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		if _, err := first.PutTurnScores(id, []string{"correctness"}, []string{"1"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := first.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"r1": 3}
+	for _, version := range []string{"r2", "r3"} {
+		commit := version == "r2"
+		run, err := s.BeginJudgeRun(ctx, "rules", version, []byte("rules "+version), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		saver := storetest.Open(t, path, store.Options{LockWait: 500 * time.Millisecond})
+		done := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if _, err := run.PutTurnScores(ids[i%3], []string{"correctness"}, []string{fmt.Sprint(1 + i%5)}); err != nil {
+					t.Error(err)
+					run.Rollback()
+					return
+				}
+			}
+		}()
+		failed := 0
+		for k := 0; k < 20; k++ {
+			v := fmt.Sprint(1 + k%5)
+			if err := saver.SetFinal(ctx, store.FinalEdit{TurnID: ids[0], Field: "correctness", Value: &v, Source: "bob", Adjudicator: "judy", RubricVersion: "v"}); err != nil {
+				failed++
+				t.Logf("save %d: %v", k, err)
+			}
+			if got, err := saver.JudgeRuleVersions(ctx, "rules"); err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("during run %s: %v %v, want %v (nothing of a run under way)", version, got, err, want)
+			}
+		}
+		close(done)
+		wg.Wait()
+		if failed > 0 {
+			t.Fatalf("%d of 20 saves failed while a judge ran", failed)
+		}
+		if commit {
+			if err := run.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			want = map[string]int{"r2": 3}
+		} else {
+			run.Rollback()
+		}
+		if got, err := s.JudgeRuleVersions(ctx, "rules"); err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("after run %s: %v %v, want %v", version, got, err, want)
+		}
+	}
+	if n := rawCount(t, path, "judge_scores"); n != 3 {
+		t.Fatalf("%d scores in the file, want 3", n)
+	}
+}
