@@ -127,7 +127,7 @@ func TestQCCLI(t *testing.T) {
 		t.Errorf("markdown:\n%s", md)
 	}
 	table := mustRun(t, "--db", db, "qc")
-	if !strings.Contains(table, "flat: rushing: 9 of 35 items") {
+	if !strings.Contains(table, "flat: rushing: 9 of 35 timed items") {
 		t.Errorf("table:\n%s", table)
 	}
 	if _, err := run(t, "--db", db, "qc", "--campaign", "nope"); err == nil {

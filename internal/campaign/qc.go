@@ -112,6 +112,7 @@ type FieldAlpha struct {
 type AnnotatorQC struct {
 	Annotator       string       `json:"annotator"`
 	Items           int          `json:"items"`
+	Timed           int          `json:"timed_items"` // items with a recorded active time
 	MedianSeconds   float64      `json:"median_active_seconds"`
 	Rushed          int          `json:"rushed"`
 	GoldAnswers     int          `json:"gold_answers"`
@@ -250,23 +251,31 @@ func median(xs []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-// rushing flags annotators with too many items under the time floor.
+// rushing flags annotators with too many items under the time floor. Only timed labels
+// count: a label imported without active_seconds has no recorded time (stored as 0), and
+// reading that as "labeled in no time" would flag every imported annotator.
 func rushing(q *AnnotatorQC, ls []QCLabel, o QCOptions) {
-	secs := make([]float64, len(ls))
-	for i, l := range ls {
-		secs[i] = l.Active.Seconds()
+	secs := make([]float64, 0, len(ls))
+	for _, l := range ls {
+		if l.Active > 0 {
+			secs = append(secs, l.Active.Seconds())
+		}
+	}
+	q.Timed = len(secs)
+	if len(secs) == 0 {
+		return
 	}
 	q.MedianSeconds = median(secs)
 	// Relative to the annotator's own pace, but never under the absolute floor.
-	floor := math.Max(math.Min(q.MedianSeconds*o.RushFraction, o.RushSeconds), o.RushFloor)
+	limit := math.Max(math.Min(q.MedianSeconds*o.RushFraction, o.RushSeconds), o.RushFloor)
 	for _, s := range secs {
-		if s < floor {
+		if s < limit {
 			q.Rushed++
 		}
 	}
-	if len(ls) > 0 && float64(q.Rushed)/float64(len(ls)) > o.RushShare {
-		q.Flags = append(q.Flags, Flag{Check: CheckRushing, Reason: fmt.Sprintf("%d of %d items (%.0f%%) under %.1f s (%.2g of the median %.1f s, and under %.0f s; never under the floor of %.0f s)",
-			q.Rushed, len(ls), 100*float64(q.Rushed)/float64(len(ls)), floor, o.RushFraction, q.MedianSeconds, o.RushSeconds, o.RushFloor)})
+	if float64(q.Rushed)/float64(len(secs)) > o.RushShare {
+		q.Flags = append(q.Flags, Flag{Check: CheckRushing, Reason: fmt.Sprintf("%d of %d timed items (%.0f%%) took under %.1f s (the limit is %.2g of the annotator's median %.1f s, at most %.0f s, but never under the floor of %.0f s)",
+			q.Rushed, len(secs), 100*float64(q.Rushed)/float64(len(secs)), limit, o.RushFraction, q.MedianSeconds, o.RushSeconds, o.RushFloor)})
 	}
 }
 

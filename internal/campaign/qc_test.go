@@ -138,12 +138,12 @@ func TestQCLowVariance(t *testing.T) {
 	}
 }
 
-// TestQCRushingFloor: an annotator who rushes everything (median 0 s, a few items at 3 s) is
-// flagged by the absolute floor; the relative rule alone missed them (rushed 0: nothing is
-// under a third of a median of 0) — --rush-floor 0 shows it.
+// TestQCRushingFloor: an annotator who rushes everything (median 0.4 s, a few items at 3 s)
+// is flagged by the absolute floor; the relative rule alone missed them (nothing is under a
+// third of a median of 0.4 s but one item) — --rush-floor 0 shows it.
 func TestQCRushingFloor(t *testing.T) {
 	labels := crafted(func(i int) QCLabel {
-		s := 0.0
+		s := 0.4
 		if i%10 == 0 {
 			s = 3
 		}
@@ -151,7 +151,7 @@ func TestQCRushingFloor(t *testing.T) {
 	})
 	got := QC(QCInput{Rubric: guideRubric(t), Labels: labels}, DefaultQCOptions())
 	r, ok := flagsOf(t, got, "rusher")[CheckRushing]
-	if !ok || !strings.Contains(r.Reason, "30 of 30 items (100%) under 15.0 s") || !strings.Contains(r.Reason, "floor of 15 s") {
+	if !ok || !strings.Contains(r.Reason, "30 of 30 timed items (100%) took under 15.0 s") || !strings.Contains(r.Reason, "floor of 15 s") {
 		t.Fatalf("rushing %+v", flagsOf(t, got, "rusher"))
 	}
 	for _, q := range got {
@@ -165,6 +165,21 @@ func TestQCRushingFloor(t *testing.T) {
 	}
 }
 
+// TestQCUntimedLabelsAreNotRushed: labels imported without active_seconds carry no time
+// (stored as 0); they are left out of the pace check instead of all counting as rushed.
+func TestQCUntimedLabelsAreNotRushed(t *testing.T) {
+	labels := crafted(func(i int) QCLabel { return label("imported", i, quality(i), 0) })
+	got := QC(QCInput{Rubric: guideRubric(t), Labels: labels}, DefaultQCOptions())
+	if r, ok := flagsOf(t, got, "imported")[CheckRushing]; ok {
+		t.Fatalf("untimed labels flagged: %s", r.Reason)
+	}
+	for _, q := range got {
+		if q.Annotator == "imported" && (q.Rushed != 0 || q.Timed != 0) {
+			t.Errorf("rushed %d, timed %d; want 0, 0", q.Rushed, q.Timed)
+		}
+	}
+}
+
 func TestQCRushing(t *testing.T) {
 	// Median 60 s: the floor is min(20, 20) = 20 s. 4 of 30 at 5 s is 13% > 10%.
 	got := QC(QCInput{Rubric: guideRubric(t), Labels: crafted(func(i int) QCLabel {
@@ -175,7 +190,7 @@ func TestQCRushing(t *testing.T) {
 		return label("fast", i, quality(i), s)
 	})}, DefaultQCOptions())
 	f := flagsOf(t, got, "fast")
-	if r, ok := f[CheckRushing]; !ok || !strings.Contains(r.Reason, "4 of 30 items (13%) under 20.0 s") {
+	if r, ok := f[CheckRushing]; !ok || !strings.Contains(r.Reason, "4 of 30 timed items (13%) took under 20.0 s") {
 		t.Fatalf("rushing %+v", f)
 	}
 	// A slow annotator (median 30 s, floor 10 s): items at 15 s are under a third... no:
