@@ -40,10 +40,10 @@ type (
 		Lo, Hi, SE storedValue
 	}
 	storedTest struct {
-		Method               agree.Method `json:"method"`
-		Statistic            storedValue  `json:"statistic"`
-		DF1, DF2             float64
-		P, PAdjusted         storedValue
+		Method       agree.Method `json:"method"`
+		Statistic    storedValue  `json:"statistic"`
+		DF1, DF2     float64
+		P, PAdjusted storedValue
 	}
 	storedValue struct {
 		V  float64 `json:"v"`
