@@ -17,11 +17,20 @@ var (
 	binDir  string
 )
 
-// TestMain removes the binary the subprocess tests built.
+// TestMain gives the tests (and the binaries they run) an interval cache of their own, empty
+// at the start, so that no run reads what an earlier run or the user's own commands stored,
+// and removes it and the binary the subprocess tests built.
 func TestMain(m *testing.M) {
+	cache, err := os.MkdirTemp("", "m3eval-cache-")
+	if err == nil {
+		os.Setenv("M3EVAL_CACHE_DIR", cache)
+	}
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)
+	}
+	if cache != "" {
+		os.RemoveAll(cache)
 	}
 	os.Exit(code)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/m3bench/m3eval/internal/campaign"
 	"github.com/m3bench/m3eval/internal/estimate"
 	"github.com/m3bench/m3eval/internal/illusion"
+	"github.com/m3bench/m3eval/internal/intervalcache"
 	"github.com/m3bench/m3eval/internal/judge"
 	"github.com/m3bench/m3eval/internal/judgerun"
 	"github.com/m3bench/m3eval/internal/rubric"
@@ -32,6 +33,8 @@ type Options struct {
 	// turns ("": every label).
 	QC       bool
 	Campaign string
+	// Cache keeps the agreement intervals between runs (scoring.Options.Cache; nil: none).
+	Cache *intervalcache.Cache
 	// Judge, when set, computes the action-space metrics of m3eval score --metrics (same
 	// bootstrap and seed); nil leaves the section out.
 	Judge *judge.Judge
@@ -55,6 +58,7 @@ func Collect(ctx context.Context, s *store.Store, r *rubric.Rubric, o Options) (
 		Database:    o.Database,
 		Agree:       agree.Options{Bootstrap: o.Bootstrap, Seed: o.Seed},
 		KeepData:    true,
+		Cache:       o.Cache,
 	})
 	if err != nil {
 		return nil, err

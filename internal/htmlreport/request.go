@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/intervalcache"
 	"github.com/m3bench/m3eval/internal/judgerun"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/scoring"
@@ -39,6 +40,7 @@ type Request struct {
 	Format  string
 	PDF     bool   // print the page to PDF
 	Metrics bool   // compute the rule judge's action-space metrics
+	NoCache bool   // neither read nor write the interval cache
 	Output  string // -o: the file to write ("" or "-": standard output)
 	// IllusionLogs are IllusionBench sample logs (LOG or SPLIT=LOG), Testsets NAME=FILE of
 	// their test sets; the caller scores them into Options.Illusion.
@@ -58,6 +60,7 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 	fs.Uint64Var(&q.Seed, "seed", 12345, "bootstrap seed; the same seed gives the same intervals as m3eval score")
 	fs.StringVar(&q.Format, "format", string(FormatHTML), "output format: html or json")
 	fs.BoolVar(&q.PDF, "pdf", false, "print the report to PDF with headless Chromium: $M3EVAL_CHROMIUM, or chromium on $PATH (-o names the PDF)")
+	fs.BoolVar(&q.NoCache, "no-cache", false, "resample even when the interval cache holds these intervals, and store none (cache: $"+intervalcache.EnvDir+", default m3eval/intervals in the user's cache directory; docs/report.md)")
 	fs.BoolVar(&q.Metrics, "metrics", true, "compute the rule judge's action-space metrics (m3eval score --metrics) for their section")
 	fs.BoolVar(&q.QC, "qc", true, "run m3eval qc's checks (default thresholds) for the quality-control section")
 	fs.StringVar(&q.Campaign, "campaign", "", "quality control of this campaign's annotators on its turns (default: every label)")
@@ -111,6 +114,7 @@ func (q *Request) Run(ctx context.Context, s *store.Store, r *rubric.Rubric) (*R
 	if o.Annotators, err = s.ExportAnnotators(ctx, store.ExportOptions{}); err != nil {
 		return nil, err
 	}
+	o.Cache = scoring.OpenCache(q.NoCache)
 	if q.Metrics {
 		if o.Judge, err = judgerun.NewJudge(r, ""); err != nil {
 			return nil, err

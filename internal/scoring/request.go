@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/intervalcache"
 	"github.com/m3bench/m3eval/internal/judgerun"
 	"github.com/m3bench/m3eval/internal/report"
 	"github.com/m3bench/m3eval/internal/rubric"
@@ -27,6 +28,7 @@ type Request struct {
 	Cluster       string // bootstrap unit, one of Clusters
 	NACategory    bool
 	Metrics       bool // the rule judge's action-space metrics instead (judgerun.RubricMetrics)
+	NoCache       bool // neither read nor write the interval cache (intervalcache)
 	// Progress is told the bootstrap replicates done and their total (not a flag; nil: none).
 	Progress func(done, total int64)
 }
@@ -40,6 +42,7 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 	q.StatFlags.AddFlags(fs)
 	fs.StringVar(&q.Cluster, "cluster", string(ClusterEpisode), "bootstrap unit: "+orList(Clusters))
 	fs.BoolVar(&q.NACategory, "na-category", false, "treat the NA choice as a category of choice fields instead of missing")
+	fs.BoolVar(&q.NoCache, "no-cache", false, "resample even when the interval cache holds these intervals, and store none (cache: $"+intervalcache.EnvDir+", default m3eval/intervals in the user's cache directory; docs/report.md)")
 	fs.BoolVar(&q.Metrics, "metrics", false, "report the rule judge's action-space metrics instead (per action type and model, 95% intervals; reads --format, -o, --bootstrap, --seed; docs/judge.md)")
 }
 
@@ -84,7 +87,7 @@ func Score(ctx context.Context, s *store.Store, r *rubric.Rubric, q *Request, st
 	res, err := Run(ctx, s, r, Options{
 		Filter:     store.ScoreFilter{Annotators: q.Annotators, Judges: judges, IncludeDrafts: q.IncludeDrafts, By: q.By, Cluster: clusterKey},
 		NACategory: q.NACategory, Database: database, Agree: st.Analysis, ClusterName: clusterName, Adjust: st.Adjust,
-		Progress: q.Progress})
+		Progress: q.Progress, Cache: OpenCache(q.NoCache)})
 	if err != nil {
 		return nil, err
 	}
@@ -97,6 +100,15 @@ func Score(ctx context.Context, s *store.Store, r *rubric.Rubric, q *Request, st
 		o.Color = color
 		return report.WriteSections(w, res.Sections, in, o)
 	}, nil
+}
+
+// OpenCache returns the interval cache of m3eval score and report, or nil (none) when off
+// (their --no-cache).
+func OpenCache(off bool) *intervalcache.Cache {
+	if off {
+		return nil
+	}
+	return intervalcache.Open()
 }
 
 // ChooseJudges returns the judges named (by --judge), all of them present in the database,

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/intervalcache"
 	"github.com/m3bench/m3eval/internal/report"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
@@ -42,6 +43,10 @@ type Options struct {
 	// Progress, when set, is told the bootstrap replicates done of all fields and groups and
 	// their total (Agree.Bootstrap per field and block), from several goroutines at once.
 	Progress func(done, total int64)
+	// Cache, when set, keeps the bootstrap's intervals and tests keyed by a fingerprint of
+	// the rows read and of the options: a run whose fingerprint is in it takes them from
+	// there instead of resampling, and a run that resamples stores them (nil: no cache).
+	Cache *intervalcache.Cache
 }
 
 // Result holds the overall section, then one per group in the order of the group values.
@@ -63,15 +68,34 @@ func Run(ctx context.Context, s *store.Store, r *rubric.Rubric, o Options) (*Res
 	if o.Filter.Cluster != "" {
 		sc.clusters = map[string]string{}
 	}
-	if err := s.StreamScoring(ctx, o.Filter, sc.rating, sc.score); err != nil {
+	rating, score := sc.rating, sc.score
+	var key *intervalcache.Key
+	if o.Cache != nil && o.Agree.Bootstrap > 0 {
+		key = newRunKey(sc, &o)
+		rating = func(row *store.ScoreRow) error { addRow(key, "r", row); return sc.rating(row) }
+		score = func(row *store.ScoreRow) error { addRow(key, "s", row); return sc.score(row) }
+	}
+	if err := s.StreamScoring(ctx, o.Filter, rating, score); err != nil {
 		return nil, err
 	}
 	if sc.clusters != nil {
 		o.Agree.Clusters, o.Agree.ClusterName = sc.clusters, o.ClusterName
 	}
-	res, err := sc.analyze(ctx, o.Database, o.Agree, o.KeepData, o.Progress)
+	var cached *storedRun
+	if key != nil {
+		sc.key = key.String()
+		var sr storedRun
+		if o.Cache.Load(sc.key, &sr) {
+			cached = &sr
+		}
+	}
+	res, stored, err := sc.analyze(ctx, o.Database, o.Agree, o.KeepData, o.Progress, cached)
 	if err != nil {
 		return nil, err
+	}
+	if key != nil && stored != nil {
+		// A cache that cannot be written costs only time: the next run resamples.
+		_ = o.Cache.Store(sc.key, stored)
 	}
 	all := make([][]agree.FieldResult, len(res.Sections))
 	for i, sec := range res.Sections {
@@ -93,6 +117,7 @@ type scorer struct {
 	order      []string // the group values seen (sorted before the analysis)
 	// clusters maps each rated sample to its bootstrap cluster (nil: turns are the unit).
 	clusters map[string]string
+	key      string // the run's fingerprint in Options.Cache ("": not cached)
 }
 
 // newScorer prepares the builders; grouped asks for one builder per group besides the
@@ -211,8 +236,12 @@ func (sc *scorer) group(value string, create bool) (*agree.Builder, error) {
 }
 
 // analyze builds and analyses the overall block, then every group's in the order of their
-// values.
-func (sc *scorer) analyze(ctx context.Context, dbName string, opt agree.Options, keep bool, tell func(done, total int64)) (*Result, error) {
+// values. With cached, each block's intervals and tests come from it (the block is analysed
+// without the bootstrap); a block it does not fit is resampled. It returns, besides the
+// result, what the cache should hold when anything was resampled (nil otherwise).
+func (sc *scorer) analyze(ctx context.Context, dbName string, opt agree.Options, keep bool, tell func(done, total int64), cached *storedRun) (*Result, *storedRun, error) {
+	var toStore storedRun
+	resampled := false
 	var kept [][]agree.FieldData
 	// Each block bootstraps every field; a field without data draws no replicates, so the
 	// count is set to the block's end when the block is done.
@@ -220,6 +249,9 @@ func (sc *scorer) analyze(ctx context.Context, dbName string, opt agree.Options,
 	total := perBlock * int64(1+len(sc.order))
 	var done atomic.Int64
 	blocks := int64(0)
+	if cached != nil {
+		tell = nil // nothing to resample (unless an entry does not fit): no progress to show
+	}
 	if tell != nil && perBlock > 0 {
 		tell(0, total)
 		opt.Progress = func(n int) { tell(done.Add(int64(n)), total) }
@@ -239,22 +271,47 @@ func (sc *scorer) analyze(ctx context.Context, dbName string, opt agree.Options,
 		if keep {
 			kept = append(kept, data)
 		}
-		return agree.Analyze(ctx, data, opt)
+		bi := len(toStore.Blocks)
+		if cached != nil && bi < len(cached.Blocks) && opt.Bootstrap > 0 {
+			noBoot := opt
+			noBoot.Bootstrap = 0
+			res, err := agree.Analyze(ctx, data, noBoot)
+			if err != nil {
+				return nil, err
+			}
+			if applyBlock(res, cached.Blocks[bi]) {
+				toStore.Blocks = append(toStore.Blocks, cached.Blocks[bi])
+				return res, nil
+			}
+		}
+		if opt.Bootstrap > 0 {
+			resampled = true
+			Replicates.Add(int64(opt.Bootstrap) * int64(len(data)))
+		}
+		res, err := agree.Analyze(ctx, data, opt)
+		if err == nil {
+			toStore.Blocks = append(toStore.Blocks, storeBlock(res))
+		}
+		return res, err
 	}
 	res, err := run(sc.overall)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	secs := []report.Section{{Overall: true, Results: res}}
 	sort.Strings(sc.order)
 	for _, v := range sc.order {
 		res, err := run(sc.groups[v])
 		if err != nil {
-			return nil, fmt.Errorf("group %s: %w", v, err)
+			return nil, nil, fmt.Errorf("group %s: %w", v, err)
 		}
 		secs = append(secs, report.Section{Value: v, Results: res})
 	}
-	return &Result{Sections: secs, Data: kept}, nil
+	out := &Result{Sections: secs, Data: kept}
+	if !resampled || sc.key == "" {
+		return out, nil, nil
+	}
+	return out, &toStore, nil
 }
 
 // inRubricOrder puts the built fields in rubric order and adds the fields nobody rated, so
