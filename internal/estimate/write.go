@@ -82,7 +82,7 @@ func writeTable(w io.Writer, res *Result) error {
 			line += fmt.Sprintf("%d\t%d\t", r.NLabeled, r.NUnlabeled)
 			if r.Undefined != "" {
 				line += num(r.Estimate, 2) + " (" + r.Undefined + ")\t" + num(r.HumanOnly.Estimate, 2) + "\t" +
-					num(r.JudgeOnly.Estimate, 2) + "\t—\t—\t"
+					num(r.JudgeOnly.Estimate, 2) + "\t—\t" + num(r.Lambda, 2) + "\t" // λ: the estimate used it
 			} else {
 				defined = true
 				line += num(r.Estimate, 2) + " " + ci(r.CI) + "\t" + num(r.HumanOnly.Estimate, 2) + " " + ci(r.HumanOnly.CI) + "\t" +
