@@ -9,8 +9,8 @@ import (
 )
 
 // computeActive estimates every cell from an active sample (--sample): the labels of the
-// drawn turns, each weighted by 1/its inclusion probability (ppi.ActiveMean); the human-only
-// estimate is the same with λ = 0 (Horvitz–Thompson). Differences treat the models' estimates
+// drawn turns, each weighted by 1/its inclusion probability, normalised within each model's
+// turns (ppi.ActiveMean, Hájek); the human-only estimate is the same with λ = 0. Differences treat the models' estimates
 // as independent (their episodes are distinct); the ranking has no bootstrap shares.
 func computeActive(res *Result, cells map[cellKey]*cell, fs []field) *Result {
 	var groups, models []string
@@ -55,13 +55,13 @@ func computeActive(res *Result, cells map[cellKey]*cell, fs []field) *Result {
 				}
 				res.Rows = append(res.Rows, Row{Field: f.name, Model: m, Group: g, Judge: res.Judge,
 					NLabeled: n, NUnlabeled: len(a.Judge) - n, NEpisodes: len(eps),
-					Estimate: Num(p.Estimate), CI: [2]Num{Num(p.Lo), Num(p.Hi)}, Lambda: lam,
-					HumanOnly:          Simple{Estimate: Num(h.Estimate), CI: [2]Num{Num(h.Lo), Num(h.Hi)}},
-					JudgeOnly:          JudgeOnly{Estimate: Num(j.Estimate), CI: [2]Num{Num(j.Lo), Num(j.Hi)}},
+					Estimate: Num(p.Estimate), CI: f.clip(p.Interval), Lambda: lam,
+					HumanOnly:          Simple{Estimate: Num(h.Estimate), CI: f.clip(h.Interval)},
+					JudgeOnly:          JudgeOnly{Estimate: Num(j.Estimate), CI: f.clip(j)},
 					EffectiveN:         Num(ppi.EffectiveN(n, h.Interval, p.Interval)),
 					LabelsWithoutScore: c.orphans, LabelsOutsideSample: c.outside, SampledNotLabeled: c.waiting,
 					Undefined: p.Undefined})
-				if n > 0 {
+				if p.Undefined == "" { // only models with an interval are compared and ranked
 					ests = append(ests, est{m, p})
 				}
 			}

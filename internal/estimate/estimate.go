@@ -407,8 +407,12 @@ func compute(turns map[turnKey]*turn, fs []field, q *Request, incl map[string]fl
 				if c == nil || len(c.data.Human)+len(c.data.Unlabeled) == 0 {
 					continue // the judge scored none of these turns: no population
 				}
-				res.Rows = append(res.Rows, row(f.name, g, m, q.Judge, c))
-				if len(c.data.Human) > 0 {
+				r := row(f, g, m, q.Judge, c)
+				res.Rows = append(res.Rows, r)
+				// Only models with an interval are compared and ranked: a model without one
+				// has no variance to compare with, and its bootstrap shares would only
+				// resample one or two episodes.
+				if r.Undefined == "" {
 					present = append(present, m)
 					datas = append(datas, &c.data)
 				}
@@ -439,8 +443,11 @@ func compute(turns map[turnKey]*turn, fs []field, q *Request, incl map[string]fl
 	return res
 }
 
-// row estimates one cell.
-func row(fieldName, group, model, judge string, c *cell) Row {
+// row estimates one cell. The point estimates are internal/ppi's (ppi_py's); what is shown
+// of the intervals follows two rules of the command: no interval when the labeled turns come
+// from fewer than ppi.MinEpisodes episodes (the cluster-robust variance is biased downward
+// with few clusters), and interval ends clipped to the field's range (fieldRange).
+func row(f field, group, model, judge string, c *cell) Row {
 	d := &c.data
 	p := ppi.Mean(d, Alpha)
 	h := ppi.HumanOnly(d, Alpha)
@@ -449,11 +456,45 @@ func row(fieldName, group, model, judge string, c *cell) Row {
 	if len(d.Human) == 0 {
 		lam = Num(math.NaN())
 	}
-	return Row{Field: fieldName, Model: model, Group: group, Judge: judge,
+	labeledEps := map[int]bool{}
+	for _, e := range d.Cluster {
+		labeledEps[e] = true
+	}
+	if p.Undefined == "" && len(labeledEps) < ppi.MinEpisodes {
+		p.Interval = noInterval(p.Interval, ppi.ReasonFewEpisodes)
+		h = noInterval(h, ppi.ReasonFewEpisodes)
+	}
+	return Row{Field: f.name, Model: model, Group: group, Judge: judge,
 		NLabeled: len(d.Human), NUnlabeled: len(d.Unlabeled), NEpisodes: len(c.episodes),
-		Estimate: Num(p.Estimate), CI: [2]Num{Num(p.Lo), Num(p.Hi)}, Lambda: lam,
-		HumanOnly:          Simple{Estimate: Num(h.Estimate), CI: [2]Num{Num(h.Lo), Num(h.Hi)}},
-		JudgeOnly:          JudgeOnly{Estimate: Num(j.Estimate), CI: [2]Num{Num(j.Lo), Num(j.Hi)}},
+		Estimate: Num(p.Estimate), CI: f.clip(p.Interval), Lambda: lam,
+		HumanOnly:          Simple{Estimate: Num(h.Estimate), CI: f.clip(h)},
+		JudgeOnly:          JudgeOnly{Estimate: Num(j.Estimate), CI: f.clip(j)},
 		EffectiveN:         Num(ppi.EffectiveN(len(d.Human), h, p.Interval)),
 		LabelsWithoutScore: c.orphans, Undefined: p.Undefined}
+}
+
+// noInterval is iv without its interval, for the reason why.
+func noInterval(iv ppi.Interval, why string) ppi.Interval {
+	nan := math.NaN()
+	return ppi.Interval{Estimate: iv.Estimate, SE: nan, Lo: nan, Hi: nan, Undefined: why}
+}
+
+// fieldRange is the range of the field's mean human value: the scale's ends, or 0–1 for a
+// Yes-rate.
+func (f field) fieldRange() (lo, hi float64) {
+	if f.yesNo {
+		return 0, 1
+	}
+	return float64(f.min), float64(f.max)
+}
+
+// clip returns the interval's ends clipped to the field's range: a normal interval around a
+// mean near an end of the scale reaches past it, where the mean cannot be. Clipping changes
+// no coverage (the true mean is inside the range); the point estimate is left as computed.
+func (f field) clip(iv ppi.Interval) [2]Num {
+	lo, hi := f.fieldRange()
+	if math.IsNaN(iv.Lo) {
+		return [2]Num{Num(iv.Lo), Num(iv.Hi)}
+	}
+	return [2]Num{Num(math.Min(hi, math.Max(lo, iv.Lo))), Num(math.Min(hi, math.Max(lo, iv.Hi)))}
 }

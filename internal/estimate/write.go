@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/m3bench/m3eval/internal/ppi"
 )
 
 // Write writes the result in the format (Table or JSON).
@@ -80,7 +82,7 @@ func writeTable(w io.Writer, res *Result) error {
 			line += fmt.Sprintf("%d\t%d\t", r.NLabeled, r.NUnlabeled)
 			if r.Undefined != "" {
 				line += num(r.Estimate, 2) + " (" + r.Undefined + ")\t" + num(r.HumanOnly.Estimate, 2) + "\t" +
-					num(r.JudgeOnly.Estimate, 2) + "\t—\t—\t"
+					num(r.JudgeOnly.Estimate, 2) + "\t—\t" + num(r.Lambda, 2) + "\t" // λ: the estimate used it
 			} else {
 				defined = true
 				line += num(r.Estimate, 2) + " " + ci(r.CI) + "\t" + num(r.HumanOnly.Estimate, 2) + " " + ci(r.HumanOnly.CI) + "\t" +
@@ -106,6 +108,19 @@ func writeTable(w io.Writer, res *Result) error {
 				fmt.Fprintf(tw, "    %s − %s%s\t%s\t%s\tp %s\t\n", d.A, d.B, g, num(d.Estimate, 2), ci(d.CI), pval(d.P))
 			}
 			tw.Flush()
+		}
+		var left []string
+		for _, r := range res.Rows {
+			if r.Field == f && r.Undefined != "" && r.NLabeled > 0 {
+				g := ""
+				if res.By != "" {
+					g = " [" + r.Group + "]"
+				}
+				left = append(left, r.Model+g)
+			}
+		}
+		if len(left) > 0 {
+			fmt.Fprintf(b, "  not compared or ranked (no interval): %s\n", strings.Join(left, ", "))
 		}
 		var ranks []RankRow
 		for _, r := range res.Ranking {
@@ -142,15 +157,16 @@ func writeTable(w io.Writer, res *Result) error {
 			fmt.Fprintf(b, "  ranking (share of %d bootstrap replicates holding the rank): %s\n", res.Bootstrap, strings.Join(parts, ", "))
 		}
 	}
-	b.WriteString(`
+	fmt.Fprintf(b, `
 labeled: turns with a done human label, the rest only scored by the judge. PPI estimate: the
 judge's mean corrected by its error on the labeled turns (λ: how much the judge is trusted,
 0 = not at all). human only: the labeled turns alone. judge mean: the judge alone (biased as
 the judge is). effective n: how many human labels alone would give an interval as narrow.
-Intervals count episodes, not turns, as independent. docs/statistics.md explains every number.
-`)
+Intervals count episodes, not turns, as independent, need labeled turns from at least %d
+episodes, and are clipped to the field's range. docs/statistics.md explains every number.
+`, ppi.MinEpisodes)
 	if !defined {
-		b.WriteString("No interval yet: label at least 2 turns per model (m3eval annotate) to get one.\n")
+		fmt.Fprintf(b, "No interval yet: label turns from at least %d episodes per model (m3eval annotate) to get one.\n", ppi.MinEpisodes)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

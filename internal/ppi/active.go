@@ -2,42 +2,95 @@ package ppi
 
 import "math"
 
-// ActiveData is a population of turns of which some were labeled after an active draw:
-// turn i was drawn with the known probability Pi[i] (m3eval sample --active records it) and,
-// if drawn and labeled, has the human value Human[i].
+// MinEpisodes is the fewest episodes (clusters) with a labeled turn for which an interval is
+// given (and, for an active sample, λ is tuned). The cluster-robust (sandwich) variance
+// treats the episode sums as a sample from which their spread is estimated; with G clusters
+// it is biased downward by about a factor (G − 1)/G before any small-sample correction, and
+// its own spread is that of a variance from G − 1 degrees of freedom, so with 2–4 episodes
+// it can come out near 0 by chance (Cameron & Miller, "A practitioner's guide to
+// cluster-robust inference", J. Human Resources 2015: few clusters). Five is the smallest
+// number at which the estimate is within 20% of its bias-free value and a normal interval is
+// not more than a little too narrow (the t quantile at 4 degrees of freedom is 2.78 against
+// 1.96, which the command states rather than hides by giving no interval below it).
+const MinEpisodes = 5
+
+// ReasonFewEpisodes is why there is no interval when the labeled turns come from fewer than
+// MinEpisodes episodes.
+const ReasonFewEpisodes = "labeled turns from fewer than 5 episodes"
+
+// ActiveData is one model's population of turns of which some were labeled after an active
+// draw: turn i was drawn with the known probability Pi[i] (m3eval sample --active records
+// it; the draw was over the turns of every model, so the Pi of one model's turns need not add
+// up to anything in particular) and, if drawn and labeled, has the human value Human[i].
 type ActiveData struct {
 	Judge   []float64 // the judge's score of every turn
 	Human   []float64 // the human value (read only where Labeled)
 	Labeled []bool
-	Pi      []float64 // inclusion probability of every turn (> 0)
+	Pi      []float64 // inclusion probability of every turn (> 0; read only where Labeled)
 	Cluster []int     // cluster (episode) of every turn; nil: every turn its own
 }
 
-// activeTerms returns, per turn, A_i = ξ_i·Y_i/π_i and B_i = Ŷ_i·(1 − ξ_i/π_i): the
-// estimate's per-turn term is A_i + λB_i, whose mean is unbiased for the mean human value
-// for any λ, because E[ξ_i/π_i] = 1 (inverse-probability weighting).
-func activeTerms(d *ActiveData) (a, b []float64) {
-	a, b = make([]float64, len(d.Judge)), make([]float64, len(d.Judge))
-	for i := range d.Judge {
-		w := 0.0
-		if d.Labeled[i] {
-			w = 1 / d.Pi[i]
-			a[i] = d.Human[i] * w
-		}
-		b[i] = d.Judge[i] * (1 - w)
-	}
-	return a, b
+// activeParts are the pieces of the Hájek-weighted PPI estimate of one ActiveData:
+//
+//	θ̂(λ) = λ·Ŷ̄ + R_Y − λ·R_Ŷ,   R_x = Σ ξ_i x_i/π_i / Σ ξ_i/π_i,
+//
+// where Ŷ̄ is the judge's mean over all the model's turns and R_x the weighted (Hájek) mean
+// over its labeled turns, and the estimate's linearised per-turn influence ψ_i(λ) = a_i + λb_i
+// with a_i = ξ_i w_i (Y_i − R_Y)/W and b_i = (Ŷ_i − Ŷ̄)/N − ξ_i w_i (Ŷ_i − R_Ŷ)/W
+// (w = 1/π, W = Σ ξ w, N the model's turns).
+type activeParts struct {
+	judgeMean, ry, rj float64
+	a, b              []float64
+	n                 int // labeled turns
+	episodes          int // episodes with a labeled turn
 }
 
-// clusterSums adds x − mean(x) by cluster.
-func clusterSums(x []float64, cluster []int) []float64 {
-	m := mean(x)
-	if cluster == nil {
-		out := make([]float64, len(x))
-		for i, v := range x {
-			out[i] = v - m
+func activeSplit(d *ActiveData) activeParts {
+	N := len(d.Judge)
+	p := activeParts{a: make([]float64, N), b: make([]float64, N)}
+	if N == 0 {
+		p.judgeMean, p.ry, p.rj = math.NaN(), math.NaN(), math.NaN()
+		return p
+	}
+	p.judgeMean = mean(d.Judge)
+	var W, sy, sj float64
+	eps := map[int]bool{}
+	for i, l := range d.Labeled {
+		if !l {
+			continue
 		}
-		return out
+		w := 1 / d.Pi[i]
+		W += w
+		sy += w * d.Human[i]
+		sj += w * d.Judge[i]
+		p.n++
+		if d.Cluster != nil {
+			eps[d.Cluster[i]] = true
+		} else {
+			eps[-1-i] = true
+		}
+	}
+	p.episodes = len(eps)
+	if p.n == 0 {
+		p.ry, p.rj = math.NaN(), math.NaN()
+	} else {
+		p.ry, p.rj = sy/W, sj/W
+	}
+	for i := range d.Judge {
+		p.b[i] = (d.Judge[i] - p.judgeMean) / float64(N)
+		if d.Labeled[i] {
+			w := 1 / d.Pi[i]
+			p.a[i] = w * (d.Human[i] - p.ry) / W
+			p.b[i] -= w * (d.Judge[i] - p.rj) / W
+		}
+	}
+	return p
+}
+
+// clusterTotals adds x by cluster (nil cluster: every turn its own).
+func clusterTotals(x []float64, cluster []int) []float64 {
+	if cluster == nil {
+		return append([]float64(nil), x...)
 	}
 	at := map[int]int{}
 	var out []float64
@@ -48,16 +101,23 @@ func clusterSums(x []float64, cluster []int) []float64 {
 			at[cluster[i]] = k
 			out = append(out, 0)
 		}
-		out[k] += v - m
+		out[k] += v
 	}
 	return out
 }
 
-// ActiveLambda minimises the clustered variance of mean(A + λB) over λ: −Cov(A, B)/Var(B)
-// from the cluster sums, clipped to [0, 1] (0 when B does not vary).
+// ActiveLambda minimises the clustered variance Σ_c (A_c + λB_c)² of the estimate over λ:
+// −Σ A_cB_c / Σ B_c² over the episode sums of a and b, clipped to [0, 1]. With labels from
+// fewer than MinEpisodes episodes that minimum is fitted to a handful of sums (with two it
+// can make them cancel and the variance 0), so λ is then 1: plain PPI, the judge's mean
+// corrected by its weighted error on the labels, which uses the judge without tuning to it.
+// λ is 0 when B does not vary (the judge cannot help).
 func ActiveLambda(d *ActiveData) float64 {
-	a, b := activeTerms(d)
-	sa, sb := clusterSums(a, d.Cluster), clusterSums(b, d.Cluster)
+	p := activeSplit(d)
+	if p.episodes < MinEpisodes {
+		return 1
+	}
+	sa, sb := clusterTotals(p.a, d.Cluster), clusterTotals(p.b, d.Cluster)
 	var cov, vb float64
 	for k := range sa {
 		cov += sa[k] * sb[k]
@@ -69,47 +129,37 @@ func ActiveLambda(d *ActiveData) float64 {
 	return math.Min(1, math.Max(0, -cov/vb))
 }
 
-// ActiveWithLambda is the inverse-probability-weighted estimate mean(A + λB) with its
-// clustered 1 − alpha interval: Var = Σ_clusters (Σ (ψ_i − θ̂))² / N², treating the draws as
-// independent (for the fixed-size systematic draw of sample --active, whose draws are
-// slightly negatively dependent, this errs on the wide side). λ = 0 is the Horvitz–Thompson
-// estimate from the labels alone.
+// ActiveWithLambda is the inverse-probability-weighted PPI estimate of the mean human value
+// of d's turns, Hájek-normalised (see activeParts): the labels' weights 1/π are divided by
+// their own sum within d, so the human-only estimate (λ = 0) is a weighted mean of the
+// labels and stays in their range whatever the draw. Its 1 − alpha interval uses the
+// linearised variance Σ_episodes (Σ ψ_i)², which treats the draws as independent and with
+// replacement (for the fixed-size systematic draw of sample --active, whose draws are
+// slightly negatively dependent and without replacement, this errs on the wide side). The
+// interval is undefined with fewer than 2 labels or labels from fewer than MinEpisodes
+// episodes.
 func ActiveWithLambda(d *ActiveData, lam, alpha float64) Result {
-	n := 0
-	var labeledClusters []int
-	for i, l := range d.Labeled {
-		if l {
-			n++
-			if d.Cluster != nil {
-				labeledClusters = append(labeledClusters, d.Cluster[i])
-			} else {
-				labeledClusters = append(labeledClusters, i)
-			}
-		}
-	}
-	a, b := activeTerms(d)
-	psi := make([]float64, len(a))
-	for i := range a {
-		psi[i] = a[i] + lam*b[i]
-	}
-	est := math.NaN()
-	if n > 0 {
-		est = mean(psi)
-	}
+	p := activeSplit(d)
+	est := lam*p.judgeMean + p.ry - lam*p.rj
 	switch {
-	case n == 0:
-		return Result{Interval: undefined(est, ReasonNoLabels), Lambda: lam}
-	case n < 2:
+	case p.n == 0:
+		return Result{Interval: undefined(math.NaN(), ReasonNoLabels), Lambda: lam}
+	case p.n < 2:
 		return Result{Interval: undefined(est, ReasonFewLabels), Lambda: lam}
-	case !twoClusters(labeledClusters):
+	case p.episodes < 2:
 		return Result{Interval: undefined(est, ReasonOneEpisode), Lambda: lam}
+	case p.episodes < MinEpisodes:
+		return Result{Interval: undefined(est, ReasonFewEpisodes), Lambda: lam}
+	}
+	psi := make([]float64, len(p.a))
+	for i := range psi {
+		psi[i] = p.a[i] + lam*p.b[i]
 	}
 	var v float64
-	for _, s := range clusterSums(psi, d.Cluster) {
+	for _, s := range clusterTotals(psi, d.Cluster) {
 		v += s * s
 	}
-	N := float64(len(psi))
-	return Result{Interval: interval(est, math.Sqrt(v)/N, alpha), Lambda: lam}
+	return Result{Interval: interval(est, math.Sqrt(v), alpha), Lambda: lam}
 }
 
 // ActiveMean is the inverse-probability-weighted PPI estimate with λ tuned by ActiveLambda.

@@ -198,7 +198,8 @@ func ActiveSample(ctx context.Context, st *store.Store, r *rubric.Rubric, o Acti
 		return nil, fmt.Errorf("sample %s: judge %s scored no turn on a scale or Yes/No field", o.Name, o.Judge)
 	}
 	if o.N > len(pop) {
-		return nil, usagef("sample %s: --n %d, but judge %s scored only %d turns", o.Name, o.N, o.Judge, len(pop))
+		// Not a usage error: the command line is well formed, the data has fewer turns.
+		return nil, fmt.Errorf("sample %s: --n %d, but judge %s scored only %d turns", o.Name, o.N, o.Judge, len(pop))
 	}
 	pi, err := sample.Inclusion(unc, o.N, o.Mix)
 	if err != nil {
