@@ -60,6 +60,13 @@ func (f TurnFilter) where() (string, []any, error) {
 // read transaction of its own, so it may run while a ScoreImporter writes; the slices passed
 // are reused between calls.
 func (s *Store) StreamEpisodes(ctx context.Context, f TurnFilter, fn func(turns []dataset.Turn, ids []int64, chosen []bool) error) error {
+	return s.streamEpisodes(ctx, f, false, fn)
+}
+
+// streamEpisodes is StreamEpisodes, with the turns' images when withImages (the model judge
+// sends them; the rule judge does not read them, and decoding them would slow its
+// million-turn runs for nothing).
+func (s *Store) streamEpisodes(ctx context.Context, f TurnFilter, withImages bool, fn func(turns []dataset.Turn, ids []int64, chosen []bool) error) error {
 	w, args, err := f.where()
 	if err != nil {
 		return err
@@ -73,8 +80,12 @@ func (s *Store) StreamEpisodes(ctx context.Context, f TurnFilter, fn func(turns 
 		return fmt.Errorf("read turns: %w", err)
 	}
 	defer conn.ExecContext(context.Background(), `ROLLBACK`)
+	images := `''`
+	if withImages {
+		images = `t.images`
+	}
 	q := `SELECT t.sample_id, e.episode_key, t.turn, t.action_type, t.task_type, t.user_message,
-		t.vlm_response, t.expected_answer, t.model, t.meta, t.episode_id, t.id, (` + w + `)
+		t.vlm_response, t.expected_answer, t.model, t.meta, ` + images + `, t.episode_id, t.id, (` + w + `)
 		FROM visible_turns t JOIN episodes e ON e.id = t.episode_id`
 	if len(f) > 0 {
 		q += ` WHERE t.episode_id IN (SELECT t.episode_id FROM visible_turns t JOIN episodes e ON e.id = t.episode_id WHERE ` + w + `)`
@@ -101,18 +112,23 @@ func (s *Store) StreamEpisodes(ctx context.Context, f TurnFilter, fn func(turns 
 	}
 	for rows.Next() {
 		var (
-			t    dataset.Turn
-			meta sql.NullString
-			ep   int64
-			id   int64
-			ok   bool
+			t       dataset.Turn
+			meta    sql.NullString
+			imgJSON string
+			ep, id  int64
+			ok      bool
 		)
 		if err := rows.Scan(&t.SampleID, &t.EpisodeID, &t.Turn, &t.ActionType, &t.TaskType, &t.UserMessage,
-			&t.VLMResponse, &t.ExpectedAnswer, &t.Model, &meta, &ep, &id, &ok); err != nil {
+			&t.VLMResponse, &t.ExpectedAnswer, &t.Model, &meta, &imgJSON, &ep, &id, &ok); err != nil {
 			return fmt.Errorf("read turns: %w", err)
 		}
 		if meta.Valid {
 			t.Meta = json.RawMessage(meta.String)
+		}
+		if imgJSON != "" {
+			if err := json.Unmarshal([]byte(imgJSON), &t.Images); err != nil {
+				return fmt.Errorf("read turns: sample %s: images: %w", t.SampleID, err)
+			}
 		}
 		if ep != cur {
 			if err := flush(); err != nil {

@@ -174,84 +174,9 @@ func (s *Store) ModelJudgeNote(ctx context.Context, judge, sampleID string) (*Mo
 	return n, rows.Err()
 }
 
-// StreamJudgeTurns is StreamEpisodes with the turns' images, which the model judge sends
-// and the rule judge does not read (StreamEpisodes leaves them out: decoding them would slow
-// the rule judge's million-turn runs for nothing).
+// StreamJudgeTurns is StreamEpisodes with the turns' images, which the model judge sends.
 func (s *Store) StreamJudgeTurns(ctx context.Context, f TurnFilter, fn func(turns []dataset.Turn, ids []int64, chosen []bool) error) error {
-	w, args, err := f.where()
-	if err != nil {
-		return err
-	}
-	conn, err := s.db.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("read turns: %w", err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `BEGIN DEFERRED`); err != nil {
-		return fmt.Errorf("read turns: %w", err)
-	}
-	defer conn.ExecContext(context.Background(), `ROLLBACK`)
-	q := `SELECT t.sample_id, e.episode_key, t.turn, t.action_type, t.task_type, t.user_message,
-		t.vlm_response, t.expected_answer, t.model, t.meta, t.images, t.episode_id, t.id, (` + w + `)
-		FROM visible_turns t JOIN episodes e ON e.id = t.episode_id`
-	if len(f) > 0 {
-		q += ` WHERE t.episode_id IN (SELECT t.episode_id FROM visible_turns t JOIN episodes e ON e.id = t.episode_id WHERE ` + w + `)`
-		args = append(args, args...)
-	}
-	q += ` ORDER BY t.episode_id, t.turn`
-	rows, err := conn.QueryContext(ctx, q, args...)
-	if err != nil {
-		return fmt.Errorf("read turns: %w", err)
-	}
-	defer rows.Close()
-	var (
-		turns  []dataset.Turn
-		ids    []int64
-		chosen []bool
-		cur    int64 = -1
-		some   bool
-	)
-	flush := func() error {
-		if len(turns) == 0 || !some {
-			return nil
-		}
-		return fn(turns, ids, chosen)
-	}
-	for rows.Next() {
-		var (
-			t      dataset.Turn
-			meta   sql.NullString
-			images string
-			ep, id int64
-			ok     bool
-		)
-		if err := rows.Scan(&t.SampleID, &t.EpisodeID, &t.Turn, &t.ActionType, &t.TaskType, &t.UserMessage,
-			&t.VLMResponse, &t.ExpectedAnswer, &t.Model, &meta, &images, &ep, &id, &ok); err != nil {
-			return fmt.Errorf("read turns: %w", err)
-		}
-		if meta.Valid {
-			t.Meta = json.RawMessage(meta.String)
-		}
-		if images != "" {
-			if err := json.Unmarshal([]byte(images), &t.Images); err != nil {
-				return fmt.Errorf("read turns: sample %s: images: %w", t.SampleID, err)
-			}
-		}
-		if ep != cur {
-			if err := flush(); err != nil {
-				return err
-			}
-			turns, ids, chosen, cur, some = turns[:0], ids[:0], chosen[:0], ep, false
-		}
-		turns = append(turns, t)
-		ids = append(ids, id)
-		chosen = append(chosen, ok)
-		some = some || ok
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read turns: %w", err)
-	}
-	return flush()
+	return s.streamEpisodes(ctx, f, true, fn)
 }
 
 // IsModelJudge tells whether the named judge has turns judged by a model (m3eval judge
