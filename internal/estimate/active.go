@@ -2,7 +2,6 @@ package estimate
 
 import (
 	"math"
-	"slices"
 	"sort"
 
 	"github.com/m3bench/m3eval/internal/ppi"
@@ -13,17 +12,7 @@ import (
 // turns (ppi.ActiveMean, Hájek); the human-only estimate is the same with λ = 0. Differences treat the models' estimates
 // as independent (their episodes are distinct); the ranking has no bootstrap shares.
 func computeActive(res *Result, cells map[cellKey]*cell, fs []field) *Result {
-	var groups, models []string
-	for k := range cells {
-		if !slices.Contains(groups, k.group) {
-			groups = append(groups, k.group)
-		}
-		if !slices.Contains(models, k.model) {
-			models = append(models, k.model)
-		}
-	}
-	slices.Sort(groups)
-	slices.Sort(models)
+	groups, models := groupsAndModels(cells)
 	for _, f := range fs {
 		for _, g := range groups {
 			type est struct {

@@ -387,17 +387,7 @@ func compute(turns map[turnKey]*turn, fs []field, q *Request, incl map[string]fl
 		return computeActive(res, cells, fs)
 	}
 	// Groups and models in sorted order, fields in rubric order.
-	var groups, models []string
-	for k := range cells {
-		if !slices.Contains(groups, k.group) {
-			groups = append(groups, k.group)
-		}
-		if !slices.Contains(models, k.model) {
-			models = append(models, k.model)
-		}
-	}
-	slices.Sort(groups)
-	slices.Sort(models)
+	groups, models := groupsAndModels(cells)
 	for _, f := range fs {
 		for _, g := range groups {
 			var present []string
@@ -497,4 +487,19 @@ func (f field) clip(iv ppi.Interval) [2]Num {
 		return [2]Num{Num(iv.Lo), Num(iv.Hi)}
 	}
 	return [2]Num{Num(math.Min(hi, math.Max(lo, iv.Lo))), Num(math.Min(hi, math.Max(lo, iv.Hi)))}
+}
+
+// groupsAndModels lists the groups and the models of the cells, each sorted.
+func groupsAndModels(cells map[cellKey]*cell) (groups, models []string) {
+	for k := range cells {
+		if !slices.Contains(groups, k.group) {
+			groups = append(groups, k.group)
+		}
+		if !slices.Contains(models, k.model) {
+			models = append(models, k.model)
+		}
+	}
+	slices.Sort(groups)
+	slices.Sort(models)
+	return groups, models
 }
