@@ -93,7 +93,7 @@ const importChunkTime = 50 * time.Millisecond
 // importYield is the pause after each chunk: writers waiting for the lock poll every lockPoll
 // and get in during it. While others write during the pauses, the import pauses again (up to
 // importYieldMax in all), so that several waiting annotators all get in before the next chunk.
-// Writers that registered as waiting go first anyway (letWaitersFirst); the pause is for
+// Writers that registered as waiting go first anyway (waitLock); the pause is for
 // those that cannot register (waiters.go).
 // The load test (docs/annotating.md) measured p99 key-to-saved under 250 ms with these values.
 const (
@@ -184,10 +184,7 @@ func (im *Importer) start() error {
 
 // begin opens the next chunk's transaction, after any writer that waits for the lock.
 func (im *Importer) begin() error {
-	if im.batch != 0 {
-		im.s.letWaitersFirst()
-	}
-	err := im.s.waitLock(im.ctx, func() error {
+	err := im.s.waitLock(im.ctx, bulkWriter, func() error {
 		_, err := im.conn.ExecContext(im.ctx, `BEGIN IMMEDIATE`)
 		return err
 	})
@@ -414,7 +411,7 @@ const dropChunkRows = 5000
 // stay invisible.
 func (s *Store) dropBatch(ctx context.Context, conn *sql.Conn, batch int64) error {
 	inTx := func(f func() error) error {
-		err := s.waitLock(ctx, func() error {
+		err := s.waitLock(ctx, bulkWriter, func() error {
 			_, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`)
 			return err
 		})
