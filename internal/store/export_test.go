@@ -12,3 +12,6 @@ func WritersWaiting(s *Store) bool {
 	defer p.close()
 	return p.deferTo()
 }
+
+// SetChunkTime sets how long s's bulk writers hold the lock at most.
+func SetChunkTime(s *Store, d time.Duration) { s.chunkTime = d }

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mattn/go-sqlite3"
@@ -71,7 +72,14 @@ type Store struct {
 	// priorityMax is how long a bulk writer defers to waiting short writers per chunk
 	// (importPriorityMax; longer in a test that must not depend on the machine's speed).
 	priorityMax time.Duration
-	path        string
+	// chunkTime is how long a bulk writer holds the lock at most (importChunkTime).
+	chunkTime time.Duration
+	path      string
+	// interactive stores (Options.Durable: annotate, adjudicate, serve) leave checkpoints to
+	// bulk writers and to checkpointAside.
+	interactive   bool
+	saves         atomic.Int64
+	checkpointing atomic.Bool
 	// Now is the clock, replaceable in tests.
 	Now func() time.Time
 }
@@ -122,7 +130,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if opts.Writers > 0 {
 		wdb.SetMaxOpenConns(opts.Writers)
 	}
-	s := &Store{db: db, wdb: wdb, path: path, lockWait: opts.LockWait, priorityMax: importPriorityMax, Now: func() time.Time { return time.Now().UTC() }}
+	s := &Store{db: db, wdb: wdb, path: path, lockWait: opts.LockWait, priorityMax: importPriorityMax, chunkTime: importChunkTime, interactive: opts.Durable && !opts.ReadOnly, Now: func() time.Time { return time.Now().UTC() }}
 	if s.lockWait <= 0 {
 		s.lockWait = DefaultLockWait
 	}
@@ -187,7 +195,38 @@ func (s *Store) beginWrite(ctx context.Context) (*sql.Tx, error) {
 		tx, err = s.wdb.BeginTx(ctx, nil)
 		return err
 	})
-	return tx, err
+	if err != nil || !s.interactive {
+		return tx, err
+	}
+	// An interactive save never checkpoints the WAL in its own commit. SQLite runs a checkpoint
+	// in the commit that finds the WAL past 1,000 pages; beside bulk writers that is most
+	// commits, and after a judge's long read ends it copies everything that read held back
+	// (hundreds of megabytes) and syncs the database file (synchronous=FULL), while the
+	// annotator waits for "saved". Bulk writers checkpoint in their commits (the default),
+	// and checkpointAside keeps the WAL short when the annotators write alone.
+	if _, err := tx.ExecContext(ctx, `PRAGMA wal_autocheckpoint = 0`); err != nil {
+		tx.Rollback()
+		return nil, err
+	}
+	s.checkpointAside()
+	return tx, nil
+}
+
+// interactiveCheckpointEvery is how many saves of an interactive store go between its
+// checkpoints: a save writes a few pages, so the WAL stays near SQLite's default of 1,000.
+const interactiveCheckpointEvery = 200
+
+// checkpointAside runs a PASSIVE checkpoint every interactiveCheckpointEvery saves, on a
+// connection of the read pool and in a goroutine of its own, so that no save waits for it. A
+// PASSIVE checkpoint takes no write lock, and gives up where another one runs.
+func (s *Store) checkpointAside() {
+	if s.saves.Add(1)%interactiveCheckpointEvery != 0 || !s.checkpointing.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer s.checkpointing.Store(false)
+		_, _ = s.db.ExecContext(context.Background(), `PRAGMA wal_checkpoint(PASSIVE)`) // only a speed-up: an error changes nothing
+	}()
 }
 
 // writerClass says whether a write goes before others while they wait for the lock.

@@ -91,6 +91,14 @@ func (p *waitersProbe) deferTo() bool {
 	if p == nil || time.Now().After(p.until) {
 		return false
 	}
+	return p.waiting()
+}
+
+// waiting reports whether a short writer waits for the lock now.
+func (p *waitersProbe) waiting() bool {
+	if p == nil {
+		return false
+	}
 	fd := int(p.f.Fd())
 	if err := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		// EWOULDBLOCK: a waiter holds it, or another bulk writer probes this instant (then
