@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -495,5 +496,77 @@ func TestModelJudgeInterrupt(t *testing.T) {
 	r := runBin(t, dir, nil, args...)
 	if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("%d turns scored", 151-scored)) {
 		t.Fatalf("rerun after %d: exit %d\n%s%s", scored, r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestModelJudgeStopsOnDeadEndpoint: an endpoint that refuses connections stops the run after
+// three turns in a row fail for it, with one line naming the endpoint without its secrets and
+// exit status 1; an endpoint that dies half-way keeps the turns judged before, and the rerun
+// against a live endpoint scores the rest.
+func TestModelJudgeStopsOnDeadEndpoint(t *testing.T) {
+	set, err := filepath.Abs(filepath.Join("testdata", "judge", "heldout.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "d.db")
+	mustRun(t, "--db", db, "import", "--annotator", "human", set)
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	ln.Close()
+	out, err := run(t, "--db", db, "judge", "--name", "d", "--endpoint", "http://someone:pass-w0rd@"+dead+"/v1?api_key=sekrit-123",
+		"--model", "judge-careful", "--retries", "1")
+	if exitCodeOf(err) != 1 || err == nil {
+		t.Fatalf("exit %d, err %v\n%s", exitCodeOf(err), err, out)
+	}
+	msg := err.Error()
+	for _, want := range []string{"endpoint unreachable", "http://REDACTED@" + dead + "/v1/chat/completions?api_key=REDACTED", "connection refused", "3 turns in a row"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the error lacks %q: %s", want, msg)
+		}
+	}
+	if strings.Contains(msg+out, "pass-w0rd") || strings.Contains(msg+out, "sekrit-123") {
+		t.Errorf("a secret is shown: %s\n%s", msg, out)
+	}
+	if strings.Contains(out, "failed ho_") || !strings.Contains(out, "0 turns scored") || !strings.Contains(out, " 3 failed") {
+		t.Errorf("the summary should count 3 failed turns without a line each:\n%s", out)
+	}
+
+	// An endpoint that answers one turn, then stops listening.
+	srv, err := demovlm.New(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err = net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var served atomic.Int32
+	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if served.Add(1) == 1 {
+			ln.Close() // no new connection from now on
+		}
+		w.Header().Set("Connection", "close")
+		srv.ServeHTTP(w, r)
+	})}
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+	out, err = run(t, "--db", db, "judge", "--name", "d", "--endpoint", "http://"+ln.Addr().String()+"/v1", "--model", "judge-careful", "--retries", "0", "--concurrency", "1")
+	if exitCodeOf(err) != 1 || err == nil || !strings.Contains(err.Error(), "connection refused, 3 turns in a row") {
+		t.Fatalf("exit %d, err %v\n%s", exitCodeOf(err), err, out)
+	}
+	if !strings.Contains(out, "1 turns scored") && !strings.Contains(out, "1 turn scored") {
+		t.Fatalf("the turn judged before the endpoint died is not reported:\n%s", out)
+	}
+	if n, _ := judgesWithScores(t, db, "d"); n != 1 {
+		t.Fatalf("%v turns stored, want 1", n)
+	}
+	live := startJudgeVLM(t, nil, 0)
+	out = mustRun(t, "--db", db, "judge", "--name", "d", "--endpoint", live.endpoint(), "--model", "judge-careful")
+	if !strings.Contains(out, "39 turns scored") || !strings.Contains(out, "1 already scored") {
+		t.Fatalf("rerun: %s", out)
 	}
 }

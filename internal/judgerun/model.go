@@ -48,12 +48,25 @@ type ModelOptions struct {
 	Progress func(done, total int64)
 	// Images reads a local image (nil: the file system, with the demo's embedded images).
 	Images func(name string) ([]byte, error)
+	// Endpoint names the endpoint in the error that stops a run it cannot reach; it must
+	// carry no secret (vlm.Client.URL is redacted).
+	Endpoint string
 }
+
+// unreachableStop is how many turns in a row may fail because the endpoint cannot be reached
+// for the same reason (connection refused, host not found, TLS) before the run stops: such an
+// endpoint is down or wrong, and every further turn would fail the same way after its retries.
+const unreachableStop = 3
+
+// ErrUnreachable stops a model judge run whose endpoint cannot be reached.
+var ErrUnreachable = errors.New("endpoint unreachable")
 
 // Failure is a turn the judge could not score, with why.
 type Failure struct {
 	SampleID string
 	Reason   string
+	// unreachable is vlm.Unreachable of the failure: why the endpoint could not be reached.
+	unreachable string
 }
 
 // ModelSummary is what a model judge run did and cost.
@@ -68,12 +81,17 @@ type ModelSummary struct {
 	Reasked             int // turns asked a second time after an unusable answer
 	Wall                time.Duration
 	Interrupted         bool
+	// Unreachable is why the run stopped early: the endpoint could not be reached.
+	Unreachable string
 }
 
 // String is the summary m3eval judge prints after a model judge run.
 func (s ModelSummary) String() string {
 	var b strings.Builder
 	for _, f := range s.Failures {
+		if s.Unreachable != "" && f.unreachable == s.Unreachable {
+			continue // the error that stopped the run says it once for all of them
+		}
 		fmt.Fprintf(&b, "failed %s: %s\n", textsafe.Line(f.SampleID), textsafe.Line(f.Reason))
 	}
 	fmt.Fprintf(&b, "%d turns scored with %s, %d failed, %d already scored; tokens in %d, out %d; %d requests, %d retries, %d re-asked; %s\n",
@@ -147,6 +165,14 @@ func JudgeModel(ctx context.Context, s *store.Store, o ModelOptions) (ModelSumma
 		o.Progress(0, total)
 	}
 	images := newImageCache(o.Images)
+	// stop ends the run early when the endpoint is unreachable; ctx stays the caller's, so
+	// an interrupt is still told apart from the stop.
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	// downReason is why the last downRun turns in a row failed to reach the endpoint; down
+	// is set to it when they are unreachableStop.
+	var down, downReason string
+	var downRun int
 	work := make(chan *modelJob)
 	results := make(chan modelResult, flushEvery)
 	var wg sync.WaitGroup
@@ -155,7 +181,7 @@ func JudgeModel(ctx context.Context, s *store.Store, o ModelOptions) (ModelSumma
 		go func() {
 			defer wg.Done()
 			for job := range work {
-				results <- judgeOne(ctx, o, images, job)
+				results <- judgeOne(runCtx, o, images, job)
 			}
 		}()
 	}
@@ -164,7 +190,7 @@ func JudgeModel(ctx context.Context, s *store.Store, o ModelOptions) (ModelSumma
 		for _, job := range jobs {
 			select {
 			case work <- job:
-			case <-ctx.Done():
+			case <-runCtx.Done():
 				return
 			}
 		}
@@ -195,11 +221,22 @@ func JudgeModel(ctx context.Context, s *store.Store, o ModelOptions) (ModelSumma
 			sum.Reasked++
 		}
 		switch {
-		case r.err != nil && ctx.Err() != nil:
-			// interrupted: the turn is neither scored nor failed
+		case r.err != nil && runCtx.Err() != nil:
+			// interrupted or stopped: the turn is neither scored nor failed
 		case r.err != nil:
-			sum.Failures = append(sum.Failures, Failure{SampleID: r.job.turns[r.job.i].SampleID, Reason: r.err.Error()})
+			why := vlm.Unreachable(r.err)
+			sum.Failures = append(sum.Failures, Failure{SampleID: r.job.turns[r.job.i].SampleID, Reason: r.err.Error(), unreachable: why})
+			if why == "" || why != downReason {
+				downReason, downRun = why, 1
+			} else {
+				downRun++
+			}
+			if downReason != "" && downRun >= unreachableStop && down == "" {
+				down = downReason
+				stop()
+			}
 		default:
+			downReason, downRun = "", 0
 			batch = append(batch, store.ModelJudgeTurn{TurnID: r.job.id, Fields: r.answer.Fields, Values: r.answer.Values,
 				Rationale: r.answer.Rationale, TokensIn: r.tokensIn, TokensOut: r.tokensOut, Requests: r.requests})
 		}
@@ -219,6 +256,15 @@ func JudgeModel(ctx context.Context, s *store.Store, o ModelOptions) (ModelSumma
 	if err := ctx.Err(); err != nil {
 		sum.Interrupted = true
 		return sum, err
+	}
+	if down != "" {
+		sum.Unreachable = down
+		endpoint := o.Endpoint
+		if endpoint == "" {
+			endpoint = "the endpoint"
+		}
+		return sum, fmt.Errorf("%w: %s: %s, %d turns in a row; stopped, the turns judged are stored; check --endpoint and run again",
+			ErrUnreachable, endpoint, down, unreachableStop)
 	}
 	if len(sum.Failures) > 0 {
 		return sum, fmt.Errorf("%w: %d of %d turns are not scored (listed above); run again to retry them", ErrTurnsFailed, len(sum.Failures), len(jobs))
@@ -391,7 +437,7 @@ func (q *Request) PrepareModel(rb *rubric.Rubric, actions rubric.Actions) (*Prep
 
 // RunModel runs the prepared model judge and writes its summary (failures first) to w.
 func (q *Request) RunModel(ctx context.Context, s *store.Store, pm *PreparedModel, filter store.TurnFilter, progress func(done, total int64), w io.Writer) error {
-	sum, err := JudgeModel(ctx, s, ModelOptions{Name: q.Name, Judge: pm.Judge, Client: pm.Client, Version: pm.Version,
+	sum, err := JudgeModel(ctx, s, ModelOptions{Name: q.Name, Judge: pm.Judge, Client: pm.Client, Version: pm.Version, Endpoint: pm.Client.URL(),
 		Filter: filter, Replace: q.Replace, Concurrency: q.Model.Concurrency, Progress: progress})
 	if sum.Chosen > 0 {
 		fmt.Fprintf(w, "judge %s: %s", q.Name, sum)
