@@ -22,7 +22,10 @@ func TestUnreachable(t *testing.T) {
 	ln.Close()
 	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.Contains(r.URL.RawQuery, "slow") {
-			<-r.Context().Done()
+			select { // longer than the client waits
+			case <-r.Context().Done():
+			case <-time.After(3 * time.Second):
+			}
 			return
 		}
 		http.Error(w, "down", http.StatusBadGateway)
@@ -38,7 +41,11 @@ func TestUnreachable(t *testing.T) {
 		{plain.URL + "/v1", ""},
 		{plain.URL + "/v1?slow=1", ""},
 	} {
-		cl, err := New(Options{Endpoint: c.endpoint, Model: "m", MaxRetries: 0, Timeout: 300 * time.Millisecond})
+		timeout := 20 * time.Second // a TLS handshake is slow under -race on a busy machine
+		if strings.Contains(c.endpoint, "slow") {
+			timeout = 300 * time.Millisecond
+		}
+		cl, err := New(Options{Endpoint: c.endpoint, Model: "m", MaxRetries: 0, Timeout: timeout})
 		if err != nil {
 			t.Fatal(err)
 		}
