@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/m3bench/m3eval/annotations"
+	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/simulate/demovlm"
 	"github.com/m3bench/m3eval/internal/store"
 )
@@ -568,5 +570,56 @@ func TestModelJudgeStopsOnDeadEndpoint(t *testing.T) {
 	out = mustRun(t, "--db", db, "judge", "--name", "d", "--endpoint", live.endpoint(), "--model", "judge-careful")
 	if !strings.Contains(out, "39 turns scored") || !strings.Contains(out, "1 already scored") {
 		t.Fatalf("rerun: %s", out)
+	}
+}
+
+// TestModelJudgeExplainNames: judge --explain --name follows the unknown-name rule for a name
+// the database does not hold, refuses a judge with nothing to explain, explains the rules for
+// "rules", no --name or a rule judge stored under another name, and shows a model judge's
+// values under the rubric's labels in the rubric's order.
+func TestModelJudgeExplainNames(t *testing.T) {
+	_, db := modelJudgeFixture(t)
+	vlm := startJudgeVLM(t, nil, 0)
+	mustRun(t, "--db", db, "judge", "--name", "careful", "--endpoint", vlm.endpoint(), "--model", "judge-careful")
+	mustRun(t, "--db", db, "judge")
+	mustRun(t, "--db", db, "judge", "--name", "myrules")
+	run(t, "--db", db, "judge", "--name", "prose", "--endpoint", vlm.endpoint(), "--model", "judge-prose", "--filter", "sample_id=mj_en_turn_2")
+
+	out, err := run(t, "--db", db, "judge", "--explain", "mj_en_turn_2", "--name", "nosuch")
+	if exitCodeOf(err) != 1 || err == nil || !strings.Contains(err.Error(), "--name nosuch: no such judge in "+db+" (judges: careful, myrules, ") {
+		t.Fatalf("unknown judge: exit %d, %v\n%s", exitCodeOf(err), err, out)
+	}
+	out, err = run(t, "--db", db, "judge", "--explain", "mj_en_turn_2", "--name", "prose")
+	if exitCodeOf(err) != 1 || err == nil || strings.Contains(out, "rules 20") {
+		t.Fatalf("a judge without scores: exit %d, %v\n%s", exitCodeOf(err), err, out)
+	}
+	for _, args := range [][]string{{"--name", "rules"}, nil, {"--name", "myrules"}} {
+		out := mustRun(t, append([]string{"--db", db, "judge", "--explain", "mj_en_turn_2"}, args...)...)
+		if !strings.Contains(out, "mj_en_turn_2  (mislead, turn 2, en, rules 20") {
+			t.Errorf("%v: not the rules' explanation:\n%s", args, out)
+		}
+	}
+
+	rb, err := rubric.Parse(annotations.DefaultRubric)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = mustRun(t, "--db", db, "judge", "--explain", "mj_en_turn_2", "--name", "careful")
+	last := -1
+	for _, f := range rb.Fields {
+		if f.Kind != rubric.KindScale && f.Kind != rubric.KindChoice {
+			continue
+		}
+		i := strings.Index(out, "│ "+f.LabelEn+" ")
+		if i < 0 {
+			i = strings.Index(out, f.LabelEn+" ")
+		}
+		if i < 0 || i < last {
+			t.Errorf("label %q missing or out of the rubric's order:\n%s", f.LabelEn, out)
+		}
+		last = i
+	}
+	if !strings.Contains(out, "rationale") || !strings.Contains(out, " 1 request\n") {
+		t.Errorf("rationale or cost:\n%s", out)
 	}
 }

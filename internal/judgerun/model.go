@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/m3bench/m3eval/internal/plural"
 	"io"
 	"io/fs"
 	"mime"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/dataset"
+	"github.com/m3bench/m3eval/internal/judge"
 	"github.com/m3bench/m3eval/internal/modeljudge"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
@@ -94,8 +96,8 @@ func (s ModelSummary) String() string {
 		}
 		fmt.Fprintf(&b, "failed %s: %s\n", textsafe.Line(f.SampleID), textsafe.Line(f.Reason))
 	}
-	fmt.Fprintf(&b, "%d turns scored with %s, %d failed, %d already scored; tokens in %d, out %d; %d requests, %d retries, %d re-asked; %s\n",
-		s.Scored, s.Version, len(s.Failures), s.Skipped, s.TokensIn, s.TokensOut, s.Requests, s.Retries, s.Reasked, s.Wall.Round(time.Millisecond))
+	fmt.Fprintf(&b, "%d turns scored with %s, %d failed, %d already scored; tokens in %d, out %d; %s, %d retries, %d re-asked; %s\n",
+		s.Scored, s.Version, len(s.Failures), s.Skipped, s.TokensIn, s.TokensOut, plural.N(s.Requests, "request"), s.Retries, s.Reasked, s.Wall.Round(time.Millisecond))
 	return b.String()
 }
 
@@ -371,29 +373,65 @@ func readImage(name string) ([]byte, error) {
 	return b, err
 }
 
-// WriteModelNote prints what a model judge said about a sample (judge --explain --name).
-func WriteModelNote(w io.Writer, n *store.ModelJudgeNote, format string) error {
+// WriteModelNote prints what a model judge said about a sample (judge --explain --name): the
+// values under the rubric's labels in the rubric's order, as the rules' explanation shows
+// them (in Chinese when the model's rationale is), then the rationale and the cost.
+func WriteModelNote(w io.Writer, n *store.ModelJudgeNote, rb *rubric.Rubric, format string) error {
+	lang := judge.DetectLanguage(n.Rationale)
+	type row struct{ field, label, value string }
+	var rows []row
+	stored := map[string]string{}
+	for i, f := range n.Fields {
+		stored[f] = n.Values[i]
+	}
+	for i := range rb.Fields {
+		f := &rb.Fields[i]
+		if v, ok := stored[f.Name]; ok {
+			rows = append(rows, row{f.Name, label(f, lang), v})
+			delete(stored, f.Name)
+		}
+	}
+	for _, f := range n.Fields { // fields the rubric no longer has, in the stored order
+		if v, ok := stored[f]; ok {
+			rows = append(rows, row{f, f, v})
+		}
+	}
 	if format == string(ExplainJSON) {
 		values := map[string]string{}
-		for i, f := range n.Fields {
-			values[f] = n.Values[i]
+		type fieldJSON struct {
+			Field string `json:"field"`
+			Label string `json:"label"`
+			Value string `json:"value"`
+		}
+		fields := []fieldJSON{}
+		for _, r := range rows {
+			values[r.field] = r.value
+			fields = append(fields, fieldJSON{r.field, r.label, r.value})
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		return enc.Encode(map[string]any{"sample_id": n.SampleID, "version": n.Version.Version, "model": n.Version.Model,
-			"prompt_sha256": n.Version.PromptHash, "params": n.Version.Params, "values": values, "rationale": n.Rationale,
+			"prompt_sha256": n.Version.PromptHash, "params": n.Version.Params, "values": values, "fields": fields, "rationale": n.Rationale,
 			"tokens_in": n.TokensIn, "tokens_out": n.TokensOut, "requests": n.Requests})
 	}
 	fmt.Fprintf(w, "%s  (model %s, version %s, prompt %s, %s)\n", textsafe.Line(n.SampleID), textsafe.Line(n.Version.Model),
 		textsafe.Line(n.Version.Version), n.Version.PromptHash[:12], textsafe.Line(string(n.Version.Params)))
-	rows := make([][]string, len(n.Fields))
-	for i, f := range n.Fields {
-		rows[i] = []string{f, n.Values[i]}
+	head := []string{"field", "value"}
+	if lang == "zh" {
+		head = []string{"字段", "分值"}
 	}
-	table(w, "table", []string{"field", "value"}, rows)
-	fmt.Fprintf(w, "rationale: %s\n", textsafe.Line(n.Rationale))
-	fmt.Fprintf(w, "cost: %d tokens in, %d out, %d requests\n", n.TokensIn, n.TokensOut, n.Requests)
+	cells := make([][]string, len(rows))
+	for i, r := range rows {
+		v := r.value
+		if v == "" {
+			v = "—"
+		}
+		cells[i] = []string{r.label, v}
+	}
+	table(w, "table", head, cells)
+	fmt.Fprintf(w, "rationale (the model's own words, one for all fields):\n  %s\n", textsafe.Line(n.Rationale))
+	fmt.Fprintf(w, "cost: %d tokens in, %d out, %s\n", n.TokensIn, n.TokensOut, plural.N(n.Requests, "request"))
 	return nil
 }
 
