@@ -623,3 +623,15 @@ func TestModelJudgeExplainNames(t *testing.T) {
 		t.Errorf("rationale or cost:\n%s", out)
 	}
 }
+
+// TestJudgeExplainTakesNoFlagAsSample: "judge --explain --name vlm" is a usage error naming
+// --explain, not "judge takes no arguments, got vlm" nor an unknown sample id.
+func TestJudgeExplainTakesNoFlagAsSample(t *testing.T) {
+	_, db := modelJudgeFixture(t)
+	for _, args := range [][]string{{"--explain", "--name", "vlm"}, {"--explain", "--format", "json"}, {"--explain=-x"}} {
+		out, err := run(t, append([]string{"--db", db, "judge"}, args...)...)
+		if exitCodeOf(err) != 2 || err == nil || !strings.Contains(err.Error(), "want a sample id, not a flag (usage: m3eval judge --explain SAMPLE_ID") {
+			t.Errorf("%v: exit %d, %v\n%s", args, exitCodeOf(err), err, out)
+		}
+	}
+}
