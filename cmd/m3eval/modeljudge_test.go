@@ -293,7 +293,7 @@ func TestModelJudgeRerunAndVersion(t *testing.T) {
 		t.Fatalf("replace: %s", out)
 	}
 	ex := mustRun(t, "--db", db, "judge", "--explain", "mj_en_turn_1", "--name", "mj")
-	if !strings.Contains(ex, "model judge-lenient") || !strings.Contains(ex, "rationale: looks good") {
+	if !strings.Contains(ex, "model judge-lenient") || !strings.Contains(ex, "rationale (the model's own words, one for all fields):\n  looks good\n") {
 		t.Fatalf("explain after replace: %s", ex)
 	}
 	// The rule judge's interface is unchanged beside it.
