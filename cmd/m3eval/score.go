@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -65,6 +66,19 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoring.Request) error {
 					return err
 				})
 			}
+		}
+	}
+	if !o.Metrics && len(o.Judges) >= 2 {
+		// Judges are compared through the human labels (each against the humans, and their
+		// difference tested on the same labeled turns); without labels there is nothing to
+		// compare them on, and one "nothing to score" line would read as success.
+		labeled, err := hasLabels(cmd, s, o.IncludeDrafts)
+		if err != nil {
+			return err
+		}
+		if !labeled {
+			return fmt.Errorf("--judge %s: score compares judges through human labels, and %s has none: label turns with m3eval annotate, or import labels (m3eval import --annotator NAME FILE)",
+				strings.Join(o.Judges, " --judge "), g.dbPath)
 		}
 	}
 	if !o.Metrics && o.Format != string(report.JSONFmt) && o.Format != string(report.CSV) {
