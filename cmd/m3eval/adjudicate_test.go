@@ -75,7 +75,7 @@ func TestAdjudicateAndExportFinal(t *testing.T) {
 
 	final := filepath.Join(dir, "final.json")
 	msg := mustRun(t, "--db", db, "export", "--final", "-o", final)
-	if !strings.Contains(msg, "2 adjudicated, 32 agreed, 0 single-annotator; 1 disputed turns left out") {
+	if !strings.Contains(msg, "2 adjudicated, 32 agreed, 0 single-annotator; 1 disputed turn left out") {
 		t.Errorf("export said %q", msg)
 	}
 	data, err := os.ReadFile(final)

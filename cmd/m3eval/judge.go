@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"io"
+	"slices"
 
 	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/cmdutil"
@@ -39,7 +41,12 @@ answer is unusable after one re-ask is listed as failed and stores nothing (exit
   m3eval judge --explain demo_zh_umbrella_0_turn_7 --format json
   m3eval judge --name gpt4o --endpoint https://api.openai.com/v1 --model gpt-4o --concurrency 8
   m3eval judge --explain demo_en_apples_1_turn_5 --name gpt4o`,
-		Args: exactArgs(0),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if err := o.CheckExplain(); err != nil {
+				return usageIf(err) // before the argument count: the flag's value is what went wrong
+			}
+			return exactArgs(0)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error { return runJudge(cmd, g, o) },
 	}
 	o.AddFlags(cmd.Flags())
@@ -79,22 +86,55 @@ func runJudge(cmd *cobra.Command, g *globalOptions, o *judgerun.Request) error {
 	}
 	defer s.Close()
 	if o.Explain != "" && o.Name != "rules" {
-		// --name names a model judge: its stored values and rationale. Any other name
-		// explains the rules, as before model judges (the explanation is recomputed).
-		model, err := s.IsModelJudge(cmd.Context(), o.Name)
-		if err != nil {
-			return err
-		}
-		if !model {
-			return writeOutput(cmd, "", func(w io.Writer, _ bool) error { return o.Run(cmd.Context(), s, rb, j, filter, w) })
-		}
-		n, err := s.ModelJudgeNote(cmd.Context(), o.Name, o.Explain)
-		if err != nil {
-			return err
-		}
-		return writeOutput(cmd, "", func(w io.Writer, _ bool) error { return judgerun.WriteModelNote(w, n, o.Format) })
+		return explainJudge(cmd, g, s, o, func(w io.Writer) error { return o.Run(cmd.Context(), s, rb, j, filter, w) })
 	}
 	return writeOutput(cmd, "", func(w io.Writer, _ bool) error { return o.Run(cmd.Context(), s, rb, j, filter, w) })
+}
+
+// explainJudge is judge --explain SAMPLE_ID --name NAME for a name other than "rules": a
+// model judge shows its stored answer; a rule judge stored under another name explains the
+// rules (recomputed, as for --name rules); a name the database does not hold follows the
+// unknown-name rule (names.go), and a judge with nothing to explain is an error too.
+func explainJudge(cmd *cobra.Command, g *globalOptions, s *store.Store, o *judgerun.Request, rules func(io.Writer) error) error {
+	ctx := cmd.Context()
+	judges, err := s.Judges(ctx)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(judges, o.Name) {
+		c, err := store.OpenCompleter(ctx, g.dbPath)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		return unknownName(ctx, c, nameFlag{command: "judge", flag: "name", from: store.CompleteJudges, kind: "judge"}, o.Name, g.dbPath)
+	}
+	model, err := s.IsModelJudge(ctx, o.Name)
+	if err != nil {
+		return err
+	}
+	if model {
+		n, err := s.ModelJudgeNote(ctx, o.Name, o.Explain)
+		if err != nil {
+			return err
+		}
+		return writeOutput(cmd, "", func(w io.Writer, _ bool) error { return judgerun.WriteModelNote(w, n, g.rubric, o.Format) })
+	}
+	versions, err := s.JudgeRuleVersions(ctx, o.Name)
+	if err != nil {
+		return err
+	}
+	ruled := false
+	for v, n := range versions {
+		ruled = ruled || (v != "" && n > 0)
+	}
+	switch {
+	case len(versions) == 0:
+		return fmt.Errorf("--name %s: judge %s has no scores in %s: nothing to explain", o.Name, o.Name, g.dbPath)
+	case !ruled:
+		return fmt.Errorf("--name %s: judge %s's scores were imported (import-scores), not judged here: nothing to explain", o.Name, o.Name)
+	}
+	return writeOutput(cmd, "", func(w io.Writer, _ bool) error { return rules(w) })
 }
 
 // runModelJudge is m3eval judge --endpoint: the model judge, with a progress bar on a

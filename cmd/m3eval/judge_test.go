@@ -164,13 +164,14 @@ func TestScoreMetrics(t *testing.T) {
 	mustRun(t, "--db", db, "import", "--demo")
 	var rep struct {
 		Metrics []struct {
-			Action   string  `json:"action_type"`
-			Metric   string  `json:"metric"`
-			N        int     `json:"n"`
-			Value    float64 `json:"value"`
-			Lo       float64 `json:"ci_low"`
-			Hi       float64 `json:"ci_high"`
-			Interval string  `json:"interval"`
+			Action   string   `json:"action_type"`
+			Metric   string   `json:"metric"`
+			N        int      `json:"n"`
+			Value    float64  `json:"value"`
+			Lo       *float64 `json:"ci_low"` // null: undefined (one episode), no_interval says why
+			Hi       *float64 `json:"ci_high"`
+			Interval string   `json:"interval"`
+			Why      string   `json:"no_interval"`
 		} `json:"metrics"`
 		Trends []struct{ Dimension, Bin string } `json:"trends"`
 	}
@@ -180,7 +181,8 @@ func TestScoreMetrics(t *testing.T) {
 	actions := map[string]bool{}
 	for _, m := range rep.Metrics {
 		actions[m.Action] = true
-		if m.N < 1 || m.Lo > m.Value || m.Hi < m.Value || (m.Interval != "wilson" && m.Interval != "bootstrap") {
+		undefined := m.Lo == nil || m.Hi == nil
+		if m.N < 1 || (undefined && m.Why == "") || (!undefined && (*m.Lo > m.Value || *m.Hi < m.Value)) || (m.Interval != "wilson" && m.Interval != "bootstrap") {
 			t.Errorf("bad row %+v", m)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -20,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/m3bench/m3eval/annotations"
+	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/simulate/demovlm"
 	"github.com/m3bench/m3eval/internal/store"
 )
@@ -290,7 +293,7 @@ func TestModelJudgeRerunAndVersion(t *testing.T) {
 		t.Fatalf("replace: %s", out)
 	}
 	ex := mustRun(t, "--db", db, "judge", "--explain", "mj_en_turn_1", "--name", "mj")
-	if !strings.Contains(ex, "model judge-lenient") || !strings.Contains(ex, "rationale: looks good") {
+	if !strings.Contains(ex, "model judge-lenient") || !strings.Contains(ex, "rationale (the model's own words, one for all fields):\n  looks good\n") {
 		t.Fatalf("explain after replace: %s", ex)
 	}
 	// The rule judge's interface is unchanged beside it.
@@ -495,5 +498,140 @@ func TestModelJudgeInterrupt(t *testing.T) {
 	r := runBin(t, dir, nil, args...)
 	if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("%d turns scored", 151-scored)) {
 		t.Fatalf("rerun after %d: exit %d\n%s%s", scored, r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestModelJudgeStopsOnDeadEndpoint: an endpoint that refuses connections stops the run after
+// three turns in a row fail for it, with one line naming the endpoint without its secrets and
+// exit status 1; an endpoint that dies half-way keeps the turns judged before, and the rerun
+// against a live endpoint scores the rest.
+func TestModelJudgeStopsOnDeadEndpoint(t *testing.T) {
+	set, err := filepath.Abs(filepath.Join("testdata", "judge", "heldout.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "d.db")
+	mustRun(t, "--db", db, "import", "--annotator", "human", set)
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	ln.Close()
+	out, err := run(t, "--db", db, "judge", "--name", "d", "--endpoint", "http://someone:pass-w0rd@"+dead+"/v1?api_key=sekrit-123",
+		"--model", "judge-careful", "--retries", "1")
+	if exitCodeOf(err) != 1 || err == nil {
+		t.Fatalf("exit %d, err %v\n%s", exitCodeOf(err), err, out)
+	}
+	msg := err.Error()
+	for _, want := range []string{"endpoint unreachable", "http://REDACTED@" + dead + "/v1/chat/completions?api_key=REDACTED", "connection refused", "3 turns in a row"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the error lacks %q: %s", want, msg)
+		}
+	}
+	if strings.Contains(msg+out, "pass-w0rd") || strings.Contains(msg+out, "sekrit-123") {
+		t.Errorf("a secret is shown: %s\n%s", msg, out)
+	}
+	if strings.Contains(out, "failed ho_") || !strings.Contains(out, "0 turns scored") || !strings.Contains(out, " 3 failed") {
+		t.Errorf("the summary should count 3 failed turns without a line each:\n%s", out)
+	}
+
+	// An endpoint that answers one turn, then stops listening.
+	srv, err := demovlm.New(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err = net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var served atomic.Int32
+	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if served.Add(1) == 1 {
+			ln.Close() // no new connection from now on
+		}
+		w.Header().Set("Connection", "close")
+		srv.ServeHTTP(w, r)
+	})}
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+	out, err = run(t, "--db", db, "judge", "--name", "d", "--endpoint", "http://"+ln.Addr().String()+"/v1", "--model", "judge-careful", "--retries", "0", "--concurrency", "1")
+	if exitCodeOf(err) != 1 || err == nil || !strings.Contains(err.Error(), "connection refused, 3 turns in a row") {
+		t.Fatalf("exit %d, err %v\n%s", exitCodeOf(err), err, out)
+	}
+	if !strings.Contains(out, "1 turns scored") && !strings.Contains(out, "1 turn scored") {
+		t.Fatalf("the turn judged before the endpoint died is not reported:\n%s", out)
+	}
+	if n, _ := judgesWithScores(t, db, "d"); n != 1 {
+		t.Fatalf("%v turns stored, want 1", n)
+	}
+	live := startJudgeVLM(t, nil, 0)
+	out = mustRun(t, "--db", db, "judge", "--name", "d", "--endpoint", live.endpoint(), "--model", "judge-careful")
+	if !strings.Contains(out, "39 turns scored") || !strings.Contains(out, "1 already scored") {
+		t.Fatalf("rerun: %s", out)
+	}
+}
+
+// TestModelJudgeExplainNames: judge --explain --name follows the unknown-name rule for a name
+// the database does not hold, refuses a judge with nothing to explain, explains the rules for
+// "rules", no --name or a rule judge stored under another name, and shows a model judge's
+// values under the rubric's labels in the rubric's order.
+func TestModelJudgeExplainNames(t *testing.T) {
+	_, db := modelJudgeFixture(t)
+	vlm := startJudgeVLM(t, nil, 0)
+	mustRun(t, "--db", db, "judge", "--name", "careful", "--endpoint", vlm.endpoint(), "--model", "judge-careful")
+	mustRun(t, "--db", db, "judge")
+	mustRun(t, "--db", db, "judge", "--name", "myrules")
+	run(t, "--db", db, "judge", "--name", "prose", "--endpoint", vlm.endpoint(), "--model", "judge-prose", "--filter", "sample_id=mj_en_turn_2")
+
+	out, err := run(t, "--db", db, "judge", "--explain", "mj_en_turn_2", "--name", "nosuch")
+	if exitCodeOf(err) != 1 || err == nil || !strings.Contains(err.Error(), "--name nosuch: no such judge in "+db+" (judges: careful, myrules, ") {
+		t.Fatalf("unknown judge: exit %d, %v\n%s", exitCodeOf(err), err, out)
+	}
+	out, err = run(t, "--db", db, "judge", "--explain", "mj_en_turn_2", "--name", "prose")
+	if exitCodeOf(err) != 1 || err == nil || strings.Contains(out, "rules 20") {
+		t.Fatalf("a judge without scores: exit %d, %v\n%s", exitCodeOf(err), err, out)
+	}
+	for _, args := range [][]string{{"--name", "rules"}, nil, {"--name", "myrules"}} {
+		out := mustRun(t, append([]string{"--db", db, "judge", "--explain", "mj_en_turn_2"}, args...)...)
+		if !strings.Contains(out, "mj_en_turn_2  (mislead, turn 2, en, rules 20") {
+			t.Errorf("%v: not the rules' explanation:\n%s", args, out)
+		}
+	}
+
+	rb, err := rubric.Parse(annotations.DefaultRubric)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = mustRun(t, "--db", db, "judge", "--explain", "mj_en_turn_2", "--name", "careful")
+	last := -1
+	for _, f := range rb.Fields {
+		if f.Kind != rubric.KindScale && f.Kind != rubric.KindChoice {
+			continue
+		}
+		i := strings.Index(out, "│ "+f.LabelEn+" ")
+		if i < 0 {
+			i = strings.Index(out, f.LabelEn+" ")
+		}
+		if i < 0 || i < last {
+			t.Errorf("label %q missing or out of the rubric's order:\n%s", f.LabelEn, out)
+		}
+		last = i
+	}
+	if !strings.Contains(out, "rationale") || !strings.Contains(out, " 1 request\n") {
+		t.Errorf("rationale or cost:\n%s", out)
+	}
+}
+
+// TestJudgeExplainTakesNoFlagAsSample: "judge --explain --name vlm" is a usage error naming
+// --explain, not "judge takes no arguments, got vlm" nor an unknown sample id.
+func TestJudgeExplainTakesNoFlagAsSample(t *testing.T) {
+	_, db := modelJudgeFixture(t)
+	for _, args := range [][]string{{"--explain", "--name", "vlm"}, {"--explain", "--format", "json"}, {"--explain=-x"}} {
+		out, err := run(t, append([]string{"--db", db, "judge"}, args...)...)
+		if exitCodeOf(err) != 2 || err == nil || !strings.Contains(err.Error(), "want a sample id, not a flag (usage: m3eval judge --explain SAMPLE_ID") {
+			t.Errorf("%v: exit %d, %v\n%s", args, exitCodeOf(err), err, out)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -44,6 +45,42 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoring.Request) error {
 		return err
 	}
 	defer s.Close()
+	if o.Metrics {
+		if len(o.Judges) > 0 {
+			// The metrics read the rule judge's verdicts with their evidence (did the answer
+			// take the update, list the candidates, reject the false premise), recomputed from
+			// the turns; a stored judge's scores hold only the rubric's values.
+			return usageErrorf("--metrics comes from the rule judge's verdicts, recomputed with their evidence; a judge's stored scores (--judge %s) hold only the rubric's values: drop --judge", o.Judges[0])
+		}
+		if !cmd.Flags().Changed("bootstrap") {
+			o.Bootstrap = -1 // the metrics' default, 2000 replicates; --bootstrap 0 is none
+		}
+		if o.Format != string(report.JSONFmt) && o.Format != string(report.CSV) {
+			st, err := s.Status(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if st.Turns == 0 {
+				return writeOutput(cmd, o.Output, func(w io.Writer, _ bool) error {
+					_, err := fmt.Fprintln(w, noTurnsLine)
+					return err
+				})
+			}
+		}
+	}
+	if !o.Metrics && len(o.Judges) >= 2 {
+		// Judges are compared through the human labels (each against the humans, and their
+		// difference tested on the same labeled turns); without labels there is nothing to
+		// compare them on, and one "nothing to score" line would read as success.
+		labeled, err := hasLabels(cmd, s, o.IncludeDrafts)
+		if err != nil {
+			return err
+		}
+		if !labeled {
+			return fmt.Errorf("--judge %s: score compares judges through human labels, and %s has none: label turns with m3eval annotate, or import labels (m3eval import --annotator NAME FILE)",
+				strings.Join(o.Judges, " --judge "), g.dbPath)
+		}
+	}
 	if !o.Metrics && o.Format != string(report.JSONFmt) && o.Format != string(report.CSV) {
 		// Nothing to score: one line, as status says it, rather than every statistic's
 		// table full of "—". JSON and CSV keep their shape for the programs that read them.
@@ -69,6 +106,9 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoring.Request) error {
 	}
 	return writeOutput(cmd, o.Output, write)
 }
+
+// noTurnsLine is what score --metrics says of a database without turns.
+const noTurnsLine = "no turns yet: nothing to measure (import turns with m3eval import)"
 
 // noLabelsLine is what score and report say of a database without labels to compare.
 const noLabelsLine = "no annotations yet: nothing to score (label turns with m3eval annotate, or import labels)"

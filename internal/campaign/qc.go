@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"fmt"
+	"github.com/m3bench/m3eval/internal/plural"
 	"maps"
 	"math"
 	"slices"
@@ -372,7 +373,7 @@ func comments(q *AnnotatorQC, ls []QCLabel, r *rubric.Rubric, o QCOptions) {
 		}
 	}
 	if q.MissingComments > o.MissingComments {
-		q.Flags = append(q.Flags, Flag{Check: CheckComments, Reason: fmt.Sprintf("%d items the guide asks a comment for have none (first: %s)", q.MissingComments, example)})
+		q.Flags = append(q.Flags, Flag{Check: CheckComments, Reason: fmt.Sprintf("%s the guide asks a comment for %s none (first: %s)", plural.N(q.MissingComments, "item"), map[bool]string{true: "has", false: "have"}[q.MissingComments == 1], example)})
 	}
 }
 

@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"fmt"
+	"github.com/m3bench/m3eval/internal/plural"
 	"math"
 	"slices"
 	"time"
@@ -16,7 +17,7 @@ func campaignSection(c *Campaign) Section {
 		return omitted(id, title, "Left out: no database was read.")
 	}
 	sec := Section{ID: id, Title: title,
-		Intro: fmt.Sprintf("%d items in %d episodes; %d annotators have started.", c.Turns, c.Episodes, len(c.Annotators))}
+		Intro: fmt.Sprintf("%s in %s; %s started.", plural.N(c.Turns, "item"), plural.N(c.Episodes, "episode"), map[bool]string{true: "1 annotator has", false: plural.N(len(c.Annotators), "annotator") + " have"}[len(c.Annotators) == 1])}
 	if len(c.Annotators) == 0 {
 		sec.Omitted = "Left out: nobody has annotated yet."
 		return sec

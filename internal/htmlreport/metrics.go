@@ -61,7 +61,7 @@ func metricsSection(m *MetricsData) Section {
 		cats, models, series, n := barSeries(len(rows), func(i int) (string, string, bar, int) {
 			r := rows[i]
 			ch.Table.add(Text(r.Action), Text(r.Model), Int(r.N), Num(r.Value), Num(r.Lo), Num(r.Hi), Text(r.Interval))
-			return r.Action, r.Model, bar{Value: r.Value, Lo: r.Lo, Hi: r.Hi, HasCI: true}, r.N
+			return r.Action, r.Model, bar{Value: r.Value, Lo: r.Lo, Hi: r.Hi, HasCI: !math.IsNaN(r.Lo)}, r.N
 		})
 		ch.Caption = fmt.Sprintf("%s (unitless, 0–1 for rates) per action type, one bar per model, with its 95%% interval; n = %d turns.", name, n)
 		ch.SVG = barChart(ch.Title, "action type", name, cats, models, series, 0)
@@ -86,7 +86,7 @@ func metricsSection(m *MetricsData) Section {
 		cats, models, series, n := barSeries(len(rows), func(i int) (string, string, bar, int) {
 			r := rows[i]
 			ch.Table.add(Text(r.Bin), Text(r.Model), Int(r.N), Num(r.Value), Num(r.Lo), Num(r.Hi), Text(r.Interval))
-			return r.Bin, r.Model, bar{Value: r.Value, Lo: r.Lo, Hi: r.Hi, HasCI: true}, r.N
+			return r.Bin, r.Model, bar{Value: r.Value, Lo: r.Lo, Hi: r.Hi, HasCI: !math.IsNaN(r.Lo)}, r.N
 		})
 		ch.Caption = fmt.Sprintf("%s per %s, one bar per model, with its 95%% interval; n = %d turns.", k.score, k.dim, n)
 		ch.SVG = barChart(ch.Title, k.dim, k.score, cats, models, series, 0)

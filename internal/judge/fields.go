@@ -2,6 +2,7 @@ package judge
 
 import (
 	"fmt"
+	"github.com/m3bench/m3eval/internal/plural"
 	"slices"
 	"strconv"
 	"strings"
@@ -321,7 +322,7 @@ func (c *ctx) reasoning() Value {
 			detail++
 		}
 	}
-	ev = append(ev, fmt.Sprintf("%d clauses", detail))
+	ev = append(ev, plural.N(detail, "clause"))
 	// A rejection that goes on to say what is true instead is a reasoning step too ("no,
 	// the umbrella is black; the coat is red").
 	rejects := c.resp.cues(catReject)

@@ -2,6 +2,7 @@ package judge
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -35,6 +36,35 @@ type MetricRow struct {
 	Lo       float64 `json:"ci_low"`
 	Hi       float64 `json:"ci_high"`
 	Interval string  `json:"interval"`
+	// NoInterval says why Lo and Hi are undefined (NaN; null in JSON), when they are.
+	NoInterval string `json:"no_interval,omitempty"`
+}
+
+// MarshalJSON writes an undefined interval's ends as null (JSON has no NaN).
+func (r MetricRow) MarshalJSON() ([]byte, error) {
+	type plain MetricRow
+	return json.Marshal(struct {
+		plain
+		Lo *float64 `json:"ci_low"`
+		Hi *float64 `json:"ci_high"`
+	}{plain(r), finite(r.Lo), finite(r.Hi)})
+}
+
+// MarshalJSON writes an undefined interval's ends as null (JSON has no NaN).
+func (r TrendRow) MarshalJSON() ([]byte, error) {
+	type plain TrendRow
+	return json.Marshal(struct {
+		plain
+		Lo *float64 `json:"ci_low"`
+		Hi *float64 `json:"ci_high"`
+	}{plain(r), finite(r.Lo), finite(r.Hi)})
+}
+
+func finite(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
 }
 
 // TrendRow is a cross-image score for one model in one bin of a trend dimension.
@@ -48,6 +78,8 @@ type TrendRow struct {
 	Lo        float64 `json:"ci_low"`
 	Hi        float64 `json:"ci_high"`
 	Interval  string  `json:"interval"`
+	// NoInterval says why Lo and Hi are undefined (NaN; null in JSON), when they are.
+	NoInterval string `json:"no_interval,omitempty"`
 }
 
 // MetricsReport is what m3eval score --metrics prints.
@@ -96,6 +128,7 @@ const (
 type obs struct {
 	v    float64
 	rate bool
+	ep   int // the episode it comes from: the bootstrap resamples episodes
 }
 
 type cell struct {
@@ -109,6 +142,7 @@ type trendCell struct {
 // Metrics accumulates the observations of judged episodes.
 type Metrics struct {
 	j      *Judge
+	ep     int // the episode AddEpisode is adding (a count of episodes added)
 	cells  map[cell][]obs
 	trends map[trendCell][]obs
 }
@@ -121,6 +155,7 @@ func (j *Judge) NewMetrics() *Metrics {
 // AddEpisode adds the observations of one judged episode: its turns (in turn order), their
 // verdicts, and which turns to count.
 func (m *Metrics) AddEpisode(turns []dataset.Turn, vs []Verdict, chosen []bool) {
+	m.ep++
 	r := m.j.Rules
 	for i := range vs {
 		if chosen != nil && !chosen[i] {
@@ -140,7 +175,7 @@ func (m *Metrics) AddEpisode(turns []dataset.Turn, vs []Verdict, chosen []bool) 
 		}
 		add := func(metric string, x float64, rate bool) {
 			k := cell{action, v.Model, metric}
-			m.cells[k] = append(m.cells[k], obs{x, rate})
+			m.cells[k] = append(m.cells[k], obs{x, rate, m.ep})
 		}
 		switch action {
 		case "follow_up":
@@ -413,7 +448,7 @@ func (m *Metrics) trend(score string, v *Verdict, t *dataset.Turn, x float64, ra
 		conf = strconv.Itoa(v.Signals.Confusable)
 	}
 	for _, k := range []trendCell{{score, DimConfusable, conf, v.Model}, {score, DimConversationLength, m.lengthBin(t.Turn), v.Model}} {
-		m.trends[k] = append(m.trends[k], obs{x, rate})
+		m.trends[k] = append(m.trends[k], obs{x, rate, m.ep})
 	}
 }
 
@@ -475,9 +510,10 @@ func (j *Judge) asserts(response, lang, value string) bool {
 	return a != nil
 }
 
-// Report computes every metric with its interval; bootstrap ≤ 0 takes 2000 replicates.
+// Report computes every metric with its interval; bootstrap < 0 takes 2000 replicates, 0
+// computes no bootstrap interval (the rates keep their Wilson interval).
 func (m *Metrics) Report(bootstrap int, seed uint64) MetricsReport {
-	if bootstrap <= 0 {
+	if bootstrap < 0 {
 		bootstrap = defaultBootstrapRounds
 	}
 	rep := MetricsReport{Rules: m.j.Rules.Version, Bootstrap: bootstrap, Seed: seed, Metrics: []MetricRow{}, Trends: []TrendRow{}}
@@ -489,9 +525,9 @@ func (m *Metrics) Report(bootstrap int, seed uint64) MetricsReport {
 		return cmp.Or(cmp.Compare(x.action, y.action), cmp.Compare(x.metric, y.metric), cmp.Compare(x.model, y.model))
 	})
 	for i, k := range keys {
-		val, lo, hi, kind := summarize(m.cells[k], bootstrap, seed+uint64(i))
+		val, lo, hi, kind, why := summarize(m.cells[k], bootstrap, seed+uint64(i))
 		rep.Metrics = append(rep.Metrics, MetricRow{Action: k.action, Model: k.model, Metric: k.metric, N: len(m.cells[k]),
-			Value: val, Lo: lo, Hi: hi, Interval: kind})
+			Value: val, Lo: lo, Hi: hi, Interval: kind, NoInterval: why})
 	}
 	tkeys := make([]trendCell, 0, len(m.trends))
 	for k := range m.trends {
@@ -501,9 +537,9 @@ func (m *Metrics) Report(bootstrap int, seed uint64) MetricsReport {
 		return cmp.Or(cmp.Compare(x.score, y.score), cmp.Compare(x.dim, y.dim), cmp.Compare(x.model, y.model), binCompare(x.bin, y.bin))
 	})
 	for i, k := range tkeys {
-		val, lo, hi, kind := summarize(m.trends[k], bootstrap, seed+uint64(len(keys)+i))
+		val, lo, hi, kind, why := summarize(m.trends[k], bootstrap, seed+uint64(len(keys)+i))
 		rep.Trends = append(rep.Trends, TrendRow{Score: k.score, Dimension: k.dim, Bin: k.bin, Model: k.model,
-			N: len(m.trends[k]), Value: val, Lo: lo, Hi: hi, Interval: kind})
+			N: len(m.trends[k]), Value: val, Lo: lo, Hi: hi, Interval: kind, NoInterval: why})
 	}
 	return rep
 }
@@ -531,8 +567,11 @@ func leadingInt(s string) (int, bool) {
 }
 
 // summarize returns the mean with its 95% interval: Wilson for rates, a percentile
-// bootstrap for scores.
-func summarize(o []obs, bootstrap int, seed uint64) (val, lo, hi float64, kind string) {
+// bootstrap for scores that resamples episodes (the turns of one conversation are not
+// independent: one model's mistake carries over), each replicate's mean being its turns'
+// mean. With fewer than 2 episodes, or no replicates, the bootstrap interval is undefined
+// (NaN) and why says so.
+func summarize(o []obs, bootstrap int, seed uint64) (val, lo, hi float64, kind, why string) {
 	n := len(o)
 	sum := 0.0
 	rate := true
@@ -543,19 +582,40 @@ func summarize(o []obs, bootstrap int, seed uint64) (val, lo, hi float64, kind s
 	val = sum / float64(n)
 	if rate {
 		lo, hi = illusion.Wilson(int(math.Round(sum)), n)
-		return val, lo, hi, IntervalWilson
+		return val, lo, hi, IntervalWilson, ""
+	}
+	// The episodes' sums and counts, in the order first seen (o is in episode order).
+	var sums []float64
+	var counts []int
+	last := -1
+	for _, x := range o {
+		if x.ep != last {
+			sums, counts, last = append(sums, 0), append(counts, 0), x.ep
+		}
+		sums[len(sums)-1] += x.v
+		counts[len(counts)-1]++
+	}
+	nan := math.NaN()
+	switch k := len(sums); {
+	case bootstrap == 0:
+		return val, nan, nan, IntervalBootstrap, "no bootstrap replicates (--bootstrap 0)"
+	case k < 2:
+		return val, nan, nan, IntervalBootstrap, "one episode: resampling episodes needs at least 2"
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x6d336576616c)) // "m3eval"
 	means := make([]float64, bootstrap)
+	k := len(sums)
 	for b := range means {
-		s := 0.0
-		for range n {
-			s += o[rng.IntN(n)].v
+		s, c := 0.0, 0
+		for range k {
+			e := rng.IntN(k)
+			s += sums[e]
+			c += counts[e]
 		}
-		means[b] = s / float64(n)
+		means[b] = s / float64(c)
 	}
 	slices.Sort(means)
-	return val, percentile(means, 0.025), percentile(means, 0.975), IntervalBootstrap
+	return val, percentile(means, 0.025), percentile(means, 0.975), IntervalBootstrap, ""
 }
 
 // percentile interpolates linearly between order statistics (type 7, R's default).

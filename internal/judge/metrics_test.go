@@ -3,6 +3,7 @@ package judge
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/m3bench/m3eval/internal/dataset"
@@ -39,20 +40,34 @@ func TestMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// One episode: the bootstrap, which resamples episodes, has no interval, and says why.
+	one := j.NewMetrics()
+	one.AddEpisode(ep, vs, nil)
+	if r := metricOf(one.Report(500, 7), "cross_image_confusion", MCrossImageConfusion); !math.IsNaN(r.Lo) || !math.IsNaN(r.Hi) || !strings.Contains(r.NoInterval, "one episode") {
+		t.Errorf("one episode: %+v", *r)
+	}
+	if b, err := json.Marshal(metricOf(one.Report(500, 7), "cross_image_confusion", MCrossImageConfusion)); err != nil ||
+		!strings.Contains(string(b), `"ci_low":null,"ci_high":null`) || !strings.Contains(string(b), `"no_interval":"one episode`) {
+		t.Errorf("one episode, JSON: %s %v", b, err)
+	}
 	m := j.NewMetrics()
 	m.AddEpisode(ep, vs, nil)
+	m.AddEpisode(ep, vs, nil) // the same conversation twice: two episodes
 	rep := m.Report(500, 7)
+	if r := metricOf(m.Report(0, 7), "cross_image_confusion", MCrossImageConfusion); !math.IsNaN(r.Lo) || !strings.Contains(r.NoInterval, "--bootstrap 0") {
+		t.Errorf("--bootstrap 0: %+v", *r)
+	}
 	for _, c := range []struct {
 		action, metric string
 		n              int
 		value          float64
 		interval       string
 	}{
-		{"update", MUpdateResponsiveness, 1, 1, IntervalWilson},
-		{"update", MTemporalConsistency, 1, 1, IntervalWilson},
-		{"ambiguous_reference", MDisambiguation, 2, 0.5, IntervalBootstrap},
-		{"cross_image_confusion", MCrossImageConfusion, 2, 0.5, IntervalBootstrap},
-		{"logic_skip", MRefusalRate, 1, 1, IntervalWilson},
+		{"update", MUpdateResponsiveness, 2, 1, IntervalWilson},
+		{"update", MTemporalConsistency, 2, 1, IntervalWilson},
+		{"ambiguous_reference", MDisambiguation, 4, 0.5, IntervalBootstrap},
+		{"cross_image_confusion", MCrossImageConfusion, 4, 0.5, IntervalBootstrap},
+		{"logic_skip", MRefusalRate, 2, 1, IntervalWilson},
 	} {
 		r := metricOf(rep, c.action, c.metric)
 		if r == nil {
@@ -64,6 +79,7 @@ func TestMetrics(t *testing.T) {
 	}
 	// The bootstrap is seeded: the same seed, the same interval.
 	again := j.NewMetrics()
+	again.AddEpisode(ep, vs, nil)
 	again.AddEpisode(ep, vs, nil)
 	a, b := metricOf(again.Report(500, 7), "cross_image_confusion", MCrossImageConfusion), metricOf(rep, "cross_image_confusion", MCrossImageConfusion)
 	if a.Lo != b.Lo || a.Hi != b.Hi {
@@ -78,5 +94,17 @@ func TestMetrics(t *testing.T) {
 		if dims[want] == 0 {
 			t.Errorf("no trend row %s in %v", want, dims)
 		}
+	}
+}
+
+// TestBootstrapResamplesEpisodes: episode A has three turns scoring 1, episode B one turn
+// scoring 0. Resampling episodes, a replicate is AA (mean 1), BB (0) or AB (3/4), so the
+// 95% interval is [0, 1]; resampling turns, a replicate of four zeros has probability
+// (1/4)^4 < 2.5%, and the lower end would be 0.25.
+func TestBootstrapResamplesEpisodes(t *testing.T) {
+	o := []obs{{1, false, 1}, {1, false, 1}, {1, false, 1}, {0, false, 2}}
+	val, lo, hi, kind, why := summarize(o, 2000, 3)
+	if val != 0.75 || lo != 0 || hi != 1 || kind != IntervalBootstrap || why != "" {
+		t.Fatalf("summarize = %v [%v, %v] %s %q, want 0.75 [0, 1] bootstrap", val, lo, hi, kind, why)
 	}
 }

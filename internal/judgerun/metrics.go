@@ -64,7 +64,12 @@ func WriteMetrics(w io.Writer, rep judge.MetricsReport, format string, co csvout
 		// One flat table: metric rows leave dimension and bin empty, trend rows action_type.
 		cw := csvout.NewWriter(w, co) // cells from data are neutralized unless --raw
 		cw.Write([]string{"table", "action_type", "model", "metric", "dimension", "bin", "n", "value", "ci_low", "ci_high", "interval"})
-		num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+		num := func(x float64) string {
+			if math.IsNaN(x) {
+				return "" // undefined: no interval
+			}
+			return strconv.FormatFloat(x, 'g', -1, 64)
+		}
 		for _, r := range rep.Metrics {
 			cw.Write([]string{"metric", r.Action, r.Model, r.Metric, "", "", strconv.Itoa(r.N), num(r.Value), num(r.Lo), num(r.Hi), r.Interval})
 		}
@@ -81,8 +86,11 @@ func WriteMetrics(w io.Writer, rep judge.MetricsReport, format string, co csvout
 			fmt.Fprintf(w, "\n%s\n", s)
 		}
 	}
-	fmt.Fprintf(w, "Action-space metrics (rules %s; rates: 95%% Wilson interval; scores: 95%% percentile bootstrap over turns, %d replicates, seed %d)\n",
-		rep.Rules, rep.Bootstrap, rep.Seed)
+	boot := fmt.Sprintf("95%% percentile bootstrap resampling episodes, %d replicates, seed %d; — with one episode", rep.Bootstrap, rep.Seed)
+	if rep.Bootstrap == 0 {
+		boot = "no interval (--bootstrap 0)"
+	}
+	fmt.Fprintf(w, "Action-space metrics (rules %s; rates: 95%% Wilson interval; scores: %s)\n", rep.Rules, boot)
 	title("Per action type and model")
 	table(w, format, head, rows)
 	for _, d := range dims {
@@ -106,7 +114,14 @@ func f3(x float64) string {
 	return strconv.FormatFloat(x, 'f', 3, 64)
 }
 
-func ci(lo, hi float64) string { return "[" + f3(lo) + ", " + f3(hi) + "]" }
+// ci is an interval, or "—" when it is undefined (one episode, no replicates: the JSON's
+// no_interval says why).
+func ci(lo, hi float64) string {
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		return "—"
+	}
+	return "[" + f3(lo) + ", " + f3(hi) + "]"
+}
 
 // table writes aligned columns (display width, so CJK model names align) or a Markdown table.
 func table(w io.Writer, format string, head []string, rows [][]string) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/m3bench/m3eval/internal/plural"
 	"io"
 	"io/fs"
 	"mime"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/dataset"
+	"github.com/m3bench/m3eval/internal/judge"
 	"github.com/m3bench/m3eval/internal/modeljudge"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
@@ -48,12 +50,25 @@ type ModelOptions struct {
 	Progress func(done, total int64)
 	// Images reads a local image (nil: the file system, with the demo's embedded images).
 	Images func(name string) ([]byte, error)
+	// Endpoint names the endpoint in the error that stops a run it cannot reach; it must
+	// carry no secret (vlm.Client.URL is redacted).
+	Endpoint string
 }
+
+// unreachableStop is how many turns in a row may fail because the endpoint cannot be reached
+// for the same reason (connection refused, host not found, TLS) before the run stops: such an
+// endpoint is down or wrong, and every further turn would fail the same way after its retries.
+const unreachableStop = 3
+
+// ErrUnreachable stops a model judge run whose endpoint cannot be reached.
+var ErrUnreachable = errors.New("endpoint unreachable")
 
 // Failure is a turn the judge could not score, with why.
 type Failure struct {
 	SampleID string
 	Reason   string
+	// unreachable is vlm.Unreachable of the failure: why the endpoint could not be reached.
+	unreachable string
 }
 
 // ModelSummary is what a model judge run did and cost.
@@ -68,16 +83,21 @@ type ModelSummary struct {
 	Reasked             int // turns asked a second time after an unusable answer
 	Wall                time.Duration
 	Interrupted         bool
+	// Unreachable is why the run stopped early: the endpoint could not be reached.
+	Unreachable string
 }
 
 // String is the summary m3eval judge prints after a model judge run.
 func (s ModelSummary) String() string {
 	var b strings.Builder
 	for _, f := range s.Failures {
+		if s.Unreachable != "" && f.unreachable == s.Unreachable {
+			continue // the error that stopped the run says it once for all of them
+		}
 		fmt.Fprintf(&b, "failed %s: %s\n", textsafe.Line(f.SampleID), textsafe.Line(f.Reason))
 	}
-	fmt.Fprintf(&b, "%d turns scored with %s, %d failed, %d already scored; tokens in %d, out %d; %d requests, %d retries, %d re-asked; %s\n",
-		s.Scored, s.Version, len(s.Failures), s.Skipped, s.TokensIn, s.TokensOut, s.Requests, s.Retries, s.Reasked, s.Wall.Round(time.Millisecond))
+	fmt.Fprintf(&b, "%d turns scored with %s, %d failed, %d already scored; tokens in %d, out %d; %s, %d retries, %d re-asked; %s\n",
+		s.Scored, s.Version, len(s.Failures), s.Skipped, s.TokensIn, s.TokensOut, plural.N(s.Requests, "request"), s.Retries, s.Reasked, s.Wall.Round(time.Millisecond))
 	return b.String()
 }
 
@@ -147,6 +167,14 @@ func JudgeModel(ctx context.Context, s *store.Store, o ModelOptions) (ModelSumma
 		o.Progress(0, total)
 	}
 	images := newImageCache(o.Images)
+	// stop ends the run early when the endpoint is unreachable; ctx stays the caller's, so
+	// an interrupt is still told apart from the stop.
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	// downReason is why the last downRun turns in a row failed to reach the endpoint; down
+	// is set to it when they are unreachableStop.
+	var down, downReason string
+	var downRun int
 	work := make(chan *modelJob)
 	results := make(chan modelResult, flushEvery)
 	var wg sync.WaitGroup
@@ -155,7 +183,7 @@ func JudgeModel(ctx context.Context, s *store.Store, o ModelOptions) (ModelSumma
 		go func() {
 			defer wg.Done()
 			for job := range work {
-				results <- judgeOne(ctx, o, images, job)
+				results <- judgeOne(runCtx, o, images, job)
 			}
 		}()
 	}
@@ -164,7 +192,7 @@ func JudgeModel(ctx context.Context, s *store.Store, o ModelOptions) (ModelSumma
 		for _, job := range jobs {
 			select {
 			case work <- job:
-			case <-ctx.Done():
+			case <-runCtx.Done():
 				return
 			}
 		}
@@ -195,11 +223,22 @@ func JudgeModel(ctx context.Context, s *store.Store, o ModelOptions) (ModelSumma
 			sum.Reasked++
 		}
 		switch {
-		case r.err != nil && ctx.Err() != nil:
-			// interrupted: the turn is neither scored nor failed
+		case r.err != nil && runCtx.Err() != nil:
+			// interrupted or stopped: the turn is neither scored nor failed
 		case r.err != nil:
-			sum.Failures = append(sum.Failures, Failure{SampleID: r.job.turns[r.job.i].SampleID, Reason: r.err.Error()})
+			why := vlm.Unreachable(r.err)
+			sum.Failures = append(sum.Failures, Failure{SampleID: r.job.turns[r.job.i].SampleID, Reason: r.err.Error(), unreachable: why})
+			if why == "" || why != downReason {
+				downReason, downRun = why, 1
+			} else {
+				downRun++
+			}
+			if downReason != "" && downRun >= unreachableStop && down == "" {
+				down = downReason
+				stop()
+			}
 		default:
+			downReason, downRun = "", 0
 			batch = append(batch, store.ModelJudgeTurn{TurnID: r.job.id, Fields: r.answer.Fields, Values: r.answer.Values,
 				Rationale: r.answer.Rationale, TokensIn: r.tokensIn, TokensOut: r.tokensOut, Requests: r.requests})
 		}
@@ -219,6 +258,15 @@ func JudgeModel(ctx context.Context, s *store.Store, o ModelOptions) (ModelSumma
 	if err := ctx.Err(); err != nil {
 		sum.Interrupted = true
 		return sum, err
+	}
+	if down != "" {
+		sum.Unreachable = down
+		endpoint := o.Endpoint
+		if endpoint == "" {
+			endpoint = "the endpoint"
+		}
+		return sum, fmt.Errorf("%w: %s: %s, %d turns in a row; stopped, the turns judged are stored; check --endpoint and run again",
+			ErrUnreachable, endpoint, down, unreachableStop)
 	}
 	if len(sum.Failures) > 0 {
 		return sum, fmt.Errorf("%w: %d of %d turns are not scored (listed above); run again to retry them", ErrTurnsFailed, len(sum.Failures), len(jobs))
@@ -325,29 +373,65 @@ func readImage(name string) ([]byte, error) {
 	return b, err
 }
 
-// WriteModelNote prints what a model judge said about a sample (judge --explain --name).
-func WriteModelNote(w io.Writer, n *store.ModelJudgeNote, format string) error {
+// WriteModelNote prints what a model judge said about a sample (judge --explain --name): the
+// values under the rubric's labels in the rubric's order, as the rules' explanation shows
+// them (in Chinese when the model's rationale is), then the rationale and the cost.
+func WriteModelNote(w io.Writer, n *store.ModelJudgeNote, rb *rubric.Rubric, format string) error {
+	lang := judge.DetectLanguage(n.Rationale)
+	type row struct{ field, label, value string }
+	var rows []row
+	stored := map[string]string{}
+	for i, f := range n.Fields {
+		stored[f] = n.Values[i]
+	}
+	for i := range rb.Fields {
+		f := &rb.Fields[i]
+		if v, ok := stored[f.Name]; ok {
+			rows = append(rows, row{f.Name, label(f, lang), v})
+			delete(stored, f.Name)
+		}
+	}
+	for _, f := range n.Fields { // fields the rubric no longer has, in the stored order
+		if v, ok := stored[f]; ok {
+			rows = append(rows, row{f, f, v})
+		}
+	}
 	if format == string(ExplainJSON) {
 		values := map[string]string{}
-		for i, f := range n.Fields {
-			values[f] = n.Values[i]
+		type fieldJSON struct {
+			Field string `json:"field"`
+			Label string `json:"label"`
+			Value string `json:"value"`
+		}
+		fields := []fieldJSON{}
+		for _, r := range rows {
+			values[r.field] = r.value
+			fields = append(fields, fieldJSON{r.field, r.label, r.value})
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		return enc.Encode(map[string]any{"sample_id": n.SampleID, "version": n.Version.Version, "model": n.Version.Model,
-			"prompt_sha256": n.Version.PromptHash, "params": n.Version.Params, "values": values, "rationale": n.Rationale,
+			"prompt_sha256": n.Version.PromptHash, "params": n.Version.Params, "values": values, "fields": fields, "rationale": n.Rationale,
 			"tokens_in": n.TokensIn, "tokens_out": n.TokensOut, "requests": n.Requests})
 	}
 	fmt.Fprintf(w, "%s  (model %s, version %s, prompt %s, %s)\n", textsafe.Line(n.SampleID), textsafe.Line(n.Version.Model),
 		textsafe.Line(n.Version.Version), n.Version.PromptHash[:12], textsafe.Line(string(n.Version.Params)))
-	rows := make([][]string, len(n.Fields))
-	for i, f := range n.Fields {
-		rows[i] = []string{f, n.Values[i]}
+	head := []string{"field", "value"}
+	if lang == "zh" {
+		head = []string{"字段", "分值"}
 	}
-	table(w, "table", []string{"field", "value"}, rows)
-	fmt.Fprintf(w, "rationale: %s\n", textsafe.Line(n.Rationale))
-	fmt.Fprintf(w, "cost: %d tokens in, %d out, %d requests\n", n.TokensIn, n.TokensOut, n.Requests)
+	cells := make([][]string, len(rows))
+	for i, r := range rows {
+		v := r.value
+		if v == "" {
+			v = "—"
+		}
+		cells[i] = []string{r.label, v}
+	}
+	table(w, "table", head, cells)
+	fmt.Fprintf(w, "rationale (the model's own words, one for all fields):\n  %s\n", textsafe.Line(n.Rationale))
+	fmt.Fprintf(w, "cost: %d tokens in, %d out, %s\n", n.TokensIn, n.TokensOut, plural.N(n.Requests, "request"))
 	return nil
 }
 
@@ -391,7 +475,7 @@ func (q *Request) PrepareModel(rb *rubric.Rubric, actions rubric.Actions) (*Prep
 
 // RunModel runs the prepared model judge and writes its summary (failures first) to w.
 func (q *Request) RunModel(ctx context.Context, s *store.Store, pm *PreparedModel, filter store.TurnFilter, progress func(done, total int64), w io.Writer) error {
-	sum, err := JudgeModel(ctx, s, ModelOptions{Name: q.Name, Judge: pm.Judge, Client: pm.Client, Version: pm.Version,
+	sum, err := JudgeModel(ctx, s, ModelOptions{Name: q.Name, Judge: pm.Judge, Client: pm.Client, Version: pm.Version, Endpoint: pm.Client.URL(),
 		Filter: filter, Replace: q.Replace, Concurrency: q.Model.Concurrency, Progress: progress})
 	if sum.Chosen > 0 {
 		fmt.Fprintf(w, "judge %s: %s", q.Name, sum)

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -17,6 +18,15 @@ import (
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/usage"
 )
+
+// CheckExplain refuses an --explain value that is a flag: "judge --explain --name vlm" took
+// "--name" as the sample id and left "vlm" over. A sample id never starts with "-".
+func (q *Request) CheckExplain() error {
+	if strings.HasPrefix(q.Explain, "-") {
+		return usage.Errorf("--explain %s: want a sample id, not a flag (usage: m3eval judge --explain SAMPLE_ID [--name NAME] [--format table|json])", q.Explain)
+	}
+	return nil
+}
 
 // ExplainFormat is an output format of m3eval judge --explain: --format.
 type ExplainFormat string
@@ -108,6 +118,9 @@ func (q *Request) Check() (store.TurnFilter, error) {
 	filter, err := ParseFilter(q.Filters)
 	if err != nil {
 		return nil, usage.Wrap(err)
+	}
+	if err := q.CheckExplain(); err != nil {
+		return nil, err
 	}
 	if q.Explain != "" && (len(q.Filters) > 0 || q.Replace) {
 		return nil, usage.Errorf("--explain shows one sample and stores nothing: drop --filter and --replace")

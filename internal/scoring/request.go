@@ -43,7 +43,7 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&q.Cluster, "cluster", string(ClusterEpisode), "bootstrap unit: "+orList(Clusters))
 	fs.BoolVar(&q.NACategory, "na-category", false, "treat the NA choice as a category of choice fields instead of missing")
 	fs.BoolVar(&q.NoCache, "no-cache", false, "resample even when the interval cache holds these intervals, and store none (cache: $"+intervalcache.EnvDir+", default m3eval/intervals in the user's cache directory; docs/report.md)")
-	fs.BoolVar(&q.Metrics, "metrics", false, "report the rule judge's action-space metrics instead (per action type and model, 95% intervals; reads --format, -o, --bootstrap, --seed; docs/judge.md)")
+	fs.BoolVar(&q.Metrics, "metrics", false, "report the rule judge's action-space metrics instead (per action type and model, 95% intervals resampling episodes; reads --format, -o, --bootstrap (default 2000, 0: none), --seed; not --judge; docs/judge.md)")
 }
 
 // Check checks the flags' values; its errors are marked usage.Err.

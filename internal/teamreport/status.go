@@ -2,6 +2,7 @@ package teamreport
 
 import (
 	"fmt"
+	"github.com/m3bench/m3eval/internal/plural"
 	"io"
 	"text/tabwriter"
 	"time"
@@ -13,7 +14,7 @@ import (
 // WriteStatus shows what m3eval status shows: the items of the database named db, and each
 // annotator's progress, one aligned line each.
 func WriteStatus(out io.Writer, db string, st *store.Status) error {
-	fmt.Fprintf(out, "%s: %d items in %d episodes\n", textsafe.Line(db), st.Turns, st.Episodes)
+	fmt.Fprintf(out, "%s: %s in %s\n", textsafe.Line(db), plural.N(st.Turns, "item"), plural.N(st.Episodes, "episode"))
 	if len(st.Annotators) == 0 {
 		fmt.Fprintln(out, "no annotations yet")
 		return nil

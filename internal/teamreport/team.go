@@ -2,6 +2,7 @@ package teamreport
 
 import (
 	"fmt"
+	"github.com/m3bench/m3eval/internal/plural"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -29,7 +30,7 @@ type Team struct {
 func WriteTeam(w io.Writer, t *Team) error {
 	var b strings.Builder
 	st := t.Status
-	fmt.Fprintf(&b, "%d items in %d episodes\n\n", st.Turns, st.Episodes)
+	fmt.Fprintf(&b, "%s in %s\n\n", plural.N(st.Turns, "item"), plural.N(st.Episodes, "episode"))
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "annotator\tdone\tdraft\tflagged\tskipped\ttoday\ttoday /h\tmedian active\t")
 	for _, a := range st.Annotators {

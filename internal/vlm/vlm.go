@@ -104,6 +104,9 @@ type Error struct {
 	Err      error
 	// notJSON: a KindMalformed body that is not JSON (retried); JSON of the wrong shape is not.
 	notJSON bool
+	// unreachable: why a KindConnection endpoint cannot be reached at all (see Unreachable),
+	// read before scrubError may flatten Err into text.
+	unreachable string
 }
 
 // Error implements error.
@@ -505,7 +508,7 @@ func (c *Client) transportError(ctx, actx context.Context, err error) *Error {
 	if ctx.Err() == nil && (errors.Is(actx.Err(), context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())) {
 		return &Error{Kind: KindTimeout, Timeout: c.opts.Timeout, Err: err}
 	}
-	return &Error{Kind: KindConnection, Err: err}
+	return &Error{Kind: KindConnection, Err: err, unreachable: unreachableReason(err)}
 }
 
 func (c *Client) log(tag Tag, n int, start time.Time, req []byte, status int, resp []byte, e *Error) {

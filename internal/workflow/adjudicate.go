@@ -3,6 +3,7 @@ package workflow
 import (
 	"context"
 	"fmt"
+	"github.com/m3bench/m3eval/internal/plural"
 	"strings"
 	"time"
 
@@ -64,8 +65,8 @@ type FinalCounts struct {
 
 // String implements fmt.Stringer: the line export --final prints on standard error.
 func (c FinalCounts) String() string {
-	s := fmt.Sprintf("%d adjudicated, %d agreed, %d single-annotator; %d disputed turns left out until adjudicated",
-		c.Adjudicated, c.Agreed, c.Single, c.Unresolved)
+	s := fmt.Sprintf("%d adjudicated, %d agreed, %d single-annotator; %s left out until adjudicated",
+		c.Adjudicated, c.Agreed, c.Single, plural.N(c.Unresolved, "disputed turn"))
 	if c.Unsubmittable > 0 {
 		ids := c.UnsubmittableIDs
 		more := ""

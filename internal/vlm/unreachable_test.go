@@ -1,0 +1,60 @@
+package vlm
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestUnreachable: a refused connection, a host name that does not resolve, plain HTTP
+// behind an https:// URL and a certificate not trusted say the endpoint cannot be reached;
+// an HTTP error and a timeout do not.
+func TestUnreachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	ln.Close()
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.RawQuery, "slow") {
+			select { // longer than the client waits
+			case <-r.Context().Done():
+			case <-time.After(3 * time.Second):
+			}
+			return
+		}
+		http.Error(w, "down", http.StatusBadGateway)
+	}))
+	defer plain.Close()
+	tlsSrv := httptest.NewTLSServer(http.NotFoundHandler())
+	defer tlsSrv.Close()
+	for _, c := range []struct{ endpoint, want string }{
+		{"http://" + dead + "/v1", "connection refused"},
+		{"http://no-such-host.invalid/v1", "host name not found"},
+		{"https://" + strings.TrimPrefix(plain.URL, "http://") + "/v1", "TLS failed: the server speaks plain HTTP"},
+		{tlsSrv.URL + "/v1", "TLS failed: certificate not accepted"},
+		{plain.URL + "/v1", ""},
+		{plain.URL + "/v1?slow=1", ""},
+	} {
+		timeout := 20 * time.Second // a TLS handshake is slow under -race on a busy machine
+		if strings.Contains(c.endpoint, "slow") {
+			timeout = 300 * time.Millisecond
+		}
+		cl, err := New(Options{Endpoint: c.endpoint, Model: "m", MaxRetries: 0, Timeout: timeout})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = cl.Chat(context.Background(), Tag{}, []Message{{Role: RoleUser, Text: "hi"}})
+		if err == nil {
+			t.Fatalf("%s: no error", c.endpoint)
+		}
+		if got := Unreachable(err); got != c.want {
+			t.Errorf("%s: Unreachable = %q, want %q (%v)", c.endpoint, got, c.want, err)
+		}
+	}
+}
