@@ -173,12 +173,13 @@ func (s *Store) SampleInclusion(ctx context.Context, name string) (map[string]fl
 	return out, rows.Err()
 }
 
-// JudgeIsRuleJudge tells whether the named judge's scores come from m3eval judge (the rule
-// judge: its scores carry a rule version) rather than from import-scores.
+// JudgeIsRuleJudge tells whether the named judge's scores come from the rule judge (their
+// version is a recorded rule set) rather than from import-scores or a model judge (whose
+// versions are in the same column but name a model, not a rule set).
 func (s *Store) JudgeIsRuleJudge(ctx context.Context, name string) (bool, error) {
 	var ok bool
 	err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM judge_scores s JOIN judges j ON j.id = s.judge_id
-		WHERE j.name = ? AND s.rule_version IS NOT NULL AND `+visibleScore+`)`, name).Scan(&ok)
+		WHERE j.name = ? AND s.rule_version IN (SELECT version FROM judge_rule_sets) AND `+visibleScore+`)`, name).Scan(&ok)
 	if err != nil {
 		return false, fmt.Errorf("judge %s: %w", name, err)
 	}

@@ -47,6 +47,11 @@ func TestModelJudgeStore(t *testing.T) {
 	if err != nil || n.Rationale != "resisted" || n.TokensIn != 900 || n.Requests != 2 || n.Version.Model != "m" || len(n.Values) != 2 {
 		t.Fatalf("note %+v %v", n, err)
 	}
+	// Its scores carry a version in the rule-version column, yet it is no rule judge
+	// (sample --active reads the rule judge's fallback rules only for the rule judge).
+	if rules, err := s.JudgeIsRuleJudge(ctx, "vlm"); err != nil || rules {
+		t.Errorf("JudgeIsRuleJudge(model judge) = %v, %v", rules, err)
+	}
 	v2 := v1
 	v2.Version = "m@2"
 	if _, err := s.StartModelJudge(ctx, "vlm", v2, false); !errors.Is(err, store.ErrConflict) {
