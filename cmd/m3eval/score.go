@@ -68,14 +68,17 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoring.Request) error {
 			}
 		}
 	}
+	// Whether there are labels to score, asked once for the two checks below.
+	labeled := true
+	if !o.Metrics && (len(o.Judges) >= 2 || (o.Format != string(report.JSONFmt) && o.Format != string(report.CSV))) {
+		if labeled, err = hasLabels(cmd, s, o.IncludeDrafts); err != nil {
+			return err
+		}
+	}
 	if !o.Metrics && len(o.Judges) >= 2 {
 		// Judges are compared through the human labels (each against the humans, and their
 		// difference tested on the same labeled turns); without labels there is nothing to
 		// compare them on, and one "nothing to score" line would read as success.
-		labeled, err := hasLabels(cmd, s, o.IncludeDrafts)
-		if err != nil {
-			return err
-		}
 		if !labeled {
 			return fmt.Errorf("--judge %s: score compares judges through human labels, and %s has none: label turns with m3eval annotate, or import labels (m3eval import --annotator NAME FILE)",
 				strings.Join(o.Judges, " --judge "), g.dbPath)
@@ -84,10 +87,6 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoring.Request) error {
 	if !o.Metrics && o.Format != string(report.JSONFmt) && o.Format != string(report.CSV) {
 		// Nothing to score: one line, as status says it, rather than every statistic's
 		// table full of "—". JSON and CSV keep their shape for the programs that read them.
-		labeled, err := hasLabels(cmd, s, o.IncludeDrafts)
-		if err != nil {
-			return err
-		}
 		if !labeled {
 			return writeOutput(cmd, o.Output, func(w io.Writer, _ bool) error {
 				_, err := fmt.Fprintln(w, noLabelsLine)

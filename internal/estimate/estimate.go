@@ -7,7 +7,6 @@ package estimate
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/m3bench/m3eval/internal/ppi"
 	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/scoring"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/usage"
 )
@@ -247,17 +247,11 @@ type cellKey struct{ field, group, model string }
 
 // Run reads the judge's scores and the done labels and computes every estimate.
 func Run(ctx context.Context, s *store.Store, r *rubric.Rubric, q *Request, database string) (*Result, error) {
-	judges, err := s.Judges(ctx)
-	if err != nil {
+	// The one "no such judge" message of score and report.
+	if _, err := scoring.ChooseJudges(ctx, s, []string{q.Judge}); err != nil {
 		return nil, err
 	}
-	if !slices.Contains(judges, q.Judge) {
-		known := "none yet: m3eval judge makes the rule judge \"rules\"; m3eval import-scores --judge NAME FILE imports another"
-		if len(judges) > 0 {
-			known = strings.Join(judges, ", ")
-		}
-		return nil, fmt.Errorf("--judge %s: no such judge in %s (judges: %s)", q.Judge, s.Path(), known)
-	}
+	var err error
 	var incl map[string]float64
 	if q.Sample != "" {
 		if incl, err = s.SampleInclusion(ctx, q.Sample); err != nil {

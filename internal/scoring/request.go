@@ -124,7 +124,7 @@ func ChooseJudges(ctx context.Context, s *store.Store, named []string) ([]string
 	var out []string
 	for _, j := range named {
 		if !slices.Contains(all, j) {
-			known := "none yet: import them with m3eval import-scores --judge NAME FILE"
+			known := "none yet: m3eval judge makes the rule judge \"rules\"; m3eval import-scores --judge NAME FILE imports another"
 			if len(all) > 0 {
 				known = strings.Join(all, ", ")
 			}

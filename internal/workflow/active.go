@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/m3bench/m3eval/internal/judgerun"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/sample"
+	"github.com/m3bench/m3eval/internal/scoring"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/teamreport"
 )
@@ -91,16 +91,9 @@ func ActiveSample(ctx context.Context, st *store.Store, r *rubric.Rubric, o Acti
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return nil, err
 	}
-	judges, err := st.Judges(ctx)
-	if err != nil {
+	// The one "no such judge" message of score and report.
+	if _, err := scoring.ChooseJudges(ctx, st, []string{o.Judge}); err != nil {
 		return nil, err
-	}
-	if !slices.Contains(judges, o.Judge) {
-		known := "none yet: m3eval judge makes the rule judge \"rules\""
-		if len(judges) > 0 {
-			known = strings.Join(judges, ", ")
-		}
-		return nil, fmt.Errorf("--judge %s: no such judge in %s (judges: %s)", o.Judge, st.Path(), known)
 	}
 	// Scale fields map onto 0–1; Yes/No fields to 1 and 0 (a continuous score as given).
 	scale := map[string]func(string) (float64, bool){}
@@ -131,7 +124,7 @@ func ActiveSample(ctx context.Context, st *store.Store, r *rubric.Rubric, o Acti
 	}
 	var ids []int64
 	turns := map[int64]*uncertainty{}
-	err = st.StreamTurnScores(ctx, fields, func(s *store.TurnScore) error {
+	err := st.StreamTurnScores(ctx, fields, func(s *store.TurnScore) error {
 		v, ok := scale[s.Field](s.Value)
 		if !ok {
 			return nil // NA
