@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/dataset"
-	"github.com/m3bench/m3eval/internal/illusion"
 )
 
 // The action-space metrics of the M3Bench design (shared/spec/action-space.md), per action
@@ -581,7 +581,7 @@ func summarize(o []obs, bootstrap int, seed uint64) (val, lo, hi float64, kind, 
 	}
 	val = sum / float64(n)
 	if rate {
-		lo, hi = illusion.Wilson(int(math.Round(sum)), n)
+		lo, hi = agree.Wilson(int(math.Round(sum)), n)
 		return val, lo, hi, IntervalWilson, ""
 	}
 	// The episodes' sums and counts, in the order first seen (o is in episode order).
