@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/m3bench/m3eval/internal/session"
 	"github.com/m3bench/m3eval/internal/store"
 )
 
@@ -227,7 +228,7 @@ func TestLoadImportWhileAnnotating(t *testing.T) {
 				case <-importDone:
 					// Check every key is in the database.
 					for turnID, vals := range want {
-						it, err := q.Load(context.Background(), store.Ref{TurnID: turnID})
+						it, err := q.Load(context.Background(), session.Ref{TurnID: turnID})
 						if err != nil || it.Annotation == nil {
 							r.lost += len(vals)
 							continue
@@ -244,7 +245,7 @@ func TestLoadImportWhileAnnotating(t *testing.T) {
 				f := scoreFields[k%3].name
 				v := strconv.Itoa(1 + k%5)
 				start := time.Now()
-				_, err := q.SetValue(ctx, store.Edit{TurnID: ref.TurnID, RubricVersion: "load", Active: time.Second}, f, &v)
+				_, err := q.SetValue(ctx, session.Edit{TurnID: ref.TurnID, RubricVersion: "load", Active: time.Second}, f, &v)
 				r.keys++
 				if err != nil {
 					r.failed++

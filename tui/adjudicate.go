@@ -14,24 +14,14 @@ import (
 
 	"github.com/m3bench/m3eval/internal/campaign"
 	"github.com/m3bench/m3eval/internal/rubric"
-	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/session"
 	"github.com/m3bench/m3eval/internal/textsafe"
 )
-
-// AdjudicationStore is what the adjudication screen needs of the database.
-type AdjudicationStore interface {
-	LoadTurn(ctx context.Context, turnID int64) (*store.Item, error)
-	SetFinal(ctx context.Context, edits ...store.FinalEdit) error
-	UndoFinal(ctx context.Context, turnID int64, adjudicator, rubricVersion string) (string, bool, error)
-	Finals(ctx context.Context) (map[string]map[string]campaign.Decision, error)
-}
-
-var _ AdjudicationStore = (*store.Store)(nil)
 
 // AdjudicateOptions configure an adjudication session.
 type AdjudicateOptions struct {
 	Context     context.Context
-	Store       AdjudicationStore
+	Store       session.AdjudicationStore
 	Rubric      *rubric.Rubric
 	Adjudicator string
 	Cases       []campaign.Case
@@ -84,7 +74,7 @@ type AdjudicateModel struct {
 	fields []rubric.Field // the rating fields, in rubric order
 
 	idx, field int
-	item       *store.Item
+	item       *session.Item
 	// letters gives each annotator of the campaign's cases one column letter for the whole
 	// session (by name), so "A" means the same person on every turn.
 	letters map[string]int
@@ -112,7 +102,7 @@ type AdjudicateModel struct {
 
 type adjLoadedMsg struct {
 	idx    int
-	item   *store.Item
+	item   *session.Item
 	finals map[string]map[string]campaign.Decision
 	err    error
 }
@@ -379,7 +369,7 @@ func (m *AdjudicateModel) key(k tea.KeyMsg) tea.Cmd {
 func (m *AdjudicateModel) decide(field, value, source string) tea.Cmd {
 	m.chosen[field] = true
 	m.moveToOpen(m.field + 1)
-	return m.write(m.setCmd(store.FinalEdit{Field: field, Value: &value, Source: source}))
+	return m.write(m.setCmd(session.FinalEdit{Field: field, Value: &value, Source: source}))
 }
 
 // labelOf is the label of the annotator with column letter r on this turn.
@@ -414,7 +404,7 @@ func (m *AdjudicateModel) takeWhole(r rune) tea.Cmd {
 		return nil
 	}
 	it := m.item.Turn.Item()
-	var edits []store.FinalEdit
+	var edits []session.FinalEdit
 	for _, f := range m.o.Rubric.Fields {
 		v, ok := l.Values[f.Name]
 		if _, _, fixed := f.FixedValue(it); fixed || !ok {
@@ -423,7 +413,7 @@ func (m *AdjudicateModel) takeWhole(r rune) tea.Cmd {
 		if f.Kind == rubric.KindText && strings.TrimSpace(v) == "" {
 			continue
 		}
-		edits = append(edits, store.FinalEdit{Field: f.Name, Value: &v, Source: l.Annotator})
+		edits = append(edits, session.FinalEdit{Field: f.Name, Value: &v, Source: l.Annotator})
 		m.chosen[f.Name] = true
 	}
 	if len(edits) == 0 {
@@ -451,7 +441,7 @@ func (m *AdjudicateModel) commentKey(k tea.KeyMsg) tea.Cmd {
 		m.editing = false
 		m.comment.Blur()
 		text := textsafe.String(strings.TrimSpace(m.comment.Value()))
-		return m.write(m.setCmd(store.FinalEdit{Field: m.o.Rubric.CommentField, Value: &text}))
+		return m.write(m.setCmd(session.FinalEdit{Field: m.o.Rubric.CommentField, Value: &text}))
 	}
 	if k.Paste {
 		k.Runes = []rune(textsafe.String(string(k.Runes)))
@@ -541,7 +531,7 @@ func (m *AdjudicateModel) write(cmd tea.Cmd) tea.Cmd {
 }
 
 // setCmd writes final values of this turn in one transaction.
-func (m *AdjudicateModel) setCmd(edits ...store.FinalEdit) tea.Cmd {
+func (m *AdjudicateModel) setCmd(edits ...session.FinalEdit) tea.Cmd {
 	c := m.o.Cases[m.idx]
 	var what []string
 	for i := range edits {

@@ -13,7 +13,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/m3bench/m3eval/internal/campaign"
-	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/session"
 	"github.com/m3bench/m3eval/internal/workflow"
 	"github.com/m3bench/m3eval/tui"
 )
@@ -30,7 +30,7 @@ func (fx *fixture) label(t *testing.T, who, sample string, q string) {
 	if err != nil || !ok {
 		t.Fatal(ok, err)
 	}
-	e := store.Edit{TurnID: ref.TurnID, RubricVersion: fx.r.Version}
+	e := session.Edit{TurnID: ref.TurnID, RubricVersion: fx.r.Version}
 	for _, f := range []string{"correctness", "reasoning_completeness", "overall_quality"} {
 		if _, err := qu.SetValue(ctx, e, f, &q); err != nil {
 			t.Fatal(err)

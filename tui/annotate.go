@@ -41,7 +41,7 @@ const (
 // that fill it in.
 type annotateModel struct {
 	ctx        context.Context
-	q          Queue
+	q          session.Queue
 	r          *rubric.Rubric
 	actions    rubric.Actions
 	st         Styles

@@ -1,8 +1,9 @@
 // Package tui is the terminal annotator: a root model that owns the terminal, the keys that
 // work everywhere, the header and the footer, and routes everything else to the active
 // screen (soft-serve pkg/ui/ui.go); screens are built of panes (Component). It reads and
-// writes only through the Queue interface and judges values only through internal/rubric,
-// so the terminal, the CLI and (later) SSH sessions share one behaviour.
+// writes only through the session.Queue and session.AdjudicationStore interfaces (it does
+// not import the store) and judges values only through internal/rubric, so the terminal,
+// the CLI and SSH sessions share one behaviour.
 package tui
 
 import (
@@ -18,12 +19,13 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/session"
 )
 
 // Options configure an annotate session.
 type Options struct {
 	Context  context.Context
-	Queue    Queue
+	Queue    session.Queue
 	Rubric   *rubric.Rubric
 	Actions  rubric.Actions
 	Renderer *lipgloss.Renderer // nil: the default renderer (stdout)

@@ -1,14 +1,8 @@
 package tui
 
 import (
-	"context"
-	"time"
-
 	"github.com/charmbracelet/bubbles/help"
 	tea "github.com/charmbracelet/bubbletea"
-
-	"github.com/m3bench/m3eval/internal/session"
-	"github.com/m3bench/m3eval/internal/store"
 )
 
 // Component is a screen or a pane: a model with its own keys and a size given by its parent
@@ -32,27 +26,3 @@ type Screen interface {
 	// Reference is what the help screen shows below the keys (a guide, a score table).
 	Reference(width int) string
 }
-
-// Queue is what the annotate screen needs from storage: one annotator's queue, read and
-// written through typed calls. *store.Queue satisfies it; the screen never sees SQL.
-type Queue interface {
-	Annotator() string
-	Campaign() string // "" outside a campaign
-	Len(ctx context.Context) (int, error)
-	Progress(ctx context.Context) (done, flagged int, err error)
-	MedianActive(ctx context.Context) (time.Duration, bool, error)
-	First(ctx context.Context, unfinished bool) (session.Ref, bool, error)
-	Next(ctx context.Context, ref session.Ref, unfinished bool) (session.Ref, bool, error)
-	Prev(ctx context.Context, ref session.Ref) (session.Ref, bool, error)
-	Position(ctx context.Context, ref session.Ref) (int, error)
-	Find(ctx context.Context, sampleID string) (session.Ref, bool, error)
-	Load(ctx context.Context, ref session.Ref) (*session.Item, error)
-	SetValue(ctx context.Context, e session.Edit, field string, value *string) (*session.Annotation, error)
-	Submit(ctx context.Context, e session.Edit) (*session.Annotation, error)
-	SetFlag(ctx context.Context, e session.Edit, flagged bool, reason string) (*session.Annotation, error)
-	Skip(ctx context.Context, e session.Edit) (*session.Annotation, error)
-	AddActive(ctx context.Context, e session.Edit) error
-	Undo(ctx context.Context, e session.Edit) (*session.Annotation, []session.Undone, bool, error)
-}
-
-var _ Queue = (*store.Queue)(nil)

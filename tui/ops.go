@@ -242,7 +242,7 @@ func (m *annotateModel) loadFirst(startSample string) op {
 	}
 }
 
-func load(ctx context.Context, q Queue, ref session.Ref, note string) itemMsg {
+func load(ctx context.Context, q session.Queue, ref session.Ref, note string) itemMsg {
 	it, err := q.Load(ctx, ref)
 	return itemMsg{item: it, err: err, note: note}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/golden"
 	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/session"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/store/storetest"
 	"github.com/m3bench/m3eval/tui"
@@ -336,7 +337,7 @@ func TestUndoFocusesTheRevertedField(t *testing.T) {
 	}
 }
 
-func (fx *fixture) load(t *testing.T, annotator, sample string) *store.Item {
+func (fx *fixture) load(t *testing.T, annotator, sample string) *session.Item {
 	t.Helper()
 	ctx := context.Background()
 	q, err := fx.s.OpenQueue(ctx, annotator, nil)

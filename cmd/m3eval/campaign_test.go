@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/m3bench/m3eval/internal/session"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/workflow"
 )
@@ -156,7 +157,7 @@ func TestSampleAssignCLI(t *testing.T) {
 			t.Fatalf("find %s in alice's queue: %v %v", sid, ok, err)
 		}
 		v := "4"
-		if _, err := q.SetValue(context.Background(), store.Edit{TurnID: r.TurnID, RubricVersion: "v"}, "overall_quality", &v); err != nil {
+		if _, err := q.SetValue(context.Background(), session.Edit{TurnID: r.TurnID, RubricVersion: "v"}, "overall_quality", &v); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -284,7 +285,7 @@ func TestRepeatCLI(t *testing.T) {
 			if lerr != nil {
 				t.Fatal(lerr)
 			}
-			e := store.Edit{TurnID: ref.TurnID, RubricVersion: "v"}
+			e := session.Edit{TurnID: ref.TurnID, RubricVersion: "v"}
 			v := score(it.Turn.SampleID)
 			for _, f := range []string{"correctness", "reasoning_completeness", "overall_quality"} {
 				if _, err := q.SetValue(ctx, e, f, &v); err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/m3bench/m3eval/internal/session"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/store/storetest"
 )
@@ -83,7 +84,7 @@ func TestCSVNAOneWay(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatal(ok, err)
 	}
-	e := store.Edit{TurnID: ref.TurnID, RubricVersion: r.Version}
+	e := session.Edit{TurnID: ref.TurnID, RubricVersion: r.Version}
 	for _, f := range []string{"correctness", "reasoning_completeness", "overall_quality"} {
 		v := "4"
 		if _, err := q.SetValue(ctx, e, f, &v); err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/m3bench/m3eval/internal/scoring"
+	"github.com/m3bench/m3eval/internal/session"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/store/storetest"
 )
@@ -91,7 +92,7 @@ func TestReportReusesIntervals(t *testing.T) {
 		t.Fatal(ok, err)
 	}
 	v := "5" // the fixture's first turn has correctness 1 from alice
-	if _, err := q.SetValue(ctx, store.Edit{TurnID: ref.TurnID, RubricVersion: storetest.Rubric(t).Version}, "correctness", &v); err != nil {
+	if _, err := q.SetValue(ctx, session.Edit{TurnID: ref.TurnID, RubricVersion: storetest.Rubric(t).Version}, "correctness", &v); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {

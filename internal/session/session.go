@@ -1,7 +1,9 @@
 // Package session holds the types of an annotation session, shared by the store that keeps
 // them and the screens that show them: where an item stands in a queue, what is shown of
 // it, the state of one annotator's label, and the description of a write and of an undo.
-// It imports neither SQL nor UI.
+// It also declares what the annotator's and the adjudicator's screens need of storage
+// (Queue, AdjudicationStore): the screens import this package, never the store, and a
+// storage backend implements these interfaces. It imports neither SQL nor UI.
 package session
 
 import (

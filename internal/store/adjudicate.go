@@ -6,23 +6,13 @@ import (
 	"fmt"
 
 	"github.com/m3bench/m3eval/internal/campaign"
+	"github.com/m3bench/m3eval/internal/session"
 )
-
-// FinalEdit is one adjudication write: the final value of a field of a turn (nil clears it),
-// taken from the annotator Source or scored anew (Source "").
-type FinalEdit struct {
-	TurnID        int64
-	Field         string
-	Value         *string
-	Source        string
-	Adjudicator   string
-	RubricVersion string
-}
 
 // SetFinal records final values in one transaction (all or none), each change in
 // final_changes for the audit trail and undo: the same shape, and with Options.Durable the
 // same durability, as an annotator's save.
-func (s *Store) SetFinal(ctx context.Context, edits ...FinalEdit) error {
+func (s *Store) SetFinal(ctx context.Context, edits ...session.FinalEdit) error {
 	tx, err := s.beginWrite(ctx)
 	if err != nil {
 		return err
@@ -40,7 +30,7 @@ func (s *Store) SetFinal(ctx context.Context, edits ...FinalEdit) error {
 	return nil
 }
 
-func setFinal(ctx context.Context, tx *sql.Tx, e FinalEdit, now string) error {
+func setFinal(ctx context.Context, tx *sql.Tx, e session.FinalEdit, now string) error {
 	var oldV, oldS sql.NullString
 	err := tx.QueryRowContext(ctx, `SELECT value, source FROM final_labels WHERE turn_id = ? AND field = ?`, e.TurnID, e.Field).Scan(&oldV, &oldS)
 	if err != nil && err != sql.ErrNoRows {
@@ -128,7 +118,7 @@ func (s *Store) Finals(ctx context.Context) (map[string]map[string]campaign.Deci
 
 // LoadTurn reads a turn with its episode's earlier turns, as the annotator shows it, for
 // screens that are not an annotator's queue (adjudication). It loads no annotation.
-func (s *Store) LoadTurn(ctx context.Context, turnID int64) (*Item, error) {
+func (s *Store) LoadTurn(ctx context.Context, turnID int64) (*session.Item, error) {
 	q := &Queue{s: s, seeks: []condition{{"1", nil}}}
-	return q.Load(ctx, Ref{TurnID: turnID})
+	return q.Load(ctx, session.Ref{TurnID: turnID})
 }

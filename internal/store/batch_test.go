@@ -14,6 +14,7 @@ import (
 
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/ingest"
+	"github.com/m3bench/m3eval/internal/session"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/store/storetest"
 )
@@ -208,7 +209,7 @@ func TestOpenAndReadWithoutTheWriteLock(t *testing.T) {
 	// A write waits LockWait, then says who is in the way.
 	ref, _, _ := q.First(ctx, true)
 	v := "3"
-	if _, err := q.SetValue(ctx, store.Edit{TurnID: ref.TurnID, RubricVersion: "v1"}, "correctness", &v); err == nil ||
+	if _, err := q.SetValue(ctx, session.Edit{TurnID: ref.TurnID, RubricVersion: "v1"}, "correctness", &v); err == nil ||
 		!strings.Contains(err.Error(), "locked by another program") {
 		t.Fatalf("a write under another's lock: %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/sample"
+	"github.com/m3bench/m3eval/internal/session"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/store/storetest"
 )
@@ -135,7 +136,7 @@ func TestCampaignQueue(t *testing.T) {
 		t.Errorf("alice's filtered queue %v", got)
 	}
 	// Started work cannot be taken away.
-	e := store.Edit{TurnID: ids[0], RubricVersion: "v"}
+	e := session.Edit{TurnID: ids[0], RubricVersion: "v"}
 	v := "3"
 	if _, err := q.SetValue(ctx, e, "overall", &v); err != nil {
 		t.Fatal(err)
@@ -169,12 +170,12 @@ func TestFinalLabelsUndoAcrossReopen(t *testing.T) {
 	seed(t, s, []string{"initial", "mislead"})
 	id := turnIDs(t, s, "epz_turn_2")[0]
 	three, four := "3", "4"
-	if err := s.SetFinal(ctx, store.FinalEdit{TurnID: id, Field: "correctness", Value: &three, Source: "bob", Adjudicator: "judy", RubricVersion: "v"}); err != nil {
+	if err := s.SetFinal(ctx, session.FinalEdit{TurnID: id, Field: "correctness", Value: &three, Source: "bob", Adjudicator: "judy", RubricVersion: "v"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.SetFinal(ctx,
-		store.FinalEdit{TurnID: id, Field: "correctness", Value: &four, Adjudicator: "judy", RubricVersion: "v"},
-		store.FinalEdit{TurnID: id, Field: "overall_quality", Value: &three, Source: "ann", Adjudicator: "judy", RubricVersion: "v"}); err != nil {
+		session.FinalEdit{TurnID: id, Field: "correctness", Value: &four, Adjudicator: "judy", RubricVersion: "v"},
+		session.FinalEdit{TurnID: id, Field: "overall_quality", Value: &three, Source: "ann", Adjudicator: "judy", RubricVersion: "v"}); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -227,7 +228,7 @@ func TestRepeatQueue(t *testing.T) {
 	}
 	label := func(q *store.Queue, id int64, v string) {
 		t.Helper()
-		e := store.Edit{TurnID: id, RubricVersion: "v"}
+		e := session.Edit{TurnID: id, RubricVersion: "v"}
 		if _, err := q.SetValue(ctx, e, "overall_quality", &v); err != nil {
 			t.Fatal(err)
 		}
@@ -248,7 +249,7 @@ func TestRepeatQueue(t *testing.T) {
 	if got := refs(t, rq, true); !slices.Equal(got, []string{"epz_turn_2"}) || rq.Annotator() != "alice" || rq.Campaign() != "p" {
 		t.Fatalf("repeat queue %v as %q in %q", got, rq.Annotator(), rq.Campaign())
 	}
-	it, err := rq.Load(ctx, store.Ref{TurnID: ids[1]})
+	it, err := rq.Load(ctx, session.Ref{TurnID: ids[1]})
 	if err != nil || it.Annotation != nil {
 		t.Fatalf("the repeated turn is not blank: %+v %v", it.Annotation, err)
 	}

@@ -10,9 +10,6 @@ import (
 	"github.com/m3bench/m3eval/internal/session"
 )
 
-// Edit describes the circumstances of one annotator write (the session's type).
-type Edit = session.Edit
-
 // editTx is one write: it creates the annotation on first use, groups its changes into one
 // undo batch and keeps updated_at and active time current.
 type editTx struct {
@@ -24,7 +21,7 @@ type editTx struct {
 	now   string
 }
 
-func (q *Queue) edit(ctx context.Context, e Edit, create bool, fn func(*editTx) error) (*Annotation, error) {
+func (q *Queue) edit(ctx context.Context, e session.Edit, create bool, fn func(*editTx) error) (*session.Annotation, error) {
 	tx, err := q.s.beginWrite(ctx)
 	if err != nil {
 		return nil, err
@@ -135,7 +132,7 @@ func (et *editTx) demoteIfUnacceptable(acceptable func(rubric.Values) bool) erro
 }
 
 // SetValue sets (or, with nil, clears) one field and records the change for undo.
-func (q *Queue) SetValue(ctx context.Context, e Edit, field string, value *string) (*Annotation, error) {
+func (q *Queue) SetValue(ctx context.Context, e session.Edit, field string, value *string) (*session.Annotation, error) {
 	return q.edit(ctx, e, true, func(et *editTx) error {
 		old, err := et.setValue(field, value)
 		if err != nil {
@@ -149,12 +146,12 @@ func (q *Queue) SetValue(ctx context.Context, e Edit, field string, value *strin
 }
 
 // Submit marks the annotation done. The caller has checked that it is complete.
-func (q *Queue) Submit(ctx context.Context, e Edit) (*Annotation, error) {
+func (q *Queue) Submit(ctx context.Context, e session.Edit) (*session.Annotation, error) {
 	return q.edit(ctx, e, true, func(et *editTx) error { return et.setStatus(dataset.StatusDone) })
 }
 
 // SetFlag flags the item for review with a reason, or clears the flag.
-func (q *Queue) SetFlag(ctx context.Context, e Edit, flagged bool, reason string) (*Annotation, error) {
+func (q *Queue) SetFlag(ctx context.Context, e session.Edit, flagged bool, reason string) (*session.Annotation, error) {
 	return q.edit(ctx, e, true, func(et *editTx) error {
 		var wasFlagged bool
 		var wasReason string
@@ -178,7 +175,7 @@ func flagText(flagged bool, reason string) *string {
 }
 
 // Skip moves the item to the end of the annotator's queue.
-func (q *Queue) Skip(ctx context.Context, e Edit) (*Annotation, error) {
+func (q *Queue) Skip(ctx context.Context, e session.Edit) (*session.Annotation, error) {
 	return q.edit(ctx, e, true, func(et *editTx) error {
 		_, err := et.tx.ExecContext(ctx, `UPDATE annotations SET skip_seq = (SELECT COALESCE(max(skip_seq), 0) + 1
 			FROM annotations WHERE annotator_id = ?) WHERE id = ?`, q.annotatorID, et.id)
@@ -187,7 +184,7 @@ func (q *Queue) Skip(ctx context.Context, e Edit) (*Annotation, error) {
 }
 
 // AddActive adds active time to an annotation that exists; it creates none.
-func (q *Queue) AddActive(ctx context.Context, e Edit) error {
+func (q *Queue) AddActive(ctx context.Context, e session.Edit) error {
 	if e.Active <= 0 {
 		return nil
 	}
@@ -203,13 +200,10 @@ func (q *Queue) AddActive(ctx context.Context, e Edit) error {
 	return tx.Commit()
 }
 
-// Undone says what an undo reverted (the session's type).
-type Undone = session.Undone
-
 // Undo reverts the latest batch of changes of the item that is not yet undone. It works
 // across restarts because the change log is in the database. ok is false when there is
 // nothing to undo.
-func (q *Queue) Undo(ctx context.Context, e Edit) (a *Annotation, what []Undone, ok bool, err error) {
+func (q *Queue) Undo(ctx context.Context, e session.Edit) (a *session.Annotation, what []session.Undone, ok bool, err error) {
 	// Batches undo last-in first-out, so the state an undo returns to was itself accepted:
 	// it never needs demoting.
 	e.Acceptable = nil
@@ -263,7 +257,7 @@ func (q *Queue) Undo(ctx context.Context, e Edit) (a *Annotation, what []Undone,
 			if _, err := et.tx.ExecContext(ctx, `UPDATE changes SET undone = 1 WHERE id = ?`, c.id); err != nil {
 				return err
 			}
-			what = append(what, Undone{Kind: c.kind, Field: c.field})
+			what = append(what, session.Undone{Kind: c.kind, Field: c.field})
 		}
 		return nil
 	})

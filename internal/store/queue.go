@@ -28,9 +28,6 @@ func FilterKeys() []string {
 	return slices.Sorted(maps.Keys(filterColumns))
 }
 
-// Ref locates an item in a queue (the session's type).
-type Ref = session.Ref
-
 // Queue is one annotator's view of the turns to label.
 type Queue struct {
 	s           *Store
@@ -237,23 +234,23 @@ func (q *Queue) notSkipped(unfinished bool) condition {
 
 // seekMain finds the first (or last) non-skipped item strictly after (or before) the key, in
 // queue order, by one index seek per value of the first filter column.
-func (q *Queue) seekMain(ctx context.Context, ep int64, turn int, forward, unfinished bool) (Ref, bool, error) {
+func (q *Queue) seekMain(ctx context.Context, ep int64, turn int, forward, unfinished bool) (session.Ref, bool, error) {
 	cmp, order := ">", "ASC"
 	if !forward {
 		cmp, order = "<", "DESC"
 	}
-	var best Ref
+	var best session.Ref
 	found := false
 	for _, seek := range q.seeks {
 		w, args := q.where(seek, condition{"(t.episode_id, t.turn) " + cmp + " (?, ?)", []any{ep, turn}}, q.notSkipped(unfinished))
-		var r Ref
+		var r session.Ref
 		err := q.s.db.QueryRowContext(ctx, `SELECT t.id, t.episode_id, t.turn FROM visible_turns t WHERE `+w+
 			` ORDER BY t.episode_id `+order+`, t.turn `+order+` LIMIT 1`, args...).Scan(&r.TurnID, &r.Episode, &r.Turn)
 		if err == sql.ErrNoRows {
 			continue
 		}
 		if err != nil {
-			return Ref{}, false, fmt.Errorf("seek: %w", err)
+			return session.Ref{}, false, fmt.Errorf("seek: %w", err)
 		}
 		if !found || (forward && less(r, best)) || (!forward && less(best, r)) {
 			best, found = r, true
@@ -262,7 +259,7 @@ func (q *Queue) seekMain(ctx context.Context, ep int64, turn int, forward, unfin
 	return best, found, nil
 }
 
-func less(a, b Ref) bool {
+func less(a, b session.Ref) bool {
 	if a.Episode != b.Episode {
 		return a.Episode < b.Episode
 	}
@@ -270,7 +267,7 @@ func less(a, b Ref) bool {
 }
 
 // seekSkipped finds the skipped item after (or before) skip sequence seq.
-func (q *Queue) seekSkipped(ctx context.Context, seq int64, forward, unfinished bool) (Ref, bool, error) {
+func (q *Queue) seekSkipped(ctx context.Context, seq int64, forward, unfinished bool) (session.Ref, bool, error) {
 	cmp, order := ">", "ASC"
 	if !forward {
 		cmp, order = "<", "DESC"
@@ -282,21 +279,21 @@ func (q *Queue) seekSkipped(ctx context.Context, seq int64, forward, unfinished 
 	w, args := q.where(condition{"1", nil}, extra)
 	w += filterSeekOr(q)
 	args = append(args, seekArgs(q)...)
-	var r Ref
+	var r session.Ref
 	err := q.s.db.QueryRowContext(ctx, `SELECT t.id, t.episode_id, t.turn, a.skip_seq FROM annotations a
 		JOIN visible_turns t ON t.id = a.turn_id WHERE `+w+` ORDER BY a.skip_seq `+order+` LIMIT 1`, args...).
 		Scan(&r.TurnID, &r.Episode, &r.Turn, &r.SkipSeq)
 	if err == sql.ErrNoRows {
-		return Ref{}, false, nil
+		return session.Ref{}, false, nil
 	}
 	if err != nil {
-		return Ref{}, false, fmt.Errorf("seek skipped: %w", err)
+		return session.Ref{}, false, fmt.Errorf("seek skipped: %w", err)
 	}
 	return r, true, nil
 }
 
 // First returns the first item of the queue; with unfinished, the first one not submitted.
-func (q *Queue) First(ctx context.Context, unfinished bool) (Ref, bool, error) {
+func (q *Queue) First(ctx context.Context, unfinished bool) (session.Ref, bool, error) {
 	r, ok, err := q.seekMain(ctx, 0, 0, true, unfinished)
 	if err != nil || ok {
 		return r, ok, err
@@ -305,7 +302,7 @@ func (q *Queue) First(ctx context.Context, unfinished bool) (Ref, bool, error) {
 }
 
 // Next returns the item after ref; with unfinished, the next one not submitted.
-func (q *Queue) Next(ctx context.Context, ref Ref, unfinished bool) (Ref, bool, error) {
+func (q *Queue) Next(ctx context.Context, ref session.Ref, unfinished bool) (session.Ref, bool, error) {
 	if ref.SkipSeq == 0 {
 		r, ok, err := q.seekMain(ctx, ref.Episode, ref.Turn, true, unfinished)
 		if err != nil || ok {
@@ -316,7 +313,7 @@ func (q *Queue) Next(ctx context.Context, ref Ref, unfinished bool) (Ref, bool, 
 }
 
 // Prev returns the item before ref.
-func (q *Queue) Prev(ctx context.Context, ref Ref) (Ref, bool, error) {
+func (q *Queue) Prev(ctx context.Context, ref session.Ref) (session.Ref, bool, error) {
 	if ref.SkipSeq != 0 {
 		r, ok, err := q.seekSkipped(ctx, ref.SkipSeq, false, false)
 		if err != nil || ok {
@@ -330,7 +327,7 @@ func (q *Queue) Prev(ctx context.Context, ref Ref) (Ref, bool, error) {
 
 // Position is the 1-based place of ref in the queue. It counts index entries up to ref, so
 // callers run it off the key-press path.
-func (q *Queue) Position(ctx context.Context, ref Ref) (int, error) {
+func (q *Queue) Position(ctx context.Context, ref session.Ref) (int, error) {
 	if ref.SkipSeq != 0 {
 		total, err := q.Len(ctx)
 		if err != nil {
@@ -365,19 +362,9 @@ func (q *Queue) Position(ctx context.Context, ref Ref) (int, error) {
 	return pos - skipped, nil
 }
 
-// The session's types, kept by the store and shown by the screens (internal/session).
-type (
-	// ContextTurn is an earlier turn of the episode, shown above the current one.
-	ContextTurn = session.ContextTurn
-	// Item is everything the annotator shows for one queue entry.
-	Item = session.Item
-	// Annotation is the state of one annotator's label of one turn.
-	Annotation = session.Annotation
-)
-
 // Load reads the item at ref with its episode's earlier turns.
-func (q *Queue) Load(ctx context.Context, ref Ref) (*Item, error) {
-	it := &Item{Ref: ref}
+func (q *Queue) Load(ctx context.Context, ref session.Ref) (*session.Item, error) {
+	it := &session.Item{Ref: ref}
 	t := &it.Turn
 	var images string
 	var meta sql.NullString
@@ -403,7 +390,7 @@ func (q *Queue) Load(ctx context.Context, ref Ref) (*Item, error) {
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var c ContextTurn
+		var c session.ContextTurn
 		if err := rows.Scan(&c.Turn, &c.ActionType, &c.UserMessage, &c.VLMResponse, &c.ExpectedAnswer); err != nil {
 			return nil, err
 		}
@@ -422,8 +409,8 @@ func (q *Queue) Load(ctx context.Context, ref Ref) (*Item, error) {
 	return it, nil
 }
 
-func (q *Queue) annotation(ctx context.Context, db querier, turnID int64) (*Annotation, error) {
-	a := &Annotation{}
+func (q *Queue) annotation(ctx context.Context, db querier, turnID int64) (*session.Annotation, error) {
+	a := &session.Annotation{}
 	var ms int64
 	var seq sql.NullInt64
 	err := db.QueryRowContext(ctx, `SELECT id, status, flagged, flag_reason, active_ms, skip_seq,
@@ -445,10 +432,10 @@ func (q *Queue) annotation(ctx context.Context, db querier, turnID int64) (*Anno
 }
 
 // Find returns the queue item of the sample, if the queue holds it.
-func (q *Queue) Find(ctx context.Context, sampleID string) (Ref, bool, error) {
+func (q *Queue) Find(ctx context.Context, sampleID string) (session.Ref, bool, error) {
 	for _, seek := range q.seeks {
 		w, args := q.where(seek, condition{"t.sample_id = ?", []any{sampleID}})
-		var r Ref
+		var r session.Ref
 		var seq sql.NullInt64
 		err := q.s.db.QueryRowContext(ctx, `SELECT t.id, t.episode_id, t.turn,
 			(SELECT a.skip_seq FROM annotations a WHERE a.turn_id = t.id AND a.annotator_id = ?)
@@ -457,10 +444,10 @@ func (q *Queue) Find(ctx context.Context, sampleID string) (Ref, bool, error) {
 			continue
 		}
 		if err != nil {
-			return Ref{}, false, fmt.Errorf("find %s: %w", sampleID, err)
+			return session.Ref{}, false, fmt.Errorf("find %s: %w", sampleID, err)
 		}
 		r.SkipSeq = seq.Int64
 		return r, true, nil
 	}
-	return Ref{}, false, nil
+	return session.Ref{}, false, nil
 }

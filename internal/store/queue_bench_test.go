@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/m3bench/m3eval/internal/session"
 	"github.com/m3bench/m3eval/internal/store"
 )
 
@@ -83,7 +84,7 @@ func BenchmarkOpenQueue1M(b *testing.B) {
 // openFirst does what the annotator does before it shows the first item: count the queue,
 // find the first unfinished item, load it with its context and place it. It returns the
 // queue's length and the item.
-func openFirst(tb testing.TB, q *store.Queue) (int, store.Ref) {
+func openFirst(tb testing.TB, q *store.Queue) (int, session.Ref) {
 	tb.Helper()
 	ctx := context.Background()
 	n, err := q.Len(ctx)
@@ -149,7 +150,7 @@ func BenchmarkSave(b *testing.B) {
 						value = "Yes"
 					}
 					start := time.Now()
-					if _, err := q.SetValue(ctx, store.Edit{TurnID: ref.TurnID, RubricVersion: "bench"}, fields[j%len(fields)], &value); err != nil {
+					if _, err := q.SetValue(ctx, session.Edit{TurnID: ref.TurnID, RubricVersion: "bench"}, fields[j%len(fields)], &value); err != nil {
 						b.Fatal(err)
 					}
 					took = append(took, time.Since(start))

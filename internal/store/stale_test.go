@@ -6,6 +6,7 @@ import (
 
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/session"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/store/storetest"
 )
@@ -62,7 +63,7 @@ func TestStaleLabelsLeaveScoreUntilConfirmed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := q.Submit(ctx, store.Edit{TurnID: id, RubricVersion: r.Version}); err != nil {
+	if _, err := q.Submit(ctx, session.Edit{TurnID: id, RubricVersion: r.Version}); err != nil {
 		t.Fatal(err)
 	}
 	if n := count(); n == 0 {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/session"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/store/storetest"
 )
@@ -144,7 +145,7 @@ func TestQueueOrderFilterSkipAndPosition(t *testing.T) {
 
 	r := storetest.Rubric(t)
 	second, _, _ := q.Find(ctx, "epz_turn_2")
-	if _, err := q.Skip(ctx, store.Edit{TurnID: second.TurnID, RubricVersion: r.Version}); err != nil {
+	if _, err := q.Skip(ctx, session.Edit{TurnID: second.TurnID, RubricVersion: r.Version}); err != nil {
 		t.Fatal(err)
 	}
 	want = "[epz_turn_1 epz_turn_3 epy_turn_1 epy_turn_2 epz_turn_2]"
@@ -199,9 +200,9 @@ func TestEditsUndoAndResumeAcrossReopen(t *testing.T) {
 	q, _ := s.OpenQueue(ctx, "alice", nil)
 	ref, _, _ := q.Find(ctx, "epz_turn_2")
 	item := rubric.Item{ActionType: "mislead", Turn: 2}
-	edit := store.Edit{TurnID: ref.TurnID, RubricVersion: r.Version, Active: 1500 * time.Millisecond,
+	edit := session.Edit{TurnID: ref.TurnID, RubricVersion: r.Version, Active: 1500 * time.Millisecond,
 		Acceptable: func(v rubric.Values) bool { return r.Complete(v, item) && len(r.CommentNeeded(v, item)) == 0 }}
-	set := func(field, v string) *store.Annotation {
+	set := func(field, v string) *session.Annotation {
 		t.Helper()
 		a, err := q.SetValue(ctx, edit, field, &v)
 		if err != nil {
@@ -275,7 +276,7 @@ func TestFlagAndUndoFlag(t *testing.T) {
 	seed(t, s, []string{"initial"})
 	q, _ := s.OpenQueue(ctx, "alice", nil)
 	ref, _, _ := q.First(ctx, false)
-	e := store.Edit{TurnID: ref.TurnID, RubricVersion: "v1"}
+	e := session.Edit{TurnID: ref.TurnID, RubricVersion: "v1"}
 	a, err := q.SetFlag(ctx, e, true, "image unreadable")
 	if err != nil || !a.Flagged || a.FlagReason != "image unreadable" {
 		t.Fatalf("flag: %+v %v", a, err)
@@ -297,7 +298,7 @@ func TestExportAndStatus(t *testing.T) {
 		q, _ := s.OpenQueue(ctx, name, nil)
 		ref, _, _ := q.First(ctx, false)
 		v := "5"
-		e := store.Edit{TurnID: ref.TurnID, RubricVersion: "v1", Active: 3 * time.Second}
+		e := session.Edit{TurnID: ref.TurnID, RubricVersion: "v1", Active: 3 * time.Second}
 		if _, err := q.SetValue(ctx, e, "correctness", &v); err != nil {
 			t.Fatal(err)
 		}
@@ -347,7 +348,7 @@ func TestMedianActive(t *testing.T) {
 		if !ok {
 			t.Fatal("queue ended early")
 		}
-		e := store.Edit{TurnID: ref.TurnID, RubricVersion: "v1", Active: time.Duration(secs) * time.Second}
+		e := session.Edit{TurnID: ref.TurnID, RubricVersion: "v1", Active: time.Duration(secs) * time.Second}
 		if _, err := q.Submit(ctx, e); err != nil {
 			t.Fatal(err)
 		}
@@ -390,7 +391,7 @@ func TestPutTurnsBatches(t *testing.T) {
 	ids = append(ids, ids2...)
 	q, _ := s.OpenQueue(ctx, "alice", nil)
 	for i, id := range ids {
-		it, err := q.Load(ctx, store.Ref{TurnID: id})
+		it, err := q.Load(ctx, session.Ref{TurnID: id})
 		if err != nil || it.Turn.SampleID != ts[i].SampleID {
 			t.Fatalf("id %d of turn %d loads %v %v", id, i, it, err)
 		}
@@ -490,7 +491,7 @@ func TestPutTurnsChunkErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	q, _ := s.OpenQueue(ctx, "alice", nil)
-	it, err := q.Load(ctx, store.Ref{TurnID: ids[3]})
+	it, err := q.Load(ctx, session.Ref{TurnID: ids[3]})
 	if err != nil || it.Turn.EpisodeID != "nul\x00key" || it.Turn.Turn != 4 {
 		t.Fatalf("turn 3 loads %+v, %v", it, err)
 	}

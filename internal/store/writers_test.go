@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/m3bench/m3eval/internal/dataset"
+	"github.com/m3bench/m3eval/internal/session"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/store/storetest"
 )
@@ -55,7 +56,7 @@ func TestShortWritersWaitTheirTurn(t *testing.T) {
 	failed := 0
 	for k := 0; k < 64; k++ {
 		v := fmt.Sprint(1 + k%5)
-		if err := adj.SetFinal(ctx, store.FinalEdit{TurnID: id, Field: "correctness", Value: &v, Source: "bob", Adjudicator: "judy", RubricVersion: "v"}); err != nil {
+		if err := adj.SetFinal(ctx, session.FinalEdit{TurnID: id, Field: "correctness", Value: &v, Source: "bob", Adjudicator: "judy", RubricVersion: "v"}); err != nil {
 			failed++
 			t.Logf("save %d: %v", k, err)
 		}
@@ -117,7 +118,7 @@ func TestJudgeRunWritesInChunks(t *testing.T) {
 		failed := 0
 		for k := 0; k < 20; k++ {
 			v := fmt.Sprint(1 + k%5)
-			if err := saver.SetFinal(ctx, store.FinalEdit{TurnID: ids[0], Field: "correctness", Value: &v, Source: "bob", Adjudicator: "judy", RubricVersion: "v"}); err != nil {
+			if err := saver.SetFinal(ctx, session.FinalEdit{TurnID: ids[0], Field: "correctness", Value: &v, Source: "bob", Adjudicator: "judy", RubricVersion: "v"}); err != nil {
 				failed++
 				t.Logf("save %d: %v", k, err)
 			}
@@ -221,7 +222,7 @@ func TestShortWriterGoesBeforeChunkedWriters(t *testing.T) {
 		saved := make(chan error, 1)
 		go func() {
 			v := "3"
-			saved <- saver.SetFinal(ctx, store.FinalEdit{TurnID: id, Field: "correctness", Value: &v, Source: "bob", Adjudicator: "judy", RubricVersion: "v"})
+			saved <- saver.SetFinal(ctx, session.FinalEdit{TurnID: id, Field: "correctness", Value: &v, Source: "bob", Adjudicator: "judy", RubricVersion: "v"})
 		}()
 		// Let go once the save waits (three looks in a row: a bulk writer's probe can look
 		// like a waiter for an instant).
@@ -293,7 +294,7 @@ func TestSaveDoesNotCheckpoint(t *testing.T) {
 	}
 	before := size()
 	v := "3"
-	if err := saver.SetFinal(ctx, store.FinalEdit{TurnID: id, Field: "correctness", Value: &v, Source: "bob", Adjudicator: "judy", RubricVersion: "v"}); err != nil {
+	if err := saver.SetFinal(ctx, session.FinalEdit{TurnID: id, Field: "correctness", Value: &v, Source: "bob", Adjudicator: "judy", RubricVersion: "v"}); err != nil {
 		t.Fatal(err)
 	}
 	if after := size(); after != before {
@@ -336,7 +337,7 @@ func TestChunkEndsForAWaitingSave(t *testing.T) {
 			started = true
 			go func() {
 				v := "3"
-				saved <- saver.SetFinal(ctx, store.FinalEdit{TurnID: id, Field: "correctness", Value: &v, Source: "bob", Adjudicator: "judy", RubricVersion: "v"})
+				saved <- saver.SetFinal(ctx, session.FinalEdit{TurnID: id, Field: "correctness", Value: &v, Source: "bob", Adjudicator: "judy", RubricVersion: "v"})
 			}()
 		}
 		select {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/m3bench/m3eval/internal/plural"
+	"github.com/m3bench/m3eval/internal/session"
 	"strings"
 	"time"
 
@@ -156,7 +157,7 @@ type DecideOptions struct {
 
 // Decide records an adjudicator's final values for one turn in one transaction and returns
 // them.
-func Decide(ctx context.Context, st *store.Store, o DecideOptions) ([]store.FinalEdit, error) {
+func Decide(ctx context.Context, st *store.Store, o DecideOptions) ([]session.FinalEdit, error) {
 	if o.Adjudicator == "" {
 		return nil, usagef("--adjudicator NAME is required")
 	}
@@ -181,7 +182,7 @@ func Decide(ctx context.Context, st *store.Store, o DecideOptions) ([]store.Fina
 			break
 		}
 	}
-	var edits []store.FinalEdit
+	var edits []session.FinalEdit
 	if o.Take != "" {
 		var from rubric.Values
 		for _, l := range tl.Labels {
@@ -206,7 +207,7 @@ func Decide(ctx context.Context, st *store.Store, o DecideOptions) ([]store.Fina
 			if !ok {
 				return nil, usagef("%s gave no %s on %s", o.Take, f, o.SampleID)
 			}
-			edits = append(edits, store.FinalEdit{TurnID: tl.TurnID, Field: f, Value: &v, Source: o.Take})
+			edits = append(edits, session.FinalEdit{TurnID: tl.TurnID, Field: f, Value: &v, Source: o.Take})
 		}
 	}
 	for _, f := range o.Rubric.Fields {
@@ -217,7 +218,7 @@ func Decide(ctx context.Context, st *store.Store, o DecideOptions) ([]store.Fina
 		if err := f.Check(v, it); err != nil {
 			return nil, usagef("--set %s=%s: %v", f.Name, v, err)
 		}
-		edits = append(edits, store.FinalEdit{TurnID: tl.TurnID, Field: f.Name, Value: &v})
+		edits = append(edits, session.FinalEdit{TurnID: tl.TurnID, Field: f.Name, Value: &v})
 	}
 	for k := range o.Set {
 		if _, ok := o.Rubric.Field(k); !ok {

@@ -1,0 +1,33 @@
+package session
+
+import (
+	"context"
+
+	"github.com/m3bench/m3eval/internal/campaign"
+)
+
+// FinalEdit is one adjudication write: the final value of a field of a turn (nil clears it),
+// taken from the annotator Source or scored anew (Source "").
+type FinalEdit struct {
+	TurnID        int64
+	Field         string
+	Value         *string
+	Source        string
+	Adjudicator   string
+	RubricVersion string
+}
+
+// AdjudicationStore is what the adjudication screen needs of storage. *store.Store
+// implements it (asserted in internal/store).
+type AdjudicationStore interface {
+	// LoadTurn reads a turn with its episode's earlier turns, as the annotator shows it,
+	// without any annotation.
+	LoadTurn(ctx context.Context, turnID int64) (*Item, error)
+	// SetFinal records final values in one transaction, all or none.
+	SetFinal(ctx context.Context, edits ...FinalEdit) error
+	// UndoFinal reverts the turn's latest adjudication change not yet undone and names its
+	// field; ok is false when there is none.
+	UndoFinal(ctx context.Context, turnID int64, adjudicator, rubricVersion string) (field string, ok bool, err error)
+	// Finals reads every adjudicated value, by sample_id and field.
+	Finals(ctx context.Context) (map[string]map[string]campaign.Decision, error)
+}
