@@ -1,6 +1,8 @@
 // Package importer runs m3eval import and m3eval import-scores: each file is read by
-// internal/ingest and written to the store in one transaction (on a bad record nothing of
-// that file is written), and what was imported is told in one line per file.
+// internal/ingest and written to the store as one import, which becomes visible whole or
+// not at all (on a bad record nothing of that file is written; the store commits it in
+// short chunks, so that annotators keep saving meanwhile, and readers see none of it before
+// the end), and what was imported is told in one line per file.
 package importer
 
 import (
@@ -13,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/ingest"
@@ -39,19 +42,25 @@ type Options struct {
 	Progress progress.Func
 	// Limits bound a record's and an xlsx cell's size (zero: ingest's defaults).
 	Limits ingest.Limits
+	// Now stamps labels that carry no annotated_at; nil: the current time in UTC, as the
+	// store's default clock reads it.
+	Now func() time.Time
 }
 
 // Importer imports files of turn records, labeled samples and other tools' logs.
 type Importer struct {
-	s     *store.Store
+	s     Store
 	o     Options
 	media *ingest.Media
 	files *progress.Files // reading the files, for Options.Progress
 }
 
 // New returns an Importer into s.
-func New(s *store.Store, o Options) *Importer {
+func New(s Store, o Options) *Importer {
 	o.Store.Rubric = o.Rubric
+	if o.Now == nil {
+		o.Now = func() time.Time { return time.Now().UTC() }
+	}
 	return &Importer{s: s, o: o, media: &ingest.Media{Dir: MediaDir(o.DB)}}
 }
 
@@ -171,7 +180,7 @@ func (imp *Importer) streamFrom(ctx context.Context, name string, src ingest.Sou
 		return err
 	}
 	defer tx.Rollback()
-	lo := ingest.LabelOptions{Rubric: imp.o.Rubric, Annotator: imp.o.Annotator, Now: imp.s.Now(), ImageBase: imageBase}
+	lo := ingest.LabelOptions{Rubric: imp.o.Rubric, Annotator: imp.o.Annotator, Now: imp.o.Now(), ImageBase: imageBase}
 	before := imp.media.Written()
 	counts, err := ingest.ImportFrom(ctx, tx, name, src, lo)
 	if err != nil {

@@ -25,7 +25,7 @@ type ScoreOptions struct {
 
 // Scores imports the judge's score files one after the other, each in one transaction, and
 // prints the counts of each.
-func Scores(ctx context.Context, s *store.Store, paths []string, o ScoreOptions) error {
+func Scores(ctx context.Context, s Store, paths []string, o ScoreOptions) error {
 	files := progress.NewFiles(paths, o.Progress)
 	for _, path := range paths {
 		c, name, err := scoresFile(ctx, s, path, files, o)
@@ -41,7 +41,7 @@ func Scores(ctx context.Context, s *store.Store, paths []string, o ScoreOptions)
 
 // scoresFile reads one file into the store in one transaction and returns the counts by
 // outcome and the name errors give the file.
-func scoresFile(ctx context.Context, s *store.Store, path string, files *progress.Files, o ScoreOptions) ([3]int, string, error) {
+func scoresFile(ctx context.Context, s Store, path string, files *progress.Files, o ScoreOptions) ([3]int, string, error) {
 	var counts [3]int
 	f, name, err := ingest.OpenInput(path, o.In) // named in errors as m3eval import names its files
 	if err != nil {

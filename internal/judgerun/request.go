@@ -167,7 +167,7 @@ func NewJudge(rb *rubric.Rubric, path string) (*judge.Judge, error) {
 
 // Run judges the chosen turns and writes the counts to w, or with Explain writes the verdict
 // of that one sample (and stores nothing).
-func (q *Request) Run(ctx context.Context, s *store.Store, rb *rubric.Rubric, j *judge.Judge, filter store.TurnFilter, w io.Writer) error {
+func (q *Request) Run(ctx context.Context, s RuleJudgeStore, rb *rubric.Rubric, j *judge.Judge, filter store.TurnFilter, w io.Writer) error {
 	if q.Explain != "" {
 		v, err := Explain(ctx, s, j, q.Explain)
 		if err != nil {
@@ -186,7 +186,7 @@ func (q *Request) Run(ctx context.Context, s *store.Store, rb *rubric.Rubric, j 
 
 // RubricMetrics is m3eval score --metrics: the action-space metrics of the built-in rules'
 // verdicts over every turn of the store.
-func RubricMetrics(ctx context.Context, s *store.Store, rb *rubric.Rubric, bootstrap int, seed uint64) (judge.MetricsReport, error) {
+func RubricMetrics(ctx context.Context, s EpisodeReader, rb *rubric.Rubric, bootstrap int, seed uint64) (judge.MetricsReport, error) {
 	j, err := NewJudge(rb, "")
 	if err != nil {
 		return judge.MetricsReport{}, err
