@@ -101,7 +101,7 @@ func (q *Request) FindChromium() error {
 // Run checks the judges named in Options.Judges against the store (every judge when none
 // is), lists the annotators, builds the rule judge for the metrics and generates the report,
 // with the collector settings of agree.TuneGC.
-func (q *Request) Run(ctx context.Context, s *store.Store, r *rubric.Rubric) (*Report, error) {
+func (q *Request) Run(ctx context.Context, s Store, r *rubric.Rubric) (*Report, error) {
 	defer agree.TuneGC()()
 	o := q.Options
 	if o.Database == "" {

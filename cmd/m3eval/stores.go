@@ -1,0 +1,25 @@
+package main
+
+import (
+	"github.com/m3bench/m3eval/internal/estimate"
+	"github.com/m3bench/m3eval/internal/htmlreport"
+	"github.com/m3bench/m3eval/internal/importer"
+	"github.com/m3bench/m3eval/internal/judgerun"
+	"github.com/m3bench/m3eval/internal/scoring"
+	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/workflow"
+)
+
+// The store implements what each engine declares it needs of storage (a store.go in each
+// package). The assertions live here, where every engine meets the concrete store: in
+// internal/store they would make an import cycle, since the engines import store for its
+// filter and row types. The annotator's and adjudicator's interfaces (internal/session)
+// are asserted in internal/store itself. A second backend adds its own lines here.
+var (
+	_ workflow.Store   = (*store.Store)(nil)
+	_ scoring.Store    = (*store.Store)(nil)
+	_ judgerun.Store   = (*store.Store)(nil)
+	_ importer.Store   = (*store.Store)(nil)
+	_ estimate.Store   = (*store.Store)(nil)
+	_ htmlreport.Store = (*store.Store)(nil)
+)
