@@ -15,6 +15,11 @@ import (
 // internal/store they would make an import cycle, since the engines import store for its
 // filter and row types. The annotator's and adjudicator's interfaces (internal/session)
 // are asserted in internal/store itself. A second backend adds its own lines here.
+//
+// Beyond these lists the commands themselves call Close and RememberRubric (common.go) and,
+// for judge --explain, IsModelJudge, JudgeRuleVersions and ModelJudgeNote (judge.go). Of the
+// store's writers, ingest fills *store.Importer through ingest.Sink; Importer.PutTurn is
+// called only by tests.
 var (
 	_ workflow.Store   = (*store.Store)(nil)
 	_ scoring.Store    = (*store.Store)(nil)
