@@ -1,0 +1,81 @@
+package docscheck
+
+import (
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/m3bench/m3eval/"
+
+// goList runs go list in the module's root with args and returns its output's lines.
+func goList(t *testing.T, args ...string) []string {
+	t.Helper()
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := exec.LookPath(gobin); err != nil {
+		gobin = "go"
+	}
+	cmd := exec.Command(gobin, append([]string{"list"}, args...)...)
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			t.Fatalf("go list %s: %v\n%s", strings.Join(args, " "), err, ee.Stderr)
+		}
+		t.Fatalf("go list %s: %v", strings.Join(args, " "), err)
+	}
+	return strings.Fields(string(out))
+}
+
+// TestArchitectureImportRules holds the code to what docs/architecture.md says of the
+// imports (non-test code): the screens reach storage only through internal/session's
+// interfaces, so tui does not depend on the store; the domain packages depend on neither
+// the store nor the screens; only the store imports database/sql; and the rule judge does
+// not pull in the IllusionBench scorer for the Wilson interval, which is agree's.
+func TestArchitectureImportRules(t *testing.T) {
+	forbidden := map[string][]string{
+		"tui":               {"internal/store", "database/sql"},
+		"internal/session":  {"internal/store", "tui", "database/sql", "github.com/charmbracelet/bubbletea"},
+		"internal/judge":    {"internal/illusion", "internal/store", "tui"},
+		"internal/rubric":   {"internal/store", "tui"},
+		"internal/dataset":  {"internal/store", "tui"},
+		"internal/agree":    {"internal/store", "tui"},
+		"internal/campaign": {"internal/store", "tui"},
+		"internal/sample":   {"internal/store", "tui"},
+		"internal/workflow": {"tui"},
+		"internal/scoring":  {"tui"},
+		"internal/judgerun": {"tui"},
+		"internal/importer": {"tui"},
+		"internal/estimate": {"tui"},
+	}
+	for pkg, bad := range forbidden {
+		deps := goList(t, "-deps", "./"+pkg)
+		if len(deps) == 0 {
+			t.Fatalf("go list -deps ./%s listed nothing: the rule would pass vacuously", pkg)
+		}
+		for _, b := range bad {
+			want := b
+			if !strings.Contains(b, ".") && !strings.HasPrefix(b, "database/") {
+				want = module + b
+			}
+			if slices.Contains(deps, want) {
+				t.Errorf("%s depends on %s (go list -deps ./%s)", pkg, b, pkg)
+			}
+		}
+	}
+
+	// database/sql is imported directly by internal/store and nothing else.
+	var sqlUsers []string
+	for _, line := range strings.Split(strings.Join(goList(t, "-f", "{{.ImportPath}}:{{join .Imports \",\"}}", "./..."), "\n"), "\n") {
+		pkg, imports, _ := strings.Cut(line, ":")
+		if slices.Contains(strings.Split(imports, ","), "database/sql") && !strings.HasPrefix(pkg, module+"internal/store") {
+			sqlUsers = append(sqlUsers, pkg)
+		}
+	}
+	if len(sqlUsers) > 0 {
+		t.Errorf("packages other than internal/store import database/sql: %v", sqlUsers)
+	}
+}
