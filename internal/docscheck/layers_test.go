@@ -3,7 +3,6 @@ package docscheck
 import (
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -14,11 +13,7 @@ const module = "github.com/m3bench/m3eval/"
 // goList runs go list in the module's root with args and returns its output's lines.
 func goList(t *testing.T, args ...string) []string {
 	t.Helper()
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := exec.LookPath(gobin); err != nil {
-		gobin = "go"
-	}
-	cmd := exec.Command(gobin, append([]string{"list"}, args...)...)
+	cmd := exec.Command("go", append([]string{"list"}, args...)...)
 	cmd.Dir = filepath.Join("..", "..")
 	out, err := cmd.Output()
 	if err != nil {
