@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/m3bench/m3eval/internal/agree"
-	"github.com/m3bench/m3eval/internal/report"
+	"github.com/m3bench/m3eval/internal/render"
 )
 
 // statRow is one statistic of a field as the forest plot and its table show it; Key is its
@@ -284,7 +284,7 @@ func groupsSection(s *ScoreData) Section {
 	return sec
 }
 
-func nRatings(s report.Section) int {
+func nRatings(s render.Section) int {
 	n := 0
 	for _, r := range s.Results {
 		n += r.NRatings

@@ -99,10 +99,10 @@ var (
 	fontStyle = regexp.MustCompile(`font-family:Liberation Sans;font-variant:normal;font-weight:normal;font-style:normal;`)
 )
 
-// render draws p into an SVG of w × h points and returns it ready to inline: no XML
+// svgOf draws p into an SVG of w × h points and returns it ready to inline: no XML
 // prologue, sized by the page (its viewBox keeps the aspect), the font named once by the
 // page's CSS. gonum's SVG canvas escapes all text it writes.
-func render(p *plot.Plot, w, h vg.Length, label string) template.HTML {
+func svgOf(p *plot.Plot, w, h vg.Length, label string) template.HTML {
 	c := vgsvg.New(w, h)
 	p.Draw(draw.New(c))
 	var b bytes.Buffer
@@ -238,7 +238,7 @@ func forestPlot(title, xLabel string, labels []string, names []string, series []
 		p.Y.Max += legend
 	}
 	p.Add(plotter.NewGrid())
-	return render(p, chartWidth, chartHeight(n)+vg.Points(16*legend), title)
+	return svgOf(p, chartWidth, chartHeight(n)+vg.Points(16*legend), title)
 }
 
 // --- heatmaps ----------------------------------------------------------------------------
@@ -294,7 +294,7 @@ func heatmap(title, xLabel, yLabel string, rowNames, colNames []string, shade fu
 	p.Add(&cells{rows: len(rowNames), cols: len(colNames), shade: shade, label: label})
 	side := math.Max(200, float64(90+28*max(len(rowNames), len(colNames))))
 	w := vg.Points(math.Min(side+120, float64(chartWidth)))
-	return render(p, w, vg.Points(math.Min(side+40, 420)), title)
+	return svgOf(p, w, vg.Points(math.Min(side+40, 420)), title)
 }
 
 func longest(ss []string) int {
@@ -375,7 +375,7 @@ func stackedBars(title, xLabel string, rowNames, categories []string, shares [][
 	p.Legend.Top = true
 	p.Legend.Left = false
 	p.Legend.ThumbnailWidth = vg.Points(14)
-	return render(p, chartWidth, chartHeight(max(len(rowNames), len(categories))), title)
+	return svgOf(p, chartWidth, chartHeight(max(len(rowNames), len(categories))), title)
 }
 
 // --- bubbles: item mean against judge score ----------------------------------------------
@@ -426,7 +426,7 @@ func bubblePlot(title, xLabel, yLabel string, pts []bubble, lo, hi float64) temp
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo-0.3, hi+0.3, lo-0.3, hi+0.3
 	p.X.Tick.Marker = plot.TickerFunc(niceTicks)
 	p.Y.Tick.Marker = plot.TickerFunc(niceTicks)
-	return render(p, vg.Points(340), vg.Points(300), title)
+	return svgOf(p, vg.Points(340), vg.Points(300), title)
 }
 
 // --- vertical bars with intervals --------------------------------------------------------
@@ -509,7 +509,7 @@ func barChart(title, xLabel, yLabel string, categories, names []string, series [
 		p.Y.Max *= 1 + 0.1*float64(len(names))
 	}
 	p.Y.Tick.Marker = plot.TickerFunc(niceTicks)
-	return render(p, chartWidth, vg.Points(260), title)
+	return svgOf(p, chartWidth, vg.Points(260), title)
 }
 
 // --- lines over time ---------------------------------------------------------------------
@@ -533,7 +533,7 @@ func timeLines(title, yLabel string, names []string, series []plotter.XYs) templ
 	padTime(&p.X)
 	p.Y.Min = 0
 	p.Y.Tick.Marker = plot.TickerFunc(niceTicks)
-	return render(p, chartWidth, vg.Points(260), title)
+	return svgOf(p, chartWidth, vg.Points(260), title)
 }
 
 // timeSteps are the tick spacings of a time axis, in seconds.
@@ -598,7 +598,7 @@ func pointLines(title, xLabel, yLabel string, names []string, series []plotter.X
 	p.X.Tick.Marker = plot.TickerFunc(integerTicks)
 	p.Y.Min, p.Y.Max = yMin, yMax
 	p.Y.Tick.Marker = plot.TickerFunc(niceTicks)
-	return render(p, chartWidth, vg.Points(260), title)
+	return svgOf(p, chartWidth, vg.Points(260), title)
 }
 
 // integerTicks marks whole numbers (turn positions, object counts), at most about ten.

@@ -6,7 +6,7 @@ import (
 	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/estimate"
 	"github.com/m3bench/m3eval/internal/illusion"
-	"github.com/m3bench/m3eval/internal/report"
+	"github.com/m3bench/m3eval/internal/render"
 )
 
 // Data is everything the report draws, as plain values. A nil part leaves its section out
@@ -34,7 +34,7 @@ type ScoreData struct {
 	Overall   []agree.FieldResult
 	// Data holds the overall block's ratings per field, aligned with Overall.
 	Data   []agree.FieldData
-	Groups []report.Section // one per value of By
+	Groups []render.Section // one per value of By
 	// GroupData holds each group's ratings per field, aligned with Groups.
 	GroupData [][]agree.FieldData
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/m3bench/m3eval/internal/agree"
-	"github.com/m3bench/m3eval/internal/report"
+	"github.com/m3bench/m3eval/internal/render"
 )
 
 // judgeKey is the bootstrap key of a judge correlation, as agree names it: the judge's
@@ -274,7 +274,7 @@ func byGroupChart(s *ScoreData, fi int) Chart {
 	note := ""
 	if len(groups) > maxGroups {
 		groups = slices.Clone(groups)
-		slices.SortStableFunc(groups, func(a, b report.Section) int { return nItems(b, fi) - nItems(a, fi) })
+		slices.SortStableFunc(groups, func(a, b render.Section) int { return nItems(b, fi) - nItems(a, fi) })
 		groups = groups[:maxGroups]
 		note = fmt.Sprintf(" Only the %d of %d groups with the most items are drawn.", maxGroups, len(s.Groups))
 	}
@@ -302,7 +302,7 @@ func byGroupChart(s *ScoreData, fi int) Chart {
 	return ch
 }
 
-func nItems(s report.Section, fi int) int {
+func nItems(s render.Section, fi int) int {
 	if fi < len(s.Results) {
 		return s.Results[fi].NItems
 	}

@@ -131,5 +131,5 @@ func modelForest(title string, labels, names []string, series [][]interval, lo, 
 	legend := 0.45 * float64(len(names))
 	p.Y.Min, p.Y.Max = -0.7, float64(n)-0.3+legend
 	p.Add(plotter.NewGrid())
-	return render(p, chartWidth, chartHeight(n)+vg.Points(16*legend), title)
+	return svgOf(p, chartWidth, chartHeight(n)+vg.Points(16*legend), title)
 }

@@ -11,9 +11,9 @@ import (
 
 	"github.com/mattn/go-runewidth"
 
-	"github.com/m3bench/m3eval/internal/csvout"
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/judge"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/store"
 )
 
@@ -39,7 +39,7 @@ func Metrics(ctx context.Context, s *store.Store, j *judge.Judge, f store.TurnFi
 }
 
 // WriteMetrics prints the report: format table, md, csv or json.
-func WriteMetrics(w io.Writer, rep judge.MetricsReport, format string, co csvout.Options) error {
+func WriteMetrics(w io.Writer, rep judge.MetricsReport, format string, co render.CSVOptions) error {
 	if format == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -62,7 +62,7 @@ func WriteMetrics(w io.Writer, rep judge.MetricsReport, format string, co csvout
 	}
 	if format == "csv" {
 		// One flat table: metric rows leave dimension and bin empty, trend rows action_type.
-		cw := csvout.NewWriter(w, co) // cells from data are neutralized unless --raw
+		cw := render.NewCSVWriter(w, co) // cells from data are neutralized unless --raw
 		cw.Write([]string{"table", "action_type", "model", "metric", "dimension", "bin", "n", "value", "ci_low", "ci_high", "interval"})
 		num := func(x float64) string {
 			if math.IsNaN(x) {

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/m3bench/m3eval/internal/csvout"
 	"github.com/m3bench/m3eval/internal/dataset"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
 )
 
@@ -29,7 +29,7 @@ type Options struct {
 	// Final adds the final_source and adjudicator columns to CSV (export --final).
 	Final bool
 	// CSV neutralizes formula-like cells (unless Raw) and may add a byte order mark.
-	CSV csvout.Options
+	CSV render.CSVOptions
 }
 
 // Writer writes labeled turns one at a time.
@@ -37,7 +37,7 @@ type Writer struct {
 	w   io.Writer
 	o   Options
 	n   int
-	csv *csvout.Writer
+	csv *render.CSVWriter
 	buf bytes.Buffer
 }
 
@@ -47,7 +47,7 @@ func NewWriter(w io.Writer, o Options) (*Writer, error) {
 	switch o.Format {
 	case "json", "jsonl":
 	case "csv":
-		lw.csv = csvout.NewWriter(w, o.CSV)
+		lw.csv = render.NewCSVWriter(w, o.CSV)
 		if err := lw.csv.Write(lw.csvHeader()); err != nil {
 			return nil, err
 		}

@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/agree"
-	"github.com/m3bench/m3eval/internal/report"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
@@ -101,14 +101,14 @@ func (o *RunOptions) ClusterName() string {
 }
 
 // Inputs names the files of the run (base names) and the missing codes, for the report.
-func (o *RunOptions) Inputs() report.Inputs {
+func (o *RunOptions) Inputs() render.AgreementInputs {
 	base := func(p string) string {
 		if p == "" {
 			return ""
 		}
 		return filepath.Base(p)
 	}
-	return report.Inputs{Ratings: base(o.Files.Ratings), Auto: base(o.Files.Auto), Schema: base(o.Files.Schema),
+	return render.AgreementInputs{Ratings: base(o.Files.Ratings), Auto: base(o.Files.Auto), Schema: base(o.Files.Schema),
 		NACategory: o.Files.NACategory, Missing: o.Files.Missing}
 }
 

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ func TestSections(t *testing.T) {
 	in := ScoreInputs{Database: "m.db", By: "action_type", Judges: []string{"gpt"}}
 
 	var b bytes.Buffer
-	if err := WriteSections(&b, secs, in, Options{Format: JSONFmt}); err != nil {
+	if err := WriteSections(&b, secs, in, AgreementOptions{Format: JSON}); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -33,7 +33,7 @@ func TestSections(t *testing.T) {
 	}
 
 	b.Reset()
-	if err := WriteSections(&b, secs, in, Options{Format: Table}); err != nil {
+	if err := WriteSections(&b, secs, in, AgreementOptions{Format: Table}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -50,7 +50,7 @@ func TestSections(t *testing.T) {
 	}
 
 	b.Reset()
-	if err := WriteSections(&b, secs, in, Options{Format: CSV}); err != nil {
+	if err := WriteSections(&b, secs, in, AgreementOptions{Format: CSV}); err != nil {
 		t.Fatal(err)
 	}
 	recs, err := csv.NewReader(&b).ReadAll()
@@ -73,10 +73,10 @@ func TestSections(t *testing.T) {
 func TestKappaLegendWithoutColour(t *testing.T) {
 	res := []agree.FieldResult{}
 	var plain, colour strings.Builder
-	if err := writeTable(&plain, res, Options{Format: Table}); err != nil {
+	if err := writeTable(&plain, res, AgreementOptions{Format: Table}); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeTable(&colour, res, Options{Format: Table, Color: true}); err != nil {
+	if err := writeTable(&colour, res, AgreementOptions{Format: Table, Color: true}); err != nil {
 		t.Fatal(err)
 	}
 	want := "Strength of κ and AC (Landis & Koch), by value: poor (< 0), slight (0–0.20), fair (0.21–0.40), moderate (0.41–0.60), substantial (0.61–0.80), almost perfect (0.81–1)\n"

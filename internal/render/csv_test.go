@@ -1,11 +1,11 @@
-package csvout_test
+package render_test
 
 import (
 	"bytes"
 	"encoding/csv"
 	"testing"
 
-	"github.com/m3bench/m3eval/internal/csvout"
+	"github.com/m3bench/m3eval/internal/render"
 )
 
 func TestNeutralize(t *testing.T) {
@@ -27,7 +27,7 @@ func TestNeutralize(t *testing.T) {
 		{"4", "4"},
 	}
 	for _, tc := range tests {
-		if got := csvout.Neutralize(tc.in); got != tc.want {
+		if got := render.Neutralize(tc.in); got != tc.want {
 			t.Errorf("Neutralize(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
@@ -36,7 +36,7 @@ func TestNeutralize(t *testing.T) {
 func TestWriterRawAndExcel(t *testing.T) {
 	rec := []string{"=1+1", "-0.5", "天空"}
 	var b bytes.Buffer
-	w := csvout.NewWriter(&b, csvout.Options{Excel: true})
+	w := render.NewCSVWriter(&b, render.CSVOptions{Excel: true})
 	w.Write(rec)
 	w.Flush()
 	if err := w.Error(); err != nil {
@@ -46,7 +46,7 @@ func TestWriterRawAndExcel(t *testing.T) {
 		t.Errorf("excel output %q", got)
 	}
 	b.Reset()
-	w = csvout.NewWriter(&b, csvout.Options{Raw: true})
+	w = render.NewCSVWriter(&b, render.CSVOptions{Raw: true})
 	w.Write(rec)
 	w.Flush()
 	if got := b.String(); got != "=1+1,-0.5,天空\n" {
@@ -54,7 +54,7 @@ func TestWriterRawAndExcel(t *testing.T) {
 	}
 	// What encoding/csv reads back is the neutralized text, quotes and all.
 	b.Reset()
-	w = csvout.NewWriter(&b, csvout.Options{})
+	w = render.NewCSVWriter(&b, render.CSVOptions{})
 	w.Write([]string{"=a,\"b\"\n"})
 	w.Flush()
 	got, err := csv.NewReader(&b).Read()

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"fmt"
@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/lipgloss/table"
 	"github.com/muesli/termenv"
 
 	"github.com/m3bench/m3eval/internal/agree"
@@ -45,16 +44,13 @@ func superscript(n int) string {
 	return b.String()
 }
 
-func writeTable(w io.Writer, results []agree.FieldResult, o Options) error {
-	re := lipgloss.NewRenderer(w)
+func writeTable(w io.Writer, results []agree.FieldResult, o AgreementOptions) error {
+	profile := termenv.Ascii
 	if o.Color {
-		re.SetColorProfile(termenv.TrueColor)
-	} else {
-		re.SetColorProfile(termenv.Ascii)
+		profile = termenv.TrueColor
 	}
-	title := re.NewStyle().Bold(true)
-	dim := re.NewStyle().Faint(true)
-	cell := re.NewStyle().Padding(0, 1)
+	st := NewStyles(w, profile)
+	title, dim, cell := st.Title, st.Dim, st.Cell
 	styles := make([]lipgloss.Style, len(bands))
 	for i, b := range bands {
 		styles[i] = cell.Foreground(lipgloss.Color(b.color))
@@ -87,20 +83,8 @@ func writeTable(w io.Writer, results []agree.FieldResult, o Options) error {
 			data = append(data, []string{"  " + textsafe.Line(name), val, pText(x.test, o.Adjust), strconv.Itoa(x.n)})
 			colors = append(colors, c)
 		}
-		t := table.New().
-			Border(lipgloss.NormalBorder()).
-			BorderStyle(dim).
-			BorderColumn(false).
-			Headers("statistic", "value", pHeader(o.Adjust), "n").
-			Rows(data...).
-			StyleFunc(func(row, col int) lipgloss.Style {
-				if row == table.HeaderRow {
-					return cell.Bold(true)
-				}
-				st := cell
-				if col >= 2 {
-					st = st.Align(lipgloss.Right)
-				}
+		t := st.Grid([]string{"statistic", "value", pHeader(o.Adjust), "n"}, func(col int) bool { return col >= 2 },
+			func(row, col int, st lipgloss.Style) lipgloss.Style {
 				if row >= 0 && row < len(colors) {
 					switch {
 					case colors[row] == -2:
@@ -110,7 +94,7 @@ func writeTable(w io.Writer, results []agree.FieldResult, o Options) error {
 					}
 				}
 				return st
-			})
+			}).BorderColumn(false).Rows(data...)
 		b.WriteString(t.Render() + "\n")
 	}
 	if o.Bootstrap > 0 {

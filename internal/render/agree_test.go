@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"bytes"
@@ -37,7 +37,7 @@ func results(t *testing.T) []agree.FieldResult {
 
 func TestTableNoColor(t *testing.T) {
 	var b bytes.Buffer
-	if err := Write(&b, results(t), Options{Format: Table, Bootstrap: 50}); err != nil {
+	if err := WriteAgreement(&b, results(t), AgreementOptions{Format: Table, Bootstrap: 50}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -50,7 +50,7 @@ func TestTableNoColor(t *testing.T) {
 		}
 	}
 	b.Reset()
-	Write(&b, results(t), Options{Format: Table, Color: true})
+	WriteAgreement(&b, results(t), AgreementOptions{Format: Table, Color: true})
 	if !strings.Contains(b.String(), "\x1b[") {
 		t.Error("no escape codes with color")
 	}
@@ -58,7 +58,7 @@ func TestTableNoColor(t *testing.T) {
 
 func TestJSONUndefinedReasonsBeside(t *testing.T) {
 	var b bytes.Buffer
-	if err := Write(&b, results(t), Options{Format: JSONFmt}); err != nil {
+	if err := WriteAgreement(&b, results(t), AgreementOptions{Format: JSON}); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -85,13 +85,13 @@ func TestJSONUndefinedReasonsBeside(t *testing.T) {
 
 func TestMarkdownAndCSV(t *testing.T) {
 	var b bytes.Buffer
-	Write(&b, results(t), Options{Format: Markdown})
+	WriteAgreement(&b, results(t), AgreementOptions{Format: Markdown})
 	md := b.String()
 	if !strings.Contains(md, "| Statistic | Value | p | n |") || !strings.Contains(md, "—<sup>1</sup>") || !strings.Contains(md, "<sup>1</sup> Undefined:") {
 		t.Fatalf("markdown:\n%s", md)
 	}
 	b.Reset()
-	Write(&b, results(t), Options{Format: CSV})
+	WriteAgreement(&b, results(t), AgreementOptions{Format: CSV})
 	recs, err := csv.NewReader(&b).ReadAll()
 	if err != nil {
 		t.Fatal(err)
@@ -126,9 +126,9 @@ func TestMatrixAndLatexNeutralizeEscapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range []Options{{Format: Table, Matrix: "pearson"}, {Format: LaTeX, Matrix: "pearson"}, {Format: LaTeX}, {Format: Markdown, Matrix: "kendall_tau_b"}} {
+	for _, o := range []AgreementOptions{{Format: Table, Matrix: "pearson"}, {Format: LaTeX, Matrix: "pearson"}, {Format: LaTeX}, {Format: Markdown, Matrix: "kendall_tau_b"}} {
 		var b bytes.Buffer
-		if err := Write(&b, res, o); err != nil {
+		if err := WriteAgreement(&b, res, o); err != nil {
 			t.Fatal(err)
 		}
 		if strings.Contains(b.String(), "\x1b") {

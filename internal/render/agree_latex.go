@@ -1,43 +1,23 @@
-package report
+package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/m3bench/m3eval/internal/agree"
-	"github.com/m3bench/m3eval/internal/csvout"
 	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
-// latexEscape makes text safe inside a LaTeX tabular: the ten special characters escaped,
-// the Greek letters and signs of our statistic names in math mode, so that the table
-// compiles with pdflatex as well as with XeLaTeX.
-var latexEscaper = strings.NewReplacer(
-	`\`, `\textbackslash{}`, "&", `\&`, "%", `\%`, "$", `\$`, "#", `\#`, "_", `\_`,
-	"{", `\{`, "}", `\}`, "~", `\textasciitilde{}`, "^", `\textasciicircum{}`,
-	"α", `$\alpha$`, "κ", `$\kappa$`, "ρ", `$\rho$`, "τ", `$\tau$`, "−", `$-$`, "–", "--",
-	"—", "---", "×", `$\times$`, "≤", `$\le$`, "·", `$\cdot$`,
-)
-
-// latexEscape neutralizes control and escape sequences (text from data) and escapes LaTeX.
-var latexEscape = latexReplacer{}
-
-type latexReplacer struct{}
-
-// Replace returns s safe for a LaTeX table.
-func (latexReplacer) Replace(s string) string { return latexEscaper.Replace(textsafe.Line(s)) }
-
 // writeLatex writes one booktabs table per field: statistic, value, 95% interval, p, n.
 // Undefined values are "---" with a footnote mark; the reasons follow as a list.
-func writeLatex(w io.Writer, results []agree.FieldResult, o Options) error {
+func writeLatex(w io.Writer, results []agree.FieldResult, o AgreementOptions) error {
 	var notes footnotes
 	var b strings.Builder
 	b.WriteString("% m3eval agree: needs \\usepackage{booktabs}\n")
 	for _, r := range results {
-		fmt.Fprintf(&b, "\\begin{table}[ht]\n\\centering\n\\caption{%s}\n", latexEscape.Replace(header(r)))
+		fmt.Fprintf(&b, "\\begin{table}[ht]\n\\centering\n\\caption{%s}\n", EscapeLaTeX(header(r)))
 		b.WriteString("\\begin{tabular}{lrcrr}\n\\toprule\nStatistic & Value & 95\\% CI & $p$ & $n$ \\\\\n\\midrule\n")
 		group := ""
 		for _, x := range rowsOf(r) {
@@ -46,7 +26,7 @@ func writeLatex(w io.Writer, results []agree.FieldResult, o Options) error {
 					b.WriteString("\\addlinespace\n")
 				}
 				group = x.group
-				fmt.Fprintf(&b, "\\multicolumn{5}{l}{\\textit{%s}} \\\\\n", latexEscape.Replace(group))
+				fmt.Fprintf(&b, "\\multicolumn{5}{l}{\\textit{%s}} \\\\\n", EscapeLaTeX(group))
 			}
 			val, ci := "---", ""
 			if v, ok := x.v.Float(); ok {
@@ -63,7 +43,7 @@ func writeLatex(w io.Writer, results []agree.FieldResult, o Options) error {
 			}
 			p := strings.ReplaceAll(pText(x.test, o.Adjust), "<", "$<$")
 			p = strings.ReplaceAll(p, "—", "---")
-			fmt.Fprintf(&b, "\\quad %s & %s & %s & %s & %d \\\\\n", latexEscape.Replace(x.name), val, ci, p, x.n)
+			fmt.Fprintf(&b, "\\quad %s & %s & %s & %s & %d \\\\\n", EscapeLaTeX(x.name), val, ci, p, x.n)
 		}
 		b.WriteString("\\bottomrule\n\\end{tabular}\n\\end{table}\n\n")
 	}
@@ -89,7 +69,7 @@ type matrixCell struct {
 // table of metric–criterion correlations papers print. stat is the statistic's key below
 // the judge ("kendall_tau_b", "system_level.kendall_tau_b", "cohen_kappa"). A value whose
 // (adjusted) p is below 0.05 gets a star.
-func writeMatrix(w io.Writer, results []agree.FieldResult, o Options) error {
+func writeMatrix(w io.Writer, results []agree.FieldResult, o AgreementOptions) error {
 	var judges []string
 	cells := map[string]map[string]matrixCell{}
 	found := false
@@ -146,7 +126,7 @@ func writeMatrix(w io.Writer, results []agree.FieldResult, o Options) error {
 		note += " (" + string(o.Adjust) + "-adjusted over the report)"
 	}
 	switch o.Format {
-	case JSONFmt:
+	case JSON:
 		m := obj{}
 		for _, j := range judges {
 			row := obj{}
@@ -165,12 +145,9 @@ func writeMatrix(w io.Writer, results []agree.FieldResult, o Options) error {
 			}
 			m.set(j, row)
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", " ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(obj{{"statistic", o.Matrix}, {"matrix", m}})
+		return writeJSONIndent(w, obj{{"statistic", o.Matrix}, {"matrix", m}}, " ")
 	case CSV:
-		cw := csvout.NewWriter(w, o.CSV)
+		cw := NewCSVWriter(w, o.CSV)
 		cw.Write(append([]string{"judge"}, fields...))
 		for _, j := range judges {
 			rec := []string{j}
@@ -191,36 +168,36 @@ func writeMatrix(w io.Writer, results []agree.FieldResult, o Options) error {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%% m3eval: needs \\usepackage{booktabs}\n\\begin{tabular}{l%s}\n\\toprule\nJudge", strings.Repeat("r", len(fields)))
 		for _, f := range fields {
-			b.WriteString(" & " + latexEscape.Replace(f))
+			b.WriteString(" & " + EscapeLaTeX(f))
 		}
 		b.WriteString(" \\\\\n\\midrule\n")
 		for _, j := range judges {
-			b.WriteString(latexEscape.Replace(j))
+			b.WriteString(EscapeLaTeX(j))
 			for _, f := range fields {
 				c, ok := cells[j][f]
 				b.WriteString(" & " + strings.ReplaceAll(strings.ReplaceAll(text(c, ok, 3), "*", "$^*$"), "—", "---"))
 			}
 			b.WriteString(" \\\\\n")
 		}
-		fmt.Fprintf(&b, "\\bottomrule\n\\end{tabular}\n%% %s\n", latexEscape.Replace(note))
+		fmt.Fprintf(&b, "\\bottomrule\n\\end{tabular}\n%% %s\n", EscapeLaTeX(note))
 		_, err := io.WriteString(w, b.String())
 		return err
 	case Markdown:
 		var b strings.Builder
 		b.WriteString("| Judge |")
 		for _, f := range fields {
-			b.WriteString(" " + escapeMD(f) + " |")
+			b.WriteString(" " + EscapeMarkdown(f) + " |")
 		}
 		b.WriteString("\n| --- |" + strings.Repeat(" ---: |", len(fields)) + "\n")
 		for _, j := range judges {
-			b.WriteString("| " + escapeMD(j) + " |")
+			b.WriteString("| " + EscapeMarkdown(j) + " |")
 			for _, f := range fields {
 				c, ok := cells[j][f]
-				b.WriteString(" " + escapeMD(text(c, ok, 3)) + " |")
+				b.WriteString(" " + EscapeMarkdown(text(c, ok, 3)) + " |")
 			}
 			b.WriteString("\n")
 		}
-		b.WriteString("\n" + escapeMD(note) + "\n")
+		b.WriteString("\n" + EscapeMarkdown(note) + "\n")
 		_, err := io.WriteString(w, b.String())
 		return err
 	}

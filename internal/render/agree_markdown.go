@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"fmt"
@@ -7,29 +7,27 @@ import (
 	"strings"
 
 	"github.com/m3bench/m3eval/internal/agree"
-	"github.com/m3bench/m3eval/internal/csvout"
-	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 // writeMarkdown writes one GitHub-flavoured table per field, three decimals, undefined
 // values as "—" with numbered footnotes.
-func writeMarkdown(w io.Writer, results []agree.FieldResult, o Options) error {
+func writeMarkdown(w io.Writer, results []agree.FieldResult, o AgreementOptions) error {
 	var notes footnotes
 	var b strings.Builder
 	for _, r := range results {
-		fmt.Fprintf(&b, "**%s**\n\n", escapeMD(header(r)))
+		fmt.Fprintf(&b, "**%s**\n\n", EscapeMarkdown(header(r)))
 		fmt.Fprintf(&b, "| Statistic | Value | %s | n |\n| --- | --- | ---: | ---: |\n", pHeader(o.Adjust))
 		group := ""
 		for _, x := range rowsOf(r) {
 			if x.group != group {
 				group = x.group
-				fmt.Fprintf(&b, "| *%s* | | | |\n", escapeMD(group))
+				fmt.Fprintf(&b, "| *%s* | | | |\n", EscapeMarkdown(group))
 			}
 			val := format(x.v, x.ci, 3)
 			if !x.v.OK() {
 				val += fmt.Sprintf("<sup>%d</sup>", notes.num(x.v.Reason()))
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", escapeMD(x.name), val, pText(x.test, o.Adjust), x.n)
+			fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", EscapeMarkdown(x.name), val, pText(x.test, o.Adjust), x.n)
 		}
 		b.WriteString("\n")
 	}
@@ -38,7 +36,7 @@ func writeMarkdown(w io.Writer, results []agree.FieldResult, o Options) error {
 	}
 	b.WriteString("n: items the statistic rests on. " + pNote(o) + "\n")
 	for i, r := range notes.reasons {
-		fmt.Fprintf(&b, "\n<sup>%d</sup> Undefined: %s.", i+1, escapeMD(r))
+		fmt.Fprintf(&b, "\n<sup>%d</sup> Undefined: %s.", i+1, EscapeMarkdown(r))
 	}
 	if len(notes.reasons) > 0 {
 		b.WriteString("\n")
@@ -47,14 +45,9 @@ func writeMarkdown(w io.Writer, results []agree.FieldResult, o Options) error {
 	return err
 }
 
-// escapeMD also neutralizes control characters: names in the report come from data.
-func escapeMD(s string) string {
-	return strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`).Replace(textsafe.Line(s))
-}
-
 // writeCSV writes one line per statistic, full precision, for spreadsheets and scripts.
-func writeCSV(w io.Writer, results []agree.FieldResult, co csvout.Options) error {
-	cw := csvout.NewWriter(w, co)
+func writeCSV(w io.Writer, results []agree.FieldResult, co CSVOptions) error {
+	cw := NewCSVWriter(w, co)
 	cw.Write([]string{"field", "group", "statistic", "key", "value", "n", "ci95_lo", "ci95_hi", "se", "undefined_reason", "p", "p_adjusted", "test"})
 	num := func(v agree.Value) string {
 		if x, ok := v.Float(); ok {
@@ -113,7 +106,7 @@ func pText(t *agree.Test, a agree.Adjustment) string {
 }
 
 // ciNote explains the brackets.
-func ciNote(o Options) string {
+func ciNote(o AgreementOptions) string {
 	kind := "percentile"
 	if o.CI == agree.CIBCa {
 		kind = "BCa"
@@ -126,7 +119,7 @@ func ciNote(o Options) string {
 }
 
 // pNote says what the p column holds.
-func pNote(o Options) string {
+func pNote(o AgreementOptions) string {
 	s := "p: two-sided test of 0 (r, ρ: t; τ-b: exact or normal; κ: z; ICC: F;\njudge differences: Williams' t or paired bootstrap)"
 	switch o.Adjust {
 	case agree.AdjustHolm:

@@ -1,9 +1,10 @@
-// Package csvout writes CSV meant to be opened in a spreadsheet. Text from data (a comment, a
-// model's answer, a field name from someone's ratings file) that begins like a formula is
+package render
+
+// CSV meant to be opened in a spreadsheet (formerly package csvout). Text from data (a comment,
+// a model's answer, a field name from someone's ratings file) that begins like a formula is
 // neutralized, following OWASP's CSV-injection rule, unless the caller asks for raw output;
 // and a UTF-8 byte order mark can lead the file, which Excel needs to read Chinese text as
 // UTF-8 rather than in the system's code page.
-package csvout
 
 import (
 	"encoding/csv"
@@ -13,8 +14,8 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// Options shape the output.
-type Options struct {
+// CSVOptions shape CSV output.
+type CSVOptions struct {
 	// Raw writes every cell exactly as given: for scripts, not spreadsheets.
 	Raw bool
 	// Excel starts the file with a UTF-8 byte order mark.
@@ -22,15 +23,15 @@ type Options struct {
 }
 
 // AddFlags defines --raw and --excel, which shape a command's CSV format, on fs.
-func (o *Options) AddFlags(fs *pflag.FlagSet) {
+func (o *CSVOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Raw, "raw", false, "CSV: write cells as they are (by default a cell that starts with = + - @ gets a leading ' so a spreadsheet does not run it)")
 	fs.BoolVar(&o.Excel, "excel", false, "CSV: start with a UTF-8 byte order mark, so Excel reads Chinese and other non-ASCII text right")
 }
 
-// Writer is an encoding/csv Writer that neutralizes cells.
-type Writer struct {
+// CSVWriter is an encoding/csv Writer that neutralizes cells.
+type CSVWriter struct {
 	cw  *csv.Writer
-	o   Options
+	o   CSVOptions
 	rec []string
 	err error // from writing the byte order mark
 }
@@ -38,9 +39,9 @@ type Writer struct {
 // bom is the UTF-8 byte order mark.
 const bom = "\ufeff"
 
-// NewWriter starts a CSV output on w.
-func NewWriter(w io.Writer, o Options) *Writer {
-	cw := &Writer{cw: csv.NewWriter(w), o: o}
+// NewCSVWriter starts a CSV output on w.
+func NewCSVWriter(w io.Writer, o CSVOptions) *CSVWriter {
+	cw := &CSVWriter{cw: csv.NewWriter(w), o: o}
 	if o.Excel {
 		_, cw.err = io.WriteString(w, bom)
 	}
@@ -48,7 +49,7 @@ func NewWriter(w io.Writer, o Options) *Writer {
 }
 
 // Write writes one record, each cell neutralized unless Raw.
-func (w *Writer) Write(record []string) error {
+func (w *CSVWriter) Write(record []string) error {
 	if w.err != nil {
 		return w.err
 	}
@@ -63,10 +64,10 @@ func (w *Writer) Write(record []string) error {
 }
 
 // Flush writes any buffered data.
-func (w *Writer) Flush() { w.cw.Flush() }
+func (w *CSVWriter) Flush() { w.cw.Flush() }
 
 // Error reports any error of an earlier Write or Flush.
-func (w *Writer) Error() error {
+func (w *CSVWriter) Error() error {
 	if w.err != nil {
 		return w.err
 	}

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/m3bench/m3eval/internal/agree"
-	"github.com/m3bench/m3eval/internal/csvout"
 )
 
 // row is one line of the human-readable formats: a statistic with the number of items it
@@ -218,20 +217,8 @@ func format(v agree.Value, ci *agree.Interval, d int) string {
 	return s
 }
 
-// Format names an output format.
-type Format string
-
-// The output formats of m3eval agree.
-const (
-	Table    Format = "table"
-	JSONFmt  Format = "json"
-	Markdown Format = "md"
-	CSV      Format = "csv"
-	LaTeX    Format = "latex"
-)
-
-// Options controls Write.
-type Options struct {
+// AgreementOptions controls WriteAgreement.
+type AgreementOptions struct {
 	Format Format
 	// Color enables the Landis–Koch colors of the table format (the caller decides from the
 	// terminal and NO_COLOR).
@@ -245,22 +232,22 @@ type Options struct {
 	Adjust  agree.Adjustment
 	// Matrix, when set, prints only that statistic as a judge × field matrix.
 	Matrix string
-	Inputs Inputs
+	Inputs AgreementInputs
 	// CSV neutralizes formula-like cells of the CSV format (unless Raw) and may add a byte
 	// order mark.
-	CSV csvout.Options
+	CSV CSVOptions
 }
 
 // Write renders results in the chosen format.
-func Write(w io.Writer, results []agree.FieldResult, o Options) error {
+func WriteAgreement(w io.Writer, results []agree.FieldResult, o AgreementOptions) error {
 	if o.Matrix != "" {
 		return writeMatrix(w, results, o)
 	}
 	switch o.Format {
 	case LaTeX:
 		return writeLatex(w, results, o)
-	case JSONFmt:
-		return JSON(w, o.Inputs, results)
+	case JSON:
+		return AgreementJSON(w, o.Inputs, results)
 	case Markdown:
 		return writeMarkdown(w, results, o)
 	case CSV:

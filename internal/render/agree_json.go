@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"bytes"
@@ -66,8 +66,8 @@ func (s *statObj) done() obj {
 
 var kappaKeys = [3]string{"cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic"}
 
-// Inputs describes what was analysed, for the "inputs" block.
-type Inputs struct {
+// AgreementInputs describes what was analysed, for the "inputs" block.
+type AgreementInputs struct {
 	Ratings, Auto, Schema string
 	NACategory            bool
 	Missing               []string // further missing codes (--missing)
@@ -79,7 +79,7 @@ type Inputs struct {
 
 // JSON writes the results with the structure and key names of the oracle's oracle.json,
 // each statistic a number or null with its reason in "undefined_reason" beside it.
-func JSON(w io.Writer, in Inputs, results []agree.FieldResult) error {
+func AgreementJSON(w io.Writer, in AgreementInputs, results []agree.FieldResult) error {
 	var top obj
 	top.set("m3eval", "agree 1")
 	var inputs obj
@@ -93,10 +93,7 @@ func JSON(w io.Writer, in Inputs, results []agree.FieldResult) error {
 		fields.set(r.Field.Name, fieldJSON(r))
 	}
 	top.set("fields", fields)
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", " ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(top)
+	return writeJSONIndent(w, top, " ")
 }
 
 // setStatistics records the inputs agree's and score's JSON share: the missing tokens and

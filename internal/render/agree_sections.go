@@ -1,13 +1,11 @@
-package report
+package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 
 	"github.com/m3bench/m3eval/internal/agree"
-	"github.com/m3bench/m3eval/internal/csvout"
 )
 
 // Section is one block of a grouped report (m3eval score --by): the results of every field
@@ -38,9 +36,9 @@ type ScoreInputs struct {
 // "fields" (as m3eval agree writes them) and each group's under "groups".<value>."fields";
 // the other formats as m3eval agree does, each field's heading naming its group, so that one
 // legend and one list of footnotes serve the whole report.
-func WriteSections(w io.Writer, secs []Section, in ScoreInputs, o Options) error {
+func WriteSections(w io.Writer, secs []Section, in ScoreInputs, o AgreementOptions) error {
 	switch o.Format {
-	case JSONFmt:
+	case JSON:
 		if o.Matrix == "" {
 			return sectionsJSON(w, secs, in)
 		}
@@ -50,7 +48,7 @@ func WriteSections(w io.Writer, secs []Section, in ScoreInputs, o Options) error
 		}
 	}
 	switch o.Format {
-	case Markdown, Table, LaTeX, JSONFmt, CSV, "":
+	case Markdown, Table, LaTeX, JSON, CSV, "":
 		var all []agree.FieldResult
 		for _, s := range secs {
 			for _, r := range s.Results {
@@ -61,7 +59,7 @@ func WriteSections(w io.Writer, secs []Section, in ScoreInputs, o Options) error
 				all = append(all, r)
 			}
 		}
-		return Write(w, all, o)
+		return WriteAgreement(w, all, o)
 	}
 	return fmt.Errorf("unknown format %q (table, json, md, csv or latex)", o.Format)
 }
@@ -103,16 +101,13 @@ func sectionsJSON(w io.Writer, secs []Section, in ScoreInputs) error {
 	if in.By != "" {
 		top.set("groups", groups)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", " ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(top)
+	return writeJSONIndent(w, top, " ")
 }
 
 // sectionsCSV writes the rows of m3eval agree's CSV, each led by the grouping attribute and
 // the group's value (both empty for the overall rows).
-func sectionsCSV(w io.Writer, secs []Section, by string, co csvout.Options) error {
-	cw := csvout.NewWriter(w, co)
+func sectionsCSV(w io.Writer, secs []Section, by string, co CSVOptions) error {
+	cw := NewCSVWriter(w, co)
 	cw.Write([]string{"by", "by_value", "field", "group", "statistic", "key", "value", "n", "ci95_lo", "ci95_hi", "se", "undefined_reason", "p", "p_adjusted", "test"})
 	num := func(v agree.Value) string {
 		if x, ok := v.Float(); ok {
