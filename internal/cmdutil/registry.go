@@ -3,7 +3,7 @@ package cmdutil
 import (
 	"github.com/m3bench/m3eval/internal/agree/longform"
 	"github.com/m3bench/m3eval/internal/estimate"
-	"github.com/m3bench/m3eval/internal/htmlreport"
+	"github.com/m3bench/m3eval/internal/report"
 	"github.com/m3bench/m3eval/internal/illusion"
 	"github.com/m3bench/m3eval/internal/ingest"
 	"github.com/m3bench/m3eval/internal/judgerun"
@@ -75,7 +75,7 @@ func Registry() []Flag {
 		{Command: "agree", Name: "adjust", Values: adjust},
 		{Command: "agree", Name: "raters", Values: raters},
 		{Command: "agree", Name: "mean", Values: Strings(longform.Means...)},
-		{Command: "report", Name: "format", Values: Strings(htmlreport.Formats...)},
+		{Command: "report", Name: "format", Values: Strings(report.Formats...)},
 		{Command: "report", Name: "by", Values: append(store.GroupKeys(), "")},
 		{Command: "report", Name: "judge", From: judges},
 		{Command: "report", Name: "campaign", From: campaigns},

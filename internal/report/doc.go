@@ -1,4 +1,4 @@
-// Package htmlreport builds the report researchers look at (m3eval report): one
+// Package report builds the report researchers look at (m3eval report): one
 // self-contained HTML file with inline SVG charts, the numbers of every chart in a table
 // beside it, and the same numbers as JSON.
 //
@@ -16,4 +16,4 @@
 //
 // Request holds m3eval report's flags: it checks them, runs the report and writes it as the
 // page, its JSON or (through headless Chromium) a PDF.
-package htmlreport
+package report

@@ -1,4 +1,4 @@
-package htmlreport
+package report
 
 import (
 	"context"
@@ -15,23 +15,15 @@ import (
 	"github.com/m3bench/m3eval/internal/intervalcache"
 	"github.com/m3bench/m3eval/internal/judgerun"
 	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/scoring"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
-// Format is an output format of m3eval report: --format.
-type Format string
-
-// The values of report's --format.
-const (
-	FormatHTML Format = "html" // the page
-	FormatJSON Format = "json" // the page's numbers
-)
-
 // Formats are the values of m3eval report's --format (a flag registry completes and checks
-// them).
-var Formats = []Format{FormatHTML, FormatJSON}
+// them): the page, or the page's numbers.
+var Formats = []render.Format{render.HTML, render.JSON}
 
 // Request is what m3eval report is asked for: its flags. Options.Judges holds the judges
 // named by --judge (none: every judge); Run checks them.
@@ -58,7 +50,7 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&q.Testsets, "illusion-testset", nil, "NAME=FILE of the IllusionBench test set of the logs (repeatable)")
 	fs.IntVar(&q.Bootstrap, "bootstrap", 1000, "bootstrap replicates for the 95% intervals (0: none)")
 	fs.Uint64Var(&q.Seed, "seed", 12345, "bootstrap seed; the same seed gives the same intervals as m3eval score")
-	fs.StringVar(&q.Format, "format", string(FormatHTML), "output format: html or json")
+	fs.StringVar(&q.Format, "format", string(render.HTML), "output format: html or json")
 	fs.BoolVar(&q.PDF, "pdf", false, "print the report to PDF with headless Chromium: $M3EVAL_CHROMIUM, or chromium on $PATH (-o names the PDF)")
 	fs.BoolVar(&q.NoCache, "no-cache", false, "resample even when the interval cache holds these intervals, and store none (cache: $"+intervalcache.EnvDir+", default m3eval/intervals in the user's cache directory; docs/report.md)")
 	fs.BoolVar(&q.Metrics, "metrics", true, "compute the rule judge's action-space metrics (m3eval score --metrics) for their section")
@@ -68,10 +60,10 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 
 // Check checks the flags and how they combine; its errors are marked usage.Err.
 func (q *Request) Check() error {
-	if !slices.Contains(Formats, Format(q.Format)) {
+	if !slices.Contains(Formats, render.Format(q.Format)) {
 		return usage.Errorf("--format %q: use html or json", q.Format)
 	}
-	if q.PDF && Format(q.Format) != FormatHTML {
+	if q.PDF && render.Format(q.Format) != render.HTML {
 		return usage.Errorf("--pdf prints the HTML page: leave out --format %s", q.Format)
 	}
 	if err := scoring.CheckBy(q.Bootstrap, q.By); err != nil {
@@ -128,7 +120,7 @@ func (q *Request) Run(ctx context.Context, s *store.Store, r *rubric.Rubric) (*R
 func (q *Request) Writer(ctx context.Context, rep *Report) func(w io.Writer, color bool) error {
 	return func(w io.Writer, _ bool) error {
 		switch {
-		case Format(q.Format) == FormatJSON:
+		case render.Format(q.Format) == render.JSON:
 			return WriteJSON(w, rep)
 		case q.PDF:
 			return writePDF(ctx, w, q.chromium, rep)

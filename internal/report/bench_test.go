@@ -1,4 +1,4 @@
-package htmlreport_test
+package report_test
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/m3bench/m3eval/internal/htmlreport"
+	"github.com/m3bench/m3eval/internal/report"
 	"github.com/m3bench/m3eval/internal/ingest"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
@@ -140,13 +140,13 @@ func BenchmarkReport(b *testing.B) {
 		b.Run(fmt.Sprintf("bootstrap=%d/qc=%t", v.boot, v.qc), func(b *testing.B) {
 			var size int
 			for i := 0; i < b.N; i++ {
-				rep, err := htmlreport.Generate(ctx, s, r, htmlreport.Options{Database: "bench.db", Judges: judges,
+				rep, err := report.Generate(ctx, s, r, report.Options{Database: "bench.db", Judges: judges,
 					By: "action_type", Bootstrap: v.boot, Seed: 1, QC: v.qc})
 				if err != nil {
 					b.Fatal(err)
 				}
 				var buf bytes.Buffer
-				if err := htmlreport.WriteHTML(&buf, rep); err != nil {
+				if err := report.WriteHTML(&buf, rep); err != nil {
 					b.Fatal(err)
 				}
 				size = buf.Len()
