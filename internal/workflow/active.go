@@ -14,11 +14,11 @@ import (
 
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/judgerun"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/sample"
 	"github.com/m3bench/m3eval/internal/scoring"
 	"github.com/m3bench/m3eval/internal/store"
-	"github.com/m3bench/m3eval/internal/teamreport"
 )
 
 // ActiveOptions are the options of m3eval sample --active.
@@ -218,7 +218,7 @@ func ActiveSample(ctx context.Context, st *store.Store, r *rubric.Rubric, o Acti
 }
 
 // writeActive writes what an active sample drew and how.
-func writeActive(w io.Writer, info *store.SampleInfo, f teamreport.Format) error {
+func writeActive(w io.Writer, info *store.SampleInfo, f render.Format) error {
 	a := info.Params.Active
 	lo, hi, avail := 1.0, 0.0, 0
 	for _, st := range info.Strata {
@@ -227,7 +227,7 @@ func writeActive(w io.Writer, info *store.SampleInfo, f teamreport.Format) error
 			lo, hi = math.Min(lo, p), math.Max(hi, p)
 		}
 	}
-	if f == teamreport.JSON {
+	if f == render.JSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{"name": info.Name, "size": info.Size, "seed": info.Seed, "available": avail,

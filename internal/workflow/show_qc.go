@@ -1,4 +1,4 @@
-package teamreport
+package workflow
 
 import (
 	"fmt"
@@ -6,12 +6,14 @@ import (
 	"strconv"
 
 	"github.com/m3bench/m3eval/internal/campaign"
+	"github.com/m3bench/m3eval/internal/render"
+	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 // WriteQC shows quality control: one line per annotator with the figures, then every flag
 // with its reason. The JSON holds the leave-one-out alphas too.
-func WriteQC(w io.Writer, title string, qs []campaign.AnnotatorQC, f Format) error {
-	if f == JSON {
+func WriteQC(w io.Writer, title string, qs []campaign.AnnotatorQC, f render.Format) error {
+	if f == render.JSON {
 		out := struct {
 			Campaign   string                 `json:"campaign"`
 			Annotators []campaign.AnnotatorQC `json:"annotators"`
@@ -19,45 +21,45 @@ func WriteQC(w io.Writer, title string, qs []campaign.AnnotatorQC, f Format) err
 		if out.Annotators == nil {
 			out.Annotators = []campaign.AnnotatorQC{}
 		}
-		return writeJSON(w, out)
+		return render.WriteJSON(w, out)
 	}
 	headers := []string{"annotator", "items", "median s", "rushed", "gold", "repeat", "no comment", "flags"}
 	var rows [][]string
 	for _, q := range qs {
-		rows = append(rows, []string{clean(q.Annotator), strconv.Itoa(q.Items), fmt.Sprintf("%.1f", q.MedianSeconds),
+		rows = append(rows, []string{textsafe.Line(q.Annotator), strconv.Itoa(q.Items), fmt.Sprintf("%.1f", q.MedianSeconds),
 			strconv.Itoa(q.Rushed), pct(q.GoldAccuracy), pct(q.IntraAgreement), strconv.Itoa(q.MissingComments), strconv.Itoa(len(q.Flags))})
 	}
 	var flags [][]string
 	for _, q := range qs {
 		for _, fl := range q.Flags {
-			flags = append(flags, []string{clean(q.Annotator), string(fl.Check), clean(fl.Reason)})
+			flags = append(flags, []string{textsafe.Line(q.Annotator), string(fl.Check), textsafe.Line(fl.Reason)})
 		}
 	}
-	if f == Markdown {
-		fmt.Fprintf(w, "## Quality control: %s\n\n", clean(title))
-		fmt.Fprintln(w, mdRow(headers))
+	if f == render.Markdown {
+		fmt.Fprintf(w, "## Quality control: %s\n\n", textsafe.Line(title))
+		fmt.Fprintln(w, render.MarkdownRow(headers))
 		fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|--:|")
 		for _, r := range rows {
-			fmt.Fprintln(w, mdRow(r))
+			fmt.Fprintln(w, render.MarkdownRow(r))
 		}
 		fmt.Fprintln(w)
 		if len(flags) == 0 {
 			_, err := fmt.Fprintln(w, "No flags.")
 			return err
 		}
-		fmt.Fprintln(w, mdRow([]string{"annotator", "check", "reason"}))
+		fmt.Fprintln(w, render.MarkdownRow([]string{"annotator", "check", "reason"}))
 		fmt.Fprintln(w, "|---|---|---|")
 		for _, r := range flags {
-			fmt.Fprintln(w, mdRow(r))
+			fmt.Fprintln(w, render.MarkdownRow(r))
 		}
 		return nil
 	}
-	fmt.Fprintf(w, "quality control: %s\n", clean(title))
+	fmt.Fprintf(w, "quality control: %s\n", textsafe.Line(title))
 	if len(qs) == 0 {
 		_, err := fmt.Fprintln(w, "no submitted labels yet")
 		return err
 	}
-	if err := grid(w, headers, rows, map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 6: true, 7: true}); err != nil {
+	if err := render.Grid(w, headers, rows, map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 6: true, 7: true}); err != nil {
 		return err
 	}
 	if len(flags) == 0 {
@@ -72,9 +74,10 @@ func WriteQC(w io.Writer, title string, qs []campaign.AnnotatorQC, f Format) err
 	return nil
 }
 
+// pct shows a rate of quality control; "–" when there is none (no gold or repeated turns).
 func pct(p *float64) string {
 	if p == nil {
 		return "–"
 	}
-	return fmt.Sprintf("%.0f%%", 100**p)
+	return render.Pct(*p)
 }

@@ -1,4 +1,4 @@
-package teamreport
+package workflow
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/sample"
 	"github.com/m3bench/m3eval/internal/store"
 )
@@ -21,7 +22,7 @@ func TestSampleTableAlignsAndEscapes(t *testing.T) {
 			{Key: []string{""}, Available: 1, Allocated: 0, Drawn: 0},
 		}}
 	var b bytes.Buffer
-	if err := WriteSample(&b, info, Table); err != nil {
+	if err := WriteSample(&b, info, render.Table); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -34,7 +35,7 @@ func TestSampleTableAlignsAndEscapes(t *testing.T) {
 			t.Errorf("line %q is %d cells wide, the first %d", l, lipgloss.Width(l), lipgloss.Width(lines[0]))
 		}
 	}
-	if _, err := ParseFormat("md", Table, JSON); err == nil {
+	if _, err := render.ParseFormat("md", render.Table, render.JSON); err == nil {
 		t.Error("md accepted where only table and json are")
 	}
 }

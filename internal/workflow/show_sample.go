@@ -1,4 +1,4 @@
-package teamreport
+package workflow
 
 import (
 	"fmt"
@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 type stratumJSON struct {
@@ -41,21 +43,21 @@ func toJSON(s *store.SampleInfo) sampleJSON {
 
 // WriteSample shows one sample: its parameters, then per stratum the turns available,
 // allocated and drawn.
-func WriteSample(w io.Writer, s *store.SampleInfo, f Format) error {
-	if f == JSON {
-		return writeJSON(w, toJSON(s))
+func WriteSample(w io.Writer, s *store.SampleInfo, f render.Format) error {
+	if f == render.JSON {
+		return render.WriteJSON(w, toJSON(s))
 	}
-	fmt.Fprintf(w, "sample %s: %d turns, seed %d, by %s", clean(s.Name), s.Size, s.Seed, clean(strings.Join(s.Params.By, ", ")))
+	fmt.Fprintf(w, "sample %s: %d turns, seed %d, by %s", textsafe.Line(s.Name), s.Size, s.Seed, textsafe.Line(strings.Join(s.Params.By, ", ")))
 	if s.Params.MinPerStratum > 0 {
 		fmt.Fprintf(w, ", at least %d per stratum", s.Params.MinPerStratum)
 	}
 	for k, vs := range s.Params.Where {
-		fmt.Fprintf(w, ", where %s in %s", clean(k), clean(strings.Join(vs, "|")))
+		fmt.Fprintf(w, ", where %s in %s", textsafe.Line(k), textsafe.Line(strings.Join(vs, "|")))
 	}
 	fmt.Fprintf(w, " (%s)\n", s.CreatedAt.Format("2006-01-02 15:04 UTC"))
 	headers := append([]string{}, s.Params.By...)
 	for i := range headers {
-		headers[i] = clean(headers[i])
+		headers[i] = textsafe.Line(headers[i])
 	}
 	headers = append(headers, "available", "allocated", "drawn")
 	right := map[int]bool{}
@@ -70,7 +72,7 @@ func WriteSample(w io.Writer, s *store.SampleInfo, f Format) error {
 			if k == "" {
 				k = "(none)"
 			}
-			row = append(row, clean(k))
+			row = append(row, textsafe.Line(k))
 		}
 		row = append(row, strconv.Itoa(st.Available), strconv.Itoa(st.Allocated), strconv.Itoa(st.Drawn))
 		rows = append(rows, row)
@@ -81,17 +83,17 @@ func WriteSample(w io.Writer, s *store.SampleInfo, f Format) error {
 		total[0] = "total"
 	}
 	rows = append(rows, append(total, strconv.Itoa(av), strconv.Itoa(al), strconv.Itoa(dr)))
-	return grid(w, headers, rows, right)
+	return render.Grid(w, headers, rows, right)
 }
 
 // WriteSamples lists the stored samples.
-func WriteSamples(w io.Writer, list []store.SampleInfo, f Format) error {
-	if f == JSON {
+func WriteSamples(w io.Writer, list []store.SampleInfo, f render.Format) error {
+	if f == render.JSON {
 		out := []sampleJSON{}
 		for i := range list {
 			out = append(out, toJSON(&list[i]))
 		}
-		return writeJSON(w, out)
+		return render.WriteJSON(w, out)
 	}
 	if len(list) == 0 {
 		_, err := fmt.Fprintln(w, "no samples yet: m3eval sample --name NAME --n N --by action_type")
@@ -103,8 +105,8 @@ func WriteSamples(w io.Writer, list []store.SampleInfo, f Format) error {
 		if s.Assigned {
 			assigned = "yes"
 		}
-		rows = append(rows, []string{clean(s.Name), strconv.Itoa(s.Size), clean(strings.Join(s.Params.By, ", ")),
+		rows = append(rows, []string{textsafe.Line(s.Name), strconv.Itoa(s.Size), textsafe.Line(strings.Join(s.Params.By, ", ")),
 			strconv.FormatInt(s.Seed, 10), strconv.Itoa(len(s.Strata)), assigned, s.CreatedAt.Format("2006-01-02 15:04")})
 	}
-	return grid(w, []string{"name", "turns", "by", "seed", "strata", "assigned", "created (UTC)"}, rows, map[int]bool{1: true, 3: true, 4: true})
+	return render.Grid(w, []string{"name", "turns", "by", "seed", "strata", "assigned", "created (UTC)"}, rows, map[int]bool{1: true, 3: true, 4: true})
 }

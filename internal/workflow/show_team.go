@@ -1,4 +1,4 @@
-package teamreport
+package workflow
 
 import (
 	"fmt"
@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/m3bench/m3eval/internal/campaign"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 // Team is what the admin's status screen of m3eval serve shows: every annotator's
@@ -43,7 +45,7 @@ func WriteTeam(w io.Writer, t *Team) error {
 				rate = fmt.Sprintf("%.1f", float64(n)/max(h, 1.0/60))
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n", clean(a.Name), a.Done, a.Draft, a.Flagged, a.Skipped, t.Today[a.Name], rate, median)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n", textsafe.Line(a.Name), a.Done, a.Draft, a.Flagged, a.Skipped, t.Today[a.Name], rate, median)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -52,7 +54,7 @@ func WriteTeam(w io.Writer, t *Team) error {
 		b.WriteString("no annotations yet\n")
 	}
 	b.WriteString("\n")
-	if err := WriteQC(&b, "all labels", t.QC, Table); err != nil {
+	if err := WriteQC(&b, "all labels", t.QC, render.Table); err != nil {
 		return err
 	}
 	_, err := io.WriteString(w, b.String())

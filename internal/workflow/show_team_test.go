@@ -1,4 +1,4 @@
-package teamreport
+package workflow
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package teamreport
+package workflow
 
 import (
 	"fmt"
@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/m3bench/m3eval/internal/dataset"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 // annotatorLoad is one annotator's line of an assignment.
@@ -75,9 +77,9 @@ func Loads(c *store.Campaign) ([]annotatorLoad, [][]int) {
 // WriteCampaign shows an assignment: a load table (sampled turns, gold turns, progress) and
 // the matrix of sampled turns every two annotators share. The JSON lists every annotator's
 // sample ids.
-func WriteCampaign(w io.Writer, c *store.Campaign, warnings []string, f Format) error {
+func WriteCampaign(w io.Writer, c *store.Campaign, warnings []string, f render.Format) error {
 	loads, pairs := Loads(c)
-	if f == JSON {
+	if f == render.JSON {
 		type pairJSON struct {
 			A      string `json:"a"`
 			B      string `json:"b"`
@@ -106,13 +108,13 @@ func WriteCampaign(w io.Writer, c *store.Campaign, warnings []string, f Format) 
 				out.Pairs = append(out.Pairs, pairJSON{loads[i].Name, loads[j].Name, pairs[i][j]})
 			}
 		}
-		return writeJSON(w, out)
+		return render.WriteJSON(w, out)
 	}
 	if c.Settings == nil {
-		_, err := fmt.Fprintf(w, "sample %s is not assigned yet: m3eval assign --sample %s --annotators A,B,C --overlap 2\n", clean(c.Sample.Name), clean(c.Sample.Name))
+		_, err := fmt.Fprintf(w, "sample %s is not assigned yet: m3eval assign --sample %s --annotators A,B,C --overlap 2\n", textsafe.Line(c.Sample.Name), textsafe.Line(c.Sample.Name))
 		return err
 	}
-	fmt.Fprintf(w, "campaign %s: %d turns, overlap %d", clean(c.Sample.Name), c.Sample.Size, c.Settings.Overlap)
+	fmt.Fprintf(w, "campaign %s: %d turns, overlap %d", textsafe.Line(c.Sample.Name), c.Sample.Size, c.Settings.Overlap)
 	if c.Settings.GoldRate > 0 {
 		fmt.Fprintf(w, ", gold rate %g", c.Settings.GoldRate)
 	}
@@ -122,10 +124,10 @@ func WriteCampaign(w io.Writer, c *store.Campaign, warnings []string, f Format) 
 	fmt.Fprintf(w, ", assigned %s\n", c.Settings.AssignedAt.Format("2006-01-02 15:04 UTC"))
 	var rows [][]string
 	for _, l := range loads {
-		rows = append(rows, []string{clean(l.Name), strconv.Itoa(l.Turns), strconv.Itoa(l.Gold), strconv.Itoa(l.Repeats),
+		rows = append(rows, []string{textsafe.Line(l.Name), strconv.Itoa(l.Turns), strconv.Itoa(l.Gold), strconv.Itoa(l.Repeats),
 			strconv.Itoa(l.Turns + l.Gold + l.Repeats), strconv.Itoa(l.Started), strconv.Itoa(l.Done)})
 	}
-	if err := grid(w, []string{"annotator", "turns", "gold", "repeats", "queue", "started", "done"}, rows,
+	if err := render.Grid(w, []string{"annotator", "turns", "gold", "repeats", "queue", "started", "done"}, rows,
 		map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 6: true}); err != nil {
 		return err
 	}
@@ -133,22 +135,22 @@ func WriteCampaign(w io.Writer, c *store.Campaign, warnings []string, f Format) 
 	headers := []string{""}
 	right := map[int]bool{}
 	for i, l := range loads {
-		headers = append(headers, clean(l.Name))
+		headers = append(headers, textsafe.Line(l.Name))
 		right[i+1] = true
 	}
 	rows = nil
 	for i, l := range loads {
-		row := []string{clean(l.Name)}
+		row := []string{textsafe.Line(l.Name)}
 		for j := range loads {
 			row = append(row, strconv.Itoa(pairs[i][j]))
 		}
 		rows = append(rows, row)
 	}
-	if err := grid(w, headers, rows, right); err != nil {
+	if err := render.Grid(w, headers, rows, right); err != nil {
 		return err
 	}
 	for _, wn := range warnings {
-		fmt.Fprintln(w, "warning: "+clean(wn))
+		fmt.Fprintln(w, "warning: "+textsafe.Line(wn))
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package teamreport
+package workflow
 
 import (
 	"fmt"
@@ -6,12 +6,14 @@ import (
 	"strings"
 
 	"github.com/m3bench/m3eval/internal/campaign"
+	"github.com/m3bench/m3eval/internal/render"
+	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 // WriteCases lists the turns to adjudicate: each with its disputed fields and whether every
 // dispute has a final value.
-func WriteCases(w io.Writer, cases []campaign.Case, decided []bool, f Format) error {
-	if f == JSON {
+func WriteCases(w io.Writer, cases []campaign.Case, decided []bool, f render.Format) error {
+	if f == render.JSON {
 		type caseJSON struct {
 			SampleID   string   `json:"sample_id"`
 			Annotators []string `json:"annotators"`
@@ -29,7 +31,7 @@ func WriteCases(w io.Writer, cases []campaign.Case, decided []bool, f Format) er
 			}
 			out = append(out, cj)
 		}
-		return writeJSON(w, out)
+		return render.WriteJSON(w, out)
 	}
 	if len(cases) == 0 {
 		_, err := fmt.Fprintln(w, "no disagreements to adjudicate")
@@ -46,10 +48,10 @@ func WriteCases(w io.Writer, cases []campaign.Case, decided []bool, f Format) er
 		}
 		var ds []string
 		for _, d := range c.Disputes {
-			ds = append(ds, clean(d.Reason))
+			ds = append(ds, textsafe.Line(d.Reason))
 		}
-		rows = append(rows, []string{clean(c.SampleID), state, strings.Join(ds, "\n")})
+		rows = append(rows, []string{textsafe.Line(c.SampleID), state, strings.Join(ds, "\n")})
 	}
 	fmt.Fprintf(w, "%d turns disagree, %d still open\n", len(cases), open)
-	return grid(w, []string{"sample_id", "state", "disputes"}, rows, nil)
+	return render.Grid(w, []string{"sample_id", "state", "disputes"}, rows, nil)
 }
