@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/m3bench/m3eval/internal/agree"
-	"github.com/m3bench/m3eval/internal/agree/longform"
 	"github.com/m3bench/m3eval/internal/render"
+	"github.com/m3bench/m3eval/internal/scoring/longform"
 )
 
 // synthetic returns a 1..5 field of n items × r raters where each rating is missing with

@@ -15,8 +15,8 @@ import (
 
 	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/agree/agreetest"
-	"github.com/m3bench/m3eval/internal/agree/longform"
 	"github.com/m3bench/m3eval/internal/render"
+	"github.com/m3bench/m3eval/internal/scoring/longform"
 )
 
 // publicCases is the oracle's case folder, beside the clone in CI and on the dev machines.

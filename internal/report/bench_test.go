@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/m3bench/m3eval/internal/report"
 	"github.com/m3bench/m3eval/internal/ingest"
+	"github.com/m3bench/m3eval/internal/report"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/store/storetest"
