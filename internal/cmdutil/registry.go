@@ -5,7 +5,7 @@ import (
 	"github.com/m3bench/m3eval/internal/illusion"
 	"github.com/m3bench/m3eval/internal/ingest"
 	"github.com/m3bench/m3eval/internal/judgerun"
-	"github.com/m3bench/m3eval/internal/labeled"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/report"
 	"github.com/m3bench/m3eval/internal/scoring"
 	"github.com/m3bench/m3eval/internal/scoring/longform"
@@ -35,7 +35,7 @@ func Registry() []Flag {
 		{Command: "annotate", Name: "annotator", From: annotators},
 		{Command: "annotate", Name: "start", From: ids},
 		{Command: "annotate", Name: "campaign", From: campaigns},
-		{Command: "export", Name: "format", Values: labeled.Formats},
+		{Command: "export", Name: "format", Values: Strings(render.LabeledFormats...)},
 		{Command: "export", Name: "annotator", From: annotators},
 		{Command: "export", Name: "campaign", From: campaigns},
 		{Command: "sample", Name: "format", Values: Strings(workflow.Formats...)},

@@ -1,7 +1,8 @@
-// Package labeled writes labeled turns in the annotation guide's format: JSON (an array),
+package render
+
+// Labeled turns in the annotation guide's format (formerly package labeled): JSON (an array),
 // JSON Lines, or CSV with one row per label. Field order follows the rubric, so the output
 // of two exports of the same data is byte for byte the same.
-package labeled
 
 import (
 	"bytes"
@@ -12,15 +13,14 @@ import (
 	"strings"
 
 	"github.com/m3bench/m3eval/internal/dataset"
-	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
 )
 
-// Formats lists the formats Writer supports.
-var Formats = []string{"json", "jsonl", "csv"}
+// LabeledFormats are the formats LabeledWriter writes: m3eval export --format.
+var LabeledFormats = []Format{JSON, JSONL, CSV}
 
-// Options shape the output.
-type Options struct {
+// LabeledOptions shape the output.
+type LabeledOptions struct {
 	Format string
 	Rubric *rubric.Rubric
 	// Multi writes every label under "human_annotations" (a list) instead of one
@@ -29,36 +29,36 @@ type Options struct {
 	// Final adds the final_source and adjudicator columns to CSV (export --final).
 	Final bool
 	// CSV neutralizes formula-like cells (unless Raw) and may add a byte order mark.
-	CSV render.CSVOptions
+	CSV CSVOptions
 }
 
-// Writer writes labeled turns one at a time.
-type Writer struct {
+// LabeledWriter writes labeled turns one at a time.
+type LabeledWriter struct {
 	w   io.Writer
-	o   Options
+	o   LabeledOptions
 	n   int
-	csv *render.CSVWriter
+	csv *CSVWriter
 	buf bytes.Buffer
 }
 
-// NewWriter starts an output in the format of o.
-func NewWriter(w io.Writer, o Options) (*Writer, error) {
-	lw := &Writer{w: w, o: o}
+// NewLabeledWriter starts an output in the format of o.
+func NewLabeledWriter(w io.Writer, o LabeledOptions) (*LabeledWriter, error) {
+	lw := &LabeledWriter{w: w, o: o}
 	switch o.Format {
 	case "json", "jsonl":
 	case "csv":
-		lw.csv = render.NewCSVWriter(w, o.CSV)
+		lw.csv = NewCSVWriter(w, o.CSV)
 		if err := lw.csv.Write(lw.csvHeader()); err != nil {
 			return nil, err
 		}
 	default:
-		return nil, fmt.Errorf("unknown format %q (use %s)", o.Format, strings.Join(Formats, ", "))
+		return nil, fmt.Errorf("unknown format %q (use %s)", o.Format, strings.Join(Strings(LabeledFormats...), ", "))
 	}
 	return lw, nil
 }
 
 // Write adds one labeled turn.
-func (lw *Writer) Write(l *dataset.Labeled) error {
+func (lw *LabeledWriter) Write(l *dataset.Labeled) error {
 	defer func() { lw.n++ }()
 	if lw.csv != nil {
 		for i := range l.Labels {
@@ -91,7 +91,7 @@ func (lw *Writer) Write(l *dataset.Labeled) error {
 }
 
 // Close ends the output.
-func (lw *Writer) Close() error {
+func (lw *LabeledWriter) Close() error {
 	switch {
 	case lw.csv != nil:
 		lw.csv.Flush()
@@ -106,74 +106,74 @@ func (lw *Writer) Close() error {
 	return nil
 }
 
-func (lw *Writer) record(l *dataset.Labeled) object {
+func (lw *LabeledWriter) record(l *dataset.Labeled) labeledObject {
 	t := &l.Turn
-	rec := object{
+	rec := labeledObject{
 		{"sample_id", t.SampleID}, {"episode_id", t.EpisodeID}, {"turn", t.Turn},
 		{"action_type", t.ActionType}, {"task_type", t.TaskType}, {"user_message", t.UserMessage},
 		{"vlm_response", t.VLMResponse}, {"expected_answer", t.ExpectedAnswer},
 	}
 	if len(t.Images) > 0 {
-		rec = append(rec, kv{"images", t.Images})
+		rec = append(rec, labeledKV{"images", t.Images})
 	}
 	if t.Model != "" {
-		rec = append(rec, kv{"model", t.Model})
+		rec = append(rec, labeledKV{"model", t.Model})
 	}
 	if len(t.Meta) > 0 {
-		rec = append(rec, kv{"meta", t.Meta})
+		rec = append(rec, labeledKV{"meta", t.Meta})
 	}
 	if !lw.o.Multi && len(l.Labels) == 1 {
-		return append(rec, kv{"human_annotation", lw.label(&l.Labels[0])})
+		return append(rec, labeledKV{"human_annotation", lw.label(&l.Labels[0])})
 	}
-	labels := make([]object, len(l.Labels))
+	labels := make([]labeledObject, len(l.Labels))
 	for i := range l.Labels {
 		labels[i] = lw.label(&l.Labels[i])
 	}
-	return append(rec, kv{"human_annotations", labels})
+	return append(rec, labeledKV{"human_annotations", labels})
 }
 
-func (lw *Writer) label(l *dataset.Label) object {
-	var o object
+func (lw *LabeledWriter) label(l *dataset.Label) labeledObject {
+	var o labeledObject
 	for i := range lw.o.Rubric.Fields {
 		f := &lw.o.Rubric.Fields[i]
 		v, ok := l.Values[f.Name]
-		o = append(o, kv{f.Name, jsonValue(f, v, ok, l.Status == dataset.StatusDraft)})
+		o = append(o, labeledKV{f.Name, labeledValue(f, v, ok, l.Status == dataset.StatusDraft)})
 	}
 	o = append(o,
-		kv{"annotator", l.Annotator},
-		kv{"annotated_at", l.AnnotatedAt.UTC().Format("2006-01-02T15:04:05Z")},
-		kv{"active_seconds", json.Number(strconv.FormatFloat(l.ActiveSeconds, 'f', -1, 64))},
-		kv{"rubric_version", l.RubricVersion},
-		kv{"flagged", l.Flagged},
+		labeledKV{"annotator", l.Annotator},
+		labeledKV{"annotated_at", l.AnnotatedAt.UTC().Format("2006-01-02T15:04:05Z")},
+		labeledKV{"active_seconds", json.Number(strconv.FormatFloat(l.ActiveSeconds, 'f', -1, 64))},
+		labeledKV{"rubric_version", l.RubricVersion},
+		labeledKV{"flagged", l.Flagged},
 	)
 	if l.FlagReason != "" {
-		o = append(o, kv{"flag_reason", l.FlagReason})
+		o = append(o, labeledKV{"flag_reason", l.FlagReason})
 	}
 	if l.Status == dataset.StatusDraft {
-		o = append(o, kv{"status", dataset.StatusDraft})
+		o = append(o, labeledKV{"status", dataset.StatusDraft})
 	}
 	if l.Stale {
-		o = append(o, kv{"stale", true})
+		o = append(o, labeledKV{"stale", true})
 	}
 	if f := l.Final; f != nil {
-		var src object
+		var src labeledObject
 		for _, fd := range lw.o.Rubric.Fields {
 			if x, ok := f.Fields[fd.Name]; ok {
-				src = append(src, kv{fd.Name, x})
+				src = append(src, labeledKV{fd.Name, x})
 			}
 		}
-		o = append(o, kv{"final_source", f.Source}, kv{"field_sources", src})
+		o = append(o, labeledKV{"final_source", f.Source}, labeledKV{"field_sources", src})
 		if f.Adjudicator != "" {
-			o = append(o, kv{"adjudicator", f.Adjudicator})
+			o = append(o, labeledKV{"adjudicator", f.Adjudicator})
 		}
 	}
 	return o
 }
 
-// jsonValue is a field's value in labeled JSON. A done label is complete, so null there is NA,
+// labeledValue is a field's value in labeled JSON. A done label is complete, so null there is NA,
 // as the guide writes it. In a draft null means unanswered, so an explicit NA is written as the
 // rubric spells it ("NA"), and the import reads each back as what it was.
-func jsonValue(f *rubric.Field, v string, ok, draft bool) any {
+func labeledValue(f *rubric.Field, v string, ok, draft bool) any {
 	if draft {
 		if !ok {
 			return nil
@@ -185,7 +185,7 @@ func jsonValue(f *rubric.Field, v string, ok, draft bool) any {
 	return f.JSONValue(v, ok)
 }
 
-func (lw *Writer) csvHeader() []string {
+func (lw *LabeledWriter) csvHeader() []string {
 	h := []string{"sample_id", "episode_id", "turn", "action_type", "task_type", "model", "annotator", "status"}
 	for _, f := range lw.o.Rubric.Fields {
 		h = append(h, f.Name)
@@ -198,7 +198,7 @@ func (lw *Writer) csvHeader() []string {
 	return h
 }
 
-func (lw *Writer) csvRow(t *dataset.Turn, l *dataset.Label) []string {
+func (lw *LabeledWriter) csvRow(t *dataset.Turn, l *dataset.Label) []string {
 	row := []string{t.SampleID, t.EpisodeID, strconv.Itoa(t.Turn), t.ActionType, t.TaskType, t.Model, l.Annotator, string(l.Status)}
 	for i := range lw.o.Rubric.Fields {
 		f := &lw.o.Rubric.Fields[i]
@@ -234,29 +234,29 @@ func (lw *Writer) csvRow(t *dataset.Turn, l *dataset.Label) []string {
 	return row
 }
 
-// object is a JSON object that keeps its key order.
-type object []kv
+// labeledObject is a JSON labeledObject that keeps its key order.
+type labeledObject []labeledKV
 
-type kv struct {
+type labeledKV struct {
 	k string
 	v any
 }
 
-func (o object) write(b *bytes.Buffer) error {
+func (o labeledObject) write(b *bytes.Buffer) error {
 	b.WriteByte('{')
 	for i, e := range o {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		if err := writeValue(b, e.k); err != nil {
+		if err := writeLabeledValue(b, e.k); err != nil {
 			return err
 		}
 		b.WriteByte(':')
 		var err error
 		switch v := e.v.(type) {
-		case object:
+		case labeledObject:
 			err = v.write(b)
-		case []object:
+		case []labeledObject:
 			b.WriteByte('[')
 			for j, x := range v {
 				if j > 0 {
@@ -268,7 +268,7 @@ func (o object) write(b *bytes.Buffer) error {
 			}
 			b.WriteByte(']')
 		default:
-			err = writeValue(b, v)
+			err = writeLabeledValue(b, v)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", e.k, err)
@@ -278,9 +278,9 @@ func (o object) write(b *bytes.Buffer) error {
 	return nil
 }
 
-// writeValue encodes without HTML escaping: exports are read by people and by JSON parsers,
+// writeLabeledValue encodes without HTML escaping: exports are read by people and by JSON parsers,
 // never embedded in HTML.
-func writeValue(b *bytes.Buffer, v any) error {
+func writeLabeledValue(b *bytes.Buffer, v any) error {
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {

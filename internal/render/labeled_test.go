@@ -1,4 +1,4 @@
-package labeled_test
+package render_test
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/dataset"
-	"github.com/m3bench/m3eval/internal/labeled"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
 )
 
@@ -33,7 +33,7 @@ func write(t *testing.T, format string) string {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	w, err := labeled.NewWriter(&b, labeled.Options{Format: format, Rubric: r})
+	w, err := render.NewLabeledWriter(&b, render.LabeledOptions{Format: format, Rubric: r})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestJSONArrayAndEmpty(t *testing.T) {
 	}
 	r, _ := rubric.Parse(annotations.DefaultRubric)
 	var b bytes.Buffer
-	w, _ := labeled.NewWriter(&b, labeled.Options{Format: "json", Rubric: r})
+	w, _ := render.NewLabeledWriter(&b, render.LabeledOptions{Format: "json", Rubric: r})
 	w.Close()
 	if b.String() != "[]\n" {
 		t.Fatalf("empty export %q", b.String())
@@ -94,7 +94,7 @@ func TestCSVQuotes(t *testing.T) {
 	if col["comments"] != `好, "引用"` || col["vlm_response"] != "不对,\n天空是灰色的。" || col["context_consistency"] != "NA" || col["correctness"] != "5" {
 		t.Fatalf("csv row %v", col)
 	}
-	if _, err := labeled.NewWriter(&bytes.Buffer{}, labeled.Options{Format: "xml"}); err == nil {
+	if _, err := render.NewLabeledWriter(&bytes.Buffer{}, render.LabeledOptions{Format: "xml"}); err == nil {
 		t.Fatal("unknown format accepted")
 	}
 }
