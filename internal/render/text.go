@@ -33,11 +33,11 @@ func MarkdownRow(cells []string) string {
 	return "| " + strings.Join(esc, " | ") + " |"
 }
 
-// MarkdownTable writes a Markdown table of rows under head, every cell escaped, columns
-// left-aligned.
+// MarkdownTable writes a Markdown table of rows under head, columns left-aligned. The cells
+// (text from data) are escaped; head is the caller's own Markdown, written as it is.
 func MarkdownTable(w io.Writer, head []string, rows [][]string) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n|%s\n", MarkdownRow(head), strings.Repeat(" --- |", len(head)))
+	fmt.Fprintf(&b, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat(" --- |", len(head)))
 	for _, r := range rows {
 		b.WriteString(MarkdownRow(r) + "\n")
 	}

@@ -68,7 +68,7 @@ func Score(ctx context.Context, s *store.Store, r *rubric.Rubric, q *Request, st
 		if err != nil {
 			return nil, err
 		}
-		return func(w io.Writer, _ bool) error { return judgerun.WriteMetrics(w, rep, q.Format, q.CSV) }, nil
+		return func(w io.Writer, _ bool) error { return judgerun.WriteMetrics(w, rep, render.Format(q.Format), q.CSV) }, nil
 	}
 	defer agree.TuneGC()()
 	database := filepath.Base(s.Path()) // how the report names its input
