@@ -81,7 +81,7 @@ func Registry() []Flag {
 		{Command: "report", Name: "campaign", From: campaigns},
 		{Command: "illusion score", Name: "kind", Values: kinds},
 		{Command: "illusion score", Name: "by", Values: kinds},
-		{Command: "illusion score", Name: "format", Values: Strings(illusion.ReportFormats...)},
+		{Command: "illusion score", Name: "format", Values: Strings(render.IllusionFormats...)},
 		{Command: "illusion score", Name: "rule", Values: Strings(illusion.Rules...)},
 		{Command: "simulate", Name: "strategy", Values: simulate.StrategyFlags},
 	}
