@@ -63,7 +63,7 @@ func Registry() []Flag {
 		{Command: "score", Name: "raters", Values: raters},
 		{Command: "score", Name: "judge", From: judges},
 		{Command: "score", Name: "annotator", From: annotators},
-		{Command: "estimate", Name: "format", Values: Strings(estimate.Formats...)},
+		{Command: "estimate", Name: "format", Values: Strings(render.EstimateFormats...)},
 		{Command: "estimate", Name: "by", Values: estimate.GroupKeys()},
 		{Command: "estimate", Name: "judge", From: judges},
 		{Command: "estimate", Name: "annotator", From: annotators},

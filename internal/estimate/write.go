@@ -1,7 +1,6 @@
 package estimate
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -12,15 +11,10 @@ import (
 	"github.com/m3bench/m3eval/internal/ppi"
 )
 
-// Write writes the result in the format (Table or JSON).
-func Write(w io.Writer, res *Result, format Format) error {
-	if format == JSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
-	}
-	return writeTable(w, res)
-}
+// WriteTable writes the result as text for a terminal: one block per field, the estimates
+// per model (and group), then the differences and the ranking. (The JSON is the Result
+// itself, written by render.WriteJSON.)
+func WriteTable(w io.Writer, res *Result) error { return writeTable(w, res) }
 
 func num(v Num, digits int) string {
 	if math.IsNaN(float64(v)) {

@@ -37,3 +37,7 @@ func Strings(fs ...Format) []string {
 	}
 	return out
 }
+
+// EstimateFormats are the formats of m3eval estimate: its table (estimate.WriteTable), or
+// the estimate.Result as JSON.
+var EstimateFormats = []Format{Table, JSON}
