@@ -2,7 +2,6 @@ package workflow
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -228,9 +227,7 @@ func writeActive(w io.Writer, info *store.SampleInfo, f render.Format) error {
 		}
 	}
 	if f == render.JSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"name": info.Name, "size": info.Size, "seed": info.Seed, "available": avail,
+		return render.WriteJSON(w, map[string]any{"name": info.Name, "size": info.Size, "seed": info.Seed, "available": avail,
 			"active": map[string]any{"judge": a.Judge, "mix": a.Mix}, "inclusion_probability": map[string]float64{"min": lo, "max": hi},
 			"created_at": info.CreatedAt.Format(time.RFC3339)})
 	}
