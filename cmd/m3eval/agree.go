@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/m3bench/m3eval/internal/agree/longform"
 	"github.com/m3bench/m3eval/internal/scoring"
+	"github.com/m3bench/m3eval/internal/scoring/longform"
 )
 
 type agreeOptions struct {

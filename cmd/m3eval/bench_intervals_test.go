@@ -28,7 +28,7 @@ import (
 // intervalDB describes a synthetic database: turns in episodes of 10, each turn rated by
 // perTurn of the annotators (perTurn3 of every 5 turns by one more), judge "gpt" scoring the
 // three scale fields with `digits` decimals and context_consistency. The 100,000-turn one
-// has the shape of BenchmarkReport's database (internal/htmlreport: eight annotators, two
+// has the shape of BenchmarkReport's database (internal/report: eight annotators, two
 // or three a turn, scores with one decimal); the million-turn one has continuous scores
 // (every point distinct: the slow case for the rank correlations).
 type intervalDB struct {

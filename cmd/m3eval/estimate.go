@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/estimate"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/store"
 )
 
@@ -38,7 +39,10 @@ docs/statistics.md defines every number.`,
 				return err
 			}
 			return writeOutput(cmd, o.Output, func(w io.Writer, _ bool) error {
-				return estimate.Write(w, res, estimate.Format(o.Format))
+				if render.Format(o.Format) == render.JSON {
+					return render.WriteJSON(w, res)
+				}
+				return estimate.WriteTable(w, res)
 			})
 		},
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/illusion"
 	"github.com/m3bench/m3eval/internal/progress"
+	"github.com/m3bench/m3eval/internal/render"
 )
 
 func newIllusionCmd() *cobra.Command {
@@ -80,7 +81,9 @@ and split are an error unless --latest or --pool. See docs/illusionbench.md.`,
 				return usageIf(err)
 			}
 			rep.WriteNotes(cmd.ErrOrStderr())
-			return writeOutput(cmd, output, rep.Write)
+			return writeOutput(cmd, output, func(w io.Writer, color bool) error {
+				return render.WriteIllusion(w, rep, render.Format(o.Format), color)
+			})
 		},
 	}
 	o.AddFlags(cmd.Flags())

@@ -239,7 +239,7 @@ func TestIllusionEndToEnd(t *testing.T) {
 	if stdout, _, err = illusionRun(t, append(args, "--format", "md", "-o", report)...); err != nil || stdout != "" {
 		t.Fatalf("-o: %v %q", err, stdout)
 	}
-	if b, _ := os.ReadFile(report); !strings.Contains(string(b), "Illusion_ICON — shape recall") {
+	if b, _ := os.ReadFile(report); !strings.Contains(string(b), `Illusion\_ICON — shape recall`) {
 		t.Fatalf("report file:\n%s", b)
 	}
 }
@@ -343,8 +343,10 @@ func TestIllusionScoreRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	// "vehicle-Ocean-Hard.png" has no index: the task keeps it as doc 1, and so does m3eval.
-	for _, want := range []string{"| **all** | 2 | 2 | 100.0 |", "| 20250301_000000" + task + " | llava_7b | Illusion_ICON | 2 | scored |",
-		"| 20250101_000000" + task + " | llava_7b | Illusion_ICON | 1 | skipped: older than"} {
+	// Markdown cells escape _ (render.EscapeMarkdown).
+	md := strings.NewReplacer("_", `\_`).Replace
+	for _, want := range []string{"| **all** | 2 | 2 | 100.0 |", md("| 20250301_000000" + task + " | llava_7b | Illusion_ICON | 2 | scored |"),
+		md("| 20250101_000000" + task + " | llava_7b | Illusion_ICON | 1 | skipped: older than")} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout)
 		}

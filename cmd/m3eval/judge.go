@@ -15,6 +15,7 @@ import (
 
 	"github.com/m3bench/m3eval/internal/judge"
 	"github.com/m3bench/m3eval/internal/judgerun"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/store"
 )
 
@@ -118,7 +119,9 @@ func explainJudge(cmd *cobra.Command, g *globalOptions, s *store.Store, o *judge
 		if err != nil {
 			return err
 		}
-		return writeOutput(cmd, "", func(w io.Writer, _ bool) error { return judgerun.WriteModelNote(w, n, g.rubric, o.Format) })
+		return writeOutput(cmd, "", func(w io.Writer, _ bool) error {
+			return judgerun.WriteModelNote(w, n, g.rubric, render.Format(o.Format))
+		})
 	}
 	versions, err := s.JudgeRuleVersions(ctx, o.Name)
 	if err != nil {

@@ -123,7 +123,7 @@ func TestQCCLI(t *testing.T) {
 		t.Errorf("thresholds ignored:\n%s", out)
 	}
 	md := mustRun(t, "--db", db, "qc", "--format", "md")
-	if !strings.Contains(md, "| flat | straight_lining |") {
+	if !strings.Contains(md, `| flat | straight\_lining |`) { // Markdown cells escape _ (render.EscapeMarkdown)
 		t.Errorf("markdown:\n%s", md)
 	}
 	table := mustRun(t, "--db", db, "qc")

@@ -5,13 +5,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/m3bench/m3eval/internal/htmlreport"
 	"github.com/m3bench/m3eval/internal/illusion"
+	"github.com/m3bench/m3eval/internal/report"
 	"github.com/m3bench/m3eval/internal/store"
 )
 
 func newReportCmd(g *globalOptions) *cobra.Command {
-	o := &htmlreport.Request{}
+	o := &report.Request{}
 	cmd := &cobra.Command{
 		Use:   "report",
 		Short: "One self-contained HTML report with charts: campaign, agreement, humans vs judges",
@@ -32,7 +32,7 @@ per --by group, trends, IllusionBench recall (--illusion); the statistics of m3e
 	return cmd
 }
 
-func runReport(cmd *cobra.Command, g *globalOptions, o *htmlreport.Request) error {
+func runReport(cmd *cobra.Command, g *globalOptions, o *report.Request) error {
 	if err := o.Check(); err != nil {
 		return usageIf(err)
 	}

@@ -24,7 +24,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"github.com/m3bench/m3eval/internal/htmlreport"
+	"github.com/m3bench/m3eval/internal/report"
 )
 
 // reportSections are the sections every report has, in order (left-out ones say why).
@@ -34,7 +34,7 @@ var reportSections = []string{"campaign", "agreement", "judges", "model-scores",
 // message, except under CI, where a missing browser is a failure.
 func chromiumOrSkip(t *testing.T) string {
 	t.Helper()
-	p, err := htmlreport.FindChromium()
+	p, err := report.FindChromium()
 	if err == nil {
 		return p
 	}

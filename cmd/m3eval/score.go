@@ -9,7 +9,7 @@ import (
 
 	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/progress"
-	"github.com/m3bench/m3eval/internal/report"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/scoring"
 	"github.com/m3bench/m3eval/internal/store"
 )
@@ -55,7 +55,7 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoring.Request) error {
 		if !cmd.Flags().Changed("bootstrap") {
 			o.Bootstrap = -1 // the metrics' default, 2000 replicates; --bootstrap 0 is none
 		}
-		if o.Format != string(report.JSONFmt) && o.Format != string(report.CSV) {
+		if o.Format != string(render.JSON) && o.Format != string(render.CSV) {
 			st, err := s.Status(cmd.Context())
 			if err != nil {
 				return err
@@ -70,7 +70,7 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoring.Request) error {
 	}
 	// Whether there are labels to score, asked once for the two checks below.
 	labeled := true
-	if !o.Metrics && (len(o.Judges) >= 2 || (o.Format != string(report.JSONFmt) && o.Format != string(report.CSV))) {
+	if !o.Metrics && (len(o.Judges) >= 2 || (o.Format != string(render.JSON) && o.Format != string(render.CSV))) {
 		if labeled, err = hasLabels(cmd, s, o.IncludeDrafts); err != nil {
 			return err
 		}
@@ -84,7 +84,7 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoring.Request) error {
 				strings.Join(o.Judges, " --judge "), g.dbPath)
 		}
 	}
-	if !o.Metrics && o.Format != string(report.JSONFmt) && o.Format != string(report.CSV) {
+	if !o.Metrics && o.Format != string(render.JSON) && o.Format != string(render.CSV) {
 		// Nothing to score: one line, as status says it, rather than every statistic's
 		// table full of "—". JSON and CSV keep their shape for the programs that read them.
 		if !labeled {

@@ -4,7 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/store"
-	"github.com/m3bench/m3eval/internal/teamreport"
+	"github.com/m3bench/m3eval/internal/workflow"
 )
 
 func newStatusCmd(g *globalOptions) *cobra.Command {
@@ -26,7 +26,7 @@ func newStatusCmd(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return teamreport.WriteStatus(cmd.OutOrStdout(), g.dbPath, st)
+			return workflow.WriteStatus(cmd.OutOrStdout(), g.dbPath, st)
 		},
 	}
 }

@@ -2,9 +2,9 @@ package main
 
 import (
 	"github.com/m3bench/m3eval/internal/estimate"
-	"github.com/m3bench/m3eval/internal/htmlreport"
 	"github.com/m3bench/m3eval/internal/importer"
 	"github.com/m3bench/m3eval/internal/judgerun"
+	"github.com/m3bench/m3eval/internal/report"
 	"github.com/m3bench/m3eval/internal/scoring"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/workflow"
@@ -21,10 +21,10 @@ import (
 // store's writers, ingest fills *store.Importer through ingest.Sink; Importer.PutTurn is
 // called only by tests.
 var (
-	_ workflow.Store   = (*store.Store)(nil)
-	_ scoring.Store    = (*store.Store)(nil)
-	_ judgerun.Store   = (*store.Store)(nil)
-	_ importer.Store   = (*store.Store)(nil)
-	_ estimate.Store   = (*store.Store)(nil)
-	_ htmlreport.Store = (*store.Store)(nil)
+	_ workflow.Store = (*store.Store)(nil)
+	_ scoring.Store  = (*store.Store)(nil)
+	_ judgerun.Store = (*store.Store)(nil)
+	_ importer.Store = (*store.Store)(nil)
+	_ estimate.Store = (*store.Store)(nil)
+	_ report.Store   = (*store.Store)(nil)
 )

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/m3bench/m3eval/internal/agree"
-	"github.com/m3bench/m3eval/internal/agree/longform"
-	"github.com/m3bench/m3eval/internal/report"
+	"github.com/m3bench/m3eval/internal/render"
+	"github.com/m3bench/m3eval/internal/scoring/longform"
 )
 
 // synthetic returns a 1..5 field of n items × r raters where each rating is missing with
@@ -184,7 +184,7 @@ func BenchmarkAgreeEndToEnd(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := report.JSON(io.Discard, report.Inputs{Ratings: "ratings.csv"}, res); err != nil {
+		if err := render.AgreementJSON(io.Discard, render.AgreementInputs{Ratings: "ratings.csv"}, res); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/m3bench/m3eval/internal/agree"
-	"github.com/m3bench/m3eval/internal/agree/longform"
+	"github.com/m3bench/m3eval/internal/scoring/longform"
 )
 
 // clusterRef is testdata/cluster/cluster.json, written by ref_cluster.py there: interval

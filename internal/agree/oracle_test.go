@@ -15,8 +15,8 @@ import (
 
 	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/agree/agreetest"
-	"github.com/m3bench/m3eval/internal/agree/longform"
-	"github.com/m3bench/m3eval/internal/report"
+	"github.com/m3bench/m3eval/internal/render"
+	"github.com/m3bench/m3eval/internal/scoring/longform"
 )
 
 // publicCases is the oracle's case folder, beside the clone in CI and on the dev machines.
@@ -89,7 +89,7 @@ func runCase(t *testing.T, dir string, bootstrapFactor int) (oracle map[string]a
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := report.JSON(&buf, report.Inputs{Ratings: oc.Inputs.Ratings, Bootstrap: ao.Bootstrap, Seed: ao.Seed}, res); err != nil {
+	if err := render.AgreementJSON(&buf, render.AgreementInputs{Ratings: oc.Inputs.Ratings, Bootstrap: ao.Bootstrap, Seed: ao.Seed}, res); err != nil {
 		t.Fatal(err)
 	}
 	if err := json.Unmarshal(buf.Bytes(), &ours); err != nil {

@@ -1,14 +1,14 @@
 package cmdutil
 
 import (
-	"github.com/m3bench/m3eval/internal/agree/longform"
 	"github.com/m3bench/m3eval/internal/estimate"
-	"github.com/m3bench/m3eval/internal/htmlreport"
 	"github.com/m3bench/m3eval/internal/illusion"
 	"github.com/m3bench/m3eval/internal/ingest"
 	"github.com/m3bench/m3eval/internal/judgerun"
-	"github.com/m3bench/m3eval/internal/labeled"
+	"github.com/m3bench/m3eval/internal/render"
+	"github.com/m3bench/m3eval/internal/report"
 	"github.com/m3bench/m3eval/internal/scoring"
+	"github.com/m3bench/m3eval/internal/scoring/longform"
 	"github.com/m3bench/m3eval/internal/simulate"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/workflow"
@@ -35,7 +35,7 @@ func Registry() []Flag {
 		{Command: "annotate", Name: "annotator", From: annotators},
 		{Command: "annotate", Name: "start", From: ids},
 		{Command: "annotate", Name: "campaign", From: campaigns},
-		{Command: "export", Name: "format", Values: labeled.Formats},
+		{Command: "export", Name: "format", Values: Strings(render.LabeledFormats...)},
 		{Command: "export", Name: "annotator", From: annotators},
 		{Command: "export", Name: "campaign", From: campaigns},
 		{Command: "sample", Name: "format", Values: Strings(workflow.Formats...)},
@@ -63,7 +63,7 @@ func Registry() []Flag {
 		{Command: "score", Name: "raters", Values: raters},
 		{Command: "score", Name: "judge", From: judges},
 		{Command: "score", Name: "annotator", From: annotators},
-		{Command: "estimate", Name: "format", Values: Strings(estimate.Formats...)},
+		{Command: "estimate", Name: "format", Values: Strings(render.EstimateFormats...)},
 		{Command: "estimate", Name: "by", Values: estimate.GroupKeys()},
 		{Command: "estimate", Name: "judge", From: judges},
 		{Command: "estimate", Name: "annotator", From: annotators},
@@ -75,13 +75,13 @@ func Registry() []Flag {
 		{Command: "agree", Name: "adjust", Values: adjust},
 		{Command: "agree", Name: "raters", Values: raters},
 		{Command: "agree", Name: "mean", Values: Strings(longform.Means...)},
-		{Command: "report", Name: "format", Values: Strings(htmlreport.Formats...)},
+		{Command: "report", Name: "format", Values: Strings(report.Formats...)},
 		{Command: "report", Name: "by", Values: append(store.GroupKeys(), "")},
 		{Command: "report", Name: "judge", From: judges},
 		{Command: "report", Name: "campaign", From: campaigns},
 		{Command: "illusion score", Name: "kind", Values: kinds},
 		{Command: "illusion score", Name: "by", Values: kinds},
-		{Command: "illusion score", Name: "format", Values: Strings(illusion.ReportFormats...)},
+		{Command: "illusion score", Name: "format", Values: Strings(render.IllusionFormats...)},
 		{Command: "illusion score", Name: "rule", Values: Strings(illusion.Rules...)},
 		{Command: "simulate", Name: "strategy", Values: simulate.StrategyFlags},
 	}

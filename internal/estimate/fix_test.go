@@ -100,7 +100,7 @@ func TestFewEpisodesNoIntervalNotRanked(t *testing.T) {
 			t.Errorf("%s: %d ranking rows, %d differences; want good and fair on 2 fields", design, ranked, len(res.Differences))
 		}
 		var b bytes.Buffer
-		if err := Write(&b, res, Table); err != nil {
+		if err := WriteTable(&b, res); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(b.String(), "not compared or ranked (no interval): few") || !strings.Contains(b.String(), ppi.ReasonFewEpisodes) {

@@ -1,7 +1,6 @@
 package estimate
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -10,17 +9,13 @@ import (
 	"text/tabwriter"
 
 	"github.com/m3bench/m3eval/internal/ppi"
+	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
-// Write writes the result in the format (Table or JSON).
-func Write(w io.Writer, res *Result, format Format) error {
-	if format == JSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
-	}
-	return writeTable(w, res)
-}
+// WriteTable writes the result as text for a terminal: one block per field, the estimates
+// per model (and group), then the differences and the ranking. (The JSON is the Result
+// itself, written by render.WriteJSON.)
+func WriteTable(w io.Writer, res *Result) error { return writeTable(w, res) }
 
 func num(v Num, digits int) string {
 	if math.IsNaN(float64(v)) {
@@ -37,7 +32,8 @@ func ci(c [2]Num) string {
 }
 
 // writeTable writes one block per field: the estimates per model (and group), then the
-// differences and the ranking.
+// differences and the ranking. Names from data (fields, models, groups) are neutralized for
+// the terminal.
 func writeTable(w io.Writer, res *Result) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "Model scores: the human labels combined with judge %q (prediction-powered, 95%% intervals)\n", res.Judge)
@@ -46,7 +42,7 @@ func writeTable(w io.Writer, res *Result) error {
 		for _, r := range res.Rows {
 			waiting += r.SampledNotLabeled
 		}
-		fmt.Fprintf(b, "Labels of the active sample %s only, each weighted by 1/its inclusion probability.\n", res.Sample)
+		fmt.Fprintf(b, "Labels of the active sample %s only, each weighted by 1/its inclusion probability.\n", textsafe.Line(res.Sample))
 		if waiting > 0 {
 			fmt.Fprintf(b, "Not every drawn turn is labeled yet (%d field values missing): it counts them as not drawn, which biases it: finish labeling the sample first.\n", waiting)
 		}
@@ -64,20 +60,20 @@ func writeTable(w io.Writer, res *Result) error {
 		}
 	}
 	for _, f := range fieldOrder {
-		fmt.Fprintf(b, "\n%s\n", f)
+		fmt.Fprintf(b, "\n%s\n", textsafe.Line(f))
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 		head := "  model\t"
 		if res.By != "" {
-			head += res.By + "\t"
+			head += textsafe.Line(res.By) + "\t"
 		}
 		fmt.Fprintln(tw, head+"labeled\tunlabeled\tPPI estimate [95% interval]\thuman only\tjudge mean\teffective n\tλ\t")
 		for _, r := range res.Rows {
 			if r.Field != f {
 				continue
 			}
-			line := "  " + r.Model + "\t"
+			line := "  " + textsafe.Line(r.Model) + "\t"
 			if res.By != "" {
-				line += r.Group + "\t"
+				line += textsafe.Line(r.Group) + "\t"
 			}
 			line += fmt.Sprintf("%d\t%d\t", r.NLabeled, r.NUnlabeled)
 			if r.Undefined != "" {
@@ -105,7 +101,7 @@ func writeTable(w io.Writer, res *Result) error {
 				if res.By != "" {
 					g = " [" + d.Group + "]"
 				}
-				fmt.Fprintf(tw, "    %s − %s%s\t%s\t%s\tp %s\t\n", d.A, d.B, g, num(d.Estimate, 2), ci(d.CI), pval(d.P))
+				fmt.Fprintf(tw, "    %s − %s%s\t%s\t%s\tp %s\t\n", textsafe.Line(d.A), textsafe.Line(d.B), textsafe.Line(g), num(d.Estimate, 2), ci(d.CI), pval(d.P))
 			}
 			tw.Flush()
 		}
@@ -116,7 +112,7 @@ func writeTable(w io.Writer, res *Result) error {
 				if res.By != "" {
 					g = " [" + r.Group + "]"
 				}
-				left = append(left, r.Model+g)
+				left = append(left, textsafe.Line(r.Model+g))
 			}
 		}
 		if len(left) > 0 {
@@ -138,7 +134,7 @@ func writeTable(w io.Writer, res *Result) error {
 				if res.By != "" {
 					g = " [" + r.Group + "]"
 				}
-				parts = append(parts, fmt.Sprintf("%d. %s%s", r.Rank, r.Model, g))
+				parts = append(parts, fmt.Sprintf("%d. %s", r.Rank, textsafe.Line(r.Model+g)))
 			}
 			fmt.Fprintf(b, "  ranking: %s\n", strings.Join(parts, ", "))
 		}
@@ -152,7 +148,7 @@ func writeTable(w io.Writer, res *Result) error {
 				if res.By != "" {
 					g = " [" + r.Group + "]"
 				}
-				parts = append(parts, fmt.Sprintf("%d. %s%s (%s)", r.Rank, r.Model, g, pct(r.Share)))
+				parts = append(parts, fmt.Sprintf("%d. %s (%s)", r.Rank, textsafe.Line(r.Model+g), pct(r.Share)))
 			}
 			fmt.Fprintf(b, "  ranking (share of %d bootstrap replicates holding the rank): %s\n", res.Bootstrap, strings.Join(parts, ", "))
 		}

@@ -17,21 +17,9 @@ import (
 
 func usagef(format string, args ...any) error { return usage.Errorf(format, args...) }
 
-// ReportFormat is how the score report is written: --format of m3eval illusion score.
-type ReportFormat string
-
-// The report formats.
-const (
-	ReportTable    ReportFormat = "table"
-	ReportJSON     ReportFormat = "json"
-	ReportMarkdown ReportFormat = "md"
-)
-
 // The valid values of the enumerated flags of m3eval illusion score, in the order their
 // error messages list them (a flag registry completes and checks them).
 var (
-	// ReportFormats are the values of --format.
-	ReportFormats = []ReportFormat{ReportTable, ReportJSON, ReportMarkdown}
 	// Kinds are the values of --kind and --by.
 	Kinds = []Kind{KindShape, KindScene}
 	// Rules are the values of --rule.
@@ -141,7 +129,7 @@ func ParseSplits(flags []string) ([]SplitInput, error) {
 type ScoreFlags struct {
 	Testsets     []string // NAME=FILE
 	Kind, By     string
-	Format       string
+	Format       string // the report's: one of render.IllusionFormats (the flag checks it; m3eval illusion score passes it to render.WriteIllusion)
 	Top          int
 	Pool, Latest bool
 	Rule         string
@@ -170,11 +158,6 @@ func ScoreReport(ctx context.Context, f ScoreFlags, logs []string) (*Report, err
 	if err != nil {
 		return nil, err
 	}
-	switch ReportFormat(f.Format) {
-	case ReportTable, ReportJSON, ReportMarkdown:
-	default:
-		return nil, usagef("--format %q: use table, json or md", f.Format)
-	}
 	if f.Top < 0 {
 		return nil, usagef("--top %d: must be at least 0", f.Top)
 	}
@@ -197,7 +180,6 @@ func ScoreReport(ctx context.Context, f ScoreFlags, logs []string) (*Report, err
 		Logs:       res.Logs,
 		Rule:       rule,
 		By:         by,
-		Format:     ReportFormat(f.Format),
 	}, nil
 }
 

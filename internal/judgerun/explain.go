@@ -1,24 +1,20 @@
 package judgerun
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/m3bench/m3eval/internal/judge"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
-// clean neutralizes control and escape sequences, so text from data cannot drive the
-// terminal, and keeps a cell on one line.
-func clean(s string) string { return textsafe.Line(s) }
-
 // WriteExplain prints a verdict: per field the value, the rule and the evidence, labelled in
 // the turn's language; format "json" gives the same as JSON.
-func WriteExplain(w io.Writer, v *judge.Verdict, rb *rubric.Rubric, rules *judge.Rules, format string) error {
-	if format == "json" {
+func WriteExplain(w io.Writer, v *judge.Verdict, rb *rubric.Rubric, rules *judge.Rules, format render.Format) error {
+	if format == render.JSON {
 		type fieldJSON struct {
 			judge.Value
 			Label       string `json:"label"`
@@ -39,16 +35,13 @@ func WriteExplain(w io.Writer, v *judge.Verdict, rb *rubric.Rubric, rules *judge
 			}
 			out.Fields = append(out.Fields, fj)
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(out)
+		return render.WriteJSON(w, out)
 	}
 	head := [4]string{"field", "value", "rule", "evidence"}
 	if v.Language == "zh" {
 		head = [4]string{"字段", "分值", "规则", "证据"}
 	}
-	fmt.Fprintf(w, "%s  (%s, %s %d, %s, rules %s)\n", clean(v.SampleID), clean(v.ActionType), map[bool]string{true: "第", false: "turn"}[v.Language == "zh"], v.Turn, v.Language, rules.Version)
+	fmt.Fprintf(w, "%s  (%s, %s %d, %s, rules %s)\n", textsafe.Line(v.SampleID), textsafe.Line(v.ActionType), map[bool]string{true: "第", false: "turn"}[v.Language == "zh"], v.Turn, v.Language, rules.Version)
 	rows := make([][]string, 0, len(v.Values))
 	for _, x := range v.Values {
 		name := x.Field
@@ -65,8 +58,7 @@ func WriteExplain(w io.Writer, v *judge.Verdict, rb *rubric.Rubric, rules *judge
 		}
 		rows = append(rows, []string{name, val, x.Rule + ": " + judge.RuleText(x.Rule, v.Language), strings.Join(ev, " ")})
 	}
-	table(w, "table", head[:], rows)
-	return nil
+	return render.Columns(w, head[:], rows)
 }
 
 func label(f *rubric.Field, lang string) string {

@@ -2,18 +2,14 @@ package judgerun
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
-	"strings"
 
-	"github.com/mattn/go-runewidth"
-
-	"github.com/m3bench/m3eval/internal/csvout"
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/judge"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/store"
 )
 
@@ -39,12 +35,9 @@ func Metrics(ctx context.Context, s EpisodeReader, j *judge.Judge, f store.TurnF
 }
 
 // WriteMetrics prints the report: format table, md, csv or json.
-func WriteMetrics(w io.Writer, rep judge.MetricsReport, format string, co csvout.Options) error {
-	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(rep)
+func WriteMetrics(w io.Writer, rep judge.MetricsReport, format render.Format, co render.CSVOptions) error {
+	if format == render.JSON {
+		return render.WriteJSON(w, rep)
 	}
 	head := []string{"action_type", "model", "metric", "n", "value", "95% CI", "interval"}
 	rows := make([][]string, 0, len(rep.Metrics))
@@ -60,9 +53,9 @@ func WriteMetrics(w io.Writer, rep judge.MetricsReport, format string, co csvout
 		}
 		trends[t.Dimension] = append(trends[t.Dimension], []string{t.Score, t.Model, t.Bin, strconv.Itoa(t.N), f3(t.Value), ci(t.Lo, t.Hi), t.Interval})
 	}
-	if format == "csv" {
+	if format == render.CSV {
 		// One flat table: metric rows leave dimension and bin empty, trend rows action_type.
-		cw := csvout.NewWriter(w, co) // cells from data are neutralized unless --raw
+		cw := render.NewCSVWriter(w, co) // cells from data are neutralized unless --raw
 		cw.Write([]string{"table", "action_type", "model", "metric", "dimension", "bin", "n", "value", "ci_low", "ci_high", "interval"})
 		num := func(x float64) string {
 			if math.IsNaN(x) {
@@ -80,7 +73,7 @@ func WriteMetrics(w io.Writer, rep judge.MetricsReport, format string, co csvout
 		return cw.Error()
 	}
 	title := func(s string) {
-		if format == "md" {
+		if format == render.Markdown {
 			fmt.Fprintf(w, "\n### %s\n\n", s)
 		} else {
 			fmt.Fprintf(w, "\n%s\n", s)
@@ -123,49 +116,12 @@ func ci(lo, hi float64) string {
 	return "[" + f3(lo) + ", " + f3(hi) + "]"
 }
 
-// table writes aligned columns (display width, so CJK model names align) or a Markdown table.
-func table(w io.Writer, format string, head []string, rows [][]string) {
-	for _, r := range rows {
-		for i := range r {
-			r[i] = clean(r[i])
-		}
-	}
-	if format == "md" {
-		esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-		fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat(" --- |", len(head)))
-		for _, r := range rows {
-			cells := make([]string, len(r))
-			for i, c := range r {
-				cells[i] = esc(c)
-			}
-			fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
-		}
+// table writes aligned columns (display width, so CJK model names align) or, with md, a
+// Markdown table.
+func table(w io.Writer, format render.Format, head []string, rows [][]string) {
+	if format == render.Markdown {
+		render.MarkdownTable(w, head, rows)
 		return
 	}
-	width := make([]int, len(head))
-	for i, h := range head {
-		width[i] = runewidth.StringWidth(h)
-	}
-	for _, r := range rows {
-		for i, c := range r {
-			width[i] = max(width[i], runewidth.StringWidth(c))
-		}
-	}
-	line := func(cells []string) {
-		var b strings.Builder
-		for i, c := range cells {
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			b.WriteString(c)
-			if i < len(cells)-1 {
-				b.WriteString(strings.Repeat(" ", width[i]-runewidth.StringWidth(c)))
-			}
-		}
-		fmt.Fprintln(w, b.String())
-	}
-	line(head)
-	for _, r := range rows {
-		line(r)
-	}
+	render.Columns(w, head, rows)
 }

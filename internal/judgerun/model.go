@@ -23,6 +23,7 @@ import (
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/judge"
 	"github.com/m3bench/m3eval/internal/modeljudge"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/textsafe"
@@ -376,7 +377,7 @@ func readImage(name string) ([]byte, error) {
 // WriteModelNote prints what a model judge said about a sample (judge --explain --name): the
 // values under the rubric's labels in the rubric's order, as the rules' explanation shows
 // them (in Chinese when the model's rationale is), then the rationale and the cost.
-func WriteModelNote(w io.Writer, n *store.ModelJudgeNote, rb *rubric.Rubric, format string) error {
+func WriteModelNote(w io.Writer, n *store.ModelJudgeNote, rb *rubric.Rubric, format render.Format) error {
 	lang := judge.DetectLanguage(n.Rationale)
 	type row struct{ field, label, value string }
 	var rows []row
@@ -396,7 +397,7 @@ func WriteModelNote(w io.Writer, n *store.ModelJudgeNote, rb *rubric.Rubric, for
 			rows = append(rows, row{f, f, v})
 		}
 	}
-	if format == string(ExplainJSON) {
+	if format == render.JSON {
 		values := map[string]string{}
 		type fieldJSON struct {
 			Field string `json:"field"`
@@ -408,10 +409,7 @@ func WriteModelNote(w io.Writer, n *store.ModelJudgeNote, rb *rubric.Rubric, for
 			values[r.field] = r.value
 			fields = append(fields, fieldJSON{r.field, r.label, r.value})
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(map[string]any{"sample_id": n.SampleID, "version": n.Version.Version, "model": n.Version.Model,
+		return render.WriteJSON(w, map[string]any{"sample_id": n.SampleID, "version": n.Version.Version, "model": n.Version.Model,
 			"prompt_sha256": n.Version.PromptHash, "params": n.Version.Params, "values": values, "fields": fields, "rationale": n.Rationale,
 			"tokens_in": n.TokensIn, "tokens_out": n.TokensOut, "requests": n.Requests})
 	}
@@ -429,7 +427,7 @@ func WriteModelNote(w io.Writer, n *store.ModelJudgeNote, rb *rubric.Rubric, for
 		}
 		cells[i] = []string{r.label, v}
 	}
-	table(w, "table", head, cells)
+	render.Columns(w, head, cells)
 	fmt.Fprintf(w, "rationale (the model's own words, one for all fields):\n  %s\n", textsafe.Line(n.Rationale))
 	fmt.Fprintf(w, "cost: %d tokens in, %d out, %s\n", n.TokensIn, n.TokensOut, plural.N(n.Requests, "request"))
 	return nil

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/judge"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/usage"
@@ -28,18 +29,9 @@ func (q *Request) CheckExplain() error {
 	return nil
 }
 
-// ExplainFormat is an output format of m3eval judge --explain: --format.
-type ExplainFormat string
-
-// The values of judge's --format.
-const (
-	ExplainTable ExplainFormat = "table"
-	ExplainJSON  ExplainFormat = "json"
-)
-
 // ExplainFormats are the values of m3eval judge's --format (a flag registry completes and
 // checks them).
-var ExplainFormats = []ExplainFormat{ExplainTable, ExplainJSON}
+var ExplainFormats = []render.Format{render.Table, render.JSON}
 
 // Request is what m3eval judge is asked for: its flags.
 type Request struct {
@@ -94,7 +86,7 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&q.Replace, "replace", false, "re-score scores made with other rules, or changed")
 	fs.StringVar(&q.Rules, "rules", "", "rule file (JSON) to use instead of the built-in rules (see --print-rules)")
 	fs.StringVar(&q.Explain, "explain", "", "print the verdict of one sample: value, rule and evidence per field")
-	fs.StringVar(&q.Format, "format", string(ExplainTable), "--explain output: table or json")
+	fs.StringVar(&q.Format, "format", string(render.Table), "--explain output: table or json")
 	fs.BoolVar(&q.PrintRules, "print-rules", false, "print the built-in rule file and exit")
 	m := &q.Model
 	fs.StringVar(&m.Endpoint, "endpoint", "", "judge with a model: OpenAI-compatible API base, e.g. http://127.0.0.1:8000/v1 (see docs/judge.md)")
@@ -112,7 +104,7 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 
 // Check checks the flags and parses the filter; its errors are marked usage.Err.
 func (q *Request) Check() (store.TurnFilter, error) {
-	if !slices.Contains(ExplainFormats, ExplainFormat(q.Format)) {
+	if !slices.Contains(ExplainFormats, render.Format(q.Format)) {
 		return nil, usage.Errorf("--format %q: use table or json", q.Format)
 	}
 	filter, err := ParseFilter(q.Filters)
@@ -173,7 +165,7 @@ func (q *Request) Run(ctx context.Context, s RuleJudgeStore, rb *rubric.Rubric, 
 		if err != nil {
 			return err
 		}
-		return WriteExplain(w, v, rb, j.Rules, q.Format)
+		return WriteExplain(w, v, rb, j.Rules, render.Format(q.Format))
 	}
 	defer TuneGC()()
 	c, err := Judge(ctx, s, rb, j, Options{Name: q.Name, Filter: filter, Replace: q.Replace})

@@ -8,8 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/agree"
-	"github.com/m3bench/m3eval/internal/csvout"
-	"github.com/m3bench/m3eval/internal/report"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/usage"
 )
@@ -39,7 +38,7 @@ const (
 // order their error messages list them (a flag registry completes and checks them).
 var (
 	// Formats are the values of --format.
-	Formats = []report.Format{report.Table, report.JSONFmt, report.Markdown, report.CSV, report.LaTeX}
+	Formats = []render.Format{render.Table, render.JSON, render.Markdown, render.CSV, render.LaTeX}
 	// CIMethods are the values of --ci.
 	CIMethods = []agree.CIMethod{agree.CIPercentile, agree.CIBCa}
 	// Adjustments are the values of --adjust.
@@ -58,9 +57,9 @@ type StatFlags struct {
 	CI        string
 	Adjust    string
 	Raters    string
-	Matrix    string         // one statistic as a judge × field matrix
-	CSV       csvout.Options // --raw, --excel
-	Output    string         // -o: the file to write ("" or "-": standard output; the caller defines -o)
+	Matrix    string            // one statistic as a judge × field matrix
+	CSV       render.CSVOptions // --raw, --excel
+	Output    string            // -o: the file to write ("" or "-": standard output; the caller defines -o)
 }
 
 // AddFlags defines the statistics and CSV flags m3eval agree and score share on fs.
@@ -70,7 +69,7 @@ func (f *StatFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.CI, "ci", string(agree.CIPercentile), "bootstrap interval: "+orList(CIMethods))
 	fs.StringVar(&f.Adjust, "adjust", string(agree.AdjustNone), "adjust p-values over the whole report: "+orList(Adjustments))
 	fs.StringVar(&f.Raters, "raters", string(RatersDistinct), "distinct (each rater is one person) or exchangeable (raters are interchangeable slots: no pairwise or two-way ICC statistics)")
-	fs.StringVar(&f.Format, "format", string(report.Table), "output format: "+orList(Formats))
+	fs.StringVar(&f.Format, "format", string(render.Table), "output format: "+orList(Formats))
 	fs.StringVar(&f.Matrix, "matrix", "", "print one statistic as a judge × field matrix, e.g. kendall_tau_b (or, with agree --levels, system_level.kendall_tau_b)")
 	f.CSV.AddFlags(fs)
 }
@@ -79,14 +78,14 @@ func (f *StatFlags) AddFlags(fs *pflag.FlagSet) {
 type Stats struct {
 	Analysis agree.Options
 	Adjust   agree.Adjustment
-	Report   report.Options
+	Report   render.AgreementOptions
 	flags    StatFlags
 }
 
 // Check checks the values; an error names the flag and its valid values (marked usage.Err).
 func (f StatFlags) Check() (Stats, error) {
 	var s Stats
-	if err := oneOf("format", report.Format(f.Format), Formats); err != nil {
+	if err := oneOf("format", render.Format(f.Format), Formats); err != nil {
 		return s, err
 	}
 	if f.Bootstrap < 0 {
@@ -104,7 +103,7 @@ func (f StatFlags) Check() (Stats, error) {
 	ci := agree.CIMethod(f.CI)
 	s.Analysis = agree.Options{Bootstrap: f.Bootstrap, Seed: f.Seed, CI: ci, Exchangeable: Raters(f.Raters) == RatersExchangeable}
 	s.Adjust = agree.Adjustment(f.Adjust)
-	s.Report = report.Options{Format: report.Format(f.Format), Bootstrap: f.Bootstrap, CI: ci, Adjust: s.Adjust,
+	s.Report = render.AgreementOptions{Format: render.Format(f.Format), Bootstrap: f.Bootstrap, CI: ci, Adjust: s.Adjust,
 		Matrix: f.Matrix, CSV: f.CSV}
 	s.flags = f
 	return s, nil
@@ -113,14 +112,14 @@ func (f StatFlags) Check() (Stats, error) {
 // Writer returns the function that writes m3eval agree's results: the report's options
 // with the inputs in (the files read), the statistics flags recorded in them, and cluster
 // naming the resampled unit ("": items).
-func (s Stats) Writer(results []agree.FieldResult, in report.Inputs, cluster string) func(w io.Writer, color bool) error {
+func (s Stats) Writer(results []agree.FieldResult, in render.AgreementInputs, cluster string) func(w io.Writer, color bool) error {
 	o := s.Report
 	in.Bootstrap, in.Seed, in.CI, in.Adjust, in.Raters = s.flags.Bootstrap, s.flags.Seed, s.flags.CI, s.flags.Adjust, s.flags.Raters
 	o.Cluster, in.Cluster = cluster, cluster
 	o.Inputs = in
 	return func(w io.Writer, color bool) error {
 		o.Color = color
-		return report.Write(w, results, o)
+		return render.WriteAgreement(w, results, o)
 	}
 }
 

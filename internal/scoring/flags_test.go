@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/m3bench/m3eval/internal/agree"
-	"github.com/m3bench/m3eval/internal/report"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
@@ -75,7 +75,7 @@ func TestCheckOptions(t *testing.T) {
 		t.Errorf("analysis %+v, adjust %s", a, st.Adjust)
 	}
 	r := st.Report
-	if r.Format != report.JSONFmt || r.Bootstrap != 200 || r.CI != agree.CIBCa || r.Adjust != agree.AdjustHolm || r.Matrix != "kendall_tau_b" {
+	if r.Format != render.JSON || r.Bootstrap != 200 || r.CI != agree.CIBCa || r.Adjust != agree.AdjustHolm || r.Matrix != "kendall_tau_b" {
 		t.Errorf("report %+v", r)
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/intervalcache"
 	"github.com/m3bench/m3eval/internal/judgerun"
-	"github.com/m3bench/m3eval/internal/report"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 )
@@ -68,7 +68,7 @@ func Score(ctx context.Context, s Store, r *rubric.Rubric, q *Request, st Stats)
 		if err != nil {
 			return nil, err
 		}
-		return func(w io.Writer, _ bool) error { return judgerun.WriteMetrics(w, rep, q.Format, q.CSV) }, nil
+		return func(w io.Writer, _ bool) error { return judgerun.WriteMetrics(w, rep, render.Format(q.Format), q.CSV) }, nil
 	}
 	defer agree.TuneGC()()
 	database := filepath.Base(s.Path()) // how the report names its input
@@ -91,14 +91,14 @@ func Score(ctx context.Context, s Store, r *rubric.Rubric, q *Request, st Stats)
 	if err != nil {
 		return nil, err
 	}
-	in := report.ScoreInputs{Database: database, By: q.By, Annotators: annotators, Judges: judges,
+	in := render.ScoreInputs{Database: database, By: q.By, Annotators: annotators, Judges: judges,
 		IncludeDrafts: q.IncludeDrafts, NACategory: q.NACategory, Bootstrap: q.Bootstrap, Seed: q.Seed,
 		CI: q.CI, Cluster: clusterName, Adjust: q.Adjust, Raters: q.Raters}
 	o := st.Report
 	o.Cluster = clusterName
 	return func(w io.Writer, color bool) error {
 		o.Color = color
-		return report.WriteSections(w, res.Sections, in, o)
+		return render.WriteSections(w, res.Sections, in, o)
 	}, nil
 }
 

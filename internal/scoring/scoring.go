@@ -17,7 +17,7 @@ import (
 
 	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/intervalcache"
-	"github.com/m3bench/m3eval/internal/report"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 )
@@ -51,7 +51,7 @@ type Options struct {
 
 // Result holds the overall section, then one per group in the order of the group values.
 type Result struct {
-	Sections []report.Section
+	Sections []render.Section
 	// Data holds each section's input per field, in rubric order, aligned with Sections
 	// (only with KeepData).
 	Data [][]agree.FieldData
@@ -298,14 +298,14 @@ func (sc *scorer) analyze(ctx context.Context, dbName string, opt agree.Options,
 	if err != nil {
 		return nil, nil, err
 	}
-	secs := []report.Section{{Overall: true, Results: res}}
+	secs := []render.Section{{Overall: true, Results: res}}
 	sort.Strings(sc.order)
 	for _, v := range sc.order {
 		res, err := run(sc.groups[v])
 		if err != nil {
 			return nil, nil, fmt.Errorf("group %s: %w", v, err)
 		}
-		secs = append(secs, report.Section{Value: v, Results: res})
+		secs = append(secs, render.Section{Value: v, Results: res})
 	}
 	out := &Result{Sections: secs, Data: kept}
 	if !resampled || sc.key == "" {

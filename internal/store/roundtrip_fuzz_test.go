@@ -14,7 +14,7 @@ import (
 
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/ingest"
-	"github.com/m3bench/m3eval/internal/labeled"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/store/storetest"
@@ -116,7 +116,7 @@ func exportBytes(tb testing.TB, db string, r *rubric.Rubric) []byte {
 	}
 	defer s.Close()
 	var b bytes.Buffer
-	lw, err := labeled.NewWriter(&b, labeled.Options{Format: "jsonl", Rubric: r})
+	lw, err := render.NewLabeledWriter(&b, render.LabeledOptions{Format: "jsonl", Rubric: r})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package workflow
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,11 +13,11 @@ import (
 
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/judgerun"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/sample"
 	"github.com/m3bench/m3eval/internal/scoring"
 	"github.com/m3bench/m3eval/internal/store"
-	"github.com/m3bench/m3eval/internal/teamreport"
 )
 
 // ActiveOptions are the options of m3eval sample --active.
@@ -218,7 +217,7 @@ func ActiveSample(ctx context.Context, st ActiveSampleStore, r *rubric.Rubric, o
 }
 
 // writeActive writes what an active sample drew and how.
-func writeActive(w io.Writer, info *store.SampleInfo, f teamreport.Format) error {
+func writeActive(w io.Writer, info *store.SampleInfo, f render.Format) error {
 	a := info.Params.Active
 	lo, hi, avail := 1.0, 0.0, 0
 	for _, st := range info.Strata {
@@ -227,10 +226,8 @@ func writeActive(w io.Writer, info *store.SampleInfo, f teamreport.Format) error
 			lo, hi = math.Min(lo, p), math.Max(hi, p)
 		}
 	}
-	if f == teamreport.JSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"name": info.Name, "size": info.Size, "seed": info.Seed, "available": avail,
+	if f == render.JSON {
+		return render.WriteJSON(w, map[string]any{"name": info.Name, "size": info.Size, "seed": info.Seed, "available": avail,
 			"active": map[string]any{"judge": a.Judge, "mix": a.Mix}, "inclusion_probability": map[string]float64{"min": lo, "max": hi},
 			"created_at": info.CreatedAt.Format(time.RFC3339)})
 	}

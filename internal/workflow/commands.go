@@ -9,10 +9,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/campaign"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/sample"
 	"github.com/m3bench/m3eval/internal/store"
-	"github.com/m3bench/m3eval/internal/teamreport"
 	"github.com/m3bench/m3eval/internal/textsafe"
 	"github.com/m3bench/m3eval/internal/usage"
 )
@@ -20,9 +20,9 @@ import (
 // The --format values of the campaign commands (a flag registry completes and checks them).
 var (
 	// Formats are the values of --format of sample, assign and adjudicate --list.
-	Formats = []teamreport.Format{teamreport.Table, teamreport.JSON}
+	Formats = []render.Format{render.Table, render.JSON}
 	// QCFormats are the values of qc's --format.
-	QCFormats = []teamreport.Format{teamreport.Table, teamreport.JSON, teamreport.Markdown}
+	QCFormats = []render.Format{render.Table, render.JSON, render.Markdown}
 )
 
 // Render writes what a command shows.
@@ -38,8 +38,8 @@ type Command interface {
 }
 
 // checkFormat reads --format, one of allowed; a wrong value is a usage error.
-func checkFormat(s string, allowed []teamreport.Format) (teamreport.Format, error) {
-	f, err := teamreport.ParseFormat(s, allowed...)
+func checkFormat(s string, allowed []render.Format) (render.Format, error) {
+	f, err := render.ParseFormat(s, allowed...)
 	return f, usage.Wrap(err)
 }
 
@@ -63,7 +63,7 @@ type SampleCommand struct {
 	List   bool
 	Show   string
 	Format string
-	format teamreport.Format
+	format render.Format
 	Active bool     // --active: draw by the judge's uncertainty (ActiveSample)
 	Judge  string   // --judge of --active
 	notes  []string // for standard error, after the output
@@ -126,7 +126,7 @@ func (c *SampleCommand) Run(ctx context.Context, st Store, r *rubric.Rubric) (Re
 	switch {
 	case c.List:
 		samples, err := st.Samples(ctx)
-		return func(w io.Writer) error { return teamreport.WriteSamples(w, samples, c.format) }, err
+		return func(w io.Writer) error { return WriteSamples(w, samples, c.format) }, err
 	case c.Show != "":
 		info, err := st.Sample(ctx, c.Show)
 		if err == nil && info.Params.Active != nil {
@@ -140,7 +140,7 @@ func (c *SampleCommand) Run(ctx context.Context, st Store, r *rubric.Rubric) (Re
 			}
 			return func(w io.Writer) error { return writeActive(w, info, c.format) }, nil
 		}
-		return func(w io.Writer) error { return teamreport.WriteSample(w, info, c.format) }, err
+		return func(w io.Writer) error { return WriteSample(w, info, c.format) }, err
 	}
 	if c.Active {
 		info, err := ActiveSample(ctx, st, r, ActiveOptions{Name: c.Name, N: c.N, Seed: c.Seed, Judge: c.Judge, Mix: sample.DefaultMix})
@@ -150,7 +150,7 @@ func (c *SampleCommand) Run(ctx context.Context, st Store, r *rubric.Rubric) (Re
 	if err == nil {
 		c.notes = emptyStrata(info)
 	}
-	return func(w io.Writer) error { return teamreport.WriteSample(w, info, c.format) }, err
+	return func(w io.Writer) error { return WriteSample(w, info, c.format) }, err
 }
 
 // Notes implements Noter: what the drawing wants the user to know, for standard error.
@@ -201,7 +201,7 @@ type AssignCommand struct {
 	Names  string
 	Show   bool
 	Format string
-	format teamreport.Format
+	format render.Format
 }
 
 // AddFlags defines the flags of m3eval assign on fs but -o.
@@ -254,7 +254,7 @@ func (c *AssignCommand) StoreOptions() store.Options { return store.Options{Read
 func (c *AssignCommand) Run(ctx context.Context, st Store, r *rubric.Rubric) (Render, error) {
 	if c.Show {
 		camp, err := st.Campaign(ctx, c.Sample)
-		return func(w io.Writer) error { return teamreport.WriteCampaign(w, camp, nil, c.format) }, err
+		return func(w io.Writer) error { return WriteCampaign(w, camp, nil, c.format) }, err
 	}
 	o := c.AssignOptions
 	o.Rubric, o.Annotators = r, strings.Split(c.Names, ",")
@@ -262,7 +262,7 @@ func (c *AssignCommand) Run(ctx context.Context, st Store, r *rubric.Rubric) (Re
 	if err != nil {
 		return nil, err
 	}
-	return func(w io.Writer) error { return teamreport.WriteCampaign(w, res.Campaign, res.Warnings, c.format) }, nil
+	return func(w io.Writer) error { return WriteCampaign(w, res.Campaign, res.Warnings, c.format) }, nil
 }
 
 // QCCommand is m3eval qc: the quality-control flags of a campaign's annotators, or of
@@ -271,7 +271,7 @@ type QCCommand struct {
 	campaign.QCOptions
 	Campaign string
 	Format   string
-	format   teamreport.Format
+	format   render.Format
 }
 
 // NewQCCommand has the default thresholds.
@@ -312,7 +312,7 @@ func (c *QCCommand) Run(ctx context.Context, st Store, r *rubric.Rubric) (Render
 	if title == "" {
 		title = "all labels"
 	}
-	return func(w io.Writer) error { return teamreport.WriteQC(w, title, qs, c.format) }, err
+	return func(w io.Writer) error { return WriteQC(w, title, qs, c.format) }, err
 }
 
 // AdjudicateCommand is m3eval adjudicate: --list the disputed turns, decide one (SampleID
@@ -322,7 +322,7 @@ type AdjudicateCommand struct {
 	List   bool
 	Sets   []string // FIELD=VALUE
 	Format string
-	format teamreport.Format
+	format render.Format
 }
 
 // NewAdjudicateCommand has the default disagreement rule.
@@ -377,7 +377,7 @@ func (c *AdjudicateCommand) Run(ctx context.Context, st Store, r *rubric.Rubric)
 	c.Rubric = r
 	if c.List {
 		cases, decided, err := Cases(ctx, st, c.Campaign, r, c.Disagree)
-		return func(w io.Writer) error { return teamreport.WriteCases(w, cases, decided, c.format) }, err
+		return func(w io.Writer) error { return WriteCases(w, cases, decided, c.format) }, err
 	}
 	edits, err := Decide(ctx, st, c.DecideOptions)
 	return func(w io.Writer) error {

@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/m3bench/m3eval/internal/campaign"
-	"github.com/m3bench/m3eval/internal/labeled"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 )
@@ -15,7 +15,7 @@ import (
 // Final one final label per turn, of the Campaign's turns when it is given.
 type ExportOptions struct {
 	Labels   store.ExportOptions
-	Format   labeled.Options // Rubric, Final and Multi are set by Export
+	Format   render.LabeledOptions // Rubric, Final and Multi are set by Export
 	Final    bool
 	Campaign string
 	Disagree campaign.DisagreeOptions
@@ -37,7 +37,7 @@ func Export(ctx context.Context, st ExportStore, r *rubric.Rubric, o ExportOptio
 		var counts FinalCounts
 		lo.Final = true
 		return &counts, open(func(w io.Writer) error {
-			lw, err := labeled.NewWriter(w, lo)
+			lw, err := render.NewLabeledWriter(w, lo)
 			if err != nil {
 				return err
 			}
@@ -60,7 +60,7 @@ func Export(ctx context.Context, st ExportStore, r *rubric.Rubric, o ExportOptio
 	}
 	lo.Multi = len(names) > 1
 	return nil, open(func(w io.Writer) error {
-		lw, err := labeled.NewWriter(w, lo)
+		lw, err := render.NewLabeledWriter(w, lo)
 		if err != nil {
 			return err
 		}

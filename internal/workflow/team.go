@@ -7,11 +7,10 @@ import (
 
 	"github.com/m3bench/m3eval/internal/campaign"
 	"github.com/m3bench/m3eval/internal/rubric"
-	"github.com/m3bench/m3eval/internal/teamreport"
 )
 
 // TeamStatus reads the team's status as of now: the admin's screen of m3eval serve.
-func TeamStatus(ctx context.Context, st TeamStore, r *rubric.Rubric, now time.Time) (*teamreport.Team, error) {
+func TeamStatus(ctx context.Context, st TeamStore, r *rubric.Rubric, now time.Time) (*Team, error) {
 	s, err := st.Status(ctx)
 	if err != nil {
 		return nil, err
@@ -20,7 +19,7 @@ func TeamStatus(ctx context.Context, st TeamStore, r *rubric.Rubric, now time.Ti
 	if err != nil {
 		return nil, err
 	}
-	t := &teamreport.Team{Status: s, Now: now, Today: map[string]int{}, First: map[string]time.Time{}}
+	t := &Team{Status: s, Now: now, Today: map[string]int{}, First: map[string]time.Time{}}
 	midnight := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
 	for _, l := range d.Labels {
 		if l.At.Before(midnight) {
@@ -44,6 +43,6 @@ func TeamScreen(ctx context.Context, st TeamStore, r *rubric.Rubric, now time.Ti
 		return "", err
 	}
 	var b strings.Builder
-	err = teamreport.WriteTeam(&b, t)
+	err = WriteTeam(&b, t)
 	return b.String(), err
 }

@@ -1,0 +1,149 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/lipgloss/table"
+	"github.com/mattn/go-runewidth"
+	"github.com/muesli/termenv"
+
+	"github.com/m3bench/m3eval/internal/textsafe"
+)
+
+// markdownEscaper escapes what would end a table cell (|) or start emphasis (* and _): a
+// name like "*gpt*" or "_x_" from data shows as written.
+var markdownEscaper = strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`)
+
+// EscapeMarkdown makes text from data safe for a Markdown table cell or heading: control and
+// escape sequences neutralized, one line, and the characters of Markdown's table and
+// emphasis syntax escaped.
+func EscapeMarkdown(s string) string { return markdownEscaper.Replace(textsafe.Line(s)) }
+
+// MarkdownRow is one row of a Markdown table, every cell escaped.
+func MarkdownRow(cells []string) string {
+	esc := make([]string, len(cells))
+	for i, c := range cells {
+		esc[i] = EscapeMarkdown(c)
+	}
+	return "| " + strings.Join(esc, " | ") + " |"
+}
+
+// MarkdownTable writes a Markdown table of rows under head, columns left-aligned. The cells
+// (text from data) are escaped; head is the caller's own Markdown, written as it is.
+func MarkdownTable(w io.Writer, head []string, rows [][]string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat(" --- |", len(head)))
+	for _, r := range rows {
+		b.WriteString(MarkdownRow(r) + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Columns writes rows under head as plain columns two spaces apart, padded to the widest
+// cell by display width (go-runewidth: a Chinese character counts two), so CJK names align.
+// Cells are neutralized for the terminal; the last column is not padded.
+func Columns(w io.Writer, head []string, rows [][]string) error {
+	clean := make([][]string, 0, len(rows)+1)
+	for _, r := range append([][]string{head}, rows...) {
+		c := make([]string, len(r))
+		for i := range r {
+			c[i] = textsafe.Line(r[i])
+		}
+		clean = append(clean, c)
+	}
+	width := make([]int, len(head))
+	for _, r := range clean {
+		for i, c := range r {
+			width[i] = max(width[i], runewidth.StringWidth(c))
+		}
+	}
+	var b strings.Builder
+	for _, cells := range clean {
+		for i, c := range cells {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			b.WriteString(c)
+			if i < len(cells)-1 {
+				b.WriteString(strings.Repeat(" ", width[i]-runewidth.StringWidth(c)))
+			}
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Styles are the text styles of one output: with the Ascii profile (NO_COLOR, a pipe, a
+// file) every style is plain text and only the borders show.
+type Styles struct {
+	Renderer *lipgloss.Renderer
+	// Title is a heading above a table, Dim a note under it, Cell a padded cell, Head a
+	// header cell.
+	Title, Dim, Cell, Head lipgloss.Style
+}
+
+// NewStyles returns the styles of output to w in the colour profile p (termenv.Ascii for no
+// colour).
+func NewStyles(w io.Writer, p termenv.Profile) Styles {
+	re := lipgloss.NewRenderer(w)
+	re.SetColorProfile(p)
+	cell := re.NewStyle().Padding(0, 1)
+	return Styles{Renderer: re, Title: re.NewStyle().Bold(true), Dim: re.NewStyle().Faint(true), Cell: cell, Head: cell.Bold(true)}
+}
+
+// Grid returns a bordered table under headers whose columns fit the widest cell (lipgloss
+// measures display width, so wide characters count two): header cells bold, borders faint,
+// columns for which right is true aligned right below the header. style, when not nil,
+// restyles a body cell from the style it would have. Cells from data must be neutralized by
+// the caller (textsafe.Line), as the table keeps them as they are.
+func (s Styles) Grid(headers []string, right func(col int) bool, style func(row, col int, st lipgloss.Style) lipgloss.Style) *table.Table {
+	return table.New().Border(lipgloss.NormalBorder()).BorderStyle(s.Dim).Headers(headers...).
+		StyleFunc(func(row, col int) lipgloss.Style {
+			if row == table.HeaderRow {
+				return s.Head
+			}
+			st := s.Cell
+			if right != nil && right(col) {
+				st = st.Align(lipgloss.Right)
+			}
+			if style != nil {
+				st = style(row, col, st)
+			}
+			return st
+		})
+}
+
+// Grid writes rows under headers as a plain bordered table (no colour), the columns in right
+// aligned right, followed by a newline.
+func Grid(w io.Writer, headers []string, rows [][]string, right map[int]bool) error {
+	t := NewStyles(w, termenv.Ascii).Grid(headers, func(col int) bool { return right[col] }, nil).Rows(rows...)
+	_, err := fmt.Fprintln(w, t.Render())
+	return err
+}
+
+// WriteJSON writes v as indented JSON (two spaces) followed by a newline. Text is written as
+// it is: <, > and & are not turned into \u003c escapes, the output being a file or a
+// terminal, never HTML.
+func WriteJSON(w io.Writer, v any) error { return writeJSONIndent(w, v, "  ") }
+
+func writeJSONIndent(w io.Writer, v any, indent string) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", indent)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// Pct shows a proportion as a whole percentage, "62%"; "—" when undefined (NaN).
+func Pct(v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f%%", 100*v)
+}

@@ -1,0 +1,79 @@
+package render_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/mattn/go-runewidth"
+
+	"github.com/m3bench/m3eval/internal/render"
+)
+
+// TestEscapeMarkdown: the one Markdown escaper escapes what would end a cell or start
+// emphasis, and neutralizes escape sequences from data.
+func TestEscapeMarkdown(t *testing.T) {
+	got := render.EscapeMarkdown("a|b *c* _d_\x1b[31m\nnext")
+	want := `a\|b \*c\* \_d\_␛[31m ⏎ next` // the newline shows as ⏎ (textsafe.Line)
+	if got != want {
+		t.Errorf("EscapeMarkdown = %q, want %q", got, want)
+	}
+	if row := render.MarkdownRow([]string{"x|y", "gpt_4"}); row != `| x\|y | gpt\_4 |` {
+		t.Errorf("MarkdownRow = %q", row)
+	}
+	var b bytes.Buffer
+	if err := render.MarkdownTable(&b, []string{"action_type", "n"}, [][]string{{"follow_up", "2"}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "| action_type | n |\n| --- | --- |\n| follow\\_up | 2 |\n"; b.String() != want {
+		t.Errorf("MarkdownTable:\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// TestColumnsAlignCJK: a Chinese cell counts two columns per character, so the next column
+// starts at the same display column on every line; escape sequences show as text.
+func TestColumnsAlignCJK(t *testing.T) {
+	var b bytes.Buffer
+	err := render.Columns(&b, []string{"字段", "value", "rule"}, [][]string{{"正确性", "5", "r1"}, {"overall_quality", "—", "r2\x1b[2J"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 3 || strings.Contains(b.String(), "\x1b") {
+		t.Fatalf("output:\n%s", b.String())
+	}
+	col := func(l, cell string) int { return runewidth.StringWidth(l[:strings.Index(l, cell)]) }
+	if a, b2, c := col(lines[0], "value"), col(lines[1], "5"), col(lines[2], "—"); a != b2 || a != c {
+		t.Errorf("second column starts at %d, %d, %d:\n%s", a, b2, c, b.String())
+	}
+}
+
+// TestParseFormat: a listed format is accepted; another is refused with the list.
+func TestParseFormat(t *testing.T) {
+	if f, err := render.ParseFormat("md", render.IllusionFormats...); err != nil || f != render.Markdown {
+		t.Errorf("md: %v %v", f, err)
+	}
+	_, err := render.ParseFormat("csv", render.EstimateFormats...)
+	if err == nil || err.Error() != `--format "csv": use one of table, json` {
+		t.Errorf("csv: %v", err)
+	}
+}
+
+// TestGridPlain: without colour the bordered table has no escape codes, its numeric columns
+// align right, and a wide character keeps the borders in line.
+func TestGridPlain(t *testing.T) {
+	var b bytes.Buffer
+	if err := render.Grid(&b, []string{"name", "n"}, [][]string{{"试点", "3"}, {"pilot", "12"}}, map[int]bool{1: true}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.Contains(out, "\x1b") || !strings.Contains(out, "│  3 │") {
+		t.Fatalf("grid:\n%s", out)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	for _, l := range lines {
+		if runewidth.StringWidth(l) != runewidth.StringWidth(lines[0]) {
+			t.Errorf("line %q is %d wide, the first %d", l, runewidth.StringWidth(l), runewidth.StringWidth(lines[0]))
+		}
+	}
+}

@@ -1,0 +1,164 @@
+package report
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/intervalcache"
+	"github.com/m3bench/m3eval/internal/judgerun"
+	"github.com/m3bench/m3eval/internal/render"
+	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/scoring"
+	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/usage"
+)
+
+// Formats are the values of m3eval report's --format (a flag registry completes and checks
+// them): the page, or the page's numbers.
+var Formats = []render.Format{render.HTML, render.JSON}
+
+// Request is what m3eval report is asked for: its flags. Options.Judges holds the judges
+// named by --judge (none: every judge); Run checks them.
+type Request struct {
+	Options
+	Format  string
+	PDF     bool   // print the page to PDF
+	Metrics bool   // compute the rule judge's action-space metrics
+	NoCache bool   // neither read nor write the interval cache
+	Output  string // -o: the file to write ("" or "-": standard output)
+	// IllusionLogs are IllusionBench sample logs (LOG or SPLIT=LOG), Testsets NAME=FILE of
+	// their test sets; the caller scores them into Options.Illusion.
+	IllusionLogs []string
+	Testsets     []string
+
+	chromium string // the Chromium that prints --pdf (FindChromium)
+}
+
+// AddFlags defines the flags of m3eval report on fs (all but -o).
+func (q *Request) AddFlags(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&q.Judges, "judge", nil, "compare with this judge only (repeatable; default: every judge)")
+	fs.StringVar(&q.By, "by", "action_type", "per-group charts by this turn attribute ("+strings.Join(store.GroupKeys(), ", ")+"; \"\" for none)")
+	fs.StringArrayVar(&q.IllusionLogs, "illusion", nil, "IllusionBench sample log (LOG or SPLIT=LOG) to add recall for (repeatable)")
+	fs.StringArrayVar(&q.Testsets, "illusion-testset", nil, "NAME=FILE of the IllusionBench test set of the logs (repeatable)")
+	fs.IntVar(&q.Bootstrap, "bootstrap", 1000, "bootstrap replicates for the 95% intervals (0: none)")
+	fs.Uint64Var(&q.Seed, "seed", 12345, "bootstrap seed; the same seed gives the same intervals as m3eval score")
+	fs.StringVar(&q.Format, "format", string(render.HTML), "output format: html or json")
+	fs.BoolVar(&q.PDF, "pdf", false, "print the report to PDF with headless Chromium: $M3EVAL_CHROMIUM, or chromium on $PATH (-o names the PDF)")
+	fs.BoolVar(&q.NoCache, "no-cache", false, "resample even when the interval cache holds these intervals, and store none (cache: $"+intervalcache.EnvDir+", default m3eval/intervals in the user's cache directory; docs/report.md)")
+	fs.BoolVar(&q.Metrics, "metrics", true, "compute the rule judge's action-space metrics (m3eval score --metrics) for their section")
+	fs.BoolVar(&q.QC, "qc", true, "run m3eval qc's checks (default thresholds) for the quality-control section")
+	fs.StringVar(&q.Campaign, "campaign", "", "quality control of this campaign's annotators on its turns (default: every label)")
+}
+
+// Check checks the flags and how they combine; its errors are marked usage.Err.
+func (q *Request) Check() error {
+	if !slices.Contains(Formats, render.Format(q.Format)) {
+		return usage.Errorf("--format %q: use html or json", q.Format)
+	}
+	if q.PDF && render.Format(q.Format) != render.HTML {
+		return usage.Errorf("--pdf prints the HTML page: leave out --format %s", q.Format)
+	}
+	if err := scoring.CheckBy(q.Bootstrap, q.By); err != nil {
+		return err
+	}
+	if q.Campaign != "" && !q.QC {
+		return usage.Errorf("--campaign scopes the quality control: leave out --qc=false")
+	}
+	if len(q.Testsets) > 0 && len(q.IllusionLogs) == 0 {
+		return usage.Errorf("--illusion-testset needs --illusion LOG")
+	}
+	return nil
+}
+
+// FindChromium finds the Chromium that prints --pdf (nothing to find without --pdf).
+func (q *Request) FindChromium() error {
+	if !q.PDF {
+		return nil
+	}
+	var err error
+	if q.chromium, err = FindChromium(); err != nil {
+		return fmt.Errorf("--pdf: %w", err)
+	}
+	return nil
+}
+
+// Run checks the judges named in Options.Judges against the store (every judge when none
+// is), lists the annotators, builds the rule judge for the metrics and generates the report,
+// with the collector settings of agree.TuneGC.
+func (q *Request) Run(ctx context.Context, s Store, r *rubric.Rubric) (*Report, error) {
+	defer agree.TuneGC()()
+	o := q.Options
+	if o.Database == "" {
+		o.Database = filepath.Base(s.Path())
+	}
+	var err error
+	if o.Judges, err = scoring.ChooseJudges(ctx, s, q.Judges); err != nil {
+		return nil, err
+	}
+	if o.Annotators, err = s.ExportAnnotators(ctx, store.ExportOptions{}); err != nil {
+		return nil, err
+	}
+	o.Cache = scoring.OpenCache(q.NoCache)
+	if q.Metrics {
+		if o.Judge, err = judgerun.NewJudge(r, ""); err != nil {
+			return nil, err
+		}
+	}
+	return Generate(ctx, s, r, o)
+}
+
+// Writer returns the function that writes the report as asked: the page, its numbers as
+// JSON, or the page printed to PDF (color is not used).
+func (q *Request) Writer(ctx context.Context, rep *Report) func(w io.Writer, color bool) error {
+	return func(w io.Writer, _ bool) error {
+		switch {
+		case render.Format(q.Format) == render.JSON:
+			return WriteJSON(w, rep)
+		case q.PDF:
+			return writePDF(ctx, w, q.chromium, rep)
+		}
+		return WriteHTML(w, rep)
+	}
+}
+
+// writePDF renders the print version of the page into a temporary directory, prints it
+// there and copies the PDF to w.
+func writePDF(ctx context.Context, w io.Writer, chromium string, rep *Report) error {
+	dir, err := os.MkdirTemp("", "m3eval-report-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	page := filepath.Join(dir, "report.html")
+	f, err := os.Create(page)
+	if err != nil {
+		return err
+	}
+	rep.Print = true
+	if err := WriteHTML(f, rep); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	pdf := filepath.Join(dir, "report.pdf")
+	if err := PrintPDF(ctx, chromium, page, pdf); err != nil {
+		return err
+	}
+	in, err := os.Open(pdf)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	_, err = io.Copy(w, in)
+	return err
+}

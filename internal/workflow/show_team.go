@@ -1,0 +1,62 @@
+package workflow
+
+import (
+	"fmt"
+	"github.com/m3bench/m3eval/internal/plural"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/m3bench/m3eval/internal/campaign"
+	"github.com/m3bench/m3eval/internal/render"
+	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/textsafe"
+)
+
+// Team is what the admin's status screen of m3eval serve shows: every annotator's
+// progress, what they submitted today and since when, and the quality-control flags of
+// their labels (m3eval qc over every label).
+type Team struct {
+	Status *store.Status
+	Now    time.Time
+	// Today counts each annotator's labels submitted since local midnight; First is the
+	// earliest of them.
+	Today map[string]int
+	First map[string]time.Time
+	QC    []campaign.AnnotatorQC
+}
+
+// WriteTeam writes the admin's status screen of m3eval serve: one line per annotator with
+// their counts, today's labels and pace, and median active time, then the QC table.
+func WriteTeam(w io.Writer, t *Team) error {
+	var b strings.Builder
+	st := t.Status
+	fmt.Fprintf(&b, "%s in %s\n\n", plural.N(st.Turns, "item"), plural.N(st.Episodes, "episode"))
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "annotator\tdone\tdraft\tflagged\tskipped\ttoday\ttoday /h\tmedian active\t")
+	for _, a := range st.Annotators {
+		median, rate := "—", "—"
+		if a.HasMedian {
+			median = a.MedianActive.Round(time.Second).String()
+		}
+		if n := t.Today[a.Name]; n > 0 {
+			if h := t.Now.Sub(t.First[a.Name]).Hours(); h > 0 {
+				rate = fmt.Sprintf("%.1f", float64(n)/max(h, 1.0/60))
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n", textsafe.Line(a.Name), a.Done, a.Draft, a.Flagged, a.Skipped, t.Today[a.Name], rate, median)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(st.Annotators) == 0 {
+		b.WriteString("no annotations yet\n")
+	}
+	b.WriteString("\n")
+	if err := WriteQC(&b, "all labels", t.QC, render.Table); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
