@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/illusion"
 	"github.com/m3bench/m3eval/internal/progress"
 )
@@ -40,7 +39,7 @@ format and rows: DIR/<split lowercased>_test<n>.<ext>, with DIR/summary.json.`,
     --split Illusion_IN=Illusion_IN-00000-of-00001.parquet`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return cmdutil.WithBar(cmd, "illusion sample", progress.Bytes, func(p progress.Func, out, errw io.Writer) error {
+			return withBar(cmd, "illusion sample", progress.Bytes, func(p progress.Func, out, errw io.Writer) error {
 				o.Progress = p
 				res, err := illusion.Sample(cmd.Context(), o)
 				if err != nil {

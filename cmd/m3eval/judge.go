@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/m3bench/m3eval/annotations"
-	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/modeljudge"
 	"github.com/m3bench/m3eval/internal/progress"
 	"github.com/m3bench/m3eval/internal/rubric"
@@ -50,6 +49,7 @@ answer is unusable after one re-ask is listed as failed and stores nothing (exit
 		RunE: func(cmd *cobra.Command, args []string) error { return runJudge(cmd, g, o) },
 	}
 	o.AddFlags(cmd.Flags())
+	names(cmd, map[string]name{"name": judgeName.fresh(), "explain": sampleIDName})
 	return cmd
 }
 
@@ -153,7 +153,7 @@ func runModelJudge(cmd *cobra.Command, g *globalOptions, o *judgerun.Request, rb
 		return err
 	}
 	defer s.Close()
-	return cmdutil.WithBar(cmd, "judge "+o.Name, progress.Unit{Name: "turns"}, func(report progress.Func, out, _ io.Writer) error {
+	return withBar(cmd, "judge "+o.Name, progress.Unit{Name: "turns"}, func(report progress.Func, out, _ io.Writer) error {
 		return o.RunModel(cmd.Context(), s, pm, filter, report, out)
 	})
 }

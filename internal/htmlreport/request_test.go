@@ -2,16 +2,33 @@ package htmlreport
 
 import (
 	"errors"
+	"io"
+	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
-// TestRequestCheck: every listed --format is accepted; the refusals keep m3eval report's
-// messages.
+// TestRequestCheck: every listed --format is accepted, another refused when parsed; Check's
+// refusals (of flags together) keep m3eval report's messages.
 func TestRequestCheck(t *testing.T) {
-	for _, f := range Formats {
-		q := Request{Format: string(f), Options: Options{By: "model", QC: true}}
+	for _, f := range append(Formats, "pdf") {
+		q := Request{}
+		fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		q.AddFlags(fs)
+		err := fs.Parse([]string{"--format", string(f), "--by", ""})
+		if f == "pdf" {
+			if want := `--format "pdf": use one of html, json`; err == nil || !strings.HasSuffix(err.Error(), want) {
+				t.Errorf("--format pdf: %v, want %s", err, want)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := q.Check(); err != nil {
 			t.Errorf("--format %s: %v", f, err)
 		}
@@ -20,7 +37,6 @@ func TestRequestCheck(t *testing.T) {
 		q    Request
 		want string
 	}{
-		{Request{Format: "pdf"}, `--format "pdf": use html or json`},
 		{Request{Format: "json", PDF: true}, "--pdf prints the HTML page: leave out --format json"},
 		{Request{Format: "html", Options: Options{Bootstrap: -2}}, "--bootstrap -2: the number of replicates cannot be negative"},
 		{Request{Format: "html", Options: Options{Campaign: "c1"}}, "--campaign scopes the quality control: leave out --qc=false"},

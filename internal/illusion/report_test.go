@@ -5,9 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
+
+	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
@@ -70,15 +74,21 @@ func TestReportFormats(t *testing.T) {
 	}
 }
 
-// TestFlagChecks: every bad flag value is a usage error, checked before any file is read.
+// TestFlagChecks: every bad flag value is a usage error, checked before any file is read
+// (an enumerated flag's when it is parsed).
 func TestFlagChecks(t *testing.T) {
+	for _, args := range [][]string{{"--kind", "both"}, {"--by", "colour"}, {"--format", "csv"}, {"--rule", "strict"}} {
+		fs := pflag.NewFlagSet("illusion score", pflag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		(&ScoreFlags{}).AddFlags(fs)
+		var ve *cmdutil.ValueError
+		if err := fs.Parse(args); !errors.As(err, &ve) || ve.Flag != args[0][2:] {
+			t.Errorf("%q: %v", args, err)
+		}
+	}
 	good := ScoreFlags{Format: "table", Rule: "m3eval"}
 	for _, f := range []ScoreFlags{
-		{Kind: "both", Format: "table", Rule: "m3eval"},
-		{By: "colour", Format: "table", Rule: "m3eval"},
-		{Format: "csv", Rule: "m3eval"},
 		{Format: "md", Top: -1, Rule: "m3eval"},
-		{Format: "json", Rule: "strict"},
 		{Format: "json", Rule: "m3eval", Pool: true, Latest: true},
 		{Format: "json", Rule: "m3eval", Testsets: []string{"nofile"}},
 	} {

@@ -6,13 +6,13 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/judge"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
@@ -37,8 +37,7 @@ const (
 	ExplainJSON  ExplainFormat = "json"
 )
 
-// ExplainFormats are the values of m3eval judge's --format (a flag registry completes and
-// checks them).
+// ExplainFormats are the values of m3eval judge's --format (declared with them).
 var ExplainFormats = []ExplainFormat{ExplainTable, ExplainJSON}
 
 // Request is what m3eval judge is asked for: its flags.
@@ -91,10 +90,11 @@ func (f *optFloat) Type() string { return "float" }
 func (q *Request) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&q.Name, "name", "rules", "the judge's name in the database")
 	fs.StringArrayVar(&q.Filters, "filter", nil, "judge only turns with KEY=VALUE (repeatable; keys: action_type, task_type, model, episode, sample_id)")
+	cmdutil.Keys(fs, "filter", store.TurnFilterKeys()...)
 	fs.BoolVar(&q.Replace, "replace", false, "re-score scores made with other rules, or changed")
 	fs.StringVar(&q.Rules, "rules", "", "rule file (JSON) to use instead of the built-in rules (see --print-rules)")
 	fs.StringVar(&q.Explain, "explain", "", "print the verdict of one sample: value, rule and evidence per field")
-	fs.StringVar(&q.Format, "format", string(ExplainTable), "--explain output: table or json")
+	cmdutil.EnumVar(fs, &q.Format, "format", string(ExplainTable), cmdutil.Strings(ExplainFormats...), "--explain output")
 	fs.BoolVar(&q.PrintRules, "print-rules", false, "print the built-in rule file and exit")
 	m := &q.Model
 	fs.StringVar(&m.Endpoint, "endpoint", "", "judge with a model: OpenAI-compatible API base, e.g. http://127.0.0.1:8000/v1 (see docs/judge.md)")
@@ -110,11 +110,9 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&m.Timeout, "timeout", 2*time.Minute, "longest wait for one model judge response")
 }
 
-// Check checks the flags and parses the filter; its errors are marked usage.Err.
+// Check checks the flags (the enumerated one was checked when parsed) and parses the filter;
+// its errors are marked usage.Err.
 func (q *Request) Check() (store.TurnFilter, error) {
-	if !slices.Contains(ExplainFormats, ExplainFormat(q.Format)) {
-		return nil, usage.Errorf("--format %q: use table or json", q.Format)
-	}
 	filter, err := ParseFilter(q.Filters)
 	if err != nil {
 		return nil, usage.Wrap(err)
