@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -122,6 +123,44 @@ func TestEnumMistakesPanic(t *testing.T) {
 		}
 	}()
 	Suggest(pflag.NewFlagSet("x", pflag.ContinueOnError), "nope", "a")
+}
+
+// TestCheck: a flag's own rule refuses a value when it is parsed, in the rule's words only
+// (no pflag wrapping), and leaves the flag's help and default as they were.
+func TestCheck(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		bad  string
+	}{
+		{[]string{"sub", "leaf", "--n", "3"}, ""},
+		{[]string{"sub", "leaf", "--n", "-1"}, "--n -1: not negative"},
+	} {
+		root, _, _ := tree()
+		leaf := findCommand(root, "sub leaf")
+		var n int
+		leaf.Flags().IntVar(&n, "n", 5, "count")
+		Check(leaf.Flags(), "n", func() error {
+			if n < 0 {
+				return fmt.Errorf("--n %d: not negative", n)
+			}
+			return nil
+		})
+		root.SetFlagErrorFunc(FlagErrors(func(err error) error { return err }))
+		var help strings.Builder
+		root.SetOut(&help)
+		root.SetArgs(tc.args)
+		err := root.Execute()
+		if (err == nil) != (tc.bad == "") || (err != nil && err.Error() != tc.bad) {
+			t.Errorf("%q: %v, want %q", tc.args, err, tc.bad)
+		}
+		if tc.bad == "" && n != 3 {
+			t.Errorf("took %d", n)
+		}
+		root.SetArgs([]string{"sub", "leaf", "--help"})
+		if err := root.Execute(); err != nil || !strings.Contains(help.String(), "--n int ") || !strings.Contains(help.String(), "count (default 5)") {
+			t.Errorf("help %v:\n%s", err, help.String())
+		}
+	}
 }
 
 // TestSuggestAndKeys: the shell completes a suggested flag's values and a KEY=VALUE flag's

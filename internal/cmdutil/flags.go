@@ -1,7 +1,7 @@
 // Package cmdutil is the cobra machinery m3eval's commands share, apart from any one command
 // and from any engine: enumerated flags (declared with their values, which parsing, help and
-// completion read from the flag), completion hints carried by a flag, command groups, the
-// version line and the generated CLI reference. It imports no m3eval package: the values of a
+// completion read from the flag), a flag's rule of its own value (Check), completion hints
+// carried by a flag, command groups, the version line and the generated CLI reference. It imports no m3eval package: the values of a
 // flag are given where the flag is declared, by the package that knows them.
 package cmdutil
 
@@ -165,6 +165,41 @@ func flagCompletion(f *pflag.Flag) cobra.CompletionFunc {
 	return nil
 }
 
+// checked is the value of a flag with a rule of its own (Check).
+type checked struct {
+	pflag.Value
+	check func() error
+}
+
+func (c *checked) Set(s string) error {
+	if err := c.Value.Set(s); err != nil {
+		return err
+	}
+	if err := c.check(); err != nil {
+		return &checkError{err}
+	}
+	return nil
+}
+
+// checkError is a value a flag's Check refused: the check's words are the whole message.
+type checkError struct{ err error }
+
+func (e *checkError) Error() string { return e.err.Error() }
+func (e *checkError) Unwrap() error { return e.err }
+
+// Check gives the flag name of fs a rule of its own value (--bootstrap is not negative):
+// check runs after the flag takes each value, and its error refuses the value when it is
+// parsed, a usage error in check's own words. A rule that involves other flags belongs to
+// the options type's Check, which sees them all. The flag must be defined: a name that is
+// not panics.
+func Check(fs *pflag.FlagSet, name string, check func() error) {
+	f := fs.Lookup(name)
+	if f == nil {
+		panic(fmt.Sprintf("cmdutil: no flag --%s to check", name))
+	}
+	f.Value = &checked{Value: f.Value, check: check}
+}
+
 // Strings converts a list of named string values (formats, methods) for a flag.
 func Strings[S ~string](values ...S) []string {
 	out := make([]string, len(values))
@@ -175,12 +210,15 @@ func Strings[S ~string](values ...S) []string {
 }
 
 // FlagErrors is a cobra FlagErrorFunc: it passes each flag parse error through usage (which
-// marks it as a usage error) after reducing an enumerated flag's pflag wrapping ("invalid
-// argument ... for ... flag: ") to its ValueError, which lists the valid values.
+// marks it as a usage error) after reducing pflag's wrapping ("invalid argument ... for ...
+// flag: ") of an enumerated flag's ValueError, which lists the valid values, or of a Check's
+// error, to that error.
 func FlagErrors(usage func(error) error) func(*cobra.Command, error) error {
 	return func(_ *cobra.Command, err error) error {
 		if ve := (*ValueError)(nil); errors.As(err, &ve) {
 			err = ve
+		} else if ce := (*checkError)(nil); errors.As(err, &ce) {
+			err = ce.err
 		}
 		return usage(err)
 	}

@@ -58,6 +58,12 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 	cmdutil.EnumVar(fs, &q.By, "by", "", GroupKeys(), "one row per model and group of turns")
 	fs.StringArrayVar(&q.Annotators, "annotator", nil, "use this annotator's done labels only (repeatable; default: everyone's)")
 	fs.IntVar(&q.Bootstrap, "bootstrap", 1000, "bootstrap replicates (episodes resampled) for the ranking's shares (0: no shares)")
+	cmdutil.Check(fs, "bootstrap", func() error {
+		if q.Bootstrap < 0 {
+			return usage.Errorf("--bootstrap %d: give 0 or more replicates", q.Bootstrap)
+		}
+		return nil
+	})
 	fs.Uint64Var(&q.Seed, "seed", 12345, "bootstrap seed; the same seed gives the same shares on any machine")
 	cmdutil.EnumVar(fs, &q.Format, "format", string(Table), cmdutil.Strings(Formats...), "output format")
 	fs.StringVar(&q.Sample, "sample", "", "an active sample (m3eval sample --active): use only its labels, each weighted by 1/its inclusion probability")
@@ -74,14 +80,11 @@ func GroupKeys() []string {
 	return out
 }
 
-// Check checks the flags' values (the enumerated ones were checked when parsed); its
-// errors are usage errors.
+// Check checks that --judge is given (each flag's value was checked when parsed; a flag's
+// absence is seen only here); its errors are usage errors.
 func (q *Request) Check() error {
 	if strings.TrimSpace(q.Judge) == "" {
 		return usage.Errorf("--judge is required: name the judge whose scores to use (m3eval score lists the judges; m3eval judge makes the rule judge \"rules\")")
-	}
-	if q.Bootstrap < 0 {
-		return usage.Errorf("--bootstrap %d: give 0 or more replicates", q.Bootstrap)
 	}
 	return nil
 }

@@ -55,6 +55,7 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&q.IllusionLogs, "illusion", nil, "IllusionBench sample log (LOG or SPLIT=LOG) to add recall for (repeatable)")
 	fs.StringArrayVar(&q.Testsets, "illusion-testset", nil, "NAME=FILE of the IllusionBench test set of the logs (repeatable)")
 	fs.IntVar(&q.Bootstrap, "bootstrap", 1000, "bootstrap replicates for the 95% intervals (0: none)")
+	cmdutil.Check(fs, "bootstrap", func() error { return scoring.CheckBootstrap(q.Bootstrap) })
 	fs.Uint64Var(&q.Seed, "seed", 12345, "bootstrap seed; the same seed gives the same intervals as m3eval score")
 	cmdutil.EnumVar(fs, &q.Format, "format", string(FormatHTML), cmdutil.Strings(Formats...), "output format")
 	fs.BoolVar(&q.PDF, "pdf", false, "print the report to PDF with headless Chromium: $M3EVAL_CHROMIUM, or chromium on $PATH (-o names the PDF)")
@@ -64,14 +65,11 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&q.Campaign, "campaign", "", "quality control of this campaign's annotators on its turns (default: every label)")
 }
 
-// Check checks the flags and how they combine (the enumerated ones were checked when parsed);
-// its errors are marked usage.Err.
+// Check checks how the flags combine (each flag's own value was checked when parsed); its
+// errors are marked usage.Err.
 func (q *Request) Check() error {
 	if q.PDF && Format(q.Format) != FormatHTML {
 		return usage.Errorf("--pdf prints the HTML page: leave out --format %s", q.Format)
-	}
-	if err := scoring.CheckBootstrap(q.Bootstrap); err != nil {
-		return err
 	}
 	if q.Campaign != "" && !q.QC {
 		return usage.Errorf("--campaign scopes the quality control: leave out --qc=false")

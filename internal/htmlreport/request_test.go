@@ -21,6 +21,10 @@ func TestRequestCheck(t *testing.T) {
 		q.AddFlags(fs)
 		err := fs.Parse([]string{"--format", string(f), "--by", ""})
 		if f == "pdf" {
+			want := "--bootstrap -2: the number of replicates cannot be negative"
+			if err := fs.Parse([]string{"--bootstrap", "-2"}); err == nil || !strings.HasSuffix(err.Error(), want) || !errors.Is(err, usage.Err) {
+				t.Errorf("--bootstrap -2: %v, want %s", err, want)
+			}
 			if want := `--format "pdf": use one of html, json`; err == nil || !strings.HasSuffix(err.Error(), want) {
 				t.Errorf("--format pdf: %v, want %s", err, want)
 			}
@@ -38,7 +42,6 @@ func TestRequestCheck(t *testing.T) {
 		want string
 	}{
 		{Request{Format: "json", PDF: true}, "--pdf prints the HTML page: leave out --format json"},
-		{Request{Format: "html", Options: Options{Bootstrap: -2}}, "--bootstrap -2: the number of replicates cannot be negative"},
 		{Request{Format: "html", Options: Options{Campaign: "c1"}}, "--campaign scopes the quality control: leave out --qc=false"},
 		{Request{Format: "html", Testsets: []string{"a=b"}}, "--illusion-testset needs --illusion LOG"},
 	} {

@@ -64,6 +64,7 @@ type StatFlags struct {
 // AddFlags defines the statistics and CSV flags m3eval agree and score share on fs.
 func (f *StatFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&f.Bootstrap, "bootstrap", 0, "bootstrap replicates for 95% intervals and standard errors (0: none)")
+	cmdutil.Check(fs, "bootstrap", func() error { return CheckBootstrap(f.Bootstrap) })
 	fs.Uint64Var(&f.Seed, "seed", 12345, "bootstrap seed; the same seed gives the same intervals on any machine")
 	cmdutil.EnumVar(fs, &f.CI, "ci", string(agree.CIPercentile), cmdutil.Strings(CIMethods...), "bootstrap interval")
 	cmdutil.EnumVar(fs, &f.Adjust, "adjust", string(agree.AdjustNone), cmdutil.Strings(Adjustments...), "adjust p-values over the whole report")
@@ -81,13 +82,10 @@ type Stats struct {
 	flags    StatFlags
 }
 
-// Check checks the values (marked usage.Err) and turns them into the options. The
-// enumerated flags' values were checked when they were parsed (cmdutil.EnumVar).
+// Check turns the values into the options; they were checked when they were parsed
+// (cmdutil.EnumVar, cmdutil.Check), and no rule involves two of them.
 func (f StatFlags) Check() (Stats, error) {
 	var s Stats
-	if err := CheckBootstrap(f.Bootstrap); err != nil {
-		return s, err
-	}
 	ci := agree.CIMethod(f.CI)
 	s.Analysis = agree.Options{Bootstrap: f.Bootstrap, Seed: f.Seed, CI: ci, Exchangeable: Raters(f.Raters) == RatersExchangeable}
 	s.Adjust = agree.Adjustment(f.Adjust)
@@ -111,7 +109,8 @@ func (s Stats) Writer(results []agree.FieldResult, in report.Inputs, cluster str
 	}
 }
 
-// CheckBootstrap checks the --bootstrap flag m3eval score, agree and report share.
+// CheckBootstrap is the rule of the --bootstrap flag m3eval score, agree and report share
+// (cmdutil.Check runs it when the flag is parsed).
 func CheckBootstrap(bootstrap int) error {
 	if bootstrap < 0 {
 		return usage.Errorf("--bootstrap %d: the number of replicates cannot be negative", bootstrap)
