@@ -40,12 +40,7 @@ answer is unusable after one re-ask is listed as failed and stores nothing (exit
   m3eval judge --explain demo_zh_umbrella_0_turn_7 --format json
   m3eval judge --name gpt4o --endpoint https://api.openai.com/v1 --model gpt-4o --concurrency 8
   m3eval judge --explain demo_en_apples_1_turn_5 --name gpt4o`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if err := o.CheckExplain(); err != nil {
-				return usageIf(err) // before the argument count: the flag's value is what went wrong
-			}
-			return exactArgs(0)(cmd, args)
-		},
+		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error { return runJudge(cmd, g, o) },
 	}
 	o.AddFlags(cmd.Flags())

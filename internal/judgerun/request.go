@@ -19,9 +19,10 @@ import (
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
-// CheckExplain refuses an --explain value that is a flag: "judge --explain --name vlm" took
-// "--name" as the sample id and left "vlm" over. A sample id never starts with "-".
-func (q *Request) CheckExplain() error {
+// checkExplain refuses an --explain value that is a flag: "judge --explain --name vlm" took
+// "--name" as the sample id and left "vlm" over. A sample id never starts with "-". It runs
+// when the flag is parsed, before the argument count: the flag's value is what went wrong.
+func (q *Request) checkExplain() error {
 	if strings.HasPrefix(q.Explain, "-") {
 		return usage.Errorf("--explain %s: want a sample id, not a flag (usage: m3eval judge --explain SAMPLE_ID [--name NAME] [--format table|json])", q.Explain)
 	}
@@ -91,9 +92,11 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&q.Name, "name", "rules", "the judge's name in the database")
 	fs.StringArrayVar(&q.Filters, "filter", nil, "judge only turns with KEY=VALUE (repeatable; keys: action_type, task_type, model, episode, sample_id)")
 	cmdutil.Keys(fs, "filter", store.TurnFilterKeys()...)
+	cmdutil.Check(fs, "filter", func() error { _, err := ParseFilter(q.Filters); return usage.Wrap(err) })
 	fs.BoolVar(&q.Replace, "replace", false, "re-score scores made with other rules, or changed")
 	fs.StringVar(&q.Rules, "rules", "", "rule file (JSON) to use instead of the built-in rules (see --print-rules)")
 	fs.StringVar(&q.Explain, "explain", "", "print the verdict of one sample: value, rule and evidence per field")
+	cmdutil.Check(fs, "explain", q.checkExplain)
 	cmdutil.EnumVar(fs, &q.Format, "format", string(ExplainTable), cmdutil.Strings(ExplainFormats...), "--explain output")
 	fs.BoolVar(&q.PrintRules, "print-rules", false, "print the built-in rule file and exit")
 	m := &q.Model
@@ -110,15 +113,12 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&m.Timeout, "timeout", 2*time.Minute, "longest wait for one model judge response")
 }
 
-// Check checks the flags (the enumerated one was checked when parsed) and parses the filter;
-// its errors are marked usage.Err.
+// Check checks how the flags combine (each flag's own value was checked when parsed) and
+// returns the parsed filter; its errors are marked usage.Err.
 func (q *Request) Check() (store.TurnFilter, error) {
 	filter, err := ParseFilter(q.Filters)
 	if err != nil {
 		return nil, usage.Wrap(err)
-	}
-	if err := q.CheckExplain(); err != nil {
-		return nil, err
 	}
 	if q.Explain != "" && (len(q.Filters) > 0 || q.Replace) {
 		return nil, usage.Errorf("--explain shows one sample and stores nothing: drop --filter and --replace")
