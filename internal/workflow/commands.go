@@ -37,14 +37,7 @@ type Command interface {
 	Run(ctx context.Context, st *store.Store, r *rubric.Rubric) (Render, error)
 }
 
-// The examples of --where and --set in their messages.
-const (
-	whereExample = "KEY=VALUE, e.g. action_type=mislead"
-	setExample   = "FIELD=VALUE, e.g. correctness=3"
-)
-
-// pairs reads repeated KEY=VALUE flags; a value may be empty unless needValue. Each flag's
-// declaration checks it (cmdutil.Check); Check converts.
+// pairs reads repeated KEY=VALUE flags; a value may be empty unless needValue.
 func pairs(flag string, vals []string, example string, needValue bool) (map[string][]string, error) {
 	m := map[string][]string{}
 	for _, s := range vals {
@@ -80,7 +73,6 @@ func (c *SampleCommand) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&c.Params.MinPerStratum, "min-per-stratum", 0, "draw at least K turns from every stratum (all of a smaller one)")
 	fs.StringArrayVar(&c.Where, "where", nil, "only turns with KEY=VALUE (repeatable; values of one key are alternatives)")
 	cmdutil.Keys(fs, "where", store.SampleKeys()...)
-	cmdutil.Check(fs, "where", func() error { _, err := pairs("--where", c.Where, whereExample, false); return err })
 	fs.BoolVar(&c.List, "list", false, "list the stored samples")
 	fs.StringVar(&c.Show, "show", "", "show the stored sample NAME")
 	cmdutil.EnumVar(fs, &c.Format, "format", string(teamreport.Table), cmdutil.Strings(Formats...), "output format")
@@ -113,7 +105,7 @@ func (c *SampleCommand) Check() error {
 		return usagef("--by KEY is required (one of %s)", strings.Join(store.SampleKeys(), ", "))
 	}
 	if len(c.Where) > 0 {
-		c.Params.Where, err = pairs("--where", c.Where, whereExample, false)
+		c.Params.Where, err = pairs("--where", c.Where, "KEY=VALUE, e.g. action_type=mislead", false)
 	}
 	return err
 }
@@ -337,7 +329,6 @@ func (c *AdjudicateCommand) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Take, "take", "", "take this annotator's answers")
 	fs.StringArrayVar(&c.Fields, "field", nil, "with --take: only this field (repeatable)")
 	fs.StringArrayVar(&c.Sets, "set", nil, "FIELD=VALUE: score a field anew (repeatable)")
-	cmdutil.Check(fs, "set", func() error { _, err := pairs("--set", c.Sets, setExample, true); return err })
 	fs.IntVar(&c.Disagree.ScaleGap, "gap", c.Disagree.ScaleGap, "1-5 answers this far apart disagree")
 	fs.BoolVar(&c.Disagree.CountNA, "count-na", false, "NA against an answer is a disagreement too")
 	cmdutil.EnumVar(fs, &c.Format, "format", string(teamreport.Table), cmdutil.Strings(Formats...), "output format (with --list)")
@@ -355,7 +346,7 @@ func (c *AdjudicateCommand) Check() error {
 	if !c.List && c.Adjudicator == "" {
 		return usagef("--adjudicator NAME is required")
 	}
-	sets, err := pairs("--set", c.Sets, setExample, true)
+	sets, err := pairs("--set", c.Sets, "FIELD=VALUE, e.g. correctness=3", true)
 	c.Set = map[string]string{}
 	for k, v := range sets {
 		c.Set[k] = v[len(v)-1]
