@@ -101,7 +101,7 @@ func TestEnumVar(t *testing.T) {
 }
 
 // TestEnumMistakesPanic: a declaration without values, or whose default is not one of them,
-// is a mistake in the code.
+// is a mistake in the code; so are Suggest for a flag that does not exist and Check of a list.
 func TestEnumMistakesPanic(t *testing.T) {
 	for _, tc := range []struct {
 		def    string
@@ -117,12 +117,23 @@ func TestEnumMistakesPanic(t *testing.T) {
 			EnumVar(pflag.NewFlagSet("x", pflag.ContinueOnError), &v, "v", tc.def, tc.values, "")
 		}()
 	}
-	defer func() {
-		if recover() == nil {
-			t.Error("Suggest for no such flag did not panic")
-		}
-	}()
-	Suggest(pflag.NewFlagSet("x", pflag.ContinueOnError), "nope", "a")
+	for what, mistake := range map[string]func(){
+		"Suggest for no such flag": func() { Suggest(pflag.NewFlagSet("x", pflag.ContinueOnError), "nope", "a") },
+		"Check of a list flag": func() {
+			fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+			fs.StringArray("l", nil, "")
+			Check(fs, "l", func() error { return nil })
+		},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s did not panic", what)
+				}
+			}()
+			mistake()
+		}()
+	}
 }
 
 // TestCheck: a flag's own rule refuses a value when it is parsed, in the rule's words only

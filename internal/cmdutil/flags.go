@@ -191,11 +191,15 @@ func (e *checkError) Unwrap() error { return e.err }
 // check runs after the flag takes each value, and its error refuses the value when it is
 // parsed, a usage error in check's own words. A rule that involves other flags belongs to
 // the options type's Check, which sees them all. The flag must be defined: a name that is
-// not panics.
+// not panics, and so does a list flag: pflag would print its empty default, wrapped, as
+// "(default [])".
 func Check(fs *pflag.FlagSet, name string, check func() error) {
 	f := fs.Lookup(name)
 	if f == nil {
 		panic(fmt.Sprintf("cmdutil: no flag --%s to check", name))
+	}
+	if _, ok := f.Value.(pflag.SliceValue); ok {
+		panic(fmt.Sprintf("cmdutil: --%s is a list: check it in the options' Check", name))
 	}
 	f.Value = &checked{Value: f.Value, check: check}
 }

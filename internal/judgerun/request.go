@@ -92,7 +92,6 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&q.Name, "name", "rules", "the judge's name in the database")
 	fs.StringArrayVar(&q.Filters, "filter", nil, "judge only turns with KEY=VALUE (repeatable; keys: action_type, task_type, model, episode, sample_id)")
 	cmdutil.Keys(fs, "filter", store.TurnFilterKeys()...)
-	cmdutil.Check(fs, "filter", func() error { _, err := ParseFilter(q.Filters); return usage.Wrap(err) })
 	fs.BoolVar(&q.Replace, "replace", false, "re-score scores made with other rules, or changed")
 	fs.StringVar(&q.Rules, "rules", "", "rule file (JSON) to use instead of the built-in rules (see --print-rules)")
 	fs.StringVar(&q.Explain, "explain", "", "print the verdict of one sample: value, rule and evidence per field")
@@ -113,8 +112,8 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&m.Timeout, "timeout", 2*time.Minute, "longest wait for one model judge response")
 }
 
-// Check checks how the flags combine (each flag's own value was checked when parsed) and
-// returns the parsed filter; its errors are marked usage.Err.
+// Check parses --filter and checks how the flags combine (--format and --explain were checked
+// when parsed); its errors are marked usage.Err.
 func (q *Request) Check() (store.TurnFilter, error) {
 	filter, err := ParseFilter(q.Filters)
 	if err != nil {
