@@ -41,6 +41,7 @@ by side; A, B, ... take one, 1-5 or y/n/a score anew, u undoes. See docs/campaig
 	}
 	o.AddFlags(cmd.Flags())
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write --list to FILE instead of standard output")
+	names(cmd, map[string]name{"campaign": campaignName, "take": annotatorName, "turn": sampleIDName})
 	return cmd
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/spf13/cobra"
 
+	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/workflow"
 	"github.com/m3bench/m3eval/tui"
@@ -89,6 +90,12 @@ guide's quick reference. See docs/annotating.md.`,
 	f.StringVar(&graphics, "graphics", "", "kitty, iterm2, sixel, none or auto: how i shows an image full screen (default $M3EVAL_GRAPHICS, else auto: from TERM/TERM_PROGRAM; none inside tmux)")
 	f.StringVar(&theme, "theme", "", "dark, light or auto: the terminal's background (default $M3EVAL_THEME, else auto: COLORFGBG or ask the terminal)")
 	f.StringVar(&campaign, "campaign", "", "open your queue of this campaign (default: the latest that assigns you turns)")
+	cmdutil.Keys(f, "filter", store.FilterKeys()...)
+	// --graphics and --theme share their check with $M3EVAL_GRAPHICS and $M3EVAL_THEME,
+	// which the TUI makes (its message names the values): here they are only completed.
+	cmdutil.Suggest(f, "graphics", tui.GraphicsKitty, tui.GraphicsITerm, tui.GraphicsSixel, tui.GraphicsNone, tui.GraphicsAuto)
+	cmdutil.Suggest(f, "theme", tui.ThemeDark, tui.ThemeLight, tui.ThemeAuto)
+	names(cmd, map[string]name{"annotator": annotatorName.fresh(), "start": sampleIDName, "campaign": campaignName})
 	return cmd
 }
 

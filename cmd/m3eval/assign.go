@@ -30,5 +30,6 @@ each annotator's turns to them again after their queue (intra-annotator agreemen
 	}
 	o.AddFlags(cmd.Flags())
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write to FILE instead of standard output")
+	names(cmd, map[string]name{"sample": sampleName})
 	return cmd
 }

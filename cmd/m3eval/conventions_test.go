@@ -12,12 +12,13 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/cmdutil"
 )
 
 // The CLI conventions of issue #15: groups, the --db default, flag values checked and
-// completed from one registry, completion from the database, --version, the generated docs.
+// declared and completed with their values, completion from the database, --version, the generated docs.
 
 // TestHelpGroupsAndDBDefault: the root's help files every command under its group, and the
 // database default appears once, whatever $M3EVAL_DB says.
@@ -66,40 +67,53 @@ func TestHelpGroupsAndDBDefault(t *testing.T) {
 // badValue is a value no enumerated flag accepts.
 const badValue = "no-such-value"
 
-// TestEnumeratedFlagValues: every registered value list is checked at parse time; an unknown
-// value is a usage error naming the flag and every valid value, and the shell completes the
-// same values.
+// TestEnumeratedFlagValues: every enumerated flag (declared with cmdutil.EnumVar) is checked
+// at parse time; an unknown value is a usage error naming the flag and every valid value, the
+// help shows the values, and the shell completes the same values.
 func TestEnumeratedFlagValues(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "m.db")
 	n := 0
-	for _, f := range cmdutil.Registry() {
-		if f.Values == nil {
-			continue
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
 		}
-		n++
-		args := append([]string{"--db", db}, strings.Fields(f.Command)...)
-		_, err := run(t, append(args, "--"+f.Name, badValue)...)
-		var ue *usageError
-		if !errors.As(err, &ue) {
-			t.Errorf("%s --%s %s: %v, want a usage error", f.Command, f.Name, badValue, err)
-			continue
-		}
-		for _, v := range f.Values {
-			if v != "" && !strings.Contains(err.Error(), v) {
-				t.Errorf("%s --%s: %q does not list %q", f.Command, f.Name, err, v)
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			e, ok := f.Value.(cmdutil.Enumerated)
+			if !ok {
+				return
 			}
-		}
-		if !strings.HasPrefix(err.Error(), "--"+f.Name+` "`+badValue+`": use one of `) {
-			t.Errorf("%s --%s: %q", f.Command, f.Name, err)
-		}
-		got, _ := completions(t, append(append([]string{"__complete"}, args...), "--"+f.Name, "")...)
-		want := slices.DeleteFunc(slices.Clone(f.Values), func(v string) bool { return v == "" })
-		if !slices.Equal(got, want) {
-			t.Errorf("%s --%s completes %q, want %q", f.Command, f.Name, got, want)
-		}
+			n++
+			command, values := commandPath(c), e.Values()
+			args := append([]string{"--db", db}, strings.Fields(command)...)
+			_, err := run(t, append(args, "--"+f.Name, badValue)...)
+			var ue *usageError
+			if !errors.As(err, &ue) {
+				t.Errorf("%s --%s %s: %v, want a usage error", command, f.Name, badValue, err)
+				return
+			}
+			for _, v := range values {
+				if v != "" && !strings.Contains(err.Error(), v) {
+					t.Errorf("%s --%s: %q does not list %q", command, f.Name, err, v)
+				}
+			}
+			if !strings.HasPrefix(err.Error(), "--"+f.Name+` "`+badValue+`": use one of `) {
+				t.Errorf("%s --%s: %q", command, f.Name, err)
+			}
+			help := mustRun(t, append(strings.Fields(command), "--help")...)
+			if want := "--" + f.Name + " " + strings.Join(values, "|"); !strings.Contains(strings.ReplaceAll(help, `|""`, "|"), want) {
+				t.Errorf("%s --help does not show %q:\n%s", command, want, help)
+			}
+			got, _ := completions(t, append(append([]string{"__complete"}, args...), "--"+f.Name, "")...)
+			want := slices.DeleteFunc(slices.Clone(values), func(v string) bool { return v == "" })
+			if !slices.Equal(got, want) {
+				t.Errorf("%s --%s completes %q, want %q", command, f.Name, got, want)
+			}
+		})
 	}
+	walk(newRootCmd())
 	if n < 20 {
-		t.Errorf("only %d enumerated flags registered", n)
+		t.Errorf("only %d enumerated flags declared", n)
 	}
 	if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a usage error created the database: %v", err)

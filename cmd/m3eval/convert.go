@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/convert/domainav2"
 	"github.com/m3bench/m3eval/internal/convert/vistrajqa"
 	"github.com/m3bench/m3eval/internal/progress"
@@ -41,7 +40,7 @@ lists the bad ones. See docs/vistrajqa.md.`,
   m3eval convert vistrajqa --input data/sessions-vab.jsonl --output converted/vab-mm --multimodal`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opt.Inputs = append(opt.Inputs, args...)
-			return cmdutil.WithBar(cmd, "convert", progress.Bytes, func(p progress.Func, out, errw io.Writer) error {
+			return withBar(cmd, "convert", progress.Bytes, func(p progress.Func, out, errw io.Writer) error {
 				opt.Progress = p
 				return usageIf(vistrajqa.Main(cmd.Context(), opt, out, errw))
 			})

@@ -48,5 +48,6 @@ docs/statistics.md defines every number.`,
 	}
 	o.AddFlags(cmd.Flags())
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "write to FILE instead of standard output")
+	names(cmd, map[string]name{"judge": judgeName, "annotator": annotatorName, "sample": sampleName})
 	return cmd
 }

@@ -7,6 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/campaign"
+	"github.com/m3bench/m3eval/internal/cmdutil"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/workflow"
 )
@@ -53,12 +55,13 @@ docs/campaign.md.`,
 	f := cmd.Flags()
 	f.StringVar(&o.Labels.Annotator, "annotator", "", "export only this annotator's labels")
 	f.BoolVar(&o.Labels.IncludeDrafts, "include-drafts", false, "include incomplete labels, marked \"status\": \"draft\"")
-	f.StringVar(&o.Format.Format, "format", "json", "json, jsonl or csv")
+	cmdutil.EnumVar(f, &o.Format.Format, "format", "json", cmdutil.Strings(render.LabeledFormats...), "output format")
 	f.StringVarP(&output, "output", "o", "", "write to FILE instead of standard output")
 	f.BoolVar(&o.Final, "final", false, "one final label per turn: adjudicated, else agreed")
 	f.StringVar(&o.Campaign, "campaign", "", "with --final: only this campaign's turns")
 	f.IntVar(&o.Disagree.ScaleGap, "gap", o.Disagree.ScaleGap, "with --final: 1-5 answers this far apart disagree")
 	f.BoolVar(&o.Disagree.CountNA, "count-na", false, "with --final: NA against an answer is a disagreement too")
 	o.Format.CSV.AddFlags(f)
+	names(cmd, map[string]name{"annotator": annotatorName, "campaign": campaignName})
 	return cmd
 }

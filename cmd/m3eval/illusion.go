@@ -5,9 +5,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/illusion"
 	"github.com/m3bench/m3eval/internal/progress"
+	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/render"
 )
 
@@ -41,7 +41,7 @@ format and rows: DIR/<split lowercased>_test<n>.<ext>, with DIR/summary.json.`,
     --split Illusion_IN=Illusion_IN-00000-of-00001.parquet`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return cmdutil.WithBar(cmd, "illusion sample", progress.Bytes, func(p progress.Func, out, errw io.Writer) error {
+			return withBar(cmd, "illusion sample", progress.Bytes, func(p progress.Func, out, errw io.Writer) error {
 				o.Progress = p
 				res, err := illusion.Sample(cmd.Context(), o)
 				if err != nil {
@@ -87,6 +87,7 @@ and split are an error unless --latest or --pool. See docs/illusionbench.md.`,
 		},
 	}
 	o.AddFlags(cmd.Flags())
+	cmdutil.EnumVar(cmd.Flags(), &o.Format, "format", string(render.Table), cmdutil.Strings(render.IllusionFormats...), "output format")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write the report to FILE instead of standard output")
 	return cmd
 }

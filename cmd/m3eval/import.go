@@ -72,7 +72,7 @@ See docs/importing.md for the fields and formats.`,
 			}
 			defer s.Close()
 			o.Rubric, o.From, o.DB, o.In = r, ingest.Format(from), g.dbPath, cmd.InOrStdin()
-			return cmdutil.WithBar(cmd, "import", progress.Bytes, func(p progress.Func, out, errw io.Writer) error {
+			return withBar(cmd, "import", progress.Bytes, func(p progress.Func, out, errw io.Writer) error {
 				o.Progress, o.Out = p, out
 				return importer.New(s, o).Run(cmd.Context(), args, demo)
 			})
@@ -83,10 +83,11 @@ See docs/importing.md for the fields and formats.`,
 	f.BoolVar(&o.Store.Replace, "replace", false, "overwrite records that changed under an existing sample_id")
 	f.BoolVar(&o.Store.DropLabels, "drop-labels", false, "with --replace: delete the labels of turns whose content changed, instead of keeping them as drafts to re-confirm")
 	f.BoolVar(&demo, "demo", false, "import the built-in demo episodes")
-	f.StringVar(&from, "from", "", "format of the files: openai, sharegpt, vlmevalkit, lmms-eval or m3eval (detected when not given)")
+	cmdutil.EnumVar(f, &from, "from", "", cmdutil.Strings(ingest.Formats...), "format of the files (detected when not given)")
 	f.StringVar(&maxRecord, "max-record-size", ingest.FormatSize(ingest.DefaultMaxRecord), "the longest record (a JSON line or value) read; a longer one fails the file")
 	f.StringVar(&maxCell, "max-cell-size", ingest.FormatSize(ingest.DefaultMaxCell), "xlsx: the longest cell text read; a longer one fails the file")
 	f.StringVar(&maxUnzipped, "max-unzipped-size", ingest.FormatSize(ingest.DefaultMaxUnzipped), "xlsx: the most a file may unzip to; a larger one is refused")
 	f.StringArrayVar(&maps, "map", nil, "FIELD=PATH: take a turn field from a JSON path of each record, e.g. vlm_response=response.text; repeatable")
+	names(cmd, map[string]name{"annotator": annotatorName.fresh()})
 	return cmd
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/importer"
 	"github.com/m3bench/m3eval/internal/progress"
 	"github.com/m3bench/m3eval/internal/store"
@@ -45,7 +44,7 @@ Re-importing identical scores changes nothing; a changed score is an error unles
 			}
 			defer s.Close()
 			o.Rubric, o.In = r, cmd.InOrStdin()
-			return cmdutil.WithBar(cmd, "import-scores", progress.Bytes, func(p progress.Func, out, errw io.Writer) error {
+			return withBar(cmd, "import-scores", progress.Bytes, func(p progress.Func, out, errw io.Writer) error {
 				o.Progress, o.Out = p, out
 				return importer.Scores(cmd.Context(), s, args, o)
 			})
@@ -53,5 +52,6 @@ Re-importing identical scores changes nothing; a changed score is an error unles
 	}
 	cmd.Flags().StringVar(&o.Judge, "judge", "", "name of the automatic judge the scores belong to (required)")
 	cmd.Flags().BoolVar(&o.Replace, "replace", false, "overwrite scores that changed since the last import")
+	names(cmd, map[string]name{"judge": judgeName.fresh()})
 	return cmd
 }

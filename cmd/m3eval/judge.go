@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/m3bench/m3eval/annotations"
-	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/modeljudge"
 	"github.com/m3bench/m3eval/internal/progress"
 	"github.com/m3bench/m3eval/internal/rubric"
@@ -42,15 +41,11 @@ answer is unusable after one re-ask is listed as failed and stores nothing (exit
   m3eval judge --explain demo_zh_umbrella_0_turn_7 --format json
   m3eval judge --name gpt4o --endpoint https://api.openai.com/v1 --model gpt-4o --concurrency 8
   m3eval judge --explain demo_en_apples_1_turn_5 --name gpt4o`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if err := o.CheckExplain(); err != nil {
-				return usageIf(err) // before the argument count: the flag's value is what went wrong
-			}
-			return exactArgs(0)(cmd, args)
-		},
+		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error { return runJudge(cmd, g, o) },
 	}
 	o.AddFlags(cmd.Flags())
+	names(cmd, map[string]name{"name": judgeName.fresh(), "explain": sampleIDName})
 	return cmd
 }
 
@@ -156,7 +151,7 @@ func runModelJudge(cmd *cobra.Command, g *globalOptions, o *judgerun.Request, rb
 		return err
 	}
 	defer s.Close()
-	return cmdutil.WithBar(cmd, "judge "+o.Name, progress.Unit{Name: "turns"}, func(report progress.Func, out, _ io.Writer) error {
+	return withBar(cmd, "judge "+o.Name, progress.Unit{Name: "turns"}, func(report progress.Func, out, _ io.Writer) error {
 		return o.RunModel(cmd.Context(), s, pm, filter, report, out)
 	})
 }

@@ -23,5 +23,6 @@ annotator). The flags set the thresholds; docs/campaign.md defines each check.`,
 	}
 	o.AddFlags(cmd.Flags())
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write to FILE instead of standard output")
+	names(cmd, map[string]name{"campaign": campaignName})
 	return cmd
 }

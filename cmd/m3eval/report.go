@@ -29,6 +29,7 @@ per --by group, trends, IllusionBench recall (--illusion); the statistics of m3e
 	}
 	o.AddFlags(cmd.Flags())
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "write to FILE instead of standard output")
+	names(cmd, map[string]name{"judge": judgeName, "campaign": campaignName})
 	return cmd
 }
 

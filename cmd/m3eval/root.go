@@ -72,7 +72,9 @@ terminal, exports labeled JSON, and computes agreement and correlation statistic
 	)
 	root.AddCommand(cmdutil.NewDocsCmd(map[string]string{"db": defaultDB}))
 	cmdutil.AddCompletion(root)
-	cmdutil.ApplyFlags(root, cmdutil.Registry())
+	// The shell completes each flag with what its declaration says (an enumerated flag's
+	// values, suggestions, KEY= keys); names() registered the database's names already.
+	cmdutil.CompleteFlags(root)
 	return root
 }
 

@@ -33,6 +33,7 @@ See docs/campaign.md.`,
 	}
 	o.AddFlags(cmd.Flags())
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write to FILE instead of standard output")
+	names(cmd, map[string]name{"show": sampleName, "judge": judgeName})
 	return cmd
 }
 

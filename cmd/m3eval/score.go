@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/progress"
 	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/scoring"
@@ -31,6 +30,7 @@ episodes for 95% intervals). docs/statistics.md defines every number and flag.`,
 	}
 	o.AddFlags(cmd.Flags())
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "write to FILE instead of standard output")
+	names(cmd, map[string]name{"judge": judgeName, "annotator": annotatorName})
 	return cmd
 }
 
@@ -95,7 +95,7 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoring.Request) error {
 		}
 	}
 	var write func(io.Writer, bool) error
-	err = cmdutil.WithBar(cmd, "score", progress.Unit{Name: "replicates"}, func(p progress.Func, _, _ io.Writer) error {
+	err = withBar(cmd, "score", progress.Unit{Name: "replicates"}, func(p progress.Func, _, _ io.Writer) error {
 		o.Progress = p
 		write, err = scoring.Score(cmd.Context(), s, r, o, st)
 		return err

@@ -1,22 +1,18 @@
 package cmdutil
 
 import (
-	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"testing"
 
-	"github.com/creack/pty"
 	"github.com/spf13/cobra"
-
-	"github.com/m3bench/m3eval/internal/progress"
-	"github.com/m3bench/m3eval/internal/store"
+	"github.com/spf13/pflag"
 )
 
 func tree() (*cobra.Command, *[]string, *string) {
@@ -25,70 +21,186 @@ func tree() (*cobra.Command, *[]string, *string) {
 	leaf := &cobra.Command{Use: "leaf", RunE: func(*cobra.Command, []string) error { return nil }}
 	var list []string
 	var one string
-	leaf.Flags().StringSliceVar(&list, "list", nil, "")
+	leaf.Flags().StringArrayVar(&list, "list", nil, "")
 	leaf.Flags().StringVar(&one, "one", "b", "")
 	sub.AddCommand(leaf)
 	root.AddCommand(sub)
 	return root, &list, &one
 }
 
-func TestEnumValues(t *testing.T) {
-	var root *cobra.Command
+// kind is a named string type, as the engines' formats are.
+type kind string
+
+// enumTree is a tree whose leaf has the enumerated flags --one (a, or "" for none) and
+// --typed (x, y; default "": not given).
+func enumTree() (root *cobra.Command, one *string, typed *kind) {
+	root, _, _ = tree()
+	leaf := findCommand(root, "sub leaf")
+	one, typed = new(string), new(kind)
+	EnumVar(leaf.Flags(), one, "enum", "a", []string{"a", ""}, "one of them")
+	EnumVar(leaf.Flags(), typed, "typed", "", []kind{"x", "y"}, "a typed one")
+	root.SetFlagErrorFunc(FlagErrors(func(err error) error { return err }))
+	CompleteFlags(root)
+	return root, one, typed
+}
+
+// TestEnumVar: an enumerated flag takes its values and its default, refuses any other at
+// parse time with a ValueError naming the flag and the values, shows them in the help, and
+// completes them.
+func TestEnumVar(t *testing.T) {
 	for _, tc := range []struct {
-		args []string
-		bad  string // the ValueError's text; "" passes
+		args  []string
+		bad   string // the ValueError's text; "" passes
+		one   string
+		typed kind
 	}{
-		{[]string{"sub", "leaf", "--list", "x,y", "--list", "y", "--one", "a"}, ""},
-		{[]string{"sub", "leaf", "--one", "b"}, ""}, // the default
-		{[]string{"sub", "leaf", "--one", ""}, ""},
-		{[]string{"sub", "leaf", "--list", "x,z"}, `--list "z": use one of x, y`},
-		{[]string{"sub", "leaf", "--one", "c"}, `--one "c": use one of a (or "" for none)`},
+		{[]string{"sub", "leaf"}, "", "a", ""}, // the defaults
+		{[]string{"sub", "leaf", "--enum", "", "--typed", "y"}, "", "", "y"},
+		{[]string{"sub", "leaf", "--typed", ""}, "", "a", ""}, // the default, though not listed
+		{[]string{"sub", "leaf", "--typed", "z"}, `--typed "z": use one of x, y`, "", ""},
+		{[]string{"sub", "leaf", "--enum", "c"}, `--enum "c": use one of a (or "" for none)`, "", ""},
 	} {
-		var list *[]string
-		var one *string
-		root, list, one = tree()
-		ApplyFlags(root, []Flag{
-			{Command: "sub leaf", Name: "list", Values: []string{"x", "y"}},
-			{Command: "sub leaf", Name: "one", Values: []string{"a", ""}},
-		})
+		root, one, typed := enumTree()
 		root.SetArgs(tc.args)
 		err := root.Execute()
 		var ve *ValueError
 		switch {
 		case tc.bad == "" && err != nil:
-			t.Errorf("%v: %v", tc.args, err)
-		case tc.bad != "" && (!errors.As(err, &ve) || ve.Error() != tc.bad):
-			t.Errorf("%v: %v, want %s", tc.args, err, tc.bad)
-		}
-		if tc.bad == "" && len(tc.args) == 8 && (!slices.Equal(*list, []string{"x", "y", "y"}) || *one != "a") {
-			t.Errorf("values not taken: %q %q", *list, *one)
+			t.Errorf("%q: %v", tc.args, err)
+		case tc.bad != "" && (!errors.As(err, &ve) || err.Error() != tc.bad):
+			t.Errorf("%q: %v, want %s", tc.args, err, tc.bad)
+		case tc.bad == "" && (*one != tc.one || *typed != tc.typed):
+			t.Errorf("%q: took %q %q", tc.args, *one, *typed)
 		}
 	}
-	// The wrapped flag still reads as its type.
-	if f := findCommand(root, "sub leaf").Flags().Lookup("list"); f.Value.Type() != "stringSlice" {
-		t.Errorf("type %s", f.Value.Type())
+	root, _, _ := enumTree()
+	var help strings.Builder
+	root.SetOut(&help)
+	root.SetArgs([]string{"sub", "leaf", "--help"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
 	}
-	if _, ok := findCommand(root, "sub leaf").GetFlagCompletionFunc("list"); !ok {
-		t.Error("no completion registered")
+	for _, want := range []string{`--enum a|""`, "one of them (default a)", "--typed x|y", "a typed one\n"} {
+		if !strings.Contains(help.String(), want) {
+			t.Errorf("help lacks %q:\n%s", want, help.String())
+		}
+	}
+	for flag, want := range map[string]string{"enum": "a\n:4\n", "typed": "x\ny\n:4\n"} {
+		root, _, _ := enumTree()
+		var out strings.Builder
+		root.SetOut(&out)
+		root.SetErr(io.Discard)
+		root.SetArgs([]string{cobra.ShellCompRequestCmd, "sub", "leaf", "--" + flag, ""})
+		if err := root.Execute(); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != want {
+			t.Errorf("--%s completes %q, want %q", flag, out.String(), want)
+		}
 	}
 }
 
-func TestRegistryMistakesPanic(t *testing.T) {
-	for _, table := range [][]Flag{
-		{{Command: "nope", Name: "one", Values: []string{"a"}}},
-		{{Command: "sub leaf", Name: "nope", Values: []string{"a"}}},
-		{{Command: "sub leaf", Name: "one"}},
-		{{Command: "sub leaf", Name: "one", Values: []string{"a"}}, {Command: "sub leaf", Name: "one", Suggest: []string{"a"}}},
+// TestEnumMistakesPanic: a declaration without values, or whose default is not one of them,
+// is a mistake in the code; so are Suggest for a flag that does not exist and Check of a list.
+func TestEnumMistakesPanic(t *testing.T) {
+	for _, tc := range []struct {
+		def    string
+		values []string
+	}{{"a", nil}, {"c", []string{"a", "b"}}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%+v did not panic", tc)
+				}
+			}()
+			var v string
+			EnumVar(pflag.NewFlagSet("x", pflag.ContinueOnError), &v, "v", tc.def, tc.values, "")
+		}()
+	}
+	for what, mistake := range map[string]func(){
+		"Suggest for no such flag": func() { Suggest(pflag.NewFlagSet("x", pflag.ContinueOnError), "nope", "a") },
+		"Check of a list flag": func() {
+			fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+			fs.StringArray("l", nil, "")
+			Check(fs, "l", func() error { return nil })
+		},
 	} {
 		func() {
 			defer func() {
 				if recover() == nil {
-					t.Errorf("%+v did not panic", table)
+					t.Errorf("%s did not panic", what)
 				}
 			}()
-			root, _, _ := tree()
-			ApplyFlags(root, table)
+			mistake()
 		}()
+	}
+}
+
+// TestCheck: a flag's own rule refuses a value when it is parsed, in the rule's words only
+// (no pflag wrapping), and leaves the flag's help and default as they were.
+func TestCheck(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		bad  string
+	}{
+		{[]string{"sub", "leaf", "--n", "3"}, ""},
+		{[]string{"sub", "leaf", "--n", "-1"}, "--n -1: not negative"},
+	} {
+		root, _, _ := tree()
+		leaf := findCommand(root, "sub leaf")
+		var n int
+		leaf.Flags().IntVar(&n, "n", 5, "count")
+		Check(leaf.Flags(), "n", func() error {
+			if n < 0 {
+				return fmt.Errorf("--n %d: not negative", n)
+			}
+			return nil
+		})
+		root.SetFlagErrorFunc(FlagErrors(func(err error) error { return err }))
+		var help strings.Builder
+		root.SetOut(&help)
+		root.SetArgs(tc.args)
+		err := root.Execute()
+		if (err == nil) != (tc.bad == "") || (err != nil && err.Error() != tc.bad) {
+			t.Errorf("%q: %v, want %q", tc.args, err, tc.bad)
+		}
+		if tc.bad == "" && n != 3 {
+			t.Errorf("took %d", n)
+		}
+		root.SetArgs([]string{"sub", "leaf", "--help"})
+		if err := root.Execute(); err != nil || !strings.Contains(help.String(), "--n int ") || !strings.Contains(help.String(), "count (default 5)") {
+			t.Errorf("help %v:\n%s", err, help.String())
+		}
+	}
+}
+
+// TestSuggestAndKeys: the shell completes a suggested flag's values and a KEY=VALUE flag's
+// "KEY=" (no space after), from the flag's declaration; another value is accepted.
+func TestSuggestAndKeys(t *testing.T) {
+	for _, tc := range []struct {
+		annotate func(*pflag.FlagSet)
+		want     string
+	}{
+		{func(fs *pflag.FlagSet) { Suggest(fs, "list", "p", "q") }, "p\nq\n:4\n"},
+		{func(fs *pflag.FlagSet) { Keys(fs, "list", "k", "l") }, "k=\nl=\n:6\n"},
+	} {
+		root, list, _ := tree()
+		tc.annotate(findCommand(root, "sub leaf").Flags())
+		CompleteFlags(root)
+		var out strings.Builder
+		root.SetOut(&out)
+		root.SetErr(io.Discard)
+		root.SetArgs([]string{cobra.ShellCompRequestCmd, "sub", "leaf", "--list", ""})
+		if err := root.Execute(); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != tc.want {
+			t.Errorf("completes %q, want %q", out.String(), tc.want)
+		}
+		root.SetArgs([]string{"sub", "leaf", "--list", "other"})
+		if err := root.Execute(); err != nil || len(*list) != 1 {
+			t.Errorf("another value: %v %q", err, *list)
+		}
 	}
 }
 
@@ -170,75 +282,5 @@ func TestDocs(t *testing.T) {
 	want := "m_new.md is missing\nm_sub.md differs\nm_sub_leaf.md documents no command"
 	if err != nil || diff != want {
 		t.Errorf("diff %q, want %q (%v)", diff, want, err)
-	}
-}
-
-// TestCompleteFromDatabase: names come from the database --db names; one with a control
-// character is left out.
-func TestCompleteFromDatabase(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "c.db")
-	s, err := store.Open(ctx, path, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, judge := range []string{"gpt-4o", "gpt\x1b[2J", "gpt\nrm"} {
-		im, err := s.BeginScoreImport(ctx, judge, store.ImportOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := im.Commit(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s.Close()
-	root, _, _ := tree()
-	root.PersistentFlags().String("db", path, "")
-	ApplyFlags(root, []Flag{{Command: "sub leaf", Name: "one", From: store.CompleteJudges}})
-	var out strings.Builder
-	root.SetOut(&out)
-	root.SetErr(io.Discard)
-	root.SetArgs([]string{cobra.ShellCompRequestCmd, "sub", "leaf", "--one", "g"})
-	if err := root.Execute(); err != nil {
-		t.Fatal(err)
-	}
-	if got := out.String(); got != "gpt-4o\n:4\n" {
-		t.Errorf("completions %q", got)
-	}
-}
-
-// TestNewBar: --quiet, a persistent flag of the root, silences the bar of a subcommand.
-func TestNewBar(t *testing.T) {
-	for _, quiet := range []bool{false, true} {
-		ptmx, tty, err := pty.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		read := make(chan string)
-		go func() { b, _ := io.ReadAll(ptmx); read <- string(b) }()
-		root, _, _ := tree()
-		root.PersistentFlags().BoolP("quiet", "q", false, "")
-		leaf := findCommand(root, "sub leaf")
-		leaf.RunE = func(cmd *cobra.Command, _ []string) error {
-			b := NewBar(cmd, "work", 10, progress.Records)
-			b.Report(10, 10)
-			b.Finish()
-			return nil
-		}
-		root.SetErr(tty)
-		args := []string{"sub", "leaf"}
-		if quiet {
-			args = append(args, "-q")
-		}
-		root.SetArgs(args)
-		if err := root.Execute(); err != nil {
-			t.Fatal(err)
-		}
-		tty.Close()
-		out := <-read
-		ptmx.Close()
-		if got := strings.Contains(out, "work: 10 records in"); got == quiet {
-			t.Errorf("quiet %v: %q", quiet, out)
-		}
 	}
 }

@@ -1,41 +1,19 @@
-// Package cmdutil is the cobra machinery m3eval's commands share, apart from any one command:
-// the registry of flag values (one table both validates and completes them), completion from
-// the database, command groups, the version line and the generated CLI reference. It holds no
-// domain rule: the registry names the lists that the domain packages export.
+// Package cmdutil is the cobra machinery m3eval's commands share, apart from any one command
+// and from any engine: enumerated flags (declared with their values, which parsing, help and
+// completion read from the flag), a flag's rule of its own value (Check), completion hints
+// carried by a flag, command groups, the version line and the generated CLI reference. It imports no m3eval package: the values of a
+// flag are given where the flag is declared, by the package that knows them.
 package cmdutil
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"time"
-	"unicode"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-
-	"github.com/m3bench/m3eval/internal/store"
 )
-
-// Flag says what one flag of one command accepts and how the shell completes it. Set one of
-// Values, Suggest, Keys or From.
-type Flag struct {
-	// Command is the command's path below the root, e.g. "illusion score".
-	Command string
-	// Name is the flag's long name.
-	Name string
-	// Values are the only values the flag accepts (besides its default): any other is a usage
-	// error that lists them. The shell completes them.
-	Values []string
-	// Suggest are values the shell completes; others are accepted (e.g. meta.NAME keys).
-	Suggest []string
-	// Keys are the keys of a KEY=VALUE flag: the shell completes "KEY=".
-	Keys []string
-	// From completes values from the database named by --db (never created by completing).
-	From store.Completion
-}
 
 // ValueError is an unknown value of an enumerated flag.
 type ValueError struct {
@@ -58,113 +36,175 @@ func (e *ValueError) Error() string {
 	return fmt.Sprintf("--%s %q: use one of %s%s", e.Flag, e.Value, strings.Join(valid, ", "), none)
 }
 
-// enumValue checks each value set against the valid ones before the flag's own Value takes it.
-type enumValue struct {
+// enum is the value of an enumerated flag: Set takes only one of values (or the default,
+// which may stand for "not given", as illusion score's --kind ""), Type shows the values in
+// the help ("--format table|json"), and CompleteFlags completes them.
+type enum[T ~string] struct {
+	p      *T
+	name   string
+	def    T
+	values []T
+}
+
+func (e *enum[T]) Set(s string) error {
+	if T(s) != e.def && !slices.Contains(e.values, T(s)) {
+		return &ValueError{Flag: e.name, Value: s, Valid: e.Values()}
+	}
+	*e.p = T(s)
+	return nil
+}
+
+func (e *enum[T]) String() string { return string(*e.p) }
+
+// Type is the placeholder of the flag's value in the help: its values, "" shown quoted.
+func (e *enum[T]) Type() string {
+	shown := make([]string, len(e.values))
+	for i, v := range e.values {
+		shown[i] = string(v)
+		if v == "" {
+			shown[i] = `""`
+		}
+	}
+	return strings.Join(shown, "|")
+}
+
+// Values are the values the flag accepts, in the order its help and errors list them.
+func (e *enum[T]) Values() []string {
+	out := make([]string, len(e.values))
+	for i, v := range e.values {
+		out[i] = string(v)
+	}
+	return out
+}
+
+// Enumerated is the value of a flag declared with EnumVar.
+type Enumerated interface {
 	pflag.Value
-	name  string
-	def   string
-	valid []string
+	// Values are the values the flag accepts.
+	Values() []string
 }
 
-func (v *enumValue) Set(s string) error {
-	parts := []string{s}
-	if strings.HasSuffix(v.Type(), "Slice") { // "a,b" is two values
-		parts = strings.Split(s, ",")
+// EnumVar defines on fs the flag name that accepts only one of values, stored in *p with
+// the default def: any other value is a usage error (ValueError, at parse time) that lists
+// them, the help shows them in place of the value's type, and CompleteFlags completes them.
+// A list of no values, or a default that is neither one of them nor "", is a mistake in the
+// code, and panics.
+func EnumVar[T ~string](fs *pflag.FlagSet, p *T, name string, def T, values []T, usage string) {
+	if len(values) == 0 || (def != "" && !slices.Contains(values, def)) {
+		panic(fmt.Sprintf("cmdutil: --%s: default %q is not one of %q", name, def, values))
 	}
-	for _, p := range parts {
-		if p != v.def && !slices.Contains(v.valid, p) {
-			return &ValueError{Flag: v.name, Value: p, Valid: v.valid}
-		}
-	}
-	return v.Value.Set(s)
+	*p = def
+	fs.Var(&enum[T]{p: p, name: name, def: def, values: slices.Clone(values)}, name, usage)
 }
 
-// CompletionLimit caps the values completed from the database: a shell lists them all.
-const CompletionLimit = 200
+// The annotations (pflag.Flag.Annotations) by which a flag carries its completion hints.
+const (
+	suggestAnnotation = "m3eval_suggest"
+	keysAnnotation    = "m3eval_keys"
+)
 
-// completionTimeout bounds a completion's database read: a shell waits for it.
-const completionTimeout = 2 * time.Second
+// Suggest makes the shell complete the flag name of fs with values, without restricting it
+// to them (sample --by also takes meta.NAME). The flag must be defined: a name that is not
+// panics.
+func Suggest(fs *pflag.FlagSet, name string, values ...string) {
+	annotate(fs, name, suggestAnnotation, values)
+}
 
-// ApplyFlags applies the table to the command tree under root: it wraps each enumerated flag
-// so that an unknown value fails at parse time, and registers every flag's completion. A row
-// naming a command or flag that does not exist panics: the table is code, and every test that
-// builds the root command checks it.
-func ApplyFlags(root *cobra.Command, table []Flag) {
-	for _, f := range table {
-		cmd := findCommand(root, f.Command)
-		fl := cmd.Flags().Lookup(f.Name)
-		if fl == nil {
-			panic(fmt.Sprintf("cmdutil: %q has no flag --%s", cmd.CommandPath(), f.Name))
-		}
-		var complete cobra.CompletionFunc
-		switch {
-		case f.Values != nil:
-			fl.Value = &enumValue{Value: fl.Value, name: f.Name, def: fl.DefValue, valid: f.Values}
-			complete = cobra.FixedCompletions(slices.DeleteFunc(slices.Clone(f.Values), func(v string) bool { return v == "" }),
-				cobra.ShellCompDirectiveNoFileComp)
-		case f.Suggest != nil:
-			complete = cobra.FixedCompletions(f.Suggest, cobra.ShellCompDirectiveNoFileComp)
-		case f.Keys != nil:
-			keys := make([]string, len(f.Keys))
-			for i, k := range f.Keys {
-				keys[i] = k + "="
+// Keys makes the shell complete "KEY=" for each of keys as the value of the KEY=VALUE flag
+// name of fs (--filter, --where).
+func Keys(fs *pflag.FlagSet, name string, keys ...string) {
+	annotate(fs, name, keysAnnotation, keys)
+}
+
+func annotate(fs *pflag.FlagSet, name, key string, values []string) {
+	if err := fs.SetAnnotation(name, key, values); err != nil {
+		panic("cmdutil: " + err.Error())
+	}
+}
+
+// CompleteFlags registers, for every flag of the command tree under root, the completion its
+// declaration carries: an enumerated flag's values (EnumVar), Suggest's values, Keys' "KEY=".
+// A flag with a completion registered already (e.g. from the database) keeps it.
+func CompleteFlags(root *cobra.Command) {
+	for _, fs := range []*pflag.FlagSet{root.LocalNonPersistentFlags(), root.PersistentFlags()} {
+		fs.VisitAll(func(f *pflag.Flag) {
+			complete := flagCompletion(f)
+			if complete == nil {
+				return
 			}
-			complete = cobra.FixedCompletions(keys, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace)
-		case f.From != "":
-			complete = fromDatabase(f.From)
-		default:
-			panic(fmt.Sprintf("cmdutil: %s --%s: nothing to complete", cmd.CommandPath(), f.Name))
-		}
-		if err := cmd.RegisterFlagCompletionFunc(f.Name, complete); err != nil {
-			panic("cmdutil: " + err.Error())
-		}
+			if _, ok := root.GetFlagCompletionFunc(f.Name); ok {
+				return
+			}
+			if err := root.RegisterFlagCompletionFunc(f.Name, complete); err != nil {
+				panic("cmdutil: " + err.Error())
+			}
+		})
+	}
+	for _, c := range root.Commands() {
+		CompleteFlags(c)
 	}
 }
 
-// findCommand returns the command at path (words below root), panicking when there is none.
-func findCommand(root *cobra.Command, path string) *cobra.Command {
-	cmd := root
-	for _, name := range strings.Fields(path) {
-		i := slices.IndexFunc(cmd.Commands(), func(c *cobra.Command) bool { return c.Name() == name })
-		if i < 0 {
-			panic(fmt.Sprintf("cmdutil: no command %q", path))
-		}
-		cmd = cmd.Commands()[i]
+// flagCompletion is the completion f's declaration carries, or nil.
+func flagCompletion(f *pflag.Flag) cobra.CompletionFunc {
+	none := cobra.ShellCompDirectiveNoFileComp
+	if e, ok := f.Value.(Enumerated); ok {
+		// "" (report --by "": none) is not something to complete.
+		return cobra.FixedCompletions(slices.DeleteFunc(e.Values(), func(v string) bool { return v == "" }), none)
 	}
-	return cmd
+	if v, ok := f.Annotations[suggestAnnotation]; ok {
+		return cobra.FixedCompletions(v, none)
+	}
+	if keys, ok := f.Annotations[keysAnnotation]; ok {
+		eq := make([]string, len(keys))
+		for i, k := range keys {
+			eq[i] = k + "="
+		}
+		return cobra.FixedCompletions(eq, none|cobra.ShellCompDirectiveNoSpace)
+	}
+	return nil
 }
 
-// fromDatabase completes from the database the command's --db flag names. A database that
-// does not exist or cannot be read completes nothing.
-func fromDatabase(what store.Completion) cobra.CompletionFunc {
-	return func(cmd *cobra.Command, _ []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		none := cobra.ShellCompDirectiveNoFileComp
-		db := cmd.Flag("db")
-		if db == nil {
-			return nil, none
-		}
-		ctx := cmd.Context()
-		if ctx == nil {
-			ctx = context.Background()
-		}
-		ctx, cancel := context.WithTimeout(ctx, completionTimeout)
-		defer cancel()
-		c, err := store.OpenCompleter(ctx, db.Value.String())
-		if err != nil {
-			return nil, none
-		}
-		defer c.Close()
-		values, err := c.Complete(ctx, what, prefix, CompletionLimit)
-		if err != nil {
-			return nil, none
-		}
-		// A name with a control character (a newline, an escape sequence) would break the
-		// line-based protocol or reach the terminal; nobody can type it anyway.
-		return slices.DeleteFunc(values, func(v string) bool { return strings.IndexFunc(v, unicode.IsControl) >= 0 }), none
-	}
+// checked is the value of a flag with a rule of its own (Check).
+type checked struct {
+	pflag.Value
+	check func() error
 }
 
-// Strings converts a list of named string values (formats, methods) for a Flag.
+func (c *checked) Set(s string) error {
+	if err := c.Value.Set(s); err != nil {
+		return err
+	}
+	if err := c.check(); err != nil {
+		return &checkError{err}
+	}
+	return nil
+}
+
+// checkError is a value a flag's Check refused: the check's words are the whole message.
+type checkError struct{ err error }
+
+func (e *checkError) Error() string { return e.err.Error() }
+func (e *checkError) Unwrap() error { return e.err }
+
+// Check gives the flag name of fs a rule of its own value (--bootstrap is not negative):
+// check runs after the flag takes each value, and its error refuses the value when it is
+// parsed, a usage error in check's own words. A rule that involves other flags belongs to
+// the options type's Check, which sees them all. The flag must be defined: a name that is
+// not panics, and so does a list flag: pflag would print its empty default, wrapped, as
+// "(default [])".
+func Check(fs *pflag.FlagSet, name string, check func() error) {
+	f := fs.Lookup(name)
+	if f == nil {
+		panic(fmt.Sprintf("cmdutil: no flag --%s to check", name))
+	}
+	if _, ok := f.Value.(pflag.SliceValue); ok {
+		panic(fmt.Sprintf("cmdutil: --%s is a list: check it in the options' Check", name))
+	}
+	f.Value = &checked{Value: f.Value, check: check}
+}
+
+// Strings converts a list of named string values (formats, methods) for a flag.
 func Strings[S ~string](values ...S) []string {
 	out := make([]string, len(values))
 	for i, v := range values {
@@ -174,12 +214,15 @@ func Strings[S ~string](values ...S) []string {
 }
 
 // FlagErrors is a cobra FlagErrorFunc: it passes each flag parse error through usage (which
-// marks it as a usage error) after reducing an enumerated flag's pflag wrapping ("invalid
-// argument ... for ... flag: ") to its ValueError, which lists the valid values.
+// marks it as a usage error) after reducing pflag's wrapping ("invalid argument ... for ...
+// flag: ") of an enumerated flag's ValueError, which lists the valid values, or of a Check's
+// error, to that error.
 func FlagErrors(usage func(error) error) func(*cobra.Command, error) error {
 	return func(_ *cobra.Command, err error) error {
 		if ve := (*ValueError)(nil); errors.As(err, &ve) {
 			err = ve
+		} else if ce := (*checkError)(nil); errors.As(err, &ce) {
+			err = ce.err
 		}
 		return usage(err)
 	}

@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -60,4 +61,17 @@ func AddCompletion(root *cobra.Command) {
 		}
 		return fmt.Errorf("unknown command %q for %q: the shells are %s", args[0], cmd.CommandPath(), strings.Join(shells, ", "))
 	}
+}
+
+// findCommand returns the command at path (words below root), panicking when there is none.
+func findCommand(root *cobra.Command, path string) *cobra.Command {
+	cmd := root
+	for _, name := range strings.Fields(path) {
+		i := slices.IndexFunc(cmd.Commands(), func(c *cobra.Command) bool { return c.Name() == name })
+		if i < 0 {
+			panic(fmt.Sprintf("cmdutil: no command %q", path))
+		}
+		cmd = cmd.Commands()[i]
+	}
+	return cmd
 }

@@ -15,7 +15,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/ppi"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/scoring"
 	"github.com/m3bench/m3eval/internal/store"
@@ -42,11 +44,17 @@ type Request struct {
 // AddFlags defines m3eval estimate's flags (all but -o).
 func (q *Request) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&q.Judge, "judge", "", "the judge whose scores are combined with the human labels: rules, a model judge, or imported scores (required)")
-	fs.StringVar(&q.By, "by", "", "one row per model and group of turns: "+strings.Join(GroupKeys(), ", "))
+	cmdutil.EnumVar(fs, &q.By, "by", "", GroupKeys(), "one row per model and group of turns")
 	fs.StringArrayVar(&q.Annotators, "annotator", nil, "use this annotator's done labels only (repeatable; default: everyone's)")
 	fs.IntVar(&q.Bootstrap, "bootstrap", 1000, "bootstrap replicates (episodes resampled) for the ranking's shares (0: no shares)")
+	cmdutil.Check(fs, "bootstrap", func() error {
+		if q.Bootstrap < 0 {
+			return usage.Errorf("--bootstrap %d: give 0 or more replicates", q.Bootstrap)
+		}
+		return nil
+	})
 	fs.Uint64Var(&q.Seed, "seed", 12345, "bootstrap seed; the same seed gives the same shares on any machine")
-	fs.StringVar(&q.Format, "format", "table", "output format: table or json")
+	cmdutil.EnumVar(fs, &q.Format, "format", string(render.Table), cmdutil.Strings(render.EstimateFormats...), "output format")
 	fs.StringVar(&q.Sample, "sample", "", "an active sample (m3eval sample --active): use only its labels, each weighted by 1/its inclusion probability")
 }
 
@@ -61,16 +69,11 @@ func GroupKeys() []string {
 	return out
 }
 
-// Check checks the flags' values; its errors are usage errors.
+// Check checks that --judge is given (each flag's value was checked when parsed; a flag's
+// absence is seen only here); its errors are usage errors.
 func (q *Request) Check() error {
 	if strings.TrimSpace(q.Judge) == "" {
 		return usage.Errorf("--judge is required: name the judge whose scores to use (m3eval score lists the judges; m3eval judge makes the rule judge \"rules\")")
-	}
-	if q.By != "" && !slices.Contains(GroupKeys(), q.By) {
-		return usage.Errorf("--by %q: use %s", q.By, strings.Join(GroupKeys(), " or "))
-	}
-	if q.Bootstrap < 0 {
-		return usage.Errorf("--bootstrap %d: give 0 or more replicates", q.Bootstrap)
 	}
 	return nil
 }

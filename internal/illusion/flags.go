@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/progress"
 	"github.com/m3bench/m3eval/internal/usage"
 )
@@ -18,7 +19,7 @@ import (
 func usagef(format string, args ...any) error { return usage.Errorf(format, args...) }
 
 // The valid values of the enumerated flags of m3eval illusion score, in the order their
-// error messages list them (a flag registry completes and checks them).
+// error messages list them (their flags are declared with them).
 var (
 	// Kinds are the values of --kind and --by.
 	Kinds = []Kind{KindShape, KindScene}
@@ -135,35 +136,25 @@ type ScoreFlags struct {
 	Rule         string
 }
 
-// AddFlags defines the flags of m3eval illusion score on fs but -o.
+// AddFlags defines the flags of m3eval illusion score on fs but -o and --format, whose values
+// are render's (render.IllusionFormats; render imports illusion, so the command declares it).
 func (o *ScoreFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.Testsets, "testset", nil, "NAME=FILE of a test set built by 'illusion sample' (Parquet or JSONL); repeatable")
-	fs.StringVar(&o.Kind, "kind", "", "score every log as shape or scene instead of inferring it")
-	fs.StringVar(&o.By, "by", "", "per-class rows by shape or scene instead of per difficulty")
-	fs.StringVar(&o.Format, "format", "table", "output format: table, json or md")
+	cmdutil.EnumVar(fs, &o.Kind, "kind", "", cmdutil.Strings(Kinds...), "score every log as shape or scene instead of inferring it")
+	cmdutil.EnumVar(fs, &o.By, "by", "", cmdutil.Strings(Kinds...), "per-class rows by shape or scene instead of per difficulty")
 	fs.IntVar(&o.Top, "top", 10, "wrong answers to list (0 for all)")
 	fs.BoolVar(&o.Pool, "pool", false, "score several logs of the same task and split together")
 	fs.BoolVar(&o.Latest, "latest", false, "of several logs of the same task and split, score only the newest (date in the file name)")
-	fs.StringVar(&o.Rule, "rule", string(RuleM3eval), "matching rule: m3eval or lmms-eval (the task's own _recall_match)")
+	cmdutil.EnumVar(fs, &o.Rule, "rule", string(RuleM3eval), cmdutil.Strings(Rules...), "matching rule: m3eval, or lmms-eval (the task's own _recall_match)")
 }
 
 // ScoreReport checks the flags, scores the logs (LOG or NAME=LOG) on the test sets and builds
 // the report: m3eval illusion score.
 func ScoreReport(ctx context.Context, f ScoreFlags, logs []string) (*Report, error) {
-	kind, err := ParseKind("--kind", f.Kind)
-	if err != nil {
-		return nil, err
-	}
-	by, err := ParseKind("--by", f.By)
-	if err != nil {
-		return nil, err
-	}
+	// --kind, --by, --format and --rule were checked when parsed (cmdutil.EnumVar).
+	kind, by, rule := Kind(f.Kind), Kind(f.By), Rule(f.Rule)
 	if f.Top < 0 {
 		return nil, usagef("--top %d: must be at least 0", f.Top)
-	}
-	rule := Rule(f.Rule)
-	if rule != RuleM3eval && rule != RuleLMMSEval {
-		return nil, usagef("--rule %q: use m3eval or lmms-eval", f.Rule)
 	}
 	if f.Pool && f.Latest {
 		return nil, usagef("--pool and --latest exclude each other")
@@ -215,13 +206,4 @@ func ScoreFiles(ctx context.Context, testsets, args []string, opts ScoreOptions)
 		logs = append(logs, in)
 	}
 	return ScoreLogs(ctx, sets, logs, opts)
-}
-
-// ParseKind reads the value of a --kind or --by flag: shape, scene or empty.
-func ParseKind(flag, s string) (Kind, error) {
-	switch k := Kind(s); k {
-	case "", KindShape, KindScene:
-		return k, nil
-	}
-	return "", usagef("%s %q: use shape or scene", flag, s)
 }

@@ -3,21 +3,32 @@ package illusion
 import (
 	"context"
 	"errors"
+	"io"
 	"testing"
 
+	"github.com/spf13/pflag"
+
+	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
-// TestFlagChecks: every bad flag value is a usage error, checked before any file is read.
-// (--format is checked by the flag itself: m3eval illusion score --format csv is refused
-// before ScoreReport runs, see cmd/m3eval TestIllusionUsageErrors.)
+// TestFlagChecks: every bad flag value is a usage error, checked before any file is read (an
+// enumerated flag's when it is parsed). --format is declared by the command with render's
+// values: m3eval illusion score --format csv is refused before ScoreReport runs, see
+// cmd/m3eval TestIllusionUsageErrors.
 func TestFlagChecks(t *testing.T) {
+	for _, args := range [][]string{{"--kind", "both"}, {"--by", "colour"}, {"--rule", "strict"}} {
+		fs := pflag.NewFlagSet("illusion score", pflag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		(&ScoreFlags{}).AddFlags(fs)
+		var ve *cmdutil.ValueError
+		if err := fs.Parse(args); !errors.As(err, &ve) || ve.Flag != args[0][2:] {
+			t.Errorf("%q: %v", args, err)
+		}
+	}
 	good := ScoreFlags{Format: "table", Rule: "m3eval"}
 	for _, f := range []ScoreFlags{
-		{Kind: "both", Format: "table", Rule: "m3eval"},
-		{By: "colour", Format: "table", Rule: "m3eval"},
 		{Format: "md", Top: -1, Rule: "m3eval"},
-		{Format: "json", Rule: "strict"},
 		{Format: "json", Rule: "m3eval", Pool: true, Latest: true},
 		{Format: "json", Rule: "m3eval", Testsets: []string{"nofile"}},
 	} {

@@ -6,13 +6,13 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/judge"
 	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
@@ -20,17 +20,17 @@ import (
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
-// CheckExplain refuses an --explain value that is a flag: "judge --explain --name vlm" took
-// "--name" as the sample id and left "vlm" over. A sample id never starts with "-".
-func (q *Request) CheckExplain() error {
+// checkExplain refuses an --explain value that is a flag: "judge --explain --name vlm" took
+// "--name" as the sample id and left "vlm" over. A sample id never starts with "-". It runs
+// when the flag is parsed, before the argument count: the flag's value is what went wrong.
+func (q *Request) checkExplain() error {
 	if strings.HasPrefix(q.Explain, "-") {
 		return usage.Errorf("--explain %s: want a sample id, not a flag (usage: m3eval judge --explain SAMPLE_ID [--name NAME] [--format table|json])", q.Explain)
 	}
 	return nil
 }
 
-// ExplainFormats are the values of m3eval judge's --format (a flag registry completes and
-// checks them).
+// ExplainFormats are the values of m3eval judge's --format (declared with them).
 var ExplainFormats = []render.Format{render.Table, render.JSON}
 
 // Request is what m3eval judge is asked for: its flags.
@@ -83,10 +83,12 @@ func (f *optFloat) Type() string { return "float" }
 func (q *Request) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&q.Name, "name", "rules", "the judge's name in the database")
 	fs.StringArrayVar(&q.Filters, "filter", nil, "judge only turns with KEY=VALUE (repeatable; keys: action_type, task_type, model, episode, sample_id)")
+	cmdutil.Keys(fs, "filter", store.TurnFilterKeys()...)
 	fs.BoolVar(&q.Replace, "replace", false, "re-score scores made with other rules, or changed")
 	fs.StringVar(&q.Rules, "rules", "", "rule file (JSON) to use instead of the built-in rules (see --print-rules)")
 	fs.StringVar(&q.Explain, "explain", "", "print the verdict of one sample: value, rule and evidence per field")
-	fs.StringVar(&q.Format, "format", string(render.Table), "--explain output: table or json")
+	cmdutil.Check(fs, "explain", q.checkExplain)
+	cmdutil.EnumVar(fs, &q.Format, "format", string(render.Table), cmdutil.Strings(ExplainFormats...), "--explain output")
 	fs.BoolVar(&q.PrintRules, "print-rules", false, "print the built-in rule file and exit")
 	m := &q.Model
 	fs.StringVar(&m.Endpoint, "endpoint", "", "judge with a model: OpenAI-compatible API base, e.g. http://127.0.0.1:8000/v1 (see docs/judge.md)")
@@ -102,17 +104,12 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&m.Timeout, "timeout", 2*time.Minute, "longest wait for one model judge response")
 }
 
-// Check checks the flags and parses the filter; its errors are marked usage.Err.
+// Check parses --filter and checks how the flags combine (--format and --explain were checked
+// when parsed); its errors are marked usage.Err.
 func (q *Request) Check() (store.TurnFilter, error) {
-	if !slices.Contains(ExplainFormats, render.Format(q.Format)) {
-		return nil, usage.Errorf("--format %q: use table or json", q.Format)
-	}
 	filter, err := ParseFilter(q.Filters)
 	if err != nil {
 		return nil, usage.Wrap(err)
-	}
-	if err := q.CheckExplain(); err != nil {
-		return nil, err
 	}
 	if q.Explain != "" && (len(q.Filters) > 0 || q.Replace) {
 		return nil, usage.Errorf("--explain shows one sample and stores nothing: drop --filter and --replace")

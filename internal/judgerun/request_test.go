@@ -2,13 +2,17 @@ package judgerun
 
 import (
 	"errors"
+	"io"
 	"testing"
 
+	"github.com/spf13/pflag"
+
+	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
-// TestRequestCheck: every listed --format is accepted; the refusals keep m3eval judge's
-// messages.
+// TestRequestCheck: every listed --format is accepted, another refused when parsed; the
+// refusals keep m3eval judge's messages.
 func TestRequestCheck(t *testing.T) {
 	for _, f := range ExplainFormats {
 		q := Request{Format: string(f), Filters: []string{"model=m"}}
@@ -21,12 +25,18 @@ func TestRequestCheck(t *testing.T) {
 		q    Request
 		want string
 	}{
-		{Request{Format: "md"}, `--format "md": use table or json`},
 		{Request{Format: "table", Filters: []string{"colour=red"}}, `--filter "colour=red": unknown key colour (keys: action_type, episode, model, sample_id, task_type)`},
 		{Request{Format: "table", Explain: "s1", Replace: true}, "--explain shows one sample and stores nothing: drop --filter and --replace"},
 	} {
 		if _, err := tc.q.Check(); err == nil || err.Error() != tc.want || !errors.Is(err, usage.Err) {
 			t.Errorf("got %v, want %s", err, tc.want)
 		}
+	}
+	fs := pflag.NewFlagSet("judge", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	(&Request{}).AddFlags(fs)
+	var ve *cmdutil.ValueError
+	if err := fs.Parse([]string{"--format", "md"}); !errors.As(err, &ve) || ve.Error() != `--format "md": use one of table, json` {
+		t.Errorf("--format md: %v", err)
 	}
 }

@@ -6,12 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/intervalcache"
 	"github.com/m3bench/m3eval/internal/judgerun"
 	"github.com/m3bench/m3eval/internal/render"
@@ -21,8 +20,8 @@ import (
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
-// Formats are the values of m3eval report's --format (a flag registry completes and checks
-// them): the page, or the page's numbers.
+// Formats are the values of m3eval report's --format (declared with them): the page, or the
+// page's numbers.
 var Formats = []render.Format{render.HTML, render.JSON}
 
 // Request is what m3eval report is asked for: its flags. Options.Judges holds the judges
@@ -45,12 +44,13 @@ type Request struct {
 // AddFlags defines the flags of m3eval report on fs (all but -o).
 func (q *Request) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&q.Judges, "judge", nil, "compare with this judge only (repeatable; default: every judge)")
-	fs.StringVar(&q.By, "by", "action_type", "per-group charts by this turn attribute ("+strings.Join(store.GroupKeys(), ", ")+"; \"\" for none)")
+	cmdutil.EnumVar(fs, &q.By, "by", "action_type", append(store.GroupKeys(), ""), "per-group charts by this turn attribute (\"\" for none)")
 	fs.StringArrayVar(&q.IllusionLogs, "illusion", nil, "IllusionBench sample log (LOG or SPLIT=LOG) to add recall for (repeatable)")
 	fs.StringArrayVar(&q.Testsets, "illusion-testset", nil, "NAME=FILE of the IllusionBench test set of the logs (repeatable)")
 	fs.IntVar(&q.Bootstrap, "bootstrap", 1000, "bootstrap replicates for the 95% intervals (0: none)")
+	cmdutil.Check(fs, "bootstrap", func() error { return scoring.CheckBootstrap(q.Bootstrap) })
 	fs.Uint64Var(&q.Seed, "seed", 12345, "bootstrap seed; the same seed gives the same intervals as m3eval score")
-	fs.StringVar(&q.Format, "format", string(render.HTML), "output format: html or json")
+	cmdutil.EnumVar(fs, &q.Format, "format", string(render.HTML), cmdutil.Strings(Formats...), "output format")
 	fs.BoolVar(&q.PDF, "pdf", false, "print the report to PDF with headless Chromium: $M3EVAL_CHROMIUM, or chromium on $PATH (-o names the PDF)")
 	fs.BoolVar(&q.NoCache, "no-cache", false, "resample even when the interval cache holds these intervals, and store none (cache: $"+intervalcache.EnvDir+", default m3eval/intervals in the user's cache directory; docs/report.md)")
 	fs.BoolVar(&q.Metrics, "metrics", true, "compute the rule judge's action-space metrics (m3eval score --metrics) for their section")
@@ -58,16 +58,11 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&q.Campaign, "campaign", "", "quality control of this campaign's annotators on its turns (default: every label)")
 }
 
-// Check checks the flags and how they combine; its errors are marked usage.Err.
+// Check checks how the flags combine (each flag's own value was checked when parsed); its
+// errors are marked usage.Err.
 func (q *Request) Check() error {
-	if !slices.Contains(Formats, render.Format(q.Format)) {
-		return usage.Errorf("--format %q: use html or json", q.Format)
-	}
 	if q.PDF && render.Format(q.Format) != render.HTML {
 		return usage.Errorf("--pdf prints the HTML page: leave out --format %s", q.Format)
-	}
-	if err := scoring.CheckBy(q.Bootstrap, q.By); err != nil {
-		return err
 	}
 	if q.Campaign != "" && !q.QC {
 		return usage.Errorf("--campaign scopes the quality control: leave out --qc=false")

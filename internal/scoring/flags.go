@@ -2,14 +2,12 @@ package scoring
 
 import (
 	"io"
-	"slices"
-	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/render"
-	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
@@ -35,7 +33,7 @@ const (
 )
 
 // The valid values of the enumerated statistics flags of m3eval score and agree, in the
-// order their error messages list them (a flag registry completes and checks them).
+// order their error messages list them (their flags are declared with them: cmdutil.EnumVar).
 var (
 	// Formats are the values of --format.
 	Formats = []render.Format{render.Table, render.JSON, render.Markdown, render.CSV, render.LaTeX}
@@ -65,11 +63,12 @@ type StatFlags struct {
 // AddFlags defines the statistics and CSV flags m3eval agree and score share on fs.
 func (f *StatFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&f.Bootstrap, "bootstrap", 0, "bootstrap replicates for 95% intervals and standard errors (0: none)")
+	cmdutil.Check(fs, "bootstrap", func() error { return CheckBootstrap(f.Bootstrap) })
 	fs.Uint64Var(&f.Seed, "seed", 12345, "bootstrap seed; the same seed gives the same intervals on any machine")
-	fs.StringVar(&f.CI, "ci", string(agree.CIPercentile), "bootstrap interval: "+orList(CIMethods))
-	fs.StringVar(&f.Adjust, "adjust", string(agree.AdjustNone), "adjust p-values over the whole report: "+orList(Adjustments))
-	fs.StringVar(&f.Raters, "raters", string(RatersDistinct), "distinct (each rater is one person) or exchangeable (raters are interchangeable slots: no pairwise or two-way ICC statistics)")
-	fs.StringVar(&f.Format, "format", string(render.Table), "output format: "+orList(Formats))
+	cmdutil.EnumVar(fs, &f.CI, "ci", string(agree.CIPercentile), cmdutil.Strings(CIMethods...), "bootstrap interval")
+	cmdutil.EnumVar(fs, &f.Adjust, "adjust", string(agree.AdjustNone), cmdutil.Strings(Adjustments...), "adjust p-values over the whole report")
+	cmdutil.EnumVar(fs, &f.Raters, "raters", string(RatersDistinct), cmdutil.Strings(RaterModes...), "distinct (each rater is one person) or exchangeable (raters are interchangeable slots: no pairwise or two-way ICC statistics)")
+	cmdutil.EnumVar(fs, &f.Format, "format", string(render.Table), cmdutil.Strings(Formats...), "output format")
 	fs.StringVar(&f.Matrix, "matrix", "", "print one statistic as a judge × field matrix, e.g. kendall_tau_b (or, with agree --levels, system_level.kendall_tau_b)")
 	f.CSV.AddFlags(fs)
 }
@@ -82,24 +81,10 @@ type Stats struct {
 	flags    StatFlags
 }
 
-// Check checks the values; an error names the flag and its valid values (marked usage.Err).
+// Check turns the values into the options; they were checked when they were parsed
+// (cmdutil.EnumVar, cmdutil.Check), and no rule involves two of them.
 func (f StatFlags) Check() (Stats, error) {
 	var s Stats
-	if err := oneOf("format", render.Format(f.Format), Formats); err != nil {
-		return s, err
-	}
-	if f.Bootstrap < 0 {
-		return s, usage.Errorf("--bootstrap %d: the number of replicates cannot be negative", f.Bootstrap)
-	}
-	if err := oneOf("ci", agree.CIMethod(f.CI), CIMethods); err != nil {
-		return s, err
-	}
-	if err := oneOf("adjust", agree.Adjustment(f.Adjust), Adjustments); err != nil {
-		return s, err
-	}
-	if err := oneOf("raters", Raters(f.Raters), RaterModes); err != nil {
-		return s, err
-	}
 	ci := agree.CIMethod(f.CI)
 	s.Analysis = agree.Options{Bootstrap: f.Bootstrap, Seed: f.Seed, CI: ci, Exchangeable: Raters(f.Raters) == RatersExchangeable}
 	s.Adjust = agree.Adjustment(f.Adjust)
@@ -123,33 +108,11 @@ func (s Stats) Writer(results []agree.FieldResult, in render.AgreementInputs, cl
 	}
 }
 
-// CheckBy checks the --bootstrap and --by flags m3eval score and report share.
-func CheckBy(bootstrap int, by string) error {
+// CheckBootstrap is the rule of the --bootstrap flag m3eval score, agree and report share
+// (cmdutil.Check runs it when the flag is parsed).
+func CheckBootstrap(bootstrap int) error {
 	if bootstrap < 0 {
 		return usage.Errorf("--bootstrap %d: the number of replicates cannot be negative", bootstrap)
 	}
-	if by != "" && !slices.Contains(store.GroupKeys(), by) {
-		return usage.Errorf("--by %q: use one of %s", by, strings.Join(store.GroupKeys(), ", "))
-	}
 	return nil
-}
-
-// oneOf fails unless v is one of valid, naming the flag and listing them: "use a, b or c".
-func oneOf[T ~string](flag string, v T, valid []T) error {
-	if slices.Contains(valid, v) {
-		return nil
-	}
-	return usage.Errorf("--%s %q: use %s", flag, string(v), orList(valid))
-}
-
-// orList lists values for a message: "a", "a or b", "a, b or c".
-func orList[T ~string](vs []T) string {
-	s := make([]string, len(vs))
-	for i, v := range vs {
-		s[i] = string(v)
-	}
-	if len(s) < 2 {
-		return strings.Join(s, "")
-	}
-	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
 }

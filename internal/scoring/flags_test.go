@@ -2,10 +2,16 @@ package scoring
 
 import (
 	"errors"
+	"io"
+	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
+
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/render"
+	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
@@ -13,24 +19,30 @@ func validRequest() Request {
 	return Request{StatFlags: StatFlags{Format: "table", CI: "percentile", Adjust: "none", Raters: "distinct"}, Cluster: "episode"}
 }
 
-// TestCheckAcceptsEveryListedValue: the exported lists are what Check accepts, so a flag
-// registry that completes them offers nothing Check refuses.
-func TestCheckAcceptsEveryListedValue(t *testing.T) {
-	set := map[string]func(*Request, string){
-		"format":  func(q *Request, v string) { q.Format = v },
-		"ci":      func(q *Request, v string) { q.CI = v },
-		"adjust":  func(q *Request, v string) { q.Adjust = v },
-		"raters":  func(q *Request, v string) { q.Raters = v },
-		"cluster": func(q *Request, v string) { q.Cluster = v },
-	}
+// parse parses args with score's flags (AddFlags).
+func parse(t *testing.T, args ...string) (*Request, error) {
+	t.Helper()
+	q := &Request{}
+	fs := pflag.NewFlagSet("score", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	q.AddFlags(fs)
+	return q, fs.Parse(args)
+}
+
+// TestFlagsAcceptEveryListedValue: the exported lists are what the flags accept, and Check
+// passes each of them.
+func TestFlagsAcceptEveryListedValue(t *testing.T) {
 	lists := map[string][]string{
 		"format": strs(Formats), "ci": strs(CIMethods), "adjust": strs(Adjustments),
-		"raters": strs(RaterModes), "cluster": strs(Clusters),
+		"raters": strs(RaterModes), "cluster": strs(Clusters), "by": store.GroupKeys(),
 	}
 	for flag, vals := range lists {
 		for _, v := range vals {
-			q := validRequest()
-			set[flag](&q, v)
+			q, err := parse(t, "--"+flag, v)
+			if err != nil {
+				t.Errorf("--%s %s: %v", flag, v, err)
+				continue
+			}
 			if _, err := q.Check(); err != nil {
 				t.Errorf("--%s %s: %v", flag, v, err)
 			}
@@ -38,27 +50,30 @@ func TestCheckAcceptsEveryListedValue(t *testing.T) {
 	}
 }
 
-// TestCheckMessages: an unknown value is refused with the message the commands have always
-// given, listing the valid values.
-func TestCheckMessages(t *testing.T) {
+// TestFlagMessages: an unknown value is refused when parsed, naming the flag and listing the
+// valid values, and a negative --bootstrap.
+func TestFlagMessages(t *testing.T) {
 	for _, tc := range []struct {
-		set  func(*Request)
+		args []string
 		want string
 	}{
-		{func(q *Request) { q.Format = "xml" }, `--format "xml": use table, json, md, csv or latex`},
-		{func(q *Request) { q.Bootstrap = -1 }, `--bootstrap -1: the number of replicates cannot be negative`},
-		{func(q *Request) { q.CI = "basic" }, `--ci "basic": use percentile or bca`},
-		{func(q *Request) { q.Adjust = "bonferroni" }, `--adjust "bonferroni": use holm, bh or none`},
-		{func(q *Request) { q.Raters = "" }, `--raters "": use distinct or exchangeable`},
-		{func(q *Request) { q.By = "colour" }, `--by "colour": use one of action_type, task_type, model, episode`},
-		{func(q *Request) { q.Cluster = "item" }, `--cluster "item": use episode, turn or model`},
+		{[]string{"--format", "xml"}, `--format "xml": use one of table, json, md, csv, latex`},
+		{[]string{"--ci", "basic"}, `--ci "basic": use one of percentile, bca`},
+		{[]string{"--adjust", "bonferroni"}, `--adjust "bonferroni": use one of holm, bh, none`},
+		{[]string{"--raters", ""}, `--raters "": use one of distinct, exchangeable`},
+		{[]string{"--by", "colour"}, `--by "colour": use one of action_type, task_type, model, episode`},
+		{[]string{"--cluster", "item"}, `--cluster "item": use one of episode, turn, model`},
 	} {
-		q := validRequest()
-		tc.set(&q)
-		_, err := q.Check()
-		if err == nil || err.Error() != tc.want || !errors.Is(err, usage.Err) {
-			t.Errorf("got %v, want %s", err, tc.want)
+		_, err := parse(t, tc.args...)
+		var ve *cmdutil.ValueError
+		if !errors.As(err, &ve) || ve.Error() != tc.want {
+			t.Errorf("%q: got %v, want %s", tc.args, err, tc.want)
 		}
+	}
+	_, err := parse(t, "--bootstrap", "-1")
+	want := `--bootstrap -1: the number of replicates cannot be negative`
+	if err == nil || !strings.HasSuffix(err.Error(), want) || !errors.Is(err, usage.Err) {
+		t.Errorf("got %v, want %s", err, want)
 	}
 }
 
@@ -77,17 +92,6 @@ func TestCheckOptions(t *testing.T) {
 	r := st.Report
 	if r.Format != render.JSON || r.Bootstrap != 200 || r.CI != agree.CIBCa || r.Adjust != agree.AdjustHolm || r.Matrix != "kendall_tau_b" {
 		t.Errorf("report %+v", r)
-	}
-}
-
-func TestOrList(t *testing.T) {
-	for _, tc := range []struct {
-		in   []string
-		want string
-	}{{nil, ""}, {[]string{"a"}, "a"}, {[]string{"a", "b"}, "a or b"}, {[]string{"a", "b", "c"}, "a, b or c"}} {
-		if got := orList(tc.in); got != tc.want {
-			t.Errorf("orList(%q) = %q, want %q", tc.in, got, tc.want)
-		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/intervalcache"
 	"github.com/m3bench/m3eval/internal/judgerun"
 	"github.com/m3bench/m3eval/internal/render"
@@ -35,12 +36,12 @@ type Request struct {
 
 // AddFlags defines the flags of m3eval score on fs (all but -o).
 func (q *Request) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&q.By, "by", "", "also report per group of turns: "+strings.Join(store.GroupKeys(), ", "))
+	cmdutil.EnumVar(fs, &q.By, "by", "", store.GroupKeys(), "also report per group of turns")
 	fs.StringArrayVar(&q.Judges, "judge", nil, "compare with this judge only (repeatable; default: every judge)")
 	fs.StringArrayVar(&q.Annotators, "annotator", nil, "use this annotator's labels only (repeatable; default: everyone's)")
 	fs.BoolVar(&q.IncludeDrafts, "include-drafts", false, "count draft annotations too, not only done ones")
 	q.StatFlags.AddFlags(fs)
-	fs.StringVar(&q.Cluster, "cluster", string(ClusterEpisode), "bootstrap unit: "+orList(Clusters))
+	cmdutil.EnumVar(fs, &q.Cluster, "cluster", string(ClusterEpisode), cmdutil.Strings(Clusters...), "bootstrap unit")
 	fs.BoolVar(&q.NACategory, "na-category", false, "treat the NA choice as a category of choice fields instead of missing")
 	fs.BoolVar(&q.NoCache, "no-cache", false, "resample even when the interval cache holds these intervals, and store none (cache: $"+intervalcache.EnvDir+", default m3eval/intervals in the user's cache directory; docs/report.md)")
 	fs.BoolVar(&q.Metrics, "metrics", false, "report the rule judge's action-space metrics instead (per action type and model, 95% intervals resampling episodes; reads --format, -o, --bootstrap (default 2000, 0: none), --seed; not --judge; docs/judge.md)")
@@ -48,14 +49,7 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 
 // Check checks the flags' values; its errors are marked usage.Err.
 func (q *Request) Check() (Stats, error) {
-	st, err := q.StatFlags.Check()
-	if err != nil {
-		return st, err
-	}
-	if err := CheckBy(q.Bootstrap, q.By); err != nil {
-		return st, err
-	}
-	return st, oneOf("cluster", Cluster(q.Cluster), Clusters)
+	return q.StatFlags.Check()
 }
 
 // Score computes the report of m3eval score with the checked flags st and returns the

@@ -13,13 +13,13 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/pflag"
 
+	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/textsafe"
 	"github.com/m3bench/m3eval/internal/usage"
 	"github.com/m3bench/m3eval/internal/vlm"
 )
 
-// StrategyFlags are the values of m3eval simulate --strategy (a flag registry completes and
-// checks them).
+// StrategyFlags are the values of m3eval simulate --strategy (declared with them).
 var StrategyFlags = []string{"rules", "cross-image", "both"}
 
 // Flags are the flags of m3eval simulate, as given.
@@ -52,7 +52,7 @@ func (o *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Images, "images", "", "directory the scenes' image paths resolve in; no image outside it is read (default: the scenes file's directory)")
 	fs.StringVar(&o.Endpoint, "endpoint", "", "OpenAI-compatible API base, e.g. http://127.0.0.1:8000/v1")
 	fs.StringVar(&o.Model, "model", "", "model name sent to the endpoint and written to each turn")
-	fs.StringVar(&o.Strategy, "strategy", "rules", "rules, cross-image or both")
+	cmdutil.EnumVar(fs, &o.Strategy, "strategy", "rules", StrategyFlags, "the episodes' strategy (both: the two)")
 	fs.IntVar(&o.Turns, "turns", 10, "turns of a rule-strategy episode (3 or more)")
 	fs.IntVar(&o.Difficulty, "difficulty", 2, "cross-image difficulty 1-4: filler turns (5, 8, 12, 15) and object types tested")
 	fs.Uint64Var(&o.Seed, "seed", 42, "seed of the template and fact choices")

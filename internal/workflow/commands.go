@@ -9,15 +9,15 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/campaign"
+	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/sample"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/textsafe"
-	"github.com/m3bench/m3eval/internal/usage"
 )
 
-// The --format values of the campaign commands (a flag registry completes and checks them).
+// The --format values of the campaign commands (their flags are declared with them).
 var (
 	// Formats are the values of --format of sample, assign and adjudicate --list.
 	Formats = []render.Format{render.Table, render.JSON}
@@ -35,12 +35,6 @@ type Command interface {
 	Check() error
 	StoreOptions() store.Options
 	Run(ctx context.Context, st Store, r *rubric.Rubric) (Render, error)
-}
-
-// checkFormat reads --format, one of allowed; a wrong value is a usage error.
-func checkFormat(s string, allowed []render.Format) (render.Format, error) {
-	f, err := render.ParseFormat(s, allowed...)
-	return f, usage.Wrap(err)
 }
 
 // pairs reads repeated KEY=VALUE flags; a value may be empty unless needValue.
@@ -74,12 +68,14 @@ func (c *SampleCommand) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Name, "name", "", "name of the sample (required to draw one)")
 	fs.IntVar(&c.N, "n", 0, "number of turns to draw")
 	fs.StringArrayVar(&c.Params.By, "by", nil, "stratify by this turn attribute (repeatable: strata are the combinations)")
+	cmdutil.Suggest(fs, "by", store.SampleKeys()...) // meta.NAME stands for any meta key
 	fs.Int64Var(&c.Seed, "seed", 42, "random seed")
 	fs.IntVar(&c.Params.MinPerStratum, "min-per-stratum", 0, "draw at least K turns from every stratum (all of a smaller one)")
 	fs.StringArrayVar(&c.Where, "where", nil, "only turns with KEY=VALUE (repeatable; values of one key are alternatives)")
+	cmdutil.Keys(fs, "where", store.SampleKeys()...)
 	fs.BoolVar(&c.List, "list", false, "list the stored samples")
 	fs.StringVar(&c.Show, "show", "", "show the stored sample NAME")
-	fs.StringVar(&c.Format, "format", "table", "table or json")
+	cmdutil.EnumVar(fs, &c.Format, "format", string(render.Table), cmdutil.Strings(Formats...), "output format")
 	fs.BoolVar(&c.Active, "active", false, "draw the turns the --judge is least certain about more often, recording each turn's inclusion probability (for m3eval estimate --sample)")
 	fs.StringVar(&c.Judge, "judge", "", "with --active: the judge whose scores (and the other judges' disagreement with them) choose the turns")
 }
@@ -87,9 +83,7 @@ func (c *SampleCommand) AddFlags(fs *pflag.FlagSet) {
 // Check implements Command.
 func (c *SampleCommand) Check() error {
 	var err error
-	if c.format, err = checkFormat(c.Format, Formats); err != nil {
-		return err
-	}
+	c.format = render.Format(c.Format)
 	if c.List && c.Show != "" {
 		return usagef("--list and --show cannot go together")
 	}
@@ -214,7 +208,7 @@ func (c *AssignCommand) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&c.GoldRate, "gold-rate", 0, "share of each queue that is gold, e.g. 0.05 (default: the earlier run's, or 0.05 with --gold)")
 	fs.Float64Var(&c.RepeatRate, "repeat", 0, "share of each annotator's turns shown to them again after their queue, e.g. 0.1 (default: the earlier run's)")
 	fs.BoolVar(&c.Show, "show", false, "show the assignment instead of changing it")
-	fs.StringVar(&c.Format, "format", "table", "table or json")
+	cmdutil.EnumVar(fs, &c.Format, "format", string(render.Table), cmdutil.Strings(Formats...), "output format")
 }
 
 // RateDefaults sets the rates the user did not give: a re-run keeps the earlier ones (a
@@ -234,10 +228,7 @@ func (c *AssignCommand) RateDefaults(goldRateGiven, repeatGiven bool) {
 
 // Check implements Command.
 func (c *AssignCommand) Check() error {
-	var err error
-	if c.format, err = checkFormat(c.Format, Formats); err != nil {
-		return err
-	}
+	c.format = render.Format(c.Format)
 	if c.Sample == "" {
 		return usagef("--sample NAME is required (see m3eval sample --list)")
 	}
@@ -292,14 +283,13 @@ func (c *QCCommand) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&c.IntraMin, "intra-min", c.IntraMin, "intra-annotator agreement: lowest acceptable share of repeated answers that match")
 	fs.IntVar(&c.MissingComments, "missing-comments", c.MissingComments, "missing comments: how many are tolerated")
 	fs.Float64Var(&c.OutlierDelta, "outlier-delta", c.OutlierDelta, "outlier: alpha gain when the annotator is left out")
-	fs.StringVar(&c.Format, "format", "table", "table, json or md")
+	cmdutil.EnumVar(fs, &c.Format, "format", string(render.Table), cmdutil.Strings(QCFormats...), "output format")
 }
 
 // Check implements Command.
 func (c *QCCommand) Check() error {
-	var err error
-	c.format, err = checkFormat(c.Format, QCFormats)
-	return err
+	c.format = render.Format(c.Format)
+	return nil
 }
 
 // StoreOptions implements Command: qc only reads.
@@ -341,7 +331,7 @@ func (c *AdjudicateCommand) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&c.Sets, "set", nil, "FIELD=VALUE: score a field anew (repeatable)")
 	fs.IntVar(&c.Disagree.ScaleGap, "gap", c.Disagree.ScaleGap, "1-5 answers this far apart disagree")
 	fs.BoolVar(&c.Disagree.CountNA, "count-na", false, "NA against an answer is a disagreement too")
-	fs.StringVar(&c.Format, "format", "table", "table or json (with --list)")
+	cmdutil.EnumVar(fs, &c.Format, "format", string(render.Table), cmdutil.Strings(Formats...), "output format (with --list)")
 }
 
 // Screen says whether the command opens the adjudication screen.
@@ -349,10 +339,7 @@ func (c *AdjudicateCommand) Screen() bool { return !c.List && c.SampleID == "" }
 
 // Check implements Command.
 func (c *AdjudicateCommand) Check() error {
-	var err error
-	if c.format, err = checkFormat(c.Format, Formats); err != nil {
-		return err
-	}
+	c.format = render.Format(c.Format)
 	if c.List && c.SampleID != "" {
 		return usagef("give --list, or --turn SAMPLE_ID with --take or --set, or neither for the screen")
 	}

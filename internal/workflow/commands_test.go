@@ -2,9 +2,13 @@ package workflow
 
 import (
 	"errors"
+	"io"
 	"reflect"
 	"testing"
 
+	"github.com/spf13/pflag"
+
+	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/usage"
 )
@@ -13,13 +17,11 @@ import (
 // database is opened, with a usage error; good flags pass and are read.
 func TestCommandChecks(t *testing.T) {
 	bad := map[string]Command{
-		"sample --format md":       &SampleCommand{Format: "md", List: true},
 		"sample --list --show":     &SampleCommand{Format: "table", List: true, Show: "a"},
 		"sample without --by":      &SampleCommand{Format: "table"},
 		"sample --where x":         &SampleCommand{Format: "table", List: true, Where: []string{"action_type"}},
 		"assign without --sample":  &AssignCommand{Format: "table", Show: true},
 		"assign without --overlap": &AssignCommand{Format: "table", AssignOptions: AssignOptions{Sample: "s"}, Names: "a,b"},
-		"qc --format csv":          &QCCommand{Format: "csv"},
 		"adjudicate --list --turn": &AdjudicateCommand{Format: "table", List: true, DecideOptions: DecideOptions{SampleID: "t"}},
 		"adjudicate, no name":      &AdjudicateCommand{Format: "table"},
 		"adjudicate --set x=":      &AdjudicateCommand{Format: "json", DecideOptions: DecideOptions{Adjudicator: "j"}, Sets: []string{"correctness="}},
@@ -42,8 +44,27 @@ func TestCommandChecks(t *testing.T) {
 	if err := a.Check(); err != nil || a.Set["correctness"] != "3" || a.Screen() || a.StoreOptions() != (store.Options{Durable: true}) {
 		t.Errorf("adjudicate: %v %v", err, a.Set)
 	}
-	if q := NewQCCommand(); q.StraightRun != 10 || q.Check() == nil {
-		t.Errorf("qc defaults %+v (an empty --format is refused)", q.QCOptions)
+	if q := NewQCCommand(); q.StraightRun != 10 {
+		t.Errorf("qc defaults %+v", q.QCOptions)
+	}
+	// A --format the command does not write is refused when parsed, naming the valid ones.
+	for _, tc := range []struct {
+		c    interface{ AddFlags(*pflag.FlagSet) }
+		bad  string
+		want string
+	}{
+		{&SampleCommand{}, "md", `--format "md": use one of table, json`},
+		{&AssignCommand{}, "md", `--format "md": use one of table, json`},
+		{NewQCCommand(), "csv", `--format "csv": use one of table, json, md`},
+		{NewAdjudicateCommand(), "md", `--format "md": use one of table, json`},
+	} {
+		fs := pflag.NewFlagSet("c", pflag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		tc.c.AddFlags(fs)
+		var ve *cmdutil.ValueError
+		if err := fs.Parse([]string{"--format", tc.bad}); !errors.As(err, &ve) || ve.Error() != tc.want {
+			t.Errorf("%T: %v, want %s", tc.c, err, tc.want)
+		}
 	}
 }
 

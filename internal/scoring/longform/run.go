@@ -9,12 +9,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/usage"
 )
@@ -51,7 +51,7 @@ const (
 	MeanFloat Mean = "float"
 )
 
-// The valid values of agree's enumerated flags (a flag registry completes and checks them).
+// The valid values of agree's enumerated flags (their flags are declared with them).
 var (
 	// ClusterColumns are the values of agree's --cluster.
 	ClusterColumns = []ClusterColumn{ClusterSystem, ClusterSegment}
@@ -65,8 +65,8 @@ func (o *RunOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Files.Schema, "schema", "", "field types and categories: JSON {\"fields\": {NAME: {\"type\": \"ordinal\"|\"nominal\"|\"continuous\", \"categories\": [...]}}}")
 	fs.StringVar(&o.Levels, "levels", "", "item groups for system- and segment-level correlations: CSV item,system,segment")
 	fs.StringVar(&o.Clusters, "clusters", "", "bootstrap clusters: CSV item,cluster (e.g. the episode of each turn)")
-	fs.StringVar(&o.ClusterColumn, "cluster", "", "bootstrap clusters from a column of --levels: system or segment")
-	fs.StringVar((*string)(&o.Mean), "mean", string(MeanExact), "system means: exact, or float (numpy's floating-point order, to reproduce such analyses)")
+	cmdutil.EnumVar(fs, &o.ClusterColumn, "cluster", "", cmdutil.Strings(ClusterColumns...), "bootstrap clusters from a column of --levels")
+	cmdutil.EnumVar(fs, &o.Mean, "mean", MeanExact, Means, "system means: exact, or float (numpy's floating-point order, to reproduce such analyses)")
 	fs.StringSliceVar(&o.Files.Missing, "missing", nil, "further values meaning \"no rating\" in ratings and scores, e.g. --missing NULL,-")
 	fs.BoolVar(&o.Files.NACategory, "na-category", false, "treat NA as a category of nominal fields instead of missing")
 }
@@ -76,17 +76,11 @@ func (o *RunOptions) Check() error {
 	if o.Levels != "" && o.Files.Auto == "" {
 		return usage.Errorf("--levels needs --auto: it groups the correlations with automatic scores")
 	}
-	if c := ClusterColumn(o.ClusterColumn); c != "" && !slices.Contains(ClusterColumns, c) {
-		return usage.Errorf("--cluster %q: use system or segment (columns of --levels), or --clusters FILE", o.ClusterColumn)
-	}
 	if o.ClusterColumn != "" && o.Levels == "" {
 		return usage.Errorf("--cluster %s needs --levels, the file holding that column", o.ClusterColumn)
 	}
 	if o.ClusterColumn != "" && o.Clusters != "" {
 		return usage.Errorf("--cluster and --clusters both name the clusters: use one")
-	}
-	if !slices.Contains(Means, o.Mean) {
-		return usage.Errorf("--mean %q: use exact or float", o.Mean)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package cmdutil
+package main
 
 import (
 	"io"
@@ -8,9 +8,9 @@ import (
 	"github.com/m3bench/m3eval/internal/progress"
 )
 
-// NewBar starts a progress bar for cmd's long work on its standard error: drawn only on a
+// newBar starts a progress bar for cmd's long work on its standard error: drawn only on a
 // terminal and without --quiet (a persistent flag of the root).
-func NewBar(cmd *cobra.Command, label string, total int64, unit progress.Unit) *progress.Bar {
+func newBar(cmd *cobra.Command, label string, total int64, unit progress.Unit) *progress.Bar {
 	quiet := false
 	if f := cmd.Flag("quiet"); f != nil {
 		quiet = f.Value.String() == "true"
@@ -18,12 +18,12 @@ func NewBar(cmd *cobra.Command, label string, total int64, unit progress.Unit) *
 	return progress.New(cmd.ErrOrStderr(), quiet, label, total, unit)
 }
 
-// WithBar runs work under a progress bar (see NewBar) whose total the work reports. work gets
+// withBar runs work under a progress bar (see newBar) whose total the work reports. work gets
 // the callback for its internal options, and cmd's standard output and error wrapped so that
 // what it prints appears above the bar. The bar ends with its summary line when work succeeds
 // and without one when it fails (the error says the rest).
-func WithBar(cmd *cobra.Command, label string, unit progress.Unit, work func(report progress.Func, out, errw io.Writer) error) error {
-	bar := NewBar(cmd, label, -1, unit)
+func withBar(cmd *cobra.Command, label string, unit progress.Unit, work func(report progress.Func, out, errw io.Writer) error) error {
+	bar := newBar(cmd, label, -1, unit)
 	if err := work(bar.Report, bar.Above(cmd.OutOrStdout()), bar.Above(cmd.ErrOrStderr())); err != nil {
 		bar.Stop()
 		return err
