@@ -1,7 +1,6 @@
-package main
+package longform_test
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -11,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/m3bench/m3eval/internal/agree/agreetest"
 )
 
 // The real-data tests convert the public HANNA and XSum files of ../shared/data to the long
@@ -21,13 +18,9 @@ import (
 // story-level correlations the oracle does not compute, with scipy run on the original wide
 // file (hanna_levels.py there). To regenerate the oracle outputs:
 //
-//	go test ./cmd/m3eval -run RealData -realdata-write /tmp/rd
+//	go test ./internal/agree/longform -run RealData -realdata-write /tmp/rd
 //	cd /tmp/rd/<dataset> && /usr/bin/python3 .../shared/oracle/oracle.py ... (see cmd.txt)
 var realdataWrite = flag.String("realdata-write", "", "write the long-form conversions of the real data sets to this folder")
-
-var sharedData = agreetest.Shared("data")
-
-const realdataRefs = "../../internal/agree/testdata/realdata"
 
 var hannaCriteria = []struct{ name, code string }{
 	{"Relevance", "RE"}, {"Coherence", "CH"}, {"Empathy", "EM"},
@@ -43,43 +36,9 @@ var hannaMetrics = []struct{ column, slug string }{
 	{"SUPERT-PS ¤ε", "supert_ps"},
 }
 
-func readCSV(t *testing.T, path string) [][]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatalf("real data: %v (shared/ must be beside the repository)", err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return rows
-}
 
-func writeRows(t *testing.T, path string, rows [][]string) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := csv.NewWriter(f)
-	if err := w.WriteAll(rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
 
-func writeFile(t *testing.T, path, s string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
-func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // convertHANNA writes into dir: ratings.csv (story = 96·row + prompt, raters human1..3 = the
 // rating slots, six criteria), schema.json (1..5), auto_<slug>.csv for each metric (one
@@ -200,7 +159,7 @@ func convertDir(t *testing.T, name string, conv func(*testing.T, string)) string
 	return dir
 }
 
-// agreeJSON runs m3eval agree in dir and returns its JSON output.
+// agreeJSON runs m3eval agree's engine in dir and returns its JSON output.
 func agreeJSON(t *testing.T, dir string, args ...string) map[string]any {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "out.json")
@@ -212,7 +171,7 @@ func agreeJSON(t *testing.T, dir string, args ...string) map[string]any {
 		}
 		full = append(full, a)
 	}
-	if _, err := runAgreeCmd(t, append(full, "--format", "json", "-o", out)...); err != nil {
+	if _, _, err := runAgree(t, append(full, "--format", "json", "-o", out)...); err != nil {
 		t.Fatalf("m3eval agree %v: %v", args, err)
 	}
 	var res map[string]any

@@ -1,26 +1,12 @@
-package main
+package longform_test
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// runAgreeBoth runs "m3eval agree args..." in-process and returns standard output, standard
-// error and the error.
-func runAgreeBoth(t *testing.T, args ...string) (string, string, error) {
-	t.Helper()
-	root := newRootCmd()
-	var out, errb bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	root.SetArgs(append([]string{"agree"}, args...))
-	err := root.Execute()
-	return out.String(), errb.String(), err
-}
 
 // TestAgreeMissingCodes: the XSum labels hold 33 "NULL"s. Without a schema and without
 // --missing they become a category, and the warning names the field and the count; with
@@ -34,14 +20,14 @@ func TestAgreeMissingCodes(t *testing.T) {
 	}
 	ratings := filepath.Join(dir, "ratings.csv")
 	writeRows(t, ratings, out)
-	_, stderr, err := runAgreeBoth(t, ratings, "--format", "json", "-o", filepath.Join(dir, "a.json"))
+	_, stderr, err := runAgree(t, ratings, "--format", "json", "-o", filepath.Join(dir, "a.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(stderr, `warning: ratings.csv: field is_factual: 33 values "NULL" look like a missing code`) {
 		t.Errorf("no warning naming the field and count:\n%s", stderr)
 	}
-	_, stderr, err = runAgreeBoth(t, ratings, "--missing", "NULL", "--format", "json", "-o", filepath.Join(dir, "b.json"))
+	_, stderr, err = runAgree(t, ratings, "--missing", "NULL", "--format", "json", "-o", filepath.Join(dir, "b.json"))
 	if err != nil || stderr != "" {
 		t.Fatalf("--missing NULL: %v, stderr %q", err, stderr)
 	}
@@ -84,11 +70,11 @@ func TestAgreeStatisticsFlags(t *testing.T) {
 		t.Errorf("ranking %v", r)
 	}
 
-	out, _, err := runAgreeBoth(t, append(common, "--raters", "exchangeable")...)
+	out, _, err := runAgree(t, append(common, "--raters", "exchangeable")...)
 	if err != nil || !strings.Contains(out, "ICC(1,1) / ICC(1)") || strings.Contains(out, "ICC(2,1)") || strings.Contains(out, "Cohen's κ\n") || strings.Contains(out, "human1 – human2") {
 		t.Errorf("exchangeable raters: the table shows two-way ICCs or pairs (%v):\n%s", err, out)
 	}
-	out, _, err = runAgreeBoth(t, append(common, "--format", "latex")...)
+	out, _, err = runAgree(t, append(common, "--format", "latex")...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +83,7 @@ func TestAgreeStatisticsFlags(t *testing.T) {
 			t.Errorf("latex lacks %q", want)
 		}
 	}
-	out, _, err = runAgreeBoth(t, append(common, "--matrix", "system_level.kendall_tau_b", "--format", "latex")...)
+	out, _, err = runAgree(t, append(common, "--matrix", "system_level.kendall_tau_b", "--format", "latex")...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +91,7 @@ func TestAgreeStatisticsFlags(t *testing.T) {
 		!strings.Contains(out, "bleu & ") || strings.Count(out, `\\`) != len(hannaMetrics)+1 {
 		t.Errorf("matrix:\n%s", out)
 	}
-	out, _, err = runAgreeBoth(t, append(common, "--matrix", "system_level.kendall_tau_b", "--mean", "float")...)
+	out, _, err = runAgree(t, append(common, "--matrix", "system_level.kendall_tau_b", "--mean", "float")...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,11 +99,11 @@ func TestAgreeStatisticsFlags(t *testing.T) {
 	if !strings.Contains(out, "0.54") {
 		t.Errorf("matrix with --mean float:\n%s", out)
 	}
-	if _, _, err := runAgreeBoth(t, append(common, "--matrix", "no_such_stat")...); err == nil || !strings.Contains(err.Error(), "no such statistic") {
+	if _, _, err := runAgree(t, append(common, "--matrix", "no_such_stat")...); err == nil || !strings.Contains(err.Error(), "no such statistic") {
 		t.Errorf("unknown matrix statistic: %v", err)
 	}
 	for _, bad := range [][]string{{"--ci", "normal"}, {"--adjust", "bonferroni"}, {"--raters", "slots"}, {"--cluster", "episode"}, {"--mean", "median"}} {
-		if _, _, err := runAgreeBoth(t, append(common, bad...)...); err == nil || exitCodeOf(err) != 2 {
+		if _, _, err := runAgree(t, append(common, bad...)...); err == nil || !isUsage(err) {
 			t.Errorf("%v: %v (want a usage error)", bad, err)
 		}
 	}
@@ -237,7 +223,7 @@ func TestTooManyValuesNotNumbers(t *testing.T) {
 		rows = append(rows, []string{fmt.Sprintf("it%d", i), "a", "score", v})
 	}
 	writeRows(t, filepath.Join(dir, "ratings.csv"), rows)
-	_, _, err := runAgreeBoth(t, filepath.Join(dir, "ratings.csv"))
+	_, _, err := runAgree(t, filepath.Join(dir, "ratings.csv"))
 	if err == nil || !strings.Contains(err.Error(), "ratings.csv:9: value: field score has more than 254 distinct values and this one is not a number") {
 		t.Fatalf("got %v", err)
 	}
