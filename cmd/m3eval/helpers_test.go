@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -22,3 +23,32 @@ func readJSON(t *testing.T, path string, v any) {
 }
 
 func errorsAs(err error, target **usageError) bool { return errors.As(err, target) }
+
+// scoreFixture is the score engine's fixture (turns, three annotators' labels, two judges'
+// scores), kept beside the engine's tests in internal/scoring.
+const scoreFixture = "../../internal/scoring/testdata/score"
+
+// scoreDB imports the fixture's turns, the labels of three annotators and two judges' scores
+// into a fresh database, all through the command line.
+func scoreDB(t *testing.T) string {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "m3eval.db")
+	fx := func(name string) string { return filepath.Join(scoreFixture, name) }
+	mustRun(t, "--db", db, "import", fx("turns.jsonl"))
+	for _, a := range []string{"alice", "bob", "carol"} {
+		mustRun(t, "--db", db, "import", "--annotator", a, fx("labels_"+a+".jsonl"))
+	}
+	mustRun(t, "--db", db, "import-scores", "--judge", "gpt", fx("judge_gpt.jsonl"))
+	mustRun(t, "--db", db, "import-scores", "--judge", "rules", fx("judge_rules.csv"))
+	return db
+}
+
+// scoreJSON runs m3eval score with args and returns its JSON report.
+func scoreJSON(t *testing.T, db string, args ...string) map[string]any {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "score.json")
+	mustRun(t, append([]string{"--db", db, "score", "--format", "json", "-o", out}, args...)...)
+	var doc map[string]any
+	readJSON(t, out, &doc)
+	return doc
+}

@@ -36,10 +36,6 @@ var hannaMetrics = []struct{ column, slug string }{
 	{"SUPERT-PS ¤ε", "supert_ps"},
 }
 
-
-
-
-
 // convertHANNA writes into dir: ratings.csv (story = 96·row + prompt, raters human1..3 = the
 // rating slots, six criteria), schema.json (1..5), auto_<slug>.csv for each metric (one
 // judge, stories of the 10 systems; the Human reference row has no metric score, as in the

@@ -1,4 +1,4 @@
-package main
+package scoring_test
 
 import (
 	"math"
@@ -48,7 +48,7 @@ func holm(p []float64) []float64 {
 	return out
 }
 
-// TestPAdjustedOneRule: over every test of a score report, p_adjusted follows one rule.
+// TestPAdjustedOneRule (moved from cmd/m3eval/inference_fixes_test.go): over every test of a score report, p_adjusted follows one rule.
 // Without --adjust it is null with reason "not adjusted" wherever p is defined (and p's
 // reason where p is not). With --adjust holm it is defined exactly where p is; the family is
 // every defined test once (Williams' t, shown under tests.pearson and williams_pearson, once),

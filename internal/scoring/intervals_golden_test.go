@@ -1,6 +1,9 @@
-package main
+package scoring_test
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
 
 	"path/filepath"
@@ -8,6 +11,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/m3bench/m3eval/internal/htmlreport"
+	"github.com/m3bench/m3eval/internal/store"
 )
 
 // intervalsFixture holds the output of m3eval score, agree and report with bootstrap
@@ -15,7 +23,8 @@ import (
 // how they were made): the faster engine must give the same intervals, bit for bit.
 const intervalsFixture = "testdata/intervals"
 
-// TestIntervalsUnchanged runs the commands of testdata/intervals/README.md and compares every
+// TestIntervalsUnchanged (moved from cmd/m3eval/intervals_golden_test.go) runs the engines of
+// the commands of testdata/intervals/README.md and compares every
 // bootstrap interval, standard error, undefined count and bootstrap test with the stored
 // output of the engine before the rewrite: the same seed gives the same intervals.
 // Only the interval parts are compared, so that a change elsewhere in the reports (tests,
@@ -25,31 +34,34 @@ func TestIntervalsUnchanged(t *testing.T) {
 	db := filepath.Join(dir, "g.db") // the fixture's database was named g.db
 	fx := func(name string) string { return filepath.Join(scoreFixture, name) }
 	iv := func(name string) string { return filepath.Join(intervalsFixture, name) }
-	mustRun(t, "--db", db, "import", fx("turns.jsonl"))
-	for _, a := range []string{"alice", "bob", "carol"} {
-		mustRun(t, "--db", db, "import", "--annotator", a, fx("labels_"+a+".jsonl"))
-	}
-	mustRun(t, "--db", db, "import-scores", "--judge", "gpt", fx("judge_gpt.jsonl"))
-	mustRun(t, "--db", db, "import-scores", "--judge", "rules", fx("judge_rules.csv"))
+	importScoreFixture(t, db)
 	cases := []struct {
 		golden string
-		args   []string
+		run    func(t *testing.T) any
 	}{
-		{"score_by.json", []string{"--db", db, "score", "--by", "action_type", "--bootstrap", "300", "--seed", "7"}},
-		{"score_bca.json", []string{"--db", db, "score", "--cluster", "turn", "--ci", "bca", "--bootstrap", "200", "--seed", "3"}},
-		{"score_exch.json", []string{"--db", db, "score", "--raters", "exchangeable", "--bootstrap", "200", "--seed", "4"}},
-		{"agree_levels.json", []string{"agree", fx("ratings.csv"), "--auto", fx("auto_gpt.csv"), "--schema", fx("schema.json"),
-			"--levels", iv("levels.csv"), "--cluster", "system", "--bootstrap", "200", "--seed", "5"}},
-		{"agree_bca.json", []string{"agree", fx("ratings.csv"), "--auto", fx("auto_gpt.csv"), "--schema", fx("schema.json"),
-			"--clusters", iv("clusters.csv"), "--ci", "bca", "--bootstrap", "200", "--seed", "6"}},
-		{"report.json", []string{"--db", db, "report", "--bootstrap", "200", "--seed", "8"}},
+		{"score_by.json", func(t *testing.T) any {
+			return scoreJSON(t, db, "--by", "action_type", "--bootstrap", "300", "--seed", "7")
+		}},
+		{"score_bca.json", func(t *testing.T) any {
+			return scoreJSON(t, db, "--cluster", "turn", "--ci", "bca", "--bootstrap", "200", "--seed", "3")
+		}},
+		{"score_exch.json", func(t *testing.T) any {
+			return scoreJSON(t, db, "--raters", "exchangeable", "--bootstrap", "200", "--seed", "4")
+		}},
+		{"agree_levels.json", func(t *testing.T) any {
+			return agreeJSON(t, fx("ratings.csv"), "--auto", fx("auto_gpt.csv"), "--schema", fx("schema.json"),
+				"--levels", iv("levels.csv"), "--cluster", "system", "--bootstrap", "200", "--seed", "5")
+		}},
+		{"agree_bca.json", func(t *testing.T) any {
+			return agreeJSON(t, fx("ratings.csv"), "--auto", fx("auto_gpt.csv"), "--schema", fx("schema.json"),
+				"--clusters", iv("clusters.csv"), "--ci", "bca", "--bootstrap", "200", "--seed", "6")
+		}},
+		{"report.json", func(t *testing.T) any { return reportJSON(t, db, "--bootstrap", "200", "--seed", "8") }},
 	}
 	for _, c := range cases {
 		t.Run(strings.TrimSuffix(c.golden, ".json"), func(t *testing.T) {
-			out := filepath.Join(t.TempDir(), "out.json")
-			mustRun(t, append(c.args, "--format", "json", "-o", out)...)
-			var got, want any
-			readJSON(t, out, &got)
+			var want any
+			got := c.run(t)
 			readJSON(t, iv(c.golden), &want)
 			wantParts, gotParts := map[string]any{}, map[string]any{}
 			intervalParts("", want, wantParts)
@@ -144,4 +156,38 @@ func tableIntervals(path string, cols, rows []any, out map[string]any) {
 			}
 		}
 	}
+}
+
+// reportJSON parses args as m3eval report's flags and returns the report's JSON, built by
+// htmlreport's engine on the database.
+func reportJSON(t *testing.T, db string, args ...string) any {
+	t.Helper()
+	q := &htmlreport.Request{}
+	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
+	q.AddFlags(fs)
+	if err := fs.Parse(append(args, "--format", "json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Check(); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	s, err := store.Open(ctx, db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rep, err := q.Run(ctx, s, defaultRubric(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := q.Writer(ctx, rep)(&out, false); err != nil {
+		t.Fatal(err)
+	}
+	var doc any
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fixture of the m3eval score end-to-end test (cmd/m3eval/score_test.go).
+"""Fixture of the m3eval score end-to-end test (internal/scoring/score_test.go; cmd/m3eval imports it too).
 
 Writes, from one seeded random draw and without any m3eval code:
   * what the test imports into a database: turns.jsonl (every turn), labels_<annotator>.jsonl
