@@ -1,20 +1,26 @@
-package main
+package judgerun_test
 
 import (
-	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/m3bench/m3eval/internal/judge"
+	"github.com/m3bench/m3eval/internal/store"
 )
 
-// judgeAgreement imports the validation set with its human labels, runs m3eval judge and
+// judgeTestdata holds the human-labeled sets the rule judge is held to (docs/judge.md).
+const judgeTestdata = "testdata/judge"
+
+// judgeAgreement imports the validation set with its human labels, runs the rule judge and
 // returns m3eval score's human-vs-judge block per field.
 func judgeAgreement(t *testing.T, set string) map[string]map[string]any {
 	t.Helper()
 	db := filepath.Join(t.TempDir(), "v.db")
-	mustRun(t, "--db", db, "import", "--annotator", "human", set)
-	out := mustRun(t, "--db", db, "judge")
+	importFiles(t, db, "human", set)
+	out := mustJudge(t, db)
 	if !strings.Contains(out, "scores new") {
 		t.Fatalf("judge said %q", out)
 	}
@@ -23,9 +29,7 @@ func judgeAgreement(t *testing.T, set string) map[string]map[string]any {
 			HumanVsAuto map[string]any `json:"human_vs_auto"`
 		} `json:"fields"`
 	}
-	if err := json.Unmarshal([]byte(mustRun(t, "--db", db, "score", "--judge", "rules", "--format", "json")), &rep); err != nil {
-		t.Fatal(err)
-	}
+	unmarshal(t, mustScore(t, db, "--judge", "rules", "--format", "json"), &rep)
 	res := map[string]map[string]any{}
 	for f, v := range rep.Fields {
 		if v.HumanVsAuto["judge"] != "rules" {
@@ -54,7 +58,7 @@ func TestJudgeAgreementFloors(t *testing.T) {
 		file string
 		min  float64
 	}{{"validation.jsonl", 150}, {"heldout.jsonl", 40}, {"blindspots.jsonl", 40}} {
-		t.Run(set.file, func(t *testing.T) { agreementFloors(t, filepath.Join("testdata", "judge", set.file), set.min) })
+		t.Run(set.file, func(t *testing.T) { agreementFloors(t, filepath.Join(judgeTestdata, set.file), set.min) })
 	}
 }
 
@@ -86,40 +90,40 @@ func agreementFloors(t *testing.T, file string, minTurns float64) {
 func TestJudgeIdempotentAndVersioned(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "d.db")
-	mustRun(t, "--db", db, "import", "--demo")
-	first := mustRun(t, "--db", db, "judge")
+	importFiles(t, db, "")
+	first := mustJudge(t, db)
 	if !strings.Contains(first, "35 turns judged") || !strings.Contains(first, "175 scores new") {
 		t.Fatalf("first run: %q", first)
 	}
-	if again := mustRun(t, "--db", db, "judge"); !strings.Contains(again, "0 scores new, 175 unchanged, 0 replaced") {
+	if again := mustJudge(t, db); !strings.Contains(again, "0 scores new, 175 unchanged, 0 replaced") {
 		t.Fatalf("second run: %q", again)
 	}
 	// A lab's rule file: stricter correctness thresholds, another version.
-	rules := mustRun(t, "judge", "--print-rules")
+	rules := string(judge.DefaultRulesJSON()) // judge --print-rules
 	rules = strings.Replace(rules, `"version": "2026.11.2"`, `"version": "lab-strict"`, 1)
 	rules = strings.Replace(rules, "0.7,\n      0.5,", "0.95,\n      0.9,", 1)
 	path := filepath.Join(dir, "strict.json")
 	if err := os.WriteFile(path, []byte(rules), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := run(t, "--db", db, "judge", "--rules", path)
+	_, err := runJudge(t, db, "--rules", path)
 	if err == nil || !strings.Contains(err.Error(), "--replace") {
 		t.Fatalf("changed rules without --replace: %v", err)
 	}
-	out := mustRun(t, "--db", db, "judge", "--rules", path, "--replace")
+	out := mustJudge(t, db, "--rules", path, "--replace")
 	if !strings.Contains(out, "lab-strict+") || strings.Contains(out, " 0 replaced") {
 		t.Fatalf("replace run: %q", out)
 	}
-	if again := mustRun(t, "--db", db, "judge", "--rules", path); !strings.Contains(again, "0 replaced") {
+	if again := mustJudge(t, db, "--rules", path); !strings.Contains(again, "0 replaced") {
 		t.Fatalf("rerun with the new rules: %q", again)
 	}
 	// --filter scores only the chosen turns; an unknown key is a usage error.
 	db2 := filepath.Join(dir, "f.db")
-	mustRun(t, "--db", db2, "import", "--demo")
-	if out := mustRun(t, "--db", db2, "judge", "--filter", "action_type=mislead"); !strings.Contains(out, "2 turns judged") {
+	importFiles(t, db2, "")
+	if out := mustJudge(t, db2, "--filter", "action_type=mislead"); !strings.Contains(out, "2 turns judged") {
 		t.Fatalf("filtered run: %q", out)
 	}
-	if _, err := run(t, "--db", db2, "judge", "--filter", "colour=red"); !errorsAs(err, new(*usageError)) {
+	if _, err := runJudge(t, db2, "--filter", "colour=red"); !isUsage(err) {
 		t.Fatalf("unknown filter key: %v", err)
 	}
 }
@@ -127,8 +131,8 @@ func TestJudgeIdempotentAndVersioned(t *testing.T) {
 // TestJudgeExplain prints the rule and evidence per field, in the turn's language.
 func TestJudgeExplain(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "d.db")
-	mustRun(t, "--db", db, "import", "--demo")
-	zh := mustRun(t, "--db", db, "judge", "--explain", "demo_zh_umbrella_0_turn_7")
+	importFiles(t, db, "")
+	zh := mustJudge(t, db, "--explain", "demo_zh_umbrella_0_turn_7")
 	for _, want := range []string{"抵抗误导", "misleading.", "规则"} {
 		if !strings.Contains(zh, want) {
 			t.Errorf("explain (zh) lacks %q:\n%s", want, zh)
@@ -141,9 +145,7 @@ func TestJudgeExplain(t *testing.T) {
 			Evidence           []string
 		} `json:"values"`
 	}
-	if err := json.Unmarshal([]byte(mustRun(t, "--db", db, "judge", "--explain", "demo_en_apples_1_turn_5", "--format", "json")), &v); err != nil {
-		t.Fatal(err)
-	}
+	unmarshal(t, mustJudge(t, db, "--explain", "demo_en_apples_1_turn_5", "--format", "json"), &v)
 	if v.SampleID != "demo_en_apples_1_turn_5" || len(v.Values) != 5 {
 		t.Fatalf("explain json: %+v", v)
 	}
@@ -152,7 +154,9 @@ func TestJudgeExplain(t *testing.T) {
 			t.Errorf("%s has no rule", x.Field)
 		}
 	}
-	if _, err := run(t, "--db", db, "judge", "--explain", "nope_turn_1"); err == nil || !strings.Contains(err.Error(), "--explain nope_turn_1: no such sample_id in") {
+	// The command words it "--explain nope_turn_1: no such sample_id in ..." (names.go;
+	// cmd/m3eval/testdata/script/judge.txtar); the engine says the store has no such sample.
+	if _, err := runJudge(t, db, "--explain", "nope_turn_1"); !errors.Is(err, store.ErrNotFound) || !strings.Contains(err.Error(), `sample "nope_turn_1"`) {
 		t.Fatalf("unknown sample: %v", err)
 	}
 }
@@ -161,7 +165,7 @@ func TestJudgeExplain(t *testing.T) {
 func TestScoreMetrics(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "d.db")
-	mustRun(t, "--db", db, "import", "--demo")
+	importFiles(t, db, "")
 	var rep struct {
 		Metrics []struct {
 			Action   string   `json:"action_type"`
@@ -175,9 +179,7 @@ func TestScoreMetrics(t *testing.T) {
 		} `json:"metrics"`
 		Trends []struct{ Dimension, Bin string } `json:"trends"`
 	}
-	if err := json.Unmarshal([]byte(mustRun(t, "--db", db, "score", "--metrics", "--format", "json")), &rep); err != nil {
-		t.Fatal(err)
-	}
+	unmarshal(t, mustScore(t, db, "--metrics", "--format", "json"), &rep)
 	actions := map[string]bool{}
 	for _, m := range rep.Metrics {
 		actions[m.Action] = true
@@ -195,16 +197,13 @@ func TestScoreMetrics(t *testing.T) {
 	if len(rep.Trends) == 0 {
 		t.Error("no trend rows")
 	}
-	md := mustRun(t, "--db", db, "score", "--metrics", "--format", "md")
+	md := mustScore(t, db, "--metrics", "--format", "md")
 	for _, want := range []string{"| action_type | model | metric |", "by number of confusable objects", "by conversation length"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("md lacks %q", want)
 		}
 	}
-	out := filepath.Join(dir, "m.csv")
-	mustRun(t, "--db", db, "score", "--metrics", "--format", "csv", "-o", out)
-	b, err := os.ReadFile(out)
-	if err != nil || !strings.HasPrefix(string(b), "table,action_type,model,metric,dimension,bin,n,value,ci_low,ci_high,interval\n") {
-		t.Fatalf("csv: %v %.200s", err, b)
+	if b := mustScore(t, db, "--metrics", "--format", "csv"); !strings.HasPrefix(b, "table,action_type,model,metric,dimension,bin,n,value,ci_low,ci_high,interval\n") {
+		t.Fatalf("csv: %.200s", b)
 	}
 }
