@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
 )
 
 var (
@@ -20,12 +22,21 @@ var (
 // TestMain gives the tests (and the binaries they run) an interval cache of their own, empty
 // at the start, so that no run reads what an earlier run or the user's own commands stored,
 // and removes it and the binary the subprocess tests built.
+//
+// testscript.RunMain makes this test binary the m3eval command of the scripts in
+// testdata/script (script_test.go): run as "m3eval", it runs main and exits. The scripts set
+// their own cache (scriptSetup), so no cache is made for such a run.
 func TestMain(m *testing.M) {
-	cache, err := os.MkdirTemp("", "m3eval-cache-")
-	if err == nil {
-		os.Setenv("M3EVAL_CACHE_DIR", cache)
+	var cache string
+	if os.Getenv("M3EVAL_CACHE_DIR") == "" {
+		var err error
+		if cache, err = os.MkdirTemp("", "m3eval-cache-"); err == nil {
+			os.Setenv("M3EVAL_CACHE_DIR", cache)
+		}
 	}
-	code := m.Run()
+	code := testscript.RunMain(m, map[string]func() int{
+		"m3eval": func() int { main(); return 0 }, // main exits with the command's status
+	})
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}

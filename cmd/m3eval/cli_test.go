@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -132,39 +131,6 @@ func TestImportErrorWritesNothing(t *testing.T) {
 	}
 	if out := mustRun(t, "--db", db, "import", "--replace", src); !strings.Contains(out, "1 replaced") {
 		t.Fatalf("--replace said %q", out)
-	}
-}
-
-func TestUsageErrorsExitTwo(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "m.db")
-	for _, args := range [][]string{
-		{"--db", db, "export", "--format", "xml"},
-		{"--db", db, "import"},
-		{"--db", db, "annotate"},
-		{"--db", db, "annotate", "--annotator", "a", "--filter", "nonsense"},
-		{"--db", db, "status", "--bogus-flag"},
-	} {
-		_, err := run(t, args...)
-		var ue *usageError
-		if !errors.As(err, &ue) {
-			t.Errorf("m3eval %v: %v is not a usage error", args, err)
-		}
-		if code, _ := exitCode(context.Background(), "m3eval", err); code != 2 {
-			t.Errorf("m3eval %v: exit %d, want 2", args, code)
-		}
-	}
-	_, err := run(t, "--db", db, "export")
-	if code, _ := exitCode(context.Background(), "m3eval", err); err == nil || !strings.Contains(err.Error(), "no database at") || code != 1 {
-		t.Errorf("export without a database: %v", err)
-	}
-}
-
-func TestDemoImport(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "demo.db")
-	mustRun(t, "--db", db, "import", "--demo")
-	out := mustRun(t, "--db", db, "status")
-	if !strings.Contains(out, "items in 4 episodes") {
-		t.Fatalf("status after demo import: %s", out)
 	}
 }
 
