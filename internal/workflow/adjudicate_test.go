@@ -1,17 +1,21 @@
-package main
+package workflow_test
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/m3bench/m3eval/internal/campaign"
+	"github.com/m3bench/m3eval/internal/workflow"
 )
 
+// TestAdjudicateAndExportFinal (moved from cmd/m3eval/adjudicate_test.go): adjudicate --list,
+// decisions by --take and --set, and export --final of what was decided.
 func TestAdjudicateAndExportFinal(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "adj.db")
-	mustRun(t, "--db", db, "import", "--demo")
+	importFiles(t, db, "")
 	// ann and ben agree (within one point) on every turn but the first three: turn 0 two
 	// apart, turn 1 three apart, turn 2 two apart.
 	for _, who := range []string{"ann", "ben"} {
@@ -30,7 +34,7 @@ func TestAdjudicateAndExportFinal(t *testing.T) {
 			}
 			return q, 50
 		})
-		mustRun(t, "--db", db, "import", "--annotator", who, p)
+		importFiles(t, db, who, p)
 	}
 	turns := demoTurns(t)
 	id := func(i int) string { return turns[i]["sample_id"].(string) }
@@ -40,7 +44,7 @@ func TestAdjudicateAndExportFinal(t *testing.T) {
 		Disputes []string `json:"disputes"`
 		Decided  bool     `json:"decided"`
 	}
-	if err := json.Unmarshal([]byte(mustRun(t, "--db", db, "adjudicate", "--list", "--format", "json")), &cases); err != nil {
+	if err := json.Unmarshal([]byte(mustCommand(t, db, workflow.NewAdjudicateCommand(), "--list", "--format", "json")), &cases); err != nil {
 		t.Fatal(err)
 	}
 	if len(cases) != 3 || cases[0].SampleID != id(0) || len(cases[0].Disputes) != 3 || cases[0].Decided {
@@ -50,43 +54,47 @@ func TestAdjudicateAndExportFinal(t *testing.T) {
 		t.Errorf("dispute %q", cases[0].Disputes[0])
 	}
 	// A wider gap finds none.
-	if out := mustRun(t, "--db", db, "adjudicate", "--list", "--gap", "4"); !strings.Contains(out, "no disagreements") {
+	if out := mustCommand(t, db, workflow.NewAdjudicateCommand(), "--list", "--gap", "4"); !strings.Contains(out, "no disagreements") {
 		t.Errorf("--gap 4:\n%s", out)
 	}
 
-	out := mustRun(t, "--db", db, "adjudicate", "--adjudicator", "judy", "--turn", id(0), "--take", "ben")
+	out := mustCommand(t, db, workflow.NewAdjudicateCommand(), "--adjudicator", "judy", "--turn", id(0), "--take", "ben")
 	if !strings.Contains(out, "correctness = 3 (from ben)") {
 		t.Errorf("take said %q", out)
 	}
-	mustRun(t, "--db", db, "adjudicate", "--adjudicator", "judy", "--turn", id(1), "--take", "ann", "--field", "correctness",
+	mustCommand(t, db, workflow.NewAdjudicateCommand(), "--adjudicator", "judy", "--turn", id(1), "--take", "ann", "--field", "correctness",
 		"--set", "reasoning_completeness=4", "--set", "overall_quality=4")
 	for _, bad := range [][]string{
-		{"adjudicate", "--adjudicator", "judy", "--turn", id(2), "--set", "correctness=9"},
-		{"adjudicate", "--adjudicator", "judy", "--turn", id(2), "--set", "colour=red"},
-		{"adjudicate", "--adjudicator", "judy", "--turn", id(2), "--take", "zed"},
-		{"adjudicate", "--adjudicator", "judy", "--turn", "nope", "--take", "ann"},
-		{"adjudicate", "--turn", id(2), "--take", "ann"},
-		{"adjudicate"},
+		{"--adjudicator", "judy", "--turn", id(2), "--set", "correctness=9"},
+		{"--adjudicator", "judy", "--turn", id(2), "--set", "colour=red"},
+		{"--adjudicator", "judy", "--turn", id(2), "--take", "zed"},
+		{"--adjudicator", "judy", "--turn", "nope", "--take", "ann"},
+		{"--turn", id(2), "--take", "ann"},
 	} {
-		if _, err := run(t, append([]string{"--db", db}, bad...)...); err == nil {
-			t.Errorf("m3eval %v passed", bad)
+		if _, err := runCommand(t, db, workflow.NewAdjudicateCommand(), bad...); err == nil {
+			t.Errorf("m3eval adjudicate %v passed", bad)
 		}
 	}
+	// A bare "m3eval adjudicate" opens the screen, which needs a terminal: the command's
+	// (cmd/m3eval/testdata/script/adjudicate.txtar).
 
-	final := filepath.Join(dir, "final.json")
-	msg := mustRun(t, "--db", db, "export", "--final", "-o", final)
-	if !strings.Contains(msg, "2 adjudicated, 32 agreed, 0 single-annotator; 1 disputed turn left out") {
-		t.Errorf("export said %q", msg)
+	finalOptions := func() workflow.ExportOptions {
+		o := workflow.ExportOptions{Final: true, Disagree: campaign.DefaultDisagreeOptions()}
+		o.Format.Format = "json"
+		return o
 	}
-	data, err := os.ReadFile(final)
+	data, msg, err := export(t, db, finalOptions())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(msg, "2 adjudicated, 32 agreed, 0 single-annotator; 1 disputed turn left out") {
+		t.Errorf("export said %q", msg)
 	}
 	var recs []struct {
 		SampleID string         `json:"sample_id"`
 		Label    map[string]any `json:"human_annotation"`
 	}
-	if err := json.Unmarshal(data, &recs); err != nil {
+	if err := json.Unmarshal([]byte(data), &recs); err != nil {
 		t.Fatal(err)
 	}
 	if len(recs) != 34 {
@@ -114,15 +122,22 @@ func TestAdjudicateAndExportFinal(t *testing.T) {
 	if l3["final_source"] != "agreed" || l3["adjudicator"] != nil {
 		t.Errorf("turn 3: %v", l3)
 	}
-	if _, err := run(t, "--db", db, "export", "--final", "--annotator", "ann"); err == nil {
+	withAnnotator := finalOptions()
+	withAnnotator.Labels.Annotator = "ann"
+	if _, _, err := export(t, db, withAnnotator); err == nil {
 		t.Error("--final with --annotator passed")
 	}
-	csv := mustRun(t, "--db", db, "export", "--final", "--format", "csv")
+	csvOptions := finalOptions()
+	csvOptions.Format.Format = "csv"
+	csv, _, err := export(t, db, csvOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if !strings.Contains(strings.SplitN(csv, "\n", 2)[0], "final_source,adjudicator") || !strings.Contains(csv, ",adjudicated,judy") {
 		t.Errorf("csv:\n%.600s", csv)
 	}
 	// The list now shows two decided, one open.
-	if out := mustRun(t, "--db", db, "adjudicate", "--list"); !strings.Contains(out, "3 turns disagree, 1 still open") {
+	if out := mustCommand(t, db, workflow.NewAdjudicateCommand(), "--list"); !strings.Contains(out, "3 turns disagree, 1 still open") {
 		t.Errorf("list:\n%s", out)
 	}
 }
