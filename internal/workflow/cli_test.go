@@ -86,6 +86,9 @@ func runCommand(t testing.TB, db string, c flagCommand, args ...string) (string,
 	if err := fs.Parse(args); err != nil {
 		return "", fmt.Errorf("%w: %v", errFlag, err)
 	}
+	if a, ok := c.(*workflow.AssignCommand); ok {
+		a.RateDefaults(fs.Changed("gold-rate"), fs.Changed("repeat")) // as assign's PreRun does
+	}
 	if err := c.Check(); err != nil {
 		return "", err
 	}
@@ -97,6 +100,11 @@ func runCommand(t testing.TB, db string, c flagCommand, args ...string) (string,
 	}
 	var out bytes.Buffer
 	err = render(&out)
+	if n, ok := c.(workflow.Noter); ok && err == nil {
+		for _, line := range n.Notes() { // the command prints them on standard error
+			fmt.Fprintln(&out, line)
+		}
+	}
 	return out.String(), err
 }
 

@@ -1,4 +1,4 @@
-package main
+package workflow_test
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/teamreport"
+	"github.com/m3bench/m3eval/internal/usage"
 	"github.com/m3bench/m3eval/internal/workflow"
 )
 
@@ -70,11 +72,12 @@ func checkCampaign(t *testing.T, a assignJSON, turns int) {
 	}
 }
 
-func TestSampleAssignCLI(t *testing.T) {
+// TestSampleAssign (moved from TestSampleAssignCLI in cmd/m3eval/campaign_test.go).
+func TestSampleAssign(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "m.db")
-	mustRun(t, "--db", db, "import", "--demo")
-	out := mustRun(t, "--db", db, "sample", "--name", "pilot", "--n", "20", "--by", "action_type", "--min-per-stratum", "1", "--format", "json")
+	importFiles(t, db, "")
+	out := mustCommand(t, db, &workflow.SampleCommand{}, "--name", "pilot", "--n", "20", "--by", "action_type", "--min-per-stratum", "1", "--format", "json")
 	var s struct {
 		Size   int `json:"size"`
 		Strata []struct {
@@ -96,14 +99,14 @@ func TestSampleAssignCLI(t *testing.T) {
 	if drawn != 20 || avail != 35 || len(s.Strata) != 17 {
 		t.Fatalf("drawn %d of %d over %d strata", drawn, avail, len(s.Strata))
 	}
-	if shown := mustRun(t, "--db", db, "sample", "--show", "pilot", "--format", "json"); shown != out {
+	if shown := mustCommand(t, db, &workflow.SampleCommand{}, "--show", "pilot", "--format", "json"); shown != out {
 		t.Errorf("--show differs from what sample printed:\n%s\n%s", shown, out)
 	}
-	table := mustRun(t, "--db", db, "sample", "--show", "pilot")
+	table := mustCommand(t, db, &workflow.SampleCommand{}, "--show", "pilot")
 	if !strings.Contains(table, "mislead_subtle") || !strings.Contains(table, "total") {
 		t.Errorf("table:\n%s", table)
 	}
-	if list := mustRun(t, "--db", db, "sample", "--list"); !strings.Contains(list, "pilot") {
+	if list := mustCommand(t, db, &workflow.SampleCommand{}, "--list"); !strings.Contains(list, "pilot") {
 		t.Errorf("list:\n%s", list)
 	}
 	for _, bad := range [][]string{
@@ -115,25 +118,28 @@ func TestSampleAssignCLI(t *testing.T) {
 		{"assign", "--sample", "pilot", "--annotators", "a,b,c,d,e,f,g,h,i", "--overlap", "2"}, // 36 pairs, 20 turns
 		{"assign", "--sample", "pilot", "--annotators", "a,a", "--overlap", "2"},
 	} {
-		if _, err := run(t, append([]string{"--db", db}, bad...)...); err == nil {
+		var c flagCommand = &workflow.SampleCommand{}
+		if bad[0] == "assign" {
+			c = &workflow.AssignCommand{}
+		}
+		if _, err := runCommand(t, db, c, bad[1:]...); err == nil {
 			t.Errorf("m3eval %v passed", bad)
 		}
 	}
-	var ue *usageError
-	if _, err := run(t, "--db", db, "sample", "--name", "x", "--n", "5", "--by", "colour"); !errors.As(err, &ue) {
+	if _, err := runCommand(t, db, &workflow.SampleCommand{}, "--name", "x", "--n", "5", "--by", "colour"); !isUsage(err) {
 		t.Errorf("unknown --by is not a usage error: %v", err)
 	}
 
-	a := decodeAssign(t, mustRun(t, "--db", db, "assign", "--sample", "pilot", "--annotators", "alice,bob,carol,dave", "--overlap", "2", "--format", "json"))
+	a := decodeAssign(t, mustCommand(t, db, &workflow.AssignCommand{}, "--sample", "pilot", "--annotators", "alice,bob,carol,dave", "--overlap", "2", "--format", "json"))
 	checkCampaign(t, a, 20)
 	if a.Annotators[0].Turns != 10 {
 		t.Errorf("alice has %d turns", a.Annotators[0].Turns)
 	}
 	// The same database, options and seed elsewhere give the same sample and assignment.
 	db2 := filepath.Join(dir, "m2.db")
-	mustRun(t, "--db", db2, "import", "--demo")
-	mustRun(t, "--db", db2, "sample", "--name", "pilot", "--n", "20", "--by", "action_type", "--min-per-stratum", "1")
-	a2 := decodeAssign(t, mustRun(t, "--db", db2, "assign", "--sample", "pilot", "--annotators", "alice,bob,carol,dave", "--overlap", "2", "--format", "json"))
+	importFiles(t, db2, "")
+	mustCommand(t, db2, &workflow.SampleCommand{}, "--name", "pilot", "--n", "20", "--by", "action_type", "--min-per-stratum", "1")
+	a2 := decodeAssign(t, mustCommand(t, db2, &workflow.AssignCommand{}, "--sample", "pilot", "--annotators", "alice,bob,carol,dave", "--overlap", "2", "--format", "json"))
 	for i := range a.Annotators {
 		if !slices.Equal(a.Annotators[i].SampleIDs, a2.Annotators[i].SampleIDs) {
 			t.Errorf("%s: not deterministic: %v vs %v", a.Annotators[i].Name, a.Annotators[i].SampleIDs, a2.Annotators[i].SampleIDs)
@@ -161,13 +167,13 @@ func TestSampleAssignCLI(t *testing.T) {
 		}
 	}
 	st.Close()
-	if _, err := run(t, "--db", db, "assign", "--sample", "pilot", "--annotators", "bob,carol,dave,erin", "--overlap", "2"); err == nil {
+	if _, err := runCommand(t, db, &workflow.AssignCommand{}, "--sample", "pilot", "--annotators", "bob,carol,dave,erin", "--overlap", "2"); err == nil {
 		t.Error("dropping alice passed")
 	}
-	if _, err := run(t, "--db", db, "assign", "--sample", "pilot", "--annotators", "alice,bob,carol,dave", "--overlap", "1"); err == nil {
+	if _, err := runCommand(t, db, &workflow.AssignCommand{}, "--sample", "pilot", "--annotators", "alice,bob,carol,dave", "--overlap", "1"); err == nil {
 		t.Error("shrinking the overlap passed")
 	}
-	ext := decodeAssign(t, mustRun(t, "--db", db, "assign", "--sample", "pilot", "--annotators", "alice,bob,carol,dave,erin", "--overlap", "3", "--format", "json"))
+	ext := decodeAssign(t, mustCommand(t, db, &workflow.AssignCommand{}, "--sample", "pilot", "--annotators", "alice,bob,carol,dave,erin", "--overlap", "3", "--format", "json"))
 	checkCampaign(t, ext, 20)
 	for _, sid := range started {
 		if !slices.Contains(ext.Annotators[0].SampleIDs, sid) {
@@ -179,7 +185,7 @@ func TestSampleAssignCLI(t *testing.T) {
 	}
 
 	// Gold: the demo's three labeled turns, a fifth of each queue.
-	gold := mustRun(t, "--db", db, "assign", "--sample", "pilot", "--annotators", "alice,bob,carol,dave,erin", "--overlap", "3",
+	gold := mustCommand(t, db, &workflow.AssignCommand{}, "--sample", "pilot", "--annotators", "alice,bob,carol,dave,erin", "--overlap", "3",
 		"--gold", "../../annotations/demo/labeled_sample.json", "--gold-rate", "0.2", "--format", "json")
 	g := decodeAssign(t, gold)
 	checkCampaign(t, g, 20)
@@ -204,11 +210,11 @@ func TestSampleAssignCLI(t *testing.T) {
 			t.Errorf("%s: adding gold moved sampled turns", an.Name)
 		}
 	}
-	if out := mustRun(t, "--db", db, "assign", "--sample", "pilot", "--show"); !strings.Contains(out, "gold rate 0.2") || !strings.Contains(out, "erin") {
+	if out := mustCommand(t, db, &workflow.AssignCommand{}, "--sample", "pilot", "--show"); !strings.Contains(out, "gold rate 0.2") || !strings.Contains(out, "erin") {
 		t.Errorf("--show:\n%s", out)
 	}
 	// A re-run without the gold flags keeps the gold rate and the gold turns given.
-	again := decodeAssign(t, mustRun(t, "--db", db, "assign", "--sample", "pilot", "--annotators", "alice,bob,carol,dave,erin", "--overlap", "3", "--format", "json"))
+	again := decodeAssign(t, mustCommand(t, db, &workflow.AssignCommand{}, "--sample", "pilot", "--annotators", "alice,bob,carol,dave,erin", "--overlap", "3", "--format", "json"))
 	for i, an := range again.Annotators {
 		if !slices.Equal(an.GoldIDs, g.Annotators[i].GoldIDs) || !slices.Equal(an.SampleIDs, g.Annotators[i].SampleIDs) {
 			t.Errorf("%s: a plain re-run moved work: gold %v -> %v", an.Name, g.Annotators[i].GoldIDs, an.GoldIDs)
@@ -220,8 +226,8 @@ func TestSampleAssignCLI(t *testing.T) {
 func TestAssignGoldErrors(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "g.db")
-	mustRun(t, "--db", db, "import", "--demo")
-	mustRun(t, "--db", db, "sample", "--name", "p", "--n", "10", "--by", "action_type")
+	importFiles(t, db, "")
+	mustCommand(t, db, &workflow.SampleCommand{}, "--name", "p", "--n", "10", "--by", "action_type")
 	for name, body := range map[string]string{
 		"unknown.jsonl":  `{"sample_id":"nope_turn_1","episode_id":"nope","turn":1,"action_type":"initial","task_type":"t","user_message":"q","vlm_response":"a","expected_answer":"e","human_annotation":{"correctness":3,"reasoning_completeness":3,"overall_quality":3}}` + "\n",
 		"nolabel.jsonl":  `{"sample_id":"demo_en_park_3_turn_1","episode_id":"demo_en_park_3","turn":1,"action_type":"initial","task_type":"t","user_message":"q","vlm_response":"a","expected_answer":"e"}` + "\n",
@@ -231,32 +237,32 @@ func TestAssignGoldErrors(t *testing.T) {
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := run(t, "--db", db, "assign", "--sample", "p", "--annotators", "a,b", "--overlap", "2", "--gold", p)
+		_, err := runCommand(t, db, &workflow.AssignCommand{}, "--sample", "p", "--annotators", "a,b", "--overlap", "2", "--gold", p)
 		if err == nil || !strings.Contains(err.Error(), p+":1") {
 			t.Errorf("%s: error %v, want one naming %s:1", name, err, p)
 		}
 	}
-	if out := mustRun(t, "--db", db, "assign", "--sample", "p", "--show"); !strings.Contains(out, "not assigned yet") {
+	if out := mustCommand(t, db, &workflow.AssignCommand{}, "--sample", "p", "--show"); !strings.Contains(out, "not assigned yet") {
 		t.Errorf("a failed assign left an assignment:\n%s", out)
 	}
 }
 
-// TestRepeatCLI: assign --repeat puts a share of each queue again after it; annotate opens
+// TestRepeat (moved from TestRepeatCLI in cmd/m3eval/campaign_test.go): assign --repeat puts a share of each queue again after it; annotate opens
 // those once the queue is done; qc flags the annotator whose second answers differ.
-func TestRepeatCLI(t *testing.T) {
+func TestRepeat(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "r.db")
-	mustRun(t, "--db", db, "import", "--demo")
-	mustRun(t, "--db", db, "sample", "--name", "p", "--n", "20", "--by", "action_type")
-	a := decodeAssign(t, mustRun(t, "--db", db, "assign", "--sample", "p", "--annotators", "ann,ben", "--overlap", "2", "--repeat", "0.2", "--format", "json"))
+	importFiles(t, db, "")
+	mustCommand(t, db, &workflow.SampleCommand{}, "--name", "p", "--n", "20", "--by", "action_type")
+	a := decodeAssign(t, mustCommand(t, db, &workflow.AssignCommand{}, "--sample", "p", "--annotators", "ann,ben", "--overlap", "2", "--repeat", "0.2", "--format", "json"))
 	var repeats struct {
 		Annotators []struct {
 			Repeats   int      `json:"repeats"`
 			RepeatIDs []string `json:"repeat_sample_ids"`
 		} `json:"annotators"`
 	}
-	out := mustRun(t, "--db", db, "assign", "--sample", "p", "--show", "--format", "json")
+	out := mustCommand(t, db, &workflow.AssignCommand{}, "--sample", "p", "--show", "--format", "json")
 	if err := json.Unmarshal([]byte(out), &repeats); err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +341,7 @@ func TestRepeatCLI(t *testing.T) {
 			Flags          []struct{ Check string }
 		} `json:"annotators"`
 	}
-	if err := json.Unmarshal([]byte(mustRun(t, "--db", db, "qc", "--campaign", "p", "--format", "json")), &rep); err != nil {
+	if err := json.Unmarshal([]byte(mustCommand(t, db, workflow.NewQCCommand(), "--campaign", "p", "--format", "json")), &rep); err != nil {
 		t.Fatal(err)
 	}
 	if len(rep.Annotators) != 2 {
@@ -347,15 +353,24 @@ func TestRepeatCLI(t *testing.T) {
 			t.Errorf("%s: %d items, intra %v, flagged %v", a.Annotator, a.Items, a.IntraAgreement, intraFlag)
 		}
 	}
-	if out := mustRun(t, "--db", db, "status"); strings.Contains(out, "repeat") {
-		t.Errorf("status shows the hidden repeat rows:\n%s", out)
+	// m3eval status writes the store's status with teamreport.WriteStatus.
+	status, err := s.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out2 strings.Builder
+	if err := teamreport.WriteStatus(&out2, db, status); err != nil {
+		t.Fatal(err)
+	}
+	if out := out2.String(); strings.Contains(out, "repeat") || !strings.Contains(out, "ben") {
+		t.Errorf("status shows the hidden repeat rows (or not ben):\n%s", out)
 	}
 	hidden, err := s.IsRepeatRow(ctx, "ben (repeat 2)")
 	if err != nil || !hidden {
 		t.Fatalf("ben's repeat row: %v %v", hidden, err)
 	}
-	var ue *usageError
-	if _, err := run(t, "--db", db, "annotate", "--annotator", "ben (repeat 2)"); !errors.As(err, &ue) {
+	// m3eval annotate opens its queue with workflow.AnnotatorQueue.
+	if _, err := workflow.AnnotatorQueue(ctx, s, "ben (repeat 2)", "", nil, ""); !errors.Is(err, usage.Err) {
 		t.Errorf("annotating under a hidden repeat row: %v", err)
 	}
 }
@@ -364,8 +379,8 @@ func TestRepeatCLI(t *testing.T) {
 // and how to give each one (issue 25 item 17); with --min-per-stratum 1 nothing is said.
 func TestSampleSaysEmptyStrata(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "m.db")
-	mustRun(t, "--db", db, "import", "--demo")
-	out := mustRun(t, "--db", db, "sample", "--name", "pilot", "--n", "12", "--by", "action_type", "--seed", "3")
+	importFiles(t, db, "")
+	out := mustCommand(t, db, &workflow.SampleCommand{}, "--name", "pilot", "--n", "12", "--by", "action_type", "--seed", "3")
 	for _, want := range []string{
 		"sample pilot: 6 of 17 strata got no turns (--n 12 shared in proportion to their size): ambiguous_reference, attribute_swap, cross_image_confusion, long_context_recall, memory_injection, mislead_subtle",
 		"--min-per-stratum 1 and --n 17 or more",
@@ -374,7 +389,7 @@ func TestSampleSaysEmptyStrata(t *testing.T) {
 			t.Errorf("sample said:\n%s\nwant %q", out, want)
 		}
 	}
-	out = mustRun(t, "--db", db, "sample", "--name", "all", "--n", "17", "--by", "action_type", "--min-per-stratum", "1")
+	out = mustCommand(t, db, &workflow.SampleCommand{}, "--name", "all", "--n", "17", "--by", "action_type", "--min-per-stratum", "1")
 	if strings.Contains(out, "got no turns") {
 		t.Errorf("a sample with every stratum drawn warns:\n%s", out)
 	}
