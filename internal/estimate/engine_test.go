@@ -1,4 +1,4 @@
-package main
+package estimate_test
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 
 // estimateFixture writes a database's worth of turns (3 models × 12 episodes × 4 turns),
 // two annotators' labels on about a third of them (some turns by both, some NA) and a
-// judge's scores on every turn, imports them through the command line, and returns the
+// judge's scores on every turn, imports them through the importer, and returns the
 // database and, per model and field, the ppi.Data the command should build from them.
 func estimateFixture(t *testing.T) (string, map[string]map[string]*ppi.Data) {
 	db, want, _ := estimateFixtureTurns(t)
@@ -120,11 +120,11 @@ func estimateFixtureTurns(t *testing.T) (string, map[string]map[string]*ppi.Data
 		return p
 	}
 	db := filepath.Join(dir, "m3eval.db")
-	mustRun(t, "--db", db, "import", write("turns.jsonl", turns))
+	importFiles(t, db, "", write("turns.jsonl", turns))
 	for _, a := range []string{"ann", "bea"} {
-		mustRun(t, "--db", db, "import", "--annotator", a, write(a+".jsonl", labels[a]))
+		importFiles(t, db, a, write(a+".jsonl", labels[a]))
 	}
-	mustRun(t, "--db", db, "import-scores", "--judge", "j", write("judge.csv", judge))
+	importScores(t, db, "j", write("judge.csv", judge))
 	// Expected data, built straight from what was written (samples sorted by id, as the
 	// command orders them).
 	sorted := append([]string(nil), order...)
@@ -175,14 +175,12 @@ func slicesSort(s []string) {
 // intervals are clustered by episode.
 func TestEstimateJSON(t *testing.T) {
 	db, want := estimateFixture(t)
-	out := filepath.Join(t.TempDir(), "est.json")
-	mustRun(t, "--db", db, "estimate", "--judge", "j", "--format", "json", "--bootstrap", "200", "-o", out)
 	var doc struct {
 		PPI         []map[string]any `json:"ppi"`
 		Differences []map[string]any `json:"differences"`
 		Ranking     []map[string]any `json:"ranking"`
 	}
-	readJSON(t, out, &doc)
+	estimateJSON(t, db, &doc, "--judge", "j", "--bootstrap", "200")
 	if len(doc.PPI) != 3*5 {
 		t.Fatalf("%d rows, want 15 (3 models × 5 fields)", len(doc.PPI))
 	}
@@ -256,14 +254,14 @@ func TestEstimateJSON(t *testing.T) {
 // the legend; --by adds a group column; a missing --judge and an unknown judge are errors.
 func TestEstimateTable(t *testing.T) {
 	db, _ := estimateFixture(t)
-	out := mustRun(t, "--db", db, "estimate", "--judge", "j", "--bootstrap", "50")
+	out := mustEstimate(t, db, "--judge", "j", "--bootstrap", "50")
 	for _, s := range []string{`judge "j"`, "correctness", "resists_misleading", "alpha", "gamma",
 		"PPI estimate [95% interval]", "effective n", "differences (A − B):", "ranking (share of 50 bootstrap replicates", "docs/statistics.md"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("table lacks %q:\n%s", s, out)
 		}
 	}
-	out = mustRun(t, "--db", db, "estimate", "--judge", "j", "--by", "action_type", "--bootstrap", "0")
+	out = mustEstimate(t, db, "--judge", "j", "--by", "action_type", "--bootstrap", "0")
 	if !strings.Contains(out, "action_type") || !strings.Contains(out, "mislead") {
 		t.Errorf("--by action_type table lacks the group column:\n%s", out)
 	}
@@ -273,18 +271,16 @@ func TestEstimateTable(t *testing.T) {
 	if err := os.WriteFile(part, []byte("sample_id,correctness\nalpha_ep00_turn_1,3\nalpha_ep01_turn_2,4\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mustRun(t, "--db", db, "import-scores", "--judge", "part", part)
-	js := filepath.Join(t.TempDir(), "part.json")
-	mustRun(t, "--db", db, "estimate", "--judge", "part", "--format", "json", "-o", js)
+	importScores(t, db, "part", part)
 	var doc struct{ PPI []map[string]any }
-	readJSON(t, js, &doc)
+	estimateJSON(t, db, &doc, "--judge", "part")
 	if len(doc.PPI) != 1 || doc.PPI[0]["model"] != "alpha" || doc.PPI[0]["field"] != "correctness" {
 		t.Errorf("judge part: rows %v, want the one of alpha's correctness", doc.PPI)
 	}
-	if _, err := run(t, "--db", db, "estimate"); err == nil || !strings.Contains(err.Error(), "--judge is required") {
+	if _, err := runEstimate(t, db); err == nil || !strings.Contains(err.Error(), "--judge is required") {
 		t.Errorf("no --judge: %v", err)
 	}
-	if _, err := run(t, "--db", db, "estimate", "--judge", "nope"); err == nil || !strings.Contains(err.Error(), "judges: j") {
+	if _, err := runEstimate(t, db, "--judge", "nope"); err == nil || !strings.Contains(err.Error(), "judges: j") {
 		t.Errorf("unknown judge: %v", err)
 	}
 }
@@ -295,11 +291,11 @@ func TestEstimateTable(t *testing.T) {
 // of turns the sample did not draw out.
 func TestActiveSampleAndEstimate(t *testing.T) {
 	db, _, all := estimateFixtureTurns(t)
-	out := mustRun(t, "--db", db, "sample", "--active", "--judge", "j", "--n", "40", "--name", "act", "--seed", "9")
+	out := mustSample(t, db, "--active", "--judge", "j", "--n", "40", "--name", "act", "--seed", "9")
 	if !strings.Contains(out, "sample act: 40 of 144 turns") || !strings.Contains(out, "inclusion probabilities") {
 		t.Fatalf("sample --active said:\n%s", out)
 	}
-	if shown := mustRun(t, "--db", db, "sample", "--show", "act"); !strings.Contains(shown, "drawn actively") || !strings.Contains(shown, "inclusion probabilities from 0.") {
+	if shown := mustSample(t, db, "--show", "act"); !strings.Contains(shown, "drawn actively") || !strings.Contains(shown, "inclusion probabilities from 0.") {
 		t.Errorf("sample --show of an active sample:\n%s", shown)
 	}
 	s, err := store.Open(context.Background(), db, store.Options{ReadOnly: true})
@@ -324,14 +320,12 @@ func TestActiveSampleAndEstimate(t *testing.T) {
 	if len(distinct) < 3 {
 		t.Errorf("inclusion probabilities %v: want them to differ with the judge's uncertainty", distinct)
 	}
-	js := filepath.Join(t.TempDir(), "active.json")
-	mustRun(t, "--db", db, "estimate", "--judge", "j", "--sample", "act", "--format", "json", "-o", js)
 	var doc struct {
 		Design string           `json:"design"`
 		Sample string           `json:"sample"`
 		PPI    []map[string]any `json:"ppi"`
 	}
-	readJSON(t, js, &doc)
+	estimateJSON(t, db, &doc, "--judge", "j", "--sample", "act")
 	if doc.Design != "active" || doc.Sample != "act" || len(doc.PPI) != 15 {
 		t.Fatalf("design %q sample %q, %d rows", doc.Design, doc.Sample, len(doc.PPI))
 	}
@@ -390,16 +384,16 @@ func TestActiveSampleAndEstimate(t *testing.T) {
 	}
 	// More turns asked than the judge scored is a data problem, not a malformed command line:
 	// exit status 1 (it was 2).
-	_, err = run(t, "--db", db, "sample", "--active", "--judge", "j", "--n", "1000", "--name", "big")
-	if code, msg := exitCode(context.Background(), "m3eval sample", err); code != 1 || !strings.Contains(msg, "scored only 144 turns") {
-		t.Errorf("--n 1000 of 144 turns: exit %d, %q; want 1", code, msg)
+	_, err = runSample(t, db, "--active", "--judge", "j", "--n", "1000", "--name", "big")
+	if err == nil || isUsage(err) || !strings.Contains(err.Error(), "scored only 144 turns") {
+		t.Errorf("--n 1000 of 144 turns: %v (usage %v); want an error of the data, exit 1", err, isUsage(err))
 	}
 	// Usage: --active needs --judge; --sample needs an active sample.
-	if _, err := run(t, "--db", db, "sample", "--active", "--n", "5", "--name", "x"); err == nil || !strings.Contains(err.Error(), "--active needs --judge") {
+	if _, err := runSample(t, db, "--active", "--n", "5", "--name", "x"); err == nil || !strings.Contains(err.Error(), "--active needs --judge") {
 		t.Errorf("--active without --judge: %v", err)
 	}
-	mustRun(t, "--db", db, "sample", "--name", "strat", "--n", "10", "--by", "model")
-	if _, err := run(t, "--db", db, "estimate", "--judge", "j", "--sample", "strat"); err == nil || !strings.Contains(err.Error(), "not drawn with --active") {
+	mustSample(t, db, "--name", "strat", "--n", "10", "--by", "model")
+	if _, err := runEstimate(t, db, "--judge", "j", "--sample", "strat"); err == nil || !strings.Contains(err.Error(), "not drawn with --active") {
 		t.Errorf("estimate --sample of a stratified sample: %v", err)
 	}
 }
