@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -51,4 +53,16 @@ func scoreJSON(t *testing.T, db string, args ...string) map[string]any {
 	var doc map[string]any
 	readJSON(t, out, &doc)
 	return doc
+}
+
+// runBoth executes m3eval in-process and returns standard output and standard error apart.
+func runBoth(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	cmd := newRootCmd()
+	var out, errb bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&errb)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(context.Background())
+	return out.String(), errb.String(), err
 }

@@ -777,7 +777,7 @@ func TestReportIllusion(t *testing.T) {
 	pg := openReport(t, chromium, file, "illusion")
 	checkPage(t, pg, file)
 
-	out, _, err := illusionRun(t, "illusion", "score", "--format", "json", "--testset", "Illusion_ICON="+set, "Illusion_ICON="+logf)
+	out, _, err := runBoth(t, "illusion", "score", "--format", "json", "--testset", "Illusion_ICON="+set, "Illusion_ICON="+logf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -901,4 +901,16 @@ func TestReportNoGrouping(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The image names of TestReportIllusion's test set (IllusionBench's shape-index-scene-
+// difficulty layout; the same as internal/illusion's tests use).
+var (
+	e2eShapes = []string{"animal", "Stationary", "face_emoji", "vehicle"}
+	e2eScenes = []string{"Ocean", "Sand_dune", "Medieval_Village"}
+	e2eDiffs  = []string{"Easy", "Medium", "Hard", "Hard"}
+)
+
+func e2eName(i int) string {
+	return fmt.Sprintf("%s-%d-%s-%s-1.%d-%d.png", e2eShapes[i%4], i, e2eScenes[i%3], e2eDiffs[(i/4)%4], i%5, i)
 }

@@ -1,4 +1,4 @@
-package main
+package illusion_test
 
 import (
 	"bytes"
@@ -8,27 +8,71 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/golden"
 	"github.com/m3bench/m3eval/internal/illusion"
+	"github.com/m3bench/m3eval/internal/outfile"
+	"github.com/m3bench/m3eval/internal/usage"
 )
 
-// illusionRun executes m3eval in-process and returns standard output and standard error.
+// errFlag marks an error of flag parsing: the command reports it as a usage error too.
+var errFlag = errors.New("flag")
+
+// isUsage says whether m3eval would exit 2 for err.
+func isUsage(err error) bool { return errors.Is(err, usage.Err) || errors.Is(err, errFlag) }
+
+// illusionRun runs "m3eval illusion sample|score args..." without the command: its flags
+// parsed into a pflag.FlagSet, then illusion.Sample and WriteSampled, or ScoreReport and the
+// report's WriteNotes (standard error) and Write (standard output, or -o FILE). It returns
+// standard output and standard error (moved from cmd/m3eval/illusion_test.go).
 func illusionRun(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
-	cmd := newRootCmd()
+	if len(args) < 2 || args[0] != "illusion" {
+		t.Fatalf("illusionRun %v", args)
+	}
 	var out, errb bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&errb)
-	cmd.SetArgs(args)
-	err := cmd.ExecuteContext(context.Background())
-	return out.String(), errb.String(), err
+	fs := pflag.NewFlagSet("illusion "+args[1], pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	switch args[1] {
+	case "sample":
+		var o illusion.SampleFlags
+		o.AddFlags(fs)
+		if err := fs.Parse(args[2:]); err != nil {
+			return "", "", fmt.Errorf("%w: %v", errFlag, err)
+		}
+		res, err := illusion.Sample(context.Background(), o)
+		if err != nil {
+			return "", "", err
+		}
+		illusion.WriteSampled(&out, &errb, res, o.Out)
+	case "score":
+		var o illusion.ScoreFlags
+		var output string
+		o.AddFlags(fs)
+		fs.StringVarP(&output, "output", "o", "", "")
+		if err := fs.Parse(args[2:]); err != nil {
+			return "", "", fmt.Errorf("%w: %v", errFlag, err)
+		}
+		rep, err := illusion.ScoreReport(context.Background(), o, fs.Args())
+		if err != nil {
+			return "", "", err
+		}
+		rep.WriteNotes(&errb)
+		if err := outfile.Write(output, &out, nil, func(w io.Writer) error { return rep.Write(w, false) }); err != nil {
+			return "", "", err
+		}
+	default:
+		t.Fatalf("illusionRun %v", args)
+	}
+	return out.String(), errb.String(), nil
 }
 
 type illusionImage struct {
@@ -105,7 +149,7 @@ func readIllusionParquet(t *testing.T, path string) []illusionRow {
 	return rows
 }
 
-// TestIllusionEndToEnd builds test sets from a Parquet and a JSONL split, writes lmms-eval
+// TestIllusionEndToEnd (moved from cmd/m3eval/illusion_test.go) builds test sets from a Parquet and a JSONL split, writes lmms-eval
 // logs for them in two layouts, and scores them in every format.
 func TestIllusionEndToEnd(t *testing.T) {
 	dir := t.TempDir()
@@ -252,7 +296,8 @@ func TestIllusionUsageErrors(t *testing.T) {
 		{"illusion", "sample", "--split", "A=x.parquet"},
 		{"illusion", "sample", "--split", "A=x", "--out", dir, "--n", "-1"},
 		{"illusion", "sample", "--split", "A=x", "--out", dir, "--seed", "abc"},
-		{"illusion", "score"},
+		// "illusion score" without a log is the command's argument check
+		// (cmd/m3eval/testdata/script/illusion.txtar).
 		{"illusion", "score", "--format", "csv", "x.jsonl"},
 		{"illusion", "score", "--by", "colour", "x.jsonl"},
 		{"illusion", "score", "--kind", "both", "x.jsonl"},
@@ -262,8 +307,7 @@ func TestIllusionUsageErrors(t *testing.T) {
 	}
 	for _, args := range tests {
 		_, _, err := illusionRun(t, args...)
-		var ue *usageError
-		if !errors.As(err, &ue) {
+		if !isUsage(err) {
 			t.Errorf("m3eval %s: error %v is not a usage error", strings.Join(args, " "), err)
 		}
 	}
@@ -271,8 +315,7 @@ func TestIllusionUsageErrors(t *testing.T) {
 	bad := filepath.Join(dir, "bad.jsonl")
 	os.WriteFile(bad, []byte(`{"image_name": "a-1-b-Easy-1.png"}`+"\n"+`{"name": 1}`+"\n"), 0o644)
 	_, _, err := illusionRun(t, "illusion", "sample", "--split", "A="+bad, "--out", dir)
-	var ue *usageError
-	if err == nil || errors.As(err, &ue) || !strings.Contains(err.Error(), bad+":2: field image_name: missing") {
+	if err == nil || isUsage(err) || !strings.Contains(err.Error(), bad+":2: field image_name: missing") {
 		t.Fatalf("error %v", err)
 	}
 }
