@@ -66,3 +66,16 @@ func runBoth(t *testing.T, args ...string) (string, string, error) {
 	err := cmd.ExecuteContext(context.Background())
 	return out.String(), errb.String(), err
 }
+
+// exitCodeOf is the exit status main gives err: 2 for usage errors, 1 for others.
+func exitCodeOf(err error) int {
+	var ue *usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ue):
+		return 2
+	default:
+		return 1
+	}
+}

@@ -22,7 +22,8 @@ import (
 //	                            2 usage, 130 interrupted); stdout and stderr are kept for
 //	                            the next stdout/stderr commands
 //
-// $DEMO is the repository's annotations/demo folder, $SCORE the score fixture's folder.
+// $DEMO is the repository's annotations/demo folder, $SCORE the score fixture's folder,
+// $VISTRAJQA the VisTrajQA sessions convert's tests read.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
@@ -37,7 +38,8 @@ func TestScripts(t *testing.T) {
 func scriptSetup(env *testscript.Env) error {
 	env.Setenv("M3EVAL_CACHE_DIR", filepath.Join(env.WorkDir, ".cache"))
 	env.Setenv("NO_COLOR", "1")
-	for name, rel := range map[string]string{"DEMO": "../../annotations/demo", "SCORE": scoreFixture} {
+	for name, rel := range map[string]string{"DEMO": "../../annotations/demo", "SCORE": scoreFixture,
+		"VISTRAJQA": "../../internal/convert/vistrajqa/testdata/in"} {
 		abs, err := filepath.Abs(rel)
 		if err != nil {
 			return err
