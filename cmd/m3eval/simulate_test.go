@@ -283,4 +283,3 @@ func TestSimulateImportScore(t *testing.T) {
 		t.Errorf("score lacks the rubric fields:\n%.2000s", got)
 	}
 }
-
