@@ -1,15 +1,20 @@
-package main
+package importer_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/m3bench/m3eval/annotations"
+	"github.com/m3bench/m3eval/internal/importer"
+	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/store/storetest"
 )
@@ -20,13 +25,50 @@ const judgeTurns = `{"sample_id":"e_turn_1","action_type":"initial","task_type":
 {"sample_id":"e_turn_2","action_type":"mislead","task_type":"t","user_message":"u","vlm_response":"v","expected_answer":"x"}
 `
 
+// Moved from cmd/m3eval/import_scores_test.go: the checks of score files call
+// importer.Scores directly; import-scores' usage errors are cmd/m3eval's
+// (testdata/script/import-scores.txtar).
+
+func defaultRubric(t *testing.T) *rubric.Rubric {
+	t.Helper()
+	r, err := rubric.Load("", nil, annotations.DefaultRubric)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // judgeDB returns a database holding judgeTurns and a directory for score files.
 func judgeDB(t *testing.T) (db, dir string) {
 	t.Helper()
 	dir = t.TempDir()
 	db = filepath.Join(dir, "m3eval.db")
-	mustRun(t, "--db", db, "import", writeScoreFile(t, dir, "turns.jsonl", judgeTurns))
+	s := storetest.Open(t, db, store.Options{})
+	o := importer.Options{Rubric: defaultRubric(t), DB: db, Out: io.Discard}
+	if err := importer.New(s, o).Run(context.Background(), []string{writeScoreFile(t, dir, "turns.jsonl", judgeTurns)}, false); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
 	return db, dir
+}
+
+// importScores is m3eval import-scores --judge judge [--replace] FILE: what it printed.
+func importScores(t *testing.T, db, judge string, replace bool, file string) (string, error) {
+	t.Helper()
+	s := storetest.Open(t, db, store.Options{})
+	defer s.Close()
+	var out bytes.Buffer
+	err := importer.Scores(context.Background(), s, []string{file}, importer.ScoreOptions{Rubric: defaultRubric(t), Judge: judge, Replace: replace, Out: &out})
+	return out.String(), err
+}
+
+func mustImportScores(t *testing.T, db, judge string, replace bool, file string) string {
+	t.Helper()
+	out, err := importScores(t, db, judge, replace, file)
+	if err != nil {
+		t.Fatalf("import-scores %s: %v", file, err)
+	}
+	return out
 }
 
 func writeScoreFile(t *testing.T, dir, name, body string) string {
@@ -78,7 +120,7 @@ func TestJudgeScoreFormats(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			db, dir := judgeDB(t)
 			p := writeScoreFile(t, dir, tc.name, tc.body)
-			out := mustRun(t, "--db", db, "import-scores", "--judge", "j", p)
+			out := mustImportScores(t, db, "j", false, p)
 			if !strings.Contains(out, "judge j: 7 scores new, ") {
 				t.Fatalf("import said %q", out)
 			}
@@ -86,7 +128,7 @@ func TestJudgeScoreFormats(t *testing.T) {
 				t.Fatalf("stored\n%q\nwant\n%q", got, want)
 			}
 			// The same file again changes nothing.
-			if out := mustRun(t, "--db", db, "import-scores", "--judge", "j", p); !strings.Contains(out, "0 scores new, 7 unchanged, 0 replaced") {
+			if out := mustImportScores(t, db, "j", false, p); !strings.Contains(out, "0 scores new, 7 unchanged, 0 replaced") {
 				t.Fatalf("re-import said %q", out)
 			}
 		})
@@ -96,17 +138,17 @@ func TestJudgeScoreFormats(t *testing.T) {
 func TestJudgeScoreReplace(t *testing.T) {
 	db, dir := judgeDB(t)
 	first := writeScoreFile(t, dir, "a.csv", "sample_id,correctness,overall_quality\ne_turn_1,4,2\ne_turn_2,1,5\n")
-	mustRun(t, "--db", db, "import-scores", "--judge", "j", first)
+	mustImportScores(t, db, "j", false, first)
 	// A later run of the judge changed one score and dropped another.
 	second := writeScoreFile(t, dir, "b.csv", "sample_id,correctness,overall_quality\ne_turn_1,4,2\ne_turn_2,2.5,\n")
-	_, err := run(t, "--db", db, "import-scores", "--judge", "j", second)
+	_, err := importScores(t, db, "j", false, second)
 	if err == nil || !strings.Contains(err.Error(), "b.csv:3: correctness: conflict: the judge's stored score is 1, this file gives 2.5 (use --replace") {
 		t.Fatalf("changed score: %v", err)
 	}
 	if !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("not ErrConflict: %v", err)
 	}
-	out := mustRun(t, "--db", db, "import-scores", "--judge", "j", "--replace", second)
+	out := mustImportScores(t, db, "j", true, second)
 	if !strings.Contains(out, "0 scores new, 2 unchanged, 2 replaced") {
 		t.Fatalf("replace said %q", out)
 	}
@@ -115,7 +157,7 @@ func TestJudgeScoreReplace(t *testing.T) {
 		t.Fatalf("after replace\n%q\nwant\n%q", got, want)
 	}
 	// Another judge's identical file is its own, new.
-	if out := mustRun(t, "--db", db, "import-scores", "--judge", "k", second); !strings.Contains(out, "judge k: 3 scores new, 0 unchanged, 0 replaced") {
+	if out := mustImportScores(t, db, "k", false, second); !strings.Contains(out, "judge k: 3 scores new, 0 unchanged, 0 replaced") {
 		t.Fatalf("second judge: %q", out)
 	}
 }
@@ -149,7 +191,7 @@ func TestJudgeScoreErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			db, dir := judgeDB(t)
 			p := writeScoreFile(t, dir, tc.file, tc.body)
-			_, err := run(t, "--db", db, "import-scores", "--judge", "j", p)
+			_, err := importScores(t, db, "j", false, p)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v\nwant it to contain %q", err, tc.want)
 			}
@@ -158,20 +200,5 @@ func TestJudgeScoreErrors(t *testing.T) {
 				t.Fatalf("an import that failed stored %q", got)
 			}
 		})
-	}
-}
-
-func TestJudgeScoreUsage(t *testing.T) {
-	db, dir := judgeDB(t)
-	p := writeScoreFile(t, dir, "s.csv", "sample_id,correctness\ne_turn_1,3\n")
-	var ue *usageError
-	if _, err := run(t, "--db", db, "import-scores", p); err == nil || !errorsAs(err, &ue) || !strings.Contains(err.Error(), "--judge NAME is required") {
-		t.Fatalf("no --judge: %v", err)
-	}
-	if _, err := run(t, "--db", db, "import-scores", "--judge", "j"); err == nil || !errorsAs(err, &ue) {
-		t.Fatalf("no file: %v", err)
-	}
-	if _, err := run(t, "--db", filepath.Join(dir, "none.db"), "import-scores", "--judge", "j", p); err == nil || !strings.Contains(err.Error(), "no database at") {
-		t.Fatalf("no database: %v", err)
 	}
 }
