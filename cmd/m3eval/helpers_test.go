@@ -79,3 +79,7 @@ func exitCodeOf(err error) int {
 		return 1
 	}
 }
+
+// judgeSets holds the human-labeled sets the judges are held to, kept beside the rule
+// judge's tests in internal/judgerun.
+const judgeSets = "../../internal/judgerun/testdata/judge"

@@ -316,7 +316,7 @@ func TestModelJudgeRerunAndVersion(t *testing.T) {
 // labels, answers with them; score --judge then finds full agreement on every field, with
 // the rule judge compared beside it.
 func TestModelJudgeCarefulAgreement(t *testing.T) {
-	set := filepath.Join("testdata", "judge", "validation.jsonl")
+	set := filepath.Join(judgeSets, "validation.jsonl")
 	labels, err := os.ReadFile(set)
 	if err != nil {
 		t.Fatal(err)
@@ -364,7 +364,7 @@ func TestModelJudgeCarefulAgreement(t *testing.T) {
 // stored; the rerun scores the rest, each turn once, and a third run sends no request.
 func TestModelJudgeKillAndRerun(t *testing.T) {
 	bin := testBinary(t)
-	set, err := filepath.Abs(filepath.Join("testdata", "judge", "validation.jsonl"))
+	set, err := filepath.Abs(filepath.Join(judgeSets, "validation.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,7 +428,7 @@ func TestModelJudgeKillAndRerun(t *testing.T) {
 // TestModelJudgeProgress: on a terminal the model judge draws a bar counting the turns, then
 // a summary line, and its result summary.
 func TestModelJudgeProgress(t *testing.T) {
-	set, err := filepath.Abs(filepath.Join("testdata", "judge", "heldout.jsonl"))
+	set, err := filepath.Abs(filepath.Join(judgeSets, "heldout.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -452,7 +452,7 @@ func TestModelJudgeProgress(t *testing.T) {
 // judged; the rerun scores the rest.
 func TestModelJudgeInterrupt(t *testing.T) {
 	bin := testBinary(t)
-	set, err := filepath.Abs(filepath.Join("testdata", "judge", "validation.jsonl"))
+	set, err := filepath.Abs(filepath.Join(judgeSets, "validation.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -506,7 +506,7 @@ func TestModelJudgeInterrupt(t *testing.T) {
 // exit status 1; an endpoint that dies half-way keeps the turns judged before, and the rerun
 // against a live endpoint scores the rest.
 func TestModelJudgeStopsOnDeadEndpoint(t *testing.T) {
-	set, err := filepath.Abs(filepath.Join("testdata", "judge", "heldout.jsonl"))
+	set, err := filepath.Abs(filepath.Join(judgeSets, "heldout.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
