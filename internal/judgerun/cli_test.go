@@ -67,7 +67,10 @@ func importFiles(t testing.TB, db, annotator string, files ...string) {
 	}
 }
 
-// runJudge parses args as m3eval judge's flags and runs the rule judge: its output and error.
+// runJudge parses args as m3eval judge's flags and runs the rule judge, or with --endpoint
+// the model judge (Request.PrepareModel and RunModel); --explain SAMPLE --name NAME of a
+// model judge shows its stored note (WriteModelNote), as the command does. It returns the
+// output and the error.
 func runJudge(t testing.TB, db string, args ...string) (string, error) {
 	t.Helper()
 	q := &judgerun.Request{}
@@ -81,15 +84,42 @@ func runJudge(t testing.TB, db string, args ...string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	ctx := context.Background()
 	rb := defaultRubric(t)
+	var out bytes.Buffer
+	if q.Model.Endpoint != "" {
+		actions, err := rubric.ParseActions(annotations.Actions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pm, err := q.PrepareModel(rb, actions)
+		if err != nil {
+			return "", err
+		}
+		s, _ := openDB(t, db, false)
+		defer s.Close()
+		err = q.RunModel(ctx, s, pm, filter, nil, &out)
+		return out.String(), err
+	}
 	j, err := judgerun.NewJudge(rb, q.Rules)
 	if err != nil {
 		return "", err
 	}
 	s, _ := openDB(t, db, q.Explain != "")
 	defer s.Close()
-	var out bytes.Buffer
-	err = q.Run(context.Background(), s, rb, j, filter, &out)
+	if q.Explain != "" && q.Name != "rules" {
+		if model, err := s.IsModelJudge(ctx, q.Name); err != nil {
+			t.Fatal(err)
+		} else if model {
+			n, err := s.ModelJudgeNote(ctx, q.Name, q.Explain)
+			if err != nil {
+				return "", err
+			}
+			err = judgerun.WriteModelNote(&out, n, rb, q.Format)
+			return out.String(), err
+		}
+	}
+	err = q.Run(ctx, s, rb, j, filter, &out)
 	return out.String(), err
 }
 
@@ -102,9 +132,9 @@ func mustJudge(t testing.TB, db string, args ...string) string {
 	return out
 }
 
-// mustScore parses args as m3eval score's flags and runs scoring.Score on the database,
+// runScore parses args as m3eval score's flags and runs scoring.Score on the database,
 // without the interval cache.
-func mustScore(t testing.TB, db string, args ...string) string {
+func runScore(t testing.TB, db string, args ...string) (string, error) {
 	t.Helper()
 	q := &scoring.Request{}
 	fs := pflag.NewFlagSet("score", pflag.ContinueOnError)
@@ -123,13 +153,20 @@ func mustScore(t testing.TB, db string, args ...string) string {
 	defer s.Close()
 	write, err := scoring.Score(context.Background(), s, rb, q, st)
 	if err != nil {
-		t.Fatalf("score %v: %v", args, err)
+		return "", err
 	}
 	var out bytes.Buffer
-	if err := write(&out, false); err != nil {
-		t.Fatal(err)
+	err = write(&out, false)
+	return out.String(), err
+}
+
+func mustScore(t testing.TB, db string, args ...string) string {
+	t.Helper()
+	out, err := runScore(t, db, args...)
+	if err != nil {
+		t.Fatalf("score %v: %v", args, err)
 	}
-	return out.String()
+	return out
 }
 
 func unmarshal(t testing.TB, s string, v any) {
