@@ -162,10 +162,21 @@ func tableIntervals(path string, cols, rows []any, out map[string]any) {
 // htmlreport's engine on the database.
 func reportJSON(t *testing.T, db string, args ...string) any {
 	t.Helper()
+	var doc any
+	if err := json.Unmarshal([]byte(reportOut(t, db, append(args, "--format", "json")...)), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// reportOut parses args as m3eval report's flags and returns what htmlreport's engine
+// writes for the database.
+func reportOut(t *testing.T, db string, args ...string) string {
+	t.Helper()
 	q := &htmlreport.Request{}
 	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
 	q.AddFlags(fs)
-	if err := fs.Parse(append(args, "--format", "json")); err != nil {
+	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.Check(); err != nil {
@@ -185,9 +196,5 @@ func reportJSON(t *testing.T, db string, args ...string) any {
 	if err := q.Writer(ctx, rep)(&out, false); err != nil {
 		t.Fatal(err)
 	}
-	var doc any
-	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
-		t.Fatal(err)
-	}
-	return doc
+	return out.String()
 }

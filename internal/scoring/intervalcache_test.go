@@ -1,4 +1,4 @@
-package main
+package scoring_test
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"github.com/m3bench/m3eval/internal/store/storetest"
 )
 
+// Moved from cmd/m3eval/intervalcache_test.go.
+
 // cacheDB is the score fixture's database (three annotators, two judges, episodes) in a
 // fresh directory, with an empty interval cache of the test's own.
 func cacheDB(t *testing.T) (db, cache string) {
@@ -20,27 +22,29 @@ func cacheDB(t *testing.T) (db, cache string) {
 	cache = filepath.Join(dir, "cache")
 	t.Setenv("M3EVAL_CACHE_DIR", cache)
 	db = filepath.Join(dir, "c.db")
-	fx := func(name string) string { return filepath.Join(scoreFixture, name) }
-	mustRun(t, "--db", db, "import", fx("turns.jsonl"))
-	for _, a := range []string{"alice", "bob", "carol"} {
-		mustRun(t, "--db", db, "import", "--annotator", a, fx("labels_"+a+".jsonl"))
-	}
-	mustRun(t, "--db", db, "import-scores", "--judge", "gpt", fx("judge_gpt.jsonl"))
-	mustRun(t, "--db", db, "import-scores", "--judge", "rules", fx("judge_rules.csv"))
+	importScoreFixture(t, db)
 	return db, cache
 }
 
-// resampled runs m3eval with args writing to -o FILE and returns the file and the bootstrap
-// replicates the run asked for.
-func resampled(t *testing.T, out string, args ...string) ([]byte, int64) {
+// resampled runs the engine of m3eval score or report (args[2], after "--db DB") and returns
+// its output (what the command wrote to -o FILE) and the bootstrap replicates it asked for.
+func resampled(t *testing.T, args ...string) ([]byte, int64) {
 	t.Helper()
-	before := scoring.Replicates.Load()
-	mustRun(t, append(args, "-o", out)...)
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
+	if len(args) < 3 || args[0] != "--db" {
+		t.Fatalf("resampled %v", args)
 	}
-	return b, scoring.Replicates.Load() - before
+	db, command, rest := args[1], args[2], args[3:]
+	before := scoring.Replicates.Load()
+	var got string
+	switch command {
+	case "score":
+		got = mustScore(t, db, rest...)
+	case "report":
+		got = reportOut(t, db, rest...)
+	default:
+		t.Fatalf("resampled %v", args)
+	}
+	return []byte(got), scoring.Replicates.Load() - before
 }
 
 // TestReportReusesIntervals: a second report on an unchanged database resamples nothing and
@@ -49,9 +53,8 @@ func resampled(t *testing.T, out string, args ...string) ([]byte, int64) {
 // reuse again.
 func TestReportReusesIntervals(t *testing.T) {
 	db, cache := cacheDB(t)
-	dir := t.TempDir()
 	report := func(name string, extra ...string) ([]byte, int64) {
-		return resampled(t, filepath.Join(dir, name), append([]string{"--db", db, "report", "--bootstrap", "200", "--seed", "8", "--format", "json"}, extra...)...)
+		return resampled(t, append([]string{"--db", db, "report", "--bootstrap", "200", "--seed", "8", "--format", "json"}, extra...)...)
 	}
 	first, n1 := report("1.json")
 	if n1 == 0 {
@@ -116,27 +119,26 @@ func TestReportReusesIntervals(t *testing.T) {
 // own intervals the second time, with the same output.
 func TestScoreThenReportReuses(t *testing.T) {
 	db, _ := cacheDB(t)
-	dir := t.TempDir()
 	score := []string{"--db", db, "score", "--by", "action_type", "--bootstrap", "150", "--seed", "9", "--format", "json"}
-	s1, n1 := resampled(t, filepath.Join(dir, "s1.json"), score...)
+	s1, n1 := resampled(t, score...)
 	if n1 == 0 {
 		t.Fatal("score drew no replicates")
 	}
-	s2, n2 := resampled(t, filepath.Join(dir, "s2.json"), score...)
+	s2, n2 := resampled(t, score...)
 	if n2 != 0 || !bytes.Equal(s1, s2) {
 		t.Errorf("the second score drew %d replicates (want 0); same output: %v", n2, bytes.Equal(s1, s2))
 	}
 	report := []string{"--db", db, "report", "--bootstrap", "150", "--seed", "9", "--format", "json"}
-	r1, n3 := resampled(t, filepath.Join(dir, "r1.json"), report...)
+	r1, n3 := resampled(t, report...)
 	if n3 != 0 {
 		t.Errorf("the report after score with matching flags drew %d replicates", n3)
 	}
-	r2, n4 := resampled(t, filepath.Join(dir, "r2.json"), append(report, "--no-cache")...)
+	r2, n4 := resampled(t, append(report, "--no-cache")...)
 	if n4 == 0 || !bytes.Equal(r1, r2) {
 		t.Errorf("--no-cache drew %d replicates; same output as from score's intervals: %v", n4, bytes.Equal(r1, r2))
 	}
 	// Another seed is another entry.
-	if _, n := resampled(t, filepath.Join(dir, "r3.json"), "--db", db, "report", "--bootstrap", "150", "--seed", "10", "--format", "json"); n == 0 {
+	if _, n := resampled(t, "--db", db, "report", "--bootstrap", "150", "--seed", "10", "--format", "json"); n == 0 {
 		t.Error("a report with another seed took the intervals of seed 9")
 	}
 }
@@ -145,9 +147,8 @@ func TestScoreThenReportReuses(t *testing.T) {
 // empty file, another key's entry) is recomputed, never an error, and rewritten.
 func TestCorruptIntervalCacheIgnored(t *testing.T) {
 	db, cache := cacheDB(t)
-	dir := t.TempDir()
 	args := []string{"--db", db, "report", "--bootstrap", "100", "--seed", "3", "--format", "json"}
-	want, n := resampled(t, filepath.Join(dir, "0.json"), args...)
+	want, n := resampled(t, args...)
 	ents, _ := filepath.Glob(filepath.Join(cache, "*.json"))
 	if n == 0 || len(ents) != 1 {
 		t.Fatalf("first report: %d replicates, %d cache entries", n, len(ents))
@@ -161,14 +162,14 @@ func TestCorruptIntervalCacheIgnored(t *testing.T) {
 		if err := os.WriteFile(ents[0], bad, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		got, n := resampled(t, filepath.Join(dir, "c.json"), args...)
+		got, n := resampled(t, args...)
 		if n == 0 {
 			t.Errorf("case %d: a corrupt entry was used", i)
 		}
 		if !bytes.Equal(got, want) {
 			t.Errorf("case %d: the report after a corrupt entry differs", i)
 		}
-		if _, n := resampled(t, filepath.Join(dir, "d.json"), args...); n != 0 {
+		if _, n := resampled(t, args...); n != 0 {
 			t.Errorf("case %d: the entry was not rewritten (%d replicates drawn)", i, n)
 		}
 	}
