@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -820,38 +819,6 @@ func TestReportPDF(t *testing.T) {
 	if p, err := exec.LookPath("pdfinfo"); err == nil {
 		info, _ := exec.Command(p, out).Output()
 		t.Logf("pdfinfo:\n%s", info)
-	}
-}
-
-// TestReportUsageErrors: bad flags exit 2 with a message naming the flag.
-func TestReportUsageErrors(t *testing.T) {
-	db := scoreDB(t)
-	// pilot exists: the --campaign/--qc=false row is about the flags, not the name.
-	mustRun(t, "--db", db, "sample", "--name", "pilot", "--n", "2", "--by", "action_type")
-	for _, args := range [][]string{
-		{"report", "--format", "csv"},
-		{"report", "--by", "colour"},
-		{"report", "--bootstrap", "-1"},
-		{"report", "--format", "json", "--pdf"},
-		{"report", "--illusion-testset", "A=b.jsonl"},
-		{"report", "--campaign", "pilot", "--qc=false"},
-	} {
-		_, err := run(t, append([]string{"--db", db}, args...)...)
-		var ue *usageError
-		if err == nil || !errors.As(err, &ue) || !strings.Contains(err.Error(), args[1]) {
-			t.Errorf("%v: %v, want a usage error naming %s", args, err, args[1])
-		}
-	}
-	if _, err := run(t, "--db", db, "report", "--judge", "nobody"); err == nil || !strings.Contains(err.Error(), "--judge nobody") {
-		t.Errorf("unknown judge: %v", err)
-	}
-	// -o never writes over the database it reads.
-	before, _ := os.ReadFile(db)
-	if _, err := run(t, "--db", db, "report", "--bootstrap", "0", "-o", db); err == nil {
-		t.Errorf("report -o DB wrote over the database")
-	}
-	if after, _ := os.ReadFile(db); !bytes.Equal(before, after) {
-		t.Errorf("the database changed")
 	}
 }
 
