@@ -23,9 +23,10 @@ var (
 // at the start, so that no run reads what an earlier run or the user's own commands stored,
 // and removes it and the binary the subprocess tests built.
 //
-// testscript.RunMain makes this test binary the m3eval command of the scripts in
-// testdata/script (script_test.go): run as "m3eval", it runs main and exits. The scripts set
-// their own cache (scriptSetup), so no cache is made for such a run.
+// testscript.Main makes this test binary the m3eval command of the scripts in
+// testdata/script (script_test.go): run as "m3eval", it runs main, which exits with the
+// command's status. The scripts set their own cache (scriptSetup), so no cache is made for
+// such a run.
 func TestMain(m *testing.M) {
 	var cache string
 	if os.Getenv("M3EVAL_CACHE_DIR") == "" {
@@ -34,16 +35,25 @@ func TestMain(m *testing.M) {
 			os.Setenv("M3EVAL_CACHE_DIR", cache)
 		}
 	}
-	code := testscript.RunMain(m, map[string]func() int{
-		"m3eval": func() int { main(); return 0 }, // main exits with the command's status
-	})
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
-	if cache != "" {
-		os.RemoveAll(cache)
-	}
-	os.Exit(code)
+	testscript.Main(cleanupM{m, func() {
+		if binDir != "" {
+			os.RemoveAll(binDir)
+		}
+		if cache != "" {
+			os.RemoveAll(cache)
+		}
+	}}, map[string]func(){"m3eval": main})
+}
+
+// cleanupM runs the tests, then cleanup: testscript.Main exits as soon as they are done.
+type cleanupM struct {
+	m       *testing.M
+	cleanup func()
+}
+
+func (c cleanupM) Run() int {
+	defer c.cleanup()
+	return c.m.Run()
 }
 
 // testBinary builds m3eval once per test run, for tests whose behaviour is the process's:

@@ -24,8 +24,6 @@ func readJSON(t *testing.T, path string, v any) {
 	}
 }
 
-func errorsAs(err error, target **usageError) bool { return errors.As(err, target) }
-
 // scoreFixture is the score engine's fixture (turns, three annotators' labels, two judges'
 // scores), kept beside the engine's tests in internal/scoring.
 const scoreFixture = "../../internal/scoring/testdata/score"
