@@ -15,9 +15,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/annotations"
+	"github.com/m3bench/m3eval/internal/campaign"
 	"github.com/m3bench/m3eval/internal/importer"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/teamreport"
 	"github.com/m3bench/m3eval/internal/usage"
 	"github.com/m3bench/m3eval/internal/workflow"
 )
@@ -182,4 +184,52 @@ func writeLabels(t *testing.T, path string, label func(i int, turn map[string]an
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// importOut is m3eval import with o (Rubric, DB and Out filled in) of files: what it printed.
+func importOut(t testing.TB, db string, o importer.Options, files ...string) (string, error) {
+	t.Helper()
+	s, r := openDB(t, db, store.Options{})
+	defer s.Close()
+	var out bytes.Buffer
+	o.Rubric, o.DB, o.Out = r, db, &out
+	err := importer.New(s, o).Run(context.Background(), files, false)
+	return out.String(), err
+}
+
+func mustImportOut(t testing.TB, db string, o importer.Options, files ...string) string {
+	t.Helper()
+	out, err := importOut(t, db, o, files...)
+	if err != nil {
+		t.Fatalf("import %v: %v", files, err)
+	}
+	return out
+}
+
+// exportAs is m3eval export --format format [--include-drafts] [--annotator annotator].
+func exportAs(t testing.TB, db, format string, drafts bool, annotator string) string {
+	t.Helper()
+	o := workflow.ExportOptions{Disagree: campaign.DefaultDisagreeOptions()}
+	o.Format.Format, o.Labels.IncludeDrafts, o.Labels.Annotator = format, drafts, annotator
+	out, _, err := export(t, db, o)
+	if err != nil {
+		t.Fatalf("export %+v: %v", o, err)
+	}
+	return out
+}
+
+// statusOut is m3eval status: the store's status written by teamreport.WriteStatus.
+func statusOut(t testing.TB, db string) string {
+	t.Helper()
+	s, _ := openDB(t, db, store.Options{ReadOnly: true})
+	defer s.Close()
+	st, err := s.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := teamreport.WriteStatus(&out, db, st); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
 }
