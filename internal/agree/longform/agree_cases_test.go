@@ -94,3 +94,21 @@ func TestAgreeTableOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestAgreeCSVForSpreadsheets (the agreement part of cmd/m3eval's TestCSVForSpreadsheets):
+// the agreement CSV neutralizes field names from the ratings file (OWASP), and --excel starts
+// it with a byte order mark.
+func TestAgreeCSVForSpreadsheets(t *testing.T) {
+	dir := t.TempDir()
+	ratings := filepath.Join(dir, "ratings.csv")
+	if err := os.WriteFile(ratings, []byte("item,rater,field,value\n1,a,=cmd(),1\n1,b,=cmd(),2\n2,a,=cmd(),2\n2,b,=cmd(),2\n3,a,=cmd(),3\n3,b,=cmd(),1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runAgree(t, ratings, "--format", "csv", "--excel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out, "\ufefffield,") || !strings.Contains(out, "\n'=cmd(),") || strings.Contains(out, "\n=cmd(),") {
+		t.Errorf("agree --format csv:\n%s", out)
+	}
+}

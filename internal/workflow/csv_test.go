@@ -1,4 +1,4 @@
-package main
+package workflow_test
 
 import (
 	"context"
@@ -8,19 +8,25 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/m3bench/m3eval/internal/campaign"
+	"github.com/m3bench/m3eval/internal/csvout"
+	"github.com/m3bench/m3eval/internal/importer"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/store/storetest"
+	"github.com/m3bench/m3eval/internal/workflow"
 )
+
+// Moved from cmd/m3eval/csv_test.go: the export's CSV, through workflow.Export.
 
 // TestCSVForSpreadsheets: a comment or an answer that starts like a formula reaches the CSV
 // neutralized (OWASP), as is with --raw; --excel starts the file with a byte order mark; the
-// agreement CSV neutralizes field names from the ratings file too.
+// agreement CSV's part is internal/agree/longform's TestAgreeCSVForSpreadsheets.
 func TestCSVForSpreadsheets(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "evil.jsonl")
 	os.WriteFile(src, []byte(`{"sample_id":"e_turn_1","action_type":"initial","task_type":"t","user_message":"=HYPERLINK(\"http://evil.example\",\"x\")","vlm_response":"@SUM(1+1)*cmd|' /C calc'!A0","expected_answer":"+1","human_annotation":{"correctness":3,"reasoning_completeness":3,"overall_quality":3,"comments":"-2+3 天空"}}`+"\n"), 0o644)
 	db := filepath.Join(dir, "m.db")
-	mustRun(t, "--db", db, "import", "--annotator", "a", src)
+	mustImportOut(t, db, importer.Options{Annotator: "a"}, src)
 	cells := func(out string) map[string]string {
 		t.Helper()
 		rows, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(out, "\ufeff"))).ReadAll()
@@ -33,30 +39,24 @@ func TestCSVForSpreadsheets(t *testing.T) {
 		}
 		return m
 	}
-	got := cells(mustRun(t, "--db", db, "export", "--format", "csv"))
+	got := cells(exportAs(t, db, "csv", false, ""))
 	for k, want := range map[string]string{"user_message": `'=HYPERLINK("http://evil.example","x")`, "vlm_response": "'@SUM(1+1)*cmd|' /C calc'!A0",
 		"expected_answer": "+1", "comments": "'-2+3 天空", "correctness": "3", "resists_misleading": "NA"} {
 		if got[k] != want {
 			t.Errorf("%s = %q, want %q", k, got[k], want)
 		}
 	}
-	raw := cells(mustRun(t, "--db", db, "export", "--format", "csv", "--raw"))
+	raw := cells(exportCSV(t, db, csvout.Options{Raw: true}))
 	if raw["user_message"] != `=HYPERLINK("http://evil.example","x")` || raw["comments"] != "-2+3 天空" {
 		t.Errorf("--raw changed cells: %v", raw)
 	}
-	if out := mustRun(t, "--db", db, "export", "--format", "csv", "--excel"); !strings.HasPrefix(out, "\ufeffsample_id,") {
+	if out := exportCSV(t, db, csvout.Options{Excel: true}); !strings.HasPrefix(out, "\ufeffsample_id,") {
 		t.Errorf("--excel: %q", out[:20])
 	}
-	if out := mustRun(t, "--db", db, "export", "--format", "csv"); strings.HasPrefix(out, "\ufeff") {
+	if out := exportAs(t, db, "csv", false, ""); strings.HasPrefix(out, "\ufeff") {
 		t.Error("a byte order mark without --excel")
 	}
 
-	ratings := filepath.Join(dir, "ratings.csv")
-	os.WriteFile(ratings, []byte("item,rater,field,value\n1,a,=cmd(),1\n1,b,=cmd(),2\n2,a,=cmd(),2\n2,b,=cmd(),2\n3,a,=cmd(),3\n3,b,=cmd(),1\n"), 0o644)
-	out := mustRun(t, "agree", ratings, "--format", "csv", "--excel")
-	if !strings.HasPrefix(out, "\ufefffield,") || !strings.Contains(out, "\n'=cmd(),") || strings.Contains(out, "\n=cmd(),") {
-		t.Errorf("agree --format csv:\n%s", out)
-	}
 }
 
 // TestCSVNAOneWay: a label made in the annotator (which stores no value for the fields the
@@ -67,7 +67,7 @@ func TestCSVNAOneWay(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "m.db")
-	mustRun(t, "--db", db, "import", "--demo")
+	importFiles(t, db, "")
 	s, err := store.Open(ctx, db, store.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -96,8 +96,8 @@ func TestCSVNAOneWay(t *testing.T) {
 	s.Close()
 	// bob's label of the same turn, imported with the NA answers spelled out (the tour's
 	// file: the turn as in the demo, so the import keeps alice's label as it is).
-	mustRun(t, "--db", db, "import", "--annotator", "bob", "../../annotations/tour/bob.json")
-	out := mustRun(t, "--db", db, "export", "--format", "csv")
+	mustImportOut(t, db, importer.Options{Annotator: "bob"}, "../../annotations/tour/bob.json")
+	out := exportAs(t, db, "csv", false, "")
 	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
 	if err != nil {
 		t.Fatal(err)
@@ -118,4 +118,16 @@ func TestCSVNAOneWay(t *testing.T) {
 			t.Errorf("%s: resists_misleading, context_consistency, comments = %q, want NA, NA and an empty (unanswered) comment\n%s", who, c, out)
 		}
 	}
+}
+
+// exportCSV is m3eval export --format csv with the CSV flags (--raw, --excel) of co.
+func exportCSV(t *testing.T, db string, co csvout.Options) string {
+	t.Helper()
+	o := workflow.ExportOptions{Disagree: campaign.DefaultDisagreeOptions()}
+	o.Format.Format, o.Format.CSV = "csv", co
+	out, _, err := export(t, db, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
