@@ -48,7 +48,12 @@ func defaultRubric(t testing.TB) *rubric.Rubric {
 // as the commands do.
 func openDB(t testing.TB, path string, o store.Options) (*store.Store, *rubric.Rubric) {
 	t.Helper()
-	r := defaultRubric(t)
+	return openDBWith(t, path, o, defaultRubric(t))
+}
+
+// openDBWith is openDB under rubric r (m3eval --rubric FILE).
+func openDBWith(t testing.TB, path string, o store.Options, r *rubric.Rubric) (*store.Store, *rubric.Rubric) {
+	t.Helper()
 	s, err := store.Open(context.Background(), path, o)
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +128,13 @@ func mustCommand(t testing.TB, db string, c flagCommand, args ...string) string 
 // labels' counts line ("" without --final).
 func export(t testing.TB, db string, o workflow.ExportOptions) (string, string, error) {
 	t.Helper()
-	s, r := openDB(t, db, store.Options{ReadOnly: true})
+	return exportWith(t, db, defaultRubric(t), o)
+}
+
+// exportWith is export under rubric r (m3eval --rubric FILE export).
+func exportWith(t testing.TB, db string, r *rubric.Rubric, o workflow.ExportOptions) (string, string, error) {
+	t.Helper()
+	s, _ := openDBWith(t, db, store.Options{ReadOnly: true}, r)
 	defer s.Close()
 	var out bytes.Buffer
 	counts, err := workflow.Export(context.Background(), s, r, o, func(fn func(io.Writer) error) error { return fn(&out) })
@@ -186,10 +197,14 @@ func writeLabels(t *testing.T, path string, label func(i int, turn map[string]an
 	}
 }
 
-// importOut is m3eval import with o (Rubric, DB and Out filled in) of files: what it printed.
+// importOut is m3eval import with o (DB and Out filled in; Rubric nil: the guide's) of
+// files: what it printed.
 func importOut(t testing.TB, db string, o importer.Options, files ...string) (string, error) {
 	t.Helper()
-	s, r := openDB(t, db, store.Options{})
+	if o.Rubric == nil {
+		o.Rubric = defaultRubric(t)
+	}
+	s, r := openDBWith(t, db, store.Options{}, o.Rubric)
 	defer s.Close()
 	var out bytes.Buffer
 	o.Rubric, o.DB, o.Out = r, db, &out
