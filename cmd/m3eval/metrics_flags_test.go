@@ -65,20 +65,3 @@ func TestMetricsFlags(t *testing.T) {
 		t.Errorf("empty database: %q", out)
 	}
 }
-
-// TestScoreTwoJudgesWithoutLabels: score --judge A --judge B on a database with judges but no
-// human labels is an error naming both judges and what is missing (exit 1), not a "nothing to
-// score" line with exit status 0; one judge keeps that line.
-func TestScoreTwoJudgesWithoutLabels(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "j.db")
-	mustRun(t, "--db", db, "import", "--demo")
-	mustRun(t, "--db", db, "judge")
-	mustRun(t, "--db", db, "judge", "--name", "r2")
-	out, err := run(t, "--db", db, "score", "--judge", "r2", "--judge", "rules")
-	if exitCodeOf(err) != 1 || err == nil || !strings.Contains(err.Error(), "--judge r2 --judge rules: score compares judges through human labels, and "+db+" has none") {
-		t.Fatalf("exit %d, %v\n%s", exitCodeOf(err), err, out)
-	}
-	if out := mustRun(t, "--db", db, "score", "--judge", "rules"); !strings.HasPrefix(out, "no annotations yet: nothing to score") {
-		t.Fatalf("one judge: %s", out)
-	}
-}
