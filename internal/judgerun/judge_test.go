@@ -207,3 +207,31 @@ func TestScoreMetrics(t *testing.T) {
 		t.Fatalf("csv: %.200s", b)
 	}
 }
+
+// TestMetricsOneEpisodeNoInterval (the JSON part of cmd/m3eval's TestMetricsFlags): a
+// bootstrap metric over one episode has no interval, and says why.
+func TestMetricsOneEpisodeNoInterval(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "m.db")
+	importFiles(t, db, "")
+	var rep struct {
+		Metrics []struct {
+			N          int      `json:"n"`
+			Lo         *float64 `json:"ci_low"`
+			Interval   string   `json:"interval"`
+			NoInterval string   `json:"no_interval"`
+		} `json:"metrics"`
+	}
+	unmarshal(t, mustScore(t, db, "--metrics", "--format", "json"), &rep)
+	undefined := 0
+	for _, m := range rep.Metrics {
+		if m.Interval == "bootstrap" && m.N == 1 {
+			if m.Lo != nil || !strings.Contains(m.NoInterval, "one episode") {
+				t.Errorf("n=1 bootstrap row: %+v", m)
+			}
+			undefined++
+		}
+	}
+	if undefined == 0 {
+		t.Fatalf("the demo has no bootstrap metric over one turn: %+v", rep.Metrics)
+	}
+}
