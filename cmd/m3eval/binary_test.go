@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
 )
 
 var (
@@ -20,19 +22,38 @@ var (
 // TestMain gives the tests (and the binaries they run) an interval cache of their own, empty
 // at the start, so that no run reads what an earlier run or the user's own commands stored,
 // and removes it and the binary the subprocess tests built.
+//
+// testscript.Main makes this test binary the m3eval command of the scripts in
+// testdata/script (script_test.go): run as "m3eval", it runs main, which exits with the
+// command's status. The scripts set their own cache (scriptSetup), so no cache is made for
+// such a run.
 func TestMain(m *testing.M) {
-	cache, err := os.MkdirTemp("", "m3eval-cache-")
-	if err == nil {
-		os.Setenv("M3EVAL_CACHE_DIR", cache)
+	var cache string
+	if os.Getenv("M3EVAL_CACHE_DIR") == "" {
+		var err error
+		if cache, err = os.MkdirTemp("", "m3eval-cache-"); err == nil {
+			os.Setenv("M3EVAL_CACHE_DIR", cache)
+		}
 	}
-	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
-	if cache != "" {
-		os.RemoveAll(cache)
-	}
-	os.Exit(code)
+	testscript.Main(cleanupM{m, func() {
+		if binDir != "" {
+			os.RemoveAll(binDir)
+		}
+		if cache != "" {
+			os.RemoveAll(cache)
+		}
+	}}, map[string]func(){"m3eval": main})
+}
+
+// cleanupM runs the tests, then cleanup: testscript.Main exits as soon as they are done.
+type cleanupM struct {
+	m       *testing.M
+	cleanup func()
+}
+
+func (c cleanupM) Run() int {
+	defer c.cleanup()
+	return c.m.Run()
 }
 
 // testBinary builds m3eval once per test run, for tests whose behaviour is the process's:

@@ -23,7 +23,7 @@ func TestDashIsStandardInput(t *testing.T) {
 	if r := runBin(t, dir, []byte(scores), "--db", "team.db", "import-scores", "--judge", "j", "-"); r.code != 0 || !strings.Contains(r.stdout, "stdin: judge j: 1 scores new") {
 		t.Errorf("import-scores -: %d %q %s", r.code, r.stdout, r.stderr)
 	}
-	ratings, err := os.ReadFile(filepath.Join("testdata", "score", "ratings.csv"))
+	ratings, err := os.ReadFile(filepath.Join(scoreFixture, "ratings.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}

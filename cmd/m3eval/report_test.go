@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -777,7 +776,7 @@ func TestReportIllusion(t *testing.T) {
 	pg := openReport(t, chromium, file, "illusion")
 	checkPage(t, pg, file)
 
-	out, _, err := illusionRun(t, "illusion", "score", "--format", "json", "--testset", "Illusion_ICON="+set, "Illusion_ICON="+logf)
+	out, _, err := runBoth(t, "illusion", "score", "--format", "json", "--testset", "Illusion_ICON="+set, "Illusion_ICON="+logf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -820,38 +819,6 @@ func TestReportPDF(t *testing.T) {
 	if p, err := exec.LookPath("pdfinfo"); err == nil {
 		info, _ := exec.Command(p, out).Output()
 		t.Logf("pdfinfo:\n%s", info)
-	}
-}
-
-// TestReportUsageErrors: bad flags exit 2 with a message naming the flag.
-func TestReportUsageErrors(t *testing.T) {
-	db := scoreDB(t)
-	// pilot exists: the --campaign/--qc=false row is about the flags, not the name.
-	mustRun(t, "--db", db, "sample", "--name", "pilot", "--n", "2", "--by", "action_type")
-	for _, args := range [][]string{
-		{"report", "--format", "csv"},
-		{"report", "--by", "colour"},
-		{"report", "--bootstrap", "-1"},
-		{"report", "--format", "json", "--pdf"},
-		{"report", "--illusion-testset", "A=b.jsonl"},
-		{"report", "--campaign", "pilot", "--qc=false"},
-	} {
-		_, err := run(t, append([]string{"--db", db}, args...)...)
-		var ue *usageError
-		if err == nil || !errors.As(err, &ue) || !strings.Contains(err.Error(), args[1]) {
-			t.Errorf("%v: %v, want a usage error naming %s", args, err, args[1])
-		}
-	}
-	if _, err := run(t, "--db", db, "report", "--judge", "nobody"); err == nil || !strings.Contains(err.Error(), "--judge nobody") {
-		t.Errorf("unknown judge: %v", err)
-	}
-	// -o never writes over the database it reads.
-	before, _ := os.ReadFile(db)
-	if _, err := run(t, "--db", db, "report", "--bootstrap", "0", "-o", db); err == nil {
-		t.Errorf("report -o DB wrote over the database")
-	}
-	if after, _ := os.ReadFile(db); !bytes.Equal(before, after) {
-		t.Errorf("the database changed")
 	}
 }
 
@@ -901,4 +868,16 @@ func TestReportNoGrouping(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The image names of TestReportIllusion's test set (IllusionBench's shape-index-scene-
+// difficulty layout; the same as internal/illusion's tests use).
+var (
+	e2eShapes = []string{"animal", "Stationary", "face_emoji", "vehicle"}
+	e2eScenes = []string{"Ocean", "Sand_dune", "Medieval_Village"}
+	e2eDiffs  = []string{"Easy", "Medium", "Hard", "Hard"}
+)
+
+func e2eName(i int) string {
+	return fmt.Sprintf("%s-%d-%s-%s-1.%d-%d.png", e2eShapes[i%4], i, e2eScenes[i%3], e2eDiffs[(i/4)%4], i%5, i)
 }

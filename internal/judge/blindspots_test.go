@@ -8,7 +8,7 @@ import (
 
 // TestBlindSpotClasses: one example of each class of the rule judge's known blind spots
 // (issue 27), written for the rules' development; the held-out measure is
-// cmd/m3eval/testdata/judge/blindspots.jsonl, which these examples do not repeat.
+// internal/judgerun/testdata/judge/blindspots.jsonl, which these examples do not repeat.
 func TestBlindSpotClasses(t *testing.T) {
 	j := newTestJudge(t)
 	for _, c := range []struct {

@@ -1,0 +1,161 @@
+package estimate_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"github.com/m3bench/m3eval/internal/render"
+	"io"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/m3bench/m3eval/annotations"
+	"github.com/m3bench/m3eval/internal/estimate"
+	"github.com/m3bench/m3eval/internal/importer"
+	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/usage"
+	"github.com/m3bench/m3eval/internal/workflow"
+)
+
+// These helpers import through the importer and run m3eval estimate's engine (its flags,
+// estimate.Run and Write) and sample --active (workflow.SampleCommand) the way the commands
+// do, without the commands (moved from cmd/m3eval/estimate_test.go).
+
+// errFlag marks an error of flag parsing: the command reports it as a usage error too.
+var errFlag = errors.New("flag")
+
+// isUsage says whether the command would exit 2 for err.
+func isUsage(err error) bool { return errors.Is(err, usage.Err) || errors.Is(err, errFlag) }
+
+func defaultRubric(t testing.TB) *rubric.Rubric {
+	t.Helper()
+	r, err := rubric.Load("", nil, annotations.DefaultRubric)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func openDB(t testing.TB, path string, o store.Options) (*store.Store, *rubric.Rubric) {
+	t.Helper()
+	r := defaultRubric(t)
+	s, err := store.Open(context.Background(), path, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.ReadOnly {
+		if err := s.RememberRubric(context.Background(), r.Version, r.Source); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s, r
+}
+
+// importFiles is m3eval import [--annotator NAME] FILE...
+func importFiles(t testing.TB, db, annotator string, files ...string) {
+	t.Helper()
+	s, r := openDB(t, db, store.Options{})
+	defer s.Close()
+	o := importer.Options{Rubric: r, Annotator: annotator, DB: db, Out: io.Discard}
+	if err := importer.New(s, o).Run(context.Background(), files, false); err != nil {
+		t.Fatalf("import %v: %v", files, err)
+	}
+}
+
+// importScores is m3eval import-scores --judge NAME FILE...
+func importScores(t testing.TB, db, judge string, files ...string) {
+	t.Helper()
+	s, r := openDB(t, db, store.Options{})
+	defer s.Close()
+	if err := importer.Scores(context.Background(), s, files, importer.ScoreOptions{Rubric: r, Judge: judge, Out: io.Discard}); err != nil {
+		t.Fatalf("import-scores %v: %v", files, err)
+	}
+}
+
+// runEstimate parses args as m3eval estimate's flags and runs estimate.Run and Write.
+func runEstimate(t testing.TB, db string, args ...string) (string, error) {
+	t.Helper()
+	q := &estimate.Request{}
+	fs := pflag.NewFlagSet("estimate", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	q.AddFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return "", fmt.Errorf("%w: %v", errFlag, err)
+	}
+	if err := q.Check(); err != nil {
+		return "", err
+	}
+	s, r := openDB(t, db, store.Options{ReadOnly: true})
+	defer s.Close()
+	res, err := estimate.Run(context.Background(), s, r, q, "m3eval.db")
+	if err != nil {
+		return "", err
+	}
+	var out bytes.Buffer
+	if render.Format(q.Format) == render.JSON {
+		err = render.WriteJSON(&out, res)
+	} else {
+		err = estimate.WriteTable(&out, res)
+	}
+	return out.String(), err
+}
+
+func mustEstimate(t testing.TB, db string, args ...string) string {
+	t.Helper()
+	out, err := runEstimate(t, db, args...)
+	if err != nil {
+		t.Fatalf("estimate %v: %v", args, err)
+	}
+	return out
+}
+
+// estimateJSON runs estimate with --format json and decodes it into v.
+func estimateJSON(t testing.TB, db string, v any, args ...string) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(mustEstimate(t, db, append(args, "--format", "json")...)), v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runSample parses args as m3eval sample's flags and runs workflow.SampleCommand: what it
+// shows and, after it, the notes the command prints on standard error.
+func runSample(t testing.TB, db string, args ...string) (string, error) {
+	t.Helper()
+	c := &workflow.SampleCommand{}
+	fs := pflag.NewFlagSet("sample", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	c.AddFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return "", fmt.Errorf("%w: %v", errFlag, err)
+	}
+	if err := c.Check(); err != nil {
+		return "", err
+	}
+	s, r := openDB(t, db, c.StoreOptions())
+	defer s.Close()
+	render, err := c.Run(context.Background(), s, r)
+	if err != nil {
+		return "", err
+	}
+	var out bytes.Buffer
+	if err := render(&out); err != nil {
+		return "", err
+	}
+	for _, line := range c.Notes() {
+		fmt.Fprintln(&out, line)
+	}
+	return out.String(), nil
+}
+
+func mustSample(t testing.TB, db string, args ...string) string {
+	t.Helper()
+	out, err := runSample(t, db, args...)
+	if err != nil {
+		t.Fatalf("sample %v: %v", args, err)
+	}
+	return out
+}

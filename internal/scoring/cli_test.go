@@ -1,0 +1,233 @@
+package scoring_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/m3bench/m3eval/annotations"
+	"github.com/m3bench/m3eval/internal/scoring/longform"
+	"github.com/m3bench/m3eval/internal/importer"
+	"github.com/m3bench/m3eval/internal/intervalcache"
+	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/scoring"
+	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/usage"
+)
+
+// These helpers build the score fixture's database through the importer and run m3eval
+// score's engine (its flags, scoring.Score) the way the command does, without the command:
+// the checks of the scores live here, beside the code they check (moved from cmd/m3eval).
+
+// scoreFixture is made by testdata/score/gen.py; its oracle_*.json files are the reference
+// oracle's output on the same ratings in long form (testdata/score/oracle.sh), so the
+// expected numbers come from outside m3eval.
+const scoreFixture = "testdata/score"
+
+// TestMain gives the tests an interval cache of their own, empty at the start, so that no run
+// reads what an earlier run or the user's own commands stored.
+func TestMain(m *testing.M) {
+	cache, err := os.MkdirTemp("", "m3eval-cache-")
+	if err == nil {
+		os.Setenv(intervalcache.EnvDir, cache)
+	}
+	code := m.Run()
+	if cache != "" {
+		os.RemoveAll(cache)
+	}
+	os.Exit(code)
+}
+
+// errFlag marks an error of flag parsing: the command reports it as a usage error too.
+var errFlag = errors.New("flag")
+
+// isUsage says whether the command would exit 2 for err.
+func isUsage(err error) bool { return errors.Is(err, usage.Err) || errors.Is(err, errFlag) }
+
+func defaultRubric(t testing.TB) *rubric.Rubric {
+	t.Helper()
+	r, err := rubric.Load("", nil, annotations.DefaultRubric)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// openDB opens (or creates) the database at path with the guide's rubric recorded, as the
+// commands that write do.
+func openDB(t testing.TB, path string) (*store.Store, *rubric.Rubric) {
+	t.Helper()
+	r := defaultRubric(t)
+	s, err := store.Open(context.Background(), path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RememberRubric(context.Background(), r.Version, r.Source); err != nil {
+		t.Fatal(err)
+	}
+	return s, r
+}
+
+// importFiles is m3eval import [--annotator NAME] FILE...
+func importFiles(t testing.TB, db, annotator string, files ...string) {
+	t.Helper()
+	s, r := openDB(t, db)
+	defer s.Close()
+	o := importer.Options{Rubric: r, Annotator: annotator, DB: db, Out: io.Discard}
+	if err := importer.New(s, o).Run(context.Background(), files, false); err != nil {
+		t.Fatalf("import %v: %v", files, err)
+	}
+}
+
+// importScores is m3eval import-scores --judge NAME FILE...
+func importScores(t testing.TB, db, judge string, files ...string) {
+	t.Helper()
+	s, r := openDB(t, db)
+	defer s.Close()
+	o := importer.ScoreOptions{Rubric: r, Judge: judge, Out: io.Discard}
+	if err := importer.Scores(context.Background(), s, files, o); err != nil {
+		t.Fatalf("import-scores %v: %v", files, err)
+	}
+}
+
+// importScoreFixture imports the fixture's turns, the labels of three annotators and two
+// judges' scores into the database at db.
+func importScoreFixture(t testing.TB, db string) {
+	t.Helper()
+	fx := func(name string) string { return filepath.Join(scoreFixture, name) }
+	importFiles(t, db, "", fx("turns.jsonl"))
+	for _, a := range []string{"alice", "bob", "carol"} {
+		importFiles(t, db, a, fx("labels_"+a+".jsonl"))
+	}
+	importScores(t, db, "gpt", fx("judge_gpt.jsonl"))
+	importScores(t, db, "rules", fx("judge_rules.csv"))
+}
+
+// scoreDB is a fresh database holding the score fixture.
+func scoreDB(t testing.TB) string {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "m3eval.db")
+	importScoreFixture(t, db)
+	return db
+}
+
+// runScore parses args as m3eval score's flags and runs scoring.Score on the database (read
+// only, as the command opens it): the output and the error.
+func runScore(t testing.TB, db string, args ...string) (string, error) {
+	t.Helper()
+	q := &scoring.Request{}
+	fs := pflag.NewFlagSet("score", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	q.AddFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return "", fmt.Errorf("%w: %v", errFlag, err)
+	}
+	if fs.NArg() != 0 {
+		t.Fatalf("score %v: arguments %v", args, fs.Args())
+	}
+	st, err := q.Check()
+	if err != nil {
+		return "", err
+	}
+	s, err := store.Open(context.Background(), db, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	write, err := scoring.Score(context.Background(), s, defaultRubric(t), q, st)
+	if err != nil {
+		return "", err
+	}
+	var out bytes.Buffer
+	err = write(&out, false)
+	return out.String(), err
+}
+
+func mustScore(t testing.TB, db string, args ...string) string {
+	t.Helper()
+	out, err := runScore(t, db, args...)
+	if err != nil {
+		t.Fatalf("score %v: %v", args, err)
+	}
+	return out
+}
+
+// scoreJSON runs score with args and returns its JSON report.
+func scoreJSON(t testing.TB, db string, args ...string) map[string]any {
+	t.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(mustScore(t, db, append([]string{"--format", "json"}, args...)...)), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// agreeJSON runs m3eval agree's engine (longform.Run and the statistics writer) with args
+// (the ratings file first) and returns its JSON report.
+func agreeJSON(t testing.TB, args ...string) map[string]any {
+	t.Helper()
+	var run longform.RunOptions
+	var stats scoring.StatFlags
+	fs := pflag.NewFlagSet("agree", pflag.ContinueOnError)
+	run.AddFlags(fs)
+	stats.AddFlags(fs)
+	if err := fs.Parse(append(args, "--format", "json")); err != nil {
+		t.Fatal(err)
+	}
+	st, err := stats.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Files.Ratings = fs.Arg(0)
+	if err := run.Check(); err != nil {
+		t.Fatal(err)
+	}
+	run.Analysis, run.Adjust = st.Analysis, st.Adjust
+	results, err := longform.Run(context.Background(), run)
+	if err != nil {
+		t.Fatalf("agree %v: %v", args, err)
+	}
+	var out bytes.Buffer
+	if err := st.Writer(results, run.Inputs(), run.ClusterName())(&out, false); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func readJSON(t testing.TB, path string, v any) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+func readCSV(t testing.TB, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return rows
+}

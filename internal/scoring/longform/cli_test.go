@@ -1,0 +1,169 @@
+package longform_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/m3bench/m3eval/internal/agree/agreetest"
+	"github.com/m3bench/m3eval/internal/scoring/longform"
+	"github.com/m3bench/m3eval/internal/outfile"
+	"github.com/m3bench/m3eval/internal/scoring"
+	"github.com/m3bench/m3eval/internal/usage"
+)
+
+// These helpers run m3eval agree's engine the way the command does (its flags, longform.Run,
+// the statistics writer), without the command: the checks of the statistics live here, beside
+// the code they check, and cmd/m3eval keeps only the wiring (testdata/script/agree.txtar).
+
+var (
+	oracleCases = agreetest.Shared("oracle/cases")
+	sharedData  = agreetest.Shared("data")
+)
+
+// realdataRefs holds the references computed on the real data sets (SciPy, the oracle).
+const realdataRefs = "../testdata/realdata"
+
+// errFlag marks an error of flag parsing: the command reports it as a usage error too.
+var errFlag = errors.New("flag")
+
+// runAgree parses args as m3eval agree's command line (the ratings file first or anywhere,
+// -o FILE) and runs the engine: standard output (or "" with -o), warnings, and the error.
+func runAgree(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var run longform.RunOptions
+	var stats scoring.StatFlags
+	fs := pflag.NewFlagSet("agree", pflag.ContinueOnError)
+	fs.SetOutput(new(bytes.Buffer))
+	run.AddFlags(fs)
+	stats.AddFlags(fs)
+	fs.StringVarP(&stats.Output, "output", "o", "", "")
+	if err := fs.Parse(args); err != nil {
+		return "", "", fmt.Errorf("%w: %v", errFlag, err)
+	}
+	if fs.NArg() != 1 {
+		t.Fatalf("agree %v: %d arguments", args, fs.NArg())
+	}
+	st, err := stats.Check()
+	if err != nil {
+		return "", "", err
+	}
+	run.Files.Ratings = fs.Arg(0)
+	if err := run.Check(); err != nil {
+		return "", "", err
+	}
+	var warn bytes.Buffer
+	run.Files.Warn = func(msg string) { fmt.Fprintln(&warn, "warning: "+msg) }
+	run.Analysis, run.Adjust = st.Analysis, st.Adjust
+	results, err := longform.Run(context.Background(), run)
+	if err != nil {
+		return "", warn.String(), err
+	}
+	write := st.Writer(results, run.Inputs(), run.ClusterName())
+	var out bytes.Buffer
+	err = outfile.Write(stats.Output, &out, nil, func(w io.Writer) error { return write(w, false) })
+	return out.String(), warn.String(), err
+}
+
+// isUsage says whether the command would exit 2 for err.
+func isUsage(err error) bool { return errors.Is(err, usage.Err) || errors.Is(err, errFlag) }
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// compareRefs walks an oracle object and checks each {"reference": ...} against ours.
+func compareRefs(t *testing.T, path string, o, g map[string]any) int {
+	n := 0
+	for k, ov := range o {
+		if k == "bootstrap" || k == "by_library" || k == "fleiss_kappa_generalized_missing_info" {
+			continue
+		}
+		switch x := ov.(type) {
+		case map[string]any:
+			if ref, ok := x["reference"]; ok {
+				n++
+				gv := g[k]
+				if ref == nil {
+					if gv != nil {
+						t.Errorf("%s.%s: oracle undefined, we %v", path, k, gv)
+					}
+					continue
+				}
+				f, ok := gv.(float64)
+				if !ok || math.Abs(f-ref.(float64)) > 1e-9 {
+					t.Errorf("%s.%s: oracle %v, we %v", path, k, ref, gv)
+				}
+				continue
+			}
+			if sub, ok := g[k].(map[string]any); ok {
+				n += compareRefs(t, path+"."+k, x, sub)
+			} else {
+				t.Errorf("%s.%s: missing", path, k)
+			}
+		case []any:
+			gl, _ := g[k].([]any)
+			for i, e := range x {
+				if eo, ok := e.(map[string]any); ok && i < len(gl) {
+					n += compareRefs(t, path+"."+k, eo, gl[i].(map[string]any))
+				}
+			}
+		}
+	}
+	return n
+}
+
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("real data: %v (shared/ must be beside the repository)", err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return rows
+}
+
+func writeRows(t *testing.T, path string, rows [][]string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := csv.NewWriter(f)
+	if err := w.WriteAll(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -1,0 +1,292 @@
+package simulate_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/m3bench/m3eval/internal/simulate"
+	"github.com/m3bench/m3eval/internal/simulate/demovlm"
+	"github.com/m3bench/m3eval/internal/usage"
+)
+
+const demoScenesFile = "../../annotations/demo/images/scenes.jsonl"
+
+// errFlag marks an error of flag parsing: the command reports it as a usage error too.
+var errFlag = errors.New("flag")
+
+// isUsage says whether m3eval would exit 2 for err.
+func isUsage(err error) bool { return errors.Is(err, usage.Err) || errors.Is(err, errFlag) }
+
+// runSim parses args (after "m3eval simulate") as the command's flags and runs simulate.Load
+// and Input.Main: standard output and standard error together, and the error (moved from
+// cmd/m3eval/simulate_test.go, which ran the command).
+func runSim(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var o simulate.Flags
+	fs := pflag.NewFlagSet("simulate", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o.AddFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return "", fmt.Errorf("%w: %v", errFlag, err)
+	}
+	var out bytes.Buffer
+	in, err := simulate.Load(o)
+	if err == nil {
+		err = in.Main(context.Background(), &out, &out)
+	}
+	return out.String(), err
+}
+
+func mustSim(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := runSim(t, args...)
+	if err != nil {
+		t.Fatalf("simulate %v: %v\n%s", args, err, out)
+	}
+	return out
+}
+
+// demoVLM serves the scripted VLM for the scenes file on 127.0.0.1, each answer delayed.
+func demoVLM(t *testing.T, scenesFile string, delay time.Duration) string {
+	t.Helper()
+	scenes, err := simulate.ReadScenesFile(scenesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := simulate.ResolveImages(scenes, scenesFile, filepath.Dir(scenesFile)); err != nil {
+		t.Fatal(err)
+	}
+	d, err := demovlm.New(scenes, os.ReadFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(delay)
+		d.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/v1"
+}
+
+func sortedFileLines(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	slices.Sort(lines)
+	return lines
+}
+
+func lineCount(path string) int {
+	b, _ := os.ReadFile(path)
+	return strings.Count(string(b), "\n")
+}
+
+// TestSimulateUsageAndInputErrors and the tests below moved from cmd/m3eval/simulate_test.go.
+func TestSimulateUsageAndInputErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte(`{"id":"x","language":"en","images":["a.png"],"objects_per_image":[[{"id":"o","type":"t","attributes":{"color":1}}]]}`+"\n"), 0o644)
+	evil := filepath.Join(dir, "evil.jsonl")
+	os.WriteFile(evil, []byte(`{"id":"x","language":"en","images":["/etc/passwd"],"objects_per_image":[[{"id":"o","type":"t","attributes":{"color":"red"}}]]}`+"\n"), 0o644)
+	cases := []struct {
+		args  []string
+		usage bool
+		says  string
+	}{
+		{[]string{"simulate"}, true, "--scenes is required"},
+		{[]string{"simulate", "--scenes", evil, "--dry-run"}, false, "evil.jsonl:1: images[0]: /etc/passwd: outside the images directory"},
+		{[]string{"simulate", "--scenes", evil, "--images", "/etc", "--dry-run"}, false, "evil.jsonl:1: images[0]: /etc/passwd: not an image"},
+		{[]string{"simulate", "--scenes", demoScenesFile, "--turns", "2", "--dry-run"}, true, "--turns 2"},
+		{[]string{"simulate", "--scenes", demoScenesFile, "--difficulty", "5", "--dry-run"}, true, "--difficulty 5"},
+		{[]string{"simulate", "--scenes", demoScenesFile, "--strategy", "random", "--dry-run"}, true, `strategy "random"`},
+		{[]string{"simulate", "--scenes", demoScenesFile}, true, "--endpoint and --model are required"},
+		{[]string{"simulate", "--scenes", demoScenesFile, "--endpoint", "localhost:8000", "--model", "m", "-o", filepath.Join(dir, "o.jsonl")}, true, "want an http:// or https:// URL"},
+		{[]string{"simulate", "--scenes", bad, "--dry-run"}, false, "bad.jsonl:1: objects_per_image[0][0].attributes.color: got number, want string"},
+		{[]string{"simulate", "--scenes", filepath.Join(dir, "none.jsonl"), "--dry-run"}, false, "no such file"},
+	}
+	for _, tc := range cases {
+		_, err := runSim(t, tc.args[1:]...)
+		if err == nil || isUsage(err) != tc.usage || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("%v: err %v (usage %v), want %q", tc.args, err, isUsage(err), tc.says)
+		}
+	}
+}
+
+func TestSimulateDryRun(t *testing.T) {
+	out := mustSim(t, "--scenes", demoScenesFile, "--strategy", "both", "--dry-run")
+	sc := bufio.NewScanner(strings.NewReader(out))
+	n := 0
+	for sc.Scan() {
+		f := strings.Split(sc.Text(), "\t")
+		if len(f) == 5 {
+			n++
+		}
+	}
+	if !strings.Contains(out, "umbrella_zh_rules\t1\tinitial\tmemory_build\t") || !strings.Contains(out, "street_zh_cross\t3\tguidance\tgrounding\t") || n != 4+2*18 { // four rule openings, two cross-image tests of 18 turns
+		t.Errorf("dry run printed %d turns:\n%s", n, out)
+	}
+}
+
+// A run replayed from its request log writes the same turns, without the endpoint; the log
+// keeps every attempt, failed ones too.
+func TestSimulateReplay(t *testing.T) {
+	url := demoVLM(t, demoScenesFile, 0)
+	dir := t.TempDir()
+	first := filepath.Join(dir, "first.jsonl")
+	mustSim(t, "--scenes", demoScenesFile, "--endpoint", url, "--model", "flaky", "--strategy", "both", "--out", first)
+	log := first + ".requests.jsonl"
+	if n, turns := lineCount(log), lineCount(first); n <= turns {
+		t.Fatalf("the log has %d attempts for %d turns; flaky failures are missing", n, turns)
+	}
+	again := filepath.Join(dir, "again.jsonl")
+	mustSim(t, "--scenes", demoScenesFile, "--model", "flaky", "--strategy", "both", "--replay", log, "--out", again)
+	if !slices.Equal(sortedFileLines(t, again), sortedFileLines(t, first)) {
+		t.Fatal("the replayed run differs from the logged one")
+	}
+	out, err := runSim(t, "--scenes", demoScenesFile, "--model", "flaky", "--strategy", "both", "--replay", log, "--seed", "7", "--out", filepath.Join(dir, "other.jsonl"))
+	if err == nil || !strings.Contains(out, "where the log asked") {
+		t.Fatalf("replay with another seed: %v\n%s", err, out)
+	}
+}
+
+// --system (@FILE) and the sampling flags reach every request (the system prompt first) and
+// are recorded in each turn's meta and in the journal header.
+func TestSimulateSystemAndSampling(t *testing.T) {
+	scenes, err := simulate.ReadScenesFile(demoScenesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := simulate.ResolveImages(scenes, demoScenesFile, filepath.Dir(demoScenesFile)); err != nil {
+		t.Fatal(err)
+	}
+	d, err := demovlm.New(scenes, os.ReadFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type req struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content any    `json:"content"`
+		} `json:"messages"`
+		Temperature *float64 `json:"temperature"`
+		TopP        *float64 `json:"top_p"`
+		MaxTokens   int      `json:"max_tokens"`
+		Seed        *int64   `json:"seed"`
+	}
+	var mu sync.Mutex
+	var reqs []req
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var q req
+		json.Unmarshal(body, &q)
+		mu.Lock()
+		reqs = append(reqs, q)
+		mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		d.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	sys := "You are a careful visual assistant.\nAnswer from the images only."
+	os.WriteFile(filepath.Join(dir, "sys.txt"), []byte(sys+"\n"), 0o644)
+	out := filepath.Join(dir, "t.jsonl")
+	mustSim(t, "--scenes", demoScenesFile, "--endpoint", srv.URL+"/v1", "--model", "faithful", "--out", out,
+		"--system", "@"+filepath.Join(dir, "sys.txt"), "--temperature", "0.2", "--top-p", "0.9", "--max-tokens", "256", "--vlm-seed", "7")
+	if len(reqs) == 0 {
+		t.Fatal("no requests")
+	}
+	for i, q := range reqs {
+		if len(q.Messages) < 2 || q.Messages[0].Role != "system" || q.Messages[0].Content != sys || q.Messages[1].Role != "user" {
+			t.Fatalf("request %d: messages %+v", i, q.Messages)
+		}
+		if q.Temperature == nil || *q.Temperature != 0.2 || q.TopP == nil || *q.TopP != 0.9 || q.MaxTokens != 256 || q.Seed == nil || *q.Seed != 7 {
+			t.Fatalf("request %d: sampling %+v", i, q)
+		}
+	}
+	h := sha256.Sum256([]byte(sys))
+	f, _ := os.Open(out)
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	n := 0
+	for sc.Scan() {
+		var rec struct {
+			Meta struct {
+				Sampling map[string]any `json:"sampling"`
+			} `json:"meta"`
+		}
+		json.Unmarshal(sc.Bytes(), &rec)
+		s := rec.Meta.Sampling
+		if s["system_sha256"] != hex.EncodeToString(h[:]) || s["temperature"] != 0.2 || s["top_p"] != 0.9 || s["max_tokens"] != 256.0 || s["seed"] != 7.0 || s["system"] != nil {
+			t.Fatalf("turn meta.sampling %v", s)
+		}
+		n++
+	}
+	if n == 0 {
+		t.Fatal("no turns")
+	}
+	j, _ := os.ReadFile(simulate.JournalPath(out))
+	var hdr struct {
+		Sampling map[string]any `json:"sampling"`
+	}
+	json.Unmarshal([]byte(strings.SplitN(string(j), "\n", 2)[0]), &hdr)
+	if hdr.Sampling["system"] != sys || hdr.Sampling["temperature"] != 0.2 || hdr.Sampling["seed"] != 7.0 {
+		t.Errorf("journal header sampling %v", hdr.Sampling)
+	}
+	// Resuming with other sampling parameters is refused, naming them.
+	_, err = runSim(t, "--scenes", demoScenesFile, "--endpoint", srv.URL+"/v1", "--model", "faithful", "--out", out, "--resume", "--temperature", "0.7")
+	if err == nil || !strings.Contains(err.Error(), "sampling") {
+		t.Errorf("resume with another temperature: %v", err)
+	}
+	for _, bad := range [][]string{{"--temperature", "3"}, {"--top-p", "0"}, {"--system", "@" + filepath.Join(dir, "none.txt")}} {
+		if _, err := runSim(t, append([]string{"--scenes", demoScenesFile, "--dry-run"}, bad...)...); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}
+
+// TestSimulateRefusesExistingOutFirstAndAlone: a second run into the same --out says only
+// that the file exists (issue #29 item 3): no plan notes, no "0 of 6 episodes written", no
+// request log appended.
+func TestSimulateRefusesExistingOutFirstAndAlone(t *testing.T) {
+	url := demoVLM(t, demoScenesFile, 0)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "turns.jsonl")
+	args := []string{"--scenes", demoScenesFile, "--endpoint", url, "--model", "gullible", "--strategy", "both", "--out", out}
+	mustSim(t, args...)
+	logBefore, err := os.ReadFile(out + ".requests.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	said, err := runSim(t, args...)
+	if err == nil || !strings.Contains(err.Error(), "turns.jsonl exists: pass --resume") {
+		t.Fatalf("second run: err %v", err)
+	}
+	if said != "" {
+		t.Errorf("second run said more than the refusal:\n%s", said)
+	}
+	if logAfter, _ := os.ReadFile(out + ".requests.jsonl"); !bytes.Equal(logAfter, logBefore) {
+		t.Errorf("the refused run appended %d bytes to the request log", len(logAfter)-len(logBefore))
+	}
+}
