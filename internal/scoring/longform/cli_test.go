@@ -16,9 +16,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/agree/agreetest"
-	"github.com/m3bench/m3eval/internal/scoring/longform"
 	"github.com/m3bench/m3eval/internal/outfile"
 	"github.com/m3bench/m3eval/internal/scoring"
+	"github.com/m3bench/m3eval/internal/scoring/longform"
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
@@ -32,7 +32,7 @@ var (
 )
 
 // realdataRefs holds the references computed on the real data sets (SciPy, the oracle).
-const realdataRefs = "../testdata/realdata"
+const realdataRefs = "../../agree/testdata/realdata"
 
 // errFlag marks an error of flag parsing: the command reports it as a usage error too.
 var errFlag = errors.New("flag")

@@ -112,7 +112,7 @@ func TestAgreeStatisticsFlags(t *testing.T) {
 // TestContinuousHumanScores: XSum's aggregated human scores, one number per summary, against
 // five metrics. Faithful has 452 distinct values and is read as continuous without a schema;
 // Factual (0, 1/3, 2/3, 1) is declared continuous. Coefficients and p-values must equal
-// SciPy's on the original file (testdata/realdata/xsum_continuous.py).
+// SciPy's on the original file (internal/agree/testdata/realdata/xsum_continuous.py).
 func TestContinuousHumanScores(t *testing.T) {
 	dir := t.TempDir()
 	rows := readCSV(t, filepath.Join(sharedData, "xsum-hallucinations", "eval_scores_xsum_summaries.csv"))
@@ -170,7 +170,7 @@ func TestContinuousHumanScores(t *testing.T) {
 
 // TestSystemLevelBootstrap: the bootstrap over systems of HANNA's system-level correlations
 // (--cluster system) against the same design written with numpy/scipy
-// (testdata/realdata/hanna_system_boot.py, B = 4000): interval widths within 15%, the
+// (internal/agree/testdata/realdata/hanna_system_boot.py, B = 4000): interval widths within 15%, the
 // Monte-Carlo tolerance of a percentile interval of a statistic that takes few values.
 func TestSystemLevelBootstrap(t *testing.T) {
 	dir := convertDir(t, "hanna", convertHANNA)
