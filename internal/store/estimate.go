@@ -44,7 +44,7 @@ func (s *Store) StreamEstimate(ctx context.Context, f EstimateFilter, score, lab
 		return fmt.Errorf("estimate: %w", err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `BEGIN DEFERRED`); err != nil {
+	if _, err := conn.ExecContext(ctx, s.d.beginRead()); err != nil {
 		return fmt.Errorf("estimate: %w", err)
 	}
 	defer conn.ExecContext(context.Background(), `ROLLBACK`)
@@ -87,7 +87,7 @@ func (s *Store) StreamEstimate(ctx context.Context, f EstimateFilter, score, lab
 	if err != nil {
 		return err
 	}
-	where := `a.status = 'done' AND a.stale = 0 AND an.repeat_of IS NULL AND v.field IN (` + placeholders(len(f.Fields)) + `)`
+	where := `a.status = 'done' AND NOT a.stale AND an.repeat_of IS NULL AND v.field IN (` + placeholders(len(f.Fields)) + `)`
 	args = args[1:]
 	if len(f.Annotators) > 0 {
 		where += ` AND an.name IN (` + placeholders(len(f.Annotators)) + `)`

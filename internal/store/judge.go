@@ -34,7 +34,7 @@ type TurnFilter map[string][]string
 // where returns the SQL condition of the filter; only turnColumns' text reaches the SQL.
 func (f TurnFilter) where() (string, []any, error) {
 	keys := slices.Sorted(maps.Keys(f))
-	conds := []string{"1"}
+	conds := []string{"true"}
 	var args []any
 	for _, k := range keys {
 		col, ok := turnColumns[k]
@@ -76,7 +76,7 @@ func (s *Store) streamEpisodes(ctx context.Context, f TurnFilter, withImages boo
 		return fmt.Errorf("read turns: %w", err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `BEGIN DEFERRED`); err != nil {
+	if _, err := conn.ExecContext(ctx, s.d.beginRead()); err != nil {
 		return fmt.Errorf("read turns: %w", err)
 	}
 	defer conn.ExecContext(context.Background(), `ROLLBACK`)

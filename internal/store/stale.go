@@ -114,7 +114,7 @@ func (im *Importer) staleLabels(rt replacedTurn) error {
 			}
 			sort.Strings(sl.Dropped)
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE annotations SET stale = 1, status = 'draft', annotated_at = NULL,
+		if _, err := tx.ExecContext(ctx, `UPDATE annotations SET stale = true, status = 'draft', annotated_at = NULL,
 			updated_at = ? WHERE id = ?`, formatTime(im.s.Now()), l.id); err != nil {
 			return err
 		}
