@@ -138,3 +138,12 @@ func (s *Store) savepoint(ctx context.Context, q querier, f func() error) error 
 	_, err := q.ExecContext(ctx, `RELEASE SAVEPOINT stmt`)
 	return err
 }
+
+// crossJoin is the join that keeps its left table the outer loop: SQLite's CROSS JOIN … ON
+// fixes the order for its planner; PostgreSQL plans joins itself and spells it JOIN.
+func (d dialect) crossJoin() string {
+	if d.pg {
+		return `JOIN`
+	}
+	return `CROSS JOIN`
+}

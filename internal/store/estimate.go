@@ -97,7 +97,7 @@ func (s *Store) StreamEstimate(ctx context.Context, f EstimateFilter, score, lab
 	}
 	return read(label, true, `SELECT t.sample_id, e.episode_key, t.model, `+grp+`, v.field, v.value, an.name
 		FROM visible_turns t
-		CROSS JOIN visible_annotations a ON a.turn_id = t.id
+		`+s.d.crossJoin()+` visible_annotations a ON a.turn_id = t.id
 		JOIN annotation_values v ON v.annotation_id = a.id
 		JOIN episodes e ON e.id = t.episode_id
 		JOIN annotators an ON an.id = a.annotator_id

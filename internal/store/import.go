@@ -623,9 +623,12 @@ func (im *Importer) putTurns(ts []dataset.Turn) ([]int64, []Outcome, error) {
 	outcomes := make([]Outcome, 0, len(ts))
 	for start := 0; start < len(ts); start += batchRows {
 		chunk := ts[start:min(start+batchRows, len(ts))]
-		if len(chunk) == batchRows {
+		// A chunk with a turn PostgreSQL cannot store goes turn by turn, where putTurn names it.
+		if len(chunk) == batchRows && !(im.s.d.pg && slices.ContainsFunc(chunk, func(t dataset.Turn) bool { return noNUL(&t) != nil })) {
 			n := len(ids)
-			ids, ok, err := im.insertChunk(chunk, ids)
+			var ok bool
+			var err error
+			ids, ok, err = im.insertChunk(chunk, ids)
 			if err != nil {
 				return ids[:n], outcomes, err
 			}
@@ -831,6 +834,11 @@ func (im *Importer) PutTurn(t *dataset.Turn) (int64, Outcome, error) {
 }
 
 func (im *Importer) putTurn(t *dataset.Turn) (int64, Outcome, error) {
+	if im.s.d.pg {
+		if err := noNUL(t); err != nil {
+			return 0, 0, err
+		}
+	}
 	epID, err := im.episodeID(t.EpisodeID)
 	if err != nil {
 		return 0, 0, err

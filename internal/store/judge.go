@@ -166,7 +166,7 @@ func (s *Store) BeginJudgeRun(ctx context.Context, judge, version string, body [
 	err = im.im.ensureTx()
 	if err == nil {
 		err = conn.QueryRowContext(ctx, `SELECT COUNT(*), MIN(COALESCE(rule_version, 'none (imported)')) FROM judge_scores s
-			WHERE judge_id = ? AND rule_version IS NOT ? AND `+visibleScore, im.judgeID, version).Scan(&n, &other)
+			WHERE judge_id = ? AND rule_version IS DISTINCT FROM ? AND `+visibleScore, im.judgeID, version).Scan(&n, &other)
 	}
 	if err == nil && n > 0 && !replace {
 		err = fmt.Errorf("%w: judge %s has %d scores made with other rules (%s), these rules are %s; run with --replace to re-score", ErrConflict, judge, n, other.String, version)
@@ -175,9 +175,9 @@ func (s *Store) BeginJudgeRun(ctx context.Context, judge, version string, body [
 		_, err = conn.ExecContext(ctx, `INSERT INTO judge_rule_sets (version, body) VALUES (?, ?) ON CONFLICT DO NOTHING`, version, body)
 	}
 	if err == nil {
-		var any int
-		err = conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM judge_scores WHERE judge_id = ?)`, im.judgeID).Scan(&any)
-		im.fresh = any == 0
+		var some bool
+		err = conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM judge_scores WHERE judge_id = ?)`, im.judgeID).Scan(&some)
+		im.fresh = !some
 	}
 	if err != nil {
 		im.Rollback()

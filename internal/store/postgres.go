@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/m3bench/m3eval/internal/dataset"
 )
 
 //go:embed migrations/postgres/*.sql
@@ -207,3 +208,29 @@ const (
 	pgSerialization    = "40001"
 	pgDeadlock         = "40P01"
 )
+
+// noNUL refuses a turn with a NUL character in its text, which PostgreSQL's text type cannot
+// hold (SQLite can): the user reads which sample and field, not an encoding error.
+func noNUL(t *dataset.Turn) error {
+	for _, f := range []struct{ name, v string }{{"sample_id", t.SampleID}, {"episode_id", t.EpisodeID},
+		{"action_type", t.ActionType}, {"task_type", t.TaskType}, {"user_message", t.UserMessage},
+		{"vlm_response", t.VLMResponse}, {"expected_answer", t.ExpectedAnswer}, {"model", t.Model},
+		{"meta", string(t.Meta)}, {"images", strings.Join(t.Images, "")}} {
+		if strings.Contains(f.v, "\x00") {
+			return fmt.Errorf("sample %q: field %s holds a NUL character (\\u0000), which PostgreSQL cannot store in text", t.SampleID, f.name)
+		}
+	}
+	return nil
+}
+
+// openPostgresReader opens a read-only pool on dsn, with nothing checked or migrated: shell
+// completion reads through it.
+func openPostgresReader(dsn string) (*sql.DB, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: the address is not one PostgreSQL understands: %v", redactDSN(dsn), redactErr(err, dsn))
+	}
+	cfg.RuntimeParams["default_transaction_read_only"] = "on"
+	cfg.RuntimeParams["application_name"] = "m3eval"
+	return sql.OpenDB(rebindConnector{stdlib.GetConnector(*cfg)}), nil
+}

@@ -117,9 +117,19 @@ func rebind(query string) string {
 			b.WriteString(query[i:end])
 			i = end - 1
 		case c == '?':
-			n++
+			// ?NNN (SQLite's numbered form) keeps its number; a bare ? takes the next one.
+			j := i + 1
+			for j < len(query) && query[j] >= '0' && query[j] <= '9' {
+				j++
+			}
 			b.WriteByte('$')
-			b.WriteString(strconv.Itoa(n))
+			if j > i+1 {
+				b.WriteString(query[i+1 : j])
+				i = j - 1
+			} else {
+				n++
+				b.WriteString(strconv.Itoa(n))
+			}
 		default:
 			b.WriteByte(c)
 		}

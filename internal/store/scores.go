@@ -343,7 +343,7 @@ func (s *Store) StreamScoring(ctx context.Context, f ScoreFilter, rating, score 
 	// the whole result.
 	err = streamRatings(ctx, conn, fields, rating, `SELECT `+grp+`, `+clu+`, t.sample_id, an.name, `+strings.Join(cols, ", ")+`
 		FROM visible_turns t
-		CROSS JOIN visible_annotations a ON a.turn_id = t.id
+		`+s.d.crossJoin()+` visible_annotations a ON a.turn_id = t.id
 		JOIN episodes e ON e.id = t.episode_id
 		JOIN annotators an ON an.id = a.annotator_id
 		WHERE `+where+` ORDER BY t.episode_id, t.turn, an.name`, args)
