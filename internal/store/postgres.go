@@ -83,6 +83,8 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*Store, error)
 	h := fnv.New64a()
 	h.Write([]byte("m3eval campaign " + schema))
 	s.d.lockKey = int64(h.Sum64())
+	h.Write([]byte(" waiting"))
+	s.d.waitKey = int64(h.Sum64())
 	st, err := s.checkSchemaPG(ctx)
 	if err != nil {
 		return fail(fmt.Errorf("open %s: %w", where, err))
