@@ -89,6 +89,10 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*Store, error)
 	if err != nil {
 		return fail(fmt.Errorf("open %s: %w", where, err))
 	}
+	if opts.ReadOnly && st.version == 0 {
+		// A reader never creates a campaign.
+		return fail(fmt.Errorf("open %s: %w: no m3eval campaign there (schema %s); import turns first (m3eval import FILE --db …)", where, ErrNotDatabase, schema))
+	}
 	if st.pending {
 		if opts.ReadOnly {
 			// The reader's queries need today's schema: a writable open upgrades it first.

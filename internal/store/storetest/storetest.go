@@ -56,6 +56,13 @@ func Path(tb testing.TB) string {
 	if dsn == "" {
 		return filepath.Join(tb.TempDir(), "m3eval.db")
 	}
+	return PostgresPath(tb, dsn)
+}
+
+// PostgresPath is a DSN naming a fresh schema on the server of dsn, dropped with all its
+// tables when the test ends.
+func PostgresPath(tb testing.TB, dsn string) string {
+	tb.Helper()
 	u, err := url.Parse(dsn)
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 		tb.Fatalf("$%s must be a postgres://… URL, not %q", PostgresEnv, dsn)
