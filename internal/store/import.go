@@ -71,6 +71,10 @@ type Importer struct {
 	findTurns                                      *sql.Stmt
 	batchArgs                                      []any
 	chunkEpisodes                                  map[string]int64 // episode ids of the chunk being inserted
+	// turnIDs are turn ids taken from the sequence ahead of use (PostgreSQL's COPY, pgimport.go).
+	turnIDs []int64
+	turnSeq string
+	copyRows [][]any
 
 	// The last episode seen; records come grouped by episode, so this cache hits nearly always
 	// and keeps memory flat however large the file.
@@ -216,6 +220,14 @@ func (im *Importer) start() error {
 		ON CONFLICT (episode_key) DO NOTHING`)
 	prep(&im.findEpisodes, `SELECT episode_key, id FROM episodes
 		WHERE episode_key IN (SELECT value FROM `+d.jsonKeys()+`)`)
+	if d.pg {
+		// One round trip for both: the new episodes come from the INSERT's RETURNING, the
+		// others from the statement's snapshot, which does not see the new ones.
+		prep(&im.findEpisodes, `WITH keys AS (SELECT value, min(ord) AS ord FROM json_array_elements_text(?::json) WITH ORDINALITY AS k (value, ord) GROUP BY value),
+			ins AS (INSERT INTO episodes (episode_key, import_batch) SELECT value, `+b+` FROM keys ORDER BY ord
+				ON CONFLICT (episode_key) DO NOTHING RETURNING episode_key, id)
+			SELECT episode_key, id FROM ins UNION ALL SELECT e.episode_key, e.id FROM episodes e JOIN keys k ON k.value = e.episode_key`)
+	}
 	// A batch of turns goes in with one multi-row INSERT: the per-statement cost of
 	// database/sql and cgo is paid once per batchRows turns instead of once per turn.
 	prep(&im.batchTurns, `INSERT INTO turns (sample_id, episode_id, turn, action_type, task_type,
@@ -624,10 +636,18 @@ func (im *Importer) PutTurns(ts []dataset.Turn) ([]int64, []Outcome, error) {
 func (im *Importer) putTurns(ts []dataset.Turn) ([]int64, []Outcome, error) {
 	ids := make([]int64, 0, len(ts))
 	outcomes := make([]Outcome, 0, len(ts))
-	for start := 0; start < len(ts); start += batchRows {
-		chunk := ts[start:min(start+batchRows, len(ts))]
+	// On PostgreSQL the whole batch goes in with one COPY, which has no limit on parameters.
+	rows, fast := batchRows, func(chunk []dataset.Turn) bool { return len(chunk) == batchRows }
+	if im.s.d.pg {
+		rows = max(len(ts), 1)
 		// A chunk with a turn PostgreSQL cannot store goes turn by turn, where putTurn names it.
-		if len(chunk) == batchRows && !(im.s.d.pg && slices.ContainsFunc(chunk, func(t dataset.Turn) bool { return noNUL(&t) != nil })) {
+		fast = func(chunk []dataset.Turn) bool {
+			return len(chunk) > 1 && !slices.ContainsFunc(chunk, func(t dataset.Turn) bool { return noNUL(&t) != nil })
+		}
+	}
+	for start := 0; start < len(ts); start += rows {
+		chunk := ts[start:min(start+rows, len(ts))]
+		if fast(chunk) {
 			n := len(ids)
 			var ok bool
 			var err error
@@ -730,6 +750,9 @@ func (im *Importer) insertChunk(ts []dataset.Turn, ids []int64) (_ []int64, ok b
 	if ok, err := im.storeEpisodes(ts); !ok || err != nil {
 		return ids, false, err
 	}
+	if im.s.d.pg {
+		return im.copyTurns(ts, ids)
+	}
 	args := im.batchArgs[:0]
 	for i := range ts {
 		t := &ts[i]
@@ -746,32 +769,6 @@ func (im *Importer) insertChunk(ts []dataset.Turn, ids []int64) (_ []int64, ok b
 			t.VLMResponse, t.ExpectedAnswer, string(images), t.Model, meta, t.ContentHash())
 	}
 	im.batchArgs = args
-	if im.s.d.pg {
-		n := len(ids)
-		err := im.s.savepoint(im.ctx, im.conn, func() error {
-			rows, err := im.batchTurns.QueryContext(im.ctx, args...)
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var id int64
-				if err := rows.Scan(&id); err != nil {
-					return err
-				}
-				ids = append(ids, id)
-			}
-			return rows.Err()
-		})
-		if err != nil {
-			ids = ids[:n]
-			if isConstraint(err) {
-				return ids, false, nil // as below
-			}
-			return ids, false, fmt.Errorf("store turns: %w", err)
-		}
-		return ids, true, nil
-	}
 	res, err := im.batchTurns.ExecContext(im.ctx, args...)
 	if err != nil {
 		if isConstraint(err) {
@@ -807,8 +804,10 @@ func (im *Importer) storeEpisodes(ts []dataset.Turn) (ok bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if _, err := im.insertEpisodes.ExecContext(im.ctx, string(list)); err != nil {
-		return false, fmt.Errorf("store episodes: %w", err)
+	if !im.s.d.pg { // on PostgreSQL findEpisodes inserts them too
+		if _, err := im.insertEpisodes.ExecContext(im.ctx, string(list)); err != nil {
+			return false, fmt.Errorf("store episodes: %w", err)
+		}
 	}
 	clear(im.chunkEpisodes)
 	err = collectByKey(im.ctx, im.findEpisodes, string(list), im.chunkEpisodes, func(id *int64) []any { return []any{id} })
