@@ -72,8 +72,8 @@ type Importer struct {
 	batchArgs                                      []any
 	chunkEpisodes                                  map[string]int64 // episode ids of the chunk being inserted
 	// turnIDs are turn ids taken from the sequence ahead of use (PostgreSQL's COPY, pgimport.go).
-	turnIDs []int64
-	turnSeq string
+	turnIDs  []int64
+	turnSeq  string
 	copyRows [][]any
 
 	// The last episode seen; records come grouped by episode, so this cache hits nearly always
