@@ -71,6 +71,11 @@ func TestCommandsOnBothBackends(t *testing.T) {
 		}
 		os.Remove(report)
 	}
+	// $M3EVAL_DB names the PostgreSQL database as --db does.
+	t.Setenv("M3EVAL_DB", pg)
+	if out := mustRun(t, "export"); out != strings.ReplaceAll(outputs[pg][11], "DB", pg) {
+		t.Errorf("export with $M3EVAL_DB differs from export with --db:\n%s", out)
+	}
 	sqlite := outputs[filepath.Join(dir, "m3eval.db")]
 	for i, step := range steps {
 		if got := outputs[pg][i]; got != sqlite[i] {

@@ -32,6 +32,15 @@ func isPostgres(path string) bool {
 // postgresql://…) rather than an SQLite file.
 func IsPostgres(db string) bool { return isPostgres(db) }
 
+// DisplayName is how messages and reports name the database db (a --db value): a file as
+// given, a PostgreSQL address without its password.
+func DisplayName(db string) string {
+	if isPostgres(db) {
+		return redactDSN(db)
+	}
+	return db
+}
+
 // jsonKeys is a table of one column, value, holding the strings of the JSON array bound to the
 // one placeholder it contains.
 func (d dialect) jsonKeys() string {
