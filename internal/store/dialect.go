@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -48,6 +49,27 @@ func (d dialect) jsonKeys() string {
 		return `json_array_elements_text(?::json)`
 	}
 	return `json_each(?)`
+}
+
+// inKeys is the condition that col is one of the keys bound (keysArg) to its one placeholder.
+// On PostgreSQL a text array, which the planner turns into index lookups whatever the table's
+// size when the statement was prepared (a JSON array there planned a scan of the episodes,
+// which a 1,000,000-turn import then paid once per chunk).
+func (d dialect) inKeys(col string) string {
+	if d.pg {
+		return col + ` = ANY (?::text[])`
+	}
+	return col + ` IN (SELECT value FROM json_each(?))`
+}
+
+// keysArg is the argument inKeys and jsonKeys take: keys as a JSON array on SQLite, an array
+// on PostgreSQL (pgx sends it as text[]).
+func (d dialect) keysArg(keys []string) (any, error) {
+	if d.pg {
+		return keys, nil
+	}
+	b, err := json.Marshal(keys)
+	return string(b), err
 }
 
 // jsonGroupObject aggregates key/value text pairs into one JSON object text.

@@ -219,14 +219,14 @@ func (im *Importer) start() error {
 	prep(&im.insertEpisodes, `INSERT INTO episodes (episode_key, import_batch) SELECT value, `+b+` FROM `+d.jsonKeys()+` WHERE true
 		ON CONFLICT (episode_key) DO NOTHING`)
 	prep(&im.findEpisodes, `SELECT episode_key, id FROM episodes
-		WHERE episode_key IN (SELECT value FROM `+d.jsonKeys()+`)`)
+		WHERE `+d.inKeys("episode_key"))
 	if d.pg {
 		// One round trip for both: the new episodes come from the INSERT's RETURNING, the
 		// others from the statement's snapshot, which does not see the new ones.
-		prep(&im.findEpisodes, `WITH keys AS (SELECT value, min(ord) AS ord FROM json_array_elements_text(?::json) WITH ORDINALITY AS k (value, ord) GROUP BY value),
-			ins AS (INSERT INTO episodes (episode_key, import_batch) SELECT value, `+b+` FROM keys ORDER BY ord
+		prep(&im.findEpisodes, `WITH ins AS (INSERT INTO episodes (episode_key, import_batch)
+				SELECT k, `+b+` FROM unnest(?1::text[]) WITH ORDINALITY AS u (k, ord) ORDER BY ord
 				ON CONFLICT (episode_key) DO NOTHING RETURNING episode_key, id)
-			SELECT episode_key, id FROM ins UNION ALL SELECT e.episode_key, e.id FROM episodes e JOIN keys k ON k.value = e.episode_key`)
+			SELECT episode_key, id FROM ins UNION ALL SELECT episode_key, id FROM episodes WHERE episode_key = ANY (?1::text[])`)
 	}
 	// A batch of turns goes in with one multi-row INSERT: the per-statement cost of
 	// database/sql and cgo is paid once per batchRows turns instead of once per turn.
@@ -236,7 +236,7 @@ func (im *Importer) start() error {
 	// The stored turns among a chunk's sample ids, again given as one JSON array: re-importing
 	// a file then costs one query per chunk instead of two statements per turn.
 	prep(&im.findTurns, `SELECT sample_id, id, content_hash, import_batch FROM turns
-		WHERE sample_id IN (SELECT value FROM `+d.jsonKeys()+`)`)
+		WHERE `+d.inKeys("sample_id"))
 	return err2
 }
 
@@ -708,21 +708,21 @@ func (im *Importer) storedTurns(ts []dataset.Turn) (map[string]storedTurn, error
 	for i := range ts {
 		keys[i] = ts[i].SampleID
 	}
-	list, err := json.Marshal(keys)
+	list, err := im.s.d.keysArg(keys)
 	if err != nil {
 		return nil, err
 	}
 	stored := make(map[string]storedTurn, len(ts))
-	err = collectByKey(im.ctx, im.findTurns, string(list), stored, func(st *storedTurn) []any { return []any{&st.id, &st.hash, &st.owner} })
+	err = collectByKey(im.ctx, im.findTurns, list, stored, func(st *storedTurn) []any { return []any{&st.id, &st.hash, &st.owner} })
 	if err != nil {
 		return nil, fmt.Errorf("look up stored turns: %w", err)
 	}
 	return stored, nil
 }
 
-// collectByKey runs a statement given a JSON array of keys, whose rows are a key and then
+// collectByKey runs a statement given a list of keys (keysArg), whose rows are a key and then
 // what dest points at, and puts each row's values under its key.
-func collectByKey[V any](ctx context.Context, stmt *sql.Stmt, list string, into map[string]V, dest func(*V) []any) error {
+func collectByKey[V any](ctx context.Context, stmt *sql.Stmt, list any, into map[string]V, dest func(*V) []any) error {
 	rows, err := stmt.QueryContext(ctx, list)
 	if err != nil {
 		return err
@@ -800,17 +800,17 @@ func (im *Importer) storeEpisodes(ts []dataset.Turn) (ok bool, err error) {
 			keys = append(keys, k)
 		}
 	}
-	list, err := json.Marshal(keys)
+	list, err := im.s.d.keysArg(keys)
 	if err != nil {
 		return false, err
 	}
 	if !im.s.d.pg { // on PostgreSQL findEpisodes inserts them too
-		if _, err := im.insertEpisodes.ExecContext(im.ctx, string(list)); err != nil {
+		if _, err := im.insertEpisodes.ExecContext(im.ctx, list); err != nil {
 			return false, fmt.Errorf("store episodes: %w", err)
 		}
 	}
 	clear(im.chunkEpisodes)
-	err = collectByKey(im.ctx, im.findEpisodes, string(list), im.chunkEpisodes, func(id *int64) []any { return []any{id} })
+	err = collectByKey(im.ctx, im.findEpisodes, list, im.chunkEpisodes, func(id *int64) []any { return []any{id} })
 	if err != nil {
 		return false, fmt.Errorf("store episodes: %w", err)
 	}

@@ -2,11 +2,13 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/store/storetest"
 )
 
 // TestPostgresUnreachableSaysWhere: a PostgreSQL address nobody answers at gives a plain
@@ -34,5 +36,47 @@ func TestPostgresUnreachableSaysWhere(t *testing.T) {
 	if _, err := store.Open(ctx, "postgres://ann:s3cret-pw@127.0.0.1:bad/x", store.Options{}); err == nil ||
 		strings.Contains(err.Error(), "s3cret") {
 		t.Errorf("a malformed address: %v", err)
+	}
+}
+
+// TestPostgresSessions: on PostgreSQL a read-only open cannot write (the server refuses it,
+// whatever the store would ask), an annotator's (Durable) commits wait for the disk, and
+// reads see one snapshot per transaction.
+func TestPostgresSessions(t *testing.T) {
+	dsn := storetest.PostgresPath(t, storetest.RequirePostgres(t))
+	ctx := context.Background()
+	w := storetest.Open(t, dsn, store.Options{Durable: true})
+	storetest.ImportDemo(t, w)
+	for _, c := range []struct {
+		name, want string
+		read       bool
+	}{{"synchronous_commit", "on", false}, {"default_transaction_read_only", "off", false},
+		{"transaction_isolation", "repeatable read", true}} {
+		if got, err := store.Setting(w, c.name, c.read); err != nil || got != c.want {
+			t.Errorf("annotator's store: %s = %q (%v), want %q", c.name, got, err, c.want)
+		}
+	}
+	bulk := storetest.Open(t, dsn, store.Options{})
+	if got, err := store.Setting(bulk, "synchronous_commit", false); err != nil || got != "off" {
+		t.Errorf("an import's store: synchronous_commit = %q (%v), want off", got, err)
+	}
+	r := storetest.Open(t, dsn, store.Options{ReadOnly: true})
+	if got, err := store.Setting(r, "default_transaction_read_only", false); err != nil || got != "on" {
+		t.Errorf("read-only store: default_transaction_read_only = %q (%v)", got, err)
+	}
+	if st, err := r.Status(ctx); err != nil || st.Turns == 0 {
+		t.Fatalf("a read-only store reads: %+v %v", st, err)
+	}
+	err := r.RememberRubric(ctx, "a-new-version", []byte("{}"))
+	if err == nil || !strings.Contains(err.Error(), "read-only") {
+		t.Errorf("a write through a read-only store: %v", err)
+	}
+	// A read-only open of a schema with no campaign creates nothing.
+	empty := storetest.PostgresPath(t, storetest.RequirePostgres(t))
+	if _, err := store.Open(ctx, empty, store.Options{ReadOnly: true}); !errors.Is(err, store.ErrNotDatabase) {
+		t.Errorf("read-only open of an empty schema: %v", err)
+	}
+	if n := rawCount(t, empty, "information_schema.tables WHERE table_schema = current_schema()"); n != 0 {
+		t.Errorf("a read-only open created %d tables", n)
 	}
 }
