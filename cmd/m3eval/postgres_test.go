@@ -53,6 +53,9 @@ func TestCommandsOnBothBackends(t *testing.T) {
 		{"export"},
 		{"export", "--final"},
 		{"status"},
+		{"estimate", "--judge", "rules", "--by", "action_type", "--bootstrap", "50", "--format", "json"},
+		{"sample", "--name", "act", "--n", "10", "--active", "--judge", "rules", "--format", "json"},
+		{"estimate", "--judge", "rules", "--sample", "act", "--bootstrap", "0", "--format", "json"},
 	}
 	outputs := map[string][]string{}
 	for _, db := range []string{filepath.Join(dir, "m3eval.db"), pg} {
