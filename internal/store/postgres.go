@@ -66,6 +66,13 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*Store, error)
 	if opts.Writers > 0 {
 		wdb.SetMaxOpenConns(opts.Writers)
 	}
+	// A server counts connections (max_connections, 100 by default) for all the hosts of a
+	// campaign together: one process's reads share a bounded pool, and writes, which take the
+	// campaign's lock one at a time anyway, a smaller one unless Writers says otherwise.
+	db.SetMaxOpenConns(pgMaxReaders)
+	if opts.Writers <= 0 {
+		wdb.SetMaxOpenConns(pgMaxWriters)
+	}
 	s := &Store{db: db, wdb: wdb, path: where, lockWait: opts.LockWait, priorityMax: importPriorityMax, chunkTime: importChunkTime,
 		Now: func() time.Time { return time.Now().UTC() }}
 	s.d.pg = true
@@ -107,6 +114,12 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*Store, error)
 	}
 	return s, nil
 }
+
+// The connection pools' bounds on PostgreSQL.
+const (
+	pgMaxReaders = 16
+	pgMaxWriters = 8
+)
 
 // checkSchemaPG is checkSchema for PostgreSQL: the schema version, read without writing.
 func (s *Store) checkSchemaPG(ctx context.Context) (schemaState, error) {
