@@ -83,10 +83,14 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*Store, error)
 		s.Close()
 		return nil, err
 	}
-	var schema string
-	if err := db.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+	var current sql.NullString
+	if err := db.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&current); err != nil {
 		return fail(fmt.Errorf("cannot reach PostgreSQL at %s: %v", hostPort(cfg), redactErr(err, dsn)))
 	}
+	if !current.Valid {
+		return fail(fmt.Errorf("open %s: no schema of search_path exists in that database: create it first (CREATE SCHEMA name), or leave search_path out to use public", where))
+	}
+	schema := current.String
 	h := fnv.New64a()
 	h.Write([]byte("m3eval campaign " + schema))
 	s.d.lockKey = int64(h.Sum64())

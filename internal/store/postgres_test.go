@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -78,5 +79,13 @@ func TestPostgresSessions(t *testing.T) {
 	}
 	if n := rawCount(t, empty, "information_schema.tables WHERE table_schema = current_schema()"); n != 0 {
 		t.Errorf("a read-only open created %d tables", n)
+	}
+	// A search_path naming no schema there is said so, not taken for an unreachable server.
+	u, _ := url.Parse(storetest.RequirePostgres(t))
+	q := u.Query()
+	q.Set("search_path", "m3eval_no_such_schema")
+	u.RawQuery = q.Encode()
+	if _, err := store.Open(ctx, u.String(), store.Options{}); err == nil || !strings.Contains(err.Error(), "CREATE SCHEMA") {
+		t.Errorf("open with a missing schema: %v", err)
 	}
 }
