@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/m3bench/m3eval/internal/importer"
 	"github.com/m3bench/m3eval/internal/store/storetest"
 )
 
@@ -38,8 +39,22 @@ func TestCommandsOnBothBackends(t *testing.T) {
 	turns := demoTurns(t)
 	first := turns[0]["sample_id"].(string)
 
+	logs, err := filepath.Abs("../../internal/ingest/testdata/logs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs += "/"
+	// A PostgreSQL database's media directory is in the current directory (importer.MediaDir).
+	t.Chdir(dir)
 	steps := [][]string{
 		{"import", "--demo"},
+		// Every input format (the last two write embedded images to the media directory).
+		{"import", logs + "sharegpt/llava_instruct.json"},
+		{"import", logs + "vlmevalkit/Qwen2-VL-7B-Instruct/Qwen2-VL-7B-Instruct_MMBench_DEV_EN.tsv"},
+		{"import", logs + "vlmevalkit/Qwen2-VL-7B-Instruct/Qwen2-VL-7B-Instruct_MMDU.json"},
+		{"import", logs + "vlmevalkit/Qwen2-VL-7B-Instruct/Qwen2-VL-7B-Instruct_MMDU.xlsx"},
+		{"import", logs + "lmms-eval/qwen2_vl_7b/20250612_101500_samples_unig2u_illusionbench_arshia_icon_shape_test.jsonl"},
+		{"import", logs + "openai/chat_log.jsonl"},
 		{"import", "--annotator", "ann", filepath.Join(dir, "ann.jsonl")},
 		{"import", "--annotator", "ben", filepath.Join(dir, "ben.jsonl")},
 		{"judge"},
@@ -62,6 +77,7 @@ func TestCommandsOnBothBackends(t *testing.T) {
 		for _, step := range steps {
 			out := mustRun(t, append([]string{"--db", db}, step...)...)
 			// status and score name the database they read; the rest must not differ at all.
+			out = strings.ReplaceAll(out, importer.MediaDir(db), "MEDIA")
 			out = strings.ReplaceAll(out, db, "DB")
 			out = databaseName.ReplaceAllString(out, `"database": "DB"`)
 			out = stampedNow.ReplaceAllString(out, `"${1}": "NOW"`)
@@ -76,7 +92,7 @@ func TestCommandsOnBothBackends(t *testing.T) {
 	}
 	// $M3EVAL_DB names the PostgreSQL database as --db does.
 	t.Setenv("M3EVAL_DB", pg)
-	if out := mustRun(t, "export"); out != strings.ReplaceAll(outputs[pg][11], "DB", pg) {
+	if out := mustRun(t, "export"); out != strings.ReplaceAll(outputs[pg][17], "DB", pg) {
 		t.Errorf("export with $M3EVAL_DB differs from export with --db:\n%s", out)
 	}
 	sqlite := outputs[filepath.Join(dir, "m3eval.db")]
@@ -87,7 +103,7 @@ func TestCommandsOnBothBackends(t *testing.T) {
 	}
 	// Not empty comparisons: the score has both annotators' labels, and the judge's.
 	var score any
-	if err := json.Unmarshal([]byte(sqlite[9]), &score); err != nil || !strings.Contains(sqlite[9], "ben") {
-		t.Errorf("score --format json: %v\n%s", err, sqlite[9])
+	if err := json.Unmarshal([]byte(sqlite[15]), &score); err != nil || !strings.Contains(sqlite[15], "ben") {
+		t.Errorf("score --format json: %v\n%s", err, sqlite[15])
 	}
 }

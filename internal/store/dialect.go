@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"net/url"
+	"path/filepath"
 	"strings"
 )
 
@@ -40,6 +42,25 @@ func DisplayName(db string) string {
 		return redactDSN(db)
 	}
 	return db
+}
+
+// BaseName is a short name for the database db (a --db value), for files named after it: a
+// file's name without its directory, or a PostgreSQL database's name, followed by the schema
+// when the address names one (search_path).
+func BaseName(db string) string {
+	if !isPostgres(db) {
+		return filepath.Base(db)
+	}
+	name := "m3eval"
+	if u, err := url.Parse(db); err == nil {
+		if p := strings.Trim(u.Path, "/"); p != "" {
+			name = p
+		}
+		if sp := u.Query().Get("search_path"); sp != "" {
+			name += "-" + strings.SplitN(sp, ",", 2)[0]
+		}
+	}
+	return strings.NewReplacer("/", "_", string(filepath.Separator), "_").Replace(name)
 }
 
 // jsonKeys is a table of one column, value, holding the strings of the JSON array bound to the

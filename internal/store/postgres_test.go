@@ -34,6 +34,16 @@ func TestPostgresUnreachableSaysWhere(t *testing.T) {
 			t.Errorf("DisplayName(%s) = %q", dsn, name)
 		}
 	}
+	for db, want := range map[string]string{
+		"postgres://ann:pw@db.example:5432/lab?search_path=pilot,public": "lab-pilot",
+		"postgresql://db.example/lab":                                     "lab",
+		"postgres://db.example":                                           "m3eval",
+		"/data/study.db":                                                  "study.db",
+	} {
+		if got := store.BaseName(db); got != want {
+			t.Errorf("BaseName(%s) = %q, want %q", db, got, want)
+		}
+	}
 	if _, err := store.Open(ctx, "postgres://ann:s3cret-pw@127.0.0.1:bad/x", store.Options{}); err == nil ||
 		strings.Contains(err.Error(), "s3cret") {
 		t.Errorf("a malformed address: %v", err)
