@@ -36,9 +36,9 @@ func TestPostgresUnreachableSaysWhere(t *testing.T) {
 	}
 	for db, want := range map[string]string{
 		"postgres://ann:pw@db.example:5432/lab?search_path=pilot,public": "lab-pilot",
-		"postgresql://db.example/lab":                                     "lab",
-		"postgres://db.example":                                           "m3eval",
-		"/data/study.db":                                                  "study.db",
+		"postgresql://db.example/lab":                                    "lab",
+		"postgres://db.example":                                          "m3eval",
+		"/data/study.db":                                                 "study.db",
 	} {
 		if got := store.BaseName(db); got != want {
 			t.Errorf("BaseName(%s) = %q, want %q", db, got, want)
