@@ -107,3 +107,18 @@ func TestCommandsOnBothBackends(t *testing.T) {
 		t.Errorf("score --format json: %v\n%s", err, sqlite[15])
 	}
 }
+
+// TestPostgresUnreachableExitsOne: every kind of command given a PostgreSQL address where no
+// server answers exits 1 with one plain sentence naming the server, never the password. No
+// server needed.
+func TestPostgresUnreachableExitsOne(t *testing.T) {
+	dir := t.TempDir()
+	db := "postgres://ann:s3cret-pw@127.0.0.1:1/campaign?connect_timeout=5"
+	for _, args := range [][]string{{"status"}, {"import", "--demo"}, {"score"}, {"export"}, {"annotate", "--annotator", "ann"}} {
+		r := runBin(t, dir, nil, append([]string{"--db", db}, args...)...)
+		if r.code != 1 || !strings.Contains(r.stderr, "cannot reach PostgreSQL at 127.0.0.1:1") ||
+			strings.Contains(r.stdout+r.stderr, "s3cret") {
+			t.Errorf("m3eval %v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
+}
