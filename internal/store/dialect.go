@@ -63,15 +63,6 @@ func BaseName(db string) string {
 	return strings.NewReplacer("/", "_", string(filepath.Separator), "_").Replace(name)
 }
 
-// jsonKeys is a table of one column, value, holding the strings of the JSON array bound to the
-// one placeholder it contains.
-func (d dialect) jsonKeys() string {
-	if d.pg {
-		return `json_array_elements_text(?::json)`
-	}
-	return `json_each(?)`
-}
-
 // inKeys is the condition that col is one of the keys bound (keysArg) to its one placeholder.
 // On PostgreSQL a text array, which the planner turns into index lookups whatever the table's
 // size when the statement was prepared (a JSON array there planned a scan of the episodes,
@@ -83,7 +74,7 @@ func (d dialect) inKeys(col string) string {
 	return col + ` IN (SELECT value FROM json_each(?))`
 }
 
-// keysArg is the argument inKeys and jsonKeys take: keys as a JSON array on SQLite, an array
+// keysArg is the argument inKeys takes: keys as a JSON array on SQLite, an array
 // on PostgreSQL (pgx sends it as text[]).
 func (d dialect) keysArg(keys []string) (any, error) {
 	if d.pg {

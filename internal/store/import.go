@@ -197,10 +197,6 @@ func (im *Importer) start() error {
 		*dst, err2 = conn.PrepareContext(ctx, q)
 	}
 	b := strconv.FormatInt(im.batch, 10)
-	returning := ""
-	if d.pg {
-		returning = " RETURNING id" // PostgreSQL has no last insert id
-	}
 	prep(&im.insertTurn, `INSERT INTO turns (sample_id, episode_id, turn, action_type, task_type,
 		user_message, vlm_response, expected_answer, images, model, meta, content_hash, import_batch)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, `+b+`) ON CONFLICT (sample_id) DO NOTHING RETURNING id`)
@@ -214,13 +210,20 @@ func (im *Importer) start() error {
 		meta = excluded.meta, content_hash = excluded.content_hash`)
 	prep(&im.upsertEpisode, `INSERT INTO episodes (episode_key, import_batch) VALUES (?, `+b+`)
 		ON CONFLICT (episode_key) DO UPDATE SET episode_key = excluded.episode_key RETURNING id`)
-	// The episodes of a chunk of turns, given as one JSON array of keys: two statements per
-	// chunk, to create the new ones and to read all their ids, instead of one per episode.
-	prep(&im.insertEpisodes, `INSERT INTO episodes (episode_key, import_batch) SELECT value, `+b+` FROM `+d.jsonKeys()+` WHERE true
-		ON CONFLICT (episode_key) DO NOTHING`)
-	prep(&im.findEpisodes, `SELECT episode_key, id FROM episodes
-		WHERE `+d.inKeys("episode_key"))
-	if d.pg {
+	if !d.pg {
+		// The episodes of a chunk of turns, given as one JSON array of keys: two statements per
+		// chunk, to create the new ones and to read all their ids, instead of one per episode.
+		prep(&im.insertEpisodes, `INSERT INTO episodes (episode_key, import_batch) SELECT value, `+b+` FROM json_each(?) WHERE true
+			ON CONFLICT (episode_key) DO NOTHING`)
+		prep(&im.findEpisodes, `SELECT episode_key, id FROM episodes
+			WHERE `+d.inKeys("episode_key"))
+		// A batch of turns goes in with one multi-row INSERT: the per-statement cost of
+		// database/sql and cgo is paid once per batchRows turns instead of once per turn.
+		// (PostgreSQL uses COPY instead: pgimport.go.)
+		prep(&im.batchTurns, `INSERT INTO turns (sample_id, episode_id, turn, action_type, task_type,
+			user_message, vlm_response, expected_answer, images, model, meta, content_hash, import_batch) VALUES `+
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "+b+"), ", batchRows), ", "))
+	} else {
 		// One round trip for both: the new episodes come from the INSERT's RETURNING, the
 		// others from the statement's snapshot, which does not see the new ones.
 		prep(&im.findEpisodes, `WITH ins AS (INSERT INTO episodes (episode_key, import_batch)
@@ -228,12 +231,7 @@ func (im *Importer) start() error {
 				ON CONFLICT (episode_key) DO NOTHING RETURNING episode_key, id)
 			SELECT episode_key, id FROM ins UNION ALL SELECT episode_key, id FROM episodes WHERE episode_key = ANY (?1::text[])`)
 	}
-	// A batch of turns goes in with one multi-row INSERT: the per-statement cost of
-	// database/sql and cgo is paid once per batchRows turns instead of once per turn.
-	prep(&im.batchTurns, `INSERT INTO turns (sample_id, episode_id, turn, action_type, task_type,
-		user_message, vlm_response, expected_answer, images, model, meta, content_hash, import_batch) VALUES `+
-		strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "+b+"), ", batchRows), ", ")+returning)
-	// The stored turns among a chunk's sample ids, again given as one JSON array: re-importing
+	// The stored turns among a chunk's sample ids, given as one list (keysArg): re-importing
 	// a file then costs one query per chunk instead of two statements per turn.
 	prep(&im.findTurns, `SELECT sample_id, id, content_hash, import_batch FROM turns
 		WHERE `+d.inKeys("sample_id"))
