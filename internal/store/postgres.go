@@ -129,7 +129,10 @@ const (
 func (s *Store) checkSchemaPG(ctx context.Context) (schemaState, error) {
 	var st schemaState
 	var found bool
-	if err := s.db.QueryRowContext(ctx, `SELECT to_regclass('schema_migrations') IS NOT NULL`).Scan(&found); err != nil {
+	// In the current schema only (the first of search_path, where the tables are created and
+	// whose name keys the write lock), not wherever search_path would find the table.
+	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM information_schema.tables
+		WHERE table_schema = current_schema() AND table_name = 'schema_migrations')`).Scan(&found); err != nil {
 		return st, err
 	}
 	known, err := s.migrationNames()

@@ -90,6 +90,16 @@ func TestPostgresSessions(t *testing.T) {
 	if n := rawCount(t, empty, "information_schema.tables WHERE table_schema = current_schema()"); n != 0 {
 		t.Errorf("a read-only open created %d tables", n)
 	}
+	// With search_path "empty, campaign" the campaign is the first schema's (where tables are
+	// created and whose name keys the write lock), not the one search_path finds tables in.
+	eu, _ := url.Parse(empty)
+	du, _ := url.Parse(dsn)
+	q0 := eu.Query()
+	q0.Set("search_path", eu.Query().Get("search_path")+","+du.Query().Get("search_path"))
+	eu.RawQuery = q0.Encode()
+	if st, err := storetest.Open(t, eu.String(), store.Options{}).Status(ctx); err != nil || st.Turns != 0 {
+		t.Errorf("a campaign of the second schema of search_path was taken for the first's: %+v %v", st, err)
+	}
 	// A search_path naming no schema there is said so, not taken for an unreachable server.
 	u, _ := url.Parse(storetest.RequirePostgres(t))
 	q := u.Query()
