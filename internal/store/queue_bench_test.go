@@ -49,7 +49,7 @@ func fillTurns(tb testing.TB, path string, n int) {
 }
 
 // fillTurnsPostgres is fillTurns on PostgreSQL (dsn names a fresh schema), with
-// generate_series, and ANALYZE after it as autovacuum would do soon after an import.
+// generate_series, and VACUUM ANALYZE after it as autovacuum would do soon after an import.
 func fillTurnsPostgres(tb testing.TB, dsn string, n int) {
 	tb.Helper()
 	s, err := store.Open(context.Background(), dsn, store.Options{})
@@ -67,7 +67,7 @@ func fillTurnsPostgres(tb testing.TB, dsn string, n int) {
 		   'causal_reasoning', 'Why is the person holding an umbrella?', 'Because it is raining: the ground is wet.',
 		   'It is raining', '[]', 'm', NULL, decode(md5(i::text), 'hex') FROM generate_series(0, %d - 1) i`, n),
 		`SELECT setval(pg_get_serial_sequence('episodes', 'id'), (SELECT max(id) FROM episodes))`,
-		`ANALYZE`,
+		`VACUUM ANALYZE`, // as autovacuum does soon after a large insert: counts then read an index, not the table
 	} {
 		if _, err := db.Exec(q); err != nil {
 			tb.Fatal(err)
