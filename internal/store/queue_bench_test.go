@@ -49,7 +49,7 @@ func fillTurns(tb testing.TB, path string, n int) {
 }
 
 // fillTurnsPostgres is fillTurns on PostgreSQL (dsn names a fresh schema), with
-// generate_series, and VACUUM ANALYZE after it as autovacuum would do soon after an import.
+// generate_series, and ANALYZE after it.
 func fillTurnsPostgres(tb testing.TB, dsn string, n int) {
 	tb.Helper()
 	s, err := store.Open(context.Background(), dsn, store.Options{})
@@ -67,7 +67,7 @@ func fillTurnsPostgres(tb testing.TB, dsn string, n int) {
 		   'causal_reasoning', 'Why is the person holding an umbrella?', 'Because it is raining: the ground is wet.',
 		   'It is raining', '[]', 'm', NULL, decode(md5(i::text), 'hex') FROM generate_series(0, %d - 1) i`, n),
 		`SELECT setval(pg_get_serial_sequence('episodes', 'id'), (SELECT max(id) FROM episodes))`,
-		`VACUUM ANALYZE`, // as autovacuum does soon after a large insert: counts then read an index, not the table
+		`ANALYZE`,
 	} {
 		if _, err := db.Exec(q); err != nil {
 			tb.Fatal(err)
@@ -81,29 +81,38 @@ func BenchmarkOpenQueue1MPostgres(b *testing.B) {
 	dsn := storetest.PostgresPath(b, storetest.RequirePostgres(b))
 	fillTurnsPostgres(b, dsn, 1_000_000)
 	ctx := context.Background()
-	for _, filter := range []store.Filter{nil, {"action_type": {"mislead"}}} {
-		name := "all"
-		if filter != nil {
-			name = "mislead"
-		}
-		b.Run(name, func(b *testing.B) {
-			for i := 0; i < b.N; i++ {
-				start := time.Now()
-				s, err := store.Open(ctx, dsn, store.Options{Durable: true})
-				if err != nil {
-					b.Fatal(err)
-				}
-				q, err := s.OpenQueue(ctx, "bench", filter)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if n, _ := openFirst(b, q); n == 0 || (filter == nil && n != 1_000_000) {
-					b.Fatal(n)
-				}
-				b.ReportMetric(float64(time.Since(start).Milliseconds()), "ms-to-first-item")
-				s.Close()
+	// fresh: just imported; vacuumed: after autovacuum's pass, which a large insert triggers
+	// soon after (counts then read an index alone, without the table).
+	for _, state := range []string{"fresh", "vacuumed"} {
+		if state == "vacuumed" {
+			if _, err := storetest.RawDB(b, dsn, true).Exec(`VACUUM ANALYZE`); err != nil {
+				b.Fatal(err)
 			}
-		})
+		}
+		for _, filter := range []store.Filter{nil, {"action_type": {"mislead"}}} {
+			name := state + "/all"
+			if filter != nil {
+				name = state + "/mislead"
+			}
+			b.Run(name, func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					start := time.Now()
+					s, err := store.Open(ctx, dsn, store.Options{Durable: true})
+					if err != nil {
+						b.Fatal(err)
+					}
+					q, err := s.OpenQueue(ctx, "bench", filter)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if n, _ := openFirst(b, q); n == 0 || (filter == nil && n != 1_000_000) {
+						b.Fatal(n)
+					}
+					b.ReportMetric(float64(time.Since(start).Milliseconds()), "ms-to-first-item")
+					s.Close()
+				}
+			})
+		}
 	}
 }
 
