@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -143,15 +144,16 @@ func (d dialect) lockWrite(ctx context.Context, q querier, wait int64, class wri
 	if !d.pg {
 		return nil
 	}
-	if _, err := q.ExecContext(ctx, fmt.Sprintf(`SET LOCAL lock_timeout = %d`, max(wait, 1))); err != nil {
+	// One round trip: each subquery runs before the query around it (PostgreSQL does not pull
+	// up a subquery whose output calls a volatile function), so the timeout is set first, then
+	// a short writer marks itself waiting, then the lock is taken.
+	timeout := strconv.FormatInt(max(wait, 1), 10)
+	if class == shortWriter {
+		_, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?3) FROM (SELECT pg_advisory_xact_lock_shared(?2)
+			FROM (SELECT set_config('lock_timeout', ?1, true)) t) w`, timeout, d.waitKey, d.lockKey)
 		return err
 	}
-	if class == shortWriter {
-		if _, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock_shared(?)`, d.waitKey); err != nil {
-			return err
-		}
-	}
-	_, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, d.lockKey)
+	_, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?2) FROM (SELECT set_config('lock_timeout', ?1, true)) t`, timeout, d.lockKey)
 	return err
 }
 
