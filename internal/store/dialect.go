@@ -25,6 +25,8 @@ type dialect struct {
 	// waitKey is held (shared) by short writers while they wait for lockKey, so that a bulk
 	// writer can end its chunk early for them (shortWriterWaiting), as waiters.go does on SQLite.
 	waitKey int64
+	// exclusiveSaves makes saves take the campaign's lock alone too (a benchmark's baseline).
+	exclusiveSaves bool
 }
 
 // isPostgres tells whether a --db value names a PostgreSQL database rather than a file.
@@ -154,6 +156,19 @@ func (d dialect) lockWrite(ctx context.Context, q querier, wait int64, class wri
 		return err
 	}
 	_, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?2) FROM (SELECT set_config('lock_timeout', ?1, true)) t`, timeout, d.lockKey)
+	return err
+}
+
+// lockSave takes the locks of an annotator's save (beginSave): the campaign's lock shared and
+// the annotator's alone, in one round trip as lockWrite does. PostgreSQL queues a shared
+// request behind a waiting exclusive one, so a stream of saves cannot starve an import.
+func (d dialect) lockSave(ctx context.Context, q querier, wait int64, annotatorID int64) error {
+	// Distinct annotators get distinct keys but for a 2^-64 chance, which would only make two
+	// annotators' saves take turns.
+	annotatorKey := d.lockKey ^ (annotatorID+1)*-7046029254386353131
+	_, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?4) FROM (SELECT pg_advisory_xact_lock_shared(?3)
+		FROM (SELECT pg_advisory_xact_lock_shared(?2) FROM (SELECT set_config('lock_timeout', ?1, true)) t) w) c`,
+		strconv.FormatInt(max(wait, 1), 10), d.waitKey, d.lockKey, annotatorKey)
 	return err
 }
 
