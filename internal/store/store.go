@@ -42,9 +42,9 @@ type Options struct {
 	// DefaultLockWait.
 	LockWait time.Duration
 	// Writers caps the write connections (0: no cap; SQLite only, see openPostgres). m3eval
-	// serve, where many sessions of one process save at once, uses 1: saves then queue in the pool in turn instead of all
-	// polling SQLite's lock every millisecond, which at 50 sessions starved some of them past
-	// LockWait (TestServeLoad).
+	// serve, where many sessions of one process save at once, uses 1: saves then queue in the
+	// pool in turn instead of all polling SQLite's lock every millisecond, which at 50
+	// sessions starved some of them past LockWait (TestServeLoad).
 	Writers int
 }
 
