@@ -216,15 +216,19 @@ func (s *Store) beginSave(ctx context.Context, annotatorID int64) (*sql.Tx, erro
 // beginShort starts a short writer's transaction: a save of annotatorID, or (-1) any other.
 func (s *Store) beginShort(ctx context.Context, annotatorID int64) (*sql.Tx, error) {
 	var tx *sql.Tx
+	start := time.Now()
 	err := s.waitLock(ctx, shortWriter, func() (err error) {
 		tx, err = s.wdb.BeginTx(ctx, nil)
 		if err != nil || !s.d.pg {
 			return err
 		}
+		// PostgreSQL waits in the server; what is left of LockWait, so that a try after a
+		// lost race for the lock does not wait a whole LockWait again.
+		wait := max(s.lockWait-time.Since(start), time.Millisecond).Milliseconds()
 		if annotatorID >= 0 && !s.d.exclusiveSaves {
-			err = s.d.lockSave(ctx, tx, s.lockWait.Milliseconds(), annotatorID)
+			err = s.d.lockSave(ctx, tx, wait, annotatorID)
 		} else {
-			err = s.d.lockWrite(ctx, tx, s.lockWait.Milliseconds(), shortWriter)
+			err = s.d.lockWrite(ctx, tx, wait, shortWriter)
 		}
 		if err != nil {
 			tx.Rollback()
