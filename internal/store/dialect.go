@@ -95,10 +95,14 @@ func (d dialect) jsonGroupObject(k, v string) string {
 	return `json_group_object(` + k + `, ` + v + `)`
 }
 
-// metaText is the text of a top-level key of a turn's meta object (NULL when absent).
+// metaText is the text of a top-level key of a turn's meta object (NULL when absent or null),
+// as SQLite's json_extract gives it: a string as is, a number as written, true and false as 1
+// and 0 (PostgreSQL's json, not jsonb, keeps numbers as written).
 func (d dialect) metaText(col, key string) string {
 	if d.pg {
-		return `(` + col + `::jsonb ->> '` + strings.ReplaceAll(key, `'`, `''`) + `')`
+		k := `'` + strings.ReplaceAll(key, `'`, `''`) + `'`
+		return `(CASE json_typeof(` + col + `::json -> ` + k + `) WHEN 'boolean' THEN CASE WHEN ` + col + `::json ->> ` + k +
+			` = 'true' THEN '1' ELSE '0' END ELSE ` + col + `::json ->> ` + k + ` END)`
 	}
 	return `CAST(json_extract(` + col + `, '$."` + key + `"') AS TEXT)`
 }
@@ -106,8 +110,8 @@ func (d dialect) metaText(col, key string) string {
 // metaInt is a top-level key of a turn's meta object when it is a whole number, else -1.
 func (d dialect) metaInt(col, key string) string {
 	if d.pg {
-		return `CASE WHEN jsonb_typeof(` + col + `::jsonb -> '` + key + `') = 'number' AND (` + col + `::jsonb ->> '` + key + `') ~ '^-?[0-9]+$'
-			THEN (` + col + `::jsonb ->> '` + key + `')::bigint ELSE -1 END`
+		return `CASE WHEN json_typeof(` + col + `::json -> '` + key + `') = 'number' AND (` + col + `::json ->> '` + key + `') ~ '^-?[0-9]+$'
+			THEN (` + col + `::json ->> '` + key + `')::bigint ELSE -1 END`
 	}
 	return `CASE WHEN json_type(` + col + `, '$.` + key + `') = 'integer' THEN json_extract(` + col + `, '$.` + key + `') ELSE -1 END`
 }
