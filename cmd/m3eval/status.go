@@ -26,7 +26,7 @@ func newStatusCmd(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return workflow.WriteStatus(cmd.OutOrStdout(), g.dbPath, st)
+			return workflow.WriteStatus(cmd.OutOrStdout(), store.DisplayName(g.dbPath), st)
 		},
 	}
 }

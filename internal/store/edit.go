@@ -22,7 +22,7 @@ type editTx struct {
 }
 
 func (q *Queue) edit(ctx context.Context, e session.Edit, create bool, fn func(*editTx) error) (*session.Annotation, error) {
-	tx, err := q.s.beginWrite(ctx)
+	tx, err := q.s.beginSave(ctx, q.annotatorID)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +188,7 @@ func (q *Queue) AddActive(ctx context.Context, e session.Edit) error {
 	if e.Active <= 0 {
 		return nil
 	}
-	tx, err := q.s.beginWrite(ctx)
+	tx, err := q.s.beginSave(ctx, q.annotatorID)
 	if err != nil {
 		return err
 	}
@@ -209,7 +209,7 @@ func (q *Queue) Undo(ctx context.Context, e session.Edit) (a *session.Annotation
 	e.Acceptable = nil
 	a, err = q.edit(ctx, e, false, func(et *editTx) error {
 		rows, err := et.tx.QueryContext(ctx, `SELECT id, kind, field, old_value FROM changes
-			WHERE annotation_id = ? AND undone = 0 AND batch = (SELECT max(batch) FROM changes WHERE annotation_id = ? AND undone = 0)
+			WHERE annotation_id = ? AND NOT undone AND batch = (SELECT max(batch) FROM changes WHERE annotation_id = ? AND NOT undone)
 			ORDER BY id DESC`, et.id, et.id)
 		if err != nil {
 			return err
@@ -254,7 +254,7 @@ func (q *Queue) Undo(ctx context.Context, e session.Edit) (a *session.Annotation
 			if err != nil {
 				return fmt.Errorf("undo: %w", err)
 			}
-			if _, err := et.tx.ExecContext(ctx, `UPDATE changes SET undone = 1 WHERE id = ?`, c.id); err != nil {
+			if _, err := et.tx.ExecContext(ctx, `UPDATE changes SET undone = true WHERE id = ?`, c.id); err != nil {
 				return err
 			}
 			what = append(what, session.Undone{Kind: c.kind, Field: c.field})

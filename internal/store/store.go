@@ -1,6 +1,6 @@
-// Package store keeps turns, annotators, annotations and their history in SQLite. Every line
-// of SQL in m3eval lives here; callers see domain types (dataset, rubric) and a few sentinel
-// errors.
+// Package store keeps turns, annotators, annotations and their history in SQLite, or in
+// PostgreSQL when --db is a postgres:// address (dialect.go, postgres.go). Every line of SQL in
+// m3eval lives here; callers see domain types (dataset, rubric) and a few sentinel errors.
 package store
 
 import (
@@ -30,19 +30,21 @@ var (
 
 // Options tune how a database is opened.
 type Options struct {
-	// Durable makes every commit wait for the disk (synchronous=FULL). The annotator uses it so
-	// that a saved answer survives a power cut too; a process crash loses nothing either way.
+	// Durable makes every commit wait for the disk (synchronous=FULL; on PostgreSQL
+	// synchronous_commit=on). The annotator uses it so that a saved answer survives a power cut
+	// too; a process crash loses nothing either way.
 	Durable bool
-	// ReadOnly opens the file without the right to write, e.g. for export.
+	// ReadOnly opens the file without the right to write, e.g. for export (on PostgreSQL:
+	// sessions with default_transaction_read_only=on, and no campaign is created).
 	ReadOnly bool
 	// LockWait is how long a write waits for another writer (an import chunk, another
 	// annotator) to let go of the database before it fails with ErrBusy; 0 means
 	// DefaultLockWait.
 	LockWait time.Duration
-	// Writers caps the write connections (0: no cap). m3eval serve, where many sessions of
-	// one process save at once, uses 1: saves then queue in the pool in turn instead of all
-	// polling SQLite's lock every millisecond, which at 50 sessions starved some of them past
-	// LockWait (TestServeLoad).
+	// Writers caps the write connections (0: no cap; SQLite only, see openPostgres). m3eval
+	// serve, where many sessions of one process save at once, uses 1: saves then queue in the
+	// pool in turn instead of all polling SQLite's lock every millisecond, which at 50
+	// sessions starved some of them past LockWait (TestServeLoad).
 	Writers int
 }
 
@@ -75,6 +77,8 @@ type Store struct {
 	// chunkTime is how long a bulk writer holds the lock at most (importChunkTime).
 	chunkTime time.Duration
 	path      string
+	// d holds what differs between SQLite and PostgreSQL (dialect.go).
+	d dialect
 	// interactive stores (Options.Durable: annotate, adjudicate, serve) leave checkpoints to
 	// bulk writers and to checkpointAside.
 	interactive   bool
@@ -91,7 +95,13 @@ type Store struct {
 const newPageSize = 16384
 
 // Open opens (and creates or migrates) the database at path.
+//
+// A path of the form postgres://… or postgresql://… opens a PostgreSQL database instead
+// (postgres.go): the same store, with the same guarantees, on a server.
 func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	if isPostgres(path) {
+		return openPostgres(ctx, path, opts)
+	}
 	if opts.ReadOnly {
 		fi, err := os.Stat(path)
 		if err != nil {
@@ -190,10 +200,41 @@ const lockPoll = time.Millisecond
 
 // beginWrite starts a write transaction, waiting up to the store's LockWait for the lock.
 func (s *Store) beginWrite(ctx context.Context) (*sql.Tx, error) {
+	return s.beginShort(ctx, -1)
+}
+
+// beginSave starts the write transaction of an annotator's save. On SQLite it is beginWrite.
+// On PostgreSQL saves of different annotators run side by side (their durable commits then
+// share the disk's flushes), holding the campaign's lock shared, and the annotator's own lock
+// alone; bulk writers and every other write still hold the campaign's lock alone. A save
+// writes only its annotator's rows (annotations, their values and changes, the annotator's
+// skip order), which no other save touches.
+func (s *Store) beginSave(ctx context.Context, annotatorID int64) (*sql.Tx, error) {
+	return s.beginShort(ctx, annotatorID)
+}
+
+// beginShort starts a short writer's transaction: a save of annotatorID, or (-1) any other.
+func (s *Store) beginShort(ctx context.Context, annotatorID int64) (*sql.Tx, error) {
 	var tx *sql.Tx
+	start := time.Now()
 	err := s.waitLock(ctx, shortWriter, func() (err error) {
 		tx, err = s.wdb.BeginTx(ctx, nil)
-		return err
+		if err != nil || !s.d.pg {
+			return err
+		}
+		// PostgreSQL waits in the server; what is left of LockWait, so that a try after a
+		// lost race for the lock does not wait a whole LockWait again.
+		wait := max(s.lockWait-time.Since(start), time.Millisecond).Milliseconds()
+		if annotatorID >= 0 && !s.d.exclusiveSaves {
+			err = s.d.lockSave(ctx, tx, wait, annotatorID)
+		} else {
+			err = s.d.lockWrite(ctx, tx, wait, shortWriter)
+		}
+		if err != nil {
+			tx.Rollback()
+			return err
+		}
+		return nil
 	})
 	if err != nil || !s.interactive {
 		return tx, err
@@ -298,6 +339,10 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 }
 
 func isBusy(err error) bool {
+	switch pgCode(err) {
+	case pgLockNotAvailable, pgSerialization, pgDeadlock:
+		return true
+	}
 	var se sqlite3.Error
 	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
 }
@@ -330,7 +375,7 @@ func (s *Store) Path() string { return s.path }
 // migrate applies, in order and one transaction each, the embedded migrations not yet
 // recorded in schema_migrations.
 func (s *Store) migrate(ctx context.Context) error {
-	names, err := migrationNames()
+	names, err := s.migrationNames()
 	if err != nil {
 		return err
 	}
@@ -377,7 +422,7 @@ func (s *Store) applyMigration(ctx context.Context, version int, name string) er
 	if n > 0 {
 		return nil
 	}
-	body, err := migrationFS.ReadFile(name)
+	body, err := s.migrationFS().ReadFile(name)
 	if err != nil {
 		return err
 	}
@@ -393,6 +438,9 @@ func (s *Store) applyMigration(ctx context.Context, version int, name string) er
 
 // domainError turns driver errors into the store's sentinel errors.
 func domainError(err error) error {
+	if pgCode(err) == pgUniqueViolation {
+		return fmt.Errorf("%w: %v", ErrConflict, err)
+	}
 	var se sqlite3.Error
 	if errors.As(err, &se) && se.Code == sqlite3.ErrConstraint {
 		switch se.ExtendedCode {
@@ -409,6 +457,9 @@ func domainError(err error) error {
 // isConstraint tells a broken constraint, which undoes its statement but leaves the
 // transaction open, from errors after which SQLite may have rolled the transaction back.
 func isConstraint(err error) bool {
+	if c := pgCode(err); strings.HasPrefix(c, "23") {
+		return true
+	}
 	var se sqlite3.Error
 	return errors.As(err, &se) && se.Code == sqlite3.ErrConstraint
 }
