@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/m3bench/m3eval/internal/dataset"
 	"io"
 
 	"github.com/m3bench/m3eval/internal/ingest"
@@ -34,7 +35,7 @@ func Scores(ctx context.Context, s Store, paths []string, o ScoreOptions) error 
 		}
 		files.Next()
 		fmt.Fprintf(o.Out, "%s: judge %s: %d scores new, %d unchanged, %d replaced\n",
-			name, o.Judge, c[store.Inserted], c[store.Unchanged], c[store.Replaced])
+			name, o.Judge, c[dataset.Inserted], c[dataset.Unchanged], c[dataset.Replaced])
 	}
 	return nil
 }
@@ -84,7 +85,7 @@ func scoresFile(ctx context.Context, s Store, path string, files *progress.Files
 			if err != nil {
 				return fail(v.Field, err)
 			}
-			if val != "" || out != store.Unchanged { // "no score" where none is stored is not a score
+			if val != "" || out != dataset.Unchanged { // "no score" where none is stored is not a score
 				counts[out]++
 			}
 		}

@@ -168,10 +168,10 @@ func store1(im *store.ScoreImporter, rb *rubric.Rubric, job *episodeJob, c *Coun
 		}
 		for k, o := range outs {
 			switch {
-			case values[k] == "" && o == store.Unchanged:
-			case o == store.Inserted:
+			case values[k] == "" && o == dataset.Unchanged:
+			case o == dataset.Inserted:
 				c.Inserted++
-			case o == store.Unchanged:
+			case o == dataset.Unchanged:
 				c.Unchanged++
 			default:
 				c.Replaced++

@@ -22,7 +22,7 @@ func overlapTurns(n int) []dataset.Turn {
 }
 
 // putFlushed puts turns and commits the chunk, as an import does between chunks.
-func putFlushed(t *testing.T, im *store.Importer, ts []dataset.Turn) ([]int64, []store.Outcome) {
+func putFlushed(t *testing.T, im *store.Importer, ts []dataset.Turn) ([]int64, []dataset.Outcome) {
 	t.Helper()
 	ids, outs, err := im.PutTurns(ts)
 	if err != nil {

@@ -19,17 +19,6 @@ import (
 	"github.com/m3bench/m3eval/internal/rubric"
 )
 
-// Outcome says what a put did; it is the domain's dataset.Outcome, so that the Importer
-// satisfies ingest.Sink without the reader knowing the store.
-type Outcome = dataset.Outcome
-
-// The outcomes of putting a record.
-const (
-	Inserted  = dataset.Inserted  // new
-	Unchanged = dataset.Unchanged // identical to what was stored
-	Replaced  = dataset.Replaced  // differed, and the import was told to replace
-)
-
 // ImportOptions control an import.
 type ImportOptions struct {
 	// Replace lets a changed record overwrite the stored one instead of failing.
@@ -620,7 +609,7 @@ func (im *Importer) episodeID(key string) (int64, error) {
 // batchRows at a time with one statement; when any turn of such a chunk is already stored (or
 // clashes), the statement undoes itself and the chunk is stored turn by turn, which tells
 // identical records from changed ones. On error, len(ids) is the index of the turn that failed.
-func (im *Importer) PutTurns(ts []dataset.Turn) ([]int64, []Outcome, error) {
+func (im *Importer) PutTurns(ts []dataset.Turn) ([]int64, []dataset.Outcome, error) {
 	if err := im.ensureTx(); err != nil {
 		return nil, nil, err
 	}
@@ -631,9 +620,9 @@ func (im *Importer) PutTurns(ts []dataset.Turn) ([]int64, []Outcome, error) {
 	return ids, outcomes, im.maybeCommit()
 }
 
-func (im *Importer) putTurns(ts []dataset.Turn) ([]int64, []Outcome, error) {
+func (im *Importer) putTurns(ts []dataset.Turn) ([]int64, []dataset.Outcome, error) {
 	ids := make([]int64, 0, len(ts))
-	outcomes := make([]Outcome, 0, len(ts))
+	outcomes := make([]dataset.Outcome, 0, len(ts))
 	// On PostgreSQL the whole batch goes in with one COPY, which has no limit on parameters.
 	rows, fast := batchRows, func(chunk []dataset.Turn) bool { return len(chunk) == batchRows }
 	if im.s.d.pg {
@@ -658,7 +647,7 @@ func (im *Importer) putTurns(ts []dataset.Turn) ([]int64, []Outcome, error) {
 					return ids[:n], outcomes, err
 				}
 				for range chunk {
-					outcomes = append(outcomes, Inserted)
+					outcomes = append(outcomes, dataset.Inserted)
 				}
 				continue
 			}
@@ -674,7 +663,7 @@ func (im *Importer) putTurns(ts []dataset.Turn) ([]int64, []Outcome, error) {
 					return ids, outcomes, err
 				}
 				ids = append(ids, st.id)
-				outcomes = append(outcomes, Unchanged)
+				outcomes = append(outcomes, dataset.Unchanged)
 				continue
 			}
 			id, o, err := im.putTurn(t)
@@ -822,7 +811,7 @@ func (im *Importer) storeEpisodes(ts []dataset.Turn) (ok bool, err error) {
 
 // PutTurn stores a turn. An identical stored turn is left alone; a changed one is an
 // ErrConflict unless the import replaces.
-func (im *Importer) PutTurn(t *dataset.Turn) (int64, Outcome, error) {
+func (im *Importer) PutTurn(t *dataset.Turn) (int64, dataset.Outcome, error) {
 	if err := im.ensureTx(); err != nil {
 		return 0, 0, err
 	}
@@ -833,7 +822,7 @@ func (im *Importer) PutTurn(t *dataset.Turn) (int64, Outcome, error) {
 	return id, o, im.maybeCommit()
 }
 
-func (im *Importer) putTurn(t *dataset.Turn) (int64, Outcome, error) {
+func (im *Importer) putTurn(t *dataset.Turn) (int64, dataset.Outcome, error) {
 	if im.s.d.pg {
 		if err := noNUL(t); err != nil {
 			return 0, 0, err
@@ -865,7 +854,7 @@ func (im *Importer) putTurn(t *dataset.Turn) (int64, Outcome, error) {
 		return 0, 0, im.turnConflict(t, err)
 	}
 	if newID != 0 {
-		return newID, Inserted, im.lowerFence(claimTurn, newID)
+		return newID, dataset.Inserted, im.lowerFence(claimTurn, newID)
 	}
 	var (
 		id           int64
@@ -900,7 +889,7 @@ func (im *Importer) putTurn(t *dataset.Turn) (int64, Outcome, error) {
 		t, hash = &full, full.Hash()
 	}
 	if bytes.Equal(stored, hash) {
-		return id, Unchanged, nil
+		return id, dataset.Unchanged, nil
 	}
 	if !im.opts.Replace {
 		return 0, 0, fmt.Errorf("%w: sample %s is already imported with different content (use --replace to overwrite it)", ErrConflict, t.SampleID)
@@ -912,7 +901,7 @@ func (im *Importer) putTurn(t *dataset.Turn) (int64, Outcome, error) {
 	}
 	// Its labels were made on the old content: Commit marks them, with the turn's update.
 	im.replacedTurns = append(im.replacedTurns, replacedTurn{id, t.SampleID, t.Item()})
-	return id, Replaced, nil
+	return id, dataset.Replaced, nil
 }
 
 // turnConflict explains a UNIQUE (episode, turn) clash in the user's words.
@@ -942,7 +931,7 @@ func (im *Importer) annotatorID(name string) (int64, error) {
 // PutLabel stores an annotator's label for a turn put earlier in this import. The label must
 // already be valid for the rubric; an identical stored label is left alone, a different one is
 // an ErrConflict unless the import replaces.
-func (im *Importer) PutLabel(turnID int64, l *dataset.Label) (Outcome, error) {
+func (im *Importer) PutLabel(turnID int64, l *dataset.Label) (dataset.Outcome, error) {
 	if err := im.ensureTx(); err != nil {
 		return 0, err
 	}
@@ -959,7 +948,7 @@ type stagedLabel struct {
 	l                             *dataset.Label
 }
 
-func (im *Importer) putLabel(turnID int64, l *dataset.Label) (Outcome, error) {
+func (im *Importer) putLabel(turnID int64, l *dataset.Label) (dataset.Outcome, error) {
 	aid, err := im.annotatorID(l.Annotator)
 	if err != nil {
 		return 0, err
@@ -981,7 +970,7 @@ func (im *Importer) putLabel(turnID int64, l *dataset.Label) (Outcome, error) {
 			return 0, err
 		}
 		if existing.sameAs(l, vals) {
-			return Unchanged, im.rely(claimAnnotation, existing.id, batch)
+			return dataset.Unchanged, im.rely(claimAnnotation, existing.id, batch)
 		}
 		if !im.opts.Replace {
 			return 0, fmt.Errorf("%w: %s already has a different label for this sample (use --replace to overwrite it)", ErrConflict, l.Annotator)
@@ -989,7 +978,7 @@ func (im *Importer) putLabel(turnID int64, l *dataset.Label) (Outcome, error) {
 		if !batch.Valid || batch.Int64 != im.batch {
 			// A visible label changes only when the whole file is in (Commit).
 			im.replacedLabels = append(im.replacedLabels, stagedLabel{existing.id, turnID, aid, l})
-			return Replaced, nil
+			return dataset.Replaced, nil
 		}
 		if _, err := conn.ExecContext(ctx, `DELETE FROM annotations WHERE id = ?`, existing.id); err != nil {
 			return 0, err
@@ -999,9 +988,9 @@ func (im *Importer) putLabel(turnID int64, l *dataset.Label) (Outcome, error) {
 		return 0, err
 	}
 	if existing.id != 0 {
-		return Replaced, nil
+		return dataset.Replaced, nil
 	}
-	return Inserted, nil
+	return dataset.Inserted, nil
 }
 
 // insertLabel writes a label, in this import's batch; a replacement first deletes the label

@@ -60,7 +60,7 @@ func BenchmarkImport1M(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		timedImport(b, filepath.Join(dir, fmt.Sprintf("bench%d.db", i)), src, n, store.Inserted)
+		timedImport(b, filepath.Join(dir, fmt.Sprintf("bench%d.db", i)), src, n, dataset.Inserted)
 	}
 }
 
@@ -80,7 +80,7 @@ func BenchmarkImport1MPostgres(b *testing.B) {
 		b.StopTimer()
 		db := storetest.PostgresPath(b, dsn)
 		b.StartTimer()
-		timedImport(b, db, src, n, store.Inserted)
+		timedImport(b, db, src, n, dataset.Inserted)
 	}
 }
 
@@ -128,13 +128,13 @@ func BenchmarkReimport1M(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		timedImport(b, db, src, n, store.Unchanged)
+		timedImport(b, db, src, n, dataset.Unchanged)
 	}
 }
 
 // timedImport imports src into db, checks that all n records had the outcome wanted and
 // reports the rate.
-func timedImport(b *testing.B, db, src string, n int, want store.Outcome) {
+func timedImport(b *testing.B, db, src string, n int, want dataset.Outcome) {
 	start := time.Now()
 	c := importFile(b, db, src)
 	el := time.Since(start)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/m3bench/m3eval/internal/dataset"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -121,7 +122,7 @@ func BenchmarkImportOpenAI(b *testing.B) {
 				c := importAs(b, db, src, format)
 				el := time.Since(start)
 				peak := stop()
-				if c.Turns[store.Inserted] != 10*convs {
+				if c.Turns[dataset.Inserted] != 10*convs {
 					b.Fatalf("%v: want %d new turns", c, 10*convs)
 				}
 				b.ReportMetric(float64(10*convs)/el.Seconds(), "turns/s")
@@ -139,10 +140,10 @@ func TestOpenAIImportEqualsNative(t *testing.T) {
 	openai, native := filepath.Join(dir, "chats.jsonl"), filepath.Join(dir, "turns.jsonl")
 	writeChats(t, openai, native, 30)
 	db := filepath.Join(dir, "t.db")
-	if c := importAs(t, db, native, ingest.FormatM3eval); c.Turns[store.Inserted] != 300 {
+	if c := importAs(t, db, native, ingest.FormatM3eval); c.Turns[dataset.Inserted] != 300 {
 		t.Fatalf("native: %v", c)
 	}
-	if c := importAs(t, db, openai, ingest.FormatOpenAI); c.Turns[store.Unchanged] != 300 {
+	if c := importAs(t, db, openai, ingest.FormatOpenAI); c.Turns[dataset.Unchanged] != 300 {
 		t.Fatalf("openai over native: %v", c)
 	}
 }

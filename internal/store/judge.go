@@ -211,7 +211,7 @@ func (s *Store) JudgeRuleVersions(ctx context.Context, judge string) (map[string
 // score), with the outcome of each. On a judge's first run every score is new, and one
 // statement inserts the turn's scores (a fifth of the statements, most of the writer's time
 // in BenchmarkJudge1M); otherwise each field goes through PutScore.
-func (im *ScoreImporter) PutTurnScores(turnID int64, fields, values []string) ([]Outcome, error) {
+func (im *ScoreImporter) PutTurnScores(turnID int64, fields, values []string) ([]dataset.Outcome, error) {
 	if err := im.im.ensureTx(); err != nil {
 		return nil, err
 	}
@@ -222,8 +222,8 @@ func (im *ScoreImporter) PutTurnScores(turnID int64, fields, values []string) ([
 	return out, im.im.maybeCommit()
 }
 
-func (im *ScoreImporter) putTurnScores(turnID int64, fields, values []string) ([]Outcome, error) {
-	out := make([]Outcome, len(fields))
+func (im *ScoreImporter) putTurnScores(turnID int64, fields, values []string) ([]dataset.Outcome, error) {
+	out := make([]dataset.Outcome, len(fields))
 	if !im.fresh {
 		for i := range fields {
 			o, err := im.putScore(turnID, fields[i], values[i])
@@ -237,10 +237,10 @@ func (im *ScoreImporter) putTurnScores(turnID int64, fields, values []string) ([
 	args := make([]any, 0, 6*len(fields))
 	n := 0
 	for i := range fields {
-		out[i] = Unchanged // no score given, none stored
+		out[i] = dataset.Unchanged // no score given, none stored
 		if values[i] != "" {
 			args = append(args, im.judgeID, turnID, fields[i], values[i], im.ruleVersion, im.im.batch)
-			out[i] = Inserted
+			out[i] = dataset.Inserted
 			n++
 		}
 	}

@@ -95,7 +95,7 @@ func TestPutTurnScores(t *testing.T) {
 	var ids []int64
 	s.StreamEpisodes(ctx, nil, func(_ []dataset.Turn, i []int64, _ []bool) error { ids = append(ids, i...); return nil })
 	fields := []string{"correctness", "reasoning_completeness", "overall_quality"}
-	run := func(values ...string) []store.Outcome {
+	run := func(values ...string) []dataset.Outcome {
 		t.Helper()
 		im, err := s.BeginJudgeRun(ctx, "rules", "v1", []byte("{}"), false)
 		if err != nil {
@@ -111,10 +111,10 @@ func TestPutTurnScores(t *testing.T) {
 		}
 		return o
 	}
-	if o := run("4", "", "3"); o[0] != store.Inserted || o[1] != store.Unchanged || o[2] != store.Inserted {
+	if o := run("4", "", "3"); o[0] != dataset.Inserted || o[1] != dataset.Unchanged || o[2] != dataset.Inserted {
 		t.Errorf("first run: %v", o)
 	}
-	if o := run("4", "", "3"); o[0] != store.Unchanged || o[2] != store.Unchanged {
+	if o := run("4", "", "3"); o[0] != dataset.Unchanged || o[2] != dataset.Unchanged {
 		t.Errorf("second run: %v", o)
 	}
 	if v, _ := s.JudgeRuleVersions(ctx, "rules"); v["v1"] != 2 {

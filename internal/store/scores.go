@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/rubric"
 )
 
@@ -186,7 +187,7 @@ func (im *ScoreImporter) Turn(sampleID string) (int64, rubric.Item, error) {
 // PutScore stores the judge's value for a field of a turn; value "" says the judge gave no
 // score, which removes a stored one. An identical stored score is left alone; a different one
 // is an ErrConflict unless the import replaces.
-func (im *ScoreImporter) PutScore(turnID int64, field, value string) (Outcome, error) {
+func (im *ScoreImporter) PutScore(turnID int64, field, value string) (dataset.Outcome, error) {
 	if err := im.im.ensureTx(); err != nil {
 		return 0, err
 	}
@@ -197,7 +198,7 @@ func (im *ScoreImporter) PutScore(turnID int64, field, value string) (Outcome, e
 	return o, im.im.maybeCommit()
 }
 
-func (im *ScoreImporter) putScore(turnID int64, field, value string) (Outcome, error) {
+func (im *ScoreImporter) putScore(turnID int64, field, value string) (dataset.Outcome, error) {
 	if value != "" {
 		// A first import only inserts: one statement per score, not a look-up and an insert.
 		res, err := im.insertScore.ExecContext(im.ctx, im.judgeID, turnID, field, value, im.ruleVersion)
@@ -205,14 +206,14 @@ func (im *ScoreImporter) putScore(turnID int64, field, value string) (Outcome, e
 			return 0, fmt.Errorf("store score: %w", domainError(err))
 		}
 		if n, _ := res.RowsAffected(); n == 1 {
-			return Inserted, nil
+			return dataset.Inserted, nil
 		}
 	}
 	var stored string
 	err := im.findScore.QueryRowContext(im.ctx, im.judgeID, turnID, field).Scan(&stored)
 	switch {
 	case err == sql.ErrNoRows: // value is "": no score given, none stored
-		return Unchanged, nil
+		return dataset.Unchanged, nil
 	case err != nil:
 		return 0, err
 	case stored == value:
@@ -220,7 +221,7 @@ func (im *ScoreImporter) putScore(turnID int64, field, value string) (Outcome, e
 			// The same value under a new rule set: the score now comes from the new rules.
 			_, err = im.stageScore.ExecContext(im.ctx, turnID, field, value, im.ruleVersion)
 		}
-		return Unchanged, err
+		return dataset.Unchanged, err
 	case !im.replace:
 		now := value
 		if now == "" {
@@ -235,7 +236,7 @@ func (im *ScoreImporter) putScore(turnID int64, field, value string) (Outcome, e
 	if err != nil {
 		return 0, fmt.Errorf("store score: %w", err)
 	}
-	return Replaced, nil
+	return dataset.Replaced, nil
 }
 
 // Judges lists the automatic judges in the database, by name.

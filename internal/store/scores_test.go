@@ -20,7 +20,7 @@ import (
 
 // putScores imports one "file" of a judge's scores (sample, field, value triples) and returns
 // the outcomes, committing only when every score went in.
-func putScores(t *testing.T, s *store.Store, judge string, replace bool, triples ...string) ([]store.Outcome, error) {
+func putScores(t *testing.T, s *store.Store, judge string, replace bool, triples ...string) ([]dataset.Outcome, error) {
 	t.Helper()
 	ctx := context.Background()
 	im, err := s.BeginScoreImport(ctx, judge, store.ImportOptions{Replace: replace})
@@ -28,7 +28,7 @@ func putScores(t *testing.T, s *store.Store, judge string, replace bool, triples
 		t.Fatal(err)
 	}
 	defer im.Rollback()
-	var out []store.Outcome
+	var out []dataset.Outcome
 	for i := 0; i+2 < len(triples); i += 3 {
 		id, _, err := im.Turn(triples[i])
 		if err != nil {
@@ -64,12 +64,12 @@ func TestJudgeScoresImport(t *testing.T) {
 	const a1, a2 = "epz_turn_1", "epz_turn_2"
 
 	got, err := putScores(t, s, "gpt", false, a1, "correctness", "4", a2, "correctness", "3.7", a2, "resists_misleading", "No", a1, "overall_quality", "")
-	if err != nil || !reflect.DeepEqual(got, []store.Outcome{store.Inserted, store.Inserted, store.Inserted, store.Unchanged}) {
+	if err != nil || !reflect.DeepEqual(got, []dataset.Outcome{dataset.Inserted, dataset.Inserted, dataset.Inserted, dataset.Unchanged}) {
 		t.Fatalf("first import: %v %v", got, err)
 	}
 	// The same scores again change nothing.
 	got, err = putScores(t, s, "gpt", false, a1, "correctness", "4", a2, "correctness", "3.7")
-	if err != nil || !reflect.DeepEqual(got, []store.Outcome{store.Unchanged, store.Unchanged}) {
+	if err != nil || !reflect.DeepEqual(got, []dataset.Outcome{dataset.Unchanged, dataset.Unchanged}) {
 		t.Fatalf("re-import: %v %v", got, err)
 	}
 	// A changed score is a conflict, and the file's earlier new score is rolled back with it.
@@ -89,7 +89,7 @@ func TestJudgeScoresImport(t *testing.T) {
 	}
 	// --replace overwrites, and "" (no score) removes.
 	got, err = putScores(t, s, "gpt", true, a2, "correctness", "4", a2, "resists_misleading", "")
-	if err != nil || !reflect.DeepEqual(got, []store.Outcome{store.Replaced, store.Replaced}) {
+	if err != nil || !reflect.DeepEqual(got, []dataset.Outcome{dataset.Replaced, dataset.Replaced}) {
 		t.Fatalf("replace: %v %v", got, err)
 	}
 	// Another judge's scores are its own.
@@ -122,7 +122,7 @@ func TestJudgeStreamScoring(t *testing.T) {
 	ids := map[string]int64{}
 	for _, tr := range []dataset.Turn{turn("epz", 1, "initial"), turn("epz", 2, "mislead"), turn("epy", 1, "initial")} {
 		id, o, err := im.PutTurn(&tr)
-		if err != nil || o != store.Unchanged {
+		if err != nil || o != dataset.Unchanged {
 			t.Fatalf("turn %s: %v %v", tr.SampleID, o, err)
 		}
 		ids[tr.SampleID] = id

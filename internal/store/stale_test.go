@@ -47,7 +47,7 @@ func TestStaleLabelsLeaveScoreUntilConfirmed(t *testing.T) {
 	}
 	tr.ActionType = "follow_up"
 	im, _ = s.BeginImport(ctx, store.ImportOptions{Replace: true, Rubric: r})
-	if _, o, err := im.PutTurn(&tr); err != nil || o != store.Replaced {
+	if _, o, err := im.PutTurn(&tr); err != nil || o != dataset.Replaced {
 		t.Fatal(o, err)
 	}
 	if err := im.Commit(); err != nil { // the labels are marked with the turn's replacement

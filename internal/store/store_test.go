@@ -46,13 +46,13 @@ func seed(tb testing.TB, s *store.Store, eps ...[]string) {
 func TestImportOutcomes(t *testing.T) {
 	ctx := context.Background()
 	s := storetest.Open(t, "", store.Options{})
-	put := func(opts store.ImportOptions, ts ...dataset.Turn) ([]store.Outcome, error) {
+	put := func(opts store.ImportOptions, ts ...dataset.Turn) ([]dataset.Outcome, error) {
 		im, err := s.BeginImport(ctx, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer im.Rollback()
-		var out []store.Outcome
+		var out []dataset.Outcome
 		for i := range ts {
 			_, o, err := im.PutTurn(&ts[i])
 			if err != nil {
@@ -371,7 +371,7 @@ func TestPutTurnsBatches(t *testing.T) {
 	for i := 0; i < 300; i++ {
 		ts = append(ts, turn(fmt.Sprintf("ep%03d", i/7), i%7+1, "follow_up"))
 	}
-	put := func(batch []dataset.Turn) ([]int64, []store.Outcome) {
+	put := func(batch []dataset.Turn) ([]int64, []dataset.Outcome) {
 		im, err := s.BeginImport(ctx, store.ImportOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -397,7 +397,7 @@ func TestPutTurnsBatches(t *testing.T) {
 		}
 	}
 	for _, o := range outcomes {
-		if o != store.Inserted {
+		if o != dataset.Inserted {
 			t.Fatalf("fresh batch outcome %v", o)
 		}
 	}
@@ -419,11 +419,11 @@ func TestPutTurnsBatches(t *testing.T) {
 	again := append(append([]dataset.Turn(nil), ts[:128]...), ts[128:256]...)
 	again[200] = turn("new", 1, "initial")
 	_, outcomes = put(again)
-	counts := map[store.Outcome]int{}
+	counts := map[dataset.Outcome]int{}
 	for _, o := range outcomes {
 		counts[o]++
 	}
-	if counts[store.Unchanged] != 255 || counts[store.Inserted] != 1 {
+	if counts[dataset.Unchanged] != 255 || counts[dataset.Inserted] != 1 {
 		t.Fatalf("outcomes of a mixed batch: %v", counts)
 	}
 	// A chunk that meets a stored turn on its last row leaves nothing of its failed statement
@@ -434,11 +434,11 @@ func TestPutTurnsBatches(t *testing.T) {
 	}
 	fresh = append(fresh, ts[5])
 	_, outcomes = put(fresh)
-	counts = map[store.Outcome]int{}
+	counts = map[dataset.Outcome]int{}
 	for _, o := range outcomes {
 		counts[o]++
 	}
-	if counts[store.Inserted] != 255 || counts[store.Unchanged] != 1 {
+	if counts[dataset.Inserted] != 255 || counts[dataset.Unchanged] != 1 {
 		t.Fatalf("outcomes of a batch whose second chunk ends on a stored turn: %v", counts)
 	}
 	if n, _ := q.Len(ctx); n != 300+1+255 {
@@ -490,7 +490,7 @@ func TestPutTurnsChunkErrors(t *testing.T) {
 		t.Fatalf("odd episode key: %v after %d turns", err, len(ids))
 	}
 	for i, o := range outcomes {
-		if o != store.Inserted {
+		if o != dataset.Inserted {
 			t.Fatalf("turn %d: outcome %v", i, o)
 		}
 	}
@@ -516,7 +516,7 @@ func TestPutTurnsReimport(t *testing.T) {
 		tt.Images, tt.Model = []string{fmt.Sprintf("img/%d.png", i)}, "m"
 		ts = append(ts, tt)
 	}
-	put := func(opts store.ImportOptions, batch []dataset.Turn) ([]int64, map[store.Outcome]int, error) {
+	put := func(opts store.ImportOptions, batch []dataset.Turn) ([]int64, map[dataset.Outcome]int, error) {
 		t.Helper()
 		im, err := s.BeginImport(ctx, opts)
 		if err != nil {
@@ -524,7 +524,7 @@ func TestPutTurnsReimport(t *testing.T) {
 		}
 		defer im.Rollback()
 		ids, outcomes, err := im.PutTurns(batch)
-		counts := map[store.Outcome]int{}
+		counts := map[dataset.Outcome]int{}
 		for _, o := range outcomes {
 			counts[o]++
 		}
@@ -545,7 +545,7 @@ func TestPutTurnsReimport(t *testing.T) {
 	}
 
 	ids, counts, err := put(store.ImportOptions{}, ts)
-	if err != nil || counts[store.Unchanged] != 256 {
+	if err != nil || counts[dataset.Unchanged] != 256 {
 		t.Fatalf("identical re-put: %v %v", counts, err)
 	}
 	sameIDs("identical re-put", ids)
@@ -557,7 +557,7 @@ func TestPutTurnsReimport(t *testing.T) {
 		omitting[i].Omitted = dataset.Omitted{Images: true, Model: true}
 	}
 	ids, counts, err = put(store.ImportOptions{}, omitting)
-	if err != nil || counts[store.Unchanged] != 256 {
+	if err != nil || counts[dataset.Unchanged] != 256 {
 		t.Fatalf("re-put leaving fields out: %v %v", counts, err)
 	}
 	sameIDs("re-put leaving fields out", ids)
@@ -566,7 +566,7 @@ func TestPutTurnsReimport(t *testing.T) {
 	twice := append([]dataset.Turn(nil), ts[:128]...)
 	twice[40], twice[41] = turn("fresh", 1, "initial"), turn("fresh", 1, "initial")
 	ids, counts, err = put(store.ImportOptions{}, twice)
-	if err != nil || counts[store.Inserted] != 1 || counts[store.Unchanged] != 127 || ids[40] != ids[41] {
+	if err != nil || counts[dataset.Inserted] != 1 || counts[dataset.Unchanged] != 127 || ids[40] != ids[41] {
 		t.Fatalf("a new sample twice in a chunk: %v %v, ids %d %d", counts, err, ids[40], ids[41])
 	}
 
@@ -577,7 +577,7 @@ func TestPutTurnsReimport(t *testing.T) {
 		t.Fatalf("a changed turn: %v after %d turns, want a conflict at turn 150", err, len(ids))
 	}
 	ids, counts, err = put(store.ImportOptions{Replace: true}, changed)
-	if err != nil || counts[store.Replaced] != 1 || counts[store.Unchanged] != 255 {
+	if err != nil || counts[dataset.Replaced] != 1 || counts[dataset.Unchanged] != 255 {
 		t.Fatalf("a changed turn, replacing: %v %v", counts, err)
 	}
 	sameIDs("replacing re-put", ids)
