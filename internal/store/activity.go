@@ -21,7 +21,7 @@ type Activity struct {
 // StreamActivity calls fn for every annotation, by annotator name then submission time, in
 // one read transaction. The record passed is reused between calls.
 func (s *Store) StreamActivity(ctx context.Context, fn func(*Activity) error) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT an.name, a.status = 'done', a.flagged <> 0,
+	rows, err := s.db.QueryContext(ctx, `SELECT an.name, a.status = 'done', a.flagged,
 		a.skip_seq IS NOT NULL, a.active_ms, a.annotated_at
 		FROM visible_annotations a JOIN annotators an ON an.id = a.annotator_id
 		ORDER BY an.name, a.annotated_at`)
@@ -74,7 +74,7 @@ func (s *Store) LabelCounts(ctx context.Context, fields []string) ([]LabelCount,
 		args[i] = f
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT t.turn,
-		CASE WHEN json_type(t.meta, '$.confusable_objects') = 'integer' THEN json_extract(t.meta, '$.confusable_objects') ELSE -1 END,
+		`+s.d.metaInt("t.meta", "confusable_objects")+`,
 		v.field, v.value, count(*)
 		FROM visible_annotations a JOIN visible_turns t ON t.id = a.turn_id JOIN annotation_values v ON v.annotation_id = a.id
 		WHERE a.status = 'done' AND v.field IN (`+placeholders(len(fields))+`)

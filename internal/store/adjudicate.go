@@ -74,7 +74,7 @@ func (s *Store) UndoFinal(ctx context.Context, turnID int64, adjudicator, rubric
 	defer tx.Rollback()
 	var id int64
 	var oldV, oldS sql.NullString
-	err = tx.QueryRowContext(ctx, `SELECT id, field, old_value, old_source FROM final_changes WHERE turn_id = ? AND undone = 0
+	err = tx.QueryRowContext(ctx, `SELECT id, field, old_value, old_source FROM final_changes WHERE turn_id = ? AND NOT undone
 		ORDER BY id DESC LIMIT 1`, turnID).Scan(&id, &field, &oldV, &oldS)
 	if err == sql.ErrNoRows {
 		return "", false, nil
@@ -93,7 +93,7 @@ func (s *Store) UndoFinal(ctx context.Context, turnID int64, adjudicator, rubric
 	if err != nil {
 		return "", false, fmt.Errorf("undo final: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE final_changes SET undone = 1 WHERE id = ?`, id); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE final_changes SET undone = true WHERE id = ?`, id); err != nil {
 		return "", false, err
 	}
 	if err := tx.Commit(); err != nil {
@@ -129,6 +129,6 @@ func (s *Store) Finals(ctx context.Context) (map[string]map[string]campaign.Deci
 // LoadTurn reads a turn with its episode's earlier turns, as the annotator shows it, for
 // screens that are not an annotator's queue (adjudication). It loads no annotation.
 func (s *Store) LoadTurn(ctx context.Context, turnID int64) (*Item, error) {
-	q := &Queue{s: s, seeks: []condition{{"1", nil}}}
+	q := &Queue{s: s, seeks: []condition{{"true", nil}}}
 	return q.Load(ctx, Ref{TurnID: turnID})
 }

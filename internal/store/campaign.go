@@ -31,13 +31,13 @@ func SampleKeys() []string {
 }
 
 // sampleColumn is the SQL of a key; ok is false for a key that names no attribute.
-func sampleColumn(key string) (string, bool) {
+func (d dialect) sampleColumn(key string) (string, bool) {
 	if c, ok := sampleColumns[key]; ok {
 		return c, true
 	}
 	if metaKey.MatchString(key) {
 		// A JSON value of any type compares as its text; a missing key is the empty value.
-		return `COALESCE(CAST(json_extract(t.meta, '$."` + strings.TrimPrefix(key, "meta.") + `"') AS TEXT), '')`, true
+		return `COALESCE(` + d.metaText("t.meta", strings.TrimPrefix(key, "meta.")) + `, '')`, true
 	}
 	return "", false
 }
@@ -61,7 +61,7 @@ type ActiveParams struct {
 // still under way) that match Where, grouped by the values of By, sorted by key. SQLite does the counting, so a million turns never
 // travel to Go.
 func (s *Store) SampleStrata(ctx context.Context, p SampleParams) ([]sample.Count, error) {
-	cols, where, args, err := sampleSQL(p)
+	cols, where, args, err := s.d.sampleSQL(p)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func (s *Store) SampleStrata(ctx context.Context, p SampleParams) ([]sample.Coun
 // stratum row by row in Go, or numbering it with a window function, took several times
 // longer (BenchmarkSampleAssign1M).
 func (s *Store) SampleTurnIDs(ctx context.Context, p SampleParams, key []string, positions []int) ([]int64, error) {
-	cols, where, args, err := sampleSQL(p)
+	cols, where, args, err := s.d.sampleSQL(p)
 	if err != nil {
 		return nil, err
 	}
@@ -134,30 +134,30 @@ func (s *Store) SampleTurnIDs(ctx context.Context, p SampleParams, key []string,
 }
 
 // sampleSQL is the SQL of the stratifying columns and of the restriction.
-func sampleSQL(p SampleParams) (cols []string, where string, args []any, err error) {
+func (d dialect) sampleSQL(p SampleParams) (cols []string, where string, args []any, err error) {
 	if len(p.By) == 0 {
 		return nil, "", nil, fmt.Errorf("sample: stratify by at least one attribute (%s)", strings.Join(SampleKeys(), ", "))
 	}
 	cols = make([]string, len(p.By))
 	for i, k := range p.By {
-		c, ok := sampleColumn(k)
+		c, ok := d.sampleColumn(k)
 		if !ok {
 			return nil, "", nil, fmt.Errorf("sample: cannot stratify by %q (use %s)", k, strings.Join(SampleKeys(), ", "))
 		}
 		cols[i] = c
 	}
-	where, args, err = sampleWhere(p.Where)
+	where, args, err = d.sampleWhere(p.Where)
 	return cols, where, args, err
 }
 
 // sampleWhere turns KEY=VALUE restrictions into SQL: values of one key are alternatives,
 // different keys must all hold.
-func sampleWhere(w map[string][]string) (string, []any, error) {
+func (d dialect) sampleWhere(w map[string][]string) (string, []any, error) {
 	keys := slices.Sorted(maps.Keys(w))
-	parts := []string{"1"}
+	parts := []string{"true"}
 	var args []any
 	for _, k := range keys {
-		c, ok := sampleColumn(k)
+		c, ok := d.sampleColumn(k)
 		if !ok {
 			return "", nil, fmt.Errorf("sample: cannot restrict on %q (use %s)", k, strings.Join(SampleKeys(), ", "))
 		}

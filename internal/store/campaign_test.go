@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -164,7 +163,7 @@ func TestCampaignQueue(t *testing.T) {
 // undo walks them back after the database is closed and opened again.
 func TestFinalLabelsUndoAcrossReopen(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "final.db")
+	path := storetest.Path(t)
 	s := storetest.Open(t, path, store.Options{Durable: true})
 	seed(t, s, []string{"initial", "mislead"})
 	id := turnIDs(t, s, "epz_turn_2")[0]

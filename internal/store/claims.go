@@ -102,7 +102,7 @@ func (im *Importer) lowerFence(kind string, id int64) error {
 	if id >= *first {
 		return nil
 	}
-	if _, err := im.conn.ExecContext(im.ctx, `UPDATE import_batches SET `+col+` = min(`+col+`, ?) WHERE id = ?`, id, im.batch); err != nil {
+	if _, err := im.conn.ExecContext(im.ctx, `UPDATE import_batches SET `+col+` = `+im.s.d.least(col, "?")+` WHERE id = ?`, id, im.batch); err != nil {
 		return fmt.Errorf("import batch %d: %w", im.batch, err)
 	}
 	*first = id

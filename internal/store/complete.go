@@ -43,6 +43,17 @@ type Completer struct{ db *sql.DB }
 // OpenCompleter opens the database at path for completion. A missing file is ErrNotFound:
 // completion never creates a database.
 func OpenCompleter(ctx context.Context, path string) (*Completer, error) {
+	if isPostgres(path) {
+		db, err := openPostgresReader(path)
+		if err != nil {
+			return nil, err
+		}
+		if err := db.PingContext(ctx); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open %s: %w", redactDSN(path), ErrNotFound)
+		}
+		return &Completer{db: db}, nil
+	}
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, ErrNotFound)
 	}

@@ -17,7 +17,7 @@ import (
 // not created.
 func TestCompleter(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "c.db")
+	path := storetest.Path(t)
 	s := storetest.Open(t, path, store.Options{})
 	seed(t, s, []string{"initial", "mislead", "follow_up"}, []string{"initial"})
 	for _, name := range []string{"alice", "alan", "bob"} {

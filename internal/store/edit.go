@@ -215,7 +215,7 @@ func (q *Queue) Undo(ctx context.Context, e Edit) (a *Annotation, what []Undone,
 	e.Acceptable = nil
 	a, err = q.edit(ctx, e, false, func(et *editTx) error {
 		rows, err := et.tx.QueryContext(ctx, `SELECT id, kind, field, old_value FROM changes
-			WHERE annotation_id = ? AND undone = 0 AND batch = (SELECT max(batch) FROM changes WHERE annotation_id = ? AND undone = 0)
+			WHERE annotation_id = ? AND NOT undone AND batch = (SELECT max(batch) FROM changes WHERE annotation_id = ? AND NOT undone)
 			ORDER BY id DESC`, et.id, et.id)
 		if err != nil {
 			return err
@@ -260,7 +260,7 @@ func (q *Queue) Undo(ctx context.Context, e Edit) (a *Annotation, what []Undone,
 			if err != nil {
 				return fmt.Errorf("undo: %w", err)
 			}
-			if _, err := et.tx.ExecContext(ctx, `UPDATE changes SET undone = 1 WHERE id = ?`, c.id); err != nil {
+			if _, err := et.tx.ExecContext(ctx, `UPDATE changes SET undone = true WHERE id = ?`, c.id); err != nil {
 				return err
 			}
 			what = append(what, Undone{Kind: c.kind, Field: c.field})

@@ -44,7 +44,7 @@ func (s *Store) StreamEstimate(ctx context.Context, f EstimateFilter, score, lab
 		return fmt.Errorf("estimate: %w", err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `BEGIN DEFERRED`); err != nil {
+	if _, err := conn.ExecContext(ctx, s.d.beginRead()); err != nil {
 		return fmt.Errorf("estimate: %w", err)
 	}
 	defer conn.ExecContext(context.Background(), `ROLLBACK`)
@@ -87,7 +87,7 @@ func (s *Store) StreamEstimate(ctx context.Context, f EstimateFilter, score, lab
 	if err != nil {
 		return err
 	}
-	where := `a.status = 'done' AND a.stale = 0 AND an.repeat_of IS NULL AND v.field IN (` + placeholders(len(f.Fields)) + `)`
+	where := `a.status = 'done' AND NOT a.stale AND an.repeat_of IS NULL AND v.field IN (` + placeholders(len(f.Fields)) + `)`
 	args = args[1:]
 	if len(f.Annotators) > 0 {
 		where += ` AND an.name IN (` + placeholders(len(f.Annotators)) + `)`
@@ -97,7 +97,7 @@ func (s *Store) StreamEstimate(ctx context.Context, f EstimateFilter, score, lab
 	}
 	return read(label, true, `SELECT t.sample_id, e.episode_key, t.model, `+grp+`, v.field, v.value, an.name
 		FROM visible_turns t
-		CROSS JOIN visible_annotations a ON a.turn_id = t.id
+		`+s.d.crossJoin()+` visible_annotations a ON a.turn_id = t.id
 		JOIN annotation_values v ON v.annotation_id = a.id
 		JOIN episodes e ON e.id = t.episode_id
 		JOIN annotators an ON an.id = a.annotator_id

@@ -54,7 +54,7 @@ func (s *Store) Export(ctx context.Context, o ExportOptions, fn func(*dataset.La
 		t.user_message, t.vlm_response, t.expected_answer, t.images, t.model, t.meta,
 		an.name, a.status, a.flagged, a.flag_reason, a.rubric_version, a.active_ms,
 		COALESCE(a.annotated_at, a.updated_at), a.stale,
-		(SELECT json_group_object(v.field, v.value) FROM annotation_values v WHERE v.annotation_id = a.id)
+		(SELECT `+s.d.jsonGroupObject("v.field", "v.value")+` FROM annotation_values v WHERE v.annotation_id = a.id)
 		FROM visible_annotations a
 		JOIN annotators an ON an.id = a.annotator_id
 		JOIN visible_turns t ON t.id = a.turn_id
@@ -160,7 +160,7 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 		return nil, err
 	}
 	for i, id := range ids {
-		q := &Queue{s: s, annotatorID: id, seeks: []condition{{"1", nil}}}
+		q := &Queue{s: s, annotatorID: id, seeks: []condition{{"true", nil}}}
 		d, ok, err := q.MedianActive(ctx)
 		if err != nil {
 			return nil, err

@@ -144,17 +144,28 @@ func (s *Store) BeginImport(ctx context.Context, opts ImportOptions) (*Importer,
 }
 
 func (im *Importer) start() error {
-	ctx, conn := im.ctx, im.conn
-	// A large import touches every index; with SQLite's 2 MB default cache the pages spill to
-	// the WAL again and again. 256 MB keeps a million-turn import's hot pages in memory.
-	if _, err := conn.ExecContext(ctx, `PRAGMA cache_size = -262144`); err != nil {
-		return err
+	ctx, conn, d := im.ctx, im.conn, im.s.d
+	if !d.pg {
+		// A large import touches every index; with SQLite's 2 MB default cache the pages spill to
+		// the WAL again and again. 256 MB keeps a million-turn import's hot pages in memory.
+		if _, err := conn.ExecContext(ctx, `PRAGMA cache_size = -262144`); err != nil {
+			return err
+		}
 	}
 	// Replaced turns wait here, in this connection's temporary database (no lock on the main
 	// one), until Commit applies them all at once.
-	if _, err := conn.ExecContext(ctx, `DROP TABLE IF EXISTS temp.import_replaced_turns;
-		CREATE TEMP TABLE import_replaced_turns (id INTEGER PRIMARY KEY, episode_id, turn, action_type,
-		task_type, user_message, vlm_response, expected_answer, images, model, meta, content_hash)`); err != nil {
+	if _, err := conn.ExecContext(ctx, `DROP TABLE IF EXISTS `+d.tempTable("import_replaced_turns")); err != nil {
+		return err
+	}
+	create := `CREATE TEMP TABLE import_replaced_turns (id INTEGER PRIMARY KEY, episode_id, turn, action_type,
+		task_type, user_message, vlm_response, expected_answer, images, model, meta, content_hash)`
+	if d.pg {
+		// Typed, unlike SQLite's: PostgreSQL wants a type for every column.
+		create = `CREATE TEMP TABLE import_replaced_turns (id BIGINT PRIMARY KEY, episode_id BIGINT, turn BIGINT,
+			action_type TEXT, task_type TEXT, user_message TEXT, vlm_response TEXT, expected_answer TEXT,
+			images TEXT, model TEXT, meta TEXT, content_hash BYTEA)`
+	}
+	if _, err := conn.ExecContext(ctx, create); err != nil {
 		return err
 	}
 	if err := im.begin(); err != nil {
@@ -179,38 +190,45 @@ func (im *Importer) start() error {
 		*dst, err2 = conn.PrepareContext(ctx, q)
 	}
 	b := strconv.FormatInt(im.batch, 10)
+	returning := ""
+	if d.pg {
+		returning = " RETURNING id" // PostgreSQL has no last insert id
+	}
 	prep(&im.insertTurn, `INSERT INTO turns (sample_id, episode_id, turn, action_type, task_type,
 		user_message, vlm_response, expected_answer, images, model, meta, content_hash, import_batch)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, `+b+`) ON CONFLICT (sample_id) DO NOTHING`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, `+b+`) ON CONFLICT (sample_id) DO NOTHING RETURNING id`)
 	prep(&im.findTurn, `SELECT id, content_hash, images, model, meta, import_batch FROM turns WHERE sample_id = ?`)
-	prep(&im.stageTurn, `INSERT OR REPLACE INTO temp.import_replaced_turns (episode_id, turn, action_type, task_type,
+	prep(&im.stageTurn, `INSERT INTO `+d.tempTable("import_replaced_turns")+` (episode_id, turn, action_type, task_type,
 		user_message, vlm_response, expected_answer, images, model, meta, content_hash, id)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET episode_id = excluded.episode_id,
+		turn = excluded.turn, action_type = excluded.action_type, task_type = excluded.task_type,
+		user_message = excluded.user_message, vlm_response = excluded.vlm_response,
+		expected_answer = excluded.expected_answer, images = excluded.images, model = excluded.model,
+		meta = excluded.meta, content_hash = excluded.content_hash`)
 	prep(&im.upsertEpisode, `INSERT INTO episodes (episode_key, import_batch) VALUES (?, `+b+`)
 		ON CONFLICT (episode_key) DO UPDATE SET episode_key = excluded.episode_key RETURNING id`)
 	// The episodes of a chunk of turns, given as one JSON array of keys: two statements per
 	// chunk, to create the new ones and to read all their ids, instead of one per episode.
-	prep(&im.insertEpisodes, `INSERT INTO episodes (episode_key, import_batch) SELECT value, `+b+` FROM json_each(?) WHERE true
+	prep(&im.insertEpisodes, `INSERT INTO episodes (episode_key, import_batch) SELECT value, `+b+` FROM `+d.jsonKeys()+` WHERE true
 		ON CONFLICT (episode_key) DO NOTHING`)
 	prep(&im.findEpisodes, `SELECT episode_key, id FROM episodes
-		WHERE episode_key IN (SELECT value FROM json_each(?))`)
+		WHERE episode_key IN (SELECT value FROM `+d.jsonKeys()+`)`)
 	// A batch of turns goes in with one multi-row INSERT: the per-statement cost of
 	// database/sql and cgo is paid once per batchRows turns instead of once per turn.
 	prep(&im.batchTurns, `INSERT INTO turns (sample_id, episode_id, turn, action_type, task_type,
 		user_message, vlm_response, expected_answer, images, model, meta, content_hash, import_batch) VALUES `+
-		strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "+b+"), ", batchRows), ", "))
+		strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "+b+"), ", batchRows), ", ")+returning)
 	// The stored turns among a chunk's sample ids, again given as one JSON array: re-importing
 	// a file then costs one query per chunk instead of two statements per turn.
 	prep(&im.findTurns, `SELECT sample_id, id, content_hash, import_batch FROM turns
-		WHERE sample_id IN (SELECT value FROM json_each(?))`)
+		WHERE sample_id IN (SELECT value FROM `+d.jsonKeys()+`)`)
 	return err2
 }
 
 // begin opens the next chunk's transaction, after any writer that waits for the lock.
 func (im *Importer) begin() error {
 	err := im.s.waitLock(im.ctx, bulkWriter, func() error {
-		_, err := im.conn.ExecContext(im.ctx, `BEGIN IMMEDIATE`)
-		return err
+		return im.s.beginConn(im.ctx, im.conn)
 	})
 	if err != nil {
 		return err
@@ -289,6 +307,11 @@ func (im *Importer) maybeCommit() error {
 	}
 	if err := im.commitChunk(); err != nil {
 		return fmt.Errorf("commit import chunk: %w", err)
+	}
+	if im.s.d.pg {
+		// No pause needed: PostgreSQL queues the writers waiting for the advisory lock, and
+		// this import's next chunk goes behind them.
+		return nil
 	}
 	im.syncWAL()
 	return im.yield()
@@ -371,7 +394,7 @@ func (im *Importer) finish() error {
 		action_type = r.action_type, task_type = r.task_type, user_message = r.user_message,
 		vlm_response = r.vlm_response, expected_answer = r.expected_answer, images = r.images,
 		model = r.model, meta = r.meta, content_hash = r.content_hash
-		FROM temp.import_replaced_turns r WHERE turns.id = r.id`); err != nil {
+		FROM `+im.s.d.tempTable("import_replaced_turns")+` r WHERE turns.id = r.id`); err != nil {
 		return fmt.Errorf("replace turns: %w", domainError(err))
 	}
 	for _, rt := range im.replacedTurns {
@@ -440,8 +463,7 @@ const dropChunkRows = 5000
 func (s *Store) dropBatch(ctx context.Context, conn *sql.Conn, batch int64) error {
 	inTx := func(f func() error) error {
 		err := s.waitLock(ctx, bulkWriter, func() error {
-			_, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`)
-			return err
+			return s.beginConn(ctx, conn)
 		})
 		if err != nil {
 			return err
@@ -459,7 +481,7 @@ func (s *Store) dropBatch(ctx context.Context, conn *sql.Conn, batch int64) erro
 	var firstTurn, firstAnnotation int64
 	gone := false
 	err := inTx(func() error {
-		err := conn.QueryRowContext(ctx, `UPDATE import_batches SET failed = 1 WHERE id = ? RETURNING first_turn, first_annotation`, batch).
+		err := conn.QueryRowContext(ctx, `UPDATE import_batches SET failed = true WHERE id = ? RETURNING first_turn, first_annotation`, batch).
 			Scan(&firstTurn, &firstAnnotation)
 		if errors.Is(err, sql.ErrNoRows) {
 			gone = true
@@ -601,18 +623,20 @@ func (im *Importer) putTurns(ts []dataset.Turn) ([]int64, []Outcome, error) {
 	outcomes := make([]Outcome, 0, len(ts))
 	for start := 0; start < len(ts); start += batchRows {
 		chunk := ts[start:min(start+batchRows, len(ts))]
-		if len(chunk) == batchRows {
-			first, ok, err := im.insertChunk(chunk)
+		// A chunk with a turn PostgreSQL cannot store goes turn by turn, where putTurn names it.
+		if len(chunk) == batchRows && !(im.s.d.pg && slices.ContainsFunc(chunk, func(t dataset.Turn) bool { return noNUL(&t) != nil })) {
+			n := len(ids)
+			var ok bool
+			var err error
+			ids, ok, err = im.insertChunk(chunk, ids)
 			if err != nil {
-				return ids, outcomes, err
+				return ids[:n], outcomes, err
 			}
 			if ok {
-				if err := im.lowerFence(claimTurn, first); err != nil {
-					return ids, outcomes, err
+				if err := im.lowerFence(claimTurn, slices.Min(ids[n:])); err != nil {
+					return ids[:n], outcomes, err
 				}
-				// One INSERT numbers its rows consecutively: nothing else writes in this transaction.
-				for i := range chunk {
-					ids = append(ids, first+int64(i))
+				for range chunk {
 					outcomes = append(outcomes, Inserted)
 				}
 				continue
@@ -696,12 +720,12 @@ func collectByKey[V any](ctx context.Context, stmt *sql.Stmt, list string, into 
 // SQLite's limit of 32766).
 const batchRows = 128
 
-// insertChunk tries to insert batchRows new turns with one statement and returns the first
-// one's id. ok is false when the statement broke a constraint (most often: a turn is already
-// stored): SQLite has then undone it, and the caller goes turn by turn.
-func (im *Importer) insertChunk(ts []dataset.Turn) (first int64, ok bool, err error) {
+// insertChunk tries to insert batchRows new turns with one statement and appends their ids
+// to ids. ok is false when the statement broke a constraint (most often: a turn is already
+// stored): the statement is then undone, and the caller goes turn by turn.
+func (im *Importer) insertChunk(ts []dataset.Turn, ids []int64) (_ []int64, ok bool, err error) {
 	if ok, err := im.storeEpisodes(ts); !ok || err != nil {
-		return 0, false, err
+		return ids, false, err
 	}
 	args := im.batchArgs[:0]
 	for i := range ts {
@@ -709,7 +733,7 @@ func (im *Importer) insertChunk(ts []dataset.Turn) (first int64, ok bool, err er
 		epID := im.chunkEpisodes[t.EpisodeID]
 		images, err := json.Marshal(nonNil(t.Images))
 		if err != nil {
-			return 0, false, err
+			return ids, false, err
 		}
 		var meta any
 		if t.Meta != nil {
@@ -719,20 +743,50 @@ func (im *Importer) insertChunk(ts []dataset.Turn) (first int64, ok bool, err er
 			t.VLMResponse, t.ExpectedAnswer, string(images), t.Model, meta, t.ContentHash())
 	}
 	im.batchArgs = args
+	if im.s.d.pg {
+		n := len(ids)
+		err := im.s.savepoint(im.ctx, im.conn, func() error {
+			rows, err := im.batchTurns.QueryContext(im.ctx, args...)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var id int64
+				if err := rows.Scan(&id); err != nil {
+					return err
+				}
+				ids = append(ids, id)
+			}
+			return rows.Err()
+		})
+		if err != nil {
+			ids = ids[:n]
+			if isConstraint(err) {
+				return ids, false, nil // as below
+			}
+			return ids, false, fmt.Errorf("store turns: %w", err)
+		}
+		return ids, true, nil
+	}
 	res, err := im.batchTurns.ExecContext(im.ctx, args...)
 	if err != nil {
 		if isConstraint(err) {
 			// A stored or clashing turn, or a bad value: SQLite undid the statement, and turn
 			// by turn each one gets its outcome or its own error.
-			return 0, false, nil
+			return ids, false, nil
 		}
-		return 0, false, fmt.Errorf("store turns: %w", err)
+		return ids, false, fmt.Errorf("store turns: %w", err)
 	}
 	last, err := res.LastInsertId()
 	if err != nil {
-		return 0, false, err
+		return ids, false, err
 	}
-	return last - int64(len(ts)-1), true, nil
+	// One INSERT numbers its rows consecutively: nothing else writes in this transaction.
+	for i := range ts {
+		ids = append(ids, last-int64(len(ts)-1-i))
+	}
+	return ids, true, nil
 }
 
 // storeEpisodes creates the episodes of a chunk of turns that are not stored yet, in the order
@@ -780,6 +834,11 @@ func (im *Importer) PutTurn(t *dataset.Turn) (int64, Outcome, error) {
 }
 
 func (im *Importer) putTurn(t *dataset.Turn) (int64, Outcome, error) {
+	if im.s.d.pg {
+		if err := noNUL(t); err != nil {
+			return 0, 0, err
+		}
+	}
 	epID, err := im.episodeID(t.EpisodeID)
 	if err != nil {
 		return 0, 0, err
@@ -793,17 +852,20 @@ func (im *Importer) putTurn(t *dataset.Turn) (int64, Outcome, error) {
 		meta = string(t.Meta)
 	}
 	hash := t.ContentHash()
-	res, err := im.insertTurn.ExecContext(im.ctx, t.SampleID, epID, t.Turn, t.ActionType, t.TaskType,
-		t.UserMessage, t.VLMResponse, t.ExpectedAnswer, string(images), t.Model, meta, hash)
+	var newID int64
+	err = im.s.savepoint(im.ctx, im.conn, func() error {
+		err := im.insertTurn.QueryRowContext(im.ctx, t.SampleID, epID, t.Turn, t.ActionType, t.TaskType,
+			t.UserMessage, t.VLMResponse, t.ExpectedAnswer, string(images), t.Model, meta, hash).Scan(&newID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil // stored already: ON CONFLICT DO NOTHING returns no row
+		}
+		return err
+	})
 	if err != nil {
 		return 0, 0, im.turnConflict(t, err)
 	}
-	if n, _ := res.RowsAffected(); n == 1 {
-		id, err := res.LastInsertId()
-		if err != nil {
-			return 0, 0, err
-		}
-		return id, Inserted, im.lowerFence(claimTurn, id)
+	if newID != 0 {
+		return newID, Inserted, im.lowerFence(claimTurn, newID)
 	}
 	var (
 		id           int64

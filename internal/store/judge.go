@@ -34,7 +34,7 @@ type TurnFilter map[string][]string
 // where returns the SQL condition of the filter; only turnColumns' text reaches the SQL.
 func (f TurnFilter) where() (string, []any, error) {
 	keys := slices.Sorted(maps.Keys(f))
-	conds := []string{"1"}
+	conds := []string{"true"}
 	var args []any
 	for _, k := range keys {
 		col, ok := turnColumns[k]
@@ -76,7 +76,7 @@ func (s *Store) streamEpisodes(ctx context.Context, f TurnFilter, withImages boo
 		return fmt.Errorf("read turns: %w", err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `BEGIN DEFERRED`); err != nil {
+	if _, err := conn.ExecContext(ctx, s.d.beginRead()); err != nil {
 		return fmt.Errorf("read turns: %w", err)
 	}
 	defer conn.ExecContext(context.Background(), `ROLLBACK`)
@@ -166,7 +166,7 @@ func (s *Store) BeginJudgeRun(ctx context.Context, judge, version string, body [
 	err = im.im.ensureTx()
 	if err == nil {
 		err = conn.QueryRowContext(ctx, `SELECT COUNT(*), MIN(COALESCE(rule_version, 'none (imported)')) FROM judge_scores s
-			WHERE judge_id = ? AND rule_version IS NOT ? AND `+visibleScore, im.judgeID, version).Scan(&n, &other)
+			WHERE judge_id = ? AND rule_version IS DISTINCT FROM ? AND `+visibleScore, im.judgeID, version).Scan(&n, &other)
 	}
 	if err == nil && n > 0 && !replace {
 		err = fmt.Errorf("%w: judge %s has %d scores made with other rules (%s), these rules are %s; run with --replace to re-score", ErrConflict, judge, n, other.String, version)
@@ -175,9 +175,9 @@ func (s *Store) BeginJudgeRun(ctx context.Context, judge, version string, body [
 		_, err = conn.ExecContext(ctx, `INSERT INTO judge_rule_sets (version, body) VALUES (?, ?) ON CONFLICT DO NOTHING`, version, body)
 	}
 	if err == nil {
-		var any int
-		err = conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM judge_scores WHERE judge_id = ?)`, im.judgeID).Scan(&any)
-		im.fresh = any == 0
+		var some bool
+		err = conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM judge_scores WHERE judge_id = ?)`, im.judgeID).Scan(&some)
+		im.fresh = !some
 	}
 	if err != nil {
 		im.Rollback()

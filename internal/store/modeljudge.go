@@ -54,7 +54,7 @@ func (s *Store) StartModelJudge(ctx context.Context, judge string, v ModelJudgeV
 	var n int
 	var other sql.NullString
 	err = tx.QueryRowContext(ctx, `SELECT COUNT(*), MIN(COALESCE(s.rule_version, 'none (imported)')) FROM judge_scores s
-		JOIN judges j ON j.id = s.judge_id WHERE j.name = ? AND s.rule_version IS NOT ? AND `+visibleScore, judge, v.Version).Scan(&n, &other)
+		JOIN judges j ON j.id = s.judge_id WHERE j.name = ? AND s.rule_version IS DISTINCT FROM ? AND `+visibleScore, judge, v.Version).Scan(&n, &other)
 	if err != nil {
 		return nil, fmt.Errorf("start model judge: %w", err)
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"embed"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -78,9 +79,9 @@ func canCreateIn(dir string) bool {
 	return syscall.Access(dir, wOK) == nil
 }
 
-// latestVersion is the highest migration number this binary knows.
+// latestVersion is the highest SQLite migration number this binary knows.
 func latestVersion() (int, error) {
-	names, err := migrationNames()
+	names, err := migrationNames(migrationFS, "migrations")
 	if err != nil || len(names) == 0 {
 		return 0, err
 	}
@@ -92,16 +93,32 @@ type migrationName struct {
 	name    string // migrations/NNNN_what.sql
 }
 
-// migrationNames lists the embedded migrations in order.
-func migrationNames() ([]migrationName, error) {
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+// migrationFS is the store's dialect's embedded migrations.
+func (s *Store) migrationFS() embed.FS {
+	if s.d.pg {
+		return pgMigrationFS
+	}
+	return migrationFS
+}
+
+// migrationNames lists the store's dialect's embedded migrations in order.
+func (s *Store) migrationNames() ([]migrationName, error) {
+	if s.d.pg {
+		return migrationNames(pgMigrationFS, "migrations/postgres")
+	}
+	return migrationNames(migrationFS, "migrations")
+}
+
+// migrationNames lists the migrations in dir of fsys in order.
+func migrationNames(fsys fs.FS, dir string) ([]migrationName, error) {
+	names, err := fs.Glob(fsys, dir+"/*.sql")
 	if err != nil {
 		return nil, err
 	}
 	sort.Strings(names)
 	out := make([]migrationName, 0, len(names))
 	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
+		base := strings.TrimPrefix(name, dir+"/")
 		version, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
 		if err != nil {
 			return nil, fmt.Errorf("migrate: %s: the name must start with a number", base)
@@ -136,7 +153,7 @@ func checkSchema(ctx context.Context, path string) (schemaState, error) {
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&n); err != nil {
 		return st, err
 	}
-	known, err := migrationNames()
+	known, err := migrationNames(migrationFS, "migrations")
 	if err != nil {
 		return st, err
 	}

@@ -33,7 +33,7 @@ type ReviewData struct {
 // sample and gold turns), or of everybody on every turn when campaign is "" — in queue
 // order, with the gold labels and repeats.
 func (s *Store) Review(ctx context.Context, campaign string) (*ReviewData, error) {
-	where, args := "1", []any{}
+	where, args := "true", []any{}
 	if campaign != "" {
 		id, err := s.sampleID(ctx, s.db, campaign)
 		if err != nil {
@@ -44,7 +44,7 @@ func (s *Store) Review(ctx context.Context, campaign string) (*ReviewData, error
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT an.name, t.id, t.sample_id, t.action_type, t.turn, a.active_ms,
 		COALESCE(a.annotated_at, a.updated_at),
-		(SELECT json_group_object(v.field, v.value) FROM annotation_values v WHERE v.annotation_id = a.id)
+		(SELECT `+s.d.jsonGroupObject("v.field", "v.value")+` FROM annotation_values v WHERE v.annotation_id = a.id)
 		FROM visible_annotations a JOIN annotators an ON an.id = a.annotator_id JOIN visible_turns t ON t.id = a.turn_id
 		WHERE a.status = 'done' AND an.repeat_of IS NULL AND `+where+` ORDER BY t.episode_id, t.turn, an.name`, args...)
 	if err != nil {
@@ -93,7 +93,7 @@ func (s *Store) Review(ctx context.Context, campaign string) (*ReviewData, error
 	// Second labels of repeated turns: submitted annotations of the hidden repeat rows, under
 	// the real annotator's name.
 	r, err := s.db.QueryContext(ctx, `SELECT real.name, t.id, t.sample_id,
-		(SELECT json_group_object(v.field, v.value) FROM annotation_values v WHERE v.annotation_id = a.id)
+		(SELECT `+s.d.jsonGroupObject("v.field", "v.value")+` FROM annotation_values v WHERE v.annotation_id = a.id)
 		FROM visible_annotations a JOIN annotators hid ON hid.id = a.annotator_id JOIN annotators real ON real.id = hid.repeat_of
 		JOIN visible_turns t ON t.id = a.turn_id
 		WHERE a.status = 'done' ORDER BY real.name, t.episode_id, t.turn`)

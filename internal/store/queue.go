@@ -80,7 +80,7 @@ func (s *Store) OpenQueue(ctx context.Context, annotator string, f Filter) (*Que
 		q.rest = condition{strings.Join(parts, " AND "), args}
 	}
 	if len(q.seeks) == 0 {
-		q.seeks = []condition{{"1", nil}}
+		q.seeks = []condition{{"true", nil}}
 	}
 	// A known annotator is only read: annotate starts without waiting for the write lock.
 	err := s.db.QueryRowContext(ctx, `SELECT id FROM annotators WHERE name = ?`, annotator).Scan(&q.annotatorID)
@@ -134,7 +134,7 @@ func (q *Queue) Len(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("count queue: %w", err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `BEGIN DEFERRED`); err != nil {
+	if _, err := conn.ExecContext(ctx, q.s.d.beginRead()); err != nil {
 		return 0, fmt.Errorf("count queue: %w", err)
 	}
 	defer conn.ExecContext(context.Background(), `ROLLBACK`) // a read: ending it is all
@@ -160,7 +160,7 @@ func (q *Queue) Len(ctx context.Context) (int, error) {
 
 // Progress counts the queue's items this annotator has submitted, and those flagged.
 func (q *Queue) Progress(ctx context.Context) (done, flagged int, err error) {
-	w, args := q.where(condition{"1", nil})
+	w, args := q.where(condition{"true", nil})
 	err = q.s.db.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE a.status = 'done'), count(*) FILTER (WHERE a.flagged)
 		FROM annotations a JOIN visible_turns t ON t.id = a.turn_id
 		WHERE a.annotator_id = ? AND `+w+filterSeekOr(q), append([]any{q.annotatorID}, append(args, seekArgs(q)...)...)...).Scan(&done, &flagged)
@@ -279,7 +279,7 @@ func (q *Queue) seekSkipped(ctx context.Context, seq int64, forward, unfinished 
 	if unfinished {
 		extra.sql += " AND a.status <> 'done'"
 	}
-	w, args := q.where(condition{"1", nil}, extra)
+	w, args := q.where(condition{"true", nil}, extra)
 	w += filterSeekOr(q)
 	args = append(args, seekArgs(q)...)
 	var r Ref
@@ -337,7 +337,7 @@ func (q *Queue) Position(ctx context.Context, ref Ref) (int, error) {
 			return 0, err
 		}
 		var after int
-		w, args := q.where(condition{"1", nil}, condition{"a.annotator_id = ? AND a.skip_seq > ?", []any{q.annotatorID, ref.SkipSeq}})
+		w, args := q.where(condition{"true", nil}, condition{"a.annotator_id = ? AND a.skip_seq > ?", []any{q.annotatorID, ref.SkipSeq}})
 		w += filterSeekOr(q)
 		args = append(args, seekArgs(q)...)
 		if err := q.s.db.QueryRowContext(ctx, `SELECT count(*) FROM annotations a JOIN visible_turns t ON t.id = a.turn_id WHERE `+w, args...).Scan(&after); err != nil {
@@ -355,7 +355,7 @@ func (q *Queue) Position(ctx context.Context, ref Ref) (int, error) {
 		}
 		pos += n
 	}
-	w, args := q.where(condition{"1", nil}, upTo, condition{"a.annotator_id = ? AND a.skip_seq IS NOT NULL", []any{q.annotatorID}})
+	w, args := q.where(condition{"true", nil}, upTo, condition{"a.annotator_id = ? AND a.skip_seq IS NOT NULL", []any{q.annotatorID}})
 	w += filterSeekOr(q)
 	args = append(args, seekArgs(q)...)
 	var skipped int
@@ -427,7 +427,7 @@ func (q *Queue) annotation(ctx context.Context, db querier, turnID int64) (*Anno
 	var ms int64
 	var seq sql.NullInt64
 	err := db.QueryRowContext(ctx, `SELECT id, status, flagged, flag_reason, active_ms, skip_seq,
-		EXISTS (SELECT 1 FROM changes c WHERE c.annotation_id = annotations.id AND c.undone = 0)
+		EXISTS (SELECT 1 FROM changes c WHERE c.annotation_id = annotations.id AND NOT c.undone)
 		FROM annotations WHERE annotator_id = ? AND turn_id = ?`, q.annotatorID, turnID).
 		Scan(&a.ID, &a.Status, &a.Flagged, &a.FlagReason, &ms, &seq, &a.CanUndo)
 	a.SkipSeq = seq.Int64

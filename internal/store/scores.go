@@ -58,8 +58,10 @@ func (si *ScoreImporter) start(judge string) error {
 	ctx, conn := si.ctx, si.im.conn
 	// Changed and removed scores wait here (in the connection's temporary database, no lock on
 	// the main one) for Commit; value NULL removes the score.
-	if _, err := conn.ExecContext(ctx, `DROP TABLE IF EXISTS temp.score_changes;
-		CREATE TEMP TABLE score_changes (turn_id INTEGER NOT NULL, field TEXT NOT NULL, value TEXT, rule_version TEXT,
+	if _, err := conn.ExecContext(ctx, `DROP TABLE IF EXISTS `+si.im.s.d.tempTable("score_changes")); err != nil {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, `CREATE TEMP TABLE score_changes (turn_id INTEGER NOT NULL, field TEXT NOT NULL, value TEXT, rule_version TEXT,
 		PRIMARY KEY (turn_id, field))`); err != nil {
 		return err
 	}
@@ -82,7 +84,8 @@ func (si *ScoreImporter) start(judge string) error {
 	prep(&si.findScore, `SELECT value FROM judge_scores WHERE judge_id = ? AND turn_id = ? AND field = ?`)
 	prep(&si.insertScore, `INSERT INTO judge_scores (judge_id, turn_id, field, value, rule_version, import_batch) VALUES (?, ?, ?, ?, ?, `+b+`)
 		ON CONFLICT DO NOTHING`)
-	prep(&si.stageScore, `INSERT OR REPLACE INTO temp.score_changes (turn_id, field, value, rule_version) VALUES (?, ?, ?, ?)`)
+	prep(&si.stageScore, `INSERT INTO `+si.im.s.d.tempTable("score_changes")+` (turn_id, field, value, rule_version) VALUES (?, ?, ?, ?)
+		ON CONFLICT (turn_id, field) DO UPDATE SET value = excluded.value, rule_version = excluded.rule_version`)
 	return err
 }
 
@@ -90,12 +93,12 @@ func (si *ScoreImporter) start(judge string) error {
 func (si *ScoreImporter) applyChanges() error {
 	ctx, conn := si.ctx, si.im.conn
 	if _, err := conn.ExecContext(ctx, `UPDATE judge_scores SET value = c.value, rule_version = c.rule_version
-		FROM temp.score_changes c WHERE c.value IS NOT NULL AND judge_scores.judge_id = ?
+		FROM `+si.im.s.d.tempTable("score_changes")+` c WHERE c.value IS NOT NULL AND judge_scores.judge_id = ?
 		AND judge_scores.turn_id = c.turn_id AND judge_scores.field = c.field`, si.judgeID); err != nil {
 		return fmt.Errorf("replace scores: %w", err)
 	}
 	if _, err := conn.ExecContext(ctx, `DELETE FROM judge_scores WHERE judge_id = ?
-		AND (turn_id, field) IN (SELECT turn_id, field FROM temp.score_changes WHERE value IS NULL)`, si.judgeID); err != nil {
+		AND (turn_id, field) IN (SELECT turn_id, field FROM `+si.im.s.d.tempTable("score_changes")+` WHERE value IS NULL)`, si.judgeID); err != nil {
 		return fmt.Errorf("remove scores: %w", err)
 	}
 	return nil
@@ -303,7 +306,7 @@ func (s *Store) StreamScoring(ctx context.Context, f ScoreFilter, rating, score 
 		return fmt.Errorf("score: %w", err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `BEGIN DEFERRED`); err != nil {
+	if _, err := conn.ExecContext(ctx, s.d.beginRead()); err != nil {
 		return fmt.Errorf("score: %w", err)
 	}
 	// Nothing is written: rolling back just ends the read transaction. A background context,
@@ -327,7 +330,7 @@ func (s *Store) StreamScoring(ctx context.Context, f ScoreFilter, rating, score 
 		cols[i] = `(SELECT v.value FROM annotation_values v WHERE v.annotation_id = a.id AND v.field = ?)`
 		args = append(args, name)
 	}
-	where := `(a.status = 'done' OR ?) AND a.stale = 0 AND an.repeat_of IS NULL` // not stale labels, not second labels of repeated turns
+	where := `(a.status = 'done' OR ?) AND NOT a.stale AND an.repeat_of IS NULL` // not stale labels, not second labels of repeated turns
 	args = append(args, f.IncludeDrafts)
 	if len(f.Annotators) > 0 {
 		where += ` AND an.name IN (` + placeholders(len(f.Annotators)) + `)`
@@ -340,7 +343,7 @@ func (s *Store) StreamScoring(ctx context.Context, f ScoreFilter, rating, score 
 	// the whole result.
 	err = streamRatings(ctx, conn, fields, rating, `SELECT `+grp+`, `+clu+`, t.sample_id, an.name, `+strings.Join(cols, ", ")+`
 		FROM visible_turns t
-		CROSS JOIN visible_annotations a ON a.turn_id = t.id
+		`+s.d.crossJoin()+` visible_annotations a ON a.turn_id = t.id
 		JOIN episodes e ON e.id = t.episode_id
 		JOIN annotators an ON an.id = a.annotator_id
 		WHERE `+where+` ORDER BY t.episode_id, t.turn, an.name`, args)

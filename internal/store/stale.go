@@ -55,7 +55,7 @@ func (im *Importer) staleLabels(rt replacedTurn) error {
 	ctx, tx, turnID := im.ctx, im.conn, rt.id
 	rows, err := tx.QueryContext(ctx, `SELECT a.id, an.name, a.status FROM annotations a
 		JOIN annotators an ON an.id = a.annotator_id
-		WHERE a.turn_id = ? AND a.import_batch IS NOT ? ORDER BY an.name`, turnID, im.batch)
+		WHERE a.turn_id = ? AND a.import_batch IS DISTINCT FROM ? ORDER BY an.name`, turnID, im.batch)
 	if err != nil {
 		return fmt.Errorf("labels of a replaced turn: %w", err)
 	}
@@ -114,7 +114,7 @@ func (im *Importer) staleLabels(rt replacedTurn) error {
 			}
 			sort.Strings(sl.Dropped)
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE annotations SET stale = 1, status = 'draft', annotated_at = NULL,
+		if _, err := tx.ExecContext(ctx, `UPDATE annotations SET stale = true, status = 'draft', annotated_at = NULL,
 			updated_at = ? WHERE id = ?`, formatTime(im.s.Now()), l.id); err != nil {
 			return err
 		}

@@ -75,6 +75,8 @@ type Store struct {
 	// chunkTime is how long a bulk writer holds the lock at most (importChunkTime).
 	chunkTime time.Duration
 	path      string
+	// d holds what differs between SQLite and PostgreSQL (dialect.go).
+	d dialect
 	// interactive stores (Options.Durable: annotate, adjudicate, serve) leave checkpoints to
 	// bulk writers and to checkpointAside.
 	interactive   bool
@@ -91,7 +93,13 @@ type Store struct {
 const newPageSize = 16384
 
 // Open opens (and creates or migrates) the database at path.
+//
+// A path of the form postgres://… or postgresql://… opens a PostgreSQL database instead
+// (postgres.go): the same store, with the same guarantees, on a server.
 func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	if isPostgres(path) {
+		return openPostgres(ctx, path, opts)
+	}
 	if opts.ReadOnly {
 		fi, err := os.Stat(path)
 		if err != nil {
@@ -193,7 +201,14 @@ func (s *Store) beginWrite(ctx context.Context) (*sql.Tx, error) {
 	var tx *sql.Tx
 	err := s.waitLock(ctx, shortWriter, func() (err error) {
 		tx, err = s.wdb.BeginTx(ctx, nil)
-		return err
+		if err != nil || !s.d.pg {
+			return err
+		}
+		if err := s.d.lockWrite(ctx, tx, s.lockWait.Milliseconds()); err != nil {
+			tx.Rollback()
+			return err
+		}
+		return nil
 	})
 	if err != nil || !s.interactive {
 		return tx, err
@@ -298,6 +313,10 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 }
 
 func isBusy(err error) bool {
+	switch pgCode(err) {
+	case pgLockNotAvailable, pgSerialization, pgDeadlock:
+		return true
+	}
 	var se sqlite3.Error
 	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
 }
@@ -330,7 +349,7 @@ func (s *Store) Path() string { return s.path }
 // migrate applies, in order and one transaction each, the embedded migrations not yet
 // recorded in schema_migrations.
 func (s *Store) migrate(ctx context.Context) error {
-	names, err := migrationNames()
+	names, err := s.migrationNames()
 	if err != nil {
 		return err
 	}
@@ -377,7 +396,7 @@ func (s *Store) applyMigration(ctx context.Context, version int, name string) er
 	if n > 0 {
 		return nil
 	}
-	body, err := migrationFS.ReadFile(name)
+	body, err := s.migrationFS().ReadFile(name)
 	if err != nil {
 		return err
 	}
@@ -393,6 +412,9 @@ func (s *Store) applyMigration(ctx context.Context, version int, name string) er
 
 // domainError turns driver errors into the store's sentinel errors.
 func domainError(err error) error {
+	if pgCode(err) == pgUniqueViolation {
+		return fmt.Errorf("%w: %v", ErrConflict, err)
+	}
 	var se sqlite3.Error
 	if errors.As(err, &se) && se.Code == sqlite3.ErrConstraint {
 		switch se.ExtendedCode {
@@ -409,6 +431,9 @@ func domainError(err error) error {
 // isConstraint tells a broken constraint, which undoes its statement but leaves the
 // transaction open, from errors after which SQLite may have rolled the transaction back.
 func isConstraint(err error) bool {
+	if c := pgCode(err); strings.HasPrefix(c, "23") {
+		return true
+	}
 	var se sqlite3.Error
 	return errors.As(err, &se) && se.Code == sqlite3.ErrConstraint
 }

@@ -2,14 +2,25 @@
 // real SQLite file in the test's temporary directory (never :memory:, where each pooled
 // connection would get its own empty database), closed when the test ends, and the same
 // store with the demo episodes imported. Only tests import it.
+//
+// With $M3EVAL_TEST_POSTGRES set to a PostgreSQL DSN (postgres://…), every store these helpers
+// open is on PostgreSQL instead, in a schema of its own dropped when the test ends: the same
+// tests are then the conformance suite of the PostgreSQL backend.
 package storetest
 
 import (
 	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"net/url"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, for creating and dropping test schemas
 
 	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/ingest"
@@ -17,13 +28,87 @@ import (
 	"github.com/m3bench/m3eval/internal/store"
 )
 
-// Open opens a store on path, or on m3eval.db in the test's temporary directory when path
-// is "", and closes it when the test ends. Its clock starts at 2026-03-01 09:00 UTC and
+// PostgresEnv is the environment variable that holds the DSN of the PostgreSQL server the
+// store tests run on; empty runs them on SQLite.
+const PostgresEnv = "M3EVAL_TEST_POSTGRES"
+
+// PostgresDSN is the DSN of the PostgreSQL server the tests run on, "" for SQLite.
+func PostgresDSN() string { return os.Getenv(PostgresEnv) }
+
+// Postgres tells whether the store tests run on PostgreSQL.
+func Postgres() bool { return PostgresDSN() != "" }
+
+// SQLiteOnly skips a test that is about SQLite itself (its files, locks, PRAGMAs) when the
+// tests run on PostgreSQL; reason says why it has no PostgreSQL counterpart.
+func SQLiteOnly(tb testing.TB, reason string) {
+	tb.Helper()
+	if Postgres() {
+		tb.Skip("SQLite only: " + reason)
+	}
+}
+
+// Path is where a test's database lives: a new file m3eval.db in the test's temporary
+// directory, or, on PostgreSQL, a DSN naming a fresh schema (search_path), dropped with all
+// its tables when the test ends. Opening the same Path twice opens the same database.
+func Path(tb testing.TB) string {
+	tb.Helper()
+	dsn := PostgresDSN()
+	if dsn == "" {
+		return filepath.Join(tb.TempDir(), "m3eval.db")
+	}
+	u, err := url.Parse(dsn)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		tb.Fatalf("$%s must be a postgres://… URL, not %q", PostgresEnv, dsn)
+	}
+	var b [6]byte
+	rand.Read(b[:])
+	schema := "m3eval_test_" + hex.EncodeToString(b[:])
+	admin, err := sql.Open("pgx", dsn)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := admin.ExecContext(ctx, `CREATE SCHEMA `+schema); err != nil {
+		admin.Close()
+		tb.Fatalf("create test schema on $%s: %v", PostgresEnv, err)
+	}
+	tb.Cleanup(func() {
+		defer admin.Close()
+		// Stores opened by the test are closed by now (cleanups run last first); a lock
+		// timeout keeps a connection a test leaked from hanging the run.
+		admin.ExecContext(ctx, `SET lock_timeout = '10s'`)
+		if _, err := admin.ExecContext(ctx, `DROP SCHEMA `+schema+` CASCADE`); err != nil {
+			tb.Logf("drop test schema %s: %v", schema, err)
+		}
+	})
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// RequirePostgres returns the PostgreSQL DSN for a test that compares the backends. Without
+// one the test is skipped on a developer's machine, and fails in CI (CI=true), where a
+// PostgreSQL server is always started: there a missing server must not pass as a skip.
+func RequirePostgres(tb testing.TB) string {
+	tb.Helper()
+	dsn := PostgresDSN()
+	if dsn == "" {
+		if os.Getenv("CI") == "true" {
+			tb.Fatalf("CI=true but $%s is empty: .ci/run starts a PostgreSQL server and must export its DSN", PostgresEnv)
+		}
+		tb.Skipf("no PostgreSQL server: set $%s to a postgres://… DSN to run this test", PostgresEnv)
+	}
+	return dsn
+}
+
+// Open opens a store on path, or on a fresh database (Path) when path is "", and closes it
+// when the test ends. Its clock starts at 2026-03-01 09:00 UTC and
 // advances a second on every reading (see Clock), so stored times are deterministic.
 func Open(tb testing.TB, path string, opts store.Options) *store.Store {
 	tb.Helper()
 	if path == "" {
-		path = filepath.Join(tb.TempDir(), "m3eval.db")
+		path = Path(tb)
 	}
 	s, err := store.Open(context.Background(), path, opts)
 	if err != nil {

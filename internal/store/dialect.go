@@ -1,0 +1,149 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// dialect is what differs between the two databases the store runs on: SQLite (the embedded
+// default) and PostgreSQL (a DSN postgres://… given as --db). Most of the store's SQL is
+// written once, in the spelling both accept (boolean columns compared with true/false,
+// ON CONFLICT, RETURNING, count(*) FILTER); the placeholders "?" are rebound to "$1…" by the
+// PostgreSQL connection itself (rebind.go), and this type holds the few spellings that differ.
+type dialect struct {
+	pg bool
+	// lockKey is the campaign-wide advisory lock (PostgreSQL): every write transaction takes
+	// it, which gives the store SQLite's one-writer-at-a-time semantics that the import
+	// batches, their fences and the undo batches are built on.
+	lockKey int64
+}
+
+// isPostgres tells whether a --db value names a PostgreSQL database rather than a file.
+func isPostgres(path string) bool {
+	return strings.HasPrefix(path, "postgres://") || strings.HasPrefix(path, "postgresql://")
+}
+
+// IsPostgres tells whether a --db value names a PostgreSQL database (postgres://… or
+// postgresql://…) rather than an SQLite file.
+func IsPostgres(db string) bool { return isPostgres(db) }
+
+// jsonKeys is a table of one column, value, holding the strings of the JSON array bound to the
+// one placeholder it contains.
+func (d dialect) jsonKeys() string {
+	if d.pg {
+		return `json_array_elements_text(?::json)`
+	}
+	return `json_each(?)`
+}
+
+// jsonGroupObject aggregates key/value text pairs into one JSON object text.
+func (d dialect) jsonGroupObject(k, v string) string {
+	if d.pg {
+		return `COALESCE(json_object_agg(` + k + `, ` + v + `)::text, '{}')`
+	}
+	return `json_group_object(` + k + `, ` + v + `)`
+}
+
+// metaText is the text of a top-level key of a turn's meta object (NULL when absent).
+func (d dialect) metaText(col, key string) string {
+	if d.pg {
+		return `(` + col + `::jsonb ->> '` + strings.ReplaceAll(key, `'`, `''`) + `')`
+	}
+	return `CAST(json_extract(` + col + `, '$."` + key + `"') AS TEXT)`
+}
+
+// metaInt is a top-level key of a turn's meta object when it is a whole number, else -1.
+func (d dialect) metaInt(col, key string) string {
+	if d.pg {
+		return `CASE WHEN jsonb_typeof(` + col + `::jsonb -> '` + key + `') = 'number' AND (` + col + `::jsonb ->> '` + key + `') ~ '^-?[0-9]+$'
+			THEN (` + col + `::jsonb ->> '` + key + `')::bigint ELSE -1 END`
+	}
+	return `CASE WHEN json_type(` + col + `, '$.` + key + `') = 'integer' THEN json_extract(` + col + `, '$.` + key + `') ELSE -1 END`
+}
+
+// least is the smaller of two values (SQLite's scalar min).
+func (d dialect) least(a, b string) string {
+	if d.pg {
+		return `LEAST(` + a + `, ` + b + `)`
+	}
+	return `min(` + a + `, ` + b + `)`
+}
+
+// tempTable is how a statement names a temporary table of the connection.
+func (d dialect) tempTable(name string) string {
+	if d.pg {
+		return `pg_temp.` + name
+	}
+	return `temp.` + name
+}
+
+// beginRead starts a read transaction on one connection: one snapshot for all its queries,
+// without the write lock (the write pool's transactions take it).
+func (d dialect) beginRead() string {
+	if d.pg {
+		return `BEGIN ISOLATION LEVEL REPEATABLE READ`
+	}
+	return `BEGIN DEFERRED`
+}
+
+// lockWrite takes, inside the transaction just begun on q, the write lock: on SQLite the
+// BEGIN IMMEDIATE did; on PostgreSQL the campaign's advisory lock, waited for at most wait
+// (then a lock_timeout error, which isBusy recognizes, and waitLock gives up or tries again).
+func (d dialect) lockWrite(ctx context.Context, q querier, wait int64) error {
+	if !d.pg {
+		return nil
+	}
+	if _, err := q.ExecContext(ctx, fmt.Sprintf(`SET LOCAL lock_timeout = %d`, max(wait, 1))); err != nil {
+		return err
+	}
+	_, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, d.lockKey)
+	return err
+}
+
+// beginConn starts a write transaction on a connection of the write pool (an import's chunk,
+// a batch's removal) and takes the write lock.
+func (s *Store) beginConn(ctx context.Context, conn *sql.Conn) error {
+	if !s.d.pg {
+		_, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`)
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, `BEGIN`); err != nil {
+		return err
+	}
+	if err := s.d.lockWrite(ctx, conn, s.lockWait.Milliseconds()); err != nil {
+		conn.ExecContext(context.Background(), `ROLLBACK`)
+		return err
+	}
+	return nil
+}
+
+// savepoint runs f, a statement that may break a constraint, so that the transaction goes on
+// after such an error as it does on SQLite (which undoes only the statement); PostgreSQL would
+// abort the whole transaction, so there f runs inside a savepoint rolled back on error.
+func (s *Store) savepoint(ctx context.Context, q querier, f func() error) error {
+	if !s.d.pg {
+		return f()
+	}
+	if _, err := q.ExecContext(ctx, `SAVEPOINT stmt`); err != nil {
+		return err
+	}
+	if err := f(); err != nil {
+		if _, rerr := q.ExecContext(ctx, `ROLLBACK TO SAVEPOINT stmt`); rerr != nil {
+			return fmt.Errorf("%w (and undoing the statement: %v)", err, rerr)
+		}
+		return err
+	}
+	_, err := q.ExecContext(ctx, `RELEASE SAVEPOINT stmt`)
+	return err
+}
+
+// crossJoin is the join that keeps its left table the outer loop: SQLite's CROSS JOIN … ON
+// fixes the order for its planner; PostgreSQL plans joins itself and spells it JOIN.
+func (d dialect) crossJoin() string {
+	if d.pg {
+		return `JOIN`
+	}
+	return `CROSS JOIN`
+}

@@ -1,0 +1,236 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/m3bench/m3eval/internal/dataset"
+)
+
+//go:embed migrations/postgres/*.sql
+var pgMigrationFS embed.FS
+
+// openPostgres opens (and creates or migrates the schema of) the PostgreSQL database that dsn
+// names. A campaign is the tables of the connection's current schema (search_path), so one
+// database can hold several.
+func openPostgres(ctx context.Context, dsn string, opts Options) (*Store, error) {
+	where := redactDSN(dsn)
+	params := map[string]string{"application_name": "m3eval"}
+	if opts.ReadOnly {
+		// The read-only commands never write: the server refuses it, whatever a bug asks.
+		params["default_transaction_read_only"] = "on"
+	}
+	// Durable (annotate, adjudicate, serve): a commit returns once the server has it on disk.
+	// Otherwise (import, judge) a server crash may lose the last commits, as synchronous=NORMAL
+	// allows on SQLite; nothing is ever half written.
+	if opts.Durable {
+		params["synchronous_commit"] = "on"
+	} else {
+		params["synchronous_commit"] = "off"
+	}
+	open := func(extra map[string]string) (*sql.DB, *pgx.ConnConfig, error) {
+		cfg, err := pgx.ParseConfig(dsn)
+		if err != nil {
+			return nil, nil, fmt.Errorf("open %s: the address is not one PostgreSQL understands: %v", where, redactErr(err, dsn))
+		}
+		for k, v := range params {
+			cfg.RuntimeParams[k] = v
+		}
+		for k, v := range extra {
+			cfg.RuntimeParams[k] = v
+		}
+		return sql.OpenDB(rebindConnector{stdlib.GetConnector(*cfg)}), cfg, nil
+	}
+	// Reads see one snapshot per transaction, as SQLite's deferred transactions do.
+	db, cfg, err := open(map[string]string{"default_transaction_isolation": "repeatable read"})
+	if err != nil {
+		return nil, err
+	}
+	wdb, _, err := open(nil)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	if opts.Writers > 0 {
+		wdb.SetMaxOpenConns(opts.Writers)
+	}
+	s := &Store{db: db, wdb: wdb, path: where, lockWait: opts.LockWait, priorityMax: importPriorityMax, chunkTime: importChunkTime,
+		Now: func() time.Time { return time.Now().UTC() }}
+	s.d.pg = true
+	if s.lockWait <= 0 {
+		s.lockWait = DefaultLockWait
+	}
+	fail := func(err error) (*Store, error) {
+		s.Close()
+		return nil, err
+	}
+	var schema string
+	if err := db.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		return fail(fmt.Errorf("cannot reach PostgreSQL at %s: %v", hostPort(cfg), redactErr(err, dsn)))
+	}
+	h := fnv.New64a()
+	h.Write([]byte("m3eval campaign " + schema))
+	s.d.lockKey = int64(h.Sum64())
+	st, err := s.checkSchemaPG(ctx)
+	if err != nil {
+		return fail(fmt.Errorf("open %s: %w", where, err))
+	}
+	if st.pending {
+		if opts.ReadOnly {
+			// The reader's queries need today's schema: a writable open upgrades it first.
+			w, err := openPostgres(ctx, dsn, Options{})
+			if err != nil {
+				return fail(fmt.Errorf("open %s: the database needs an upgrade to this m3eval's schema, and it cannot be written here: %w", where, err))
+			}
+			w.Close()
+		} else if err := s.migrate(ctx); err != nil {
+			return fail(fmt.Errorf("open %s: %w", where, err))
+		}
+	}
+	return s, nil
+}
+
+// checkSchemaPG is checkSchema for PostgreSQL: the schema version, read without writing.
+func (s *Store) checkSchemaPG(ctx context.Context) (schemaState, error) {
+	var st schemaState
+	var found bool
+	if err := s.db.QueryRowContext(ctx, `SELECT to_regclass('schema_migrations') IS NOT NULL`).Scan(&found); err != nil {
+		return st, err
+	}
+	known, err := s.migrationNames()
+	if err != nil {
+		return st, err
+	}
+	if !found {
+		var tables int
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()`).Scan(&tables); err != nil {
+			return st, err
+		}
+		if tables > 0 {
+			return st, fmt.Errorf("%w: the schema holds tables of another program (no m3eval tables); nothing was changed", ErrNotDatabase)
+		}
+		st.pending = len(known) > 0
+		return st, nil
+	}
+	applied := map[int]bool{}
+	rows, err := s.db.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return st, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return st, err
+		}
+		applied[v] = true
+		st.version = max(st.version, v)
+	}
+	if err := rows.Err(); err != nil {
+		return st, err
+	}
+	latest := 0
+	if len(known) > 0 {
+		latest = known[len(known)-1].version
+	}
+	if st.version > latest {
+		return st, fmt.Errorf("%w (schema version %d; this m3eval knows up to %d): use that m3eval or a newer one; nothing was changed", ErrNewerSchema, st.version, latest)
+	}
+	for _, m := range known {
+		if !applied[m.version] {
+			st.pending = true
+		}
+	}
+	return st, nil
+}
+
+// hostPort names the server of a connection configuration in messages.
+func hostPort(cfg *pgx.ConnConfig) string {
+	if strings.HasPrefix(cfg.Host, "/") {
+		return cfg.Host + " (port " + strconv.Itoa(int(cfg.Port)) + ")"
+	}
+	return net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))
+}
+
+// redactDSN is dsn without its password, for messages and Path.
+func redactDSN(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "the PostgreSQL address given"
+	}
+	if u.User != nil {
+		u.User = url.User(u.User.Username())
+	}
+	q := u.Query()
+	if q.Has("password") {
+		q.Del("password")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+// redactErr is err's text with the DSN's password, should the driver quote it, cut out.
+func redactErr(err error, dsn string) string {
+	msg := err.Error()
+	if u, perr := url.Parse(dsn); perr == nil && u.User != nil {
+		if pw, ok := u.User.Password(); ok && pw != "" {
+			msg = strings.ReplaceAll(msg, pw, "xxxxx")
+		}
+	}
+	return msg
+}
+
+// pgCode is the SQLSTATE of a PostgreSQL error, "" for any other error.
+func pgCode(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return ""
+}
+
+// PostgreSQL error codes the store tells apart.
+const (
+	pgUniqueViolation  = "23505"
+	pgLockNotAvailable = "55P03" // lock_timeout passed
+	pgSerialization    = "40001"
+	pgDeadlock         = "40P01"
+)
+
+// noNUL refuses a turn with a NUL character in its text, which PostgreSQL's text type cannot
+// hold (SQLite can): the user reads which sample and field, not an encoding error.
+func noNUL(t *dataset.Turn) error {
+	for _, f := range []struct{ name, v string }{{"sample_id", t.SampleID}, {"episode_id", t.EpisodeID},
+		{"action_type", t.ActionType}, {"task_type", t.TaskType}, {"user_message", t.UserMessage},
+		{"vlm_response", t.VLMResponse}, {"expected_answer", t.ExpectedAnswer}, {"model", t.Model},
+		{"meta", string(t.Meta)}, {"images", strings.Join(t.Images, "")}} {
+		if strings.Contains(f.v, "\x00") {
+			return fmt.Errorf("sample %q: field %s holds a NUL character (\\u0000), which PostgreSQL cannot store in text", t.SampleID, f.name)
+		}
+	}
+	return nil
+}
+
+// openPostgresReader opens a read-only pool on dsn, with nothing checked or migrated: shell
+// completion reads through it.
+func openPostgresReader(dsn string) (*sql.DB, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: the address is not one PostgreSQL understands: %v", redactDSN(dsn), redactErr(err, dsn))
+	}
+	cfg.RuntimeParams["default_transaction_read_only"] = "on"
+	cfg.RuntimeParams["application_name"] = "m3eval"
+	return sql.OpenDB(rebindConnector{stdlib.GetConnector(*cfg)}), nil
+}
