@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/m3bench/m3eval/internal/store/storetest"
 )
 
 // campaignDB builds, with the real binary, a database in which every kind of row m3eval
@@ -133,4 +135,38 @@ func exitCode(err error) int {
 		return ee.ExitCode()
 	}
 	return -1
+}
+
+// postgresPath is a fresh PostgreSQL database (a schema of its own, dropped when the test
+// ends) on the server $M3EVAL_TEST_POSTGRES names; without one the test is skipped, and in
+// CI it fails (storetest.RequirePostgres).
+func postgresPath(t *testing.T) string {
+	t.Helper()
+	storetest.RequirePostgres(t)
+	return storetest.Path(t)
+}
+
+// TestCopyCampaignPostgres: the campaign goes from SQLite to PostgreSQL and back to a new
+// SQLite file; export (every format, --final, a campaign), score and qc print the same bytes
+// on both files.
+func TestCopyCampaignPostgres(t *testing.T) {
+	pg := postgresPath(t)
+	bin := binary(t)
+	dir := t.TempDir()
+	src := campaignDB(t, bin, dir)
+	want := viewOutputs(t, bin, src)
+	if out, err := exec.Command(bin, "copy", "--from", src, "--to", pg).CombinedOutput(); err != nil {
+		t.Fatalf("copy to PostgreSQL: %v\n%s", err, out)
+	}
+	back := filepath.Join(dir, "back.db")
+	if out, err := exec.Command(bin, "copy", "--from", pg, "--to", back).CombinedOutput(); err != nil {
+		t.Fatalf("copy from PostgreSQL: %v\n%s", err, out)
+	}
+	sameViews(t, "SQLite → PostgreSQL → SQLite", want, viewOutputs(t, bin, back))
+
+	// A second copy onto the PostgreSQL campaign is refused: it holds one now.
+	out, err := exec.Command(bin, "copy", "--from", back, "--to", pg).CombinedOutput()
+	if code := exitCode(err); code != 1 || !strings.Contains(string(out), "already holds a campaign") {
+		t.Errorf("copy onto a full PostgreSQL schema: exit %d, %s", code, out)
+	}
 }

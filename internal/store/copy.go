@@ -154,7 +154,7 @@ func copyCheckSource(ctx context.Context, from *Store, src *sql.Tx) error {
 	}
 }
 
-// copySameSchema checks that both ends have this m3eval's tables and the same migrations:
+// copySameSchema checks that both ends have this m3eval's tables and all its migrations:
 // Copy moves rows by column name, and rows of an older or newer schema would not fit.
 func copySameSchema(ctx context.Context, from *Store, src *sql.Tx, to *Store, dst *sql.Tx) error {
 	for _, end := range []struct {
@@ -176,16 +176,27 @@ func copySameSchema(ctx context.Context, from *Store, src *sql.Tx, to *Store, ds
 			}
 		}
 	}
-	a, err := appliedVersions(ctx, src)
-	if err != nil {
-		return fmt.Errorf("copy: read %s's schema version: %w", from.Path(), err)
-	}
-	b, err := appliedVersions(ctx, dst)
-	if err != nil {
-		return fmt.Errorf("copy: read %s's schema version: %w", to.Path(), err)
-	}
-	if !slices.Equal(a, b) {
-		return fmt.Errorf("copy: %s has the migrations %v and %s has %v: open both with the same m3eval first; nothing was copied", from.Path(), a, to.Path(), b)
+	// Each backend numbers its own migrations (PostgreSQL's first one is SQLite's ten at
+	// once): both ends must have all of this m3eval's, which makes their tables the same.
+	for _, end := range []struct {
+		s *Store
+		q querier
+	}{{from, src}, {to, dst}} {
+		got, err := appliedVersions(ctx, end.q)
+		if err != nil {
+			return fmt.Errorf("copy: read %s's schema version: %w", end.s.Path(), err)
+		}
+		known, err := end.s.migrationNames()
+		if err != nil {
+			return err
+		}
+		var want []int
+		for _, m := range known {
+			want = append(want, m.version)
+		}
+		if !slices.Equal(got, want) {
+			return fmt.Errorf("copy: %s has the migrations %v and this m3eval's are %v: open it with this m3eval first; nothing was copied", end.s.Path(), got, want)
+		}
 	}
 	return nil
 }
@@ -276,7 +287,13 @@ func copyTable(ctx context.Context, src *sql.Tx, to *Store, dst *sql.Tx, table s
 	for i, c := range cols {
 		quoted[i] = quoteIdent(c)
 	}
-	head := `INSERT INTO ` + quoteIdent(table) + ` (` + strings.Join(quoted, ", ") + `) VALUES `
+	head := `INSERT INTO ` + quoteIdent(table) + ` (` + strings.Join(quoted, ", ") + `) `
+	if to.isPG() {
+		// The ids are the source's: an identity column GENERATED ALWAYS (import_batches)
+		// accepts them only so.
+		head += `OVERRIDING SYSTEM VALUE `
+	}
+	head += `VALUES `
 	tuple := `(` + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + `)`
 	perStmt := max(1, min(copyBatchRows, copyBatchParams/len(cols)))
 
@@ -523,4 +540,4 @@ func quoteIdent(name string) string {
 }
 
 // isPG tells whether the store is on PostgreSQL.
-func (s *Store) isPG() bool { return false }
+func (s *Store) isPG() bool { return s.d.pg }
