@@ -68,6 +68,9 @@ func (o *globalOptions) openStore(ctx context.Context, r *rubric.Rubric, so stor
 // mustExist fails with a plain sentence when the database file is missing, instead of
 // creating an empty one for commands that only read.
 func (o *globalOptions) mustExist() error {
+	if store.IsPostgres(o.dbPath) {
+		return nil // a server: the store's open says when it holds no campaign
+	}
 	if _, err := os.Stat(o.dbPath); err != nil {
 		return fmt.Errorf("no database at %s: import turns first (m3eval import FILE), or pass --db", o.dbPath)
 	}

@@ -3,7 +3,6 @@ package store_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -41,7 +40,7 @@ func activity(t *testing.T, s *store.Store) (done int, active time.Duration, cou
 // turn position and meta.confusable_objects, and see nothing of an import still running.
 func TestActivityAndLabelCounts(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "m3eval.db")
+	path := storetest.Path(t)
 	s := storetest.Open(t, path, store.Options{})
 	im, err := s.BeginImport(ctx, store.ImportOptions{Source: "labels.jsonl"})
 	if err != nil {

@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,14 +17,10 @@ import (
 	"github.com/m3bench/m3eval/internal/store/storetest"
 )
 
-// rawCount counts rows of a table straight from the file, hidden ones included.
+// rawCount counts rows of a table straight from the database, hidden ones included.
 func rawCount(t *testing.T, path, table string) int {
 	t.Helper()
-	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro&_busy_timeout=5000")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.RawDB(t, path, false)
 	var n int
 	if err := db.QueryRow(`SELECT count(*) FROM ` + table).Scan(&n); err != nil {
 		t.Fatal(err)
@@ -54,7 +49,7 @@ func chunkedImport(t *testing.T, im *store.Importer, prefix string, n int) {
 // at all; on Commit all of it appears at once.
 func TestImportVisibleOnlyWhenComplete(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "m3eval.db")
+	path := storetest.Path(t)
 	s := storetest.Open(t, path, store.Options{})
 	seed(t, s, []string{"initial", "follow_up"})
 	im, err := s.BeginImport(ctx, store.ImportOptions{Source: "big.jsonl"})
@@ -92,7 +87,7 @@ func TestImportVisibleOnlyWhenComplete(t *testing.T) {
 // TestFailedImportLeavesNothing: chunks already committed are removed with their batch.
 func TestFailedImportLeavesNothing(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "m3eval.db")
+	path := storetest.Path(t)
 	s := storetest.Open(t, path, store.Options{})
 	seed(t, s, []string{"initial"})
 	im, err := s.BeginImport(ctx, store.ImportOptions{})
@@ -112,7 +107,7 @@ func TestFailedImportLeavesNothing(t *testing.T) {
 // sees, and the next import removes it.
 func TestAbandonedImportRemoved(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "m3eval.db")
+	path := storetest.Path(t)
 	s := storetest.Open(t, path, store.Options{})
 	im, err := s.BeginImport(ctx, store.ImportOptions{})
 	if err != nil {
@@ -124,12 +119,8 @@ func TestAbandonedImportRemoved(t *testing.T) {
 	if err := dead.Run(); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=5000")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(`UPDATE import_batches SET pid = ?`, dead.Process.Pid); err != nil {
+	db := storetest.RawDB(t, path, true)
+	if _, err := db.Exec(fmt.Sprintf(`UPDATE import_batches SET pid = %d`, dead.Process.Pid)); err != nil {
 		t.Fatal(err)
 	}
 	if st, _ := s.Status(ctx); st.Turns != 0 {
@@ -160,7 +151,7 @@ func TestAbandonedImportRemoved(t *testing.T) {
 // up-to-date database opens, a known annotator's queue opens and reads, and status runs.
 func TestOpenAndReadWithoutTheWriteLock(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "m3eval.db")
+	path := storetest.Path(t)
 	s := storetest.Open(t, path, store.Options{})
 	seed(t, s, []string{"initial", "follow_up"})
 	if _, err := s.OpenQueue(ctx, "ann", nil); err != nil {
@@ -169,18 +160,20 @@ func TestOpenAndReadWithoutTheWriteLock(t *testing.T) {
 	if err := s.RememberRubric(ctx, "v1", []byte("{}")); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite3", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.RawDB(t, path, true)
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
-		t.Fatal(err)
+	begin := []string{`BEGIN IMMEDIATE`}
+	if storetest.Postgres() {
+		begin = []string{`BEGIN`, store.WriteLockSQL(s)}
+	}
+	for _, q := range begin {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
 	}
 	defer conn.ExecContext(ctx, `ROLLBACK`)
 	start := time.Now()

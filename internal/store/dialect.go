@@ -18,6 +18,9 @@ type dialect struct {
 	// it, which gives the store SQLite's one-writer-at-a-time semantics that the import
 	// batches, their fences and the undo batches are built on.
 	lockKey int64
+	// waitKey is held (shared) by short writers while they wait for lockKey, so that a bulk
+	// writer can end its chunk early for them (shortWriterWaiting), as waiters.go does on SQLite.
+	waitKey int64
 }
 
 // isPostgres tells whether a --db value names a PostgreSQL database rather than a file.
@@ -91,15 +94,32 @@ func (d dialect) beginRead() string {
 // lockWrite takes, inside the transaction just begun on q, the write lock: on SQLite the
 // BEGIN IMMEDIATE did; on PostgreSQL the campaign's advisory lock, waited for at most wait
 // (then a lock_timeout error, which isBusy recognizes, and waitLock gives up or tries again).
-func (d dialect) lockWrite(ctx context.Context, q querier, wait int64) error {
+// PostgreSQL queues the waiters, so a bulk writer's next chunk goes behind those already
+// waiting; a short writer also marks itself as waiting (waitKey) for the chunk under way.
+func (d dialect) lockWrite(ctx context.Context, q querier, wait int64, class writerClass) error {
 	if !d.pg {
 		return nil
 	}
 	if _, err := q.ExecContext(ctx, fmt.Sprintf(`SET LOCAL lock_timeout = %d`, max(wait, 1))); err != nil {
 		return err
 	}
+	if class == shortWriter {
+		if _, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock_shared(?)`, d.waitKey); err != nil {
+			return err
+		}
+	}
 	_, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, d.lockKey)
 	return err
+}
+
+// shortWriterWaiting tells, on PostgreSQL, whether a short writer waits for the write lock:
+// one holds waitKey shared, so an exclusive try fails (and when it succeeds it is let go at
+// once, in the same statement).
+func (d dialect) shortWriterWaiting(ctx context.Context, q querier) bool {
+	var waiting bool
+	err := q.QueryRowContext(ctx, `SELECT CASE WHEN pg_try_advisory_lock(?) THEN NOT pg_advisory_unlock(?) ELSE true END`,
+		d.waitKey, d.waitKey).Scan(&waiting)
+	return err == nil && waiting
 }
 
 // beginConn starts a write transaction on a connection of the write pool (an import's chunk,
@@ -112,7 +132,7 @@ func (s *Store) beginConn(ctx context.Context, conn *sql.Conn) error {
 	if _, err := conn.ExecContext(ctx, `BEGIN`); err != nil {
 		return err
 	}
-	if err := s.d.lockWrite(ctx, conn, s.lockWait.Milliseconds()); err != nil {
+	if err := s.d.lockWrite(ctx, conn, s.lockWait.Milliseconds(), bulkWriter); err != nil {
 		conn.ExecContext(context.Background(), `ROLLBACK`)
 		return err
 	}

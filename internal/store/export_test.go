@@ -1,6 +1,9 @@
 package store
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // SetPriorityMax sets how long s's bulk writers defer to waiting short writers per chunk.
 func SetPriorityMax(s *Store, d time.Duration) { s.priorityMax = d }
@@ -15,3 +18,9 @@ func WritersWaiting(s *Store) bool {
 
 // SetChunkTime sets how long s's bulk writers hold the lock at most.
 func SetChunkTime(s *Store, d time.Duration) { s.chunkTime = d }
+
+// WriteLockSQL is the statement that takes s's write lock on PostgreSQL (the campaign's
+// advisory lock) in another session's transaction, for tests that hold it.
+func WriteLockSQL(s *Store) string {
+	return "SELECT pg_advisory_xact_lock(" + strconv.FormatInt(s.d.lockKey, 10) + ")"
+}

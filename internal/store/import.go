@@ -111,6 +111,9 @@ func (im *Importer) shortWriterWaits() bool {
 		return false
 	}
 	im.lastProbe = time.Now()
+	if im.s.d.pg {
+		return im.s.d.shortWriterWaiting(im.ctx, im.conn)
+	}
 	return im.waiters.waiting()
 }
 

@@ -18,6 +18,7 @@ import (
 // TestOpenOpensExactlyThatFile: characters that mean something in an SQLite URI (# ends the
 // path, ? starts the parameters, % escapes) are part of the file name.
 func TestOpenOpensExactlyThatFile(t *testing.T) {
+	storetest.SQLiteOnly(t, "about file names and SQLite URIs")
 	dir := t.TempDir()
 	names := []string{"study#1.db", "study#2.db", "what?.db", "100%.db", "50%25.db", "a&mode=ro.db", "sp ace.db"}
 	for i, name := range names {
@@ -50,15 +51,14 @@ func TestOpenOpensExactlyThatFile(t *testing.T) {
 // TestOpenRefusesNewerSchema: a database from a newer m3eval is refused with a sentence, and
 // not one byte of it is written, by writers and readers alike.
 func TestOpenRefusesNewerSchema(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "future.db")
+	path := storetest.Path(t)
 	storetest.Open(t, path, store.Options{}).Close()
-	db, err := sql.Open("sqlite3", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, 'migrations/9999_future.sql', '2030-01-01T00:00:00Z');
-		CREATE TABLE future (x)`); err != nil {
-		t.Fatal(err)
+	db := storetest.RawDB(t, path, true)
+	for _, q := range []string{`INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, 'migrations/9999_future.sql', '2030-01-01T00:00:00Z')`,
+		`CREATE TABLE future (x INTEGER)`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
 	}
 	db.Close()
 	before, _ := os.ReadFile(path)
@@ -80,7 +80,8 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 // TestReadOnlyOpenUpgradesAnOldDatabaseFirst: a reader of a database from an older m3eval
 // (a migration missing) still gets today's schema, when the file can be written.
 func TestReadOnlyOpenUpgradesAnOldDatabaseFirst(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "old.db")
+	storetest.SQLiteOnly(t, "the PostgreSQL schema has one migration so far: there is no older one to upgrade")
+	path := storetest.Path(t)
 	storetest.Open(t, path, store.Options{}).Close()
 	db, err := sql.Open("sqlite3", path)
 	if err != nil {
@@ -103,6 +104,7 @@ func TestReadOnlyOpenUpgradesAnOldDatabaseFirst(t *testing.T) {
 // --db by mistake, and another program's SQLite database are refused, and not one byte of
 // them changes, nor does a -wal or -shm file appear beside them (issue 24 item 5).
 func TestOpenRefusesWhatIsNotADatabase(t *testing.T) {
+	storetest.SQLiteOnly(t, "about files that are not SQLite databases")
 	dir := t.TempDir()
 	empty := filepath.Join(dir, "empty.db")
 	jsonl := filepath.Join(dir, "turns.jsonl")
@@ -154,6 +156,7 @@ func TestOpenRefusesWhatIsNotADatabase(t *testing.T) {
 // TestOpenOnReadOnlyMountSaysReadOnly: writing on a read-only file system fails with a
 // sentence that says so, not "no such file or directory". Needs root to mount a tmpfs.
 func TestOpenOnReadOnlyMountSaysReadOnly(t *testing.T) {
+	storetest.SQLiteOnly(t, "about a read-only file system under an SQLite file")
 	dir := t.TempDir()
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", dir).CombinedOutput(); err != nil {
 		t.Skipf("cannot mount a tmpfs here (%v: %s)", err, out)

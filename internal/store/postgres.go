@@ -83,9 +83,15 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*Store, error)
 	h := fnv.New64a()
 	h.Write([]byte("m3eval campaign " + schema))
 	s.d.lockKey = int64(h.Sum64())
+	h.Write([]byte(" waiting"))
+	s.d.waitKey = int64(h.Sum64())
 	st, err := s.checkSchemaPG(ctx)
 	if err != nil {
 		return fail(fmt.Errorf("open %s: %w", where, err))
+	}
+	if opts.ReadOnly && st.version == 0 {
+		// A reader never creates a campaign.
+		return fail(fmt.Errorf("open %s: %w: no m3eval campaign there (schema %s); import turns first (m3eval import FILE --db …)", where, ErrNotDatabase, schema))
 	}
 	if st.pending {
 		if opts.ReadOnly {

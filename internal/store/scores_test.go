@@ -205,7 +205,7 @@ func TestJudgeScoresStayOutOfTheAnnotator(t *testing.T) {
 // database as it was when it started.
 func TestJudgeStreamDoesNotBlockAnnotators(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "m3eval.db")
+	path := storetest.Path(t)
 	s := storetest.Open(t, path, store.Options{})
 	seed(t, s, []string{"initial", "follow_up"})
 	label := func(st *store.Store, tr dataset.Turn, who string) error {

@@ -204,7 +204,7 @@ func (s *Store) beginWrite(ctx context.Context) (*sql.Tx, error) {
 		if err != nil || !s.d.pg {
 			return err
 		}
-		if err := s.d.lockWrite(ctx, tx, s.lockWait.Milliseconds()); err != nil {
+		if err := s.d.lockWrite(ctx, tx, s.lockWait.Milliseconds(), shortWriter); err != nil {
 			tx.Rollback()
 			return err
 		}

@@ -192,7 +192,7 @@ func TestQueueOrderFilterSkipAndPosition(t *testing.T) {
 
 func TestEditsUndoAndResumeAcrossReopen(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "m3eval.db")
+	path := storetest.Path(t)
 	s := storetest.Open(t, path, store.Options{Durable: true})
 	seed(t, s, []string{"initial", "mislead"})
 	r := storetest.Rubric(t)
@@ -585,6 +585,7 @@ func TestPutTurnsReimport(t *testing.T) {
 // TestNewDatabasePageSize: databases m3eval creates get 16 KB pages, in WAL mode; one that
 // exists already keeps its page size and still opens and migrates.
 func TestNewDatabasePageSize(t *testing.T) {
+	storetest.SQLiteOnly(t, "about SQLite's page size")
 	ctx := context.Background()
 	check := func(path string, wantPage string) {
 		t.Helper()

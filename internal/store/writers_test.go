@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -21,7 +20,7 @@ import (
 // deferred transaction on the read pool, which cannot wait once its snapshot is stale).
 func TestShortWritersWaitTheirTurn(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "m3eval.db")
+	path := storetest.Path(t)
 	s := storetest.Open(t, path, store.Options{})
 	seed(t, s, []string{"initial", "mislead"})
 	id := turnIDs(t, s, "epz_turn_2")[0]
@@ -72,7 +71,7 @@ func TestShortWritersWaitTheirTurn(t *testing.T) {
 // in; its changes stay hidden until it completes, and a failed run changes nothing.
 func TestJudgeRunWritesInChunks(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "m3eval.db")
+	path := storetest.Path(t)
 	s := storetest.Open(t, path, store.Options{})
 	seed(t, s, []string{"initial", "mislead", "follow_up"})
 	ids := turnIDs(t, s, "epz_turn_1", "epz_turn_2", "epz_turn_3")
@@ -154,9 +153,10 @@ func TestJudgeRunWritesInChunks(t *testing.T) {
 // another: p99 key-to-saved 541 ms, and a save past its 1 s wait). Only the order is checked,
 // never a time: the bulk writers' deference is made long enough not to run out.
 func TestShortWriterGoesBeforeChunkedWriters(t *testing.T) {
+	storetest.SQLiteOnly(t, "the waiting writers' priority makes up for SQLite's lock, which has no queue; PostgreSQL queues the advisory lock's waiters in order")
 	ctx := context.Background()
 	for round := 0; round < 5; round++ {
-		path := filepath.Join(t.TempDir(), "m3eval.db")
+		path := storetest.Path(t)
 		s := storetest.Open(t, path, store.Options{})
 		seed(t, s, []string{"initial", "mislead"})
 		id := turnIDs(t, s, "epz_turn_2")[0]
@@ -263,8 +263,9 @@ func TestShortWriterGoesBeforeChunkedWriters(t *testing.T) {
 // of megabytes to be copied and synced (issue 24 item 4). The WAL here holds 2,000 pages
 // another connection wrote without checkpointing; the database file must not grow by the save.
 func TestSaveDoesNotCheckpoint(t *testing.T) {
+	storetest.SQLiteOnly(t, "about SQLite's WAL checkpoints")
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "m3eval.db")
+	path := storetest.Path(t)
 	s := storetest.Open(t, path, store.Options{})
 	seed(t, s, []string{"initial", "mislead"})
 	id := turnIDs(t, s, "epz_turn_2")[0]
@@ -314,7 +315,7 @@ func TestSaveDoesNotCheckpoint(t *testing.T) {
 // would last a minute, longer than the save's lock wait; the save must get in.
 func TestChunkEndsForAWaitingSave(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "m3eval.db")
+	path := storetest.Path(t)
 	s := storetest.Open(t, path, store.Options{})
 	seed(t, s, []string{"initial", "mislead"})
 	id := turnIDs(t, s, "epz_turn_2")[0]

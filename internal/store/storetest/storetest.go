@@ -56,6 +56,13 @@ func Path(tb testing.TB) string {
 	if dsn == "" {
 		return filepath.Join(tb.TempDir(), "m3eval.db")
 	}
+	return PostgresPath(tb, dsn)
+}
+
+// PostgresPath is a DSN naming a fresh schema on the server of dsn, dropped with all its
+// tables when the test ends.
+func PostgresPath(tb testing.TB, dsn string) string {
+	tb.Helper()
 	u, err := url.Parse(dsn)
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 		tb.Fatalf("$%s must be a postgres://… URL, not %q", PostgresEnv, dsn)
@@ -179,4 +186,27 @@ func Import(s *store.Store, name string, src ingest.Source, lo ingest.LabelOptio
 		return c, err
 	}
 	return c, tx.Commit()
+}
+
+// RawDB opens the database at path (a Path) beneath the store, for a test that looks at rows
+// the store hides (an unfinished import's): the SQLite file read-only, or the PostgreSQL
+// schema. Placeholders are the backend's own: write queries without them. Closed when the test
+// ends.
+func RawDB(tb testing.TB, path string, writable bool) *sql.DB {
+	tb.Helper()
+	var db *sql.DB
+	var err error
+	switch {
+	case store.IsPostgres(path):
+		db, err = sql.Open("pgx", path)
+	case writable:
+		db, err = sql.Open("sqlite3", "file:"+path+"?_busy_timeout=5000")
+	default:
+		db, err = sql.Open("sqlite3", "file:"+path+"?mode=ro&_busy_timeout=5000")
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
 }

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/m3bench/m3eval/internal/store/storetest"
+)
+
+// TestCommandsOnBothBackends runs one campaign's commands (import of turns and labels, judge,
+// sample, assign, qc, adjudicate, score, estimate, report, export, status) on an SQLite file
+// and on a PostgreSQL database, and compares what they print: the same labels give the same
+// outputs, byte for byte, whichever backend holds them. It needs $M3EVAL_TEST_POSTGRES (it
+// fails without it in CI).
+// databaseName is the score's name of its input, the file's name or the PostgreSQL address.
+var databaseName = regexp.MustCompile(`"database": "[^"]*"`)
+
+// stampedNow are the times the commands stamp with the clock (a sample drawn, a campaign
+// assigned, a label decided), which differ between the two runs by a second or so.
+var stampedNow = regexp.MustCompile(`"(created_at|assigned_at|decided_at)": "[^"]*"`)
+
+func TestCommandsOnBothBackends(t *testing.T) {
+	pg := storetest.PostgresPath(t, storetest.RequirePostgres(t))
+	dir := t.TempDir()
+	for _, who := range []string{"ann", "ben"} {
+		writeLabels(t, filepath.Join(dir, who+".jsonl"), func(i int, _ map[string]any) (int, float64) {
+			q := 1 + (i*7)%5
+			if who == "ben" && i%3 == 0 {
+				q = 1 + (q+1)%5
+			}
+			return q, float64(20 + i)
+		})
+	}
+	turns := demoTurns(t)
+	first := turns[0]["sample_id"].(string)
+
+	steps := [][]string{
+		{"import", "--demo"},
+		{"import", "--annotator", "ann", filepath.Join(dir, "ann.jsonl")},
+		{"import", "--annotator", "ben", filepath.Join(dir, "ben.jsonl")},
+		{"judge"},
+		{"sample", "--name", "pilot", "--n", "20", "--by", "action_type", "--min-per-stratum", "1", "--format", "json"},
+		{"assign", "--sample", "pilot", "--annotators", "alice,bob,carol,dave", "--overlap", "2", "--format", "json"},
+		{"qc", "--campaign", "pilot", "--format", "json"},
+		{"adjudicate", "--list", "--format", "json"},
+		{"adjudicate", "--adjudicator", "judy", "--turn", first, "--take", "ben"},
+		{"score", "--format", "json"},
+		{"score", "--by", "action_type", "--format", "json"},
+		{"export"},
+		{"export", "--final"},
+		{"status"},
+	}
+	outputs := map[string][]string{}
+	for _, db := range []string{filepath.Join(dir, "m3eval.db"), pg} {
+		for _, step := range steps {
+			out := mustRun(t, append([]string{"--db", db}, step...)...)
+			// status and score name the database they read; the rest must not differ at all.
+			out = strings.ReplaceAll(out, db, "DB")
+			out = databaseName.ReplaceAllString(out, `"database": "DB"`)
+			out = stampedNow.ReplaceAllString(out, `"${1}": "NOW"`)
+			outputs[db] = append(outputs[db], out)
+		}
+		report := filepath.Join(dir, "report.html")
+		mustRun(t, "--db", db, "report", "-o", report)
+		if fi, err := os.Stat(report); err != nil || fi.Size() == 0 {
+			t.Fatalf("report on %s: %v", db, err)
+		}
+		os.Remove(report)
+	}
+	sqlite := outputs[filepath.Join(dir, "m3eval.db")]
+	for i, step := range steps {
+		if got := outputs[pg][i]; got != sqlite[i] {
+			t.Errorf("m3eval %s differs on PostgreSQL:\n--- SQLite\n%s\n--- PostgreSQL\n%s", strings.Join(step, " "), sqlite[i], got)
+		}
+	}
+	// Not empty comparisons: the score has both annotators' labels, and the judge's.
+	var score any
+	if err := json.Unmarshal([]byte(sqlite[9]), &score); err != nil || !strings.Contains(sqlite[9], "ben") {
+		t.Errorf("score --format json: %v\n%s", err, sqlite[9])
+	}
+}
