@@ -148,7 +148,7 @@ func postgresPath(t *testing.T) string {
 
 // TestCopyCampaignPostgres: the campaign goes from SQLite to PostgreSQL and back to a new
 // SQLite file; export (every format, --final, a campaign), score and qc print the same bytes
-// on both files.
+// on all three.
 func TestCopyCampaignPostgres(t *testing.T) {
 	pg := postgresPath(t)
 	bin := binary(t)
@@ -158,6 +158,7 @@ func TestCopyCampaignPostgres(t *testing.T) {
 	if out, err := exec.Command(bin, "copy", "--from", src, "--to", pg).CombinedOutput(); err != nil {
 		t.Fatalf("copy to PostgreSQL: %v\n%s", err, out)
 	}
+	sameViews(t, "on PostgreSQL", want, viewOutputs(t, bin, pg))
 	back := filepath.Join(dir, "back.db")
 	if out, err := exec.Command(bin, "copy", "--from", pg, "--to", back).CombinedOutput(); err != nil {
 		t.Fatalf("copy from PostgreSQL: %v\n%s", err, out)
