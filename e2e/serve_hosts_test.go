@@ -292,3 +292,17 @@ func TestServeTwoHostsOneCampaign(t *testing.T) {
 		t.Errorf("%d turns are not assigned to exactly 2 annotators", turnsWrong)
 	}
 }
+
+// logged waits until the server's log matches re, like waitLog, but returns an error rather
+// than failing the test: for goroutines other than the test's.
+func (s *sshServer) logged(re string) error {
+	rx := regexp.MustCompile(re)
+	deadline := time.Now().Add(waitDeadline)
+	for !rx.MatchString(s.logText()) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("waited %v for %q in the log of the serve process on port %s", waitDeadline, re, s.port)
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+	return nil
+}
