@@ -54,10 +54,11 @@ save, then exits. Sessions are logged to standard error. See docs/serve.md.`,
 				}}, nil
 			}
 			o.Status = func(in serve.Session) (tea.Model, error) {
-				title := "m3eval · " + textsafe.Line(g.dbPath)
+				// s.Path, not --db: a PostgreSQL address may hold a password.
+				title := "m3eval · " + textsafe.Line(s.Path())
 				return serve.NewStatus(in.Context, title, in.Renderer, func(ctx context.Context) (string, error) {
 					return workflow.TeamScreen(ctx, s, r, time.Now())
-				}), nil
+				}, s.WatchChanges(in.Context)), nil
 			}
 			srv, err := serve.New(o)
 			if err != nil {

@@ -208,6 +208,11 @@ func (s *Store) beginWrite(ctx context.Context) (*sql.Tx, error) {
 			tx.Rollback()
 			return err
 		}
+		// Screens on other hosts learn of the write when it commits (notify.go).
+		if err := s.notifyChange(ctx, tx); err != nil {
+			tx.Rollback()
+			return err
+		}
 		return nil
 	})
 	if err != nil || !s.interactive {
