@@ -16,7 +16,9 @@ import (
 
 // changeChannel is the campaign's notification channel: one per schema, named from the same
 // hash as its write lock (a schema's name may be longer than a channel's 63 bytes).
-func (d dialect) changeChannel() string { return fmt.Sprintf("m3eval_changes_%016x", uint64(d.lockKey)) }
+func (d dialect) changeChannel() string {
+	return fmt.Sprintf("m3eval_changes_%016x", uint64(d.lockKey))
+}
 
 // notifyChange queues, inside a write transaction just begun, the campaign's notification:
 // sent to the listeners at commit, dropped on rollback. Nothing on SQLite.
