@@ -19,9 +19,10 @@ func newCopyCmd() *cobra.Command {
 		Long: `Copy copies everything a database holds (turns, annotators, labels and their history,
 judges' scores, samples, campaigns, adjudications) into another database, row for row
 with the same ids: from an SQLite file to PostgreSQL (postgres://…), back, or between two
-of either. The source is read in one snapshot and only read; the target is written in
-one transaction, so it gets the whole campaign or, if anything fails, nothing. The
-export of both is then byte-identical. --db is not used: --from and --to name both ends.
+of either. The source is read in one snapshot and not written (a database of an older
+m3eval is first upgraded, as every command does); the target is written in one
+transaction, so it gets the whole campaign or, if anything fails, nothing. The export of
+both is then byte-identical. --db is not used: --from and --to name both ends.
 
 The target must hold no campaign (a new file, an empty PostgreSQL schema) unless
 --replace, which deletes the target's campaign in the same transaction as the copy. A
