@@ -77,7 +77,7 @@ guide's quick reference. See docs/annotating.md.`,
 			}
 			fmt.Fprintln(cmd.ErrOrStderr(), "annotate: "+m.Summary())
 			if n := m.Abandoned(); n > 0 {
-				return fmt.Errorf("annotate: quit with %d change(s) not saved in %s", n, g.dbPath)
+				return fmt.Errorf("annotate: quit with %d change(s) not saved in %s", n, store.DisplayName(g.dbPath))
 			}
 			return nil
 		},

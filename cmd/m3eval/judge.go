@@ -107,7 +107,7 @@ func explainJudge(cmd *cobra.Command, g *globalOptions, s *store.Store, o *judge
 			return err
 		}
 		defer c.Close()
-		return unknownName(ctx, c, nameFlag{command: "judge", flag: "name", from: store.CompleteJudges, kind: "judge"}, o.Name, g.dbPath)
+		return unknownName(ctx, c, nameFlag{command: "judge", flag: "name", from: store.CompleteJudges, kind: "judge"}, o.Name, store.DisplayName(g.dbPath))
 	}
 	model, err := s.IsModelJudge(ctx, o.Name)
 	if err != nil {
@@ -130,7 +130,7 @@ func explainJudge(cmd *cobra.Command, g *globalOptions, s *store.Store, o *judge
 	}
 	switch {
 	case len(versions) == 0:
-		return fmt.Errorf("--name %s: judge %s has no scores in %s: nothing to explain", o.Name, o.Name, g.dbPath)
+		return fmt.Errorf("--name %s: judge %s has no scores in %s: nothing to explain", o.Name, o.Name, store.DisplayName(g.dbPath))
 	case !ruled:
 		return fmt.Errorf("--name %s: judge %s's scores were imported (import-scores), not judged here: nothing to explain", o.Name, o.Name)
 	}

@@ -88,7 +88,7 @@ func checkNames(cmd *cobra.Command, dbPath string) error {
 			if len(got) == 1 && got[0] == v {
 				continue
 			}
-			return unknownName(ctx, c, nf, v, dbPath)
+			return unknownName(ctx, c, nf, v, store.DisplayName(dbPath))
 		}
 	}
 	return nil

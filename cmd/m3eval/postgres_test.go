@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/m3bench/m3eval/internal/importer"
 	"github.com/m3bench/m3eval/internal/store/storetest"
 )
 
@@ -38,8 +39,22 @@ func TestCommandsOnBothBackends(t *testing.T) {
 	turns := demoTurns(t)
 	first := turns[0]["sample_id"].(string)
 
+	logs, err := filepath.Abs("../../internal/ingest/testdata/logs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs += "/"
+	// A PostgreSQL database's media directory is in the current directory (importer.MediaDir).
+	t.Chdir(dir)
 	steps := [][]string{
 		{"import", "--demo"},
+		// Every input format (the last two write embedded images to the media directory).
+		{"import", logs + "sharegpt/llava_instruct.json"},
+		{"import", logs + "vlmevalkit/Qwen2-VL-7B-Instruct/Qwen2-VL-7B-Instruct_MMBench_DEV_EN.tsv"},
+		{"import", logs + "vlmevalkit/Qwen2-VL-7B-Instruct/Qwen2-VL-7B-Instruct_MMDU.json"},
+		{"import", logs + "vlmevalkit/Qwen2-VL-7B-Instruct/Qwen2-VL-7B-Instruct_MMDU.xlsx"},
+		{"import", logs + "lmms-eval/qwen2_vl_7b/20250612_101500_samples_unig2u_illusionbench_arshia_icon_shape_test.jsonl"},
+		{"import", logs + "openai/chat_log.jsonl"},
 		{"import", "--annotator", "ann", filepath.Join(dir, "ann.jsonl")},
 		{"import", "--annotator", "ben", filepath.Join(dir, "ben.jsonl")},
 		{"judge"},
@@ -53,12 +68,16 @@ func TestCommandsOnBothBackends(t *testing.T) {
 		{"export"},
 		{"export", "--final"},
 		{"status"},
+		{"estimate", "--judge", "rules", "--by", "action_type", "--bootstrap", "50", "--format", "json"},
+		{"sample", "--name", "act", "--n", "10", "--active", "--judge", "rules", "--format", "json"},
+		{"estimate", "--judge", "rules", "--sample", "act", "--bootstrap", "0", "--format", "json"},
 	}
 	outputs := map[string][]string{}
 	for _, db := range []string{filepath.Join(dir, "m3eval.db"), pg} {
 		for _, step := range steps {
 			out := mustRun(t, append([]string{"--db", db}, step...)...)
 			// status and score name the database they read; the rest must not differ at all.
+			out = strings.ReplaceAll(out, importer.MediaDir(db), "MEDIA")
 			out = strings.ReplaceAll(out, db, "DB")
 			out = databaseName.ReplaceAllString(out, `"database": "DB"`)
 			out = stampedNow.ReplaceAllString(out, `"${1}": "NOW"`)
@@ -71,6 +90,11 @@ func TestCommandsOnBothBackends(t *testing.T) {
 		}
 		os.Remove(report)
 	}
+	// $M3EVAL_DB names the PostgreSQL database as --db does.
+	t.Setenv("M3EVAL_DB", pg)
+	if out := mustRun(t, "export"); out != strings.ReplaceAll(outputs[pg][17], "DB", pg) {
+		t.Errorf("export with $M3EVAL_DB differs from export with --db:\n%s", out)
+	}
 	sqlite := outputs[filepath.Join(dir, "m3eval.db")]
 	for i, step := range steps {
 		if got := outputs[pg][i]; got != sqlite[i] {
@@ -79,7 +103,22 @@ func TestCommandsOnBothBackends(t *testing.T) {
 	}
 	// Not empty comparisons: the score has both annotators' labels, and the judge's.
 	var score any
-	if err := json.Unmarshal([]byte(sqlite[9]), &score); err != nil || !strings.Contains(sqlite[9], "ben") {
-		t.Errorf("score --format json: %v\n%s", err, sqlite[9])
+	if err := json.Unmarshal([]byte(sqlite[15]), &score); err != nil || !strings.Contains(sqlite[15], "ben") {
+		t.Errorf("score --format json: %v\n%s", err, sqlite[15])
+	}
+}
+
+// TestPostgresUnreachableExitsOne: every kind of command given a PostgreSQL address where no
+// server answers exits 1 with one plain sentence naming the server, never the password. No
+// server needed.
+func TestPostgresUnreachableExitsOne(t *testing.T) {
+	dir := t.TempDir()
+	db := "postgres://ann:s3cret-pw@127.0.0.1:1/campaign?connect_timeout=5"
+	for _, args := range [][]string{{"status"}, {"import", "--demo"}, {"score"}, {"export"}, {"annotate", "--annotator", "ann"}} {
+		r := runBin(t, dir, nil, append([]string{"--db", db}, args...)...)
+		if r.code != 1 || !strings.Contains(r.stderr, "cannot reach PostgreSQL at 127.0.0.1:1") ||
+			strings.Contains(r.stdout+r.stderr, "s3cret") {
+			t.Errorf("m3eval %v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
 	}
 }

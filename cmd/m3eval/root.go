@@ -55,7 +55,7 @@ terminal, exports labeled JSON, and computes agreement and correlation statistic
 		db = env
 	}
 	pf := root.PersistentFlags()
-	pf.StringVar(&opts.dbPath, "db", db, "SQLite database file; $M3EVAL_DB sets the default")
+	pf.StringVar(&opts.dbPath, "db", db, "SQLite database file, or a PostgreSQL database as postgres://…; $M3EVAL_DB sets the default")
 	pf.StringVar(&opts.rubricPath, "rubric", "", "rubric file (JSON) to use instead of the built-in M3Bench rubric")
 	pf.BoolVarP(&opts.quiet, "quiet", "q", false, "no progress bars (they show only on a terminal anyway)")
 	// Flag parse errors are usage errors (exit status 2); an unknown value lists the valid ones.

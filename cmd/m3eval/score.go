@@ -81,7 +81,7 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoring.Request) error {
 		// compare them on, and one "nothing to score" line would read as success.
 		if !labeled {
 			return fmt.Errorf("--judge %s: score compares judges through human labels, and %s has none: label turns with m3eval annotate, or import labels (m3eval import --annotator NAME FILE)",
-				strings.Join(o.Judges, " --judge "), g.dbPath)
+				strings.Join(o.Judges, " --judge "), store.DisplayName(g.dbPath))
 		}
 	}
 	if !o.Metrics && o.Format != string(report.JSONFmt) && o.Format != string(report.CSV) {

@@ -54,8 +54,7 @@ save, then exits. Sessions are logged to standard error. See docs/serve.md.`,
 				}}, nil
 			}
 			o.Status = func(in serve.Session) (tea.Model, error) {
-				// s.Path, not --db: a PostgreSQL address may hold a password.
-				title := "m3eval · " + textsafe.Line(s.Path())
+				title := "m3eval · " + textsafe.Line(store.DisplayName(g.dbPath))
 				return serve.NewStatus(in.Context, title, in.Renderer, func(ctx context.Context) (string, error) {
 					return workflow.TeamScreen(ctx, s, r, time.Now())
 				}, s.WatchChanges(in.Context)), nil

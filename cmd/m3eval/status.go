@@ -26,7 +26,7 @@ func newStatusCmd(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return teamreport.WriteStatus(cmd.OutOrStdout(), g.dbPath, st)
+			return teamreport.WriteStatus(cmd.OutOrStdout(), store.DisplayName(g.dbPath), st)
 		},
 	}
 }

@@ -56,8 +56,13 @@ func New(s *store.Store, o Options) *Importer {
 }
 
 // MediaDir is where images embedded in imported logs go: beside the database, named
-// after it (m3eval.db -> m3eval-media).
+// after it (m3eval.db -> m3eval-media). A PostgreSQL database has no directory here: its
+// images go to the current directory, named after the database (and schema), and every host
+// that shows them needs that directory at the same path.
 func MediaDir(db string) string {
+	if store.IsPostgres(db) {
+		return store.BaseName(db) + "-media"
+	}
 	return strings.TrimSuffix(db, filepath.Ext(db)) + "-media"
 }
 

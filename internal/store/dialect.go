@@ -3,7 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
+	"net/url"
+	"path/filepath"
 	"strings"
 )
 
@@ -32,13 +35,53 @@ func isPostgres(path string) bool {
 // postgresql://…) rather than an SQLite file.
 func IsPostgres(db string) bool { return isPostgres(db) }
 
-// jsonKeys is a table of one column, value, holding the strings of the JSON array bound to the
-// one placeholder it contains.
-func (d dialect) jsonKeys() string {
-	if d.pg {
-		return `json_array_elements_text(?::json)`
+// DisplayName is how messages and reports name the database db (a --db value): a file as
+// given, a PostgreSQL address without its password.
+func DisplayName(db string) string {
+	if isPostgres(db) {
+		return redactDSN(db)
 	}
-	return `json_each(?)`
+	return db
+}
+
+// BaseName is a short name for the database db (a --db value), for files named after it: a
+// file's name without its directory, or a PostgreSQL database's name, followed by the schema
+// when the address names one (search_path).
+func BaseName(db string) string {
+	if !isPostgres(db) {
+		return filepath.Base(db)
+	}
+	name := "m3eval"
+	if u, err := url.Parse(db); err == nil {
+		if p := strings.Trim(u.Path, "/"); p != "" {
+			name = p
+		}
+		if sp := u.Query().Get("search_path"); sp != "" {
+			name += "-" + strings.SplitN(sp, ",", 2)[0]
+		}
+	}
+	return strings.NewReplacer("/", "_", string(filepath.Separator), "_").Replace(name)
+}
+
+// inKeys is the condition that col is one of the keys bound (keysArg) to its one placeholder.
+// On PostgreSQL a text array, which the planner turns into index lookups whatever the table's
+// size when the statement was prepared (a JSON array there planned a scan of the episodes,
+// which a 1,000,000-turn import then paid once per chunk).
+func (d dialect) inKeys(col string) string {
+	if d.pg {
+		return col + ` = ANY (?::text[])`
+	}
+	return col + ` IN (SELECT value FROM json_each(?))`
+}
+
+// keysArg is the argument inKeys takes: keys as a JSON array on SQLite, an array
+// on PostgreSQL (pgx sends it as text[]).
+func (d dialect) keysArg(keys []string) (any, error) {
+	if d.pg {
+		return keys, nil
+	}
+	b, err := json.Marshal(keys)
+	return string(b), err
 }
 
 // jsonGroupObject aggregates key/value text pairs into one JSON object text.

@@ -24,3 +24,15 @@ func SetChunkTime(s *Store, d time.Duration) { s.chunkTime = d }
 func WriteLockSQL(s *Store) string {
 	return "SELECT pg_advisory_xact_lock(" + strconv.FormatInt(s.d.lockKey, 10) + ")"
 }
+
+// Setting reads a run-time setting of s's write pool's sessions (PostgreSQL's SHOW), or of
+// its read pool when read is true.
+func Setting(s *Store, name string, read bool) (string, error) {
+	db := s.wdb
+	if read {
+		db = s.db
+	}
+	var v string
+	err := db.QueryRow("SHOW " + name).Scan(&v)
+	return v, err
+}

@@ -71,6 +71,10 @@ type Importer struct {
 	findTurns                                      *sql.Stmt
 	batchArgs                                      []any
 	chunkEpisodes                                  map[string]int64 // episode ids of the chunk being inserted
+	// turnIDs are turn ids taken from the sequence ahead of use (PostgreSQL's COPY, pgimport.go).
+	turnIDs  []int64
+	turnSeq  string
+	copyRows [][]any
 
 	// The last episode seen; records come grouped by episode, so this cache hits nearly always
 	// and keeps memory flat however large the file.
@@ -193,10 +197,6 @@ func (im *Importer) start() error {
 		*dst, err2 = conn.PrepareContext(ctx, q)
 	}
 	b := strconv.FormatInt(im.batch, 10)
-	returning := ""
-	if d.pg {
-		returning = " RETURNING id" // PostgreSQL has no last insert id
-	}
 	prep(&im.insertTurn, `INSERT INTO turns (sample_id, episode_id, turn, action_type, task_type,
 		user_message, vlm_response, expected_answer, images, model, meta, content_hash, import_batch)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, `+b+`) ON CONFLICT (sample_id) DO NOTHING RETURNING id`)
@@ -210,21 +210,31 @@ func (im *Importer) start() error {
 		meta = excluded.meta, content_hash = excluded.content_hash`)
 	prep(&im.upsertEpisode, `INSERT INTO episodes (episode_key, import_batch) VALUES (?, `+b+`)
 		ON CONFLICT (episode_key) DO UPDATE SET episode_key = excluded.episode_key RETURNING id`)
-	// The episodes of a chunk of turns, given as one JSON array of keys: two statements per
-	// chunk, to create the new ones and to read all their ids, instead of one per episode.
-	prep(&im.insertEpisodes, `INSERT INTO episodes (episode_key, import_batch) SELECT value, `+b+` FROM `+d.jsonKeys()+` WHERE true
-		ON CONFLICT (episode_key) DO NOTHING`)
-	prep(&im.findEpisodes, `SELECT episode_key, id FROM episodes
-		WHERE episode_key IN (SELECT value FROM `+d.jsonKeys()+`)`)
-	// A batch of turns goes in with one multi-row INSERT: the per-statement cost of
-	// database/sql and cgo is paid once per batchRows turns instead of once per turn.
-	prep(&im.batchTurns, `INSERT INTO turns (sample_id, episode_id, turn, action_type, task_type,
-		user_message, vlm_response, expected_answer, images, model, meta, content_hash, import_batch) VALUES `+
-		strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "+b+"), ", batchRows), ", ")+returning)
-	// The stored turns among a chunk's sample ids, again given as one JSON array: re-importing
+	if !d.pg {
+		// The episodes of a chunk of turns, given as one JSON array of keys: two statements per
+		// chunk, to create the new ones and to read all their ids, instead of one per episode.
+		prep(&im.insertEpisodes, `INSERT INTO episodes (episode_key, import_batch) SELECT value, `+b+` FROM json_each(?) WHERE true
+			ON CONFLICT (episode_key) DO NOTHING`)
+		prep(&im.findEpisodes, `SELECT episode_key, id FROM episodes
+			WHERE `+d.inKeys("episode_key"))
+		// A batch of turns goes in with one multi-row INSERT: the per-statement cost of
+		// database/sql and cgo is paid once per batchRows turns instead of once per turn.
+		// (PostgreSQL uses COPY instead: pgimport.go.)
+		prep(&im.batchTurns, `INSERT INTO turns (sample_id, episode_id, turn, action_type, task_type,
+			user_message, vlm_response, expected_answer, images, model, meta, content_hash, import_batch) VALUES `+
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "+b+"), ", batchRows), ", "))
+	} else {
+		// One round trip for both: the new episodes come from the INSERT's RETURNING, the
+		// others from the statement's snapshot, which does not see the new ones.
+		prep(&im.findEpisodes, `WITH ins AS (INSERT INTO episodes (episode_key, import_batch)
+				SELECT k, `+b+` FROM unnest(?1::text[]) WITH ORDINALITY AS u (k, ord) ORDER BY ord
+				ON CONFLICT (episode_key) DO NOTHING RETURNING episode_key, id)
+			SELECT episode_key, id FROM ins UNION ALL SELECT episode_key, id FROM episodes WHERE episode_key = ANY (?1::text[])`)
+	}
+	// The stored turns among a chunk's sample ids, given as one list (keysArg): re-importing
 	// a file then costs one query per chunk instead of two statements per turn.
 	prep(&im.findTurns, `SELECT sample_id, id, content_hash, import_batch FROM turns
-		WHERE sample_id IN (SELECT value FROM `+d.jsonKeys()+`)`)
+		WHERE `+d.inKeys("sample_id"))
 	return err2
 }
 
@@ -624,10 +634,18 @@ func (im *Importer) PutTurns(ts []dataset.Turn) ([]int64, []Outcome, error) {
 func (im *Importer) putTurns(ts []dataset.Turn) ([]int64, []Outcome, error) {
 	ids := make([]int64, 0, len(ts))
 	outcomes := make([]Outcome, 0, len(ts))
-	for start := 0; start < len(ts); start += batchRows {
-		chunk := ts[start:min(start+batchRows, len(ts))]
+	// On PostgreSQL the whole batch goes in with one COPY, which has no limit on parameters.
+	rows, fast := batchRows, func(chunk []dataset.Turn) bool { return len(chunk) == batchRows }
+	if im.s.d.pg {
+		rows = max(len(ts), 1)
 		// A chunk with a turn PostgreSQL cannot store goes turn by turn, where putTurn names it.
-		if len(chunk) == batchRows && !(im.s.d.pg && slices.ContainsFunc(chunk, func(t dataset.Turn) bool { return noNUL(&t) != nil })) {
+		fast = func(chunk []dataset.Turn) bool {
+			return len(chunk) > 1 && !slices.ContainsFunc(chunk, func(t dataset.Turn) bool { return noNUL(&t) != nil })
+		}
+	}
+	for start := 0; start < len(ts); start += rows {
+		chunk := ts[start:min(start+rows, len(ts))]
+		if fast(chunk) {
 			n := len(ids)
 			var ok bool
 			var err error
@@ -688,21 +706,21 @@ func (im *Importer) storedTurns(ts []dataset.Turn) (map[string]storedTurn, error
 	for i := range ts {
 		keys[i] = ts[i].SampleID
 	}
-	list, err := json.Marshal(keys)
+	list, err := im.s.d.keysArg(keys)
 	if err != nil {
 		return nil, err
 	}
 	stored := make(map[string]storedTurn, len(ts))
-	err = collectByKey(im.ctx, im.findTurns, string(list), stored, func(st *storedTurn) []any { return []any{&st.id, &st.hash, &st.owner} })
+	err = collectByKey(im.ctx, im.findTurns, list, stored, func(st *storedTurn) []any { return []any{&st.id, &st.hash, &st.owner} })
 	if err != nil {
 		return nil, fmt.Errorf("look up stored turns: %w", err)
 	}
 	return stored, nil
 }
 
-// collectByKey runs a statement given a JSON array of keys, whose rows are a key and then
+// collectByKey runs a statement given a list of keys (keysArg), whose rows are a key and then
 // what dest points at, and puts each row's values under its key.
-func collectByKey[V any](ctx context.Context, stmt *sql.Stmt, list string, into map[string]V, dest func(*V) []any) error {
+func collectByKey[V any](ctx context.Context, stmt *sql.Stmt, list any, into map[string]V, dest func(*V) []any) error {
 	rows, err := stmt.QueryContext(ctx, list)
 	if err != nil {
 		return err
@@ -730,6 +748,9 @@ func (im *Importer) insertChunk(ts []dataset.Turn, ids []int64) (_ []int64, ok b
 	if ok, err := im.storeEpisodes(ts); !ok || err != nil {
 		return ids, false, err
 	}
+	if im.s.d.pg {
+		return im.copyTurns(ts, ids)
+	}
 	args := im.batchArgs[:0]
 	for i := range ts {
 		t := &ts[i]
@@ -746,32 +767,6 @@ func (im *Importer) insertChunk(ts []dataset.Turn, ids []int64) (_ []int64, ok b
 			t.VLMResponse, t.ExpectedAnswer, string(images), t.Model, meta, t.ContentHash())
 	}
 	im.batchArgs = args
-	if im.s.d.pg {
-		n := len(ids)
-		err := im.s.savepoint(im.ctx, im.conn, func() error {
-			rows, err := im.batchTurns.QueryContext(im.ctx, args...)
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var id int64
-				if err := rows.Scan(&id); err != nil {
-					return err
-				}
-				ids = append(ids, id)
-			}
-			return rows.Err()
-		})
-		if err != nil {
-			ids = ids[:n]
-			if isConstraint(err) {
-				return ids, false, nil // as below
-			}
-			return ids, false, fmt.Errorf("store turns: %w", err)
-		}
-		return ids, true, nil
-	}
 	res, err := im.batchTurns.ExecContext(im.ctx, args...)
 	if err != nil {
 		if isConstraint(err) {
@@ -803,15 +798,17 @@ func (im *Importer) storeEpisodes(ts []dataset.Turn) (ok bool, err error) {
 			keys = append(keys, k)
 		}
 	}
-	list, err := json.Marshal(keys)
+	list, err := im.s.d.keysArg(keys)
 	if err != nil {
 		return false, err
 	}
-	if _, err := im.insertEpisodes.ExecContext(im.ctx, string(list)); err != nil {
-		return false, fmt.Errorf("store episodes: %w", err)
+	if !im.s.d.pg { // on PostgreSQL findEpisodes inserts them too
+		if _, err := im.insertEpisodes.ExecContext(im.ctx, list); err != nil {
+			return false, fmt.Errorf("store episodes: %w", err)
+		}
 	}
 	clear(im.chunkEpisodes)
-	err = collectByKey(im.ctx, im.findEpisodes, string(list), im.chunkEpisodes, func(id *int64) []any { return []any{id} })
+	err = collectByKey(im.ctx, im.findEpisodes, list, im.chunkEpisodes, func(id *int64) []any { return []any{id} })
 	if err != nil {
 		return false, fmt.Errorf("store episodes: %w", err)
 	}

@@ -66,6 +66,13 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*Store, error)
 	if opts.Writers > 0 {
 		wdb.SetMaxOpenConns(opts.Writers)
 	}
+	// A server counts connections (max_connections, 100 by default) for all the hosts of a
+	// campaign together: one process's reads share a bounded pool, and writes, which take the
+	// campaign's lock one at a time anyway, a smaller one unless Writers says otherwise.
+	db.SetMaxOpenConns(pgMaxReaders)
+	if opts.Writers <= 0 {
+		wdb.SetMaxOpenConns(pgMaxWriters)
+	}
 	s := &Store{db: db, wdb: wdb, path: where, lockWait: opts.LockWait, priorityMax: importPriorityMax, chunkTime: importChunkTime,
 		Now: func() time.Time { return time.Now().UTC() }}
 	s.d.pg = true
@@ -76,10 +83,14 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*Store, error)
 		s.Close()
 		return nil, err
 	}
-	var schema string
-	if err := db.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+	var current sql.NullString
+	if err := db.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&current); err != nil {
 		return fail(fmt.Errorf("cannot reach PostgreSQL at %s: %v", hostPort(cfg), redactErr(err, dsn)))
 	}
+	if !current.Valid {
+		return fail(fmt.Errorf("open %s: no schema of search_path exists in that database: create it first (CREATE SCHEMA name), or leave search_path out to use public", where))
+	}
+	schema := current.String
 	h := fnv.New64a()
 	h.Write([]byte("m3eval campaign " + schema))
 	s.d.lockKey = int64(h.Sum64())
@@ -108,11 +119,20 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*Store, error)
 	return s, nil
 }
 
+// The connection pools' bounds on PostgreSQL.
+const (
+	pgMaxReaders = 16
+	pgMaxWriters = 8
+)
+
 // checkSchemaPG is checkSchema for PostgreSQL: the schema version, read without writing.
 func (s *Store) checkSchemaPG(ctx context.Context) (schemaState, error) {
 	var st schemaState
 	var found bool
-	if err := s.db.QueryRowContext(ctx, `SELECT to_regclass('schema_migrations') IS NOT NULL`).Scan(&found); err != nil {
+	// In the current schema only (the first of search_path, where the tables are created and
+	// whose name keys the write lock), not wherever search_path would find the table.
+	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM information_schema.tables
+		WHERE table_schema = current_schema() AND table_name = 'schema_migrations')`).Scan(&found); err != nil {
 		return st, err
 	}
 	known, err := s.migrationNames()

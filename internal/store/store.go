@@ -1,6 +1,6 @@
-// Package store keeps turns, annotators, annotations and their history in SQLite. Every line
-// of SQL in m3eval lives here; callers see domain types (dataset, rubric) and a few sentinel
-// errors.
+// Package store keeps turns, annotators, annotations and their history in SQLite, or in
+// PostgreSQL when --db is a postgres:// address (dialect.go, postgres.go). Every line of SQL in
+// m3eval lives here; callers see domain types (dataset, rubric) and a few sentinel errors.
 package store
 
 import (
@@ -30,10 +30,12 @@ var (
 
 // Options tune how a database is opened.
 type Options struct {
-	// Durable makes every commit wait for the disk (synchronous=FULL). The annotator uses it so
-	// that a saved answer survives a power cut too; a process crash loses nothing either way.
+	// Durable makes every commit wait for the disk (synchronous=FULL; on PostgreSQL
+	// synchronous_commit=on). The annotator uses it so that a saved answer survives a power cut
+	// too; a process crash loses nothing either way.
 	Durable bool
-	// ReadOnly opens the file without the right to write, e.g. for export.
+	// ReadOnly opens the file without the right to write, e.g. for export (on PostgreSQL:
+	// sessions with default_transaction_read_only=on, and no campaign is created).
 	ReadOnly bool
 	// LockWait is how long a write waits for another writer (an import chunk, another
 	// annotator) to let go of the database before it fails with ErrBusy; 0 means

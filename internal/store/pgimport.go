@@ -1,0 +1,99 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/m3bench/m3eval/internal/dataset"
+)
+
+// turnIDBlock is how many turn ids an import on PostgreSQL takes from the sequence at a time:
+// one round trip per block rather than per chunk. Ids taken and not used are gaps, which
+// nothing minds: the fence only needs every row of a batch at or above it, and an id from the
+// sequence is above every id stored when the batch began.
+const turnIDBlock = 4096
+
+// copyTurnColumns are the columns an import's COPY fills.
+var copyTurnColumns = []string{"sample_id", "episode_id", "turn", "action_type", "task_type", "user_message",
+	"vlm_response", "expected_answer", "images", "model", "meta", "content_hash", "import_batch", "id"}
+
+// copyTurns stores a chunk of new turns with PostgreSQL's COPY, their ids taken from the
+// sequence beforehand, and appends the ids to ids. As on SQLite, ok is false when a row broke
+// a constraint (a turn stored already): the COPY runs inside a savepoint, which is rolled back,
+// and the caller goes turn by turn.
+func (im *Importer) copyTurns(ts []dataset.Turn, ids []int64) (_ []int64, ok bool, err error) {
+	if len(im.turnIDs) < len(ts) {
+		if err := im.takeTurnIDs(); err != nil {
+			return ids, false, err
+		}
+	}
+	mine := im.turnIDs[:len(ts)]
+	im.turnIDs = im.turnIDs[len(ts):]
+	rows := im.copyRows[:0]
+	for i := range ts {
+		t := &ts[i]
+		images, err := jsonArray(t.Images)
+		if err != nil {
+			return ids, false, err
+		}
+		var meta any
+		if t.Meta != nil {
+			meta = string(t.Meta)
+		}
+		rows = append(rows, []any{t.SampleID, im.chunkEpisodes[t.EpisodeID], int64(t.Turn), t.ActionType, t.TaskType,
+			t.UserMessage, t.VLMResponse, t.ExpectedAnswer, images, t.Model, meta, t.ContentHash(), im.batch, mine[i]})
+	}
+	im.copyRows = rows
+	err = im.s.savepoint(im.ctx, im.conn, func() error {
+		return im.conn.Raw(func(dc any) error {
+			c := pgxConn(dc)
+			if c == nil {
+				return fmt.Errorf("not a PostgreSQL connection")
+			}
+			_, err := c.CopyFrom(im.ctx, pgx.Identifier{"turns"}, copyTurnColumns, pgx.CopyFromRows(rows))
+			return err
+		})
+	})
+	if err != nil {
+		if isConstraint(err) {
+			return ids, false, nil // the ids taken stay unused: gaps
+		}
+		return ids, false, fmt.Errorf("store turns: %w", err)
+	}
+	return append(ids, mine...), true, nil
+}
+
+// takeTurnIDs takes the next turnIDBlock ids of the turns' sequence.
+func (im *Importer) takeTurnIDs() error {
+	if im.turnSeq == "" {
+		if err := im.conn.QueryRowContext(im.ctx, `SELECT pg_get_serial_sequence('turns', 'id')`).Scan(&im.turnSeq); err != nil {
+			return fmt.Errorf("turn ids: %w", err)
+		}
+	}
+	rows, err := im.conn.QueryContext(im.ctx, `SELECT nextval(?::regclass) FROM generate_series(1, ?)`, im.turnSeq, turnIDBlock)
+	if err != nil {
+		return fmt.Errorf("turn ids: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return fmt.Errorf("turn ids: %w", err)
+		}
+		im.turnIDs = append(im.turnIDs, id)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("turn ids: %w", err)
+	}
+	slices.Sort(im.turnIDs)
+	return nil
+}
+
+// jsonArray is the JSON text of a list of strings, [] for none, as the turns' images column
+// holds it.
+func jsonArray(s []string) (string, error) {
+	b, err := json.Marshal(nonNil(s))
+	return string(b), err
+}
