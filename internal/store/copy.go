@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // copyTables is every table the migrations create, parents before the tables that refer to
@@ -322,6 +323,11 @@ func copyTable(ctx context.Context, src *sql.Tx, to *Store, dst *sql.Tx, table s
 			return n, err
 		}
 		for i, v := range vals {
+			if to.isPG() {
+				if err := pgText(v); err != nil {
+					return n, fmt.Errorf("the row with %s = %v: column %s %w", cols[0], vals[0], cols[i], err)
+				}
+			}
 			args = append(args, copyValue(v, isBool[cols[i]]))
 		}
 		if len(args) >= perStmt*len(cols) {
@@ -350,6 +356,21 @@ func copyValue(v any, toBool bool) any {
 		return slices.Clone(x)
 	}
 	return v
+}
+
+// pgText refuses, before PostgreSQL does with a message naming no row, a text value that
+// PostgreSQL's text cannot hold and SQLite's can: a NUL byte, or bytes that are not UTF-8.
+func pgText(v any) error {
+	x, ok := v.(string)
+	switch {
+	case !ok:
+		return nil
+	case strings.IndexByte(x, 0) >= 0:
+		return errors.New("holds a NUL byte, which PostgreSQL text cannot hold; nothing was copied")
+	case !utf8.ValidString(x):
+		return errors.New("holds bytes that are not UTF-8, which PostgreSQL text cannot hold; nothing was copied")
+	}
+	return nil
 }
 
 // idMark is the highest id a table's id sequence has handed out, deleted rows included.

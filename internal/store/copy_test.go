@@ -283,3 +283,32 @@ func TestCopyRefusals(t *testing.T) {
 		}
 	})
 }
+
+// TestCopyTextPostgresCannotHold: text SQLite holds and PostgreSQL's text cannot (a NUL byte,
+// bytes that are not UTF-8) stops a copy into PostgreSQL with a sentence naming the table,
+// the row and the column, and the target stays empty.
+func TestCopyTextPostgresCannotHold(t *testing.T) {
+	for _, tc := range []struct {
+		name, value, want string
+	}{
+		{"NUL", "a\x00b", "NUL byte"},
+		{"not UTF-8", "caf\xe9", "not UTF-8"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			from := copyEnd(t, "sqlite", store.Options{})
+			seedCopySource(t, from)
+			if _, err := store.RawDB(from).Exec(`UPDATE annotation_values SET value = ? WHERE field = 'comments'`, tc.value); err != nil {
+				t.Fatal(err)
+			}
+			to := copyEnd(t, "postgres", store.Options{})
+			_, err := store.Copy(context.Background(), from, to, store.CopyOptions{})
+			if err == nil || !strings.Contains(err.Error(), "table annotation_values: the row with annotation_id = 5: column value holds") ||
+				!strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("copy of %q: %v", tc.value, err)
+			}
+			if got := dumpTables(t, to); got["turns"] != nil || got["episodes"] != nil {
+				t.Errorf("the failed copy left rows: %v", got["turns"])
+			}
+		})
+	}
+}
