@@ -71,6 +71,9 @@ func TestCommandsOnBothBackends(t *testing.T) {
 		{"estimate", "--judge", "rules", "--by", "action_type", "--bootstrap", "50", "--format", "json"},
 		{"sample", "--name", "act", "--n", "10", "--active", "--judge", "rules", "--format", "json"},
 		{"estimate", "--judge", "rules", "--sample", "act", "--bootstrap", "0", "--format", "json"},
+		// Strata of meta keys: a boolean, a number and a string (and turns without them).
+		{"sample", "--name", "meta", "--n", "8", "--by", "meta.ambiguous", "--by", "meta.confusable_objects", "--format", "json"},
+		{"sample", "--name", "where", "--n", "2", "--by", "meta.phase", "--where", "meta.ambiguous=1", "--format", "json"},
 	}
 	outputs := map[string][]string{}
 	for _, db := range []string{filepath.Join(dir, "m3eval.db"), pg} {

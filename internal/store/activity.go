@@ -24,7 +24,7 @@ func (s *Store) StreamActivity(ctx context.Context, fn func(*Activity) error) er
 	rows, err := s.db.QueryContext(ctx, `SELECT an.name, a.status = 'done', a.flagged,
 		a.skip_seq IS NOT NULL, a.active_ms, a.annotated_at
 		FROM visible_annotations a JOIN annotators an ON an.id = a.annotator_id
-		ORDER BY an.name, a.annotated_at`)
+		ORDER BY an.name, a.annotated_at IS NOT NULL, a.annotated_at, a.id`) // drafts (no time) first on both backends
 	if err != nil {
 		return fmt.Errorf("activity: %w", err)
 	}

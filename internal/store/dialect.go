@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -24,6 +25,8 @@ type dialect struct {
 	// waitKey is held (shared) by short writers while they wait for lockKey, so that a bulk
 	// writer can end its chunk early for them (shortWriterWaiting), as waiters.go does on SQLite.
 	waitKey int64
+	// exclusiveSaves makes saves take the campaign's lock alone too (a benchmark's baseline).
+	exclusiveSaves bool
 }
 
 // isPostgres tells whether a --db value names a PostgreSQL database rather than a file.
@@ -92,10 +95,14 @@ func (d dialect) jsonGroupObject(k, v string) string {
 	return `json_group_object(` + k + `, ` + v + `)`
 }
 
-// metaText is the text of a top-level key of a turn's meta object (NULL when absent).
+// metaText is the text of a top-level key of a turn's meta object (NULL when absent or null),
+// as SQLite's json_extract gives it: a string as is, a number as written, true and false as 1
+// and 0 (PostgreSQL's json, not jsonb, keeps numbers as written).
 func (d dialect) metaText(col, key string) string {
 	if d.pg {
-		return `(` + col + `::jsonb ->> '` + strings.ReplaceAll(key, `'`, `''`) + `')`
+		k := `'` + strings.ReplaceAll(key, `'`, `''`) + `'`
+		return `(CASE json_typeof(` + col + `::json -> ` + k + `) WHEN 'boolean' THEN CASE WHEN ` + col + `::json ->> ` + k +
+			` = 'true' THEN '1' ELSE '0' END ELSE ` + col + `::json ->> ` + k + ` END)`
 	}
 	return `CAST(json_extract(` + col + `, '$."` + key + `"') AS TEXT)`
 }
@@ -103,8 +110,8 @@ func (d dialect) metaText(col, key string) string {
 // metaInt is a top-level key of a turn's meta object when it is a whole number, else -1.
 func (d dialect) metaInt(col, key string) string {
 	if d.pg {
-		return `CASE WHEN jsonb_typeof(` + col + `::jsonb -> '` + key + `') = 'number' AND (` + col + `::jsonb ->> '` + key + `') ~ '^-?[0-9]+$'
-			THEN (` + col + `::jsonb ->> '` + key + `')::bigint ELSE -1 END`
+		return `CASE WHEN json_typeof(` + col + `::json -> '` + key + `') = 'number' AND (` + col + `::json ->> '` + key + `') ~ '^-?[0-9]+$'
+			THEN (` + col + `::json ->> '` + key + `')::bigint ELSE -1 END`
 	}
 	return `CASE WHEN json_type(` + col + `, '$.` + key + `') = 'integer' THEN json_extract(` + col + `, '$.` + key + `') ELSE -1 END`
 }
@@ -143,15 +150,29 @@ func (d dialect) lockWrite(ctx context.Context, q querier, wait int64, class wri
 	if !d.pg {
 		return nil
 	}
-	if _, err := q.ExecContext(ctx, fmt.Sprintf(`SET LOCAL lock_timeout = %d`, max(wait, 1))); err != nil {
+	// One round trip: each subquery runs before the query around it (PostgreSQL does not pull
+	// up a subquery whose output calls a volatile function), so the timeout is set first, then
+	// a short writer marks itself waiting, then the lock is taken.
+	timeout := strconv.FormatInt(max(wait, 1), 10)
+	if class == shortWriter {
+		_, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?3) FROM (SELECT pg_advisory_xact_lock_shared(?2)
+			FROM (SELECT set_config('lock_timeout', ?1, true)) t) w`, timeout, d.waitKey, d.lockKey)
 		return err
 	}
-	if class == shortWriter {
-		if _, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock_shared(?)`, d.waitKey); err != nil {
-			return err
-		}
-	}
-	_, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, d.lockKey)
+	_, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?2) FROM (SELECT set_config('lock_timeout', ?1, true)) t`, timeout, d.lockKey)
+	return err
+}
+
+// lockSave takes the locks of an annotator's save (beginSave): the campaign's lock shared and
+// the annotator's alone, in one round trip as lockWrite does. PostgreSQL queues a shared
+// request behind a waiting exclusive one, so a stream of saves cannot starve an import.
+func (d dialect) lockSave(ctx context.Context, q querier, wait int64, annotatorID int64) error {
+	// Distinct annotators get distinct keys but for a 2^-64 chance, which would only make two
+	// annotators' saves take turns.
+	annotatorKey := d.lockKey ^ (annotatorID+1)*-7046029254386353131
+	_, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?4) FROM (SELECT pg_advisory_xact_lock_shared(?3)
+		FROM (SELECT pg_advisory_xact_lock_shared(?2) FROM (SELECT set_config('lock_timeout', ?1, true)) t) w) c`,
+		strconv.FormatInt(max(wait, 1), 10), d.waitKey, d.lockKey, annotatorKey)
 	return err
 }
 

@@ -25,7 +25,7 @@ type editTx struct {
 }
 
 func (q *Queue) edit(ctx context.Context, e Edit, create bool, fn func(*editTx) error) (*Annotation, error) {
-	tx, err := q.s.beginWrite(ctx)
+	tx, err := q.s.beginSave(ctx, q.annotatorID)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +191,7 @@ func (q *Queue) AddActive(ctx context.Context, e Edit) error {
 	if e.Active <= 0 {
 		return nil
 	}
-	tx, err := q.s.beginWrite(ctx)
+	tx, err := q.s.beginSave(ctx, q.annotatorID)
 	if err != nil {
 		return err
 	}

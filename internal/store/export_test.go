@@ -25,6 +25,10 @@ func WriteLockSQL(s *Store) string {
 	return "SELECT pg_advisory_xact_lock(" + strconv.FormatInt(s.d.lockKey, 10) + ")"
 }
 
+// SetExclusiveSaves makes s's saves on PostgreSQL take the campaign's lock alone, as every
+// other write does (the baseline of BenchmarkConcurrentSavesPostgres).
+func SetExclusiveSaves(s *Store, on bool) { s.d.exclusiveSaves = on }
+
 // Setting reads a run-time setting of s's write pool's sessions (PostgreSQL's SHOW), or of
 // its read pool when read is true.
 func Setting(s *Store, name string, read bool) (string, error) {

@@ -63,16 +63,13 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*Store, error)
 		db.Close()
 		return nil, err
 	}
-	if opts.Writers > 0 {
-		wdb.SetMaxOpenConns(opts.Writers)
-	}
 	// A server counts connections (max_connections, 100 by default) for all the hosts of a
-	// campaign together: one process's reads share a bounded pool, and writes, which take the
-	// campaign's lock one at a time anyway, a smaller one unless Writers says otherwise.
+	// campaign together: one process's reads and writes share bounded pools. Options.Writers
+	// is not applied: it keeps SQLite's writers from polling its lock side by side, while
+	// PostgreSQL queues the waiters of its locks itself, and annotators' saves run side by side
+	// (beginSave).
 	db.SetMaxOpenConns(pgMaxReaders)
-	if opts.Writers <= 0 {
-		wdb.SetMaxOpenConns(pgMaxWriters)
-	}
+	wdb.SetMaxOpenConns(pgMaxWriters)
 	s := &Store{db: db, wdb: wdb, path: where, lockWait: opts.LockWait, priorityMax: importPriorityMax, chunkTime: importChunkTime,
 		Now: func() time.Time { return time.Now().UTC() }}
 	s.d.pg = true

@@ -41,10 +41,10 @@ type Options struct {
 	// annotator) to let go of the database before it fails with ErrBusy; 0 means
 	// DefaultLockWait.
 	LockWait time.Duration
-	// Writers caps the write connections (0: no cap). m3eval serve, where many sessions of
-	// one process save at once, uses 1: saves then queue in the pool in turn instead of all
-	// polling SQLite's lock every millisecond, which at 50 sessions starved some of them past
-	// LockWait (TestServeLoad).
+	// Writers caps the write connections (0: no cap; SQLite only, see openPostgres). m3eval
+	// serve, where many sessions of one process save at once, uses 1: saves then queue in the
+	// pool in turn instead of all polling SQLite's lock every millisecond, which at 50
+	// sessions starved some of them past LockWait (TestServeLoad).
 	Writers int
 }
 
@@ -200,13 +200,37 @@ const lockPoll = time.Millisecond
 
 // beginWrite starts a write transaction, waiting up to the store's LockWait for the lock.
 func (s *Store) beginWrite(ctx context.Context) (*sql.Tx, error) {
+	return s.beginShort(ctx, -1)
+}
+
+// beginSave starts the write transaction of an annotator's save. On SQLite it is beginWrite.
+// On PostgreSQL saves of different annotators run side by side (their durable commits then
+// share the disk's flushes), holding the campaign's lock shared, and the annotator's own lock
+// alone; bulk writers and every other write still hold the campaign's lock alone. A save
+// writes only its annotator's rows (annotations, their values and changes, the annotator's
+// skip order), which no other save touches.
+func (s *Store) beginSave(ctx context.Context, annotatorID int64) (*sql.Tx, error) {
+	return s.beginShort(ctx, annotatorID)
+}
+
+// beginShort starts a short writer's transaction: a save of annotatorID, or (-1) any other.
+func (s *Store) beginShort(ctx context.Context, annotatorID int64) (*sql.Tx, error) {
 	var tx *sql.Tx
+	start := time.Now()
 	err := s.waitLock(ctx, shortWriter, func() (err error) {
 		tx, err = s.wdb.BeginTx(ctx, nil)
 		if err != nil || !s.d.pg {
 			return err
 		}
-		if err := s.d.lockWrite(ctx, tx, s.lockWait.Milliseconds(), shortWriter); err != nil {
+		// PostgreSQL waits in the server; what is left of LockWait, so that a try after a
+		// lost race for the lock does not wait a whole LockWait again.
+		wait := max(s.lockWait-time.Since(start), time.Millisecond).Milliseconds()
+		if annotatorID >= 0 && !s.d.exclusiveSaves {
+			err = s.d.lockSave(ctx, tx, wait, annotatorID)
+		} else {
+			err = s.d.lockWrite(ctx, tx, wait, shortWriter)
+		}
+		if err != nil {
 			tx.Rollback()
 			return err
 		}
