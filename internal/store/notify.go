@@ -10,9 +10,14 @@ import (
 
 // On PostgreSQL several processes, on several hosts, write one campaign. A screen that shows
 // the campaign (serve's status screen) learns of their writes by LISTEN/NOTIFY instead of
-// only reading again on a timer: every write transaction sends a notification on the
-// campaign's channel, which PostgreSQL delivers when (and only if) it commits. On SQLite there
-// is nothing to listen to; the screens keep their timers.
+// only reading again on a timer. On SQLite there is nothing to listen to; the screens keep
+// their timers.
+//
+// The notification is not sent inside the write's transaction: PostgreSQL serializes the
+// commits of all transactions that NOTIFY in a database (a lock held until after the commit
+// is on disk), which would undo annotators' saves running side by side, and one per save
+// (250 a second in the load test) is far more than a screen reads. Each process sends at most
+// one per notifyDelay instead, after the writes that began meanwhile.
 
 // changeChannel is the campaign's notification channel: one per schema, named from the same
 // hash as its write lock (a schema's name may be longer than a channel's 63 bytes).
@@ -20,15 +25,29 @@ func (d dialect) changeChannel() string {
 	return fmt.Sprintf("m3eval_changes_%016x", uint64(d.lockKey))
 }
 
-// notifyChange queues, inside a write transaction just begun, the campaign's notification:
-// sent to the listeners at commit, dropped on rollback. Nothing on SQLite.
-func (s *Store) notifyChange(ctx context.Context, q querier) error {
-	if !s.d.pg {
-		return nil
+// notifyDelay is how long after a write begins its notification is sent: time for the write
+// to commit (a save takes milliseconds), and the writes begun meanwhile share it. A write
+// still uncommitted then is announced by the next one, or seen on the screens' timer.
+const notifyDelay = 100 * time.Millisecond
+
+// notifyChange announces, notifyDelay from now, that the campaign changed; a write that
+// begins while an announcement is pending joins it. Nothing on SQLite. A notification that
+// cannot be sent is dropped: it only hastens a screen that reads on its timer anyway.
+func (s *Store) notifyChange() {
+	if !s.d.pg || !s.notifying.CompareAndSwap(false, true) {
+		return
 	}
-	_, err := q.ExecContext(ctx, `SELECT pg_notify(?, '')`, s.d.changeChannel())
-	return err
+	go func() {
+		time.Sleep(notifyDelay)
+		s.notifying.Store(false) // a write that begins from now on sends its own
+		ctx, cancel := context.WithTimeout(context.Background(), notifySendTimeout)
+		defer cancel()
+		_, _ = s.db.ExecContext(ctx, `SELECT pg_notify(?, '')`, s.d.changeChannel())
+	}()
 }
+
+// notifySendTimeout bounds the sending of one notification (a server that stopped answering).
+const notifySendTimeout = 5 * time.Second
 
 // watchRetry is how long WatchChanges waits before it listens again after losing its
 // connection (the server restarted, the network dropped).
