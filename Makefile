@@ -13,10 +13,14 @@ $(BIN): $(GO_FILES) go.mod go.sum $(shell find annotations -type f 2>/dev/null)
 	go build -buildvcs=auto -o $(BIN) ./cmd/m3eval
 
 # test runs every test with the race detector, including the end-to-end tests that drive
-# the built binary in tmux (they build their own copy of the binary).
+# the built binary in tmux (they build their own copy of the binary). When PostgreSQL is
+# installed (initdb on PATH or in /usr/lib/postgresql/*/bin), scripts/with-postgres starts a
+# temporary server for the run and the store and e2e tests also run on PostgreSQL; without
+# it they run on SQLite only and one line says so. M3EVAL_TEST_POSTGRES=postgres://… uses
+# an existing server instead.
 test:
 	go vet ./...
-	go test -race -count=1 -timeout 30m ./...
+	scripts/with-postgres --if-available go test -race -count=1 -timeout 30m ./...
 
 # test-short is the quick loop: every package's tests but the end-to-end ones (e2e/: tmux,
 # SSH, Chromium), without the race detector; -short skips the tests that build the binary.
@@ -24,7 +28,7 @@ test-short:
 	go test -short $$(go list ./... | grep -v '/e2e$$')
 
 bench:
-	go test -run '^$$' -bench . -benchmem -benchtime 1x -count 1 -timeout 60m ./... | tee bench.txt
+	scripts/with-postgres --if-available go test -run '^$$' -bench . -benchmem -benchtime 1x -count 1 -timeout 60m ./... | tee bench.txt
 
 # staticcheck is pinned and run from the Go module proxy: nothing to install beforehand.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2

@@ -137,15 +137,19 @@ func (term *terminal) keys(name string, keys ...string) {
 	}
 }
 
+// TestAnnotateKillResumeExport: kill -9 after two submitted items and a draft; the reopened
+// annotator resumes at the draft, and export holds all of it. On SQLite and on PostgreSQL.
 func TestAnnotateKillResumeExport(t *testing.T) {
-	term := newTerminal(t)
 	bin := build(t)
-	dir := t.TempDir()
-	db := filepath.Join(dir, "e2e.db")
+	onBackends(t, func(t *testing.T, newDB func(string) string) { testAnnotateKillResumeExport(t, bin, newDB("e2e.db")) })
+}
+
+func testAnnotateKillResumeExport(t *testing.T, bin, db string) {
+	term := newTerminal(t)
 	if out, err := exec.Command(bin, "--db", db, "import", "--demo").CombinedOutput(); err != nil {
 		t.Fatalf("import: %v\n%s", err, out)
 	}
-	annotate := fmt.Sprintf("%s --db %s annotate --annotator erin", bin, db)
+	annotate := fmt.Sprintf("%s --db %s annotate --annotator erin", bin, quoteShell(db))
 
 	pid := term.start("a", annotate)
 	term.waitFor("a", "item 1 of 35", "demo_zh_umbrella_0 · turn 1")

@@ -35,13 +35,21 @@ var scoreFields = []struct{ label, name string }{
 	{"Correctness", "correctness"}, {"Reasoning Completeness", "reasoning_completeness"}, {"Overall Quality", "overall_quality"},
 }
 
-var rowValue = regexp.MustCompile(`(Correctness|Reasoning Completeness|Overall Quality) +([1-5·])`)
+// rowValue is a score row of the rubric pane: the English label, the Chinese one, the value
+// (· while unset). (It matched no row once the Chinese labels were added, and the soak then
+// checked no value at all: the log line's count of values checked shows that.)
+var rowValue = regexp.MustCompile(`(Correctness|Reasoning Completeness|Overall Quality) +\p{Han}+ +([1-5·])`)
 
 // TestSoakKillAtRandom types scores at random speed into the annotator and kills it with
 // SIGKILL at a random moment, 100 times (M3EVAL_SOAK_TRIALS to change). Whenever the screen
-// said "✓ saved" just before the kill, every value it showed must be in the database.
+// said "✓ saved" just before the kill, every value it showed must be in the database. On
+// SQLite and on PostgreSQL.
 func TestSoakKillAtRandom(t *testing.T) {
 	soak(t)
+	onBackends(t, func(t *testing.T, newDB func(string) string) { soakKillAtRandom(t, newDB("trust.db")) })
+}
+
+func soakKillAtRandom(t *testing.T, db string) {
 	trials := 100
 	if v, err := strconv.Atoi(os.Getenv("M3EVAL_SOAK_TRIALS")); err == nil && v > 0 {
 		trials = v
@@ -49,13 +57,13 @@ func TestSoakKillAtRandom(t *testing.T) {
 	term := newTerminal(t)
 	term.start("keep", "sleep 3600") // the server outlives each killed session
 	bin := binary(t)
-	db := demoDB(t, bin, t.TempDir())
+	demoInto(t, bin, db)
 	rng := rand.New(rand.NewPCG(10, uint64(time.Now().UnixNano())))
 	var checked, claimed, values, lost int
 	for i := 0; i < trials; i++ {
 		name := fmt.Sprintf("k%03d", i)
 		annotator := "soak" + name
-		pid := term.start(name, fmt.Sprintf("%s --db %s annotate --annotator %s", bin, db, annotator))
+		pid := term.start(name, fmt.Sprintf("%s --db %s annotate --annotator %s", bin, quoteShell(db), annotator))
 		term.waitFor(name, "item 1 of 35")
 		typed := map[string][]string{}
 		n := 1 + rng.IntN(8)
@@ -103,6 +111,9 @@ func TestSoakKillAtRandom(t *testing.T) {
 		}
 	}
 	t.Logf("kill -9 soak: %d trials, %d killed while showing ✓ saved, %d values shown saved checked, %d lost", checked, claimed, values, lost)
+	if claimed > 0 && values == 0 {
+		t.Errorf("%d screens showed ✓ saved and no score row was read from them: rowValue no longer matches the rubric pane", claimed)
+	}
 }
 
 // writeLoadTurns writes n turn records of realistic size, 10-turn episodes, with labels

@@ -52,7 +52,12 @@ func binary(t *testing.T) string {
 // demoDB imports the demo episodes into a new database in dir.
 func demoDB(t *testing.T, bin, dir string) string {
 	t.Helper()
-	db := filepath.Join(dir, "trust.db")
+	return demoInto(t, bin, filepath.Join(dir, "trust.db"))
+}
+
+// demoInto imports the demo episodes into db, a file or a PostgreSQL address.
+func demoInto(t *testing.T, bin, db string) string {
+	t.Helper()
 	if out, err := exec.Command(bin, "--db", db, "import", "--demo").CombinedOutput(); err != nil {
 		t.Fatalf("import: %v\n%s", err, out)
 	}
@@ -63,15 +68,17 @@ func demoDB(t *testing.T, bin, dir string) string {
 // status of each annotation under the key "_status".
 func stored(t *testing.T, db, annotator string) map[string]map[string]string {
 	t.Helper()
-	conn, err := sql.Open("sqlite3", "file:"+db+"?mode=ro&_busy_timeout=5000")
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn, pg := openRaw(t, db)
 	defer conn.Close()
-	rows, err := conn.Query(`SELECT t.sample_id, '_status', a.status FROM annotations a
+	q := `SELECT t.sample_id, '_status', a.status FROM annotations a
 		JOIN turns t ON t.id = a.turn_id JOIN annotators an ON an.id = a.annotator_id WHERE an.name = ?
 		UNION ALL SELECT t.sample_id, v.field, v.value FROM annotation_values v JOIN annotations a ON a.id = v.annotation_id
-		JOIN turns t ON t.id = a.turn_id JOIN annotators an ON an.id = a.annotator_id WHERE an.name = ?`, annotator, annotator)
+		JOIN turns t ON t.id = a.turn_id JOIN annotators an ON an.id = a.annotator_id WHERE an.name = ?`
+	args := []any{annotator, annotator}
+	if pg {
+		q, args = strings.ReplaceAll(q, "?", "$1"), args[:1]
+	}
+	rows, err := conn.Query(q, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,10 +215,13 @@ func waitStored(t *testing.T, db, annotator string, what string, cond func(map[s
 }
 
 // TestBurstKeysOnRawPty types three whole items, and a comment that starts inside a burst,
-// each as one write with no gap between the keys: every key acts, in order.
-func TestBurstKeysOnRawPty(t *testing.T) {
+// each as one write with no gap between the keys: every key acts, in order. On SQLite and
+// on PostgreSQL.
+func TestBurstKeysOnRawPty(t *testing.T) { onBackends(t, testBurstKeysOnRawPty) }
+
+func testBurstKeysOnRawPty(t *testing.T, newDB func(string) string) {
 	bin := binary(t)
-	db := demoDB(t, bin, t.TempDir())
+	db := demoInto(t, bin, newDB("trust.db"))
 	p := startPty(t, bin, "--db", db, "annotate", "--annotator", "pat")
 	p.waitOutput(t, "item 1 of 35")
 	p.write(t, "434\r54y5\r45y4\r")

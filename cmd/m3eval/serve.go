@@ -57,7 +57,7 @@ save, then exits. Sessions are logged to standard error. See docs/serve.md.`,
 				title := "m3eval · " + textsafe.Line(store.DisplayName(g.dbPath))
 				return serve.NewStatus(in.Context, title, in.Renderer, func(ctx context.Context) (string, error) {
 					return workflow.TeamScreen(ctx, s, r, time.Now())
-				}), nil
+				}, s.WatchChanges(in.Context)), nil
 			}
 			srv, err := serve.New(o)
 			if err != nil {

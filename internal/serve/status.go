@@ -16,19 +16,31 @@ import (
 // StatusRefresh is how often the admin's status screen reads the database again.
 const StatusRefresh = 5 * time.Second
 
+// statusSettle is how long the status screen waits after a change is announced before it
+// reads: the saves of a busy campaign come many a second, and one read covers them all.
+const statusSettle = 300 * time.Millisecond
+
 // statusModel is the admin's read-only status screen: a text report, read again every
-// StatusRefresh, that the admin can only look at and leave.
+// StatusRefresh, and soon after each change another process announces (changes: on
+// PostgreSQL, a save on any serve host), that the admin can only look at and leave.
 type statusModel struct {
-	ctx    context.Context
-	report func(context.Context) (string, error)
-	title  string
-	text   string
-	err    error
-	at     time.Time
-	w, h   int
-	top    int
-	keys   statusKeys
-	st     statusStyles
+	ctx     context.Context
+	report  func(context.Context) (string, error)
+	changes <-chan struct{}
+	refresh time.Duration // StatusRefresh; longer in tests of changes
+	// watching is true while a command waits on changes (at most one at a time).
+	watching bool
+	// gen counts the reads; only the timer set after the latest one reads again (a timer
+	// per read, never cancelled, would pile up with every r and every change).
+	gen   int
+	title string
+	text  string
+	err   error
+	at    time.Time
+	w, h  int
+	top   int
+	keys  statusKeys
+	st    statusStyles
 }
 
 type statusKeys struct{ Quit, Up, Down, Refresh key.Binding }
@@ -42,12 +54,21 @@ type reportMsg struct {
 	at   time.Time
 }
 
-type refreshMsg struct{}
+// refreshMsg is the timer's: read again, unless a read since it was set made it stale.
+type refreshMsg struct{ gen int }
+
+// settledMsg ends the wait after an announced change: read again.
+type settledMsg struct{}
+
+// changedMsg says another process changed the campaign.
+type changedMsg struct{}
 
 // NewStatus builds the admin's status screen around report, which returns plain text (tables
-// whose data is already sanitized); r renders for the admin's terminal.
-func NewStatus(ctx context.Context, title string, r *lipgloss.Renderer, report func(context.Context) (string, error)) tea.Model {
-	return &statusModel{ctx: ctx, report: report, title: title, w: 80, h: 24,
+// whose data is already sanitized); r renders for the admin's terminal. changes, when not
+// nil, receives when the campaign changed (store.WatchChanges); the screen then reads again
+// without waiting for its timer.
+func NewStatus(ctx context.Context, title string, r *lipgloss.Renderer, report func(context.Context) (string, error), changes <-chan struct{}) tea.Model {
+	return &statusModel{ctx: ctx, report: report, changes: changes, refresh: StatusRefresh, title: title, w: 80, h: 24,
 		keys: statusKeys{
 			Quit:    key.NewBinding(key.WithKeys("q", "ctrl+c", "esc"), key.WithHelp("q", "quit")),
 			Up:      key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
@@ -69,6 +90,21 @@ func (m *statusModel) readCmd() tea.Cmd {
 	}
 }
 
+// watchCmd waits for the next announced change (nil without changes, or when one waits).
+func (m *statusModel) watchCmd() tea.Cmd {
+	if m.changes == nil || m.watching {
+		return nil
+	}
+	m.watching = true
+	ch := m.changes
+	return func() tea.Msg {
+		if _, ok := <-ch; !ok {
+			return nil // the session ended
+		}
+		return changedMsg{}
+	}
+}
+
 // Init implements tea.Model.
 func (m *statusModel) Init() tea.Cmd { return m.readCmd() }
 
@@ -84,8 +120,20 @@ func (m *statusModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err == nil {
 			m.text = msg.text
 		}
-		return m, tea.Tick(StatusRefresh, func(time.Time) tea.Msg { return refreshMsg{} })
+		// The next change is waited for only once this read is in: a stream of saves gives a
+		// read every statusSettle plus the read's own time, not one per save.
+		m.gen++
+		gen := m.gen
+		return m, tea.Batch(tea.Tick(m.refresh, func(time.Time) tea.Msg { return refreshMsg{gen} }), m.watchCmd())
 	case refreshMsg:
+		if msg.gen != m.gen {
+			return m, nil
+		}
+		return m, m.readCmd()
+	case changedMsg:
+		m.watching = false
+		return m, tea.Tick(statusSettle, func(time.Time) tea.Msg { return settledMsg{} })
+	case settledMsg:
 		return m, m.readCmd()
 	case tea.KeyMsg:
 		switch {

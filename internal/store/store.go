@@ -84,6 +84,7 @@ type Store struct {
 	interactive   bool
 	saves         atomic.Int64
 	checkpointing atomic.Bool
+	notifying     atomic.Bool // a change notification is on its way (notify.go)
 	// Now is the clock, replaceable in tests.
 	Now func() time.Time
 }
@@ -234,6 +235,8 @@ func (s *Store) beginShort(ctx context.Context, annotatorID int64) (*sql.Tx, err
 			tx.Rollback()
 			return err
 		}
+		// Screens on other hosts learn of the write soon after it commits (notify.go).
+		s.notifyChange()
 		return nil
 	})
 	if err != nil || !s.interactive {
