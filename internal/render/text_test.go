@@ -77,3 +77,46 @@ func TestGridPlain(t *testing.T) {
 		}
 	}
 }
+
+// markdownCells splits a Markdown table row the way GFM does: at every pipe not escaped by a
+// backslash (a backslash escapes the character after it, a backslash included).
+func markdownCells(row string) []string {
+	row = strings.TrimSuffix(strings.TrimPrefix(row, "|"), "|")
+	var cells []string
+	var cur strings.Builder
+	for i := 0; i < len(row); i++ {
+		switch {
+		case row[i] == '\\' && i+1 < len(row):
+			cur.WriteByte(row[i])
+			cur.WriteByte(row[i+1])
+			i++
+		case row[i] == '|':
+			cells = append(cells, cur.String())
+			cur.Reset()
+		default:
+			cur.WriteByte(row[i])
+		}
+	}
+	return append(cells, cur.String())
+}
+
+// TestEscapeMarkdownBackslashAndCode: a backslash from data is escaped before the pipe after
+// it, so "x\|y" stays one cell; backtick and angle brackets cannot open a code span or HTML.
+func TestEscapeMarkdownBackslashAndCode(t *testing.T) {
+	name := "x\\|y`z<b>"
+	if got, want := render.EscapeMarkdown(name), "x\\\\\\|y\\`z\\<b\\>"; got != want {
+		t.Errorf("EscapeMarkdown(%q) = %q, want %q", name, got, want)
+	}
+	row := render.MarkdownRow([]string{name, "10", `a\`})
+	if cells := markdownCells(row); len(cells) != 3 {
+		t.Errorf("MarkdownRow(%q, 10, a\\) = %q: %d cells, want 3: %q", name, row, len(cells), cells)
+	}
+}
+
+// TestEscapeLaTeXTextSymbols: |, < and > are text commands, not characters that OT1 prints
+// as other glyphs.
+func TestEscapeLaTeXTextSymbols(t *testing.T) {
+	if got, want := render.EscapeLaTeX(`a|b<c>d\e`), `a\textbar{}b\textless{}c\textgreater{}d\textbackslash{}e`; got != want {
+		t.Errorf("EscapeLaTeX = %q, want %q", got, want)
+	}
+}
