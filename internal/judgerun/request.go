@@ -111,6 +111,10 @@ func (q *Request) Check() (store.TurnFilter, error) {
 	if err != nil {
 		return nil, usage.Wrap(err)
 	}
+	if q.Explain == "" && render.Format(q.Format) != render.Table {
+		// Judging writes counts, not a verdict: the format would be ignored.
+		return nil, usage.Errorf("--format %s is the output of --explain: give --explain SAMPLE_ID, or drop --format", q.Format)
+	}
 	if q.Explain != "" && (len(q.Filters) > 0 || q.Replace) {
 		return nil, usage.Errorf("--explain shows one sample and stores nothing: drop --filter and --replace")
 	}

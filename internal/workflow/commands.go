@@ -343,6 +343,10 @@ func (c *AdjudicateCommand) Check() error {
 	if c.List && c.SampleID != "" {
 		return usagef("give --list, or --turn SAMPLE_ID with --take or --set, or neither for the screen")
 	}
+	if !c.List && c.format != render.Table {
+		// Deciding and the screen write no list: the format would be ignored.
+		return usagef("--format %s is the output of --list: give --list, or drop --format", c.Format)
+	}
 	if !c.List && c.Adjudicator == "" {
 		return usagef("--adjudicator NAME is required")
 	}
