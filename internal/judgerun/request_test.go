@@ -16,7 +16,7 @@ import (
 // refusals keep m3eval judge's messages.
 func TestRequestCheck(t *testing.T) {
 	for _, f := range ExplainFormats {
-		if _, err := (&Request{Format: string(f), Explain: "s1"}).Check(); err != nil {
+		if _, err := (&Request{Format: f, Explain: "s1"}).Check(); err != nil {
 			t.Errorf("--explain s1 --format %s: %v", f, err)
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/rubric"
@@ -52,7 +51,7 @@ func NewLabeledWriter(w io.Writer, o LabeledOptions) (*LabeledWriter, error) {
 			return nil, err
 		}
 	default:
-		return nil, fmt.Errorf("unknown format %q (use %s)", o.Format, strings.Join(Strings(LabeledFormats...), ", "))
+		return nil, fmt.Errorf("unknown format %q (use %s)", o.Format, list(LabeledFormats))
 	}
 	return lw, nil
 }

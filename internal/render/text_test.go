@@ -48,17 +48,6 @@ func TestColumnsAlignCJK(t *testing.T) {
 	}
 }
 
-// TestParseFormat: a listed format is accepted; another is refused with the list.
-func TestParseFormat(t *testing.T) {
-	if f, err := render.ParseFormat("md", render.IllusionFormats...); err != nil || f != render.Markdown {
-		t.Errorf("md: %v %v", f, err)
-	}
-	_, err := render.ParseFormat("csv", render.EstimateFormats...)
-	if err == nil || err.Error() != `--format "csv": use one of table, json` {
-		t.Errorf("csv: %v", err)
-	}
-}
-
 // TestGridPlain: without colour the bordered table has no escape codes, its numeric columns
 // align right, and a wide character keeps the borders in line.
 func TestGridPlain(t *testing.T) {
