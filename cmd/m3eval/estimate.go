@@ -39,7 +39,7 @@ docs/statistics.md defines every number.`,
 				return err
 			}
 			return writeOutput(cmd, o.Output, func(w io.Writer, _ bool) error {
-				if render.Format(o.Format) == render.JSON {
+				if o.Format == render.JSON {
 					return render.WriteJSON(w, res)
 				}
 				return estimate.WriteTable(w, res)

@@ -55,7 +55,7 @@ docs/campaign.md.`,
 	f := cmd.Flags()
 	f.StringVar(&o.Labels.Annotator, "annotator", "", "export only this annotator's labels")
 	f.BoolVar(&o.Labels.IncludeDrafts, "include-drafts", false, "include incomplete labels, marked \"status\": \"draft\"")
-	cmdutil.EnumVar(f, &o.Format.Format, "format", "json", cmdutil.Strings(render.LabeledFormats...), "output format")
+	cmdutil.EnumVar(f, &o.Format.Format, "format", render.JSON, render.LabeledFormats, "output format")
 	f.StringVarP(&output, "output", "o", "", "write to FILE instead of standard output")
 	f.BoolVar(&o.Final, "final", false, "one final label per turn: adjudicated, else agreed")
 	f.StringVar(&o.Campaign, "campaign", "", "with --final: only this campaign's turns")

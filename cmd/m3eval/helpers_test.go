@@ -11,7 +11,7 @@ import (
 )
 
 // Helpers the command's tests share (kept from the agree tests that moved to
-// internal/agree/longform).
+// internal/scoring/longform).
 
 func readJSON(t *testing.T, path string, v any) {
 	t.Helper()

@@ -14,7 +14,6 @@ import (
 
 	"github.com/m3bench/m3eval/internal/judge"
 	"github.com/m3bench/m3eval/internal/judgerun"
-	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/store"
 )
 
@@ -115,7 +114,7 @@ func explainJudge(cmd *cobra.Command, g *globalOptions, s *store.Store, o *judge
 			return err
 		}
 		return writeOutput(cmd, "", func(w io.Writer, _ bool) error {
-			return judgerun.WriteModelNote(w, n, g.rubric, render.Format(o.Format))
+			return judgerun.WriteModelNote(w, n, g.rubric, o.Format)
 		})
 	}
 	versions, err := s.JudgeRuleVersions(ctx, o.Name)

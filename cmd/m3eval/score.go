@@ -55,7 +55,7 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoring.Request) error {
 		if !cmd.Flags().Changed("bootstrap") {
 			o.Bootstrap = -1 // the metrics' default, 2000 replicates; --bootstrap 0 is none
 		}
-		if o.Format != string(render.JSON) && o.Format != string(render.CSV) {
+		if o.Format != render.JSON && o.Format != render.CSV {
 			st, err := s.Status(cmd.Context())
 			if err != nil {
 				return err
@@ -70,7 +70,7 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoring.Request) error {
 	}
 	// Whether there are labels to score, asked once for the two checks below.
 	labeled := true
-	if !o.Metrics && (len(o.Judges) >= 2 || (o.Format != string(render.JSON) && o.Format != string(render.CSV))) {
+	if !o.Metrics && (len(o.Judges) >= 2 || (o.Format != render.JSON && o.Format != render.CSV)) {
 		if labeled, err = hasLabels(cmd, s, o.IncludeDrafts); err != nil {
 			return err
 		}
@@ -84,7 +84,7 @@ func runScore(cmd *cobra.Command, g *globalOptions, o *scoring.Request) error {
 				strings.Join(o.Judges, " --judge "), store.DisplayName(g.dbPath))
 		}
 	}
-	if !o.Metrics && o.Format != string(render.JSON) && o.Format != string(render.CSV) {
+	if !o.Metrics && o.Format != render.JSON && o.Format != render.CSV {
 		// Nothing to score: one line, as status says it, rather than every statistic's
 		// table full of "—". JSON and CSV keep their shape for the programs that read them.
 		if !labeled {

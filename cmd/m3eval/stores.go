@@ -14,7 +14,8 @@ import (
 // package). The assertions live here, where every engine meets the concrete store: in
 // internal/store they would make an import cycle, since the engines import store for its
 // filter and row types. The annotator's and adjudicator's interfaces (internal/session)
-// are asserted in internal/store itself. A second backend adds its own lines here.
+// are asserted in internal/store itself. Both backends (SQLite and PostgreSQL) are this one
+// type, so these lines cover both.
 //
 // Beyond these lists the commands themselves call Close and RememberRubric (common.go) and,
 // for judge --explain, IsModelJudge, JudgeRuleVersions and ModelJudgeNote (judge.go). Of the

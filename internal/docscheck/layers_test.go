@@ -1,6 +1,10 @@
 package docscheck
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -29,22 +33,27 @@ func goList(t *testing.T, args ...string) []string {
 // imports (non-test code): the screens reach storage only through internal/session's
 // interfaces, so tui does not depend on the store; the domain packages depend on neither
 // the store nor the screens; only the store imports database/sql; and the rule judge does
-// not pull in the IllusionBench scorer for the Wilson interval, which is agree's.
+// not pull in the IllusionBench scorer for the Wilson interval, which is agree's; cmdutil
+// depends on no m3eval package.
 func TestArchitectureImportRules(t *testing.T) {
 	forbidden := map[string][]string{
-		"tui":               {"internal/store", "database/sql"},
-		"internal/session":  {"internal/store", "tui", "database/sql", "github.com/charmbracelet/bubbletea"},
-		"internal/judge":    {"internal/illusion", "internal/store", "tui"},
-		"internal/rubric":   {"internal/store", "tui"},
-		"internal/dataset":  {"internal/store", "tui"},
-		"internal/agree":    {"internal/store", "tui"},
-		"internal/campaign": {"internal/store", "tui"},
-		"internal/sample":   {"internal/store", "tui"},
-		"internal/workflow": {"tui"},
-		"internal/scoring":  {"tui"},
-		"internal/judgerun": {"tui"},
-		"internal/importer": {"tui"},
-		"internal/estimate": {"tui"},
+		"tui":                 {"internal/store", "database/sql"},
+		"internal/session":    {"internal/store", "tui", "database/sql", "github.com/charmbracelet/bubbletea"},
+		"internal/judge":      {"internal/illusion", "internal/store", "tui"},
+		"internal/rubric":     {"internal/store", "tui"},
+		"internal/dataset":    {"internal/store", "tui"},
+		"internal/agree":      {"internal/store", "tui"},
+		"internal/campaign":   {"internal/store", "tui"},
+		"internal/sample":     {"internal/store", "tui"},
+		"internal/ingest":     {"internal/store", "tui"},
+		"internal/modeljudge": {"internal/store", "tui"},
+		"internal/illusion":   {"internal/store", "tui"},
+		"internal/ppi":        {"internal/store", "tui"},
+		"internal/workflow":   {"tui"},
+		"internal/scoring":    {"tui"},
+		"internal/judgerun":   {"tui"},
+		"internal/importer":   {"tui"},
+		"internal/estimate":   {"tui"},
 	}
 	for pkg, bad := range forbidden {
 		deps := goList(t, "-deps", "./"+pkg)
@@ -73,4 +82,64 @@ func TestArchitectureImportRules(t *testing.T) {
 	if len(sqlUsers) > 0 {
 		t.Errorf("packages other than internal/store import database/sql: %v", sqlUsers)
 	}
+
+	// internal/cmdutil holds the cobra helpers every command shares: it depends on no other
+	// m3eval package, so that any package may declare its flags with it.
+	for _, dep := range goList(t, "-deps", "./internal/cmdutil") {
+		if strings.HasPrefix(dep, module) && dep != module+"internal/cmdutil" {
+			t.Errorf("internal/cmdutil depends on %s (go list -deps ./internal/cmdutil)", dep)
+		}
+	}
+}
+
+// TestEnginesTakeTheirStore: an engine that declares the store methods it needs (a Store
+// interface in its store.go) takes that interface or a smaller one, never *store.Store, in
+// its exported functions and methods, so the commands and tests can hand it any backend.
+func TestEnginesTakeTheirStore(t *testing.T) {
+	for _, pkg := range []string{"workflow", "scoring", "judgerun", "importer", "estimate", "report"} {
+		dir := filepath.Join("..", pkg)
+		if _, err := os.Stat(filepath.Join(dir, "store.go")); err != nil {
+			t.Errorf("internal/%s declares no store.go: %v", pkg, err)
+			continue
+		}
+		fset := token.NewFileSet()
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("internal/%s: no Go files (%v)", pkg, err)
+		}
+		for _, name := range files {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range f.Decls {
+				fn, ok := d.(*ast.FuncDecl)
+				if !ok || !fn.Name.IsExported() {
+					continue
+				}
+				for _, p := range fn.Type.Params.List {
+					if isStarStoreStore(p.Type) {
+						t.Errorf("%s: %s takes *store.Store; take the package's Store interface (or a smaller one)", fset.Position(fn.Pos()), fn.Name.Name)
+					}
+				}
+			}
+		}
+	}
+}
+
+// isStarStoreStore tells whether the type expression is *store.Store.
+func isStarStoreStore(e ast.Expr) bool {
+	star, ok := e.(*ast.StarExpr)
+	if !ok {
+		return false
+	}
+	sel, ok := star.X.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	x, ok := sel.X.(*ast.Ident)
+	return ok && x.Name == "store" && sel.Sel.Name == "Store"
 }

@@ -34,8 +34,8 @@ type Request struct {
 	Annotators []string // whose done labels count (none: everyone's)
 	Bootstrap  int      // replicates of the ranking (0: no ranking shares)
 	Seed       uint64
-	Format     string // one of render.EstimateFormats (the flag checks it; the command renders)
-	Output     string // -o (the caller defines the flag)
+	Format     render.Format // one of render.EstimateFormats (the flag checks it; the command renders)
+	Output     string        // -o (the caller defines the flag)
 	// Sample names an active sample (m3eval sample --active): only its labeled turns count,
 	// each weighted by 1/its inclusion probability.
 	Sample string
@@ -54,7 +54,7 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 		return nil
 	})
 	fs.Uint64Var(&q.Seed, "seed", 12345, "bootstrap seed; the same seed gives the same shares on any machine")
-	cmdutil.EnumVar(fs, &q.Format, "format", string(render.Table), cmdutil.Strings(render.EstimateFormats...), "output format")
+	cmdutil.EnumVar(fs, &q.Format, "format", render.Table, render.EstimateFormats, "output format")
 	fs.StringVar(&q.Sample, "sample", "", "an active sample (m3eval sample --active): use only its labels, each weighted by 1/its inclusion probability")
 }
 

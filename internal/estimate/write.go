@@ -5,10 +5,11 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/m3bench/m3eval/internal/ppi"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
@@ -61,49 +62,48 @@ func writeTable(w io.Writer, res *Result) error {
 	}
 	for _, f := range fieldOrder {
 		fmt.Fprintf(b, "\n%s\n", textsafe.Line(f))
-		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-		head := "  model\t"
+		head := []string{"model"}
 		if res.By != "" {
-			head += textsafe.Line(res.By) + "\t"
+			head = append(head, res.By)
 		}
-		fmt.Fprintln(tw, head+"labeled\tunlabeled\tPPI estimate [95% interval]\thuman only\tjudge mean\teffective n\tλ\t")
+		rows := [][]string{append(head, "labeled", "unlabeled", "PPI estimate [95% interval]", "human only", "judge mean", "effective n", "λ")}
 		for _, r := range res.Rows {
 			if r.Field != f {
 				continue
 			}
-			line := "  " + textsafe.Line(r.Model) + "\t"
+			row := []string{r.Model}
 			if res.By != "" {
-				line += textsafe.Line(r.Group) + "\t"
+				row = append(row, r.Group)
 			}
-			line += fmt.Sprintf("%d\t%d\t", r.NLabeled, r.NUnlabeled)
+			row = append(row, strconv.Itoa(r.NLabeled), strconv.Itoa(r.NUnlabeled))
 			if r.Undefined != "" {
-				line += num(r.Estimate, 2) + " (" + r.Undefined + ")\t" + num(r.HumanOnly.Estimate, 2) + "\t" +
-					num(r.JudgeOnly.Estimate, 2) + "\t—\t" + num(r.Lambda, 2) + "\t" // λ: the estimate used it
+				row = append(row, num(r.Estimate, 2)+" ("+r.Undefined+")", num(r.HumanOnly.Estimate, 2),
+					num(r.JudgeOnly.Estimate, 2), "—", num(r.Lambda, 2)) // λ: the estimate used it
 			} else {
 				defined = true
-				line += num(r.Estimate, 2) + " " + ci(r.CI) + "\t" + num(r.HumanOnly.Estimate, 2) + " " + ci(r.HumanOnly.CI) + "\t" +
-					num(r.JudgeOnly.Estimate, 2) + "\t" + num(r.EffectiveN, 1) + "\t" + num(r.Lambda, 2) + "\t"
+				row = append(row, num(r.Estimate, 2)+" "+ci(r.CI), num(r.HumanOnly.Estimate, 2)+" "+ci(r.HumanOnly.CI),
+					num(r.JudgeOnly.Estimate, 2), num(r.EffectiveN, 1), num(r.Lambda, 2))
 			}
-			fmt.Fprintln(tw, line)
+			rows = append(rows, row)
 		}
-		tw.Flush()
-		var diffs []DiffRow
+		if err := render.Aligned(b, "  ", rows, nil); err != nil {
+			return err
+		}
+		var diffs [][]string
 		for _, d := range res.Differences {
 			if d.Field == f && d.Undefined == "" {
-				diffs = append(diffs, d)
-			}
-		}
-		if len(diffs) > 0 {
-			fmt.Fprintln(b, "  differences (A − B):")
-			tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-			for _, d := range diffs {
 				g := ""
 				if res.By != "" {
 					g = " [" + d.Group + "]"
 				}
-				fmt.Fprintf(tw, "    %s − %s%s\t%s\t%s\tp %s\t\n", textsafe.Line(d.A), textsafe.Line(d.B), textsafe.Line(g), num(d.Estimate, 2), ci(d.CI), pval(d.P))
+				diffs = append(diffs, []string{d.A + " − " + d.B + g, num(d.Estimate, 2), ci(d.CI), "p " + pval(d.P)})
 			}
-			tw.Flush()
+		}
+		if len(diffs) > 0 {
+			fmt.Fprintln(b, "  differences (A − B):")
+			if err := render.Aligned(b, "    ", diffs, nil); err != nil {
+				return err
+			}
 		}
 		var left []string
 		for _, r := range res.Rows {
@@ -148,7 +148,7 @@ func writeTable(w io.Writer, res *Result) error {
 				if res.By != "" {
 					g = " [" + r.Group + "]"
 				}
-				parts = append(parts, fmt.Sprintf("%d. %s (%s)", r.Rank, textsafe.Line(r.Model+g), pct(r.Share)))
+				parts = append(parts, fmt.Sprintf("%d. %s (%s)", r.Rank, textsafe.Line(r.Model+g), render.Pct(float64(r.Share))))
 			}
 			fmt.Fprintf(b, "  ranking (share of %d bootstrap replicates holding the rank): %s\n", res.Bootstrap, strings.Join(parts, ", "))
 		}
@@ -176,11 +176,4 @@ func pval(p Num) string {
 		return "< 0.001"
 	}
 	return fmt.Sprintf("= %.3f", float64(p))
-}
-
-func pct(v Num) string {
-	if math.IsNaN(float64(v)) {
-		return "—"
-	}
-	return fmt.Sprintf("%.0f%%", 100*float64(v))
 }

@@ -38,9 +38,9 @@ type Request struct {
 	Name    string   // the judge's name in the database
 	Filters []string // KEY=VALUE filters of the turns
 	Replace bool
-	Rules   string // rule file ("": the built-in rules)
-	Explain string // the sample to explain instead of judging
-	Format  string // --explain output, one of ExplainFormats
+	Rules   string        // rule file ("": the built-in rules)
+	Explain string        // the sample to explain instead of judging
+	Format  render.Format // --explain output, one of ExplainFormats
 	// PrintRules asks for the built-in rule file instead (the caller prints it).
 	PrintRules bool
 	Model      ModelFlags // --endpoint: the model judge
@@ -88,7 +88,7 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&q.Rules, "rules", "", "rule file (JSON) to use instead of the built-in rules (see --print-rules)")
 	fs.StringVar(&q.Explain, "explain", "", "print the verdict of one sample: value, rule and evidence per field")
 	cmdutil.Check(fs, "explain", q.checkExplain)
-	cmdutil.EnumVar(fs, &q.Format, "format", string(render.Table), cmdutil.Strings(ExplainFormats...), "--explain output")
+	cmdutil.EnumVar(fs, &q.Format, "format", render.Table, ExplainFormats, "--explain output")
 	fs.BoolVar(&q.PrintRules, "print-rules", false, "print the built-in rule file and exit")
 	m := &q.Model
 	fs.StringVar(&m.Endpoint, "endpoint", "", "judge with a model: OpenAI-compatible API base, e.g. http://127.0.0.1:8000/v1 (see docs/judge.md)")
@@ -110,6 +110,10 @@ func (q *Request) Check() (store.TurnFilter, error) {
 	filter, err := ParseFilter(q.Filters)
 	if err != nil {
 		return nil, usage.Wrap(err)
+	}
+	if q.Explain == "" && q.Format != render.Table {
+		// Judging writes counts, not a verdict: the format would be ignored.
+		return nil, usage.Errorf("--format %s is the output of --explain: give --explain SAMPLE_ID, or drop --format", q.Format)
 	}
 	if q.Explain != "" && (len(q.Filters) > 0 || q.Replace) {
 		return nil, usage.Errorf("--explain shows one sample and stores nothing: drop --filter and --replace")
@@ -162,7 +166,7 @@ func (q *Request) Run(ctx context.Context, s RuleJudgeStore, rb *rubric.Rubric, 
 		if err != nil {
 			return err
 		}
-		return WriteExplain(w, v, rb, j.Rules, render.Format(q.Format))
+		return WriteExplain(w, v, rb, j.Rules, q.Format)
 	}
 	defer TuneGC()()
 	c, err := Judge(ctx, s, rb, j, Options{Name: q.Name, Filter: filter, Replace: q.Replace})

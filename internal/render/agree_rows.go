@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/plural"
 )
 
 // row is one line of the human-readable formats: a statistic with the number of items it
@@ -164,14 +165,19 @@ func header(r agree.FieldResult) string {
 	f := r.Field
 	cats := strings.Join(f.Categories, ", ")
 	if f.Type == agree.Continuous {
-		return fmt.Sprintf("%s (continuous) · %d items · %d raters · %d ratings · %d missing cells",
-			f.Name, r.NItems, len(r.Raters), r.NRatings, r.NMissingCells)
+		return fmt.Sprintf("%s (continuous) · %s", f.Name, counts(r))
 	}
 	if f.Type == agree.Ordinal && len(f.Categories) > 1 {
 		cats = f.Categories[0] + ".." + f.Categories[len(f.Categories)-1]
 	}
-	return fmt.Sprintf("%s (%s: %s) · %d items · %d raters · %d ratings · %d missing cells",
-		f.Name, f.Type, cats, r.NItems, len(r.Raters), r.NRatings, r.NMissingCells)
+	return fmt.Sprintf("%s (%s: %s) · %s", f.Name, f.Type, cats, counts(r))
+}
+
+// counts are the sizes of a field's data in its header line, each noun singular for one
+// ("1 item", a group may hold one turn).
+func counts(r agree.FieldResult) string {
+	return plural.N(r.NItems, "item") + " · " + plural.N(len(r.Raters), "rater") + " · " +
+		plural.N(r.NRatings, "rating") + " · " + plural.N(r.NMissingCells, "missing cell")
 }
 
 // band is the Landis–Koch (1977) strength band of a coefficient.

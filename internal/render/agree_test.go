@@ -139,3 +139,12 @@ func TestMatrixAndLatexNeutralizeEscapes(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderCountsSingular: a field's header says "1 item", not "1 items" (a group of
+// m3eval score --by may hold one turn).
+func TestHeaderCountsSingular(t *testing.T) {
+	r := agree.FieldResult{Field: agree.Field{Name: "q", Type: agree.Continuous}, NItems: 1, Raters: []string{"a", "b"}, NRatings: 2, NMissingCells: 1}
+	if got, want := header(r), "q (continuous) · 1 item · 2 raters · 2 ratings · 1 missing cell"; got != want {
+		t.Errorf("header = %q, want %q", got, want)
+	}
+}

@@ -1,9 +1,6 @@
 package render
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // Format names an output format: the value of a command's --format flag.
 type Format string
@@ -19,23 +16,13 @@ const (
 	HTML     Format = "html"
 )
 
-// ParseFormat checks a --format value against the formats allowed.
-func ParseFormat(s string, allowed ...Format) (Format, error) {
-	for _, f := range allowed {
-		if string(f) == s {
-			return f, nil
-		}
-	}
-	return "", fmt.Errorf("--format %q: use one of %s", s, strings.Join(Strings(allowed...), ", "))
-}
-
-// Strings returns the names of formats, for help text and completion.
-func Strings(fs ...Format) []string {
-	out := make([]string, len(fs))
+// list names formats for a message: "table, json".
+func list(fs []Format) string {
+	names := make([]string, len(fs))
 	for i, f := range fs {
-		out[i] = string(f)
+		names[i] = string(f)
 	}
-	return out
+	return strings.Join(names, ", ")
 }
 
 // EstimateFormats are the formats of m3eval estimate: its table (estimate.WriteTable), or

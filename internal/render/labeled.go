@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/rubric"
@@ -21,7 +20,7 @@ var LabeledFormats = []Format{JSON, JSONL, CSV}
 
 // LabeledOptions shape the output.
 type LabeledOptions struct {
-	Format string
+	Format Format
 	Rubric *rubric.Rubric
 	// Multi writes every label under "human_annotations" (a list) instead of one
 	// "human_annotation" object: used when the export holds several annotators.
@@ -45,14 +44,14 @@ type LabeledWriter struct {
 func NewLabeledWriter(w io.Writer, o LabeledOptions) (*LabeledWriter, error) {
 	lw := &LabeledWriter{w: w, o: o}
 	switch o.Format {
-	case "json", "jsonl":
-	case "csv":
+	case JSON, JSONL:
+	case CSV:
 		lw.csv = NewCSVWriter(w, o.CSV)
 		if err := lw.csv.Write(lw.csvHeader()); err != nil {
 			return nil, err
 		}
 	default:
-		return nil, fmt.Errorf("unknown format %q (use %s)", o.Format, strings.Join(Strings(LabeledFormats...), ", "))
+		return nil, fmt.Errorf("unknown format %q (use %s)", o.Format, list(LabeledFormats))
 	}
 	return lw, nil
 }
@@ -73,7 +72,7 @@ func (lw *LabeledWriter) Write(l *dataset.Labeled) error {
 		return fmt.Errorf("export %s: %w", l.Turn.SampleID, err)
 	}
 	var out bytes.Buffer
-	if lw.o.Format == "jsonl" {
+	if lw.o.Format == JSONL {
 		out.Write(lw.buf.Bytes())
 		out.WriteByte('\n')
 	} else {
@@ -96,10 +95,10 @@ func (lw *LabeledWriter) Close() error {
 	case lw.csv != nil:
 		lw.csv.Flush()
 		return lw.csv.Error()
-	case lw.o.Format == "json" && lw.n == 0:
+	case lw.o.Format == JSON && lw.n == 0:
 		_, err := io.WriteString(lw.w, "[]\n")
 		return err
-	case lw.o.Format == "json":
+	case lw.o.Format == JSON:
 		_, err := io.WriteString(lw.w, "\n]\n")
 		return err
 	}

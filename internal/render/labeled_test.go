@@ -33,7 +33,7 @@ func write(t *testing.T, format string) string {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	w, err := render.NewLabeledWriter(&b, render.LabeledOptions{Format: format, Rubric: r})
+	w, err := render.NewLabeledWriter(&b, render.LabeledOptions{Format: render.Format(format), Rubric: r})
 	if err != nil {
 		t.Fatal(err)
 	}

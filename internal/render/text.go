@@ -15,9 +15,13 @@ import (
 	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
-// markdownEscaper escapes what would end a table cell (|) or start emphasis (* and _): a
-// name like "*gpt*" or "_x_" from data shows as written.
-var markdownEscaper = strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`)
+// markdownEscaper escapes what would end a table cell (|), start emphasis (* and _), a code
+// span (`) or inline HTML (< and >), and the backslash itself, so that a name like "*gpt*",
+// "x\|y" or "<b>" from data shows as written. A Replacer makes one pass, so the backslash
+// that escapes a character is never escaped again (CommonMark: any ASCII punctuation may be
+// backslash-escaped).
+var markdownEscaper = strings.NewReplacer(`\`, `\\`, "|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`",
+	"<", `\<`, ">", `\>`)
 
 // EscapeMarkdown makes text from data safe for a Markdown table cell or heading: control and
 // escape sequences neutralized, one line, and the characters of Markdown's table and
@@ -49,32 +53,44 @@ func MarkdownTable(w io.Writer, head []string, rows [][]string) error {
 // cell by display width (go-runewidth: a Chinese character counts two), so CJK names align.
 // Cells are neutralized for the terminal; the last column is not padded.
 func Columns(w io.Writer, head []string, rows [][]string) error {
-	clean := make([][]string, 0, len(rows)+1)
-	for _, r := range append([][]string{head}, rows...) {
+	return Aligned(w, "", append([][]string{head}, rows...), nil)
+}
+
+// Aligned writes rows as columns two spaces apart after indent, each padded by display width
+// to its widest cell, like Columns; columns for which right is true (nil: none) are aligned
+// right. A row may have fewer cells than others. Cells are neutralized for the terminal; no
+// line ends in blanks. It replaces text/tabwriter, which counts runes, not display columns,
+// and so shifts every row that holds a Chinese name.
+func Aligned(w io.Writer, indent string, rows [][]string, right func(col int) bool) error {
+	clean := make([][]string, 0, len(rows))
+	var width []int
+	for _, r := range rows {
 		c := make([]string, len(r))
 		for i := range r {
 			c[i] = textsafe.Line(r[i])
+			if i == len(width) {
+				width = append(width, 0)
+			}
+			width[i] = max(width[i], runewidth.StringWidth(c[i]))
 		}
 		clean = append(clean, c)
 	}
-	width := make([]int, len(head))
-	for _, r := range clean {
-		for i, c := range r {
-			width[i] = max(width[i], runewidth.StringWidth(c))
-		}
-	}
 	var b strings.Builder
 	for _, cells := range clean {
+		var line strings.Builder
+		line.WriteString(indent)
 		for i, c := range cells {
 			if i > 0 {
-				b.WriteString("  ")
+				line.WriteString("  ")
 			}
-			b.WriteString(c)
-			if i < len(cells)-1 {
-				b.WriteString(strings.Repeat(" ", width[i]-runewidth.StringWidth(c)))
+			pad := strings.Repeat(" ", width[i]-runewidth.StringWidth(c))
+			if right != nil && right(i) {
+				line.WriteString(pad + c)
+			} else {
+				line.WriteString(c + pad)
 			}
 		}
-		b.WriteString("\n")
+		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -48,17 +48,6 @@ func TestColumnsAlignCJK(t *testing.T) {
 	}
 }
 
-// TestParseFormat: a listed format is accepted; another is refused with the list.
-func TestParseFormat(t *testing.T) {
-	if f, err := render.ParseFormat("md", render.IllusionFormats...); err != nil || f != render.Markdown {
-		t.Errorf("md: %v %v", f, err)
-	}
-	_, err := render.ParseFormat("csv", render.EstimateFormats...)
-	if err == nil || err.Error() != `--format "csv": use one of table, json` {
-		t.Errorf("csv: %v", err)
-	}
-}
-
 // TestGridPlain: without colour the bordered table has no escape codes, its numeric columns
 // align right, and a wide character keeps the borders in line.
 func TestGridPlain(t *testing.T) {
@@ -75,5 +64,48 @@ func TestGridPlain(t *testing.T) {
 		if runewidth.StringWidth(l) != runewidth.StringWidth(lines[0]) {
 			t.Errorf("line %q is %d wide, the first %d", l, runewidth.StringWidth(l), runewidth.StringWidth(lines[0]))
 		}
+	}
+}
+
+// markdownCells splits a Markdown table row the way GFM does: at every pipe not escaped by a
+// backslash (a backslash escapes the character after it, a backslash included).
+func markdownCells(row string) []string {
+	row = strings.TrimSuffix(strings.TrimPrefix(row, "|"), "|")
+	var cells []string
+	var cur strings.Builder
+	for i := 0; i < len(row); i++ {
+		switch {
+		case row[i] == '\\' && i+1 < len(row):
+			cur.WriteByte(row[i])
+			cur.WriteByte(row[i+1])
+			i++
+		case row[i] == '|':
+			cells = append(cells, cur.String())
+			cur.Reset()
+		default:
+			cur.WriteByte(row[i])
+		}
+	}
+	return append(cells, cur.String())
+}
+
+// TestEscapeMarkdownBackslashAndCode: a backslash from data is escaped before the pipe after
+// it, so "x\|y" stays one cell; backtick and angle brackets cannot open a code span or HTML.
+func TestEscapeMarkdownBackslashAndCode(t *testing.T) {
+	name := "x\\|y`z<b>"
+	if got, want := render.EscapeMarkdown(name), "x\\\\\\|y\\`z\\<b\\>"; got != want {
+		t.Errorf("EscapeMarkdown(%q) = %q, want %q", name, got, want)
+	}
+	row := render.MarkdownRow([]string{name, "10", `a\`})
+	if cells := markdownCells(row); len(cells) != 3 {
+		t.Errorf("MarkdownRow(%q, 10, a\\) = %q: %d cells, want 3: %q", name, row, len(cells), cells)
+	}
+}
+
+// TestEscapeLaTeXTextSymbols: |, < and > are text commands, not characters that OT1 prints
+// as other glyphs.
+func TestEscapeLaTeXTextSymbols(t *testing.T) {
+	if got, want := render.EscapeLaTeX(`a|b<c>d\e`), `a\textbar{}b\textless{}c\textgreater{}d\textbackslash{}e`; got != want {
+		t.Errorf("EscapeLaTeX = %q, want %q", got, want)
 	}
 }

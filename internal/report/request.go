@@ -28,7 +28,7 @@ var Formats = []render.Format{render.HTML, render.JSON}
 // named by --judge (none: every judge); Run checks them.
 type Request struct {
 	Options
-	Format  string
+	Format  render.Format
 	PDF     bool   // print the page to PDF
 	Metrics bool   // compute the rule judge's action-space metrics
 	NoCache bool   // neither read nor write the interval cache
@@ -50,7 +50,7 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&q.Bootstrap, "bootstrap", 1000, "bootstrap replicates for the 95% intervals (0: none)")
 	cmdutil.Check(fs, "bootstrap", func() error { return scoring.CheckBootstrap(q.Bootstrap) })
 	fs.Uint64Var(&q.Seed, "seed", 12345, "bootstrap seed; the same seed gives the same intervals as m3eval score")
-	cmdutil.EnumVar(fs, &q.Format, "format", string(render.HTML), cmdutil.Strings(Formats...), "output format")
+	cmdutil.EnumVar(fs, &q.Format, "format", render.HTML, Formats, "output format")
 	fs.BoolVar(&q.PDF, "pdf", false, "print the report to PDF with headless Chromium: $M3EVAL_CHROMIUM, or chromium on $PATH (-o names the PDF)")
 	fs.BoolVar(&q.NoCache, "no-cache", false, "resample even when the interval cache holds these intervals, and store none (cache: $"+intervalcache.EnvDir+", default m3eval/intervals in the user's cache directory; docs/report.md)")
 	fs.BoolVar(&q.Metrics, "metrics", true, "compute the rule judge's action-space metrics (m3eval score --metrics) for their section")
@@ -61,7 +61,7 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 // Check checks how the flags combine (each flag's own value was checked when parsed); its
 // errors are marked usage.Err.
 func (q *Request) Check() error {
-	if q.PDF && render.Format(q.Format) != render.HTML {
+	if q.PDF && q.Format != render.HTML {
 		return usage.Errorf("--pdf prints the HTML page: leave out --format %s", q.Format)
 	}
 	if q.Campaign != "" && !q.QC {
@@ -115,7 +115,7 @@ func (q *Request) Run(ctx context.Context, s Store, r *rubric.Rubric) (*Report, 
 func (q *Request) Writer(ctx context.Context, rep *Report) func(w io.Writer, color bool) error {
 	return func(w io.Writer, _ bool) error {
 		switch {
-		case render.Format(q.Format) == render.JSON:
+		case q.Format == render.JSON:
 			return WriteJSON(w, rep)
 		case q.PDF:
 			return writePDF(ctx, w, q.chromium, rep)

@@ -49,7 +49,7 @@ var (
 
 // StatFlags are the statistics and output flags m3eval agree and score share, as given.
 type StatFlags struct {
-	Format    string
+	Format    render.Format
 	Bootstrap int
 	Seed      uint64
 	CI        string
@@ -68,7 +68,7 @@ func (f *StatFlags) AddFlags(fs *pflag.FlagSet) {
 	cmdutil.EnumVar(fs, &f.CI, "ci", string(agree.CIPercentile), cmdutil.Strings(CIMethods...), "bootstrap interval")
 	cmdutil.EnumVar(fs, &f.Adjust, "adjust", string(agree.AdjustNone), cmdutil.Strings(Adjustments...), "adjust p-values over the whole report")
 	cmdutil.EnumVar(fs, &f.Raters, "raters", string(RatersDistinct), cmdutil.Strings(RaterModes...), "distinct (each rater is one person) or exchangeable (raters are interchangeable slots: no pairwise or two-way ICC statistics)")
-	cmdutil.EnumVar(fs, &f.Format, "format", string(render.Table), cmdutil.Strings(Formats...), "output format")
+	cmdutil.EnumVar(fs, &f.Format, "format", render.Table, Formats, "output format")
 	fs.StringVar(&f.Matrix, "matrix", "", "print one statistic as a judge × field matrix, e.g. kendall_tau_b (or, with agree --levels, system_level.kendall_tau_b)")
 	f.CSV.AddFlags(fs)
 }
@@ -88,7 +88,7 @@ func (f StatFlags) Check() (Stats, error) {
 	ci := agree.CIMethod(f.CI)
 	s.Analysis = agree.Options{Bootstrap: f.Bootstrap, Seed: f.Seed, CI: ci, Exchangeable: Raters(f.Raters) == RatersExchangeable}
 	s.Adjust = agree.Adjustment(f.Adjust)
-	s.Report = render.AgreementOptions{Format: render.Format(f.Format), Bootstrap: f.Bootstrap, CI: ci, Adjust: s.Adjust,
+	s.Report = render.AgreementOptions{Format: f.Format, Bootstrap: f.Bootstrap, CI: ci, Adjust: s.Adjust,
 		Matrix: f.Matrix, CSV: f.CSV}
 	s.flags = f
 	return s, nil

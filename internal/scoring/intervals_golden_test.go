@@ -159,7 +159,7 @@ func tableIntervals(path string, cols, rows []any, out map[string]any) {
 }
 
 // reportJSON parses args as m3eval report's flags and returns the report's JSON, built by
-// htmlreport's engine on the database.
+// internal/report on the database.
 func reportJSON(t *testing.T, db string, args ...string) any {
 	t.Helper()
 	var doc any
@@ -169,7 +169,7 @@ func reportJSON(t *testing.T, db string, args ...string) any {
 	return doc
 }
 
-// reportOut parses args as m3eval report's flags and returns what htmlreport's engine
+// reportOut parses args as m3eval report's flags and returns what internal/report
 // writes for the database.
 func reportOut(t *testing.T, db string, args ...string) string {
 	t.Helper()

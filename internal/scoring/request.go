@@ -17,6 +17,7 @@ import (
 	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/usage"
 )
 
 // Request is what m3eval score is asked for: its flags.
@@ -47,8 +48,12 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&q.Metrics, "metrics", false, "report the rule judge's action-space metrics instead (per action type and model, 95% intervals resampling episodes; reads --format, -o, --bootstrap (default 2000, 0: none), --seed; not --judge; docs/judge.md)")
 }
 
-// Check checks the flags' values; its errors are marked usage.Err.
+// Check checks the flags' values and how they combine; its errors are marked usage.Err.
 func (q *Request) Check() (Stats, error) {
+	if q.Metrics && render.Format(q.Format) == render.LaTeX {
+		// judgerun.WriteMetrics writes table, md, csv and json; LaTeX would silently be the table.
+		return Stats{}, usage.Errorf("--metrics --format latex: the action-space metrics come as table, json, md or csv: pick one of those, or drop --metrics for the agreement report in LaTeX")
+	}
 	return q.StatFlags.Check()
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/campaign"
 	"github.com/m3bench/m3eval/internal/importer"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/usage"
@@ -224,7 +225,7 @@ func mustImportOut(t testing.TB, db string, o importer.Options, files ...string)
 func exportAs(t testing.TB, db, format string, drafts bool, annotator string) string {
 	t.Helper()
 	o := workflow.ExportOptions{Disagree: campaign.DefaultDisagreeOptions()}
-	o.Format.Format, o.Labels.IncludeDrafts, o.Labels.Annotator = format, drafts, annotator
+	o.Format.Format, o.Labels.IncludeDrafts, o.Labels.Annotator = render.Format(format), drafts, annotator
 	out, _, err := export(t, db, o)
 	if err != nil {
 		t.Fatalf("export %+v: %v", o, err)

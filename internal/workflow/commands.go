@@ -56,8 +56,7 @@ type SampleCommand struct {
 	Where  []string // KEY=VALUE
 	List   bool
 	Show   string
-	Format string
-	format render.Format
+	Format render.Format
 	Active bool     // --active: draw by the judge's uncertainty (ActiveSample)
 	Judge  string   // --judge of --active
 	notes  []string // for standard error, after the output
@@ -75,7 +74,7 @@ func (c *SampleCommand) AddFlags(fs *pflag.FlagSet) {
 	cmdutil.Keys(fs, "where", store.SampleKeys()...)
 	fs.BoolVar(&c.List, "list", false, "list the stored samples")
 	fs.StringVar(&c.Show, "show", "", "show the stored sample NAME")
-	cmdutil.EnumVar(fs, &c.Format, "format", string(render.Table), cmdutil.Strings(Formats...), "output format")
+	cmdutil.EnumVar(fs, &c.Format, "format", render.Table, Formats, "output format")
 	fs.BoolVar(&c.Active, "active", false, "draw the turns the --judge is least certain about more often, recording each turn's inclusion probability (for m3eval estimate --sample)")
 	fs.StringVar(&c.Judge, "judge", "", "with --active: the judge whose scores (and the other judges' disagreement with them) choose the turns")
 }
@@ -83,7 +82,6 @@ func (c *SampleCommand) AddFlags(fs *pflag.FlagSet) {
 // Check implements Command.
 func (c *SampleCommand) Check() error {
 	var err error
-	c.format = render.Format(c.Format)
 	if c.List && c.Show != "" {
 		return usagef("--list and --show cannot go together")
 	}
@@ -120,7 +118,7 @@ func (c *SampleCommand) Run(ctx context.Context, st Store, r *rubric.Rubric) (Re
 	switch {
 	case c.List:
 		samples, err := st.Samples(ctx)
-		return func(w io.Writer) error { return WriteSamples(w, samples, c.format) }, err
+		return func(w io.Writer) error { return WriteSamples(w, samples, c.Format) }, err
 	case c.Show != "":
 		info, err := st.Sample(ctx, c.Show)
 		if err == nil && info.Params.Active != nil {
@@ -132,19 +130,19 @@ func (c *SampleCommand) Run(ctx context.Context, st Store, r *rubric.Rubric) (Re
 			for _, p := range incl {
 				info.Strata[0].Inclusion = append(info.Strata[0].Inclusion, p)
 			}
-			return func(w io.Writer) error { return writeActive(w, info, c.format) }, nil
+			return func(w io.Writer) error { return writeActive(w, info, c.Format) }, nil
 		}
-		return func(w io.Writer) error { return WriteSample(w, info, c.format) }, err
+		return func(w io.Writer) error { return WriteSample(w, info, c.Format) }, err
 	}
 	if c.Active {
 		info, err := ActiveSample(ctx, st, r, ActiveOptions{Name: c.Name, N: c.N, Seed: c.Seed, Judge: c.Judge, Mix: sample.DefaultMix})
-		return func(w io.Writer) error { return writeActive(w, info, c.format) }, err
+		return func(w io.Writer) error { return writeActive(w, info, c.Format) }, err
 	}
 	info, err := Sample(ctx, st, c.SampleOptions)
 	if err == nil {
 		c.notes = emptyStrata(info)
 	}
-	return func(w io.Writer) error { return WriteSample(w, info, c.format) }, err
+	return func(w io.Writer) error { return WriteSample(w, info, c.Format) }, err
 }
 
 // Notes implements Noter: what the drawing wants the user to know, for standard error.
@@ -194,8 +192,7 @@ type AssignCommand struct {
 	AssignOptions
 	Names  string
 	Show   bool
-	Format string
-	format render.Format
+	Format render.Format
 }
 
 // AddFlags defines the flags of m3eval assign on fs but -o.
@@ -208,7 +205,7 @@ func (c *AssignCommand) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&c.GoldRate, "gold-rate", 0, "share of each queue that is gold, e.g. 0.05 (default: the earlier run's, or 0.05 with --gold)")
 	fs.Float64Var(&c.RepeatRate, "repeat", 0, "share of each annotator's turns shown to them again after their queue, e.g. 0.1 (default: the earlier run's)")
 	fs.BoolVar(&c.Show, "show", false, "show the assignment instead of changing it")
-	cmdutil.EnumVar(fs, &c.Format, "format", string(render.Table), cmdutil.Strings(Formats...), "output format")
+	cmdutil.EnumVar(fs, &c.Format, "format", render.Table, Formats, "output format")
 }
 
 // RateDefaults sets the rates the user did not give: a re-run keeps the earlier ones (a
@@ -228,7 +225,6 @@ func (c *AssignCommand) RateDefaults(goldRateGiven, repeatGiven bool) {
 
 // Check implements Command.
 func (c *AssignCommand) Check() error {
-	c.format = render.Format(c.Format)
 	if c.Sample == "" {
 		return usagef("--sample NAME is required (see m3eval sample --list)")
 	}
@@ -245,7 +241,7 @@ func (c *AssignCommand) StoreOptions() store.Options { return store.Options{Read
 func (c *AssignCommand) Run(ctx context.Context, st Store, r *rubric.Rubric) (Render, error) {
 	if c.Show {
 		camp, err := st.Campaign(ctx, c.Sample)
-		return func(w io.Writer) error { return WriteCampaign(w, camp, nil, c.format) }, err
+		return func(w io.Writer) error { return WriteCampaign(w, camp, nil, c.Format) }, err
 	}
 	o := c.AssignOptions
 	o.Rubric, o.Annotators = r, strings.Split(c.Names, ",")
@@ -253,7 +249,7 @@ func (c *AssignCommand) Run(ctx context.Context, st Store, r *rubric.Rubric) (Re
 	if err != nil {
 		return nil, err
 	}
-	return func(w io.Writer) error { return WriteCampaign(w, res.Campaign, res.Warnings, c.format) }, nil
+	return func(w io.Writer) error { return WriteCampaign(w, res.Campaign, res.Warnings, c.Format) }, nil
 }
 
 // QCCommand is m3eval qc: the quality-control flags of a campaign's annotators, or of
@@ -261,8 +257,7 @@ func (c *AssignCommand) Run(ctx context.Context, st Store, r *rubric.Rubric) (Re
 type QCCommand struct {
 	campaign.QCOptions
 	Campaign string
-	Format   string
-	format   render.Format
+	Format   render.Format
 }
 
 // NewQCCommand has the default thresholds.
@@ -283,12 +278,11 @@ func (c *QCCommand) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&c.IntraMin, "intra-min", c.IntraMin, "intra-annotator agreement: lowest acceptable share of repeated answers that match")
 	fs.IntVar(&c.MissingComments, "missing-comments", c.MissingComments, "missing comments: how many are tolerated")
 	fs.Float64Var(&c.OutlierDelta, "outlier-delta", c.OutlierDelta, "outlier: alpha gain when the annotator is left out")
-	cmdutil.EnumVar(fs, &c.Format, "format", string(render.Table), cmdutil.Strings(QCFormats...), "output format")
+	cmdutil.EnumVar(fs, &c.Format, "format", render.Table, QCFormats, "output format")
 }
 
 // Check implements Command.
 func (c *QCCommand) Check() error {
-	c.format = render.Format(c.Format)
 	return nil
 }
 
@@ -302,7 +296,7 @@ func (c *QCCommand) Run(ctx context.Context, st Store, r *rubric.Rubric) (Render
 	if title == "" {
 		title = "all labels"
 	}
-	return func(w io.Writer) error { return WriteQC(w, title, qs, c.format) }, err
+	return func(w io.Writer) error { return WriteQC(w, title, qs, c.Format) }, err
 }
 
 // AdjudicateCommand is m3eval adjudicate: --list the disputed turns, decide one (SampleID
@@ -311,8 +305,7 @@ type AdjudicateCommand struct {
 	DecideOptions
 	List   bool
 	Sets   []string // FIELD=VALUE
-	Format string
-	format render.Format
+	Format render.Format
 }
 
 // NewAdjudicateCommand has the default disagreement rule.
@@ -331,7 +324,7 @@ func (c *AdjudicateCommand) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&c.Sets, "set", nil, "FIELD=VALUE: score a field anew (repeatable)")
 	fs.IntVar(&c.Disagree.ScaleGap, "gap", c.Disagree.ScaleGap, "1-5 answers this far apart disagree")
 	fs.BoolVar(&c.Disagree.CountNA, "count-na", false, "NA against an answer is a disagreement too")
-	cmdutil.EnumVar(fs, &c.Format, "format", string(render.Table), cmdutil.Strings(Formats...), "output format (with --list)")
+	cmdutil.EnumVar(fs, &c.Format, "format", render.Table, Formats, "output format (with --list)")
 }
 
 // Screen says whether the command opens the adjudication screen.
@@ -339,9 +332,12 @@ func (c *AdjudicateCommand) Screen() bool { return !c.List && c.SampleID == "" }
 
 // Check implements Command.
 func (c *AdjudicateCommand) Check() error {
-	c.format = render.Format(c.Format)
 	if c.List && c.SampleID != "" {
 		return usagef("give --list, or --turn SAMPLE_ID with --take or --set, or neither for the screen")
+	}
+	if !c.List && c.Format != render.Table {
+		// Deciding and the screen write no list: the format would be ignored.
+		return usagef("--format %s is the output of --list: give --list, or drop --format", c.Format)
 	}
 	if !c.List && c.Adjudicator == "" {
 		return usagef("--adjudicator NAME is required")
@@ -364,7 +360,7 @@ func (c *AdjudicateCommand) Run(ctx context.Context, st Store, r *rubric.Rubric)
 	c.Rubric = r
 	if c.List {
 		cases, decided, err := Cases(ctx, st, c.Campaign, r, c.Disagree)
-		return func(w io.Writer) error { return WriteCases(w, cases, decided, c.format) }, err
+		return func(w io.Writer) error { return WriteCases(w, cases, decided, c.Format) }, err
 	}
 	edits, err := Decide(ctx, st, c.DecideOptions)
 	return func(w io.Writer) error {

@@ -21,7 +21,7 @@ import (
 
 // TestCSVForSpreadsheets: a comment or an answer that starts like a formula reaches the CSV
 // neutralized (OWASP), as is with --raw; --excel starts the file with a byte order mark; the
-// agreement CSV's part is internal/agree/longform's TestAgreeCSVForSpreadsheets.
+// agreement CSV's part is internal/scoring/longform's TestAgreeCSVForSpreadsheets.
 func TestCSVForSpreadsheets(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "evil.jsonl")

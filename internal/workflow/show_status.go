@@ -2,11 +2,12 @@ package workflow
 
 import (
 	"fmt"
-	"github.com/m3bench/m3eval/internal/plural"
 	"io"
-	"text/tabwriter"
+	"strconv"
 	"time"
 
+	"github.com/m3bench/m3eval/internal/plural"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/textsafe"
 )
@@ -19,16 +20,15 @@ func WriteStatus(out io.Writer, db string, st *store.Status) error {
 		fmt.Fprintln(out, "no annotations yet")
 		return nil
 	}
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "annotator\tdone\tdraft\tflagged\tskipped\tmedian active\t")
+	rows := [][]string{{"annotator", "done", "draft", "flagged", "skipped", "median active"}}
 	for _, a := range st.Annotators {
 		median := "—"
 		if a.HasMedian {
 			median = a.MedianActive.Round(time.Second).String()
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t\n", textsafe.Line(a.Name), a.Done, a.Draft, a.Flagged, a.Skipped, median)
+		rows = append(rows, []string{a.Name, strconv.Itoa(a.Done), strconv.Itoa(a.Draft), strconv.Itoa(a.Flagged), strconv.Itoa(a.Skipped), median})
 	}
-	if err := tw.Flush(); err != nil {
+	if err := render.Aligned(out, "  ", rows, allRight); err != nil {
 		return err
 	}
 	for _, a := range st.Annotators {
@@ -38,3 +38,7 @@ func WriteStatus(out io.Writer, db string, st *store.Status) error {
 	}
 	return nil
 }
+
+// allRight aligns every column of the status tables right, the names included, as they
+// have always been shown.
+func allRight(int) bool { return true }

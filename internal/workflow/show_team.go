@@ -2,16 +2,15 @@ package workflow
 
 import (
 	"fmt"
-	"github.com/m3bench/m3eval/internal/plural"
 	"io"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/m3bench/m3eval/internal/campaign"
+	"github.com/m3bench/m3eval/internal/plural"
 	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/store"
-	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 // Team is what the admin's status screen of m3eval serve shows: every annotator's
@@ -33,8 +32,7 @@ func WriteTeam(w io.Writer, t *Team) error {
 	var b strings.Builder
 	st := t.Status
 	fmt.Fprintf(&b, "%s in %s\n\n", plural.N(st.Turns, "item"), plural.N(st.Episodes, "episode"))
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "annotator\tdone\tdraft\tflagged\tskipped\ttoday\ttoday /h\tmedian active\t")
+	rows := [][]string{{"annotator", "done", "draft", "flagged", "skipped", "today", "today /h", "median active"}}
 	for _, a := range st.Annotators {
 		median, rate := "—", "—"
 		if a.HasMedian {
@@ -45,9 +43,9 @@ func WriteTeam(w io.Writer, t *Team) error {
 				rate = fmt.Sprintf("%.1f", float64(n)/max(h, 1.0/60))
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n", textsafe.Line(a.Name), a.Done, a.Draft, a.Flagged, a.Skipped, t.Today[a.Name], rate, median)
+		rows = append(rows, []string{a.Name, strconv.Itoa(a.Done), strconv.Itoa(a.Draft), strconv.Itoa(a.Flagged), strconv.Itoa(a.Skipped), strconv.Itoa(t.Today[a.Name]), rate, median})
 	}
-	if err := tw.Flush(); err != nil {
+	if err := render.Aligned(&b, "  ", rows, allRight); err != nil {
 		return err
 	}
 	if len(st.Annotators) == 0 {

@@ -18,7 +18,7 @@ import (
 // story-level correlations the oracle does not compute, with scipy run on the original wide
 // file (hanna_levels.py there). To regenerate the oracle outputs:
 //
-//	go test ./internal/agree/longform -run RealData -realdata-write /tmp/rd
+//	go test ./internal/scoring/longform -run RealData -realdata-write /tmp/rd
 //	cd /tmp/rd/<dataset> && /usr/bin/python3 .../shared/oracle/oracle.py ... (see cmd.txt)
 var realdataWrite = flag.String("realdata-write", "", "write the long-form conversions of the real data sets to this folder")
 
