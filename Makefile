@@ -15,12 +15,19 @@ $(BIN): $(GO_FILES) go.mod go.sum $(shell find annotations -type f 2>/dev/null)
 # test runs every test with the race detector, including the end-to-end tests that drive
 # the built binary in tmux (they build their own copy of the binary). When PostgreSQL is
 # installed (initdb on PATH or in /usr/lib/postgresql/*/bin), scripts/with-postgres starts a
-# temporary server for the run and the store and e2e tests also run on PostgreSQL; without
-# it they run on SQLite only and one line says so. M3EVAL_TEST_POSTGRES=postgres://… uses
-# an existing server instead.
+# temporary server for the run: the tests that compare the backends (and the e2e saving
+# tests) use it beside SQLite, and then the store's conformance suite (CONFORMANCE: the store's
+# tests and those of the engines and screens that open a store) runs again with every store
+# on PostgreSQL (M3EVAL_TEST_BACKEND=postgres). Without PostgreSQL they run on SQLite only
+# and one line says so. M3EVAL_TEST_POSTGRES=postgres://… uses an existing server instead.
+CONFORMANCE := ./internal/store/... ./internal/importer/ ./internal/workflow/ ./internal/scoring/ ./internal/report/ ./tui/
 test:
 	go vet ./...
-	scripts/with-postgres --if-available go test -race -count=1 -timeout 30m ./...
+	scripts/with-postgres --if-available sh -c 'go test -race -count=1 -timeout 30m ./... && \
+	  if [ -n "$$M3EVAL_TEST_POSTGRES" ]; then \
+	    echo "conformance suite on PostgreSQL:"; \
+	    M3EVAL_TEST_BACKEND=postgres go test -race -count=1 -timeout 30m $(CONFORMANCE); \
+	  fi'
 
 # test-short is the quick loop: every package's tests but the end-to-end ones (e2e/: tmux,
 # SSH, Chromium), without the race detector; -short skips the tests that build the binary.

@@ -142,8 +142,7 @@ func exitCode(err error) int {
 // CI it fails (storetest.RequirePostgres).
 func postgresPath(t *testing.T) string {
 	t.Helper()
-	storetest.RequirePostgres(t)
-	return storetest.Path(t)
+	return storetest.PostgresPath(t, storetest.RequirePostgres(t))
 }
 
 // TestCopyCampaignPostgres: the campaign goes from SQLite to PostgreSQL and back to a new

@@ -3,9 +3,12 @@
 // connection would get its own empty database), closed when the test ends, and the same
 // store with the demo episodes imported. Only tests import it.
 //
-// With $M3EVAL_TEST_POSTGRES set to a PostgreSQL DSN (postgres://…), every store these helpers
-// open is on PostgreSQL instead, in a schema of its own dropped when the test ends: the same
-// tests are then the conformance suite of the PostgreSQL backend.
+// With $M3EVAL_TEST_BACKEND=postgres (and the server's DSN, postgres://…, in
+// $M3EVAL_TEST_POSTGRES), every store these helpers open is on PostgreSQL instead, in a schema
+// of its own dropped when the test ends: the same tests are then the conformance suite of the
+// PostgreSQL backend. make test runs them both ways. $M3EVAL_TEST_POSTGRES alone only lets the
+// tests that compare the backends side by side (RequirePostgres) run; the rest stay on SQLite,
+// the default backend, which must be tested too.
 package storetest
 
 import (
@@ -28,15 +31,19 @@ import (
 	"github.com/m3bench/m3eval/internal/store"
 )
 
-// PostgresEnv is the environment variable that holds the DSN of the PostgreSQL server the
-// store tests run on; empty runs them on SQLite.
+// PostgresEnv is the environment variable that holds the DSN of a PostgreSQL server the tests
+// may use (scripts/with-postgres starts one and sets it).
 const PostgresEnv = "M3EVAL_TEST_POSTGRES"
 
-// PostgresDSN is the DSN of the PostgreSQL server the tests run on, "" for SQLite.
+// BackendEnv is the environment variable that chooses the backend of every store these
+// helpers open: "postgres" for PostgreSQL (on the server of PostgresEnv), else SQLite.
+const BackendEnv = "M3EVAL_TEST_BACKEND"
+
+// PostgresDSN is the DSN of the PostgreSQL server the tests may use, "" if none.
 func PostgresDSN() string { return os.Getenv(PostgresEnv) }
 
-// Postgres tells whether the store tests run on PostgreSQL.
-func Postgres() bool { return PostgresDSN() != "" }
+// Postgres tells whether the stores these helpers open are on PostgreSQL.
+func Postgres() bool { return os.Getenv(BackendEnv) == "postgres" }
 
 // SQLiteOnly skips a test that is about SQLite itself (its files, locks, PRAGMAs) when the
 // tests run on PostgreSQL; reason says why it has no PostgreSQL counterpart.
@@ -52,9 +59,12 @@ func SQLiteOnly(tb testing.TB, reason string) {
 // its tables when the test ends. Opening the same Path twice opens the same database.
 func Path(tb testing.TB) string {
 	tb.Helper()
+	if !Postgres() {
+		return filepath.Join(tb.TempDir(), "m3eval.db")
+	}
 	dsn := PostgresDSN()
 	if dsn == "" {
-		return filepath.Join(tb.TempDir(), "m3eval.db")
+		tb.Fatalf("$%s=postgres but $%s is empty: give the server's postgres://… DSN", BackendEnv, PostgresEnv)
 	}
 	return PostgresPath(tb, dsn)
 }
