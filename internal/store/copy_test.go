@@ -19,8 +19,7 @@ func copyEnd(t *testing.T, kind string, opts store.Options) *store.Store {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "m3eval.db")
 	if kind == "postgres" {
-		storetest.RequirePostgres(t)
-		path = storetest.Path(t)
+		path = storetest.PostgresPath(t, storetest.RequirePostgres(t))
 	}
 	return storetest.Open(t, path, opts)
 }

@@ -20,8 +20,7 @@ func TestWatchChangesAcrossStores(t *testing.T) {
 		t.Error("WatchChanges on SQLite is not nil")
 	}
 
-	storetest.RequirePostgres(t)
-	path := storetest.Path(t)
+	path := storetest.PostgresPath(t, storetest.RequirePostgres(t))
 	watcher := storetest.Open(t, path, store.Options{Durable: true})
 	writer := storetest.Open(t, path, store.Options{Durable: true})
 	ctx, cancel := context.WithCancel(context.Background())
