@@ -2,7 +2,6 @@ package main
 
 import (
 	"io"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -34,7 +33,7 @@ docs/statistics.md defines every number.`,
 				return err
 			}
 			defer s.Close()
-			res, err := estimate.Run(cmd.Context(), s, r, o, filepath.Base(s.Path()))
+			res, err := estimate.Run(cmd.Context(), s, r, o, store.BaseName(s.Path()))
 			if err != nil {
 				return err
 			}

@@ -19,7 +19,8 @@ import (
 // and on a PostgreSQL database, and compares what they print: the same labels give the same
 // outputs, byte for byte, whichever backend holds them. It needs $M3EVAL_TEST_POSTGRES (it
 // fails without it in CI).
-// databaseName is the score's name of its input, the file's name or the PostgreSQL address.
+// databaseName is the score's name of its input, the file's name or the PostgreSQL database and
+// schema (store.BaseName).
 var databaseName = regexp.MustCompile(`"database": "[^"]*"`)
 
 // stampedNow are the times the commands stamp with the clock (a sample drawn, a campaign

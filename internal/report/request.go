@@ -92,7 +92,7 @@ func (q *Request) Run(ctx context.Context, s Store, r *rubric.Rubric) (*Report, 
 	defer agree.TuneGC()()
 	o := q.Options
 	if o.Database == "" {
-		o.Database = filepath.Base(s.Path())
+		o.Database = store.BaseName(s.Path()) // a PostgreSQL address: its database and schema, no password
 	}
 	var err error
 	if o.Judges, err = scoring.ChooseJudges(ctx, s, q.Judges); err != nil {

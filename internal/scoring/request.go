@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -70,7 +69,7 @@ func Score(ctx context.Context, s Store, r *rubric.Rubric, q *Request, st Stats)
 		return func(w io.Writer, _ bool) error { return judgerun.WriteMetrics(w, rep, render.Format(q.Format), q.CSV) }, nil
 	}
 	defer agree.TuneGC()()
-	database := filepath.Base(s.Path()) // how the report names its input
+	database := store.BaseName(s.Path()) // how the report names its input: a file's name, or a PostgreSQL database and schema
 	judges, err := ChooseJudges(ctx, s, q.Judges)
 	if err != nil {
 		return nil, err

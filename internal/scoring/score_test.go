@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/m3bench/m3eval/internal/agree/agreetest"
+	"github.com/m3bench/m3eval/internal/store/storetest"
 )
 
 // oracleWalk compares an oracle object with ours: every {"reference": x} within 1e-9 (null
@@ -320,4 +322,27 @@ func TestScoreClusterUnits(t *testing.T) {
 	if _, err := runScore(t, db, "--cluster", "annotator"); !isUsage(err) {
 		t.Errorf("--cluster annotator: %v, want a usage error", err)
 	}
+}
+
+// TestScoreInputsNameTheDatabase: the report's inputs name the database readably — a file by
+// its base name, a PostgreSQL address by its database and schema, never the address with its
+// host and query (before, "postgres?host=…&search_path=…").
+func TestScoreInputsNameTheDatabase(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		if got := scoreJSON(t, scoreDB(t))["inputs"].(map[string]any)["database"]; got != "m3eval.db" {
+			t.Errorf("inputs.database = %v, want m3eval.db", got)
+		}
+	})
+	t.Run("postgres", func(t *testing.T) {
+		db := storetest.PostgresPath(t, storetest.RequirePostgres(t))
+		importScoreFixture(t, db)
+		u, err := url.Parse(db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := strings.Trim(u.Path, "/") + "-" + u.Query().Get("search_path")
+		if got := scoreJSON(t, db)["inputs"].(map[string]any)["database"]; got != want {
+			t.Errorf("inputs.database = %v, want %s", got, want)
+		}
+	})
 }
