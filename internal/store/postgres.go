@@ -28,6 +28,9 @@ var pgMigrationFS embed.FS
 func openPostgres(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	where := redactDSN(dsn)
 	params := map[string]string{"application_name": "m3eval"}
+	if opts.Application != "" {
+		params["application_name"] = opts.Application
+	}
 	if opts.ReadOnly {
 		// The read-only commands never write: the server refuses it, whatever a bug asks.
 		params["default_transaction_read_only"] = "on"
@@ -349,4 +352,17 @@ func openPostgresReader(dsn string) (*sql.DB, error) {
 	cfg.RuntimeParams["default_transaction_read_only"] = "on"
 	cfg.RuntimeParams["application_name"] = "m3eval"
 	return sql.OpenDB(rebindConnector{stdlib.GetConnector(*cfg)}), nil
+}
+
+// OtherSessions is the number of other m3eval connections to s's database (annotators,
+// servers, readers; any schema, for pg_stat_activity does not tell the schema), 0 on SQLite,
+// where a file's readers and writers cannot be counted.
+func (s *Store) OtherSessions(ctx context.Context) (int, error) {
+	if !s.d.pg {
+		return 0, nil
+	}
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+		WHERE datname = current_database() AND application_name = 'm3eval' AND pid <> pg_backend_pid()`).Scan(&n)
+	return n, err
 }
