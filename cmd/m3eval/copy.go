@@ -47,6 +47,11 @@ this copy creates is removed again if the copy fails. See docs/postgres.md.`,
 			if from == "" || to == "" {
 				return usageErrorf("copy needs both --from and --to (an SQLite file or postgres://…)")
 			}
+			for _, end := range []struct{ flag, db string }{{"--from", from}, {"--to", to}} {
+				if err := store.CheckAddress(end.db); err != nil {
+					return usageErrorf("%s: %v", end.flag, err)
+				}
+			}
 			ctx := cmd.Context()
 			// The copy's own connections are named apart, so that it counts only others'.
 			src, err := store.Open(ctx, from, store.Options{ReadOnly: true, Application: "m3eval copy"})

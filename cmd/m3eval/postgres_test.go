@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -178,5 +179,40 @@ func writeLabels(t *testing.T, path string, label func(i int, turn map[string]an
 	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestAddressesNeverEchoPasswords: the help shows $M3EVAL_DB's default without its password;
+// a PostgreSQL scheme in any case is PostgreSQL; an address of another scheme, or postgres:
+// without its //, is a usage error (exit 2) that quotes no password and creates no file. No
+// server needed.
+func TestAddressesNeverEchoPasswords(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(testBinary(t), "status", "--help")
+	cmd.Env = append(os.Environ(), "M3EVAL_DB=postgres://ann:s3cret-pw@127.0.0.1:1/campaign?sslmode=disable")
+	r := runCmd(t, cmd, dir, nil)
+	if r.code != 0 || strings.Contains(r.stdout+r.stderr, "s3cret") || !strings.Contains(r.stdout, `(default "postgres://ann@127.0.0.1:1/campaign?sslmode=disable")`) {
+		t.Errorf("status --help with $M3EVAL_DB: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, db := range []string{"POSTGRES://ann:s3cret-pw@127.0.0.1:1/campaign?connect_timeout=5", "Postgresql://ann:s3cret-pw@127.0.0.1:1/campaign?connect_timeout=5"} {
+		r := runBin(t, dir, nil, "--db", db, "status")
+		if r.code != 1 || !strings.Contains(r.stderr, "cannot reach PostgreSQL at 127.0.0.1:1") || strings.Contains(r.stdout+r.stderr, "s3cret") {
+			t.Errorf("--db %s status: exit %d\n%s%s", db, r.code, r.stdout, r.stderr)
+		}
+	}
+	for _, args := range [][]string{
+		{"--db", "postgres:ann:s3cret-pw@db", "import", "--demo"},
+		{"--db", "Postgres:ann:s3cret-pw@db", "status"},
+		{"--db", "mysql://ann:s3cret-pw@db/campaign", "import", "--demo"},
+		{"copy", "--from", "x.db", "--to", "postgres:ann:s3cret-pw@db"},
+		{"copy", "--from", "mysql://ann:s3cret-pw@db/c", "--to", "y.db"},
+	} {
+		r := runBin(t, dir, nil, args...)
+		if r.code != 2 || strings.Contains(r.stdout+r.stderr, "s3cret") || !strings.Contains(r.stderr, "nothing was opened") {
+			t.Errorf("m3eval %v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the refused addresses left files: %v", entries)
 	}
 }

@@ -42,6 +42,11 @@ func TestPostgresUnreachableSaysWhere(t *testing.T) {
 		"postgresql://db.example/lab":                                    "lab",
 		"postgres://db.example":                                          "m3eval",
 		"/data/study.db":                                                 "study.db",
+		// The docs' spelling of a schema: two campaigns of one database get two names (and
+		// so two media directories).
+		"postgres://db.example/lab?sslmode=disable&options=-csearch_path%3Dpilot": "lab-pilot",
+		"postgres://db.example/lab?options=-c%20search_path%3Dmain":               "lab-main",
+		"POSTGRES://db.example/lab":                                               "lab",
 	} {
 		if got := store.BaseName(db); got != want {
 			t.Errorf("BaseName(%s) = %q, want %q", db, got, want)

@@ -105,7 +105,10 @@ const newPageSize = 16384
 // (postgres.go): the same store, with the same guarantees, on a server.
 func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if isPostgres(path) {
-		return openPostgres(ctx, path, opts)
+		return openPostgres(ctx, pgDSN(path), opts)
+	}
+	if err := CheckAddress(path); err != nil {
+		return nil, err
 	}
 	if opts.ReadOnly {
 		fi, err := os.Stat(path)
