@@ -76,9 +76,9 @@ terminal, exports labeled JSON, and computes agreement and correlation statistic
 			newJudgeCmd(opts), newImportScoresCmd(opts), newScoreCmd(opts), newEstimateCmd(opts), newAgreeCmd(), newReportCmd(opts)}},
 		cmdutil.Group{ID: "datasets", Title: "Datasets:", Commands: []*cobra.Command{
 			newIllusionCmd(), newConvertCmd(), newSimulateCmd()}},
+		cmdutil.Group{ID: "databases", Title: "Databases:", Commands: []*cobra.Command{
+			newCopyCmd()}},
 	)
-	// copy moves a campaign between databases: an administrator's command, outside the groups.
-	root.AddCommand(newCopyCmd())
 	root.AddCommand(cmdutil.NewDocsCmd(map[string]string{"db": defaultDB}))
 	cmdutil.AddCompletion(root)
 	// The shell completes each flag with what its declaration says (an enumerated flag's
