@@ -192,3 +192,27 @@ func TestPostgresRoleWithoutPrivileges(t *testing.T) {
 	}
 	w.Close()
 }
+
+// TestPostgresLoginRefusedSaysWhy: a server that answers but refuses the login (a role it
+// does not know) or has no such database says so, not "cannot reach PostgreSQL".
+func TestPostgresLoginRefusedSaysWhy(t *testing.T) {
+	dsn := storetest.RequirePostgres(t)
+	ctx := context.Background()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodb := *u
+	nodb.Path = "/m3eval_no_such_db"
+	_, err = store.Open(ctx, nodb.String(), store.Options{})
+	if err == nil || !strings.Contains(err.Error(), "database m3eval_no_such_db does not exist") || strings.Contains(err.Error(), "cannot reach") {
+		t.Errorf("a missing database: %v", err)
+	}
+	norole := *u
+	norole.User = url.UserPassword("m3eval_no_such_role", "s3cret-pw")
+	_, err = store.Open(ctx, norole.String(), store.Options{})
+	if err == nil || !strings.Contains(err.Error(), "refused the login of user m3eval_no_such_role") ||
+		strings.Contains(err.Error(), "cannot reach") || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("an unknown role: %v", err)
+	}
+}
