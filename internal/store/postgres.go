@@ -139,10 +139,11 @@ func IsPermanent(err error) bool {
 	return errors.Is(err, ErrPermission) || pgCode(err) == pgInsufficientPrivilege
 }
 
-// writeTables are the tables every writing command writes (an annotator's saves, an
-// import's turns, a judge's scores): a role that may not insert into and update them is a
-// reader.
-var writeTables = []string{"annotators", "annotations", "annotation_values", "changes", "turns", "episodes", "judge_scores"}
+// writeTables are the annotation tables, which the annotator's and serve's saves write
+// (and import, with labels): a role that may not insert into and update them is a reader,
+// refused by every command that opens for writing. (A role granted finer privileges, say
+// judge_scores alone, is refused too: the docs describe one writing role per campaign.)
+var writeTables = []string{"annotators", "annotations", "annotation_values", "changes"}
 
 // checkWritablePG refuses a role that may not write the campaign's tables.
 func (s *Store) checkWritablePG(ctx context.Context, schema string) error {
