@@ -172,8 +172,8 @@ func (s *Store) checkWritablePG(ctx context.Context, schema string) error {
 		return nil
 	}
 	return fmt.Errorf("%w: the role %s may not write the campaign's tables in schema %s (no INSERT or UPDATE on %s): "+
-		"use the campaign's writing role for this command, or grant it (GRANT INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA %s TO %s); nothing was changed",
-		ErrPermission, role, schema, strings.Join(missing, ", "), schema, role)
+		"use the campaign's writing role for this command, or grant it (GRANT INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA %s TO %s; GRANT USAGE ON ALL SEQUENCES IN SCHEMA %s TO %s); nothing was changed",
+		ErrPermission, role, schema, strings.Join(missing, ", "), schema, role, schema, role)
 }
 
 // connectError says why the first query on a PostgreSQL connection failed: the server
