@@ -30,6 +30,7 @@ func TestHelpGroupsAndDBDefault(t *testing.T) {
 			"Annotation:": {"import", "annotate", "status", "export", "sample", "assign", "serve", "qc", "adjudicate"},
 			"Scoring:":    {"judge", "import-scores", "score", "estimate", "agree", "report"},
 			"Datasets:":   {"illusion", "convert", "simulate"},
+			"Databases:":  {"copy"},
 		}
 		sections := regexp.MustCompile(`(?m)^(\S[^\n]*:)\n((?:  \S[^\n]*\n)+)`).FindAllStringSubmatch(help, -1)
 		var titles []string
@@ -48,7 +49,7 @@ func TestHelpGroupsAndDBDefault(t *testing.T) {
 				t.Errorf("%s lists %v, want %v", s[1], got, want)
 			}
 		}
-		if i := slices.Index(titles, "Annotation:"); i < 0 || !slices.Equal(titles[i:i+4], []string{"Annotation:", "Scoring:", "Datasets:", "Additional Commands:"}) {
+		if i := slices.Index(titles, "Annotation:"); i < 0 || !slices.Equal(titles[i:i+5], []string{"Annotation:", "Scoring:", "Datasets:", "Databases:", "Additional Commands:"}) {
 			t.Errorf("sections %v", titles)
 		}
 		def := env

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,6 +16,7 @@ import (
 func newCopyCmd() *cobra.Command {
 	var from, to string
 	var opts store.CopyOptions
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "copy --from DB --to DB",
 		Short: "Copy a whole campaign to another database (SQLite file or PostgreSQL)",
@@ -27,8 +31,14 @@ both is then byte-identical. --db is not used: --from and --to name both ends.
 The target must hold no campaign (a new file, an empty PostgreSQL schema) unless
 --replace, which deletes the target's campaign in the same transaction as the copy. A
 source with an import in progress or interrupted is refused. Stop annotating on the
-source before copying: saves made after the copy began stay behind. See
-docs/postgres.md.`,
+source before copying: saves made after the copy began stay behind.
+
+Nobody may be using the target during --replace: an annotator's screen or a server
+open on it would go on showing the campaign it replaced. On PostgreSQL, --replace is
+refused while other m3eval sessions are connected to the target's database (any
+schema; --force copies anyway); on SQLite nothing can tell, so stop them first.
+Images (the <name>-media directory an import writes) are not copied. A target file
+this copy creates is removed again if the copy fails. See docs/postgres.md.`,
 		Example: `  m3eval copy --from m3eval.db --to postgres://m3eval@db.lab.example/m3eval
   m3eval copy --from postgres://m3eval@db.lab.example/m3eval --to backup.db
   m3eval copy --from new.db --to postgres://m3eval@db.lab.example/m3eval --replace`,
@@ -37,22 +47,59 @@ docs/postgres.md.`,
 			if from == "" || to == "" {
 				return usageErrorf("copy needs both --from and --to (an SQLite file or postgres://…)")
 			}
+			for _, end := range []struct{ flag, db string }{{"--from", from}, {"--to", to}} {
+				if err := store.CheckAddress(end.db); err != nil {
+					return usageErrorf("%s: %v", end.flag, err)
+				}
+			}
 			ctx := cmd.Context()
-			src, err := store.Open(ctx, from, store.Options{ReadOnly: true})
+			// The copy's own connections are named apart, so that it counts only others'.
+			src, err := store.Open(ctx, from, store.Options{ReadOnly: true, Application: "m3eval copy"})
 			if err != nil {
-				return err
+				return fmt.Errorf("copy --from: %w", err)
 			}
 			defer src.Close()
-			// Durable: the copy is on disk (or on the server's) when it is said to be done.
-			dst, err := store.Open(ctx, to, store.Options{Durable: true})
-			if err != nil {
-				return err
+			// A target file this copy creates is removed again if the copy fails: a failed
+			// copy leaves the target as it was, absent included.
+			created := false
+			if !store.IsPostgres(to) {
+				if _, err := os.Stat(to); errors.Is(err, fs.ErrNotExist) {
+					created = true
+				}
 			}
-			defer dst.Close()
+			// Durable: the copy is on disk (or on the server's) when it is said to be done.
+			dst, err := store.Open(ctx, to, store.Options{Durable: true, Application: "m3eval copy"})
+			if err != nil {
+				return fmt.Errorf("copy --to: %w", err)
+			}
+			ok := false
+			defer func() {
+				dst.Close()
+				if created && !ok {
+					for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+						os.Remove(to + suffix)
+					}
+				}
+			}()
+			if opts.Replace && !force {
+				n, err := dst.OtherSessions(ctx)
+				if err != nil {
+					return fmt.Errorf("copy --to: %w", err)
+				}
+				if n > 0 {
+					verb := "are"
+					if n == 1 {
+						verb = "is"
+					}
+					return fmt.Errorf("copy: %s %s connected to the database of %s: replacing the campaign under them would leave their screens showing what is no longer there; nothing was copied (stop them first, or --force)",
+						plural.N(n, "other m3eval session"), verb, dst.Path())
+				}
+			}
 			rep, err := store.Copy(ctx, src, dst, opts)
 			if err != nil {
 				return err
 			}
+			ok = true
 			fmt.Fprintln(cmd.ErrOrStderr(), copySummary(rep, src.Path(), dst.Path()))
 			return nil
 		},
@@ -61,6 +108,7 @@ docs/postgres.md.`,
 	f.StringVar(&from, "from", "", "the database to copy: an SQLite file or postgres://…")
 	f.StringVar(&to, "to", "", "the database to copy into: an SQLite file (created if missing) or postgres://…")
 	f.BoolVar(&opts.Replace, "replace", false, "delete the campaign the target holds, in the copy's transaction")
+	f.BoolVar(&force, "force", false, "with --replace: replace even while other m3eval sessions are connected to the target's PostgreSQL database")
 	return cmd
 }
 

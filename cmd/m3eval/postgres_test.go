@@ -2,15 +2,20 @@ package main
 
 import (
 	"bufio"
+	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/m3bench/m3eval/internal/importer"
+	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/store/storetest"
 )
 
@@ -179,5 +184,118 @@ func writeLabels(t *testing.T, path string, label func(i int, turn map[string]an
 	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestAddressesNeverEchoPasswords: the help shows $M3EVAL_DB's default without its password;
+// a PostgreSQL scheme in any case is PostgreSQL; an address of another scheme, or postgres:
+// without its //, is a usage error (exit 2) that quotes no password and creates no file. No
+// server needed.
+func TestAddressesNeverEchoPasswords(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(testBinary(t), "status", "--help")
+	cmd.Env = append(os.Environ(), "M3EVAL_DB=postgres://ann:s3cret-pw@127.0.0.1:1/campaign?sslmode=disable")
+	r := runCmd(t, cmd, dir, nil)
+	if r.code != 0 || strings.Contains(r.stdout+r.stderr, "s3cret") || !strings.Contains(r.stdout, `(default "postgres://ann@127.0.0.1:1/campaign?sslmode=disable")`) {
+		t.Errorf("status --help with $M3EVAL_DB: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, db := range []string{"POSTGRES://ann:s3cret-pw@127.0.0.1:1/campaign?connect_timeout=5", "Postgresql://ann:s3cret-pw@127.0.0.1:1/campaign?connect_timeout=5"} {
+		r := runBin(t, dir, nil, "--db", db, "status")
+		if r.code != 1 || !strings.Contains(r.stderr, "cannot reach PostgreSQL at 127.0.0.1:1") || strings.Contains(r.stdout+r.stderr, "s3cret") {
+			t.Errorf("--db %s status: exit %d\n%s%s", db, r.code, r.stdout, r.stderr)
+		}
+	}
+	for _, args := range [][]string{
+		{"--db", "postgres:ann:s3cret-pw@db", "import", "--demo"},
+		{"--db", "Postgres:ann:s3cret-pw@db", "status"},
+		{"--db", "mysql://ann:s3cret-pw@db/campaign", "import", "--demo"},
+		{"copy", "--from", "x.db", "--to", "postgres:ann:s3cret-pw@db"},
+		{"copy", "--from", "mysql://ann:s3cret-pw@db/c", "--to", "y.db"},
+	} {
+		r := runBin(t, dir, nil, args...)
+		if r.code != 2 || strings.Contains(r.stdout+r.stderr, "s3cret") || !strings.Contains(r.stderr, "nothing was opened") {
+			t.Errorf("m3eval %v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the refused addresses left files: %v", entries)
+	}
+}
+
+// TestPostgresRolesAndCopy, with the real binary on PostgreSQL: a writing command (annotate,
+// import) as a role that may only read is refused at open with what to grant, exit 1; copy
+// from a role without SELECT on the id sequences fails before creating its target file, and
+// says which end failed; copy --replace onto a database another m3eval session is connected
+// to is refused unless --force.
+func TestPostgresRolesAndCopy(t *testing.T) {
+	pg := storetest.PostgresPath(t, storetest.RequirePostgres(t))
+	dir := t.TempDir()
+	if r := runBin(t, dir, nil, "--db", pg, "import", "--demo"); r.code != 0 {
+		t.Fatalf("import: %d %s", r.code, r.stderr)
+	}
+	admin, err := sql.Open("pgx", pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	role := fmt.Sprintf("m3eval_ro_%d", os.Getpid())
+	u, _ := url.Parse(pg)
+	schema := u.Query().Get("search_path")
+	for _, q := range []string{`CREATE ROLE ` + role + ` LOGIN`, `GRANT USAGE ON SCHEMA ` + schema + ` TO ` + role,
+		`GRANT SELECT ON ALL TABLES IN SCHEMA ` + schema + ` TO ` + role} {
+		if _, err := admin.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		admin.Exec(`DROP OWNED BY ` + role)
+		admin.Exec(`DROP ROLE ` + role)
+		admin.Close()
+	})
+	u.User = url.User(role)
+	ro := u.String()
+
+	for _, args := range [][]string{{"annotate", "--annotator", "alice"}, {"import", "--demo"}} {
+		r := runBin(t, dir, nil, append([]string{"--db", ro}, args...)...)
+		if r.code != 1 || !strings.Contains(r.stderr, "the role "+role+" may not write the campaign's tables in schema "+schema) {
+			t.Errorf("m3eval %v as a read-only role: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	if r := runBin(t, dir, nil, "--db", ro, "status"); r.code != 0 {
+		t.Errorf("status as the read-only role: exit %d\n%s", r.code, r.stderr)
+	}
+
+	snap := filepath.Join(dir, "snap.db")
+	r := runBin(t, dir, nil, "copy", "--from", ro, "--to", snap)
+	if r.code != 1 || !strings.Contains(r.stderr, "GRANT SELECT ON ALL SEQUENCES") {
+		t.Errorf("copy from a role without the sequences: exit %d\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(snap); !os.IsNotExist(err) {
+		t.Errorf("the failed copy left %s: %v", snap, err)
+	}
+	if r := runBin(t, dir, nil, "copy", "--from", filepath.Join(dir, "missing.db"), "--to", snap); r.code != 1 || !strings.Contains(r.stderr, "copy --from: ") {
+		t.Errorf("copy from a missing file: exit %d\n%s", r.code, r.stderr)
+	}
+	if _, err := admin.Exec(`GRANT SELECT ON ALL SEQUENCES IN SCHEMA ` + schema + ` TO ` + role); err != nil {
+		t.Fatal(err)
+	}
+	if r := runBin(t, dir, nil, "copy", "--from", ro, "--to", snap); r.code != 0 {
+		t.Fatalf("copy from the read-only role with the sequences: exit %d\n%s", r.code, r.stderr)
+	}
+
+	// Another m3eval session on the target's database: --replace is refused, --force copies.
+	s, err := store.Open(context.Background(), pg, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Status(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r = runBin(t, dir, nil, "copy", "--from", snap, "--to", pg, "--replace")
+	if r.code != 1 || !strings.Contains(r.stderr, "other m3eval session") || !strings.Contains(r.stderr, "--force") {
+		t.Errorf("copy --replace onto a database in use: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := runBin(t, dir, nil, "copy", "--from", snap, "--to", pg, "--replace", "--force"); r.code != 0 {
+		t.Errorf("copy --replace --force: exit %d\n%s", r.code, r.stderr)
 	}
 }

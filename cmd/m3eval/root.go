@@ -47,6 +47,11 @@ terminal, exports labeled JSON, and computes agreement and correlation statistic
 				return err
 			}
 		}
+		// An address m3eval cannot open is a usage error, said without the address (it may
+		// hold a password), before anything could create a file named after it.
+		if err := store.CheckAddress(opts.dbPath); err != nil {
+			return usageErrorf("--db: %v", err)
+		}
 		return checkNames(cmd, opts.dbPath)
 	}
 	root.SetVersionTemplate("m3eval {{.Version}}")
@@ -56,6 +61,8 @@ terminal, exports labeled JSON, and computes agreement and correlation statistic
 	}
 	pf := root.PersistentFlags()
 	pf.StringVar(&opts.dbPath, "db", db, "SQLite database file, or a PostgreSQL database as postgres://…; $M3EVAL_DB sets the default")
+	// The help shows the default without the password $M3EVAL_DB's address may hold.
+	pf.Lookup("db").DefValue = store.DisplayName(db)
 	pf.StringVar(&opts.rubricPath, "rubric", "", "rubric file (JSON) to use instead of the built-in M3Bench rubric")
 	pf.BoolVarP(&opts.quiet, "quiet", "q", false, "no progress bars (they show only on a terminal anyway)")
 	// Flag parse errors are usage errors (exit status 2); an unknown value lists the valid ones.
@@ -69,9 +76,9 @@ terminal, exports labeled JSON, and computes agreement and correlation statistic
 			newJudgeCmd(opts), newImportScoresCmd(opts), newScoreCmd(opts), newEstimateCmd(opts), newAgreeCmd(), newReportCmd(opts)}},
 		cmdutil.Group{ID: "datasets", Title: "Datasets:", Commands: []*cobra.Command{
 			newIllusionCmd(), newConvertCmd(), newSimulateCmd()}},
+		cmdutil.Group{ID: "databases", Title: "Databases:", Commands: []*cobra.Command{
+			newCopyCmd()}},
 	)
-	// copy moves a campaign between databases: an administrator's command, outside the groups.
-	root.AddCommand(newCopyCmd())
 	root.AddCommand(cmdutil.NewDocsCmd(map[string]string{"db": defaultDB}))
 	cmdutil.AddCompletion(root)
 	// The shell completes each flag with what its declaration says (an enumerated flag's

@@ -43,7 +43,11 @@ type Completer struct{ db *sql.DB }
 // OpenCompleter opens the database at path for completion. A missing file is ErrNotFound:
 // completion never creates a database.
 func OpenCompleter(ctx context.Context, path string) (*Completer, error) {
+	if err := CheckAddress(path); err != nil {
+		return nil, fmt.Errorf("open %s: %w", DisplayName(path), ErrNotFound)
+	}
 	if isPostgres(path) {
+		path = pgDSN(path)
 		db, err := openPostgresReader(path)
 		if err != nil {
 			return nil, err

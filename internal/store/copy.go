@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/m3bench/m3eval/internal/plural"
 )
 
 // copyTables is every table the migrations create, parents before the tables that refer to
@@ -23,6 +25,17 @@ var copyTables = []string{
 	"judges", "judge_scores", "import_batches", "judge_rule_sets", "samples", "sample_strata",
 	"sample_turns", "campaigns", "assignments", "gold_labels", "final_labels", "final_changes",
 	"import_claims", "judge_versions", "judge_turns",
+}
+
+// copyNouns name what a row of each of copyTables is, in words (plural.N adds the -s).
+var copyNouns = map[string]string{
+	"episodes": "episode", "turns": "turn", "annotators": "annotator", "rubrics": "rubric",
+	"annotations": "annotation", "annotation_values": "labeled value", "changes": "label change",
+	"judges": "judge", "judge_scores": "judge score", "import_batches": "import",
+	"judge_rule_sets": "judge rule set", "samples": "sample", "sample_strata": "sample stratum row",
+	"sample_turns": "sampled turn", "campaigns": "campaign", "assignments": "assignment",
+	"gold_labels": "gold label", "final_labels": "final label", "final_changes": "final label change",
+	"import_claims": "import claim", "judge_versions": "judge version", "judge_turns": "judged turn",
 }
 
 // refillTables are tables a target may hold rows of and still count as empty: opening a
@@ -104,6 +117,16 @@ func Copy(ctx context.Context, from, to *Store, opts CopyOptions) (CopyReport, e
 	if err := copyCheckSource(ctx, from, src); err != nil {
 		return rep, err
 	}
+	// Read before the target is touched, so that a source role without the privilege is
+	// refused first. Read in the snapshot's transaction, a sequence is at least as far as any
+	// row the snapshot holds (setIDMarks takes the larger of the two).
+	marks, err := idMarks(ctx, from, src)
+	if err != nil {
+		if IsPermanent(err) {
+			return rep, fmt.Errorf("copy: read %s's id sequences: %w (the role needs SELECT on them: GRANT SELECT ON ALL SEQUENCES IN SCHEMA … TO …); nothing was copied", from.Path(), err)
+		}
+		return rep, fmt.Errorf("copy: read %s's id sequences: %w", from.Path(), err)
+	}
 	dst, err := to.beginWrite(ctx)
 	if err != nil {
 		return rep, fmt.Errorf("copy: write %s: %w", to.Path(), err)
@@ -123,10 +146,6 @@ func Copy(ctx context.Context, from, to *Store, opts CopyOptions) (CopyReport, e
 			return rep, fmt.Errorf("copy: table %s: %w", table, err)
 		}
 		rep.Tables = append(rep.Tables, CopiedTable{table, n})
-	}
-	marks, err := idMarks(ctx, from, src)
-	if err != nil {
-		return rep, fmt.Errorf("copy: read %s's id sequences: %w", from.Path(), err)
 	}
 	if err := setIDMarks(ctx, to, dst, marks); err != nil {
 		return rep, fmt.Errorf("copy: set %s's id sequences: %w", to.Path(), err)
@@ -230,7 +249,7 @@ func copyClearTarget(ctx context.Context, to *Store, dst *sql.Tx, replace bool) 
 			return 0, fmt.Errorf("copy: read %s: %w", to.Path(), err)
 		}
 		if n > 0 && !refillTables[table] {
-			held = append(held, fmt.Sprintf("%d %s", n, table))
+			held = append(held, plural.N(int(n), copyNouns[table]))
 		}
 		total += n
 	}

@@ -223,7 +223,7 @@ func TestCopyRefusals(t *testing.T) {
 		execRaw(t, to, `INSERT INTO annotators (id, name) VALUES (40, 'zoe')`)
 		before := dumpTables(t, to)
 		_, err := store.Copy(ctx, from, to, store.CopyOptions{})
-		if !errors.Is(err, store.ErrTargetNotEmpty) || !strings.Contains(err.Error(), "1 annotators") {
+		if !errors.Is(err, store.ErrTargetNotEmpty) || !strings.Contains(err.Error(), "holds 1 annotator;") {
 			t.Fatalf("copy onto a target with an annotator: %v", err)
 		}
 		if !sameTables(before, dumpTables(t, to)) {

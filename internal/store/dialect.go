@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -29,9 +30,45 @@ type dialect struct {
 	exclusiveSaves bool
 }
 
-// isPostgres tells whether a --db value names a PostgreSQL database rather than a file.
+// isPostgres tells whether a --db value names a PostgreSQL database rather than a file. The
+// scheme is matched without regard to case, as URL schemes are (RFC 3986).
 func isPostgres(path string) bool {
-	return strings.HasPrefix(path, "postgres://") || strings.HasPrefix(path, "postgresql://")
+	return hasPrefixFold(path, "postgres://") || hasPrefixFold(path, "postgresql://")
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
+// pgDSN is a PostgreSQL address with its scheme in lower case, which pgx needs.
+func pgDSN(path string) string {
+	if i := strings.Index(path, "://"); i > 0 {
+		return strings.ToLower(path[:i]) + path[i:]
+	}
+	return path
+}
+
+// urlScheme matches the start of an address of any scheme (two letters or more, so that a
+// Windows drive letter is a file's): scheme://… or the PostgreSQL scheme without its slashes.
+var urlScheme = regexp.MustCompile(`^(?i)(?:([a-z][a-z0-9+.-]+)://|(postgres(?:ql)?):)`)
+
+// CheckAddress refuses a --db value that is neither an SQLite file name nor a PostgreSQL
+// address: an address of another scheme (mysql://…), or postgres: without its //, which
+// would otherwise be opened, or created, as a file named after it, password included. The
+// message quotes the scheme only, never the rest.
+func CheckAddress(db string) error {
+	if isPostgres(db) {
+		return nil
+	}
+	m := urlScheme.FindStringSubmatch(db)
+	switch {
+	case m == nil:
+		return nil
+	case m[2] != "":
+		return fmt.Errorf("%q… is no PostgreSQL address: one starts %s:// (two slashes), as in postgres://user@host/database; nothing was opened", m[2]+":", strings.ToLower(m[2]))
+	default:
+		return fmt.Errorf("%q… is an address m3eval cannot open: give an SQLite file or a PostgreSQL address (postgres://… or postgresql://…); nothing was opened", m[1]+"://")
+	}
 }
 
 // IsPostgres tells whether a --db value names a PostgreSQL database (postgres://… or
@@ -44,6 +81,10 @@ func DisplayName(db string) string {
 	if isPostgres(db) {
 		return redactDSN(db)
 	}
+	if CheckAddress(db) != nil {
+		// Not opened, but maybe an address with a password: its scheme alone.
+		return urlScheme.FindString(db) + "…"
+	}
 	return db
 }
 
@@ -55,15 +96,44 @@ func BaseName(db string) string {
 		return filepath.Base(db)
 	}
 	name := "m3eval"
-	if u, err := url.Parse(db); err == nil {
+	if u, err := url.Parse(pgDSN(db)); err == nil {
 		if p := strings.Trim(u.Path, "/"); p != "" {
 			name = p
 		}
-		if sp := u.Query().Get("search_path"); sp != "" {
-			name += "-" + strings.SplitN(sp, ",", 2)[0]
+		if sp := searchPath(u.Query()); sp != "" {
+			name += "-" + strings.TrimSpace(strings.SplitN(sp, ",", 2)[0])
 		}
 	}
 	return strings.NewReplacer("/", "_", string(filepath.Separator), "_").Replace(name)
+}
+
+// searchPath is the search_path an address sets: its search_path parameter, or the
+// -c search_path=… (or -csearch_path=…) of its options parameter, the last one winning as
+// the server applies them.
+func searchPath(q url.Values) string {
+	if sp := q.Get("search_path"); sp != "" {
+		return sp
+	}
+	sp := ""
+	fields := strings.Fields(q.Get("options"))
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		switch {
+		case f == "-c" && i+1 < len(fields):
+			i++
+			f = fields[i]
+		case strings.HasPrefix(f, "-c"):
+			f = f[2:]
+		case strings.HasPrefix(f, "--"):
+			f = f[2:]
+		default:
+			continue
+		}
+		if k, v, ok := strings.Cut(f, "="); ok && strings.ReplaceAll(k, "-", "_") == "search_path" {
+			sp = v
+		}
+	}
+	return strings.Trim(sp, `"'`)
 }
 
 // inKeys is the condition that col is one of the keys bound (keysArg) to its one placeholder.

@@ -28,6 +28,9 @@ var pgMigrationFS embed.FS
 func openPostgres(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	where := redactDSN(dsn)
 	params := map[string]string{"application_name": "m3eval"}
+	if opts.Application != "" {
+		params["application_name"] = opts.Application
+	}
 	if opts.ReadOnly {
 		// The read-only commands never write: the server refuses it, whatever a bug asks.
 		params["default_transaction_read_only"] = "on"
@@ -82,10 +85,10 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*Store, error)
 	}
 	var current sql.NullString
 	if err := db.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&current); err != nil {
-		return fail(fmt.Errorf("cannot reach PostgreSQL at %s: %v", hostPort(cfg), redactErr(err, dsn)))
+		return fail(connectError(cfg, dsn, err))
 	}
 	if !current.Valid {
-		return fail(fmt.Errorf("open %s: no schema of search_path exists in that database: create it first (CREATE SCHEMA name), or leave search_path out to use public", where))
+		return fail(fmt.Errorf("open %s: no schema of search_path exists in that database, or the role may not use it: create it first (CREATE SCHEMA name) or grant it (GRANT USAGE ON SCHEMA name TO role), or leave search_path out to use public", where))
 	}
 	schema := current.String
 	h := fnv.New64a()
@@ -113,7 +116,88 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*Store, error)
 			return fail(fmt.Errorf("open %s: %w", where, err))
 		}
 	}
+	if !opts.ReadOnly {
+		// A writer is refused at open when the role may not write, as an unwritable SQLite
+		// file is (canWrite): otherwise an annotator's screen would open and then retry a
+		// save the server refuses every time.
+		if err := s.checkWritablePG(ctx, schema); err != nil {
+			return fail(fmt.Errorf("open %s: %w", where, err))
+		}
+	}
 	return s, nil
+}
+
+// ErrPermission is a PostgreSQL role's missing privilege: asking again does not help, the
+// role must be granted it (or another used).
+var ErrPermission = errors.New("permission denied")
+
+// pgInsufficientPrivilege is the SQLSTATE of a missing privilege.
+const pgInsufficientPrivilege = "42501"
+
+// IsPermanent tells whether err is one that retrying cannot clear: a missing privilege.
+func IsPermanent(err error) bool {
+	return errors.Is(err, ErrPermission) || pgCode(err) == pgInsufficientPrivilege
+}
+
+// writeTables are the annotation tables, which the annotator's and serve's saves write
+// (and import, with labels): a role that may not insert into and update them is a reader,
+// refused by every command that opens for writing. (A role granted finer privileges, say
+// judge_scores alone, is refused too: the docs describe one writing role per campaign.)
+var writeTables = []string{"annotators", "annotations", "annotation_values", "changes"}
+
+// checkWritablePG refuses a role that may not write the campaign's tables.
+func (s *Store) checkWritablePG(ctx context.Context, schema string) error {
+	var role string
+	var missing []string
+	rows, err := s.db.QueryContext(ctx, `SELECT current_user, t.tablename FROM pg_catalog.pg_tables t
+		WHERE t.schemaname = current_schema() AND t.tablename = ANY (?::text[])
+		AND NOT (has_table_privilege(format('%I.%I', t.schemaname, t.tablename), 'INSERT')
+			AND has_table_privilege(format('%I.%I', t.schemaname, t.tablename), 'UPDATE'))
+		ORDER BY t.tablename`, writeTables)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&role, &t); err != nil {
+			return err
+		}
+		missing = append(missing, t)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: the role %s may not write the campaign's tables in schema %s (no INSERT or UPDATE on %s): "+
+		"use the campaign's writing role for this command, or grant it (GRANT INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA %s TO %s; GRANT USAGE ON ALL SEQUENCES IN SCHEMA %s TO %s); nothing was changed",
+		ErrPermission, role, schema, strings.Join(missing, ", "), schema, role, schema, role)
+}
+
+// connectError says why the first query on a PostgreSQL connection failed: the server
+// refused the login, has no such database, or could not be reached at all.
+func connectError(cfg *pgx.ConnConfig, dsn string, err error) error {
+	at := hostPort(cfg)
+	switch pgCode(err) {
+	case "28P01":
+		return fmt.Errorf("PostgreSQL at %s refused the login of user %s: password authentication failed (check the password in the address, $PGPASSWORD or ~/.pgpass)", at, cfg.User)
+	case "28000":
+		return fmt.Errorf("PostgreSQL at %s refused the login of user %s: %s", at, cfg.User, pgMessage(err))
+	case "3D000":
+		return fmt.Errorf("PostgreSQL at %s: database %s does not exist (createdb %s, or name another database in the address)", at, cfg.Database, cfg.Database)
+	}
+	return fmt.Errorf("cannot reach PostgreSQL at %s: %v", at, redactErr(err, dsn))
+}
+
+// pgMessage is the server's own message of a PostgreSQL error.
+func pgMessage(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Message
+	}
+	return err.Error()
 }
 
 // The connection pools' bounds on PostgreSQL.
@@ -137,6 +221,19 @@ func (s *Store) checkSchemaPG(ctx context.Context) (schemaState, error) {
 		return st, err
 	}
 	if !found {
+		// information_schema shows only the tables the role has some privilege on; the
+		// catalog shows them all. A campaign the role may not read is not an empty schema.
+		var hidden bool
+		var role, schema string
+		if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_tables
+			WHERE schemaname = current_schema() AND tablename = 'schema_migrations'), current_user, current_schema()`).Scan(&hidden, &role, &schema); err != nil {
+			return st, err
+		}
+		if hidden {
+			return st, fmt.Errorf("%w: the role %s may not read the campaign's tables in schema %s: grant it "+
+				"(GRANT USAGE ON SCHEMA %s TO %s; GRANT SELECT ON ALL TABLES IN SCHEMA %s TO %s; GRANT SELECT ON ALL SEQUENCES IN SCHEMA %s TO %s, as the campaign's writing role); nothing was changed",
+				ErrPermission, role, schema, schema, role, schema, role, schema, role)
+		}
 		var tables int
 		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()`).Scan(&tables); err != nil {
 			return st, err
@@ -256,4 +353,17 @@ func openPostgresReader(dsn string) (*sql.DB, error) {
 	cfg.RuntimeParams["default_transaction_read_only"] = "on"
 	cfg.RuntimeParams["application_name"] = "m3eval"
 	return sql.OpenDB(rebindConnector{stdlib.GetConnector(*cfg)}), nil
+}
+
+// OtherSessions is the number of other m3eval connections to s's database (annotators,
+// servers, readers; any schema, for pg_stat_activity does not tell the schema), 0 on SQLite,
+// where a file's readers and writers cannot be counted.
+func (s *Store) OtherSessions(ctx context.Context) (int, error) {
+	if !s.d.pg {
+		return 0, nil
+	}
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+		WHERE datname = current_database() AND application_name = 'm3eval' AND pid <> pg_backend_pid()`).Scan(&n)
+	return n, err
 }

@@ -2,6 +2,9 @@ package store_test
 
 import (
 	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
 	"errors"
 	"net/url"
 	"strings"
@@ -39,6 +42,11 @@ func TestPostgresUnreachableSaysWhere(t *testing.T) {
 		"postgresql://db.example/lab":                                    "lab",
 		"postgres://db.example":                                          "m3eval",
 		"/data/study.db":                                                 "study.db",
+		// The docs' spelling of a schema: two campaigns of one database get two names (and
+		// so two media directories).
+		"postgres://db.example/lab?sslmode=disable&options=-csearch_path%3Dpilot": "lab-pilot",
+		"postgres://db.example/lab?options=-c%20search_path%3Dmain":               "lab-main",
+		"POSTGRES://db.example/lab":                                               "lab",
 	} {
 		if got := store.BaseName(db); got != want {
 			t.Errorf("BaseName(%s) = %q, want %q", db, got, want)
@@ -107,5 +115,104 @@ func TestPostgresSessions(t *testing.T) {
 	u.RawQuery = q.Encode()
 	if _, err := store.Open(ctx, u.String(), store.Options{}); err == nil || !strings.Contains(err.Error(), "CREATE SCHEMA") {
 		t.Errorf("open with a missing schema: %v", err)
+	}
+}
+
+// pgRole creates a login role on the test server of dsn (no password: the temporary server
+// trusts its socket), dropped when the test ends, and returns it with path's address as it.
+func pgRole(t *testing.T, dsn, path string) (role, rolePath string, admin *sql.DB) {
+	t.Helper()
+	admin, err := sql.Open("pgx", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b [4]byte
+	rand.Read(b[:])
+	role = "m3eval_read_" + hex.EncodeToString(b[:])
+	if _, err := admin.Exec(`CREATE ROLE ` + role + ` LOGIN`); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		admin.Exec(`DROP OWNED BY ` + role)
+		admin.Exec(`DROP ROLE ` + role)
+		admin.Close()
+	})
+	u, err := url.Parse(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.User(role)
+	return role, u.String(), admin
+}
+
+// TestPostgresRoleWithoutPrivileges: a role that may not read a campaign's tables is told so
+// (not "no campaign there, import turns first"), and a role that may read but not write is
+// refused at open by every writing command, with what to grant, rather than failing at its
+// first save.
+func TestPostgresRoleWithoutPrivileges(t *testing.T) {
+	dsn := storetest.RequirePostgres(t)
+	path := storetest.PostgresPath(t, dsn)
+	storetest.Demo(t, path).Close()
+	role, rolePath, admin := pgRole(t, dsn, path)
+	schema, _ := url.Parse(path)
+	sch := schema.Query().Get("search_path")
+	if _, err := admin.Exec(`GRANT USAGE ON SCHEMA ` + sch + ` TO ` + role); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	_, err := store.Open(ctx, rolePath, store.Options{ReadOnly: true})
+	if err == nil || !strings.Contains(err.Error(), "the role "+role+" may not read the campaign's tables in schema "+sch) ||
+		strings.Contains(err.Error(), "import turns first") {
+		t.Fatalf("a reader without SELECT: %v", err)
+	}
+	if !strings.Contains(err.Error(), "GRANT SELECT ON ALL TABLES IN SCHEMA "+sch+" TO "+role) {
+		t.Errorf("the message does not say what to grant: %v", err)
+	}
+	if _, err := admin.Exec(`GRANT SELECT ON ALL TABLES IN SCHEMA ` + sch + ` TO ` + role); err != nil {
+		t.Fatal(err)
+	}
+	r, err := store.Open(ctx, rolePath, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("a reader with SELECT: %v", err)
+	}
+	r.Close()
+	for _, opts := range []store.Options{{}, {Durable: true}} {
+		_, err = store.Open(ctx, rolePath, opts)
+		if err == nil || !errors.Is(err, store.ErrPermission) || !store.IsPermanent(err) ||
+			!strings.Contains(err.Error(), "the role "+role+" may not write the campaign's tables in schema "+sch) {
+			t.Fatalf("a writer (%+v) as a read-only role: %v", opts, err)
+		}
+	}
+	if _, err := admin.Exec(`GRANT INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ` + sch + ` TO ` + role); err != nil {
+		t.Fatal(err)
+	}
+	w, err := store.Open(ctx, rolePath, store.Options{Durable: true})
+	if err != nil {
+		t.Fatalf("a writer with the privileges: %v", err)
+	}
+	w.Close()
+}
+
+// TestPostgresLoginRefusedSaysWhy: a server that answers but refuses the login (a role it
+// does not know) or has no such database says so, not "cannot reach PostgreSQL".
+func TestPostgresLoginRefusedSaysWhy(t *testing.T) {
+	dsn := storetest.RequirePostgres(t)
+	ctx := context.Background()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodb := *u
+	nodb.Path = "/m3eval_no_such_db"
+	_, err = store.Open(ctx, nodb.String(), store.Options{})
+	if err == nil || !strings.Contains(err.Error(), "database m3eval_no_such_db does not exist") || strings.Contains(err.Error(), "cannot reach") {
+		t.Errorf("a missing database: %v", err)
+	}
+	norole := *u
+	norole.User = url.UserPassword("m3eval_no_such_role", "s3cret-pw")
+	_, err = store.Open(ctx, norole.String(), store.Options{})
+	if err == nil || !strings.Contains(err.Error(), "refused the login of user m3eval_no_such_role") ||
+		strings.Contains(err.Error(), "cannot reach") || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("an unknown role: %v", err)
 	}
 }

@@ -46,6 +46,10 @@ type Options struct {
 	// pool in turn instead of all polling SQLite's lock every millisecond, which at 50
 	// sessions starved some of them past LockWait (TestServeLoad).
 	Writers int
+	// Application is the connection's application_name on PostgreSQL ("" is "m3eval"):
+	// OtherSessions counts the connections named "m3eval", so a command that must not count
+	// its own (copy) names them otherwise.
+	Application string
 }
 
 // DefaultLockWait is how long a batch write (an import's chunk, judge or import-scores) waits
@@ -101,7 +105,10 @@ const newPageSize = 16384
 // (postgres.go): the same store, with the same guarantees, on a server.
 func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if isPostgres(path) {
-		return openPostgres(ctx, path, opts)
+		return openPostgres(ctx, pgDSN(path), opts)
+	}
+	if err := CheckAddress(path); err != nil {
+		return nil, err
 	}
 	if opts.ReadOnly {
 		fi, err := os.Stat(path)
