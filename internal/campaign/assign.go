@@ -131,7 +131,7 @@ func Assign(r AssignRequest) (Assignment, error) {
 		for x := 0; x < m; x++ {
 			for y := x + 1; y < m; y++ {
 				if a.pairs[x][y] == 0 && !a.cover(x, y, true) && !a.cover(y, x, true) && !a.cover(x, y, false) && !a.cover(y, x, false) {
-					return Assignment{}, fmt.Errorf("%w: found no swap that gives annotators %d and %d a shared turn; sample more turns", ErrAssign, x, y)
+					return Assignment{}, &NoSharedTurnError{A: x, B: y}
 				}
 			}
 		}
@@ -321,3 +321,14 @@ func (a *assigner) balanceAny() bool {
 	}
 	return false
 }
+
+// NoSharedTurnError says that no assignment gives two annotators (indices into the request's
+// annotators) a turn in common: the caller, who knows their names, says which.
+type NoSharedTurnError struct{ A, B int }
+
+func (e *NoSharedTurnError) Error() string {
+	return fmt.Sprintf("%v: found no swap that gives annotators %d and %d a shared turn; sample more turns", ErrAssign, e.A, e.B)
+}
+
+// Unwrap makes the error an ErrAssign.
+func (e *NoSharedTurnError) Unwrap() error { return ErrAssign }

@@ -245,3 +245,15 @@ func TestPickRepeats(t *testing.T) {
 		t.Errorf("rate 1.5: %v", err)
 	}
 }
+
+// TestNoSharedTurnNamesThePair: when the work already started (locked) leaves two annotators
+// no turn in common and no swap can give them one, the error says which two, as indices the
+// caller turns into names.
+func TestNoSharedTurnNamesThePair(t *testing.T) {
+	_, err := Assign(AssignRequest{Items: 3, Annotators: 3, Overlap: 2, Seed: 1,
+		Locked: [][]int{{0, 2}, {0, 2}, {1, 2}}})
+	var pair *NoSharedTurnError
+	if !errors.As(err, &pair) || !errors.Is(err, ErrAssign) || pair.A != 0 || pair.B != 1 {
+		t.Fatalf("got %v (%#v), want annotators 0 and 1 with no shared turn", err, pair)
+	}
+}

@@ -193,6 +193,10 @@ func Assign(ctx context.Context, st AssignStore, o AssignOptions) (*AssignResult
 		}
 	}
 	asg, err := campaign.Assign(req)
+	var pair *campaign.NoSharedTurnError
+	if errors.As(err, &pair) && pair.A < len(names) && pair.B < len(names) {
+		return nil, fmt.Errorf("assign %s: %w: found no swap that gives %s and %s a shared turn; sample more turns", o.Sample, campaign.ErrAssign, names[pair.A], names[pair.B])
+	}
 	if err != nil {
 		return nil, fmt.Errorf("assign %s: %w", o.Sample, err)
 	}
