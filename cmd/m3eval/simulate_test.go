@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,32 +14,10 @@ import (
 	"time"
 
 	"github.com/m3bench/m3eval/internal/simulate"
-	"github.com/m3bench/m3eval/internal/simulate/demovlm"
+	"github.com/m3bench/m3eval/internal/testkit"
 )
 
 const demoScenesFile = "../../annotations/demo/images/scenes.jsonl"
-
-// demoVLM serves the scripted VLM for the scenes file on 127.0.0.1, each answer delayed.
-func demoVLM(t *testing.T, scenesFile string, delay time.Duration) string {
-	t.Helper()
-	scenes, err := simulate.ReadScenesFile(scenesFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := simulate.ResolveImages(scenes, scenesFile, filepath.Dir(scenesFile)); err != nil {
-		t.Fatal(err)
-	}
-	d, err := demovlm.New(scenes, os.ReadFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(delay)
-		d.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/v1"
-}
 
 // manyScenes writes n copies of the demo scenes (new ids) beside copies of their images.
 func manyScenes(t *testing.T, n int) string {
@@ -99,7 +75,7 @@ func TestSimulateKill9Resume(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	scenes := manyScenes(t, 8) // 40 scenes: 32 rule and 16 cross-image episodes
-	url := demoVLM(t, scenes, 10*time.Millisecond)
+	url := testkit.DemoVLM(t, scenes, 10*time.Millisecond)
 	dir := t.TempDir()
 	args := func(out string) []string {
 		return []string{"simulate", "--scenes", scenes, "--endpoint", url, "--model", "faithful", "--strategy", "both",
