@@ -26,22 +26,6 @@ const demoScenesFile = "../../annotations/demo/images/scenes.jsonl"
 // isUsage says whether m3eval would exit 2 for err (written once in internal/testkit).
 var isUsage = testkit.IsUsage
 
-func sortedFileLines(t *testing.T, path string) []string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-	slices.Sort(lines)
-	return lines
-}
-
-func lineCount(path string) int {
-	b, _ := os.ReadFile(path)
-	return strings.Count(string(b), "\n")
-}
-
 // TestSimulateUsageAndInputErrors and the tests below moved from cmd/m3eval/simulate_test.go.
 func TestSimulateUsageAndInputErrors(t *testing.T) {
 	dir := t.TempDir()
@@ -96,12 +80,12 @@ func TestSimulateReplay(t *testing.T) {
 	first := filepath.Join(dir, "first.jsonl")
 	testkit.MustSimulate(t, "--scenes", demoScenesFile, "--endpoint", url, "--model", "flaky", "--strategy", "both", "--out", first)
 	log := first + ".requests.jsonl"
-	if n, turns := lineCount(log), lineCount(first); n <= turns {
+	if n, turns := testkit.LineCount(log), testkit.LineCount(first); n <= turns {
 		t.Fatalf("the log has %d attempts for %d turns; flaky failures are missing", n, turns)
 	}
 	again := filepath.Join(dir, "again.jsonl")
 	testkit.MustSimulate(t, "--scenes", demoScenesFile, "--model", "flaky", "--strategy", "both", "--replay", log, "--out", again)
-	if !slices.Equal(sortedFileLines(t, again), sortedFileLines(t, first)) {
+	if !slices.Equal(testkit.SortedLines(t, again), testkit.SortedLines(t, first)) {
 		t.Fatal("the replayed run differs from the logged one")
 	}
 	out, err := testkit.RunSimulate(t, "--scenes", demoScenesFile, "--model", "flaky", "--strategy", "both", "--replay", log, "--seed", "7", "--out", filepath.Join(dir, "other.jsonl"))

@@ -9,6 +9,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,4 +71,24 @@ func MustSimulate(t testing.TB, args ...string) string {
 		t.Fatalf("simulate %v: %v\n%s", args, err, out)
 	}
 	return out
+}
+
+// SortedLines is the lines of the file at path, sorted (the order a concurrent run wrote
+// them in does not count).
+func SortedLines(t testing.TB, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	slices.Sort(lines)
+	return lines
+}
+
+// LineCount is how many newline-ended lines the file at path holds (0 when it cannot be
+// read).
+func LineCount(path string) int {
+	b, _ := os.ReadFile(path)
+	return strings.Count(string(b), "\n")
 }
