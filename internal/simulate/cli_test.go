@@ -17,7 +17,6 @@ import (
 	"testing"
 
 	"github.com/m3bench/m3eval/internal/simulate"
-	"github.com/m3bench/m3eval/internal/simulate/demovlm"
 	"github.com/m3bench/m3eval/internal/testkit"
 )
 
@@ -97,17 +96,7 @@ func TestSimulateReplay(t *testing.T) {
 // --system (@FILE) and the sampling flags reach every request (the system prompt first) and
 // are recorded in each turn's meta and in the journal header.
 func TestSimulateSystemAndSampling(t *testing.T) {
-	scenes, err := simulate.ReadScenesFile(demoScenesFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := simulate.ResolveImages(scenes, demoScenesFile, filepath.Dir(demoScenesFile)); err != nil {
-		t.Fatal(err)
-	}
-	d, err := demovlm.New(scenes, os.ReadFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := testkit.DemoVLMServer(t, demoScenesFile)
 	type req struct {
 		Messages []struct {
 			Role    string `json:"role"`
@@ -179,7 +168,7 @@ func TestSimulateSystemAndSampling(t *testing.T) {
 		t.Errorf("journal header sampling %v", hdr.Sampling)
 	}
 	// Resuming with other sampling parameters is refused, naming them.
-	_, err = testkit.RunSimulate(t, "--scenes", demoScenesFile, "--endpoint", srv.URL+"/v1", "--model", "faithful", "--out", out, "--resume", "--temperature", "0.7")
+	_, err := testkit.RunSimulate(t, "--scenes", demoScenesFile, "--endpoint", srv.URL+"/v1", "--model", "faithful", "--out", out, "--resume", "--temperature", "0.7")
 	if err == nil || !strings.Contains(err.Error(), "sampling") {
 		t.Errorf("resume with another temperature: %v", err)
 	}

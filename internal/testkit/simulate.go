@@ -20,9 +20,9 @@ import (
 	"github.com/m3bench/m3eval/internal/simulate/demovlm"
 )
 
-// DemoVLM serves the scripted VLM for the scenes file on 127.0.0.1, each answer delayed; it
-// returns the address to give m3eval simulate --endpoint, and the test's cleanup stops it.
-func DemoVLM(t testing.TB, scenesFile string, delay time.Duration) string {
+// DemoVLMServer is the scripted VLM (demovlm) for the scenes file, its images resolved
+// beside it; DemoVLM serves it, a test that wraps its handler takes it from here.
+func DemoVLMServer(t testing.TB, scenesFile string) *demovlm.Server {
 	t.Helper()
 	scenes, err := simulate.ReadScenesFile(scenesFile)
 	if err != nil {
@@ -35,6 +35,14 @@ func DemoVLM(t testing.TB, scenesFile string, delay time.Duration) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return d
+}
+
+// DemoVLM serves the scripted VLM for the scenes file on 127.0.0.1, each answer delayed; it
+// returns the address to give m3eval simulate --endpoint, and the test's cleanup stops it.
+func DemoVLM(t testing.TB, scenesFile string, delay time.Duration) string {
+	t.Helper()
+	d := DemoVLMServer(t, scenesFile)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(delay)
 		d.ServeHTTP(w, r)
