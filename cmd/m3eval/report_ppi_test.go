@@ -13,7 +13,7 @@ import (
 // effective n, λ) for every model.
 func TestReportModelScores(t *testing.T) {
 	chromium := chromiumOrSkip(t)
-	db, _ := estimateFixture(t)
+	db := estimateFixture(t)
 	file := filepath.Join(t.TempDir(), "report.html")
 	mustRun(t, "--db", db, "report", "-o", file)
 	pg := openReport(t, chromium, file, "model-scores")
