@@ -127,17 +127,6 @@ func agreeJSON(t testing.TB, args ...string) map[string]any {
 	return doc
 }
 
-func readJSON(t testing.TB, path string, v any) {
-	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-}
-
 func readCSV(t testing.TB, path string) [][]string {
 	t.Helper()
 	f, err := os.Open(path)
