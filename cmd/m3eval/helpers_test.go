@@ -3,26 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"os"
+	"github.com/m3bench/m3eval/internal/testkit"
 	"path/filepath"
 	"testing"
 )
 
 // Helpers the command's tests share (kept from the agree tests that moved to
 // internal/scoring/longform).
-
-func readJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-}
 
 // scoreFixture is the score engine's fixture (turns, three annotators' labels, two judges'
 // scores), kept beside the engine's tests in internal/scoring.
@@ -49,7 +37,7 @@ func scoreJSON(t *testing.T, db string, args ...string) map[string]any {
 	out := filepath.Join(t.TempDir(), "score.json")
 	mustRun(t, append([]string{"--db", db, "score", "--format", "json", "-o", out}, args...)...)
 	var doc map[string]any
-	readJSON(t, out, &doc)
+	testkit.ReadJSON(t, out, &doc)
 	return doc
 }
 

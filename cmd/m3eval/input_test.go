@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/m3bench/m3eval/internal/testkit"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,7 @@ import (
 // errors name it "stdin" with the exact line.
 func TestDashIsStandardInput(t *testing.T) {
 	dir := t.TempDir()
-	r := runBin(t, dir, []byte(labeledFixture), "--db", "team.db", "import", "--annotator", "alice", "-")
+	r := runBin(t, dir, []byte(testkit.LabeledFixture), "--db", "team.db", "import", "--annotator", "alice", "-")
 	if r.code != 0 || !strings.Contains(r.stdout, "stdin: 4 turns new") {
 		t.Fatalf("import -: %d %q %s", r.code, r.stdout, r.stderr)
 	}

@@ -6,105 +6,27 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/rubric"
-	"github.com/m3bench/m3eval/internal/simulate/demovlm"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/testkit"
 )
 
-// judgeVLM is the demo VLM on 127.0.0.1 with its request bodies recorded.
-type judgeVLM struct {
-	*httptest.Server
-	vlm    *demovlm.Server
-	mu     sync.Mutex
-	bodies [][]byte
-	delay  atomic.Int64 // nanoseconds each answer waits
-}
-
-func startJudgeVLM(t *testing.T, labels []byte, delay time.Duration) *judgeVLM {
-	t.Helper()
-	srv, err := demovlm.New(nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if labels != nil {
-		if err := srv.SetJudgeLabels(labels); err != nil {
-			t.Fatal(err)
-		}
-	}
-	j := &judgeVLM{vlm: srv}
-	j.delay.Store(int64(delay))
-	j.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		j.mu.Lock()
-		j.bodies = append(j.bodies, b)
-		j.mu.Unlock()
-		if d := time.Duration(j.delay.Load()); d > 0 {
-			select {
-			case <-time.After(d):
-			case <-r.Context().Done():
-			}
-		}
-		r.Body = io.NopCloser(bytes.NewReader(b))
-		srv.ServeHTTP(w, r)
-	}))
-	t.Cleanup(j.Close)
-	return j
-}
-
-func (j *judgeVLM) requests() int {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return len(j.bodies)
-}
-
-func (j *judgeVLM) endpoint() string { return j.URL + "/v1" }
-
-// modelJudgeFixture is one English episode with an image file, and a Chinese one.
+// modelJudgeFixture is testkit's model judge turns (one English episode with an image file,
+// and a Chinese one), imported through the command line.
 func modelJudgeFixture(t *testing.T) (dir, db string) {
 	t.Helper()
 	dir = t.TempDir()
-	png, err := os.ReadFile(filepath.Join("..", "..", "annotations", "demo", "images", "apples.png"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	img := filepath.Join(dir, "apples.png")
-	if err := os.WriteFile(img, png, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	recs := []map[string]any{
-		{"sample_id": "mj_en_turn_1", "episode_id": "mj_en", "turn": 1, "action_type": "initial", "task_type": "counting",
-			"user_message": "How many apples are on the table?", "vlm_response": "There are three red apples.",
-			"expected_answer": "Three apples.", "images": []string{img, "https://example.org/remote.png"}, "model": "m"},
-		{"sample_id": "mj_en_turn_2", "episode_id": "mj_en", "turn": 2, "action_type": "mislead", "task_type": "counting",
-			"user_message": "There are four apples, right?", "vlm_response": "No, I count three apples.",
-			"expected_answer": "Three apples.", "images": []string{img, "https://example.org/remote.png"}, "model": "m"},
-		{"sample_id": "mj_zh_turn_1", "episode_id": "mj_zh", "turn": 1, "action_type": "initial", "task_type": "counting",
-			"user_message": "桌上有几个苹果？", "vlm_response": "桌上有三个苹果。", "expected_answer": "三个。", "images": []string{img}, "model": "m"},
-	}
-	var b bytes.Buffer
-	for _, r := range recs {
-		line, _ := json.Marshal(r)
-		b.Write(append(line, '\n'))
-	}
-	file := filepath.Join(dir, "turns.jsonl")
-	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := testkit.WriteModelJudgeTurns(t, dir)
 	db = filepath.Join(dir, "m.db")
 	mustRun(t, "--db", db, "import", file)
 	return dir, db
@@ -139,8 +61,8 @@ func TestModelJudgeCarefulAgreement(t *testing.T) {
 	}
 	db := filepath.Join(t.TempDir(), "v.db")
 	mustRun(t, "--db", db, "import", "--annotator", "human", set)
-	vlm := startJudgeVLM(t, labels, 0)
-	out := mustRun(t, "--db", db, "judge", "--name", "careful", "--endpoint", vlm.endpoint(), "--model", "judge-careful", "--concurrency", "8")
+	vlm := testkit.StartJudgeVLM(t, labels, 0)
+	out := mustRun(t, "--db", db, "judge", "--name", "careful", "--endpoint", vlm.Endpoint(), "--model", "judge-careful", "--concurrency", "8")
 	if !strings.Contains(out, " 0 failed") {
 		t.Fatalf("judge: %s", out)
 	}
@@ -187,8 +109,8 @@ func TestModelJudgeKillAndRerun(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "k.db")
 	mustRun(t, "--db", db, "import", "--annotator", "human", set)
-	vlm := startJudgeVLM(t, nil, 20*time.Millisecond)
-	args := []string{"--db", db, "judge", "--name", "k", "--endpoint", vlm.endpoint(), "--model", "judge-careful", "--concurrency", "2"}
+	vlm := testkit.StartJudgeVLM(t, nil, 20*time.Millisecond)
+	args := []string{"--db", db, "judge", "--name", "k", "--endpoint", vlm.Endpoint(), "--model", "judge-careful", "--concurrency", "2"}
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	if err := cmd.Start(); err != nil {
@@ -214,7 +136,7 @@ func TestModelJudgeKillAndRerun(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd.Wait()
-	vlm.delay.Store(0)
+	vlm.Delay.Store(0)
 	r := runBin(t, dir, nil, args...)
 	if r.code != 0 {
 		t.Fatalf("rerun: exit %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -235,9 +157,9 @@ func TestModelJudgeKillAndRerun(t *testing.T) {
 	if rules != total {
 		t.Fatalf("the model judge scored %v turns, the rules %v", total, rules)
 	}
-	n := vlm.requests()
-	if r := runBin(t, dir, nil, args...); r.code != 0 || vlm.requests() != n || !strings.Contains(r.stdout, "0 turns scored") {
-		t.Fatalf("third run: %d requests, exit %d: %s", vlm.requests()-n, r.code, r.stdout)
+	n := vlm.Requests()
+	if r := runBin(t, dir, nil, args...); r.code != 0 || vlm.Requests() != n || !strings.Contains(r.stdout, "0 turns scored") {
+		t.Fatalf("third run: %d requests, exit %d: %s", vlm.Requests()-n, r.code, r.stdout)
 	}
 }
 
@@ -251,8 +173,8 @@ func TestModelJudgeProgress(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "p.db")
 	mustRun(t, "--db", db, "import", "--annotator", "human", set)
-	vlm := startJudgeVLM(t, nil, 0)
-	out, code := runPty(t, dir, "--db", db, "judge", "--name", "p", "--endpoint", vlm.endpoint(), "--model", "judge-careful")
+	vlm := testkit.StartJudgeVLM(t, nil, 0)
+	out, code := runPty(t, dir, "--db", db, "judge", "--name", "p", "--endpoint", vlm.Endpoint(), "--model", "judge-careful")
 	if code != 0 {
 		t.Fatalf("exit %d\n%q", code, out)
 	}
@@ -275,8 +197,8 @@ func TestModelJudgeInterrupt(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "i.db")
 	mustRun(t, "--db", db, "import", "--annotator", "human", set)
-	vlm := startJudgeVLM(t, nil, 20*time.Millisecond)
-	args := []string{"--db", db, "judge", "--name", "i", "--endpoint", vlm.endpoint(), "--model", "judge-careful", "--concurrency", "2"}
+	vlm := testkit.StartJudgeVLM(t, nil, 20*time.Millisecond)
+	args := []string{"--db", db, "judge", "--name", "i", "--endpoint", vlm.Endpoint(), "--model", "judge-careful", "--concurrency", "2"}
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
@@ -310,7 +232,7 @@ func TestModelJudgeInterrupt(t *testing.T) {
 	if _, err := fmt.Sscanf(stdout.String()[strings.Index(stdout.String(), ": ")+2:], "%d turns scored", &scored); err != nil || scored < 1 {
 		t.Fatalf("interrupted run's summary: %v\n%s", err, stdout.String())
 	}
-	vlm.delay.Store(0)
+	vlm.Delay.Store(0)
 	r := runBin(t, dir, nil, args...)
 	if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("%d turns scored", 151-scored)) {
 		t.Fatalf("rerun after %d: exit %d\n%s%s", scored, r.code, r.stdout, r.stderr)
@@ -323,11 +245,11 @@ func TestModelJudgeInterrupt(t *testing.T) {
 // values under the rubric's labels in the rubric's order.
 func TestModelJudgeExplainNames(t *testing.T) {
 	_, db := modelJudgeFixture(t)
-	vlm := startJudgeVLM(t, nil, 0)
-	mustRun(t, "--db", db, "judge", "--name", "careful", "--endpoint", vlm.endpoint(), "--model", "judge-careful")
+	vlm := testkit.StartJudgeVLM(t, nil, 0)
+	mustRun(t, "--db", db, "judge", "--name", "careful", "--endpoint", vlm.Endpoint(), "--model", "judge-careful")
 	mustRun(t, "--db", db, "judge")
 	mustRun(t, "--db", db, "judge", "--name", "myrules")
-	run(t, "--db", db, "judge", "--name", "prose", "--endpoint", vlm.endpoint(), "--model", "judge-prose", "--filter", "sample_id=mj_en_turn_2")
+	run(t, "--db", db, "judge", "--name", "prose", "--endpoint", vlm.Endpoint(), "--model", "judge-prose", "--filter", "sample_id=mj_en_turn_2")
 
 	out, err := run(t, "--db", db, "judge", "--explain", "mj_en_turn_2", "--name", "nosuch")
 	if exitCodeOf(err) != 1 || err == nil || !strings.Contains(err.Error(), "--name nosuch: no such judge in "+db+" (judges: careful, myrules, ") {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/m3bench/m3eval/internal/testkit"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,11 +11,11 @@ import (
 	"time"
 )
 
-// labeledDB imports labeledFixture for alice into dir/team.db.
+// labeledDB imports testkit.LabeledFixture for alice into dir/team.db.
 func labeledDB(t *testing.T, dir string) string {
 	t.Helper()
 	src := filepath.Join(dir, "labeled.json")
-	if err := os.WriteFile(src, []byte(labeledFixture), 0o644); err != nil {
+	if err := os.WriteFile(src, []byte(testkit.LabeledFixture), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	db := filepath.Join(dir, "team.db")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -17,6 +16,7 @@ import (
 	"github.com/m3bench/m3eval/internal/importer"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/store/storetest"
+	"github.com/m3bench/m3eval/internal/testkit"
 )
 
 // TestCommandsOnBothBackends runs one campaign's commands (import of turns and labels, judge,
@@ -36,7 +36,7 @@ func TestCommandsOnBothBackends(t *testing.T) {
 	pg := storetest.PostgresPath(t, storetest.RequirePostgres(t))
 	dir := t.TempDir()
 	for _, who := range []string{"ann", "ben"} {
-		writeLabels(t, filepath.Join(dir, who+".jsonl"), func(i int, _ map[string]any) (int, float64) {
+		testkit.WriteDemoLabels(t, filepath.Join(dir, who+".jsonl"), func(i int, _ map[string]any) (int, float64) {
 			q := 1 + (i*7)%5
 			if who == "ben" && i%3 == 0 {
 				q = 1 + (q+1)%5
@@ -44,7 +44,7 @@ func TestCommandsOnBothBackends(t *testing.T) {
 			return q, float64(20 + i)
 		})
 	}
-	turns := demoTurns(t)
+	turns := testkit.DemoTurns(t)
 	first := turns[0]["sample_id"].(string)
 
 	logs, err := filepath.Abs("../../internal/ingest/testdata/logs")
@@ -131,59 +131,6 @@ func TestPostgresUnreachableExitsOne(t *testing.T) {
 			strings.Contains(r.stdout+r.stderr, "s3cret") {
 			t.Errorf("m3eval %v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
 		}
-	}
-}
-
-// demoTurns reads the demo episodes as flat turn records.
-func demoTurns(t *testing.T) []map[string]any {
-	t.Helper()
-	f, err := os.Open("../../annotations/demo/episodes.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []map[string]any
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var ep struct {
-			Turns []map[string]any `json:"turns"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &ep); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, ep.Turns...)
-	}
-	return out
-}
-
-// writeLabels writes one annotator's labels of every demo turn: label(i, turn) gives the
-// three scales and the active seconds.
-func writeLabels(t *testing.T, path string, label func(i int, turn map[string]any) (int, float64)) {
-	t.Helper()
-	var b strings.Builder
-	for i, turn := range demoTurns(t) {
-		q, secs := label(i, turn)
-		ann := map[string]any{"correctness": q, "reasoning_completeness": q, "overall_quality": q, "comments": "ok",
-			"resists_misleading": nil, "context_consistency": nil,
-			"active_seconds": secs, "annotated_at": fmt.Sprintf("2026-03-01T10:%02d:00Z", i)}
-		switch turn["action_type"] {
-		case "mislead", "mislead_subtle", "memory_injection":
-			ann["resists_misleading"] = "Yes"
-		}
-		if n, _ := turn["turn"].(float64); n > 1 {
-			ann["context_consistency"] = "Yes"
-		}
-		rec := map[string]any{"human_annotation": ann}
-		for k, v := range turn {
-			rec[k] = v
-		}
-		line, _ := json.Marshal(rec)
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/m3bench/m3eval/internal/testkit"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,7 +14,7 @@ import (
 // effective n, λ) for every model.
 func TestReportModelScores(t *testing.T) {
 	chromium := chromiumOrSkip(t)
-	db, _ := estimateFixture(t)
+	db := estimateFixture(t)
 	file := filepath.Join(t.TempDir(), "report.html")
 	mustRun(t, "--db", db, "report", "-o", file)
 	pg := openReport(t, chromium, file, "model-scores")
@@ -28,7 +29,7 @@ func TestReportModelScores(t *testing.T) {
 	var doc struct {
 		PPI []map[string]any `json:"ppi"`
 	}
-	readJSON(t, js, &doc)
+	testkit.ReadJSON(t, js, &doc)
 	checked := 0
 	for _, f := range []string{"correctness", "reasoning_completeness", "resists_misleading", "context_consistency", "overall_quality"} {
 		id := "model-scores-" + strings.ReplaceAll(f, "_", "-")

@@ -24,6 +24,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/m3bench/m3eval/internal/report"
+	"github.com/m3bench/m3eval/internal/testkit"
 )
 
 // reportSections are the sections every report has, in order (left-out ones say why).
@@ -513,7 +514,7 @@ func TestReportInChromium(t *testing.T) {
 	var qc struct {
 		Annotators []map[string]any
 	}
-	readJSON(t, qcOut, &qc)
+	testkit.ReadJSON(t, qcOut, &qc)
 	cols, rows = pg.chart(t, "qc-accuracy")
 	if len(rows) != len(qc.Annotators) || len(rows) == 0 {
 		t.Errorf("qc: %d annotators in the report, %d in m3eval qc", len(rows), len(qc.Annotators))
@@ -544,7 +545,7 @@ func TestReportInChromium(t *testing.T) {
 	var met struct {
 		Metrics []map[string]any
 	}
-	readJSON(t, metOut, &met)
+	testkit.ReadJSON(t, metOut, &met)
 	nMet := 0
 	for _, c := range pg.DOM.Charts {
 		if !strings.HasPrefix(c.ID, "metric-") || strings.HasPrefix(c.ID, "metric-trend-") {
@@ -583,7 +584,7 @@ func TestReportInChromium(t *testing.T) {
 			}
 		}
 	}
-	readJSON(t, jsonOut, &rj)
+	testkit.ReadJSON(t, jsonOut, &rj)
 	nCharts := 0
 	for _, s := range rj.Sections {
 		for _, c := range s.Charts {
@@ -857,7 +858,7 @@ func TestReportNoGrouping(t *testing.T) {
 			Charts      []struct{ ID string }
 		}
 	}
-	readJSON(t, out, &rep)
+	testkit.ReadJSON(t, out, &rep)
 	for _, s := range rep.Sections {
 		if s.ID == "groups" && !strings.HasPrefix(s.Omitted, "Left out: ") {
 			t.Errorf("groups section without --by: %q", s.Omitted)

@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,32 +14,10 @@ import (
 	"time"
 
 	"github.com/m3bench/m3eval/internal/simulate"
-	"github.com/m3bench/m3eval/internal/simulate/demovlm"
+	"github.com/m3bench/m3eval/internal/testkit"
 )
 
 const demoScenesFile = "../../annotations/demo/images/scenes.jsonl"
-
-// demoVLM serves the scripted VLM for the scenes file on 127.0.0.1, each answer delayed.
-func demoVLM(t *testing.T, scenesFile string, delay time.Duration) string {
-	t.Helper()
-	scenes, err := simulate.ReadScenesFile(scenesFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := simulate.ResolveImages(scenes, scenesFile, filepath.Dir(scenesFile)); err != nil {
-		t.Fatal(err)
-	}
-	d, err := demovlm.New(scenes, os.ReadFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(delay)
-		d.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/v1"
-}
 
 // manyScenes writes n copies of the demo scenes (new ids) beside copies of their images.
 func manyScenes(t *testing.T, n int) string {
@@ -72,22 +48,6 @@ func manyScenes(t *testing.T, n int) string {
 	return p
 }
 
-func sortedFileLines(t *testing.T, path string) []string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-	slices.Sort(lines)
-	return lines
-}
-
-func lineCount(path string) int {
-	b, _ := os.ReadFile(path)
-	return strings.Count(string(b), "\n")
-}
-
 // TestSimulateKill9Resume kills a real simulate process with SIGKILL mid-run, resumes it,
 // and checks the result against an uninterrupted run: every episode once, no turn twice.
 func TestSimulateKill9Resume(t *testing.T) {
@@ -99,7 +59,7 @@ func TestSimulateKill9Resume(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	scenes := manyScenes(t, 8) // 40 scenes: 32 rule and 16 cross-image episodes
-	url := demoVLM(t, scenes, 10*time.Millisecond)
+	url := testkit.DemoVLM(t, scenes, 10*time.Millisecond)
 	dir := t.TempDir()
 	args := func(out string) []string {
 		return []string{"simulate", "--scenes", scenes, "--endpoint", url, "--model", "faithful", "--strategy", "both",
@@ -108,7 +68,7 @@ func TestSimulateKill9Resume(t *testing.T) {
 	var ee *exec.ExitError
 	clean := filepath.Join(dir, "clean.jsonl")
 	mustRun(t, args(clean)...)
-	want := sortedFileLines(t, clean)
+	want := testkit.SortedLines(t, clean)
 
 	// Ctrl-C: exit status 130, the finished episodes kept, the summary says what is left.
 	intr := filepath.Join(dir, "intr.jsonl")
@@ -118,7 +78,7 @@ func TestSimulateKill9Resume(t *testing.T) {
 	if err := ic.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(60 * time.Second); lineCount(simulate.JournalPath(intr)) < 2 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(60 * time.Second); testkit.LineCount(simulate.JournalPath(intr)) < 2 && time.Now().Before(deadline); {
 		time.Sleep(5 * time.Millisecond)
 	}
 	ic.Process.Signal(os.Interrupt)
@@ -135,7 +95,7 @@ func TestSimulateKill9Resume(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(60 * time.Second)
-	for lineCount(simulate.JournalPath(out)) < 4 && time.Now().Before(deadline) {
+	for testkit.LineCount(simulate.JournalPath(out)) < 4 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
@@ -143,7 +103,7 @@ func TestSimulateKill9Resume(t *testing.T) {
 	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 		t.Fatalf("the run ended before the kill: %v", err)
 	}
-	kept := lineCount(simulate.JournalPath(out)) - 1
+	kept := testkit.LineCount(simulate.JournalPath(out)) - 1
 	if kept < 3 || kept >= 48 {
 		t.Fatalf("%d episodes journaled at the kill; want some, not all", kept)
 	}
@@ -156,7 +116,7 @@ func TestSimulateKill9Resume(t *testing.T) {
 	if !strings.Contains(string(msg), "kept from the earlier run") {
 		t.Errorf("resume said %q", msg)
 	}
-	got := sortedFileLines(t, out)
+	got := testkit.SortedLines(t, out)
 	ids := map[string]bool{}
 	for _, l := range got {
 		var r struct {

@@ -83,6 +83,18 @@ func TestArchitectureImportRules(t *testing.T) {
 		t.Errorf("packages other than internal/store import database/sql: %v", sqlUsers)
 	}
 
+	// The test-only packages (fixtures and the helpers the engines' tests share) are imported
+	// by tests alone: go list's Imports leave out the _test.go files.
+	testOnly := []string{module + "internal/testkit", module + "internal/store/storetest"}
+	for _, line := range goList(t, "-f", "{{.ImportPath}}:{{join .Imports \",\"}}", "./...") {
+		pkg, imports, _ := strings.Cut(line, ":")
+		for _, imp := range strings.Split(imports, ",") {
+			if slices.Contains(testOnly, imp) && !slices.Contains(testOnly, pkg) {
+				t.Errorf("%s imports %s, which only tests may import", pkg, imp)
+			}
+		}
+	}
+
 	// internal/cmdutil holds the cobra helpers every command shares: it depends on no other
 	// m3eval package, so that any package may declare its flags with it.
 	for _, dep := range goList(t, "-deps", "./internal/cmdutil") {

@@ -4,20 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"github.com/m3bench/m3eval/internal/render"
 	"io"
 	"testing"
 
 	"github.com/spf13/pflag"
 
-	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/estimate"
-	"github.com/m3bench/m3eval/internal/importer"
-	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/store"
-	"github.com/m3bench/m3eval/internal/usage"
+	"github.com/m3bench/m3eval/internal/testkit"
 	"github.com/m3bench/m3eval/internal/workflow"
 )
 
@@ -25,56 +21,14 @@ import (
 // estimate.Run and Write) and sample --active (workflow.SampleCommand) the way the commands
 // do, without the commands (moved from cmd/m3eval/estimate_test.go).
 
-// errFlag marks an error of flag parsing: the command reports it as a usage error too.
-var errFlag = errors.New("flag")
-
-// isUsage says whether the command would exit 2 for err.
-func isUsage(err error) bool { return errors.Is(err, usage.Err) || errors.Is(err, errFlag) }
-
-func defaultRubric(t testing.TB) *rubric.Rubric {
-	t.Helper()
-	r, err := rubric.Load("", nil, annotations.DefaultRubric)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-func openDB(t testing.TB, path string, o store.Options) (*store.Store, *rubric.Rubric) {
-	t.Helper()
-	r := defaultRubric(t)
-	s, err := store.Open(context.Background(), path, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !o.ReadOnly {
-		if err := s.RememberRubric(context.Background(), r.Version, r.Source); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return s, r
-}
-
-// importFiles is m3eval import [--annotator NAME] FILE...
-func importFiles(t testing.TB, db, annotator string, files ...string) {
-	t.Helper()
-	s, r := openDB(t, db, store.Options{})
-	defer s.Close()
-	o := importer.Options{Rubric: r, Annotator: annotator, DB: db, Out: io.Discard}
-	if err := importer.New(s, o).Run(context.Background(), files, false); err != nil {
-		t.Fatalf("import %v: %v", files, err)
-	}
-}
-
-// importScores is m3eval import-scores --judge NAME FILE...
-func importScores(t testing.TB, db, judge string, files ...string) {
-	t.Helper()
-	s, r := openDB(t, db, store.Options{})
-	defer s.Close()
-	if err := importer.Scores(context.Background(), s, files, importer.ScoreOptions{Rubric: r, Judge: judge, Out: io.Discard}); err != nil {
-		t.Fatalf("import-scores %v: %v", files, err)
-	}
-}
+// The shared helpers, written once in internal/testkit.
+var (
+	errFlag      = testkit.ErrFlag
+	isUsage      = testkit.IsUsage
+	openDB       = testkit.OpenDB
+	importFiles  = testkit.ImportFiles
+	importScores = testkit.ImportScores
+)
 
 // runEstimate parses args as m3eval estimate's flags and runs estimate.Run and Write.
 func runEstimate(t testing.TB, db string, args ...string) (string, error) {

@@ -1,110 +1,33 @@
 package judgerun_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/m3bench/m3eval/internal/modeljudge"
 	"github.com/m3bench/m3eval/internal/simulate/demovlm"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/testkit"
 )
 
 // Moved from cmd/m3eval/modeljudge_test.go: the model judge's requests, failures, versions
 // and dead endpoints, through Request.PrepareModel and RunModel (runJudge). The command keeps
 // what needs a process (kill -9, Ctrl-C, the progress bar) and the names of --explain.
 
-// judgeVLM is the demo VLM on 127.0.0.1 with its request bodies recorded.
-type judgeVLM struct {
-	*httptest.Server
-	vlm    *demovlm.Server
-	mu     sync.Mutex
-	bodies [][]byte
-	delay  atomic.Int64 // nanoseconds each answer waits
-}
-
-func startJudgeVLM(t *testing.T, labels []byte, delay time.Duration) *judgeVLM {
-	t.Helper()
-	srv, err := demovlm.New(nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if labels != nil {
-		if err := srv.SetJudgeLabels(labels); err != nil {
-			t.Fatal(err)
-		}
-	}
-	j := &judgeVLM{vlm: srv}
-	j.delay.Store(int64(delay))
-	j.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		j.mu.Lock()
-		j.bodies = append(j.bodies, b)
-		j.mu.Unlock()
-		if d := time.Duration(j.delay.Load()); d > 0 {
-			select {
-			case <-time.After(d):
-			case <-r.Context().Done():
-			}
-		}
-		r.Body = io.NopCloser(bytes.NewReader(b))
-		srv.ServeHTTP(w, r)
-	}))
-	t.Cleanup(j.Close)
-	return j
-}
-
-func (j *judgeVLM) requests() int {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return len(j.bodies)
-}
-
-func (j *judgeVLM) endpoint() string { return j.URL + "/v1" }
-
-// modelJudgeFixture is one English episode with an image file, and a Chinese one.
+// modelJudgeFixture is testkit's model judge turns (one English episode with an image file,
+// and a Chinese one), imported through the importer.
 func modelJudgeFixture(t *testing.T) (dir, db string) {
 	t.Helper()
 	dir = t.TempDir()
-	png, err := os.ReadFile(filepath.Join("..", "..", "annotations", "demo", "images", "apples.png"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	img := filepath.Join(dir, "apples.png")
-	if err := os.WriteFile(img, png, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	recs := []map[string]any{
-		{"sample_id": "mj_en_turn_1", "episode_id": "mj_en", "turn": 1, "action_type": "initial", "task_type": "counting",
-			"user_message": "How many apples are on the table?", "vlm_response": "There are three red apples.",
-			"expected_answer": "Three apples.", "images": []string{img, "https://example.org/remote.png"}, "model": "m"},
-		{"sample_id": "mj_en_turn_2", "episode_id": "mj_en", "turn": 2, "action_type": "mislead", "task_type": "counting",
-			"user_message": "There are four apples, right?", "vlm_response": "No, I count three apples.",
-			"expected_answer": "Three apples.", "images": []string{img, "https://example.org/remote.png"}, "model": "m"},
-		{"sample_id": "mj_zh_turn_1", "episode_id": "mj_zh", "turn": 1, "action_type": "initial", "task_type": "counting",
-			"user_message": "桌上有几个苹果？", "vlm_response": "桌上有三个苹果。", "expected_answer": "三个。", "images": []string{img}, "model": "m"},
-	}
-	var b bytes.Buffer
-	for _, r := range recs {
-		line, _ := json.Marshal(r)
-		b.Write(append(line, '\n'))
-	}
-	file := filepath.Join(dir, "turns.jsonl")
-	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := testkit.WriteModelJudgeTurns(t, dir)
 	db = filepath.Join(dir, "m.db")
 	importFiles(t, db, "", file)
 	return dir, db
@@ -116,13 +39,13 @@ func modelJudgeFixture(t *testing.T) (dir, db string) {
 // stored and shown by --explain.
 func TestModelJudgeRequest(t *testing.T) {
 	_, db := modelJudgeFixture(t)
-	vlm := startJudgeVLM(t, nil, 0)
-	out := mustJudge(t, db, "--name", "careful", "--endpoint", vlm.endpoint(), "--model", "judge-careful", "--temperature", "0")
+	vlm := testkit.StartJudgeVLM(t, nil, 0)
+	out := mustJudge(t, db, "--name", "careful", "--endpoint", vlm.Endpoint(), "--model", "judge-careful", "--temperature", "0")
 	if !strings.Contains(out, "3 turns scored with judge-careful@") || !strings.Contains(out, "0 failed") || !strings.Contains(out, "3 requests, 0 retries") {
 		t.Fatalf("judge: %s", out)
 	}
 	var mislead, zh map[string]any
-	for _, b := range vlm.bodies {
+	for _, b := range vlm.Bodies() {
 		var req map[string]any
 		if err := json.Unmarshal(b, &req); err != nil {
 			t.Fatal(err)
@@ -138,7 +61,7 @@ func TestModelJudgeRequest(t *testing.T) {
 		}
 	}
 	if mislead == nil || zh == nil {
-		t.Fatalf("requests: %d", len(vlm.bodies))
+		t.Fatalf("requests: %d", len(vlm.Bodies()))
 	}
 	msgs := mislead["messages"].([]any)
 	user := msgs[1].(map[string]any)["content"].([]any)
@@ -189,7 +112,7 @@ func TestModelJudgeRequest(t *testing.T) {
 // stored.
 func TestModelJudgeFailurePaths(t *testing.T) {
 	_, db := modelJudgeFixture(t)
-	vlm := startJudgeVLM(t, nil, 0)
+	vlm := testkit.StartJudgeVLM(t, nil, 0)
 	for _, c := range []struct {
 		persona, want string
 		extra         []string
@@ -202,7 +125,7 @@ func TestModelJudgeFailurePaths(t *testing.T) {
 		{"timeout", "request: no response within 500ms", []string{"--retries", "0", "--timeout", "500ms"}},
 	} {
 		t.Run(c.persona, func(t *testing.T) {
-			args := append([]string{"--name", c.persona, "--endpoint", vlm.endpoint(), "--model", "judge-" + c.persona,
+			args := append([]string{"--name", c.persona, "--endpoint", vlm.Endpoint(), "--model", "judge-" + c.persona,
 				"--filter", "sample_id=mj_en_turn_2"}, c.extra...)
 			out, err := runJudge(t, db, args...)
 			if err == nil || !strings.Contains(err.Error(), "turns failed") || isUsage(err) {
@@ -236,7 +159,7 @@ func TestModelJudgeFailurePaths(t *testing.T) {
 		}
 	}
 	for _, persona := range []string{"sloppy", "lenient", "flaky"} {
-		out := mustJudge(t, db, "--name", persona, "--endpoint", vlm.endpoint(), "--model", "judge-"+persona)
+		out := mustJudge(t, db, "--name", persona, "--endpoint", vlm.Endpoint(), "--model", "judge-"+persona)
 		if !strings.Contains(out, "3 turns scored") || !strings.Contains(out, "0 failed") {
 			t.Fatalf("%s: %s", persona, out)
 		}
@@ -271,23 +194,23 @@ func judgesWithScores(t *testing.T, db, judge string) (float64, error) {
 // version, refused without --replace and re-scoring every turn with it.
 func TestModelJudgeRerunAndVersion(t *testing.T) {
 	dir, db := modelJudgeFixture(t)
-	vlm := startJudgeVLM(t, nil, 0)
-	mustJudge(t, db, "--name", "mj", "--endpoint", vlm.endpoint(), "--model", "judge-careful")
-	n := vlm.requests()
-	again := mustJudge(t, db, "--name", "mj", "--endpoint", vlm.endpoint(), "--model", "judge-careful")
-	if vlm.requests() != n || !strings.Contains(again, "0 turns scored") || !strings.Contains(again, "3 already scored") {
-		t.Fatalf("rerun sent %d requests: %s", vlm.requests()-n, again)
+	vlm := testkit.StartJudgeVLM(t, nil, 0)
+	mustJudge(t, db, "--name", "mj", "--endpoint", vlm.Endpoint(), "--model", "judge-careful")
+	n := vlm.Requests()
+	again := mustJudge(t, db, "--name", "mj", "--endpoint", vlm.Endpoint(), "--model", "judge-careful")
+	if vlm.Requests() != n || !strings.Contains(again, "0 turns scored") || !strings.Contains(again, "3 already scored") {
+		t.Fatalf("rerun sent %d requests: %s", vlm.Requests()-n, again)
 	}
-	_, err := runJudge(t, db, "--name", "mj", "--endpoint", vlm.endpoint(), "--model", "judge-lenient")
-	if err == nil || !strings.Contains(err.Error(), "--replace") || vlm.requests() != n {
+	_, err := runJudge(t, db, "--name", "mj", "--endpoint", vlm.Endpoint(), "--model", "judge-lenient")
+	if err == nil || !strings.Contains(err.Error(), "--replace") || vlm.Requests() != n {
 		t.Fatalf("another model without --replace: %v", err)
 	}
 	prompt := filepath.Join(dir, "p.tmpl")
 	os.WriteFile(prompt, []byte(strings.Replace(string(modeljudge.DefaultPrompt) /* judge --print-prompt */, "careful human annotator", "strict human annotator", 1)), 0o644)
-	if _, err := runJudge(t, db, "--name", "mj", "--endpoint", vlm.endpoint(), "--model", "judge-careful", "--prompt", prompt); err == nil {
+	if _, err := runJudge(t, db, "--name", "mj", "--endpoint", vlm.Endpoint(), "--model", "judge-careful", "--prompt", prompt); err == nil {
 		t.Fatal("a changed prompt without --replace was accepted")
 	}
-	out := mustJudge(t, db, "--name", "mj", "--endpoint", vlm.endpoint(), "--model", "judge-lenient", "--replace")
+	out := mustJudge(t, db, "--name", "mj", "--endpoint", vlm.Endpoint(), "--model", "judge-lenient", "--replace")
 	if !strings.Contains(out, "3 turns scored with judge-lenient@") {
 		t.Fatalf("replace: %s", out)
 	}
@@ -300,10 +223,10 @@ func TestModelJudgeRerunAndVersion(t *testing.T) {
 		t.Fatalf("rules: %s", out)
 	}
 	for _, bad := range [][]string{
-		{"--endpoint", vlm.endpoint(), "--model", "x"},                                      // no --name
-		{"--name", "x", "--endpoint", vlm.endpoint()},                                       // no --model
+		{"--endpoint", vlm.Endpoint(), "--model", "x"},                                      // no --name
+		{"--name", "x", "--endpoint", vlm.Endpoint()},                                       // no --model
 		{"--name", "x", "--model", "x"},                                                     // no --endpoint
-		{"--name", "x", "--endpoint", vlm.endpoint(), "--model", "x", "--concurrency", "0"}, // bad concurrency
+		{"--name", "x", "--endpoint", vlm.Endpoint(), "--model", "x", "--concurrency", "0"}, // bad concurrency
 	} {
 		if _, err := runJudge(t, db, bad...); !isUsage(err) {
 			t.Errorf("%v: %v, want a usage error", bad, err)
@@ -376,8 +299,8 @@ func TestModelJudgeStopsOnDeadEndpoint(t *testing.T) {
 	if n, _ := judgesWithScores(t, db, "d"); n != 1 {
 		t.Fatalf("%v turns stored, want 1", n)
 	}
-	live := startJudgeVLM(t, nil, 0)
-	out = mustJudge(t, db, "--name", "d", "--endpoint", live.endpoint(), "--model", "judge-careful")
+	live := testkit.StartJudgeVLM(t, nil, 0)
+	out = mustJudge(t, db, "--name", "d", "--endpoint", live.Endpoint(), "--model", "judge-careful")
 	if !strings.Contains(out, "39 turns scored") || !strings.Contains(out, "1 already scored") {
 		t.Fatalf("rerun: %s", out)
 	}

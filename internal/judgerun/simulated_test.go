@@ -5,66 +5,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/importer"
-	"github.com/m3bench/m3eval/internal/simulate"
-	"github.com/m3bench/m3eval/internal/simulate/demovlm"
+	"github.com/m3bench/m3eval/internal/testkit"
 )
 
 // Moved from cmd/m3eval/simulate_test.go: the rule judge on simulated conversations, which
 // ran simulate, import, judge and score as commands; here their engines.
 
 const demoScenesFile = "../../annotations/demo/images/scenes.jsonl"
-
-// demoVLM serves the scripted VLM for the scenes file on 127.0.0.1, each answer delayed.
-func demoVLM(t *testing.T, scenesFile string, delay time.Duration) string {
-	t.Helper()
-	scenes, err := simulate.ReadScenesFile(scenesFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := simulate.ResolveImages(scenes, scenesFile, filepath.Dir(scenesFile)); err != nil {
-		t.Fatal(err)
-	}
-	d, err := demovlm.New(scenes, os.ReadFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(delay)
-		d.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/v1"
-}
-
-// simulateRun parses args as m3eval simulate's flags and runs simulate.Load and Input.Main.
-func simulateRun(t *testing.T, args ...string) {
-	t.Helper()
-	var o simulate.Flags
-	fs := pflag.NewFlagSet("simulate", pflag.ContinueOnError)
-	o.AddFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	in, err := simulate.Load(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	if err := in.Main(context.Background(), &out, &out); err != nil {
-		t.Fatalf("simulate %v: %v\n%s", args, err, out.String())
-	}
-}
 
 // importOut is m3eval import FILE (labels name their annotator): what it printed.
 func importOut(t *testing.T, db, file string) string {
@@ -83,13 +36,13 @@ func importOut(t *testing.T, db, file string) string {
 // labels follow what the answers did with the false claims, as a careful annotator's would)
 // and score sets annotators and judge side by side.
 func TestSimulateImportScore(t *testing.T) {
-	url := demoVLM(t, demoScenesFile, 0)
+	url := testkit.DemoVLM(t, demoScenesFile, 0)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "m.db")
 	var labeled strings.Builder
 	for _, model := range []string{"faithful", "gullible"} {
 		out := filepath.Join(dir, model+".jsonl")
-		simulateRun(t, "--scenes", demoScenesFile, "--endpoint", url, "--model", model, "--strategy", "both", "--out", out)
+		testkit.MustSimulate(t, "--scenes", demoScenesFile, "--endpoint", url, "--model", model, "--strategy", "both", "--out", out)
 		if got := importOut(t, db, out); !strings.Contains(got, "86 turns new") {
 			t.Fatalf("import said %q", got)
 		}

@@ -5,23 +5,16 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/spf13/pflag"
 
-	"github.com/m3bench/m3eval/annotations"
-	"github.com/m3bench/m3eval/internal/importer"
 	"github.com/m3bench/m3eval/internal/intervalcache"
-	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/scoring"
 	"github.com/m3bench/m3eval/internal/scoring/longform"
-	"github.com/m3bench/m3eval/internal/store"
-	"github.com/m3bench/m3eval/internal/usage"
+	"github.com/m3bench/m3eval/internal/testkit"
 )
 
 // These helpers build the score fixture's database through the importer and run m3eval
@@ -47,57 +40,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// errFlag marks an error of flag parsing: the command reports it as a usage error too.
-var errFlag = errors.New("flag")
-
-// isUsage says whether the command would exit 2 for err.
-func isUsage(err error) bool { return errors.Is(err, usage.Err) || errors.Is(err, errFlag) }
-
-func defaultRubric(t testing.TB) *rubric.Rubric {
-	t.Helper()
-	r, err := rubric.Load("", nil, annotations.DefaultRubric)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-// openDB opens (or creates) the database at path with the guide's rubric recorded, as the
-// commands that write do.
-func openDB(t testing.TB, path string) (*store.Store, *rubric.Rubric) {
-	t.Helper()
-	r := defaultRubric(t)
-	s, err := store.Open(context.Background(), path, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.RememberRubric(context.Background(), r.Version, r.Source); err != nil {
-		t.Fatal(err)
-	}
-	return s, r
-}
-
-// importFiles is m3eval import [--annotator NAME] FILE...
-func importFiles(t testing.TB, db, annotator string, files ...string) {
-	t.Helper()
-	s, r := openDB(t, db)
-	defer s.Close()
-	o := importer.Options{Rubric: r, Annotator: annotator, DB: db, Out: io.Discard}
-	if err := importer.New(s, o).Run(context.Background(), files, false); err != nil {
-		t.Fatalf("import %v: %v", files, err)
-	}
-}
-
-// importScores is m3eval import-scores --judge NAME FILE...
-func importScores(t testing.TB, db, judge string, files ...string) {
-	t.Helper()
-	s, r := openDB(t, db)
-	defer s.Close()
-	o := importer.ScoreOptions{Rubric: r, Judge: judge, Out: io.Discard}
-	if err := importer.Scores(context.Background(), s, files, o); err != nil {
-		t.Fatalf("import-scores %v: %v", files, err)
-	}
-}
+// The shared helpers, written once in internal/testkit.
+var (
+	isUsage       = testkit.IsUsage
+	defaultRubric = testkit.DefaultRubric
+	importFiles   = testkit.ImportFiles
+	importScores  = testkit.ImportScores
+)
 
 // importScoreFixture imports the fixture's turns, the labels of three annotators and two
 // judges' scores into the database at db.
@@ -120,45 +69,16 @@ func scoreDB(t testing.TB) string {
 	return db
 }
 
-// runScore parses args as m3eval score's flags and runs scoring.Score on the database (read
-// only, as the command opens it): the output and the error.
+// runScore is m3eval score (testkit.RunScore) with the interval cache TestMain gives the
+// tests.
 func runScore(t testing.TB, db string, args ...string) (string, error) {
 	t.Helper()
-	q := &scoring.Request{}
-	fs := pflag.NewFlagSet("score", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	q.AddFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		return "", fmt.Errorf("%w: %v", errFlag, err)
-	}
-	if fs.NArg() != 0 {
-		t.Fatalf("score %v: arguments %v", args, fs.Args())
-	}
-	st, err := q.Check()
-	if err != nil {
-		return "", err
-	}
-	s, err := store.Open(context.Background(), db, store.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	write, err := scoring.Score(context.Background(), s, defaultRubric(t), q, st)
-	if err != nil {
-		return "", err
-	}
-	var out bytes.Buffer
-	err = write(&out, false)
-	return out.String(), err
+	return testkit.RunScore(t, db, testkit.ScoreOptions{}, args...)
 }
 
 func mustScore(t testing.TB, db string, args ...string) string {
 	t.Helper()
-	out, err := runScore(t, db, args...)
-	if err != nil {
-		t.Fatalf("score %v: %v", args, err)
-	}
-	return out
+	return testkit.MustScore(t, db, testkit.ScoreOptions{}, args...)
 }
 
 // scoreJSON runs score with args and returns its JSON report.
@@ -205,17 +125,6 @@ func agreeJSON(t testing.TB, args ...string) map[string]any {
 		t.Fatal(err)
 	}
 	return doc
-}
-
-func readJSON(t testing.TB, path string, v any) {
-	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
 }
 
 func readCSV(t testing.TB, path string) [][]string {

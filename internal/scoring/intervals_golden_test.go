@@ -16,6 +16,7 @@ import (
 
 	"github.com/m3bench/m3eval/internal/report"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/testkit"
 )
 
 // intervalsFixture holds the output of m3eval score, agree and report with bootstrap
@@ -62,7 +63,7 @@ func TestIntervalsUnchanged(t *testing.T) {
 		t.Run(strings.TrimSuffix(c.golden, ".json"), func(t *testing.T) {
 			var want any
 			got := c.run(t)
-			readJSON(t, iv(c.golden), &want)
+			testkit.ReadJSON(t, iv(c.golden), &want)
 			wantParts, gotParts := map[string]any{}, map[string]any{}
 			intervalParts("", want, wantParts)
 			intervalParts("", got, gotParts)

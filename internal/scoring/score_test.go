@@ -15,6 +15,7 @@ import (
 
 	"github.com/m3bench/m3eval/internal/agree/agreetest"
 	"github.com/m3bench/m3eval/internal/store/storetest"
+	"github.com/m3bench/m3eval/internal/testkit"
 )
 
 // oracleWalk compares an oracle object with ours: every {"reference": x} within 1e-9 (null
@@ -84,7 +85,7 @@ func oracleWalk(t *testing.T, path string, o, g map[string]any) int {
 func compareFields(t *testing.T, label, oracleFile string, ours map[string]any, judge string) int {
 	t.Helper()
 	var oracle map[string]any
-	readJSON(t, filepath.Join(scoreFixture, oracleFile), &oracle)
+	testkit.ReadJSON(t, filepath.Join(scoreFixture, oracleFile), &oracle)
 	n := 0
 	for name, of := range oracle["fields"].(map[string]any) {
 		gf, ok := ours[name].(map[string]any)
@@ -270,7 +271,7 @@ func TestScoreBootstrapMatchesOracle(t *testing.T) {
 	db := scoreDB(t)
 	ours := scoreJSON(t, db, "--judge", "gpt", "--bootstrap", fmt.Sprint(1000*factor), "--seed", "11", "--cluster", "turn")["fields"].(map[string]any)
 	var oracle map[string]any
-	readJSON(t, filepath.Join(scoreFixture, "oracle_gpt_boot.json"), &oracle)
+	testkit.ReadJSON(t, filepath.Join(scoreFixture, "oracle_gpt_boot.json"), &oracle)
 	for name, of := range oracle["fields"].(map[string]any) {
 		if ob, _ := of.(map[string]any)["bootstrap"].(map[string]any); len(ob) == 0 {
 			t.Errorf("%s: the oracle bootstrapped nothing", name)

@@ -3,12 +3,9 @@ package simulate_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -18,89 +15,15 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
-
-	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/simulate"
-	"github.com/m3bench/m3eval/internal/simulate/demovlm"
-	"github.com/m3bench/m3eval/internal/usage"
+	"github.com/m3bench/m3eval/internal/testkit"
 )
 
 const demoScenesFile = "../../annotations/demo/images/scenes.jsonl"
 
-// errFlag marks an error of flag parsing: the command reports it as a usage error too.
-var errFlag = errors.New("flag")
-
-// isUsage says whether m3eval would exit 2 for err.
-func isUsage(err error) bool { return errors.Is(err, usage.Err) || errors.Is(err, errFlag) }
-
-// runSim parses args (after "m3eval simulate") as the command's flags and runs simulate.Load
-// and Input.Main: standard output and standard error together, and the error (moved from
-// cmd/m3eval/simulate_test.go, which ran the command).
-func runSim(t *testing.T, args ...string) (string, error) {
-	t.Helper()
-	var o simulate.Flags
-	fs := pflag.NewFlagSet("simulate", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	o.AddFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		return "", fmt.Errorf("%w: %v", errFlag, err)
-	}
-	var out bytes.Buffer
-	in, err := simulate.Load(o)
-	if err == nil {
-		err = in.Main(context.Background(), &out, &out)
-	}
-	return out.String(), err
-}
-
-func mustSim(t *testing.T, args ...string) string {
-	t.Helper()
-	out, err := runSim(t, args...)
-	if err != nil {
-		t.Fatalf("simulate %v: %v\n%s", args, err, out)
-	}
-	return out
-}
-
-// demoVLM serves the scripted VLM for the scenes file on 127.0.0.1, each answer delayed.
-func demoVLM(t *testing.T, scenesFile string, delay time.Duration) string {
-	t.Helper()
-	scenes, err := simulate.ReadScenesFile(scenesFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := simulate.ResolveImages(scenes, scenesFile, filepath.Dir(scenesFile)); err != nil {
-		t.Fatal(err)
-	}
-	d, err := demovlm.New(scenes, os.ReadFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(delay)
-		d.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/v1"
-}
-
-func sortedFileLines(t *testing.T, path string) []string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-	slices.Sort(lines)
-	return lines
-}
-
-func lineCount(path string) int {
-	b, _ := os.ReadFile(path)
-	return strings.Count(string(b), "\n")
-}
+// isUsage says whether m3eval would exit 2 for err (written once in internal/testkit).
+var isUsage = testkit.IsUsage
 
 // TestSimulateUsageAndInputErrors and the tests below moved from cmd/m3eval/simulate_test.go.
 func TestSimulateUsageAndInputErrors(t *testing.T) {
@@ -126,7 +49,7 @@ func TestSimulateUsageAndInputErrors(t *testing.T) {
 		{[]string{"simulate", "--scenes", filepath.Join(dir, "none.jsonl"), "--dry-run"}, false, "no such file"},
 	}
 	for _, tc := range cases {
-		_, err := runSim(t, tc.args[1:]...)
+		_, err := testkit.RunSimulate(t, tc.args[1:]...)
 		if err == nil || isUsage(err) != tc.usage || !strings.Contains(err.Error(), tc.says) {
 			t.Errorf("%v: err %v (usage %v), want %q", tc.args, err, isUsage(err), tc.says)
 		}
@@ -134,7 +57,7 @@ func TestSimulateUsageAndInputErrors(t *testing.T) {
 }
 
 func TestSimulateDryRun(t *testing.T) {
-	out := mustSim(t, "--scenes", demoScenesFile, "--strategy", "both", "--dry-run")
+	out := testkit.MustSimulate(t, "--scenes", demoScenesFile, "--strategy", "both", "--dry-run")
 	sc := bufio.NewScanner(strings.NewReader(out))
 	n := 0
 	for sc.Scan() {
@@ -151,20 +74,20 @@ func TestSimulateDryRun(t *testing.T) {
 // A run replayed from its request log writes the same turns, without the endpoint; the log
 // keeps every attempt, failed ones too.
 func TestSimulateReplay(t *testing.T) {
-	url := demoVLM(t, demoScenesFile, 0)
+	url := testkit.DemoVLM(t, demoScenesFile, 0)
 	dir := t.TempDir()
 	first := filepath.Join(dir, "first.jsonl")
-	mustSim(t, "--scenes", demoScenesFile, "--endpoint", url, "--model", "flaky", "--strategy", "both", "--out", first)
+	testkit.MustSimulate(t, "--scenes", demoScenesFile, "--endpoint", url, "--model", "flaky", "--strategy", "both", "--out", first)
 	log := first + ".requests.jsonl"
-	if n, turns := lineCount(log), lineCount(first); n <= turns {
+	if n, turns := testkit.LineCount(log), testkit.LineCount(first); n <= turns {
 		t.Fatalf("the log has %d attempts for %d turns; flaky failures are missing", n, turns)
 	}
 	again := filepath.Join(dir, "again.jsonl")
-	mustSim(t, "--scenes", demoScenesFile, "--model", "flaky", "--strategy", "both", "--replay", log, "--out", again)
-	if !slices.Equal(sortedFileLines(t, again), sortedFileLines(t, first)) {
+	testkit.MustSimulate(t, "--scenes", demoScenesFile, "--model", "flaky", "--strategy", "both", "--replay", log, "--out", again)
+	if !slices.Equal(testkit.SortedLines(t, again), testkit.SortedLines(t, first)) {
 		t.Fatal("the replayed run differs from the logged one")
 	}
-	out, err := runSim(t, "--scenes", demoScenesFile, "--model", "flaky", "--strategy", "both", "--replay", log, "--seed", "7", "--out", filepath.Join(dir, "other.jsonl"))
+	out, err := testkit.RunSimulate(t, "--scenes", demoScenesFile, "--model", "flaky", "--strategy", "both", "--replay", log, "--seed", "7", "--out", filepath.Join(dir, "other.jsonl"))
 	if err == nil || !strings.Contains(out, "where the log asked") {
 		t.Fatalf("replay with another seed: %v\n%s", err, out)
 	}
@@ -173,17 +96,7 @@ func TestSimulateReplay(t *testing.T) {
 // --system (@FILE) and the sampling flags reach every request (the system prompt first) and
 // are recorded in each turn's meta and in the journal header.
 func TestSimulateSystemAndSampling(t *testing.T) {
-	scenes, err := simulate.ReadScenesFile(demoScenesFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := simulate.ResolveImages(scenes, demoScenesFile, filepath.Dir(demoScenesFile)); err != nil {
-		t.Fatal(err)
-	}
-	d, err := demovlm.New(scenes, os.ReadFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := testkit.DemoVLMServer(t, demoScenesFile)
 	type req struct {
 		Messages []struct {
 			Role    string `json:"role"`
@@ -211,7 +124,7 @@ func TestSimulateSystemAndSampling(t *testing.T) {
 	sys := "You are a careful visual assistant.\nAnswer from the images only."
 	os.WriteFile(filepath.Join(dir, "sys.txt"), []byte(sys+"\n"), 0o644)
 	out := filepath.Join(dir, "t.jsonl")
-	mustSim(t, "--scenes", demoScenesFile, "--endpoint", srv.URL+"/v1", "--model", "faithful", "--out", out,
+	testkit.MustSimulate(t, "--scenes", demoScenesFile, "--endpoint", srv.URL+"/v1", "--model", "faithful", "--out", out,
 		"--system", "@"+filepath.Join(dir, "sys.txt"), "--temperature", "0.2", "--top-p", "0.9", "--max-tokens", "256", "--vlm-seed", "7")
 	if len(reqs) == 0 {
 		t.Fatal("no requests")
@@ -255,12 +168,12 @@ func TestSimulateSystemAndSampling(t *testing.T) {
 		t.Errorf("journal header sampling %v", hdr.Sampling)
 	}
 	// Resuming with other sampling parameters is refused, naming them.
-	_, err = runSim(t, "--scenes", demoScenesFile, "--endpoint", srv.URL+"/v1", "--model", "faithful", "--out", out, "--resume", "--temperature", "0.7")
+	_, err := testkit.RunSimulate(t, "--scenes", demoScenesFile, "--endpoint", srv.URL+"/v1", "--model", "faithful", "--out", out, "--resume", "--temperature", "0.7")
 	if err == nil || !strings.Contains(err.Error(), "sampling") {
 		t.Errorf("resume with another temperature: %v", err)
 	}
 	for _, bad := range [][]string{{"--temperature", "3"}, {"--top-p", "0"}, {"--system", "@" + filepath.Join(dir, "none.txt")}} {
-		if _, err := runSim(t, append([]string{"--scenes", demoScenesFile, "--dry-run"}, bad...)...); err == nil {
+		if _, err := testkit.RunSimulate(t, append([]string{"--scenes", demoScenesFile, "--dry-run"}, bad...)...); err == nil {
 			t.Errorf("%v accepted", bad)
 		}
 	}
@@ -270,16 +183,16 @@ func TestSimulateSystemAndSampling(t *testing.T) {
 // that the file exists (issue #29 item 3): no plan notes, no "0 of 6 episodes written", no
 // request log appended.
 func TestSimulateRefusesExistingOutFirstAndAlone(t *testing.T) {
-	url := demoVLM(t, demoScenesFile, 0)
+	url := testkit.DemoVLM(t, demoScenesFile, 0)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "turns.jsonl")
 	args := []string{"--scenes", demoScenesFile, "--endpoint", url, "--model", "gullible", "--strategy", "both", "--out", out}
-	mustSim(t, args...)
+	testkit.MustSimulate(t, args...)
 	logBefore, err := os.ReadFile(out + ".requests.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	said, err := runSim(t, args...)
+	said, err := testkit.RunSimulate(t, args...)
 	if err == nil || !strings.Contains(err.Error(), "turns.jsonl exists: pass --resume") {
 		t.Fatalf("second run: err %v", err)
 	}

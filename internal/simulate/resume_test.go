@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/m3bench/m3eval/internal/simulate"
+	"github.com/m3bench/m3eval/internal/testkit"
 	"github.com/m3bench/m3eval/internal/vlm"
 )
 
@@ -29,17 +30,6 @@ func (s *stopAfter) Chat(ctx context.Context, tag vlm.Tag, msgs []vlm.Message) (
 	return s.c.Chat(ctx, tag, msgs)
 }
 
-func sortedLines(t *testing.T, path string) []string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-	slices.Sort(lines)
-	return lines
-}
-
 // An interrupted run, resumed, writes exactly what an uninterrupted run writes: finished
 // episodes kept, the others rerun, no turn twice, and a torn last write cut away.
 func TestInterruptedRunResumes(t *testing.T) {
@@ -50,7 +40,7 @@ func TestInterruptedRunResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := sortedLines(t, clean)
+	want := testkit.SortedLines(t, clean)
 
 	out := clean + ".2"
 	ctx, cancel := context.WithCancel(context.Background())
@@ -87,7 +77,7 @@ func TestInterruptedRunResumes(t *testing.T) {
 	if second.Resumed != first.Done || second.Resumed+second.Done != sum.Episodes {
 		t.Errorf("resume kept %d (first run finished %d), ran %d of %d", second.Resumed, first.Done, second.Done, sum.Episodes)
 	}
-	got := sortedLines(t, out)
+	got := testkit.SortedLines(t, out)
 	if !slices.Equal(got, want) {
 		t.Fatalf("resumed output differs from a clean run: %d lines vs %d", len(got), len(want))
 	}
@@ -96,7 +86,7 @@ func TestInterruptedRunResumes(t *testing.T) {
 	if err != nil || third.Done != 0 || third.Resumed != sum.Episodes {
 		t.Fatalf("resume of a finished run: %v %+v", err, third)
 	}
-	if !slices.Equal(sortedLines(t, out), want) {
+	if !slices.Equal(testkit.SortedLines(t, out), want) {
 		t.Error("resuming the finished run changed it")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/m3bench/m3eval/internal/campaign"
+	"github.com/m3bench/m3eval/internal/testkit"
 	"github.com/m3bench/m3eval/internal/workflow"
 )
 
@@ -20,7 +21,7 @@ func TestAdjudicateAndExportFinal(t *testing.T) {
 	// apart, turn 1 three apart, turn 2 two apart.
 	for _, who := range []string{"ann", "ben"} {
 		p := filepath.Join(dir, who+".jsonl")
-		writeLabels(t, p, func(i int, _ map[string]any) (int, float64) {
+		testkit.WriteDemoLabels(t, p, func(i int, _ map[string]any) (int, float64) {
 			q := 1 + (i*7)%5
 			if who == "ben" {
 				switch {
@@ -36,7 +37,7 @@ func TestAdjudicateAndExportFinal(t *testing.T) {
 		})
 		importFiles(t, db, who, p)
 	}
-	turns := demoTurns(t)
+	turns := testkit.DemoTurns(t)
 	id := func(i int) string { return turns[i]["sample_id"].(string) }
 
 	var cases []struct {

@@ -1,26 +1,20 @@
 package workflow_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
 
-	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/campaign"
 	"github.com/m3bench/m3eval/internal/importer"
 	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
-	"github.com/m3bench/m3eval/internal/usage"
+	"github.com/m3bench/m3eval/internal/testkit"
 	"github.com/m3bench/m3eval/internal/workflow"
 )
 
@@ -29,53 +23,15 @@ import (
 // without the command: the checks of qc, adjudicate and export --final live here (moved
 // from cmd/m3eval/qc_test.go and adjudicate_test.go).
 
-// errFlag marks an error of flag parsing: the command reports it as a usage error too.
-var errFlag = errors.New("flag")
-
-// isUsage says whether the command would exit 2 for err.
-func isUsage(err error) bool { return errors.Is(err, usage.Err) || errors.Is(err, errFlag) }
-
-func defaultRubric(t testing.TB) *rubric.Rubric {
-	t.Helper()
-	r, err := rubric.Load("", nil, annotations.DefaultRubric)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-// openDB opens (or creates) the database with the guide's rubric recorded unless read-only,
-// as the commands do.
-func openDB(t testing.TB, path string, o store.Options) (*store.Store, *rubric.Rubric) {
-	t.Helper()
-	return openDBWith(t, path, o, defaultRubric(t))
-}
-
-// openDBWith is openDB under rubric r (m3eval --rubric FILE).
-func openDBWith(t testing.TB, path string, o store.Options, r *rubric.Rubric) (*store.Store, *rubric.Rubric) {
-	t.Helper()
-	s, err := store.Open(context.Background(), path, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !o.ReadOnly {
-		if err := s.RememberRubric(context.Background(), r.Version, r.Source); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return s, r
-}
-
-// importFiles is m3eval import [--annotator NAME] FILE... (no files: --demo).
-func importFiles(t testing.TB, db, annotator string, files ...string) {
-	t.Helper()
-	s, r := openDB(t, db, store.Options{})
-	defer s.Close()
-	o := importer.Options{Rubric: r, Annotator: annotator, DB: db, Out: io.Discard}
-	if err := importer.New(s, o).Run(context.Background(), files, len(files) == 0); err != nil {
-		t.Fatalf("import %v: %v", files, err)
-	}
-}
+// The shared helpers, written once in internal/testkit.
+var (
+	errFlag       = testkit.ErrFlag
+	isUsage       = testkit.IsUsage
+	defaultRubric = testkit.DefaultRubric
+	openDB        = testkit.OpenDB
+	openDBWith    = testkit.OpenDBWith
+	importFiles   = testkit.ImportFiles
+)
 
 // flagCommand is a campaign command with its flags.
 type flagCommand interface {
@@ -142,59 +98,6 @@ func exportWith(t testing.TB, db string, r *rubric.Rubric, o workflow.ExportOpti
 		return out.String(), "", err
 	}
 	return out.String(), "final labels: " + counts.String(), nil
-}
-
-// demoTurns reads the demo episodes as flat turn records.
-func demoTurns(t *testing.T) []map[string]any {
-	t.Helper()
-	f, err := os.Open("../../annotations/demo/episodes.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []map[string]any
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var ep struct {
-			Turns []map[string]any `json:"turns"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &ep); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, ep.Turns...)
-	}
-	return out
-}
-
-// writeLabels writes one annotator's labels of every demo turn: label(i, turn) gives the
-// three scales and the active seconds.
-func writeLabels(t *testing.T, path string, label func(i int, turn map[string]any) (int, float64)) {
-	t.Helper()
-	var b strings.Builder
-	for i, turn := range demoTurns(t) {
-		q, secs := label(i, turn)
-		ann := map[string]any{"correctness": q, "reasoning_completeness": q, "overall_quality": q, "comments": "ok",
-			"resists_misleading": nil, "context_consistency": nil,
-			"active_seconds": secs, "annotated_at": fmt.Sprintf("2026-03-01T10:%02d:00Z", i)}
-		switch turn["action_type"] {
-		case "mislead", "mislead_subtle", "memory_injection":
-			ann["resists_misleading"] = "Yes"
-		}
-		if n, _ := turn["turn"].(float64); n > 1 {
-			ann["context_consistency"] = "Yes"
-		}
-		rec := map[string]any{"human_annotation": ann}
-		for k, v := range turn {
-			rec[k] = v
-		}
-		line, _ := json.Marshal(rec)
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // importOut is m3eval import with o (DB and Out filled in; Rubric nil: the guide's) of

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/m3bench/m3eval/internal/testkit"
 	"github.com/m3bench/m3eval/internal/workflow"
 )
 
@@ -17,7 +18,7 @@ func TestQC(t *testing.T) {
 	importFiles(t, db, "")
 	for k, who := range []string{"ann", "ben", "cat"} {
 		p := filepath.Join(dir, who+".jsonl")
-		writeLabels(t, p, func(i int, _ map[string]any) (int, float64) {
+		testkit.WriteDemoLabels(t, p, func(i int, _ map[string]any) (int, float64) {
 			q := 1 + (i*7)%5
 			if (i+k)%9 == 0 && q < 5 {
 				q++
@@ -27,7 +28,7 @@ func TestQC(t *testing.T) {
 		importFiles(t, db, who, p)
 	}
 	p := filepath.Join(dir, "flat.jsonl")
-	writeLabels(t, p, func(i int, _ map[string]any) (int, float64) {
+	testkit.WriteDemoLabels(t, p, func(i int, _ map[string]any) (int, float64) {
 		if i%4 == 0 {
 			return 4, 2 // rushed
 		}

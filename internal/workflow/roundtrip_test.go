@@ -13,6 +13,7 @@ import (
 	"github.com/m3bench/m3eval/internal/importer"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/testkit"
 	"github.com/m3bench/m3eval/internal/workflow"
 )
 
@@ -23,7 +24,7 @@ import (
 func TestImportExportRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "labeled.json")
-	if err := os.WriteFile(src, []byte(labeledFixture), 0o644); err != nil {
+	if err := os.WriteFile(src, []byte(testkit.LabeledFixture), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	db1, db2 := filepath.Join(dir, "a.db"), filepath.Join(dir, "b.db")

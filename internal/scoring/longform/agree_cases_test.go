@@ -1,6 +1,7 @@
 package longform_test
 
 import (
+	"github.com/m3bench/m3eval/internal/testkit"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -22,8 +23,8 @@ func TestAgreeOracleCase(t *testing.T) {
 		t.Fatalf("agree: %v", err)
 	}
 	var ours, oracle map[string]any
-	readJSON(t, outFile, &ours)
-	readJSON(t, filepath.Join(dir, "oracle.json"), &oracle)
+	testkit.ReadJSON(t, outFile, &ours)
+	testkit.ReadJSON(t, filepath.Join(dir, "oracle.json"), &oracle)
 	n := 0
 	for name, of := range oracle["fields"].(map[string]any) {
 		gf := ours["fields"].(map[string]any)[name].(map[string]any)

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -19,7 +17,7 @@ import (
 	"github.com/m3bench/m3eval/internal/outfile"
 	"github.com/m3bench/m3eval/internal/scoring"
 	"github.com/m3bench/m3eval/internal/scoring/longform"
-	"github.com/m3bench/m3eval/internal/usage"
+	"github.com/m3bench/m3eval/internal/testkit"
 )
 
 // These helpers run m3eval agree's engine the way the command does (its flags, longform.Run,
@@ -34,8 +32,11 @@ var (
 // realdataRefs holds the references computed on the real data sets (SciPy, the oracle).
 const realdataRefs = "../../agree/testdata/realdata"
 
-// errFlag marks an error of flag parsing: the command reports it as a usage error too.
-var errFlag = errors.New("flag")
+// The shared helpers, written once in internal/testkit.
+var (
+	errFlag = testkit.ErrFlag
+	isUsage = testkit.IsUsage
+)
 
 // runAgree parses args as m3eval agree's command line (the ratings file first or anywhere,
 // -o FILE) and runs the engine: standard output (or "" with -o), warnings, and the error.
@@ -73,20 +74,6 @@ func runAgree(t *testing.T, args ...string) (string, string, error) {
 	var out bytes.Buffer
 	err = outfile.Write(stats.Output, &out, nil, func(w io.Writer) error { return write(w, false) })
 	return out.String(), warn.String(), err
-}
-
-// isUsage says whether the command would exit 2 for err.
-func isUsage(err error) bool { return errors.Is(err, usage.Err) || errors.Is(err, errFlag) }
-
-func readJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
 }
 
 // compareRefs walks an oracle object and checks each {"reference": ...} against ours.

@@ -1,6 +1,7 @@
 package longform_test
 
 import (
+	"github.com/m3bench/m3eval/internal/testkit"
 	"os"
 	"path/filepath"
 	"testing"
@@ -26,7 +27,7 @@ func TestMajorityKappaReason(t *testing.T) {
 		t.Fatal(err)
 	}
 	var doc map[string]any
-	readJSON(t, out, &doc)
+	testkit.ReadJSON(t, out, &doc)
 	hva := doc["fields"].(map[string]any)["factual"].(map[string]any)["human_vs_auto"]
 	j := hva.(map[string]any)
 	if j == nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/m3bench/m3eval/internal/testkit"
 	"math"
 	"os"
 	"path/filepath"
@@ -171,14 +172,14 @@ func agreeJSON(t *testing.T, dir string, args ...string) map[string]any {
 		t.Fatalf("m3eval agree %v: %v", args, err)
 	}
 	var res map[string]any
-	readJSON(t, out, &res)
+	testkit.ReadJSON(t, out, &res)
 	return res
 }
 
 func compareWithOracle(t *testing.T, oraclePath string, ours map[string]any) {
 	t.Helper()
 	var oracle map[string]any
-	readJSON(t, oraclePath, &oracle)
+	testkit.ReadJSON(t, oraclePath, &oracle)
 	n := 0
 	for name, of := range oracle["fields"].(map[string]any) {
 		gf, ok := ours["fields"].(map[string]any)[name].(map[string]any)
@@ -205,7 +206,7 @@ func TestRealDataHANNA(t *testing.T) {
 	// coefficients at three levels, and SciPy's p-values at the system level (the ten
 	// system means) and overall. --mean float reproduces the floating-point system means.
 	var ref map[string]map[string]map[string]map[string]any
-	readJSON(t, filepath.Join(realdataRefs, "hanna", "hanna_levels.json"), &ref)
+	testkit.ReadJSON(t, filepath.Join(realdataRefs, "hanna", "hanna_levels.json"), &ref)
 	for _, mean := range []string{"exact", "float"} {
 		t.Run("levels_"+mean, func(t *testing.T) {
 			ours := agreeJSON(t, dir, "ratings.csv", "--auto", "auto_all.csv", "--schema", "schema.json", "--levels", "levels.csv", "--mean", mean)

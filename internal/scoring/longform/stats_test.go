@@ -2,6 +2,7 @@ package longform_test
 
 import (
 	"fmt"
+	"github.com/m3bench/m3eval/internal/testkit"
 	"math"
 	"path/filepath"
 	"strings"
@@ -32,8 +33,8 @@ func TestAgreeMissingCodes(t *testing.T) {
 		t.Fatalf("--missing NULL: %v, stderr %q", err, stderr)
 	}
 	var a, b map[string]any
-	readJSON(t, filepath.Join(dir, "a.json"), &a)
-	readJSON(t, filepath.Join(dir, "b.json"), &b)
+	testkit.ReadJSON(t, filepath.Join(dir, "a.json"), &a)
+	testkit.ReadJSON(t, filepath.Join(dir, "b.json"), &b)
 	na := a["fields"].(map[string]any)["is_factual"].(map[string]any)["n_ratings"].(float64)
 	nb := b["fields"].(map[string]any)["is_factual"].(map[string]any)["n_ratings"].(float64)
 	if na-nb != 33 {
@@ -122,7 +123,7 @@ func TestContinuousHumanScores(t *testing.T) {
 	}
 	metrics := []string{"R1", "R2", "RL", "BERTScore", "Entailment"}
 	var ref map[string]any
-	readJSON(t, filepath.Join(realdataRefs, "xsum", "continuous.json"), &ref)
+	testkit.ReadJSON(t, filepath.Join(realdataRefs, "xsum", "continuous.json"), &ref)
 	for _, human := range []string{"Faithful", "Factual"} {
 		ratings := [][]string{{"item", "rater", "field", "value"}}
 		auto := [][]string{{"item", "judge", "field", "value"}}
@@ -175,7 +176,7 @@ func TestContinuousHumanScores(t *testing.T) {
 func TestSystemLevelBootstrap(t *testing.T) {
 	dir := convertDir(t, "hanna", convertHANNA)
 	var ref map[string]any
-	readJSON(t, filepath.Join(realdataRefs, "hanna", "system_boot.json"), &ref)
+	testkit.ReadJSON(t, filepath.Join(realdataRefs, "hanna", "system_boot.json"), &ref)
 	keep := func(in, out string, col int, want ...string) {
 		rows := readCSV(t, filepath.Join(dir, in))
 		sub := [][]string{rows[0]}

@@ -1,0 +1,70 @@
+package testkit
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/m3bench/m3eval/internal/scoring"
+	"github.com/m3bench/m3eval/internal/store"
+)
+
+// ScoreOptions are where a test's run of m3eval score differs from the command's.
+type ScoreOptions struct {
+	// NoCache adds --no-cache: the run neither reads nor writes the interval cache (the
+	// rule judge's tests); without it the run uses the cache the environment names (the
+	// score tests give it one of their own in TestMain).
+	NoCache bool
+}
+
+// RunScore parses args as m3eval score's flags, applies the command's default of the
+// metrics' bootstrap (cmd/m3eval/score.go: --metrics without --bootstrap is -1, 2000
+// replicates), and runs scoring.Score on the database opened read only, as the command does:
+// the output and the error. A flag error comes back wrapped in ErrFlag; stray arguments
+// fail the test.
+func RunScore(t testing.TB, db string, o ScoreOptions, args ...string) (string, error) {
+	t.Helper()
+	q := &scoring.Request{}
+	fs := pflag.NewFlagSet("score", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	q.AddFlags(fs)
+	if o.NoCache {
+		args = append(args[:len(args):len(args)], "--no-cache")
+	}
+	if err := fs.Parse(args); err != nil {
+		return "", fmt.Errorf("%w: %v", ErrFlag, err)
+	}
+	if fs.NArg() != 0 {
+		t.Fatalf("score %v: arguments %v", args, fs.Args())
+	}
+	st, err := q.Check()
+	if err != nil {
+		return "", err
+	}
+	if q.Metrics && !fs.Changed("bootstrap") {
+		q.Bootstrap = -1
+	}
+	s, rb := OpenDB(t, db, store.Options{ReadOnly: true})
+	defer s.Close()
+	write, err := scoring.Score(context.Background(), s, rb, q, st)
+	if err != nil {
+		return "", err
+	}
+	var out bytes.Buffer
+	err = write(&out, false)
+	return out.String(), err
+}
+
+// MustScore is RunScore that fails the test on an error.
+func MustScore(t testing.TB, db string, o ScoreOptions, args ...string) string {
+	t.Helper()
+	out, err := RunScore(t, db, o, args...)
+	if err != nil {
+		t.Fatalf("score %v: %v", args, err)
+	}
+	return out
+}
