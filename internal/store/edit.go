@@ -22,6 +22,11 @@ type editTx struct {
 }
 
 func (q *Queue) edit(ctx context.Context, e session.Edit, create bool, fn func(*editTx) error) (*session.Annotation, error) {
+	a, err := q.editOnce(ctx, e, create, fn)
+	return a, refused(err)
+}
+
+func (q *Queue) editOnce(ctx context.Context, e session.Edit, create bool, fn func(*editTx) error) (*session.Annotation, error) {
 	tx, err := q.s.beginSave(ctx, q.annotatorID)
 	if err != nil {
 		return nil, err
@@ -185,6 +190,10 @@ func (q *Queue) Skip(ctx context.Context, e session.Edit) (*session.Annotation, 
 
 // AddActive adds active time to an annotation that exists; it creates none.
 func (q *Queue) AddActive(ctx context.Context, e session.Edit) error {
+	return refused(q.addActive(ctx, e))
+}
+
+func (q *Queue) addActive(ctx context.Context, e session.Edit) error {
 	if e.Active <= 0 {
 		return nil
 	}
