@@ -99,8 +99,12 @@ type annotateModel struct {
 
 	// A write that failed is retried until it lands; meanwhile the screen says so, the item
 	// cannot be left, and quitting asks first (confirmQuit) and then gives up the changes.
-	failing     bool
-	failErr     error
+	failing bool
+	failErr error
+	// refused is set when the database refuses the failed write for good
+	// (session.ErrRefused): it is not retried, nothing behind it runs, and the screen says
+	// the changes are lost on quit instead of promising they land.
+	refused     bool
 	retryWait   time.Duration
 	confirmQuit bool
 	abandoned   int // writes given up by a forced quit
@@ -734,6 +738,11 @@ func (m *annotateModel) saveAndQuit() tea.Cmd {
 // askQuit warns that quitting now loses changes; m3eval still quits by itself once they land.
 func (m *annotateModel) askQuit() {
 	m.confirmQuit = true
+	if m.refused {
+		m.say(m.st.Error, "%d change(s) NOT SAVED, refused by the database: q again quits and loses them (%s)",
+			m.writes, refusal(m.failErr))
+		return
+	}
 	m.say(m.st.Error, "%d change(s) NOT SAVED: q again quits and loses them; wait and m3eval quits once they land (%v)",
 		m.writes, m.failErr)
 }
@@ -742,6 +751,11 @@ func (m *annotateModel) askQuit() {
 func (m *annotateModel) leaving() bool {
 	if !m.failing {
 		return false
+	}
+	if m.refused {
+		m.say(m.st.Error, "NOT SAVED, the database refuses writes: this item stays open; q, q quits (%s)",
+			refusal(m.failErr))
+		return true
 	}
 	m.say(m.st.Error, "NOT SAVED YET (%v): this item stays open until its changes land", m.failErr)
 	return true

@@ -2,6 +2,8 @@ package tui
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"sync"
 	"time"
 
@@ -49,6 +51,19 @@ func writeErr(msg tea.Msg) error {
 // screen says it is not saved, and it runs again after a backoff. Nothing behind it (later
 // writes, the load of another item) may overtake it.
 func (m *annotateModel) failed(o op, err error) tea.Cmd {
+	if errors.Is(err, session.ErrRefused) {
+		// Retrying cannot clear it (a revoked privilege, a read-only file): the write and
+		// those behind it stay unsaved, and the screen must not say they will land.
+		m.failing, m.failErr, m.refused = true, err, true
+		m.rub.dirty = true
+		if m.quit {
+			m.askQuit()
+		} else {
+			m.say(m.st.Error, "NOT SAVED for good: database refuses writes; quitting loses them; ask admin (%s)",
+				refusal(err))
+		}
+		return nil
+	}
 	if m.retryWait == 0 {
 		m.retryWait = retryFirst
 	} else {
@@ -67,6 +82,15 @@ func (m *annotateModel) failed(o op, err error) tea.Cmd {
 	}
 	wait := m.retryWait
 	return tea.Tick(wait, func(time.Time) tea.Msg { return retryMsg{o} })
+}
+
+// refusal is what the database said when it refused a write, without session.ErrRefused's
+// own words, which the message around it already says.
+func refusal(err error) string {
+	if err == nil {
+		return ""
+	}
+	return strings.TrimPrefix(err.Error(), session.ErrRefused.Error()+": ")
 }
 
 // recovered clears the failure once a write got through.
@@ -171,6 +195,10 @@ func (m *annotateModel) flush(ctx context.Context) int {
 	runOp := func(first tea.Msg, o op) {
 		msg := first
 		for wait := retryFirst; writeErr(msg) != nil; wait = min(2*wait, retryMax) {
+			if errors.Is(writeErr(msg), session.ErrRefused) {
+				given++ // refused for good: retrying until ctx ends would only delay the exit
+				return
+			}
 			select {
 			case <-ctx.Done():
 				given++

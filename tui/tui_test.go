@@ -53,6 +53,11 @@ func (fx *fixture) model(t testing.TB, annotator, start string, filter store.Fil
 	if err != nil {
 		t.Fatal(err)
 	}
+	return fx.modelOn(q, start)
+}
+
+// modelOn is the annotate screen on q, which may wrap the store's queue.
+func (fx *fixture) modelOn(q session.Queue, start string) *tui.Model {
 	r := lipgloss.NewRenderer(os.Stdout)
 	r.SetColorProfile(termenv.Ascii)
 	return tui.New(tui.Options{Queue: q, Rubric: fx.r, Actions: fx.actions, Renderer: r, StartSample: start,
