@@ -99,6 +99,11 @@ func TestRefusedWriteIsNotRetried(t *testing.T) {
 	}
 	tm.Type("4")
 	out := waitSeen(t, tm, "NOT SAVED for good: database refuses writes; quitting loses them")
+	for _, line := range bytes.Split(out, []byte("\n")) {
+		if bytes.Contains(line, []byte("NOT SAVED")) {
+			t.Logf("screen: %s", line)
+		}
+	}
 	tm.Type("3") // queued behind the refused write: it must not run either
 	// Retries come 100 ms after a failure and then at least every 2 s: in 5 s a retry loop
 	// would have saved again at least twice. (A bounded look for what must not happen; there
@@ -108,7 +113,13 @@ func TestRefusedWriteIsNotRetried(t *testing.T) {
 		t.Fatalf("the refused write reached the store %d times, want once (no retry, nothing run behind it)", n)
 	}
 	tm.Type("q")
-	out = append(out, waitSeen(t, tm, "2 change(s) NOT SAVED, refused by the database: q again quits and loses them")...)
+	asked := waitSeen(t, tm, "2 change(s) NOT SAVED, refused by the database: q again quits and loses them")
+	for _, line := range bytes.Split(asked, []byte("\n")) {
+		if bytes.Contains(line, []byte("change(s) NOT SAVED")) {
+			t.Logf("screen: %s", line)
+		}
+	}
+	out = append(out, asked...)
 	tm.Type("q")
 	tm.WaitFinished(t, teatest.WithFinalTimeout(60*time.Second))
 	rest, _ := io.ReadAll(tm.FinalOutput(t))
