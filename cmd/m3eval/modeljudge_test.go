@@ -116,22 +116,7 @@ func TestModelJudgeKillAndRerun(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		s, err := store.Open(context.Background(), db, store.Options{ReadOnly: true})
-		if err == nil {
-			ok, _ := s.IsModelJudge(context.Background(), "k")
-			s.Close()
-			if ok {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("no turn stored within 60 s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitModelJudgeStarted(t, cmd, db, "k")
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -206,22 +191,7 @@ func TestModelJudgeInterrupt(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		s, err := store.Open(context.Background(), db, store.Options{ReadOnly: true})
-		if err == nil {
-			ok, _ := s.IsModelJudge(context.Background(), "i")
-			s.Close()
-			if ok {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("no turn stored within 60 s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitModelJudgeStarted(t, cmd, db, "i")
 	cmd.Process.Signal(os.Interrupt)
 	err = cmd.Wait()
 	var exit *exec.ExitError
@@ -287,5 +257,28 @@ func TestModelJudgeExplainNames(t *testing.T) {
 	}
 	if !strings.Contains(out, "rationale") || !strings.Contains(out, " 1 request\n") {
 		t.Errorf("rationale or cost:\n%s", out)
+	}
+}
+
+// waitModelJudgeStarted waits (up to 60 s, a state, not a time) until the judge run cmd has
+// recorded the model judge name in db, so that the caller interrupts a run under way; it
+// kills cmd and fails the test if that does not happen.
+func waitModelJudgeStarted(t *testing.T, cmd *exec.Cmd, db, name string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		s, err := store.Open(context.Background(), db, store.Options{ReadOnly: true})
+		if err == nil {
+			ok, _ := s.IsModelJudge(context.Background(), name)
+			s.Close()
+			if ok {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("no turn stored within 60 s")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
