@@ -29,10 +29,10 @@ test:
 	    M3EVAL_TEST_BACKEND=postgres go test -race -count=1 -timeout 30m $(CONFORMANCE); \
 	  fi'
 
-# test-short is the quick loop: every package's tests but the end-to-end ones (e2e/: tmux,
-# SSH, Chromium), without the race detector; -short skips the tests that build the binary.
+# test-short is the quick loop: every package's tests without the race detector; -short skips
+# the end-to-end tests (e2e/: tmux, SSH, Chromium) and the tests that build the binary.
 test-short:
-	go test -short $$(go list ./... | grep -v '/e2e$$')
+	go test -short ./...
 
 bench:
 	scripts/with-postgres --if-available go test -run '^$$' -bench . -benchmem -benchtime 1x -count 1 -timeout 60m ./... | tee bench.txt

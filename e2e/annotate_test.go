@@ -14,16 +14,10 @@ import (
 	"time"
 )
 
-// build compiles the binary once per test run.
+// build returns the m3eval binary every e2e test shares (binary, built once per run).
 func build(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "m3eval")
-	cmd := exec.Command("go", "build", "-o", bin, "../cmd/m3eval")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
+	return binary(t)
 }
 
 // terminal is a tmux server of its own with one window of a fixed size.

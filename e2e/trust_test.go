@@ -24,10 +24,11 @@ import (
 var (
 	binOnce sync.Once
 	binPath string
+	binDir  string
 	binErr  error
 )
 
-// binary builds m3eval once for all the tests of this file.
+// binary builds m3eval once for all the e2e tests; TestMain removes it at the end.
 func binary(t *testing.T) string {
 	t.Helper()
 	binOnce.Do(func() {
@@ -36,6 +37,7 @@ func binary(t *testing.T) string {
 			binErr = err
 			return
 		}
+		binDir = dir
 		binPath = filepath.Join(dir, "m3eval")
 		cmd := exec.Command("go", "build", "-o", binPath, "../cmd/m3eval")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=1")

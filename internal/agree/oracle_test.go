@@ -19,8 +19,8 @@ import (
 	"github.com/m3bench/m3eval/internal/scoring/longform"
 )
 
-// publicCases is the oracle's case folder, beside the clone in CI and on the dev machines.
-var publicCases = agreetest.Shared("oracle/cases")
+// publicCases is the oracle's public case folder (testdata/oracle/cases).
+var publicCases = agreetest.OracleCases()
 
 const tol = 1e-9
 
@@ -29,7 +29,7 @@ func caseDirs(t *testing.T, root string) []string {
 	t.Helper()
 	entries, err := os.ReadDir(root)
 	if err != nil {
-		t.Fatalf("oracle cases: %v (the shared/ folder must be beside the repository)", err)
+		t.Fatalf("oracle cases: %v", err)
 	}
 	var out []string
 	for _, e := range entries {

@@ -4,8 +4,8 @@ package agreetest
 
 import (
 	"math"
-	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -68,22 +68,14 @@ func CompareBootstrap(t *testing.T, oracleFields, ourFields map[string]any, fact
 	return n
 }
 
-// Shared returns the path of rel (e.g. "oracle/cases") inside the shared/ folder that lies
-// beside the repository: the nearest ancestor of the working directory holding shared/rel.
-// A clone in /work/main and a worktree in /work/wt/issue-N both find /work/shared. When no
-// ancestor has it, the path beside the repository is returned, so the error names it.
-func Shared(rel string) string {
-	dir, err := filepath.Abs(".")
-	if err == nil {
-		for d := dir; ; d = filepath.Dir(d) {
-			p := filepath.Join(d, "shared", rel)
-			if _, err := os.Stat(p); err == nil {
-				return p
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
+// OracleCases returns the folder of the reference oracle's public cases (c01…c08), kept in the
+// repository at internal/agree/testdata/oracle/cases with the oracle that produced them
+// (testdata/oracle/README.md says how to regenerate them). It is found from this source file's
+// own location, so every package's tests reach it whatever their working directory.
+func OracleCases() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return filepath.Join("internal", "agree", "testdata", "oracle", "cases")
 	}
-	return filepath.Join("..", "..", "..", "shared", rel)
+	return filepath.Join(filepath.Dir(file), "..", "testdata", "oracle", "cases")
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -25,8 +26,8 @@ import (
 // the code they check, and cmd/m3eval keeps only the wiring (testdata/script/agree.txtar).
 
 var (
-	oracleCases = agreetest.Shared("oracle/cases")
-	sharedData  = agreetest.Shared("data")
+	oracleCases = agreetest.OracleCases()
+	sharedData  = filepath.Join("testdata", "realdata")
 )
 
 // realdataRefs holds the references computed on the real data sets (SciPy, the oracle).
@@ -121,7 +122,7 @@ func readCSV(t *testing.T, path string) [][]string {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
-		t.Fatalf("real data: %v (shared/ must be beside the repository)", err)
+		t.Fatalf("real data: %v", err)
 	}
 	defer f.Close()
 	rows, err := csv.NewReader(f).ReadAll()

@@ -13,14 +13,14 @@ import (
 	"testing"
 )
 
-// The real-data tests convert the public HANNA and XSum files of ../shared/data to the long
+// The real-data tests convert the public HANNA and XSum files of testdata/realdata to the long
 // form, run "m3eval agree" on them and compare with the oracle run on the same long-form
 // files (internal/agree/testdata/realdata/*/oracle*.json) and, for the system- and
 // story-level correlations the oracle does not compute, with scipy run on the original wide
 // file (hanna_levels.py there). To regenerate the oracle outputs:
 //
 //	go test ./internal/scoring/longform -run RealData -realdata-write /tmp/rd
-//	cd /tmp/rd/<dataset> && /usr/bin/python3 .../shared/oracle/oracle.py ... (see cmd.txt)
+//	cd /tmp/rd/<dataset> && /usr/bin/python3 .../internal/agree/testdata/oracle/oracle.py ... (see cmd.txt)
 var realdataWrite = flag.String("realdata-write", "", "write the long-form conversions of the real data sets to this folder")
 
 var hannaCriteria = []struct{ name, code string }{
