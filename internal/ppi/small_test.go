@@ -1,0 +1,127 @@
+package ppi
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"testing"
+)
+
+// jkRef is one case of testdata/jackknife_cases.json (made by testdata/jackknife_reference.py
+// from the inputs of ppi_cases.json, with ppi_py computing every replicate's estimate).
+type jkRef struct {
+	Name     string `json:"name"`
+	PPI      jkIv   `json:"ppi"`
+	Human    jkIv   `json:"human"`
+	DiffNext *jkIv  `json:"diff_next"`
+}
+
+type jkIv struct {
+	Estimate, SE, DF float64
+	CI               [2]float64
+}
+
+func loadJackknife(t *testing.T) []jkRef {
+	t.Helper()
+	b, err := os.ReadFile("testdata/jackknife_cases.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct{ Cases []jkRef }
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	return f.Cases
+}
+
+func checkIv(t *testing.T, what string, got Interval, want jkIv) {
+	t.Helper()
+	if got.Undefined != "" {
+		t.Fatalf("%s undefined: %s", what, got.Undefined)
+	}
+	near(t, what+" estimate", got.Estimate, want.Estimate)
+	near(t, what+" SE", got.SE, want.SE)
+	if math.Abs(got.DF-want.DF) > 1e-7*want.DF {
+		t.Errorf("%s df = %.12g, want %.12g", what, got.DF, want.DF)
+	}
+	near(t, what+" lo", got.Lo, want.CI[0])
+	near(t, what+" hi", got.Hi, want.CI[1])
+}
+
+// TestJackknifeMatchesReference compares the small-sample intervals (PPI++ with λ re-tuned in
+// every replicate, human-only, and the difference of two cases) with a delete-one-episode
+// loop over ppi_py's own point estimates and scipy's t quantile, to 1e-9.
+func TestJackknifeMatchesReference(t *testing.T) {
+	cases, refs := loadCases(t), loadJackknife(t)
+	if len(refs) != len(cases) {
+		t.Fatalf("%d jackknife cases for %d inputs", len(refs), len(cases))
+	}
+	data := func(c refCase) *Data {
+		return &Data{Human: c.Human, Judge: c.Judge, Unlabeled: c.Unlabeled, Cluster: c.Cluster, ClusterU: c.ClusterU}
+	}
+	for i, c := range cases {
+		ref := refs[i]
+		t.Run(c.Name, func(t *testing.T) {
+			checkIv(t, "ppi", Mean(data(c), 0.05).Interval, ref.PPI)
+			checkIv(t, "human", HumanOnly(data(c), 0.05), ref.Human)
+			if ref.DiffNext != nil {
+				// The reference never lets two cases share an episode: number the next
+				// case's episodes apart (equal ids would say the same episode).
+				b := data(cases[i+1])
+				shift := func(ids []int) []int {
+					if ids == nil {
+						return nil
+					}
+					out := make([]int, len(ids))
+					for k, id := range ids {
+						out[k] = id + 1_000_000
+					}
+					return out
+				}
+				b.Cluster, b.ClusterU = shift(b.Cluster), shift(b.ClusterU)
+				checkIv(t, "diff", Diff(data(c), b, 0.05).Interval, *ref.DiffNext)
+			}
+		})
+	}
+}
+
+// TestSimultaneousTwoModels: with one pair the max-t critical value is the pair's own t
+// quantile (up to the Monte-Carlo error of the draws), and with more pairs it is larger.
+func TestSimultaneousTwoModels(t *testing.T) {
+	cases := loadCases(t)
+	var models []*Data
+	for _, c := range cases[:4] {
+		models = append(models, &Data{Human: c.Human, Judge: c.Judge, Unlabeled: c.Unlabeled})
+	}
+	jt := NewJoint(models[:2], true, 0)
+	d := jt.Diff(0, 1, 0.05)
+	crit := jt.Simultaneous([]Pair{{0, 1}}, 0.05, 1)
+	if q := tq(0.05, d.DF); math.Abs(crit-q) > 0.03 {
+		t.Errorf("one pair: critical value %.4f, want t quantile %.4f", crit, q)
+	}
+	if again := jt.Simultaneous([]Pair{{0, 1}}, 0.05, 1); again != crit {
+		t.Errorf("same seed, different value: %v vs %v", crit, again)
+	}
+	all := NewJoint(models, true, 0)
+	c6 := all.Simultaneous(allPairs(4), 0.05, 1)
+	// Bonferroni over 6 pairs bounds it from above, one pair's quantile from below.
+	if lo, hi := tq(0.05, 200), tq(0.05/6, 19); !(c6 > lo && c6 < hi) {
+		t.Errorf("6 pairs: critical value %.4f, want between %.4f and %.4f", c6, lo, hi)
+	}
+}
+
+// TestRankSets: a model whose simultaneous interval lies wholly above another's gets a
+// better rank set; overlapping ones share their ranks.
+func TestRankSets(t *testing.T) {
+	// Models 0, 1, 2; pairs (0,1): 0 clearly above 1; (0,2): overlap; (1,2): 2 clearly above 1.
+	pairs := []Pair{{0, 1}, {0, 2}, {1, 2}}
+	lo := []float64{0.2, -0.1, -0.9}
+	hi := []float64{0.8, 0.3, -0.1}
+	got := RankSets(3, pairs, lo, hi)
+	want := []RankSet{{1, 2}, {3, 3}, {1, 2}}
+	for k := range want {
+		if got[k] != want[k] {
+			t.Errorf("model %d: ranks %v, want %v", k, got[k], want[k])
+		}
+	}
+}
