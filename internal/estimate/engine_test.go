@@ -3,10 +3,10 @@ package estimate_test
 import (
 	"context"
 	"math"
-	"sort"
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 
