@@ -47,7 +47,7 @@ func computeActive(res *Result, cells map[cellKey]*cell, fs []field, q *Request)
 				}
 				res.Rows = append(res.Rows, Row{Field: f.name, Model: m, Group: g, Judge: res.Judge,
 					NLabeled: n, NUnlabeled: len(a.Judge) - n, NEpisodes: len(eps),
-					NLabeledEpisodes: len(labeledEps), DF: Num(math.NaN()), // a normal interval
+					NLabeledEpisodes: len(labeledEps), DF: dfOf(p.Interval),
 					Estimate: Num(p.Estimate), CI: f.clip(p.Interval), Lambda: lam,
 					HumanOnly:          Simple{Estimate: Num(h.Estimate), CI: f.clip(h.Interval)},
 					JudgeOnly:          JudgeOnly{Estimate: Num(j.Estimate), CI: f.clip(j)},
@@ -76,8 +76,14 @@ func computeActive(res *Result, cells map[cellKey]*cell, fs []field, q *Request)
 			for i, e := range ests {
 				names[i] = e.model
 			}
+			nu := math.Inf(1)
+			for _, d := range diffs {
+				if d.DF > 0 {
+					nu = math.Min(nu, d.DF)
+				}
+			}
 			res.Differences = append(res.Differences,
-				family(f, g, names, diffs, ppi.MaxT(cov, pairs, math.Inf(1), Alpha, q.Seed), q.adjustment())...)
+				family(f, g, names, diffs, ppi.MaxT(cov, pairs, nu, Alpha, q.Seed), q.adjustment())...)
 			sets := rankSets(res.Differences[len(res.Differences)-len(diffs):], len(ests))
 			order := make([]int, len(ests))
 			for i := range order {
@@ -92,4 +98,12 @@ func computeActive(res *Result, cells map[cellKey]*cell, fs []field, q *Request)
 	}
 	res.Bootstrap = 0
 	return res
+}
+
+// dfOf is an interval's t degrees of freedom, null without an interval or for a normal one.
+func dfOf(iv ppi.Interval) Num {
+	if iv.Undefined != "" || iv.DF == 0 {
+		return Num(math.NaN())
+	}
+	return Num(iv.DF)
 }

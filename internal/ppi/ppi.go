@@ -322,6 +322,15 @@ func DiffIndependent(a, b Interval, alpha float64) Difference {
 		return Difference{Interval: undefined(est, why), P: math.NaN()}
 	}
 	se := math.Hypot(a.SE, b.SE)
+	if a.DF > 0 && b.DF > 0 {
+		// Two t intervals: Welch–Satterthwaite degrees of freedom for the difference.
+		va, vb := a.SE*a.SE, b.SE*b.SE
+		df := (va + vb) * (va + vb) / (va*va/a.DF + vb*vb/b.DF)
+		if math.IsNaN(df) {
+			df = math.Min(a.DF, b.DF)
+		}
+		return Difference{Interval: tInterval(est, se, df, alpha), P: tP(est, se, df)}
+	}
 	p := math.NaN()
 	if se > 0 {
 		p = 2 * distuv.UnitNormal.Survival(math.Abs(est)/se)
