@@ -53,7 +53,9 @@ func (m *moments) lambda() float64 {
 	cov := m.hj - m.h*m.j/m.n // Σ(h − h̄)(j − j̄)
 	tot := m.n + m.N
 	ss := m.jj + m.uu - (m.j+m.u)*(m.j+m.u)/tot
-	if tot < 2 || ss <= 0 {
+	// A judge constant on what is left (Lambda's ss == 0) leaves rounding of the order of
+	// 1e-16 of the sums here, not an exact 0.
+	if tot < 2 || ss <= 1e-12*(m.jj+m.uu) {
 		return 0
 	}
 	lam := (cov / m.n) / ((1 + m.n/m.N) * ss / (tot - 1))

@@ -125,3 +125,26 @@ func TestRankSets(t *testing.T) {
 		}
 	}
 }
+
+// TestJointSharedEpisodes: two models scored on the same episodes (one numbering) are left out
+// together, so a model compared with itself has a difference of SE 0; numbered apart, the
+// same data are independent samples and the variances add.
+func TestJointSharedEpisodes(t *testing.T) {
+	c := loadCases(t)[7] // clustered_scale
+	a := &Data{Human: c.Human, Judge: c.Judge, Unlabeled: c.Unlabeled, Cluster: c.Cluster, ClusterU: c.ClusterU}
+	same := Diff(a, a, 0.05)
+	if same.Estimate != 0 || same.SE > 1e-12 {
+		t.Errorf("A − A on shared episodes: %v ± %v, want 0 ± 0", same.Estimate, same.SE)
+	}
+	shift := func(ids []int) []int {
+		out := make([]int, len(ids))
+		for i, id := range ids {
+			out[i] = id + 1000
+		}
+		return out
+	}
+	b := &Data{Human: c.Human, Judge: c.Judge, Unlabeled: c.Unlabeled, Cluster: shift(c.Cluster), ClusterU: shift(c.ClusterU)}
+	apart := Diff(a, b, 0.05)
+	one := Mean(a, 0.05)
+	near(t, "SE of A − A' apart", apart.SE, math.Sqrt2*one.SE)
+}
