@@ -148,3 +148,42 @@ func TestJointSharedEpisodes(t *testing.T) {
 	one := Mean(a, 0.05)
 	near(t, "SE of A − A' apart", apart.SE, math.Sqrt2*one.SE)
 }
+
+// TestMaxTMatchesTukey: for independent estimates of equal variance the max-t critical value
+// over all pairs is Tukey's studentized range quantile / √2 (scipy's studentized_range, in
+// testdata/maxt_cases.json), within the Monte-Carlo error of 20,000 draws.
+func TestMaxTMatchesTukey(t *testing.T) {
+	b, err := os.ReadFile("testdata/maxt_cases.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Cases []struct {
+			K    int
+			Nu   *float64
+			Crit float64
+		}
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Cases) < 12 {
+		t.Fatalf("%d cases", len(f.Cases))
+	}
+	for _, c := range f.Cases {
+		nu := math.Inf(1)
+		if c.Nu != nil {
+			nu = *c.Nu
+		}
+		cov := make([][]float64, c.K)
+		for i := range cov {
+			cov[i] = make([]float64, c.K)
+			cov[i][i] = 0.3
+		}
+		got := MaxT(cov, allPairs(c.K), nu, 0.05, 11)
+		t.Logf("K = %d, ν = %v: max-t %.4f, Tukey %.4f", c.K, nu, got, c.Crit)
+		if math.Abs(got-c.Crit) > 0.03*c.Crit {
+			t.Errorf("K = %d, ν = %v: critical value %.4f, want Tukey's %.4f (±3%%)", c.K, nu, got, c.Crit)
+		}
+	}
+}
