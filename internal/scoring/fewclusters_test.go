@@ -9,7 +9,7 @@ import (
 )
 
 // TestFewClustersNoInterval (issue #41): score --bootstrap gives no interval (and no SE) from
-// fewer than 5 resampled episodes, with the reason, in JSON and in the table; the table's
+// fewer than 5 resampled episodes, with the reason, in JSON, in the table and in the report; the table's
 // field heading says how many episodes were resampled; from 5 or more the intervals stay;
 // and --matrix with --bootstrap shows the intervals. The rule is estimate's: the two minima
 // are one number.
@@ -60,6 +60,10 @@ func TestFewClustersNoInterval(t *testing.T) {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}
+	}
+	// The report's tables say it in their "undefined because" column.
+	if rep := reportOut(t, db, "--bootstrap", "200", "--seed", "7", "--format", "json"); !strings.Contains(rep, "no interval: resampled only 4 episodes") {
+		t.Errorf("the report does not say why a group has no interval")
 	}
 	matrix := mustScore(t, db, "--matrix", "pearson", "--bootstrap", "200", "--seed", "7")
 	if !strings.Contains(matrix, " [") || !strings.Contains(matrix, "bootstrap interval") {
