@@ -187,3 +187,39 @@ func TestMaxTMatchesTukey(t *testing.T) {
 		}
 	}
 }
+
+// TestHumanOnlyMatchesStatsmodelsCR1: with episodes of one size the human-only jackknife
+// equals statsmodels' cluster-robust OLS of an intercept with its small-sample correction and
+// t(G − 1) interval (testdata/cr1_cases.json): SE to 1e-12; the interval ends to 1e-8, scipy's
+// t quantile behind statsmodels being good to about 1e-8 (testdata/README.md).
+func TestHumanOnlyMatchesStatsmodelsCR1(t *testing.T) {
+	b, err := os.ReadFile("testdata/cr1_cases.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Cases []struct {
+			Name     string
+			Human    []float64
+			Cluster  []int
+			Estimate float64
+			SE, DF   float64
+			CI       [2]float64
+		}
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Cases) != 3 {
+		t.Fatalf("%d cases", len(f.Cases))
+	}
+	for _, c := range f.Cases {
+		h := HumanOnly(&Data{Human: c.Human, Judge: c.Human, Cluster: c.Cluster}, 0.05)
+		if math.Abs(h.Estimate-c.Estimate) > 1e-12 || math.Abs(h.SE-c.SE) > 1e-12 || h.DF != c.DF {
+			t.Errorf("%s: %v ± %v on %v df, want %v ± %v on %v", c.Name, h.Estimate, h.SE, h.DF, c.Estimate, c.SE, c.DF)
+		}
+		if math.Abs(h.Lo-c.CI[0]) > 1e-8 || math.Abs(h.Hi-c.CI[1]) > 1e-8 {
+			t.Errorf("%s: [%.12f, %.12f], want [%.12f, %.12f]", c.Name, h.Lo, h.Hi, c.CI[0], c.CI[1])
+		}
+	}
+}
