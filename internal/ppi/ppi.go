@@ -3,10 +3,13 @@
 // and Zrnic, arXiv 2311.01453), beside the human-only and the judge-only estimates.
 //
 // The point estimate and the power-tuning parameter λ follow ppi_py's ppi_mean_pointestimate
-// and ppi_mean_ci (lhat=None) exactly; the interval is the same normal interval, with its
-// variance computed over clusters of turns (episodes) instead of over turns, because the turns
-// of one conversation are not independent. With one turn per cluster the two variances are
-// the same number, which is how the tests check this package against ppi_py.
+// and ppi_mean_ci (lhat=None) exactly. ppi_py's normal interval, with its variance computed
+// over clusters of turns (episodes) instead of over turns because the turns of one
+// conversation are not independent, is kept (MeanPPIPy; with one turn per cluster it is
+// ppi_py's, which is how the tests check it). The intervals m3eval shows are small-sample
+// ones (small.go): a jackknife over episodes that re-tunes λ, with a t quantile, which keeps
+// their coverage with labels from a handful of episodes; beside them simultaneous (max-t)
+// intervals of the differences and rank confidence sets (issue #41).
 //
 // Everything here is a pure function over in-memory values: no store, no output.
 package ppi
