@@ -112,8 +112,8 @@ func writeTable(w io.Writer, res *Result) error {
 				most = max(most, k)
 			}
 			fam := plural.N(most, "pair") + " of models"
-			if res.By != "" {
-				fam += " of each group"
+			if res.By != "" && len(pairs) > 1 {
+				fam = "pairs of models of each group (at most " + strconv.Itoa(most) + ")"
 			}
 			switch res.Adjust {
 			case "none":
