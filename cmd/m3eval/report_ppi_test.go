@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/m3bench/m3eval/internal/testkit"
 	"path/filepath"
 	"strings"
@@ -11,7 +13,7 @@ import (
 // and one judge, opens it in headless Chromium, and checks the "Model scores" section: one
 // drawn forest plot per scale and Yes/No field, whose table holds exactly the numbers of
 // m3eval estimate --format json (PPI estimate and interval, human-only, judge-only,
-// effective n, λ) for every model.
+// effective n, λ, labeled episodes) and its ranking's rank and 95% rank set for every model.
 func TestReportModelScores(t *testing.T) {
 	chromium := chromiumOrSkip(t)
 	db := estimateFixture(t)
@@ -27,7 +29,8 @@ func TestReportModelScores(t *testing.T) {
 	js := filepath.Join(t.TempDir(), "est.json")
 	mustRun(t, "--db", db, "estimate", "--judge", "j", "--format", "json", "--bootstrap", "0", "-o", js)
 	var doc struct {
-		PPI []map[string]any `json:"ppi"`
+		PPI     []map[string]any `json:"ppi"`
+		Ranking []map[string]any `json:"ranking"`
 	}
 	testkit.ReadJSON(t, js, &doc)
 	checked := 0
@@ -70,13 +73,29 @@ func TestReportModelScores(t *testing.T) {
 				{"human only", ho["estimate"]}, {"human ci95 low", hci[0]}, {"human ci95 high", hci[1]},
 				{"judge only", want["judge_only"].(map[string]any)["estimate"]},
 				{"effective n", want["effective_n"]}, {"lambda", want["lambda"]},
+				{"labeled episodes", want["n_labeled_episodes"]},
 			} {
 				sameNumber(t, what+" "+c.col, r[col(t, cols, c.col)].num(t), c.want)
 				checked++
 			}
+			for _, rk := range doc.Ranking {
+				if rk["field"] != f || rk["model"] != model {
+					continue
+				}
+				sameNumber(t, what+" rank", r[col(t, cols, "rank")].num(t), rk["rank"])
+				rs := rk["rank_set"].([]any)
+				set := fmt.Sprintf("%v–%v", rs[0], rs[1])
+				if rs[0] == rs[1] {
+					set = fmt.Sprint(rs[0])
+				}
+				if got := r[col(t, cols, "rank set (95%, simultaneous)")].Text; got != set {
+					t.Errorf("%s: rank set %q, want %q", what, got, set)
+				}
+				checked++
+			}
 		}
 	}
-	if checked != 5*3*11 {
+	if checked != 5*3*13 {
 		t.Errorf("%d numbers checked", checked)
 	}
 }

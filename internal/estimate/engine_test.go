@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -98,11 +99,33 @@ func TestEstimateJSON(t *testing.T) {
 	if len(doc.Differences) != 3*5 || len(doc.Ranking) != 3*5 {
 		t.Fatalf("%d differences and %d ranks, want 15 each", len(doc.Differences), len(doc.Ranking))
 	}
+	// p adjusted by Holm (the default) over the 3 pairs of each field, by hand; the
+	// simultaneous interval contains the pair's own and is centred on the estimate.
+	byField := map[string][]map[string]any{}
 	for _, d := range doc.Differences {
 		a, b, fld := d["a"].(string), d["b"].(string), d["field"].(string)
 		w := ppi.Diff(want[a][fld], want[b][fld], 0.05)
 		close(a+"−"+b+" "+fld, d["estimate"], w.Estimate)
 		close(a+"−"+b+" "+fld+" p", d["p"], w.P)
+		byField[fld] = append(byField[fld], d)
+		sim, own := d["ci_simultaneous"].([]any), d["ci"].([]any)
+		if !(f(sim[0]) < f(own[0]) && f(sim[1]) > f(own[1])) || math.Abs(f(sim[0])+f(sim[1])-2*w.Estimate) > 1e-9 {
+			t.Errorf("%s−%s %s: simultaneous %v vs own %v", a, b, fld, sim, own)
+		}
+	}
+	for fld, ds := range byField {
+		sort.Slice(ds, func(i, j int) bool { return f(ds[i]["p"]) < f(ds[j]["p"]) })
+		run := 0.0
+		for r, d := range ds {
+			run = math.Max(run, math.Min(1, float64(len(ds)-r)*f(d["p"])))
+			close(fld+" p_adjusted", d["p_adjusted"], run)
+		}
+	}
+	for _, r := range doc.Ranking {
+		rs := r["rank_set"].([]any)
+		if lo, hi, rank := f(rs[0]), f(rs[1]), f(r["rank"]); !(lo >= 1 && lo <= rank && rank <= hi && hi <= 3) {
+			t.Errorf("rank set %v does not hold rank %v of 3", rs, rank)
+		}
 	}
 	for _, r := range doc.Ranking {
 		var s float64
@@ -121,10 +144,16 @@ func TestEstimateTable(t *testing.T) {
 	db, _ := estimateFixture(t)
 	out := mustEstimate(t, db, "--judge", "j", "--bootstrap", "50")
 	for _, s := range []string{`judge "j"`, "correctness", "resists_misleading", "alpha", "gamma",
-		"PPI estimate [95% interval]", "effective n", "differences (A − B):", "ranking (share of 50 bootstrap replicates", "docs/statistics.md"} {
+		"PPI estimate [95% interval]", "effective n", "episodes",
+		"differences (A − B), 95% simultaneous intervals (max-t) and p adjusted (Holm) over the 3 pairs of models:",
+		"; ranks ", "ranking (share of 50 bootstrap replicates", "docs/statistics.md"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("table lacks %q:\n%s", s, out)
 		}
+	}
+	out = mustEstimate(t, db, "--judge", "j", "--bootstrap", "0", "--adjust", "none")
+	if !strings.Contains(out, "not adjusted for the 3 pairs of models") || !strings.Contains(out, "ranking (95% rank sets for all models at once): 1. ") {
+		t.Errorf("--adjust none table does not say its p are unadjusted, or lacks rank sets:\n%s", out)
 	}
 	out = mustEstimate(t, db, "--judge", "j", "--by", "action_type", "--bootstrap", "0")
 	if !strings.Contains(out, "action_type") || !strings.Contains(out, "mislead") {

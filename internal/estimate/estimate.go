@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/ppi"
 	"github.com/m3bench/m3eval/internal/render"
@@ -39,6 +40,21 @@ type Request struct {
 	// Sample names an active sample (m3eval sample --active): only its labeled turns count,
 	// each weighted by 1/its inclusion probability.
 	Sample string
+	// Adjust is how the p-values of the differences are adjusted over their family (the
+	// pairs of models of one field and group): holm (the flag's default, and what "" means
+	// for callers that build a Request), bh or none.
+	Adjust agree.Adjustment
+}
+
+// Adjustments are the values of --adjust, the default first.
+var Adjustments = []agree.Adjustment{agree.AdjustHolm, agree.AdjustBH, agree.AdjustNone}
+
+// adjustment is q.Adjust with "" read as the default.
+func (q *Request) adjustment() agree.Adjustment {
+	if q.Adjust == "" {
+		return agree.AdjustHolm
+	}
+	return q.Adjust
 }
 
 // AddFlags defines m3eval estimate's flags (all but -o).
@@ -55,6 +71,8 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 	})
 	fs.Uint64Var(&q.Seed, "seed", 12345, "bootstrap seed; the same seed gives the same shares on any machine")
 	cmdutil.EnumVar(fs, &q.Format, "format", render.Table, render.EstimateFormats, "output format")
+	cmdutil.EnumVar(fs, &q.Adjust, "adjust", agree.AdjustHolm, Adjustments,
+		"adjust the differences' p-values over the pairs of models of each field (and group): Holm, Benjamini-Hochberg or none")
 	fs.StringVar(&q.Sample, "sample", "", "an active sample (m3eval sample --active): use only its labels, each weighted by 1/its inclusion probability")
 }
 
@@ -158,13 +176,18 @@ type Row struct {
 	NLabeled   int    `json:"n_labeled"`
 	NUnlabeled int    `json:"n_unlabeled"`
 	// NEpisodes is the number of episodes (clusters) the turns come from.
-	NEpisodes  int       `json:"n_episodes"`
-	Estimate   Num       `json:"estimate"`
-	CI         [2]Num    `json:"ci"`
-	Lambda     Num       `json:"lambda"`
-	HumanOnly  Simple    `json:"human_only"`
-	JudgeOnly  JudgeOnly `json:"judge_only"`
-	EffectiveN Num       `json:"effective_n"`
+	NEpisodes int `json:"n_episodes"`
+	// NLabeledEpisodes is the number of episodes with a labeled turn: what the interval rests
+	// on (no interval below ppi.MinEpisodes). DF is the interval's t degrees of freedom
+	// (null without an interval, and for the active design's normal interval).
+	NLabeledEpisodes int       `json:"n_labeled_episodes"`
+	DF               Num       `json:"df"`
+	Estimate         Num       `json:"estimate"`
+	CI               [2]Num    `json:"ci"`
+	Lambda           Num       `json:"lambda"`
+	HumanOnly        Simple    `json:"human_only"`
+	JudgeOnly        JudgeOnly `json:"judge_only"`
+	EffectiveN       Num       `json:"effective_n"`
 	// LabelsWithoutScore counts turns with a human value but no judge score: outside the
 	// population the estimate covers.
 	LabelsWithoutScore int `json:"labels_without_judge_score"`
@@ -186,6 +209,12 @@ type DiffRow struct {
 	CI        [2]Num `json:"ci"`
 	P         Num    `json:"p"`
 	Undefined string `json:"undefined_reason,omitempty"`
+	// DF is the t degrees of freedom of CI and P (null: normal). PAdjusted is P adjusted
+	// over the family (Result.Family) by Result.Adjust (null with none). CISimultaneous
+	// holds for every pair of the family at once (max-t), whatever --adjust says.
+	DF             Num    `json:"df"`
+	PAdjusted      Num    `json:"p_adjusted"`
+	CISimultaneous [2]Num `json:"ci_simultaneous"`
 }
 
 // RankRow is one model's rank on one field (in one group) with the bootstrap shares.
@@ -198,6 +227,10 @@ type RankRow struct {
 	// fraction in which it holds rank r+1 (null without --bootstrap).
 	Share  Num   `json:"share"`
 	Shares []Num `json:"shares"`
+	// RankSet is the lowest and highest rank the model can hold with 95% confidence for
+	// all models of the field (and group) at once, from the simultaneous intervals of the
+	// differences.
+	RankSet [2]int `json:"rank_set"`
 }
 
 // Result is the whole output of m3eval estimate.
@@ -210,8 +243,12 @@ type Result struct {
 	Seed      uint64  `json:"seed"`
 	// Design is "uniform" (every labeled turn counts alike) or "active" (--sample: labels
 	// weighted by 1/inclusion probability); Sample names the active sample.
-	Design      string    `json:"design"`
-	Sample      string    `json:"sample,omitempty"`
+	Design string `json:"design"`
+	Sample string `json:"sample,omitempty"`
+	// Adjust names the adjustment of the differences' p-values; Family says over which
+	// comparisons it and the simultaneous intervals hold.
+	Adjust      string    `json:"adjust"`
+	Family      string    `json:"family"`
 	Rows        []Row     `json:"ppi"`
 	Differences []DiffRow `json:"differences"`
 	Ranking     []RankRow `json:"ranking"`
@@ -363,10 +400,11 @@ func compute(turns map[turnKey]*turn, fs []field, q *Request, incl map[string]fl
 		}
 	}
 	res := &Result{Judge: q.Judge, By: q.By, Level: 1 - Alpha, Bootstrap: q.Bootstrap, Seed: q.Seed,
-		Design: "uniform", Sample: q.Sample, Rows: []Row{}, Differences: []DiffRow{}, Ranking: []RankRow{}}
+		Design: "uniform", Sample: q.Sample, Rows: []Row{}, Differences: []DiffRow{}, Ranking: []RankRow{},
+		Adjust: string(q.adjustment()), Family: Family}
 	if incl != nil {
 		res.Design = "active"
-		return computeActive(res, cells, fs)
+		return computeActive(res, cells, fs, q)
 	}
 	// Groups and models in sorted order, fields in rubric order.
 	groups, models := groupsAndModels(cells)
@@ -389,19 +427,24 @@ func compute(turns map[turnKey]*turn, fs []field, q *Request, incl map[string]fl
 					datas = append(datas, &c.data)
 				}
 			}
-			for i := range present {
-				for j := i + 1; j < len(present); j++ {
-					d := ppi.Diff(datas[i], datas[j], Alpha)
-					res.Differences = append(res.Differences, DiffRow{Field: f.name, Group: g, A: present[i], B: present[j],
-						Estimate: Num(d.Estimate), CI: [2]Num{Num(d.Lo), Num(d.Hi)}, P: Num(d.P), Undefined: d.Undefined})
-				}
+			if len(present) == 0 {
+				continue
 			}
+			jt := ppi.NewJoint(datas, true, 0)
+			var diffs []ppi.Difference
+			for _, pr := range allPairs(len(present)) {
+				diffs = append(diffs, jt.Diff(pr.A, pr.B, Alpha))
+			}
+			crit := jt.Simultaneous(allPairs(len(present)), Alpha, q.Seed)
+			res.Differences = append(res.Differences, family(f, g, present, diffs, crit, q.adjustment())...)
 			if len(present) < 2 {
 				continue
 			}
 			rank, shares := ppi.RankShares(datas, q.Bootstrap, q.Seed)
+			sets := rankSets(res.Differences[len(res.Differences)-len(diffs):], len(present))
 			for i, m := range present {
-				rr := RankRow{Field: f.name, Group: g, Model: m, Rank: rank[i], Share: Num(math.NaN())}
+				rr := RankRow{Field: f.name, Group: g, Model: m, Rank: rank[i], Share: Num(math.NaN()),
+					RankSet: [2]int{sets[i].Lo, sets[i].Hi}}
 				if shares != nil {
 					rr.Share = Num(shares[i][rank[i]-1])
 					for _, s := range shares[i] {
@@ -436,8 +479,18 @@ func row(f field, group, model, judge string, c *cell) Row {
 		p.Interval = noInterval(p.Interval, ppi.ReasonFewEpisodes)
 		h = noInterval(h, ppi.ReasonFewEpisodes)
 	}
+	// The same rule for the judge's own interval, over the episodes of all the row's turns
+	// (with one episode its clustered variance was 0, an interval of zero width).
+	if j.Undefined == "" && len(c.episodes) < ppi.MinEpisodes {
+		j = noInterval(j, "turns from fewer than 5 episodes")
+	}
+	df := Num(p.DF)
+	if p.Undefined != "" {
+		df = Num(math.NaN())
+	}
 	return Row{Field: f.name, Model: model, Group: group, Judge: judge,
 		NLabeled: len(d.Human), NUnlabeled: len(d.Unlabeled), NEpisodes: len(c.episodes),
+		NLabeledEpisodes: len(labeledEps), DF: df,
 		Estimate: Num(p.Estimate), CI: f.clip(p.Interval), Lambda: lam,
 		HumanOnly:          Simple{Estimate: Num(h.Estimate), CI: f.clip(h)},
 		JudgeOnly:          JudgeOnly{Estimate: Num(j.Estimate), CI: f.clip(j)},
@@ -484,4 +537,62 @@ func groupsAndModels(cells map[cellKey]*cell) (groups, models []string) {
 	slices.Sort(groups)
 	slices.Sort(models)
 	return groups, models
+}
+
+// Family says what the adjusted p-values and the simultaneous intervals hold over.
+const Family = "the pairs of models of one field (and group): p adjusted over them, intervals simultaneous (max-t) over them"
+
+// allPairs lists the pairs (i, j), i < j, of k models in the order of the differences.
+func allPairs(k int) []ppi.Pair {
+	var out []ppi.Pair
+	for a := range k {
+		for b := a + 1; b < k; b++ {
+			out = append(out, ppi.Pair{A: a, B: b})
+		}
+	}
+	return out
+}
+
+// family turns the differences of the pairs of present models (allPairs order) into rows:
+// each with its own interval and p, the p adjusted over the family, and the simultaneous
+// interval est ± crit·SE.
+func family(f field, g string, present []string, diffs []ppi.Difference, crit float64, adj agree.Adjustment) []DiffRow {
+	ps := make([]float64, len(diffs))
+	for i, d := range diffs {
+		ps[i] = d.P
+	}
+	padj := make([]float64, len(diffs))
+	if adj == agree.AdjustNone {
+		for i := range padj {
+			padj[i] = math.NaN()
+		}
+	} else {
+		padj = agree.AdjustP(ps, adj)
+	}
+	out := make([]DiffRow, 0, len(diffs))
+	for i, pr := range allPairs(len(present)) {
+		d := diffs[i]
+		df := Num(d.DF)
+		if d.DF == 0 || d.Undefined != "" {
+			df = Num(math.NaN())
+		}
+		sim := [2]Num{Num(math.NaN()), Num(math.NaN())}
+		if d.Undefined == "" && !math.IsNaN(crit) {
+			sim = [2]Num{Num(d.Estimate - crit*d.SE), Num(d.Estimate + crit*d.SE)}
+		}
+		out = append(out, DiffRow{Field: f.name, Group: g, A: present[pr.A], B: present[pr.B],
+			Estimate: Num(d.Estimate), CI: [2]Num{Num(d.Lo), Num(d.Hi)}, P: Num(d.P), Undefined: d.Undefined,
+			DF: df, PAdjusted: Num(padj[i]), CISimultaneous: sim})
+	}
+	return out
+}
+
+// rankSets are the rank confidence sets of k models from their family's differences
+// (allPairs order, simultaneous intervals).
+func rankSets(diffs []DiffRow, k int) []ppi.RankSet {
+	lo, hi := make([]float64, len(diffs)), make([]float64, len(diffs))
+	for i, d := range diffs {
+		lo[i], hi[i] = float64(d.CISimultaneous[0]), float64(d.CISimultaneous[1])
+	}
+	return ppi.RankSets(k, allPairs(k), lo, hi)
 }

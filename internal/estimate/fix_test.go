@@ -146,3 +146,29 @@ func sortedKeys(turns map[turnKey]*turn) []turnKey {
 	}
 	return keys
 }
+
+// TestJudgeOnlyOneEpisode (issue #41): a row whose turns all come from one episode had a
+// judge-only interval of zero width in JSON; now it has none, and the row says the episodes
+// its interval would rest on.
+func TestJudgeOnlyOneEpisode(t *testing.T) {
+	turns := map[turnKey]*turn{}
+	for k := range 6 {
+		v := float64(1 + k%5)
+		tu := &turn{model: "one", episode: 1, judge: v, scored: true}
+		if k < 3 {
+			tu.humanSum, tu.humanN = v, 1
+		}
+		turns[turnKey{fmt.Sprintf("one_%d", k), "q"}] = tu
+	}
+	res := compute(turns, []field{{name: "q", min: 1, max: 5}}, &Request{Judge: "j"}, nil)
+	if len(res.Rows) != 1 {
+		t.Fatalf("%d rows", len(res.Rows))
+	}
+	r := res.Rows[0]
+	if !math.IsNaN(float64(r.JudgeOnly.CI[0])) || !math.IsNaN(float64(r.JudgeOnly.CI[1])) {
+		t.Errorf("judge-only interval %v from one episode, want none", r.JudgeOnly.CI)
+	}
+	if math.IsNaN(float64(r.JudgeOnly.Estimate)) || r.NLabeledEpisodes != 1 || !math.IsNaN(float64(r.DF)) {
+		t.Errorf("judge-only estimate %v, labeled episodes %d, df %v", r.JudgeOnly.Estimate, r.NLabeledEpisodes, r.DF)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/m3bench/m3eval/internal/plural"
 	"github.com/m3bench/m3eval/internal/ppi"
 	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/textsafe"
@@ -66,7 +67,7 @@ func writeTable(w io.Writer, res *Result) error {
 		if res.By != "" {
 			head = append(head, res.By)
 		}
-		rows := [][]string{append(head, "labeled", "unlabeled", "PPI estimate [95% interval]", "human only", "judge mean", "effective n", "λ")}
+		rows := [][]string{append(head, "labeled", "unlabeled", "episodes", "PPI estimate [95% interval]", "human only", "judge mean", "effective n", "λ")}
 		for _, r := range res.Rows {
 			if r.Field != f {
 				continue
@@ -75,7 +76,7 @@ func writeTable(w io.Writer, res *Result) error {
 			if res.By != "" {
 				row = append(row, r.Group)
 			}
-			row = append(row, strconv.Itoa(r.NLabeled), strconv.Itoa(r.NUnlabeled))
+			row = append(row, strconv.Itoa(r.NLabeled), strconv.Itoa(r.NUnlabeled), strconv.Itoa(r.NLabeledEpisodes))
 			if r.Undefined != "" {
 				row = append(row, num(r.Estimate, 2)+" ("+r.Undefined+")", num(r.HumanOnly.Estimate, 2),
 					num(r.JudgeOnly.Estimate, 2), "—", num(r.Lambda, 2)) // λ: the estimate used it
@@ -90,17 +91,36 @@ func writeTable(w io.Writer, res *Result) error {
 			return err
 		}
 		var diffs [][]string
+		pairs := map[string]int{} // per group: the pairs of its family
 		for _, d := range res.Differences {
 			if d.Field == f && d.Undefined == "" {
+				pairs[d.Group]++
 				g := ""
 				if res.By != "" {
 					g = " [" + d.Group + "]"
 				}
-				diffs = append(diffs, []string{d.A + " − " + d.B + g, num(d.Estimate, 2), ci(d.CI), "p " + pval(d.P)})
+				if res.Adjust == "none" {
+					diffs = append(diffs, []string{d.A + " − " + d.B + g, num(d.Estimate, 2), ci(d.CI), "p " + pval(d.P)})
+				} else {
+					diffs = append(diffs, []string{d.A + " − " + d.B + g, num(d.Estimate, 2), ci(d.CISimultaneous), "p " + pval(d.PAdjusted)})
+				}
 			}
 		}
 		if len(diffs) > 0 {
-			fmt.Fprintln(b, "  differences (A − B):")
+			most := 0
+			for _, k := range pairs {
+				most = max(most, k)
+			}
+			fam := plural.N(most, "pair") + " of models"
+			if res.By != "" && len(pairs) > 1 {
+				fam = "pairs of models of each group (at most " + strconv.Itoa(most) + ")"
+			}
+			switch res.Adjust {
+			case "none":
+				fmt.Fprintf(b, "  differences (A − B), 95%% interval and p of each pair alone, not adjusted for the %s:\n", fam)
+			default:
+				fmt.Fprintf(b, "  differences (A − B), 95%% simultaneous intervals (max-t) and p adjusted (%s) over the %s:\n", adjustName(res.Adjust), fam)
+			}
 			if err := render.Aligned(b, "    ", diffs, nil); err != nil {
 				return err
 			}
@@ -134,9 +154,9 @@ func writeTable(w io.Writer, res *Result) error {
 				if res.By != "" {
 					g = " [" + r.Group + "]"
 				}
-				parts = append(parts, fmt.Sprintf("%d. %s", r.Rank, textsafe.Line(r.Model+g)))
+				parts = append(parts, fmt.Sprintf("%d. %s (%s)", r.Rank, textsafe.Line(r.Model+g), rankSet(r.RankSet)))
 			}
-			fmt.Fprintf(b, "  ranking: %s\n", strings.Join(parts, ", "))
+			fmt.Fprintf(b, "  ranking (95%% rank sets for all models at once): %s\n", strings.Join(parts, ", "))
 		}
 		if len(ranks) > 0 && res.Bootstrap > 0 && defined {
 			sort.SliceStable(ranks, func(i, j int) bool {
@@ -148,9 +168,9 @@ func writeTable(w io.Writer, res *Result) error {
 				if res.By != "" {
 					g = " [" + r.Group + "]"
 				}
-				parts = append(parts, fmt.Sprintf("%d. %s (%s)", r.Rank, textsafe.Line(r.Model+g), render.Pct(float64(r.Share))))
+				parts = append(parts, fmt.Sprintf("%d. %s (%s; %s)", r.Rank, textsafe.Line(r.Model+g), render.Pct(float64(r.Share)), rankSet(r.RankSet)))
 			}
-			fmt.Fprintf(b, "  ranking (share of %d bootstrap replicates holding the rank): %s\n", res.Bootstrap, strings.Join(parts, ", "))
+			fmt.Fprintf(b, "  ranking (share of %d bootstrap replicates holding the rank; 95%% rank set for all models at once): %s\n", res.Bootstrap, strings.Join(parts, ", "))
 		}
 	}
 	fmt.Fprintf(b, `
@@ -158,8 +178,11 @@ labeled: turns with a done human label, the rest only scored by the judge. PPI e
 judge's mean corrected by its error on the labeled turns (λ: how much the judge is trusted,
 0 = not at all). human only: the labeled turns alone. judge mean: the judge alone (biased as
 the judge is). effective n: how many human labels alone would give an interval as narrow.
-Intervals count episodes, not turns, as independent, need labeled turns from at least %d
-episodes, and are clipped to the field's range. docs/statistics.md explains every number.
+episodes: the episodes with a labeled turn, what the interval rests on. Intervals count
+episodes, not turns, as independent (a jackknife over episodes with a t quantile), need
+labeled turns from at least %d episodes, and are clipped to the field's range. A rank set
+holds the ranks a model can have with 95%% confidence, for all models of the field at once.
+docs/statistics.md explains every number.
 `, ppi.MinEpisodes)
 	if !defined {
 		fmt.Fprintf(b, "No interval yet: label turns from at least %d episodes per model (m3eval annotate) to get one.\n", ppi.MinEpisodes)
@@ -176,4 +199,26 @@ func pval(p Num) string {
 		return "< 0.001"
 	}
 	return fmt.Sprintf("= %.3f", float64(p))
+}
+
+// rankSet writes a rank confidence set: "rank 2" or "ranks 1–3".
+func rankSet(rs [2]int) string {
+	if rs[0] == 0 {
+		return "no rank set"
+	}
+	if rs[0] == rs[1] {
+		return fmt.Sprintf("rank %d", rs[0])
+	}
+	return fmt.Sprintf("ranks %d–%d", rs[0], rs[1])
+}
+
+// adjustName is the name of an adjustment as the table says it.
+func adjustName(a string) string {
+	switch a {
+	case "holm":
+		return "Holm"
+	case "bh":
+		return "Benjamini–Hochberg, false discovery rate"
+	}
+	return a
 }

@@ -34,7 +34,7 @@ func TestTableNamesRowsLeftOut(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{"not compared or ranked (no interval): few␛[2J", ppi.ReasonFewEpisodes,
-		"4.20 [4.00, 4.40]", "1. good (93%)"} {
+		"4.20 [4.00, 4.40]", "1. good (93%; "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}

@@ -3,10 +3,13 @@
 // and Zrnic, arXiv 2311.01453), beside the human-only and the judge-only estimates.
 //
 // The point estimate and the power-tuning parameter λ follow ppi_py's ppi_mean_pointestimate
-// and ppi_mean_ci (lhat=None) exactly; the interval is the same normal interval, with its
-// variance computed over clusters of turns (episodes) instead of over turns, because the turns
-// of one conversation are not independent. With one turn per cluster the two variances are
-// the same number, which is how the tests check this package against ppi_py.
+// and ppi_mean_ci (lhat=None) exactly. ppi_py's normal interval, with its variance computed
+// over clusters of turns (episodes) instead of over turns because the turns of one
+// conversation are not independent, is kept (MeanPPIPy; with one turn per cluster it is
+// ppi_py's, which is how the tests check it). The intervals m3eval shows are small-sample
+// ones (small.go): a jackknife over episodes that re-tunes λ, with a t quantile, which keeps
+// their coverage with labels from a handful of episodes; beside them simultaneous (max-t)
+// intervals of the differences and rank confidence sets (issue #41).
 //
 // Everything here is a pure function over in-memory values: no store, no output.
 package ppi
@@ -38,6 +41,11 @@ type Interval struct {
 	SE        float64
 	Lo, Hi    float64
 	Undefined string
+	// DF is the degrees of freedom of the t quantile of a small-sample interval (0: a normal
+	// interval, ppi_py's). Clusters is the number of episodes with a labeled turn the
+	// interval rests on (0 when not counted).
+	DF       float64
+	Clusters int
 }
 
 // Width is Hi − Lo (NaN without an interval).
@@ -217,36 +225,54 @@ func twoClusters(ids []int) bool {
 }
 
 // Mean is the PPI++ estimate of the mean human value with λ tuned from the data (Lambda)
-// and its 1 − alpha interval.
-func Mean(d *Data, alpha float64) Result { return WithLambda(d, Lambda(d), alpha) }
+// and its small-sample 1 − alpha interval: the jackknife over episodes, each replicate
+// re-tuning λ, with a t quantile (small.go). The point estimate and λ are ppi_py's; the
+// interval is wider than ppi_py's (MeanPPIPy) by a factor that goes to 1 with many episodes.
+func Mean(d *Data, alpha float64) Result {
+	jt := NewJoint([]*Data{d}, true, 0)
+	return Result{Interval: jt.Interval(0, alpha), Lambda: jt.Lambda[0]}
+}
 
-// HumanOnly is the mean of the human values of the labeled turns and its interval (the
-// classical one, over clusters): PPI with λ = 0.
-func HumanOnly(d *Data, alpha float64) Interval { return WithLambda(d, 0, alpha).Interval }
+// MeanPPIPy is Mean with ppi_py's own interval: the sandwich variance over episodes with λ
+// fixed at its tuned value and a normal quantile (equal to ppi_mean_ci with one turn per
+// episode). Too narrow with labels from few episodes; kept as the reference the tests check.
+func MeanPPIPy(d *Data, alpha float64) Result { return WithLambda(d, Lambda(d), alpha) }
+
+// HumanOnly is the mean of the human values of the labeled turns and its small-sample
+// interval over episodes (the jackknife with λ = 0 and a t quantile).
+func HumanOnly(d *Data, alpha float64) Interval {
+	return NewJoint([]*Data{d}, false, 0).Interval(0, alpha)
+}
+
+// HumanOnlyPPIPy is the human-only mean with ppi_py's classical_mean_ci interval (sandwich
+// over episodes, normal quantile).
+func HumanOnlyPPIPy(d *Data, alpha float64) Interval { return WithLambda(d, 0, alpha).Interval }
 
 // JudgeOnly is the judge's mean over every turn, labeled or not, with the interval that
 // treats the judge's scores as if they were the human values: it is as narrow as the judge
 // has turns and ignores the judge's bias, which is why it is no estimate of the human score.
+// The interval is the same small-sample one as HumanOnly's over the episodes of all turns,
+// and undefined when they all lie in one episode (its sandwich variance was then 0, an
+// interval of zero width).
 func JudgeOnly(d *Data, alpha float64) Interval {
 	all := make([]float64, 0, len(d.Judge)+len(d.Unlabeled))
 	all = append(append(all, d.Judge...), d.Unlabeled...)
 	if len(all) == 0 {
 		return undefined(math.NaN(), ReasonNoTurns)
 	}
-	m := mean(all)
 	if len(all) < 2 {
-		return undefined(m, "fewer than 2 turns with a judge score")
+		return undefined(mean(all), "fewer than 2 turns with a judge score")
 	}
-	var c clusterVar
 	var cl []int
 	if d.Cluster != nil || d.ClusterU != nil {
 		cl = make([]int, 0, len(all))
 		cl = append(append(cl, clusterIDs(d.Cluster, len(d.Judge), -1)...), clusterIDs(d.ClusterU, len(d.Unlabeled), -1-len(d.Judge))...)
 	}
-	for i, v := range all {
-		c.add(cl, i, (v-m)/float64(len(all)))
+	iv := HumanOnly(&Data{Human: all, Judge: all, Cluster: cl}, alpha)
+	if iv.Undefined == ReasonOneEpisode {
+		iv.Undefined = "every turn in 1 episode"
 	}
-	return interval(m, math.Sqrt(c.sum()), alpha)
+	return iv
 }
 
 // clusterIDs returns ids, or (when nil) n ids of their own counting down from start (negative,
@@ -279,30 +305,12 @@ type Difference struct {
 }
 
 // Diff is the difference of the PPI++ estimates of a and b (each with its own tuned λ) with
-// a cluster-robust variance over the union of their clusters: a cluster holding turns of both
-// (the same episode scored for two models) contributes its covariance, clusters of one only
-// their variance. Cluster ids of a and b must come from one numbering.
+// the small-sample interval of the jackknife over the union of their episodes (an episode
+// holding turns of both, the same episode scored for two models, is left out of both at
+// once, so their covariance is in it) and the two-sided t-test p-value. Cluster ids of a and
+// b must come from one numbering.
 func Diff(a, b *Data, alpha float64) Difference {
-	la, lb := Lambda(a), Lambda(b)
-	if WithLambda(a, la, alpha).Undefined != "" || WithLambda(b, lb, alpha).Undefined != "" {
-		est := math.NaN()
-		if len(a.Human) > 0 && len(b.Human) > 0 {
-			est = PointEstimate(a, la) - PointEstimate(b, lb)
-		}
-		return Difference{Interval: undefined(est, ReasonFewLabels), P: math.NaN()}
-	}
-	est := PointEstimate(a, la) - PointEstimate(b, lb)
-	var c clusterVar
-	influence(&c, a, la, 1)
-	influence(&c, b, lb, -1)
-	se := math.Sqrt(c.sum())
-	p := math.NaN()
-	if se > 0 {
-		p = 2 * distuv.UnitNormal.Survival(math.Abs(est)/se)
-	} else if est != 0 {
-		p = 0
-	}
-	return Difference{Interval: interval(est, se, alpha), P: p}
+	return NewJoint([]*Data{a, b}, true, 0).Diff(0, 1, alpha)
 }
 
 // DiffIndependent is the difference a − b of two independent estimates (no shared cluster)
@@ -317,6 +325,15 @@ func DiffIndependent(a, b Interval, alpha float64) Difference {
 		return Difference{Interval: undefined(est, why), P: math.NaN()}
 	}
 	se := math.Hypot(a.SE, b.SE)
+	if a.DF > 0 && b.DF > 0 {
+		// Two t intervals: Welch–Satterthwaite degrees of freedom for the difference.
+		va, vb := a.SE*a.SE, b.SE*b.SE
+		df := (va + vb) * (va + vb) / (va*va/a.DF + vb*vb/b.DF)
+		if math.IsNaN(df) {
+			df = math.Min(a.DF, b.DF)
+		}
+		return Difference{Interval: tInterval(est, se, df, alpha), P: tP(est, se, df)}
+	}
 	p := math.NaN()
 	if se > 0 {
 		p = 2 * distuv.UnitNormal.Survival(math.Abs(est)/se)

@@ -61,14 +61,14 @@ func TestMatchesPPIPy(t *testing.T) {
 				seenPy++
 			}
 			near(t, "lambda", Lambda(d), c.Lambda)
-			r := Mean(d, c.Alpha)
+			r := MeanPPIPy(d, c.Alpha)
 			if r.Undefined != "" {
 				t.Fatalf("undefined: %s", r.Undefined)
 			}
 			near(t, "estimate", r.Estimate, c.Estimate)
 			near(t, "ci lo", r.Lo, c.CI[0])
 			near(t, "ci hi", r.Hi, c.CI[1])
-			h := HumanOnly(d, c.Alpha)
+			h := HumanOnlyPPIPy(d, c.Alpha)
 			near(t, "human estimate", h.Estimate, c.HumanEstimate)
 			near(t, "human lo", h.Lo, c.HumanCI[0])
 			near(t, "human hi", h.Hi, c.HumanCI[1])
@@ -88,10 +88,10 @@ func TestClusterIDsMatter(t *testing.T) {
 		Judge:     []float64{1, 2, 2, 4, 5, 4},
 		Unlabeled: []float64{1, 3, 2, 5, 4, 3},
 	}
-	flat := Mean(d, 0.05)
+	flat := MeanPPIPy(d, 0.05)
 	d.Cluster = []int{0, 0, 1, 1, 2, 2}
 	d.ClusterU = []int{0, 0, 1, 1, 2, 2}
-	cl := Mean(d, 0.05)
+	cl := MeanPPIPy(d, 0.05)
 	if flat.Estimate != cl.Estimate || flat.Lambda != cl.Lambda {
 		t.Fatalf("clusters changed the estimate: %v vs %v", flat, cl)
 	}
@@ -147,8 +147,17 @@ func TestJudgeOnlyAndEffectiveN(t *testing.T) {
 	d := &Data{Human: []float64{1, 2}, Judge: []float64{2, 3}, Unlabeled: []float64{4, 5, 6}}
 	j := JudgeOnly(d, 0.05)
 	near(t, "judge-only", j.Estimate, 4)
-	// Population SD of 2..6 is √2; SE = √2/√5.
-	near(t, "judge-only SE", j.SE, math.Sqrt(2)/math.Sqrt(5))
+	// One turn per episode: the jackknife of a mean is the sample variance over n, and the
+	// sample variance of 2..6 is 2.5; the quantile is t on 4 degrees of freedom (2.776445).
+	near(t, "judge-only SE", j.SE, math.Sqrt(2.5/5))
+	if math.Abs(j.Hi-j.Estimate-2.7764451051977987*j.SE) > 1e-9 || j.DF != 4 {
+		t.Errorf("judge-only interval %+v: want ± t(4)·SE", j)
+	}
+	// Every turn in one episode: no interval (it was one of zero width).
+	one := &Data{Human: []float64{1, 2}, Judge: []float64{2, 3}, Unlabeled: []float64{4, 5}, Cluster: []int{7, 7}, ClusterU: []int{7, 7}}
+	if j := JudgeOnly(one, 0.05); j.Undefined == "" || !math.IsNaN(j.Lo) {
+		t.Errorf("judge-only of one episode: %+v, want no interval", j)
+	}
 	h := Interval{Lo: 0, Hi: 2}
 	p := Interval{Lo: 0.5, Hi: 1.5}
 	near(t, "effective n", EffectiveN(10, h, p), 40)
@@ -158,7 +167,7 @@ func TestJudgeOnlyAndEffectiveN(t *testing.T) {
 }
 
 // TestDiff: independent models' difference has variance var_A + var_B; its p-value is the
-// normal test's.
+// t test's on Satterthwaite's degrees of freedom (close to the normal one with 100s of labels).
 func TestDiff(t *testing.T) {
 	c := loadCases(t)
 	a := &Data{Human: c[0].Human, Judge: c[0].Judge, Unlabeled: c[0].Unlabeled}
@@ -168,8 +177,14 @@ func TestDiff(t *testing.T) {
 	near(t, "diff", d.Estimate, ra.Estimate-rb.Estimate)
 	near(t, "diff SE", d.SE, math.Hypot(ra.SE, rb.SE))
 	zv := d.Estimate / d.SE
-	// Φ(−|z|)·2 by erfc, independent of gonum's distuv.
-	near(t, "p", d.P, math.Erfc(math.Abs(zv)/math.Sqrt2))
+	// Welch–Satterthwaite from the two variances, and the p-value near the normal one (erfc).
+	wdf := math.Pow(ra.SE*ra.SE+rb.SE*rb.SE, 2) / (math.Pow(ra.SE, 4)/ra.DF + math.Pow(rb.SE, 4)/rb.DF)
+	if math.Abs(d.DF-wdf) > 1e-6*wdf {
+		t.Errorf("diff df %v, want %v", d.DF, wdf)
+	}
+	if pz := math.Erfc(math.Abs(zv) / math.Sqrt2); d.P < pz || d.P > pz*1.1+1e-6 {
+		t.Errorf("p %v, want a little above the normal %v", d.P, pz)
+	}
 	if same := Diff(a, a, 0.05); same.Estimate != 0 {
 		t.Errorf("A − A = %v", same.Estimate)
 	}

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -119,11 +120,26 @@ func writeMatrix(w io.Writer, results []agree.FieldResult, o AgreementOptions) e
 				s += "*"
 			}
 		}
+		if c.ci != nil { // with --bootstrap: the interval, or why there is none
+			lo, ok1 := c.ci.Lo.Float()
+			hi, ok2 := c.ci.Hi.Float()
+			if ok1 && ok2 {
+				s += fmt.Sprintf(" [%.*f, %.*f]", d, lo, d, hi)
+			} else {
+				s += " [no interval]"
+			}
+		}
 		return s
 	}
 	note := fmt.Sprintf("%s of the mean human rating with each judge; * p < 0.05", o.Matrix)
 	if o.Adjust != "" && o.Adjust != agree.AdjustNone {
 		note += " (" + string(o.Adjust) + "-adjusted over the report)"
+	}
+	if o.Bootstrap > 0 {
+		note += ". " + ciNote(o)
+		if why := matrixNoInterval(cells); why != "" {
+			note += " [no interval]: " + why
+		}
 	}
 	switch o.Format {
 	case JSON:
@@ -140,6 +156,17 @@ func writeMatrix(w io.Writer, results []agree.FieldResult, o AgreementOptions) e
 				if c.test != nil {
 					s.stat("p", c.test.P)
 					s.stat("p_adjusted", c.test.PAdjusted)
+				}
+				if c.ci != nil {
+					lo, ok1 := c.ci.Lo.Float()
+					hi, ok2 := c.ci.Hi.Float()
+					if ok1 && ok2 {
+						s.set("ci95", []float64{lo, hi})
+					} else {
+						s.set("ci95", nil)
+						s.reasons.set("ci95", c.ci.Lo.Reason())
+					}
+					s.set("n_units", c.ci.Clusters)
 				}
 				row.set(f, s.done())
 			}
@@ -220,4 +247,22 @@ func writeMatrix(w io.Writer, results []agree.FieldResult, o AgreementOptions) e
 	}
 	_, err := fmt.Fprintln(w, note)
 	return err
+}
+
+// matrixNoInterval says why a matrix cell has no interval: the reasons of its cells, each
+// once (a matrix has no room for footnotes).
+func matrixNoInterval(cells map[string]map[string]matrixCell) string {
+	var why []string
+	for _, row := range cells {
+		for _, c := range row {
+			if c.ci != nil && !c.ci.Lo.OK() && !slices.Contains(why, c.ci.Lo.Reason()) {
+				why = append(why, c.ci.Lo.Reason())
+			}
+		}
+	}
+	slices.Sort(why)
+	if len(why) == 0 {
+		return ""
+	}
+	return strings.Join(why, "; ") + "."
 }

@@ -26,6 +26,8 @@ func writeMarkdown(w io.Writer, results []agree.FieldResult, o AgreementOptions)
 			val := format(x.v, x.ci, 3)
 			if !x.v.OK() {
 				val += fmt.Sprintf("<sup>%d</sup>", notes.num(x.v.Reason()))
+			} else if x.ci != nil && !x.ci.Lo.OK() && x.ci.Lo.Reason() != "" {
+				val += fmt.Sprintf("<sup>%d</sup>", notes.num(x.ci.Lo.Reason())) // why no interval
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", EscapeMarkdown(x.name), val, pText(x.test, o.Adjust), x.n)
 		}

@@ -177,7 +177,22 @@ func header(r agree.FieldResult) string {
 // ("1 item", a group may hold one turn).
 func counts(r agree.FieldResult) string {
 	return plural.N(r.NItems, "item") + " · " + plural.N(len(r.Raters), "rater") + " · " +
-		plural.N(r.NRatings, "rating") + " · " + plural.N(r.NMissingCells, "missing cell")
+		plural.N(r.NRatings, "rating") + " · " + plural.N(r.NMissingCells, "missing cell") + resampled(r)
+}
+
+// resampled is " · 12 episodes resampled": the units the field's bootstrap intervals rest on
+// ("" without --bootstrap), so the table says it, not only the JSON's n_units.
+func resampled(r agree.FieldResult) string {
+	for _, iv := range r.Bootstrap {
+		if iv.Clusters > 0 { // every interval of a field resamples the same units
+			unit := iv.Cluster
+			if unit == "" {
+				unit = "item"
+			}
+			return " · " + plural.N(iv.Clusters, unit) + " resampled"
+		}
+	}
+	return ""
 }
 
 // band is the Landis–Koch (1977) strength band of a coefficient.
@@ -218,6 +233,8 @@ func format(v agree.Value, ci *agree.Interval, d int) string {
 		hi, ok2 := ci.Hi.Float()
 		if ok1 && ok2 {
 			s += fmt.Sprintf(" [%.*f, %.*f]", d, lo, d, hi)
+		} else if !ok1 && ci.Lo.Reason() != "" {
+			s += " [no interval]" // the reason is a footnote (table) or beside it (Markdown)
 		}
 	}
 	return s

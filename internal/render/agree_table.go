@@ -75,6 +75,9 @@ func writeTable(w io.Writer, results []agree.FieldResult, o AgreementOptions) er
 			}
 			val := format(x.v, x.ci, 2)
 			c := -1
+			if x.v.OK() && x.ci != nil && !x.ci.Lo.OK() && x.ci.Lo.Reason() != "" {
+				val += notes.mark(x.ci.Lo.Reason()) // why there is no interval
+			}
 			if !x.v.OK() {
 				val += notes.mark(x.v.Reason())
 			} else if f, _ := x.v.Float(); x.kappaFamily {

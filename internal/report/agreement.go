@@ -58,6 +58,20 @@ func reason(v agree.Value) string {
 	return v.Reason()
 }
 
+// whyNot is why the statistic is undefined, or, when it is defined but its bootstrap gave no
+// interval, why not ("no interval: resampled only 4 episodes …", issue #41's rule).
+func whyNot(v agree.Value, r agree.FieldResult, key string) string {
+	if !v.OK() {
+		return v.Reason()
+	}
+	for _, iv := range r.Bootstrap {
+		if iv.Stat == key && !iv.Lo.OK() && iv.Lo.Reason() != "" {
+			return "no interval: " + iv.Lo.Reason()
+		}
+	}
+	return ""
+}
+
 func ciCells(lo, hi float64, ok bool) []Cell {
 	if !ok {
 		return []Cell{Text("—"), Text("—")}
@@ -109,7 +123,7 @@ func forestChart(s *ScoreData) Chart {
 			labels = append(labels, cleanLabel(r.Field.Name)+" · "+st.Label)
 			row := []Cell{Text(r.Field.Name), Text(st.Label), Text(st.Key), Num(val(st.V))}
 			row = append(row, ciCells(lo, hi, ok)...)
-			ch.Table.add(append(row, Int(r.NItems), Text(reason(st.V)))...)
+			ch.Table.add(append(row, Int(r.NItems), Text(whyNot(st.V, r, st.Boot)))...)
 		}
 	}
 	ci := "no intervals (--bootstrap 0)"

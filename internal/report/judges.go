@@ -65,7 +65,7 @@ func correlationRows(ch *Chart, series [][]interval, y float64, r agree.FieldRes
 		series[ji] = append(series[ji], interval{Y: y, Est: val(j.Spearman), Lo: lo, Hi: hi, HasCI: ok})
 		row := append(lead(j.Judge), Int(j.NCorrelation), Num(val(j.Pearson)), Num(val(j.Spearman)))
 		row = append(row, ciCells(lo, hi, ok)...)
-		ch.Table.add(append(row, Num(val(j.KendallTauB)), Text(reason(j.Spearman)))...)
+		ch.Table.add(append(row, Num(val(j.KendallTauB)), Text(whyNot(j.Spearman, r, judgeKey(j.Judge, len(judges) > 1, "spearman"))))...)
 		nMax = max(nMax, j.NCorrelation)
 	}
 	return nMax

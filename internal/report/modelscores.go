@@ -36,6 +36,8 @@ func modelScoresSection(m *estimate.Result) Section {
 	sec := Section{ID: id, Title: title, Intro: fmt.Sprintf("Each model's mean human score per field, estimated from the human labels and judge %s's "+
 		"scores together (prediction-powered inference, PPI++), beside the human labels alone and the judge alone, with 95%% intervals over episodes. "+
 		"Effective n: how many human labels alone would give an interval as narrow as PPI's. As m3eval estimate --judge %s prints them; "+
+		"Rank: 1 for the highest PPI estimate; rank set: the ranks the model can hold with 95%% confidence for all models of the field at once "+
+		"(from the simultaneous intervals of the differences; models without an interval are not ranked); rank share: the share of bootstrap replicates in which it holds its rank. "+
 		"docs/statistics.md defines them.", m.Judge, m.Judge)}
 	var fields []string
 	for _, r := range m.Rows {
@@ -50,12 +52,18 @@ func modelScoresSection(m *estimate.Result) Section {
 				rows = append(rows, r)
 			}
 		}
-		sec.Charts = append(sec.Charts, modelScoresChart(f, m.By, rows))
+		ranks := map[[2]string]estimate.RankRow{}
+		for _, r := range m.Ranking {
+			if r.Field == f {
+				ranks[[2]string{r.Group, r.Model}] = r
+			}
+		}
+		sec.Charts = append(sec.Charts, modelScoresChart(f, m.By, rows, ranks))
 	}
 	return sec
 }
 
-func modelScoresChart(field, by string, rows []estimate.Row) Chart {
+func modelScoresChart(field, by string, rows []estimate.Row, ranks map[[2]string]estimate.RankRow) Chart {
 	ch := Chart{ID: "model-scores-" + strings.ReplaceAll(field, "_", "-"), Title: field,
 		Caption: "mean human score per model: PPI (labels + judge), human labels only, judge only; whiskers 95% intervals"}
 	cols := []string{"model"}
@@ -63,7 +71,8 @@ func modelScoresChart(field, by string, rows []estimate.Row) Chart {
 		cols = append(cols, by)
 	}
 	ch.Table.Columns = append(cols, "labeled", "unlabeled", "PPI", "PPI ci95 low", "PPI ci95 high",
-		"human only", "human ci95 low", "human ci95 high", "judge only", "effective n", "lambda")
+		"human only", "human ci95 low", "human ci95 high", "judge only", "effective n", "lambda",
+		"labeled episodes", "rank", "rank set (95%, simultaneous)", "rank share")
 	labels := make([]string, len(rows))
 	series := make([][]interval, 3)
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -80,7 +89,16 @@ func modelScoresChart(field, by string, rows []estimate.Row) Chart {
 		f := func(n estimate.Num) float64 { return float64(n) }
 		cells = append(cells, Int(r.NLabeled), Int(r.NUnlabeled), Num(f(r.Estimate)), Num(f(r.CI[0])), Num(f(r.CI[1])),
 			Num(f(r.HumanOnly.Estimate)), Num(f(r.HumanOnly.CI[0])), Num(f(r.HumanOnly.CI[1])), Num(f(r.JudgeOnly.Estimate)),
-			Num(f(r.EffectiveN)), Num(f(r.Lambda)))
+			Num(f(r.EffectiveN)), Num(f(r.Lambda)), Int(r.NLabeledEpisodes))
+		if rk, ok := ranks[[2]string{r.Group, r.Model}]; ok {
+			set := fmt.Sprintf("%d–%d", rk.RankSet[0], rk.RankSet[1])
+			if rk.RankSet[0] == rk.RankSet[1] {
+				set = fmt.Sprint(rk.RankSet[0])
+			}
+			cells = append(cells, Int(rk.Rank), Text(set), Num(f(rk.Share)))
+		} else {
+			cells = append(cells, Text("—"), Text("—"), Num(math.NaN()))
+		}
 		ch.Table.add(cells...)
 		pts := []interval{
 			{Y: float64(i), Est: f(r.Estimate), Lo: f(r.CI[0]), Hi: f(r.CI[1]), HasCI: !math.IsNaN(f(r.CI[0]))},

@@ -101,6 +101,8 @@ func Run(ctx context.Context, s ScoreReader, r *rubric.Rubric, o Options) (*Resu
 	for i, sec := range res.Sections {
 		all[i] = sec.Results
 	}
+	// One rule with m3eval estimate: no interval from fewer than agree.MinClusters units.
+	agree.RefuseFewClusters(all...)
 	agree.Adjust(o.Adjust, all...)
 	return res, nil
 }

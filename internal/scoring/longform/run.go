@@ -162,6 +162,7 @@ func Run(ctx context.Context, o RunOptions) ([]agree.FieldResult, error) {
 			return nil, err
 		}
 	}
+	agree.RefuseFewClusters(results) // the rule of score and estimate: no interval from fewer than 5 units
 	agree.Adjust(o.Adjust, results)
 	return results, nil
 }

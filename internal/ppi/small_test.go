@@ -1,0 +1,225 @@
+package ppi
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"testing"
+)
+
+// jkRef is one case of testdata/jackknife_cases.json (made by testdata/jackknife_reference.py
+// from the inputs of ppi_cases.json, with ppi_py computing every replicate's estimate).
+type jkRef struct {
+	Name     string `json:"name"`
+	PPI      jkIv   `json:"ppi"`
+	Human    jkIv   `json:"human"`
+	DiffNext *jkIv  `json:"diff_next"`
+}
+
+type jkIv struct {
+	Estimate, SE, DF float64
+	CI               [2]float64
+}
+
+func loadJackknife(t *testing.T) []jkRef {
+	t.Helper()
+	b, err := os.ReadFile("testdata/jackknife_cases.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct{ Cases []jkRef }
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	return f.Cases
+}
+
+func checkIv(t *testing.T, what string, got Interval, want jkIv) {
+	t.Helper()
+	if got.Undefined != "" {
+		t.Fatalf("%s undefined: %s", what, got.Undefined)
+	}
+	near(t, what+" estimate", got.Estimate, want.Estimate)
+	near(t, what+" SE", got.SE, want.SE)
+	if math.Abs(got.DF-want.DF) > 1e-7*want.DF {
+		t.Errorf("%s df = %.12g, want %.12g", what, got.DF, want.DF)
+	}
+	near(t, what+" lo", got.Lo, want.CI[0])
+	near(t, what+" hi", got.Hi, want.CI[1])
+}
+
+// TestJackknifeMatchesReference compares the small-sample intervals (PPI++ with λ re-tuned in
+// every replicate, human-only, and the difference of two cases) with a delete-one-episode
+// loop over ppi_py's own point estimates and scipy's t quantile, to 1e-9.
+func TestJackknifeMatchesReference(t *testing.T) {
+	cases, refs := loadCases(t), loadJackknife(t)
+	if len(refs) != len(cases) {
+		t.Fatalf("%d jackknife cases for %d inputs", len(refs), len(cases))
+	}
+	data := func(c refCase) *Data {
+		return &Data{Human: c.Human, Judge: c.Judge, Unlabeled: c.Unlabeled, Cluster: c.Cluster, ClusterU: c.ClusterU}
+	}
+	for i, c := range cases {
+		ref := refs[i]
+		t.Run(c.Name, func(t *testing.T) {
+			checkIv(t, "ppi", Mean(data(c), 0.05).Interval, ref.PPI)
+			checkIv(t, "human", HumanOnly(data(c), 0.05), ref.Human)
+			if ref.DiffNext != nil {
+				// The reference never lets two cases share an episode: number the next
+				// case's episodes apart (equal ids would say the same episode).
+				b := data(cases[i+1])
+				shift := func(ids []int) []int {
+					if ids == nil {
+						return nil
+					}
+					out := make([]int, len(ids))
+					for k, id := range ids {
+						out[k] = id + 1_000_000
+					}
+					return out
+				}
+				b.Cluster, b.ClusterU = shift(b.Cluster), shift(b.ClusterU)
+				checkIv(t, "diff", Diff(data(c), b, 0.05).Interval, *ref.DiffNext)
+			}
+		})
+	}
+}
+
+// TestSimultaneousTwoModels: with one pair the max-t critical value is the pair's own t
+// quantile (up to the Monte-Carlo error of the draws), and with more pairs it is larger.
+func TestSimultaneousTwoModels(t *testing.T) {
+	cases := loadCases(t)
+	var models []*Data
+	for _, c := range cases[:4] {
+		models = append(models, &Data{Human: c.Human, Judge: c.Judge, Unlabeled: c.Unlabeled})
+	}
+	jt := NewJoint(models[:2], true, 0)
+	d := jt.Diff(0, 1, 0.05)
+	crit := jt.Simultaneous([]Pair{{0, 1}}, 0.05, 1)
+	if q := tq(0.05, d.DF); math.Abs(crit-q) > 0.03 {
+		t.Errorf("one pair: critical value %.4f, want t quantile %.4f", crit, q)
+	}
+	if again := jt.Simultaneous([]Pair{{0, 1}}, 0.05, 1); again != crit {
+		t.Errorf("same seed, different value: %v vs %v", crit, again)
+	}
+	all := NewJoint(models, true, 0)
+	c6 := all.Simultaneous(allPairs(4), 0.05, 1)
+	// Bonferroni over 6 pairs bounds it from above, one pair's quantile from below.
+	if lo, hi := tq(0.05, 200), tq(0.05/6, 19); !(c6 > lo && c6 < hi) {
+		t.Errorf("6 pairs: critical value %.4f, want between %.4f and %.4f", c6, lo, hi)
+	}
+}
+
+// TestRankSets: a model whose simultaneous interval lies wholly above another's gets a
+// better rank set; overlapping ones share their ranks.
+func TestRankSets(t *testing.T) {
+	// Models 0, 1, 2; pairs (0,1): 0 clearly above 1; (0,2): overlap; (1,2): 2 clearly above 1.
+	pairs := []Pair{{0, 1}, {0, 2}, {1, 2}}
+	lo := []float64{0.2, -0.1, -0.9}
+	hi := []float64{0.8, 0.3, -0.1}
+	got := RankSets(3, pairs, lo, hi)
+	want := []RankSet{{1, 2}, {3, 3}, {1, 2}}
+	for k := range want {
+		if got[k] != want[k] {
+			t.Errorf("model %d: ranks %v, want %v", k, got[k], want[k])
+		}
+	}
+}
+
+// TestJointSharedEpisodes: two models scored on the same episodes (one numbering) are left out
+// together, so a model compared with itself has a difference of SE 0; numbered apart, the
+// same data are independent samples and the variances add.
+func TestJointSharedEpisodes(t *testing.T) {
+	c := loadCases(t)[7] // clustered_scale
+	a := &Data{Human: c.Human, Judge: c.Judge, Unlabeled: c.Unlabeled, Cluster: c.Cluster, ClusterU: c.ClusterU}
+	same := Diff(a, a, 0.05)
+	if same.Estimate != 0 || same.SE > 1e-12 {
+		t.Errorf("A − A on shared episodes: %v ± %v, want 0 ± 0", same.Estimate, same.SE)
+	}
+	shift := func(ids []int) []int {
+		out := make([]int, len(ids))
+		for i, id := range ids {
+			out[i] = id + 1000
+		}
+		return out
+	}
+	b := &Data{Human: c.Human, Judge: c.Judge, Unlabeled: c.Unlabeled, Cluster: shift(c.Cluster), ClusterU: shift(c.ClusterU)}
+	apart := Diff(a, b, 0.05)
+	one := Mean(a, 0.05)
+	near(t, "SE of A − A' apart", apart.SE, math.Sqrt2*one.SE)
+}
+
+// TestMaxTMatchesTukey: for independent estimates of equal variance the max-t critical value
+// over all pairs is Tukey's studentized range quantile / √2 (scipy's studentized_range, in
+// testdata/maxt_cases.json), within the Monte-Carlo error of 20,000 draws.
+func TestMaxTMatchesTukey(t *testing.T) {
+	b, err := os.ReadFile("testdata/maxt_cases.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Cases []struct {
+			K    int
+			Nu   *float64
+			Crit float64
+		}
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Cases) < 12 {
+		t.Fatalf("%d cases", len(f.Cases))
+	}
+	for _, c := range f.Cases {
+		nu := math.Inf(1)
+		if c.Nu != nil {
+			nu = *c.Nu
+		}
+		cov := make([][]float64, c.K)
+		for i := range cov {
+			cov[i] = make([]float64, c.K)
+			cov[i][i] = 0.3
+		}
+		got := MaxT(cov, allPairs(c.K), nu, 0.05, 11)
+		t.Logf("K = %d, ν = %v: max-t %.4f, Tukey %.4f", c.K, nu, got, c.Crit)
+		if math.Abs(got-c.Crit) > 0.03*c.Crit {
+			t.Errorf("K = %d, ν = %v: critical value %.4f, want Tukey's %.4f (±3%%)", c.K, nu, got, c.Crit)
+		}
+	}
+}
+
+// TestHumanOnlyMatchesStatsmodelsCR1: with episodes of one size the human-only jackknife
+// equals statsmodels' cluster-robust OLS of an intercept with its small-sample correction and
+// t(G − 1) interval (testdata/cr1_cases.json): SE to 1e-12; the interval ends to 1e-8, scipy's
+// t quantile behind statsmodels being good to about 1e-8 (testdata/README.md).
+func TestHumanOnlyMatchesStatsmodelsCR1(t *testing.T) {
+	b, err := os.ReadFile("testdata/cr1_cases.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Cases []struct {
+			Name     string
+			Human    []float64
+			Cluster  []int
+			Estimate float64
+			SE, DF   float64
+			CI       [2]float64
+		}
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Cases) != 3 {
+		t.Fatalf("%d cases", len(f.Cases))
+	}
+	for _, c := range f.Cases {
+		h := HumanOnly(&Data{Human: c.Human, Judge: c.Human, Cluster: c.Cluster}, 0.05)
+		if math.Abs(h.Estimate-c.Estimate) > 1e-12 || math.Abs(h.SE-c.SE) > 1e-12 || h.DF != c.DF {
+			t.Errorf("%s: %v ± %v on %v df, want %v ± %v on %v", c.Name, h.Estimate, h.SE, h.DF, c.Estimate, c.SE, c.DF)
+		}
+		if math.Abs(h.Lo-c.CI[0]) > 1e-8 || math.Abs(h.Hi-c.CI[1]) > 1e-8 {
+			t.Errorf("%s: [%.12f, %.12f], want [%.12f, %.12f]", c.Name, h.Lo, h.Hi, c.CI[0], c.CI[1])
+		}
+	}
+}
