@@ -82,6 +82,9 @@ type ModelSummary struct {
 	TokensIn, TokensOut int
 	Requests, Retries   int
 	Reasked             int // turns asked a second time after an unusable answer
+	// Truncated counts the turns whose answer was cut at the token limit: failed, never
+	// stored (each listed with --max-tokens named).
+	Truncated int
 	Wall                time.Duration
 	Interrupted         bool
 	// Unreachable is why the run stopped early: the endpoint could not be reached.
@@ -97,8 +100,12 @@ func (s ModelSummary) String() string {
 		}
 		fmt.Fprintf(&b, "failed %s: %s\n", textsafe.Line(f.SampleID), textsafe.Line(f.Reason))
 	}
-	fmt.Fprintf(&b, "%d turns scored with %s, %d failed, %d already scored; tokens in %d, out %d; %s, %d retries, %d re-asked; %s\n",
-		s.Scored, s.Version, len(s.Failures), s.Skipped, s.TokensIn, s.TokensOut, plural.N(s.Requests, "request"), s.Retries, s.Reasked, s.Wall.Round(time.Millisecond))
+	cut := ""
+	if s.Truncated > 0 {
+		cut = fmt.Sprintf(" (%d of them cut at the token limit: raise --max-tokens)", s.Truncated)
+	}
+	fmt.Fprintf(&b, "%d turns scored with %s, %d failed%s, %d already scored; tokens in %d, out %d; %s, %d retries, %d re-asked; %s\n",
+		s.Scored, s.Version, len(s.Failures), cut, s.Skipped, s.TokensIn, s.TokensOut, plural.N(s.Requests, "request"), s.Retries, s.Reasked, s.Wall.Round(time.Millisecond))
 	return b.String()
 }
 
@@ -227,6 +234,9 @@ func JudgeModel(ctx context.Context, s ModelJudgeStore, o ModelOptions) (ModelSu
 		case r.err != nil && runCtx.Err() != nil:
 			// interrupted or stopped: the turn is neither scored nor failed
 		case r.err != nil:
+			if vlm.IsTruncated(r.err) {
+				sum.Truncated++
+			}
 			why := vlm.Unreachable(r.err)
 			sum.Failures = append(sum.Failures, Failure{SampleID: r.job.turns[r.job.i].SampleID, Reason: r.err.Error(), unreachable: why})
 			if why == "" || why != downReason {
@@ -275,26 +285,33 @@ func JudgeModel(ctx context.Context, s ModelJudgeStore, o ModelOptions) (ModelSu
 	return sum, nil
 }
 
+// buildRequest is the request that judges turns[i]: its images read into data URLs (their
+// file names are not sent) and the prompt rendered. judgeOne sends it; --print-prompt
+// prints it.
+func buildRequest(j *modeljudge.Judge, images *imageCache, turns []dataset.Turn, i int) (modeljudge.Request, error) {
+	refs := modeljudge.Images(turns, i)
+	urls := make([]string, len(refs))
+	for k, ref := range refs {
+		u, err := images.url(ref)
+		if err != nil {
+			return modeljudge.Request{}, err
+		}
+		urls[k] = u
+	}
+	return j.Build(turns, i, urls)
+}
+
 // judgeOne asks for one turn's scores, and once more with the problem when the answer is
 // unusable.
 func judgeOne(ctx context.Context, o ModelOptions, images *imageCache, job *modelJob) (r modelResult) {
 	r.job = job
 	t := &job.turns[job.i]
-	refs := modeljudge.Images(job.turns, job.i)
-	urls := make([]string, len(refs))
-	for k, ref := range refs {
-		u, err := images.url(ref)
-		if err != nil {
-			r.err = err
-			return r
-		}
-		urls[k] = u
-	}
-	req, err := o.Judge.Build(job.turns, job.i, urls)
+	req, err := buildRequest(o.Judge, images, job.turns, job.i)
 	if err != nil {
 		r.err = err
 		return r
 	}
+	// The tag names the turn in the client's own log and errors only; it is never sent.
 	tag := vlm.Tag{Episode: t.EpisodeID, Turn: t.Turn}
 	msgs := req.Messages
 	for ask := 1; ; ask++ {
@@ -462,13 +479,50 @@ func (q *Request) PrepareModel(rb *rubric.Rubric, actions rubric.Actions) (*Prep
 	}
 	params := modeljudge.Params{Temperature: m.Temperature.v, MaxTokens: m.MaxTokens, Rubric: rb.Version}
 	version, paramsJSON := modeljudge.Version(m.Model, p, params)
+	var notify func(string)
+	if w := q.Notices; w != nil {
+		notify = func(s string) { fmt.Fprintf(w, "judge %s: %s\n", q.Name, s) }
+	}
 	c, err := vlm.New(vlm.Options{Endpoint: m.Endpoint, Model: m.Model, APIKey: os.Getenv(m.APIKeyEnv), Timeout: m.Timeout,
-		MaxRetries: m.Retries, RatePerSecond: m.Rate, MaxTokens: m.MaxTokens, Temperature: m.Temperature.v})
+		MaxRetries: m.Retries, RatePerSecond: m.Rate, MaxTokens: m.MaxTokens, Temperature: m.Temperature.v,
+		MaxRetryWait: m.MaxRetryWait, TurnTimeout: m.TurnTimeout, Notify: notify})
 	if err != nil {
 		return nil, usage.Wrap(fmt.Errorf("--endpoint: %w", err))
 	}
 	return &PreparedModel{Judge: j, Client: c, Version: store.ModelJudgeVersion{Version: version, Model: m.Model,
 		PromptHash: p.Hash, Params: paramsJSON, Prompt: p.Text}}, nil
+}
+
+// PrintRequests is judge --print-prompt --endpoint: the request body of every turn the
+// filter chooses, one JSON a line, exactly as the client would send it (the same builder and
+// the same encoder), images and all; nothing is sent and nothing stored.
+func PrintRequests(ctx context.Context, s ModelJudgeStore, pm *PreparedModel, filter store.TurnFilter, w io.Writer) error {
+	images := newImageCache(nil)
+	n := 0
+	err := s.StreamJudgeTurns(ctx, filter, func(turns []dataset.Turn, _ []int64, chosen []bool) error {
+		for i := range turns {
+			if !chosen[i] {
+				continue
+			}
+			req, err := buildRequest(pm.Judge, images, turns, i)
+			if err != nil {
+				return err
+			}
+			body, err := pm.Client.RequestBody(req.Messages, req.Format)
+			if err != nil {
+				return err
+			}
+			if _, err := w.Write(append(body, '\n')); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	if err == nil && n == 0 {
+		return ErrNoTurns
+	}
+	return err
 }
 
 // RunModel runs the prepared model judge and writes its summary (failures first) to w.
