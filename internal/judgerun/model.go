@@ -288,11 +288,11 @@ func JudgeModel(ctx context.Context, s ModelJudgeStore, o ModelOptions) (ModelSu
 // buildRequest is the request that judges turns[i]: its images read into data URLs (their
 // file names are not sent) and the prompt rendered. judgeOne sends it; --print-prompt
 // prints it.
-func buildRequest(j *modeljudge.Judge, images *imageCache, turns []dataset.Turn, i int) (modeljudge.Request, error) {
+func buildRequest(ctx context.Context, j *modeljudge.Judge, images *imageCache, turns []dataset.Turn, i int) (modeljudge.Request, error) {
 	refs := modeljudge.Images(turns, i)
 	urls := make([]string, len(refs))
 	for k, ref := range refs {
-		u, err := images.url(ref)
+		u, err := images.url(ctx, ref)
 		if err != nil {
 			return modeljudge.Request{}, err
 		}
@@ -306,7 +306,7 @@ func buildRequest(j *modeljudge.Judge, images *imageCache, turns []dataset.Turn,
 func judgeOne(ctx context.Context, o ModelOptions, images *imageCache, job *modelJob) (r modelResult) {
 	r.job = job
 	t := &job.turns[job.i]
-	req, err := buildRequest(o.Judge, images, job.turns, job.i)
+	req, err := buildRequest(ctx, o.Judge, images, job.turns, job.i)
 	if err != nil {
 		r.err = err
 		return r
@@ -340,8 +340,10 @@ func judgeOne(ctx context.Context, o ModelOptions, images *imageCache, job *mode
 	}
 }
 
-// imageCache turns image references into what is sent: http(s) and data URLs as they are,
-// local files as data URLs, read once per run.
+// imageCache turns image references into what is sent: data URLs as they are, local files
+// and http(s) URLs read into data URLs, once per run. Nothing of a reference is sent but
+// the image: a path or URL often holds the answering model's name
+// (outputs/Qwen2-VL-7B-Instruct/…), and the judge must not see it.
 type imageCache struct {
 	read func(string) ([]byte, error)
 	mu   sync.Mutex
@@ -355,26 +357,68 @@ func newImageCache(read func(string) ([]byte, error)) *imageCache {
 	return &imageCache{read: read, urls: map[string]string{}}
 }
 
-func (c *imageCache) url(ref string) (string, error) {
-	if strings.HasPrefix(ref, "http://") || strings.HasPrefix(ref, "https://") || strings.HasPrefix(ref, "data:") {
+// maxImage bounds an image fetched from a URL (the hosted APIs take up to 20 MB).
+const maxImage = 20 << 20
+
+// imageClient fetches http(s) images. A redirect of a GET for an image is followed as any
+// browser would; it carries nothing of the prompt.
+var imageClient = &http.Client{Timeout: time.Minute}
+
+func (c *imageCache) url(ctx context.Context, ref string) (string, error) {
+	if strings.HasPrefix(ref, "data:") {
 		return ref, nil
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if u, ok := c.urls[ref]; ok {
+	u, ok := c.urls[ref]
+	c.mu.Unlock()
+	if ok {
 		return u, nil
 	}
-	b, err := c.read(ref)
+	var b []byte
+	var mt string
+	var err error
+	if strings.HasPrefix(ref, "http://") || strings.HasPrefix(ref, "https://") {
+		b, mt, err = fetchImage(ctx, ref)
+	} else {
+		b, err = c.read(ref)
+		mt = mime.TypeByExtension(strings.ToLower(filepath.Ext(ref)))
+	}
 	if err != nil {
 		return "", fmt.Errorf("image %s: %w", ref, err)
 	}
-	mt := mime.TypeByExtension(strings.ToLower(filepath.Ext(ref)))
-	if mt == "" {
+	if mt == "" || !strings.HasPrefix(mt, "image/") {
 		mt = http.DetectContentType(b)
 	}
-	u := "data:" + mt + ";base64," + base64.StdEncoding.EncodeToString(b)
+	u = "data:" + mt + ";base64," + base64.StdEncoding.EncodeToString(b)
+	c.mu.Lock()
 	c.urls[ref] = u
+	c.mu.Unlock()
 	return u, nil
+}
+
+// fetchImage reads an http(s) image, at most maxImage bytes, and its media type.
+func fetchImage(ctx context.Context, ref string) ([]byte, string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, ref, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	r, err := imageClient.Do(req)
+	if err != nil {
+		return nil, "", err
+	}
+	defer r.Body.Close()
+	if r.StatusCode != http.StatusOK {
+		return nil, "", fmt.Errorf("HTTP %d %s", r.StatusCode, http.StatusText(r.StatusCode))
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, maxImage+1))
+	if err != nil {
+		return nil, "", err
+	}
+	if len(b) > maxImage {
+		return nil, "", fmt.Errorf("larger than %d MiB", maxImage>>20)
+	}
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return b, mt, nil
 }
 
 // readImage reads a local image; the demo's paths (annotations/demo/...), which exist only
@@ -504,7 +548,7 @@ func PrintRequests(ctx context.Context, s ModelJudgeStore, pm *PreparedModel, fi
 			if !chosen[i] {
 				continue
 			}
-			req, err := buildRequest(pm.Judge, images, turns, i)
+			req, err := buildRequest(ctx, pm.Judge, images, turns, i)
 			if err != nil {
 				return err
 			}
