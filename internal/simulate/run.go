@@ -111,8 +111,8 @@ type Summary struct {
 	// (meta.truncated: true).
 	Truncated int
 	Failed    []*EpisodeError
-	Skipped  []Skipped
-	Elapsed  time.Duration
+	Skipped   []Skipped
+	Elapsed   time.Duration
 }
 
 // ErrEpisodesFailed is returned when some episodes failed (the others were written).
