@@ -84,9 +84,9 @@ type ModelSummary struct {
 	Reasked             int // turns asked a second time after an unusable answer
 	// Truncated counts the turns whose answer was cut at the token limit: failed, never
 	// stored (each listed with --max-tokens named).
-	Truncated int
-	Wall                time.Duration
-	Interrupted         bool
+	Truncated   int
+	Wall        time.Duration
+	Interrupted bool
 	// Unreachable is why the run stopped early: the endpoint could not be reached.
 	Unreachable string
 }
