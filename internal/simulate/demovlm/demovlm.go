@@ -273,7 +273,7 @@ func Serve(ctx context.Context, scenes []simulate.Scene, listen string, latency 
 		})
 	}
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(stdout, "demo VLM for %d scenes at http://%s/v1 (personas by --model: faithful, gullible, confused, flaky, http500, malformed, empty, hang; judges: judge-careful, judge-lenient, …)\n",
+	fmt.Fprintf(stdout, "demo VLM for %d scenes at http://%s/v1 (personas by --model: faithful, gullible, confused, flaky, http500, malformed, empty, hang, streamed, parts, error200, cut, retryafter, redirect; judges: judge-careful, judge-lenient, …)\n",
 		len(scenes), ln.Addr())
 	go func() {
 		<-ctx.Done()
