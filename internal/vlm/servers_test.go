@@ -313,4 +313,7 @@ func TestTurnTimeoutBoundsEveryAttemptAndWait(t *testing.T) {
 	if !errors.As(err, &e) || !e.TurnTimeout || n2.Load() != 1 || len(*waits) != 0 {
 		t.Errorf("err = %v after %d requests and waits %v; want the turn over without waiting", err, n2.Load(), *waits)
 	}
+	if !strings.Contains(err.Error(), "; the last attempt: HTTP 429 Too Many Requests: busy") {
+		t.Errorf("error %q does not say what the last attempt met", err)
+	}
 }

@@ -156,6 +156,10 @@ func (e *Error) Error() string {
 	case KindTimeout:
 		if e.TurnTimeout {
 			s = fmt.Sprintf("no answer within the turn's time limit %s (--turn-timeout)", e.Timeout)
+			var prev *Error
+			if errors.As(e.Err, &prev) {
+				s += "; the last attempt: " + prev.Error()
+			}
 		} else {
 			s = fmt.Sprintf("no response within %s", e.Timeout)
 		}
@@ -476,15 +480,22 @@ func (c *Client) Chat(ctx context.Context, tag Tag, msgs []Message) (string, err
 		ctx, cancel = context.WithDeadlineCause(ctx, turnEnd, errTurnTimeout)
 		defer cancel()
 	}
-	// turnOver is the error of a turn whose time ran out after attempt attempts.
+	var last *Error
+	// turnOver is the error of a turn whose time ran out after attempt attempts; it names
+	// the last attempt's failure, when one had failed.
 	turnOver := func(attempt int) (string, error) {
 		if err := parent.Err(); err != nil {
 			return "", err
 		}
-		return "", &Error{Kind: KindTimeout, TurnTimeout: true, Timeout: c.opts.TurnTimeout, Attempts: attempt,
+		e := &Error{Kind: KindTimeout, TurnTimeout: true, Timeout: c.opts.TurnTimeout, Attempts: attempt,
 			Err: errTurnTimeout, unreachable: unreachableTimeout}
+		if last != nil {
+			c.scrubError(last)
+			last.Attempts = 0 // said once, for the turn
+			e.Err = last
+		}
+		return "", e
 	}
-	var last *Error
 	for attempt := 1; ; attempt++ {
 		if c.limiter != nil {
 			if err := c.limiter.Wait(ctx); err != nil {
@@ -528,7 +539,6 @@ func (c *Client) Chat(ctx context.Context, tag Tag, msgs []Message) (string, err
 		}
 		if !turnEnd.IsZero() && time.Until(turnEnd) < d {
 			// The wait would outlast the turn's time: the turn is over now, not after it.
-			c.scrubError(last)
 			return turnOver(attempt)
 		}
 		if err := c.sleep(ctx, d); err != nil {
