@@ -6,8 +6,9 @@
 // run can be inspected and replayed. It reads the answers servers really send: content as
 // text or as a list of parts, a stream of events where a single answer was asked for, an
 // error object in a 200 body, an answer cut at the token limit (returned with an error of
-// KindTruncated, never as a complete answer; IsTruncated tells it). It follows no redirect that changes the method or the
-// host: the conversation and its images go to the endpoint given and nowhere else.
+// KindTruncated, never as a complete answer; IsTruncated tells it). It follows no redirect
+// that changes the method or the host: the conversation and its images go to the endpoint
+// given and nowhere else.
 //
 // Why not github.com/openai/openai-go (v3.96, the well-kept official SDK) or
 // sashabaranov/go-openai: we use one endpoint and four request fields, but we need the raw
