@@ -35,8 +35,10 @@ type simTurn struct {
 func simulateWith(t *testing.T, endpoint, model string, extra ...string) (map[string]simTurn, string, error) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "turns.jsonl")
-	args := append([]string{"--scenes", demoScenesFile, "--endpoint", endpoint, "--model", model, "--turns", "3",
-		"--retries", "2", "-o", out}, extra...)
+	args := append([]string{"--scenes", demoScenesFile, "--model", model, "--turns", "3", "-o", out}, extra...)
+	if endpoint != "" {
+		args = append(args, "--endpoint", endpoint, "--retries", "2")
+	}
 	text, err := testkit.RunSimulate(t, args...)
 	turns := map[string]simTurn{}
 	b, _ := os.ReadFile(out)
@@ -107,6 +109,20 @@ func TestSimulateReadsEveryServer(t *testing.T) {
 		}
 		if !strings.Contains(out, "simulate: "+strconv.Itoa(len(got))+" turn(s) written were cut at the token limit") || !strings.Contains(out, "meta.truncated: true: raise --max-tokens") {
 			t.Errorf("the summary does not count the cut turns:\n%s", out)
+		}
+		// Replayed from its request log, the run writes the same turns, still marked cut.
+		log := filepath.Join(t.TempDir(), "cut.requests.jsonl")
+		if _, _, err := simulateWith(t, endpoint, "cut", "--max-tokens", "5", "--log", log); err != nil {
+			t.Fatal(err)
+		}
+		again, out, err := simulateWith(t, "", "cut", "--max-tokens", "5", "--replay", log)
+		if err != nil || len(again) != len(got) {
+			t.Fatalf("replay: %d turns, %v\n%s", len(again), err, out)
+		}
+		for id, g := range got {
+			if a := again[id]; a.VLMResponse != g.VLMResponse || a.Meta["truncated"] != true {
+				t.Errorf("replayed %s: %q meta %v, want %q marked truncated", id, a.VLMResponse, a.Meta, g.VLMResponse)
+			}
 		}
 	})
 }
