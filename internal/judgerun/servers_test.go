@@ -192,3 +192,14 @@ func TestModelJudgeSlowEndpointStops(t *testing.T) {
 		})
 	}
 }
+
+// --max-retry-wait and --turn-timeout must be above 0: a usage error names the flag.
+func TestModelJudgeRetryFlagsChecked(t *testing.T) {
+	_, db := modelJudgeFixture(t)
+	for _, c := range [][]string{{"--max-retry-wait", "0s", "--max-retry-wait 0s"}, {"--turn-timeout", "-1s", "--turn-timeout -1s"}} {
+		_, err := runJudge(t, db, "--name", "x", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", c[0], c[1])
+		if err == nil || !isUsage(err) || !strings.Contains(err.Error(), c[2]) {
+			t.Errorf("%v: err %v (usage %v)", c, err, isUsage(err))
+		}
+	}
+}

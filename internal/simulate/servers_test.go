@@ -89,6 +89,21 @@ func TestSimulateReadsEveryServer(t *testing.T) {
 			if !strings.Contains(out, c.says) || strings.Contains(out, "cut at the token limit") {
 				t.Errorf("output lacks %q:\n%s", c.says, out)
 			}
+			// The request log keeps the answer as it came (an event stream as its text), and
+			// a replay reads it back into the same turns.
+			log := filepath.Join(t.TempDir(), "requests.jsonl")
+			if _, out, err := simulateWith(t, endpoint, c.model, append(c.extra, "--log", log)...); err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			again, out, err := simulateWith(t, "", c.model, "--replay", log)
+			if err != nil || len(again) != len(want) {
+				t.Fatalf("replay: %d turns, %v\n%s", len(again), err, out)
+			}
+			for id, w := range want {
+				if again[id].VLMResponse != w.VLMResponse {
+					t.Errorf("replayed %s: %q, want %q", id, again[id].VLMResponse, w.VLMResponse)
+				}
+			}
 		})
 	}
 	// Cut answers are written marked, never as complete ones, and counted.
@@ -186,5 +201,15 @@ func TestSimulateSlowAndHugeAnswers(t *testing.T) {
 	got, out, err = simulateWith(t, huge.URL+"/v1", "m", "--concurrency", "1")
 	if err == nil || len(got) != 0 || !strings.Contains(out, "larger than 16 MiB") {
 		t.Fatalf("%d turns, err %v:\n%.2000s", len(got), err, out)
+	}
+}
+
+// --max-retry-wait and --turn-timeout must be above 0: a usage error names the flag.
+func TestSimulateRetryFlagsChecked(t *testing.T) {
+	for _, c := range [][]string{{"--max-retry-wait", "0s"}, {"--turn-timeout", "-1s"}} {
+		_, err := testkit.RunSimulate(t, append([]string{"--scenes", demoScenesFile, "--dry-run"}, c...)...)
+		if err == nil || !isUsage(err) || !strings.Contains(err.Error(), c[0]+" ") {
+			t.Errorf("%v: err %v (usage %v)", c, err, isUsage(err))
+		}
 	}
 }
