@@ -193,7 +193,9 @@ func TestAnswerLargerThanTheCapFails(t *testing.T) {
 		}
 		io.WriteString(w, `"},"finish_reason":"stop"}]}`)
 	})
-	text, err := newClient(t, srv.URL, nil).Chat(context.Background(), Tag{}, hi())
+	// A minute per attempt: 17 MiB under the race detector on a loaded machine take seconds,
+	// and an attempt that timed out would be retried.
+	text, err := newClient(t, srv.URL, func(o *Options) { o.Timeout = time.Minute }).Chat(context.Background(), Tag{}, hi())
 	var e *Error
 	if !errors.As(err, &e) || e.Kind != KindTooLarge || text != "" || n.Load() != 1 {
 		t.Fatalf("Chat = %d bytes, %v after %d requests; want KindTooLarge after 1", len(text), err, n.Load())
