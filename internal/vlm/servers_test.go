@@ -286,9 +286,9 @@ func TestTurnTimeoutBoundsEveryAttemptAndWait(t *testing.T) {
 		}
 	})
 	c := newClient(t, srv.URL, func(o *Options) {
-		o.Timeout = 150 * time.Millisecond
+		o.Timeout = 100 * time.Millisecond
 		o.MaxRetries = 100
-		o.TurnTimeout = 600 * time.Millisecond
+		o.TurnTimeout = time.Second
 	})
 	start := time.Now()
 	_, err := c.Chat(context.Background(), Tag{}, hi())
@@ -301,7 +301,7 @@ func TestTurnTimeoutBoundsEveryAttemptAndWait(t *testing.T) {
 		t.Errorf("error %q (unreachable %q): want it to name --turn-timeout and count as unreachable", err, Unreachable(err))
 	}
 	// Every attempt ended at its own timeout, and the turn at its own: far fewer than 101.
-	if n.Load() < 2 || n.Load() > 10 || took > 5*time.Second {
+	if n.Load() < 2 || n.Load() > 20 || took > 5*time.Second {
 		t.Errorf("%d attempts in %s", n.Load(), took)
 	}
 	// A wait the server asks for that outlasts the turn ends the turn now.
