@@ -33,12 +33,16 @@ the action's test intent and the rubric, asking for the rubric's fields as JSON.
 stored with the model, the prompt's hash and the parameters; a rerun scores only turns not
 yet scored with them, a changed model or prompt re-scores only with --replace. A turn whose
 answer is unusable after one re-ask is listed as failed and stores nothing (exit status 1).
---explain SAMPLE_ID --name NAME shows a model judge's values and rationale. See docs/judge.md.`,
+--explain SAMPLE_ID --name NAME shows a model judge's values and rationale. The prompt names
+a turn by its place in its conversation ("turn 3 of 5"), never by its sample id, episode,
+model or image file name; --print-prompt with --endpoint prints each request exactly as sent.
+See docs/judge.md.`,
 		Example: `  m3eval judge
   m3eval judge --filter action_type=mislead --filter model=qwen2-vl-7b
   m3eval judge --rules my_rules.json --replace
   m3eval judge --explain demo_zh_umbrella_0_turn_7 --format json
   m3eval judge --name gpt4o --endpoint https://api.openai.com/v1 --model gpt-4o --concurrency 8
+  m3eval judge --name gpt4o --endpoint https://api.openai.com/v1 --model gpt-4o --print-prompt --filter sample_id=demo_en_apples_1_turn_5
   m3eval judge --explain demo_en_apples_1_turn_5 --name gpt4o`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error { return runJudge(cmd, g, o) },
@@ -53,7 +57,7 @@ func runJudge(cmd *cobra.Command, g *globalOptions, o *judgerun.Request) error {
 		_, err := cmd.OutOrStdout().Write(judge.DefaultRulesJSON())
 		return err
 	}
-	if o.Model.PrintPrompt {
+	if o.Model.PrintPrompt && o.Model.Endpoint == "" {
 		_, err := cmd.OutOrStdout().Write(modeljudge.DefaultPrompt)
 		return err
 	}
@@ -141,15 +145,20 @@ func runModelJudge(cmd *cobra.Command, g *globalOptions, o *judgerun.Request, rb
 	if err != nil {
 		return err
 	}
+	o.Notices = cmd.ErrOrStderr()
 	pm, err := o.PrepareModel(rb, actions) // before the store opens: a bad prompt changes nothing
 	if err != nil {
 		return usageIf(err)
 	}
-	s, err := g.openStore(cmd.Context(), rb, store.Options{})
+	s, err := g.openStore(cmd.Context(), rb, store.Options{ReadOnly: o.Model.PrintPrompt})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	if o.Model.PrintPrompt {
+		// What would be sent, byte for byte, and nothing sent.
+		return judgerun.PrintRequests(cmd.Context(), s, pm, filter, cmd.OutOrStdout())
+	}
 	return withBar(cmd, "judge "+o.Name, progress.Unit{Name: "turns"}, func(report progress.Func, out, _ io.Writer) error {
 		return o.RunModel(cmd.Context(), s, pm, filter, report, out)
 	})

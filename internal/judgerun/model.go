@@ -82,8 +82,11 @@ type ModelSummary struct {
 	TokensIn, TokensOut int
 	Requests, Retries   int
 	Reasked             int // turns asked a second time after an unusable answer
-	Wall                time.Duration
-	Interrupted         bool
+	// Truncated counts the turns whose answer was cut at the token limit: failed, never
+	// stored (each listed with --max-tokens named).
+	Truncated   int
+	Wall        time.Duration
+	Interrupted bool
 	// Unreachable is why the run stopped early: the endpoint could not be reached.
 	Unreachable string
 }
@@ -97,8 +100,12 @@ func (s ModelSummary) String() string {
 		}
 		fmt.Fprintf(&b, "failed %s: %s\n", textsafe.Line(f.SampleID), textsafe.Line(f.Reason))
 	}
-	fmt.Fprintf(&b, "%d turns scored with %s, %d failed, %d already scored; tokens in %d, out %d; %s, %d retries, %d re-asked; %s\n",
-		s.Scored, s.Version, len(s.Failures), s.Skipped, s.TokensIn, s.TokensOut, plural.N(s.Requests, "request"), s.Retries, s.Reasked, s.Wall.Round(time.Millisecond))
+	cut := ""
+	if s.Truncated > 0 {
+		cut = fmt.Sprintf(" (%d of them cut at the token limit: raise --max-tokens)", s.Truncated)
+	}
+	fmt.Fprintf(&b, "%d turns scored with %s, %d failed%s, %d already scored; tokens in %d, out %d; %s, %d retries, %d re-asked; %s\n",
+		s.Scored, s.Version, len(s.Failures), cut, s.Skipped, s.TokensIn, s.TokensOut, plural.N(s.Requests, "request"), s.Retries, s.Reasked, s.Wall.Round(time.Millisecond))
 	return b.String()
 }
 
@@ -227,6 +234,9 @@ func JudgeModel(ctx context.Context, s ModelJudgeStore, o ModelOptions) (ModelSu
 		case r.err != nil && runCtx.Err() != nil:
 			// interrupted or stopped: the turn is neither scored nor failed
 		case r.err != nil:
+			if vlm.IsTruncated(r.err) {
+				sum.Truncated++
+			}
 			why := vlm.Unreachable(r.err)
 			sum.Failures = append(sum.Failures, Failure{SampleID: r.job.turns[r.job.i].SampleID, Reason: r.err.Error(), unreachable: why})
 			if why == "" || why != downReason {
@@ -275,26 +285,33 @@ func JudgeModel(ctx context.Context, s ModelJudgeStore, o ModelOptions) (ModelSu
 	return sum, nil
 }
 
+// buildRequest is the request that judges turns[i]: its images read into data URLs (their
+// file names are not sent) and the prompt rendered. judgeOne sends it; --print-prompt
+// prints it.
+func buildRequest(ctx context.Context, j *modeljudge.Judge, images *imageCache, turns []dataset.Turn, i int) (modeljudge.Request, error) {
+	refs := modeljudge.Images(turns, i)
+	urls := make([]string, len(refs))
+	for k, ref := range refs {
+		u, err := images.url(ctx, ref)
+		if err != nil {
+			return modeljudge.Request{}, err
+		}
+		urls[k] = u
+	}
+	return j.Build(turns, i, urls)
+}
+
 // judgeOne asks for one turn's scores, and once more with the problem when the answer is
 // unusable.
 func judgeOne(ctx context.Context, o ModelOptions, images *imageCache, job *modelJob) (r modelResult) {
 	r.job = job
 	t := &job.turns[job.i]
-	refs := modeljudge.Images(job.turns, job.i)
-	urls := make([]string, len(refs))
-	for k, ref := range refs {
-		u, err := images.url(ref)
-		if err != nil {
-			r.err = err
-			return r
-		}
-		urls[k] = u
-	}
-	req, err := o.Judge.Build(job.turns, job.i, urls)
+	req, err := buildRequest(ctx, o.Judge, images, job.turns, job.i)
 	if err != nil {
 		r.err = err
 		return r
 	}
+	// The tag names the turn in the client's own log and errors only; it is never sent.
 	tag := vlm.Tag{Episode: t.EpisodeID, Turn: t.Turn}
 	msgs := req.Messages
 	for ask := 1; ; ask++ {
@@ -323,8 +340,10 @@ func judgeOne(ctx context.Context, o ModelOptions, images *imageCache, job *mode
 	}
 }
 
-// imageCache turns image references into what is sent: http(s) and data URLs as they are,
-// local files as data URLs, read once per run.
+// imageCache turns image references into what is sent: data URLs as they are, local files
+// and http(s) URLs read into data URLs, once per run. Nothing of a reference is sent but
+// the image: a path or URL often holds the answering model's name
+// (outputs/Qwen2-VL-7B-Instruct/…), and the judge must not see it.
 type imageCache struct {
 	read func(string) ([]byte, error)
 	mu   sync.Mutex
@@ -338,26 +357,68 @@ func newImageCache(read func(string) ([]byte, error)) *imageCache {
 	return &imageCache{read: read, urls: map[string]string{}}
 }
 
-func (c *imageCache) url(ref string) (string, error) {
-	if strings.HasPrefix(ref, "http://") || strings.HasPrefix(ref, "https://") || strings.HasPrefix(ref, "data:") {
+// maxImage bounds an image fetched from a URL (the hosted APIs take up to 20 MB).
+const maxImage = 20 << 20
+
+// imageClient fetches http(s) images. A redirect of a GET for an image is followed as any
+// browser would; it carries nothing of the prompt.
+var imageClient = &http.Client{Timeout: time.Minute}
+
+func (c *imageCache) url(ctx context.Context, ref string) (string, error) {
+	if strings.HasPrefix(ref, "data:") {
 		return ref, nil
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if u, ok := c.urls[ref]; ok {
+	u, ok := c.urls[ref]
+	c.mu.Unlock()
+	if ok {
 		return u, nil
 	}
-	b, err := c.read(ref)
+	var b []byte
+	var mt string
+	var err error
+	if strings.HasPrefix(ref, "http://") || strings.HasPrefix(ref, "https://") {
+		b, mt, err = fetchImage(ctx, ref)
+	} else {
+		b, err = c.read(ref)
+		mt = mime.TypeByExtension(strings.ToLower(filepath.Ext(ref)))
+	}
 	if err != nil {
 		return "", fmt.Errorf("image %s: %w", ref, err)
 	}
-	mt := mime.TypeByExtension(strings.ToLower(filepath.Ext(ref)))
-	if mt == "" {
+	if mt == "" || !strings.HasPrefix(mt, "image/") {
 		mt = http.DetectContentType(b)
 	}
-	u := "data:" + mt + ";base64," + base64.StdEncoding.EncodeToString(b)
+	u = "data:" + mt + ";base64," + base64.StdEncoding.EncodeToString(b)
+	c.mu.Lock()
 	c.urls[ref] = u
+	c.mu.Unlock()
 	return u, nil
+}
+
+// fetchImage reads an http(s) image, at most maxImage bytes, and its media type.
+func fetchImage(ctx context.Context, ref string) ([]byte, string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, ref, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	r, err := imageClient.Do(req)
+	if err != nil {
+		return nil, "", err
+	}
+	defer r.Body.Close()
+	if r.StatusCode != http.StatusOK {
+		return nil, "", fmt.Errorf("HTTP %d %s", r.StatusCode, http.StatusText(r.StatusCode))
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, maxImage+1))
+	if err != nil {
+		return nil, "", err
+	}
+	if len(b) > maxImage {
+		return nil, "", fmt.Errorf("larger than %d MiB", maxImage>>20)
+	}
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return b, mt, nil
 }
 
 // readImage reads a local image; the demo's paths (annotations/demo/...), which exist only
@@ -462,13 +523,50 @@ func (q *Request) PrepareModel(rb *rubric.Rubric, actions rubric.Actions) (*Prep
 	}
 	params := modeljudge.Params{Temperature: m.Temperature.v, MaxTokens: m.MaxTokens, Rubric: rb.Version}
 	version, paramsJSON := modeljudge.Version(m.Model, p, params)
+	var notify func(string)
+	if w := q.Notices; w != nil {
+		notify = func(s string) { fmt.Fprintf(w, "judge %s: %s\n", q.Name, s) }
+	}
 	c, err := vlm.New(vlm.Options{Endpoint: m.Endpoint, Model: m.Model, APIKey: os.Getenv(m.APIKeyEnv), Timeout: m.Timeout,
-		MaxRetries: m.Retries, RatePerSecond: m.Rate, MaxTokens: m.MaxTokens, Temperature: m.Temperature.v})
+		MaxRetries: m.Retries, RatePerSecond: m.Rate, MaxTokens: m.MaxTokens, Temperature: m.Temperature.v,
+		MaxRetryWait: m.MaxRetryWait, TurnTimeout: m.TurnTimeout, Notify: notify})
 	if err != nil {
 		return nil, usage.Wrap(fmt.Errorf("--endpoint: %w", err))
 	}
 	return &PreparedModel{Judge: j, Client: c, Version: store.ModelJudgeVersion{Version: version, Model: m.Model,
 		PromptHash: p.Hash, Params: paramsJSON, Prompt: p.Text}}, nil
+}
+
+// PrintRequests is judge --print-prompt --endpoint: the request body of every turn the
+// filter chooses, one JSON a line, exactly as the client would send it (the same builder and
+// the same encoder), images and all; nothing is sent and nothing stored.
+func PrintRequests(ctx context.Context, s ModelJudgeStore, pm *PreparedModel, filter store.TurnFilter, w io.Writer) error {
+	images := newImageCache(nil)
+	n := 0
+	err := s.StreamJudgeTurns(ctx, filter, func(turns []dataset.Turn, _ []int64, chosen []bool) error {
+		for i := range turns {
+			if !chosen[i] {
+				continue
+			}
+			req, err := buildRequest(ctx, pm.Judge, images, turns, i)
+			if err != nil {
+				return err
+			}
+			body, err := pm.Client.RequestBody(req.Messages, req.Format)
+			if err != nil {
+				return err
+			}
+			if _, err := w.Write(append(body, '\n')); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	if err == nil && n == 0 {
+		return ErrNoTurns
+	}
+	return err
 }
 
 // RunModel runs the prepared model judge and writes its summary (failures first) to w.

@@ -2,6 +2,7 @@ package judgerun_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net"
@@ -68,8 +69,9 @@ func TestModelJudgeRequest(t *testing.T) {
 	if u := user[0].(map[string]any)["image_url"].(map[string]any)["url"].(string); !strings.HasPrefix(u, "data:image/png;base64,iVBOR") {
 		t.Errorf("first image: %.40s", u)
 	}
-	if u := user[1].(map[string]any)["image_url"].(map[string]any)["url"]; u != "https://example.org/remote.png" {
-		t.Errorf("second image: %v", u)
+	// The remote image goes as its bytes, not its URL (a URL can name the model judged).
+	if u := user[1].(map[string]any)["image_url"].(map[string]any)["url"]; u != "data:image/png;base64,"+base64.StdEncoding.EncodeToString(testkit.RemoteImage) {
+		t.Errorf("second image: %.60v", u)
 	}
 	text := user[2].(map[string]any)["text"].(string)
 	for _, want := range []string{"[turn 1] User: How many apples are on the table?", "[turn 1] Model: There are three red apples.",

@@ -18,7 +18,12 @@ import (
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/usage"
+	"github.com/m3bench/m3eval/internal/vlm"
 )
+
+// DefaultTurnTimeout bounds a model judge turn unless --turn-timeout says otherwise: the
+// default attempts (5 × --timeout 2 min) could otherwise hold a turn for 10 minutes.
+const DefaultTurnTimeout = 5 * time.Minute
 
 // checkExplain refuses an --explain value that is a flag: "judge --explain --name vlm" took
 // "--name" as the sample id and left "vlm" over. A sample id never starts with "-". It runs
@@ -44,6 +49,8 @@ type Request struct {
 	// PrintRules asks for the built-in rule file instead (the caller prints it).
 	PrintRules bool
 	Model      ModelFlags // --endpoint: the model judge
+	// Notices hears the client's notes (a capped Retry-After wait); nil: none. Not a flag.
+	Notices io.Writer
 }
 
 // ModelFlags are the flags of the model judge (m3eval judge --endpoint).
@@ -56,6 +63,9 @@ type ModelFlags struct {
 	Temperature                optFloat
 	MaxTokens, Retries         int
 	Timeout                    time.Duration
+	// MaxRetryWait caps a Retry-After wait; TurnTimeout bounds a turn's every attempt and
+	// wait together.
+	MaxRetryWait, TurnTimeout time.Duration
 }
 
 // optFloat is a float flag that may be left unset (then nothing is sent).
@@ -97,11 +107,13 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&m.Concurrency, "concurrency", 4, "turns the model judge scores in parallel")
 	fs.Float64Var(&m.Rate, "rate", 0, "most requests per second to --endpoint (0: no limit)")
 	fs.StringVar(&m.Prompt, "prompt", "", "the model judge's prompt template instead of the built-in one (see --print-prompt)")
-	fs.BoolVar(&m.PrintPrompt, "print-prompt", false, "print the model judge's built-in prompt template and exit")
+	fs.BoolVar(&m.PrintPrompt, "print-prompt", false, "print the model judge's built-in prompt template and exit; with --endpoint and --model, print the request body of each chosen turn exactly as it would be sent (JSON Lines) and send nothing")
 	fs.Var(&m.Temperature, "temperature", "the model judge's sampling temperature (unset: the server's default)")
 	fs.IntVar(&m.MaxTokens, "max-tokens", 0, "max_tokens of each model judge request (0: the server's default)")
 	fs.IntVar(&m.Retries, "retries", 4, "retries of a model judge request after 429, 5xx, a timeout or a connection error")
 	fs.DurationVar(&m.Timeout, "timeout", 2*time.Minute, "longest wait for one model judge response")
+	fs.DurationVar(&m.MaxRetryWait, "max-retry-wait", vlm.DefaultMaxRetryWait, "longest wait honoured when the endpoint asks to retry later (Retry-After); a longer one is cut to it, and the run says so")
+	fs.DurationVar(&m.TurnTimeout, "turn-timeout", DefaultTurnTimeout, "longest time one turn may take, every attempt and wait included")
 }
 
 // Check parses --filter and checks how the flags combine (--format and --explain were checked
@@ -138,6 +150,10 @@ func (q *Request) Check() (store.TurnFilter, error) {
 		return nil, usage.Errorf("--rate %g: want 0 (no limit) or more", m.Rate)
 	case m.Endpoint != "" && m.MaxTokens < 0:
 		return nil, usage.Errorf("--max-tokens %d: want 0 (the server's default) or more", m.MaxTokens)
+	case m.Endpoint != "" && m.MaxRetryWait <= 0:
+		return nil, usage.Errorf("--max-retry-wait %s: want more than 0", m.MaxRetryWait)
+	case m.Endpoint != "" && m.TurnTimeout <= 0:
+		return nil, usage.Errorf("--turn-timeout %s: want more than 0", m.TurnTimeout)
 	}
 	return filter, nil
 }

@@ -110,18 +110,21 @@ type promptField struct {
 type promptLevel struct{ Value, Meaning string }
 
 type promptTurn struct {
-	Turn           int
+	Turn           int // its place in the conversation, from 1
 	User, Response string
 }
 
-// promptData is what the prompt template renders.
+// promptData is what the prompt template renders. It holds nothing that names whose answer
+// is judged: no sample id, episode id, model or image file name (ids of VLMEvalKit and
+// lmms-eval imports read "<model>/<dataset>/<index>_turn_n", and a judge that sees the
+// model's name is biased). A turn is named by its place: turn Turn of Turns.
 type promptData struct {
 	Chinese                  bool
 	Language                 string
 	Guide                    string
 	Fields                   []promptField
-	SampleID, TaskType       string
-	Turn                     int
+	TaskType                 string
+	Turn, Turns              int
 	Action, ActionLabel      string
 	Intent, Good             string
 	History                  []promptTurn
@@ -158,7 +161,7 @@ func (j *Judge) data(turns []dataset.Turn, i int, images int) promptData {
 		return en
 	}
 	d := promptData{Chinese: zh, Language: lang, Guide: pick(j.Rubric.GuideEn, j.Rubric.GuideZh),
-		SampleID: t.SampleID, TaskType: t.TaskType, Turn: t.Turn, Action: t.ActionType,
+		TaskType: t.TaskType, Turn: i + 1, Turns: len(turns), Action: t.ActionType,
 		User: t.UserMessage, Response: t.VLMResponse, Expected: t.ExpectedAnswer, Images: images}
 	if a, ok := j.Actions[t.ActionType]; ok {
 		d.ActionLabel, d.Intent, d.Good = pick(a.LabelEn, a.LabelZh), pick(a.IntentEn, a.IntentZh), pick(a.GoodEn, a.GoodZh)
@@ -184,8 +187,8 @@ func (j *Judge) data(turns []dataset.Turn, i int, images int) promptData {
 		}
 		d.Fields = append(d.Fields, pf)
 	}
-	for _, h := range turns[:i] {
-		d.History = append(d.History, promptTurn{Turn: h.Turn, User: h.UserMessage, Response: h.VLMResponse})
+	for k, h := range turns[:i] {
+		d.History = append(d.History, promptTurn{Turn: k + 1, User: h.UserMessage, Response: h.VLMResponse})
 	}
 	return d
 }

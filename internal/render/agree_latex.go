@@ -100,7 +100,9 @@ func writeMatrix(w io.Writer, results []agree.FieldResult, o AgreementOptions) e
 	}
 	var fields []string
 	for _, r := range results {
-		fields = append(fields, r.Field.Name)
+		if !slices.Contains(fields, r.Field.Name) { // score --by: every group has the fields
+			fields = append(fields, r.Field.Name)
+		}
 	}
 	text := func(c matrixCell, ok bool, d int) string {
 		if !ok {

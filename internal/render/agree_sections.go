@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/m3bench/m3eval/internal/agree"
@@ -52,7 +53,17 @@ func WriteSections(w io.Writer, secs []Section, in ScoreInputs, o AgreementOptio
 		var all []agree.FieldResult
 		for _, s := range secs {
 			for _, r := range s.Results {
-				if !s.Overall {
+				switch {
+				case s.Overall:
+				case o.Matrix != "":
+					// The matrix gets a row per judge and group ("gpt4o · model = qwen2-vl-7b")
+					// under the fields' columns: a judge that favours one model family shows
+					// as one row apart. A copy of the judges, so the caller's keep their names.
+					r.Judges = slices.Clone(r.Judges)
+					for k := range r.Judges {
+						r.Judges[k].Judge += " · " + groupLabel(in.By, s.Value)
+					}
+				default:
 					// Only the heading shows the name; a copy, so the caller's results keep theirs.
 					r.Field.Name = groupLabel(in.By, s.Value) + " · " + r.Field.Name
 				}

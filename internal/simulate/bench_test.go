@@ -40,7 +40,7 @@ func BenchmarkTurnOverhead(b *testing.B) {
 			turns := 0
 			for range b.N {
 				buf.Reset()
-				n, err := opts.runEpisode(context.Background(), ep, &buf, &prog)
+				n, _, err := opts.runEpisode(context.Background(), ep, &buf, &prog)
 				if err != nil || n != 40 {
 					b.Fatalf("%d turns, %v", n, err)
 				}

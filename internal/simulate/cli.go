@@ -19,6 +19,10 @@ import (
 	"github.com/m3bench/m3eval/internal/vlm"
 )
 
+// DefaultTurnTimeout bounds a turn unless --turn-timeout says otherwise: the default
+// attempts (5 × --timeout 2 min) could otherwise hold a turn for 10 minutes.
+const DefaultTurnTimeout = 5 * time.Minute
+
 // StrategyFlags are the values of m3eval simulate --strategy (declared with them).
 var StrategyFlags = []string{"rules", "cross-image", "both"}
 
@@ -33,6 +37,9 @@ type Flags struct {
 	Resume, DryRun                 bool
 	Timeout                        time.Duration
 	Retries, MaxTokens             int
+	// MaxRetryWait caps a Retry-After wait; TurnTimeout bounds a turn's every attempt and
+	// wait together.
+	MaxRetryWait, TurnTimeout time.Duration
 	// System is --system: the system prompt, or @FILE to read it from a file.
 	System string
 	// Temperature and TopP are -1 when unset (the server's default); VLMSeed -1 sends none.
@@ -62,6 +69,8 @@ func (o *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.DryRun, "dry-run", false, "print the user turns each episode would start with; send nothing")
 	fs.DurationVar(&o.Timeout, "timeout", 2*time.Minute, "longest wait for one response")
 	fs.IntVar(&o.Retries, "retries", 4, "retries of a request after 429, 5xx, a timeout or a connection error")
+	fs.DurationVar(&o.MaxRetryWait, "max-retry-wait", vlm.DefaultMaxRetryWait, "longest wait honoured when the endpoint asks to retry later (Retry-After); a longer one is cut to it, and the run says so")
+	fs.DurationVar(&o.TurnTimeout, "turn-timeout", DefaultTurnTimeout, "longest time one turn may take, every attempt and wait included")
 	fs.Float64Var(&o.Rate, "rate", 0, "most requests per second across all episodes (0: no limit)")
 	fs.StringVar(&o.APIKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key")
 	fs.StringVar(&o.LogPath, "log", "", "request log (JSON Lines; default <out>.requests.jsonl, none for -o -)")
@@ -103,6 +112,10 @@ func Load(f Flags) (*Input, error) {
 		return nil, usage.Errorf("--concurrency %d: want 1 or more", f.Concurrency)
 	case f.Retries < 0:
 		return nil, usage.Errorf("--retries %d: want 0 or more", f.Retries)
+	case f.MaxRetryWait <= 0:
+		return nil, usage.Errorf("--max-retry-wait %s: want more than 0", f.MaxRetryWait)
+	case f.TurnTimeout <= 0:
+		return nil, usage.Errorf("--turn-timeout %s: want more than 0", f.TurnTimeout)
 	case f.Temperature != -1 && (f.Temperature < 0 || f.Temperature > 2):
 		return nil, usage.Errorf("--temperature %g: want 0 to 2 (or -1 for the server's default)", f.Temperature)
 	case f.TopP != -1 && (f.TopP <= 0 || f.TopP > 1):
@@ -216,6 +229,8 @@ func (in *Input) Main(ctx context.Context, stdout, stderr io.Writer) error {
 		Endpoint: in.Endpoint, Model: in.Model, APIKey: os.Getenv(in.APIKeyEnv), Timeout: in.Timeout,
 		MaxRetries: in.Retries, RatePerSecond: in.Rate, MaxTokens: in.MaxTokens, Log: logw,
 		Temperature: in.sampling.Temperature, TopP: in.sampling.TopP, Seed: in.sampling.Seed,
+		MaxRetryWait: in.MaxRetryWait, TurnTimeout: in.TurnTimeout,
+		Notify: func(s string) { fmt.Fprintf(stderr, "simulate: %s\n", s) },
 	})
 	if err != nil {
 		return usage.Wrap(err)
@@ -266,6 +281,9 @@ func WriteSummary(w io.Writer, s *Summary, out string) {
 		for _, e := range s.Failed {
 			fmt.Fprintf(w, "  %s\n", textsafe.Line(e.Error()))
 		}
+	}
+	if s.Truncated > 0 {
+		fmt.Fprintf(w, "simulate: %d turn(s) written were cut at the token limit (finish_reason \"length\"); each is marked meta.truncated: true: raise --max-tokens\n", s.Truncated)
 	}
 	if left := s.Episodes - s.Resumed - s.Done - len(s.Failed); left > 0 {
 		fmt.Fprintf(w, "simulate: %d episode(s) not finished (--resume runs them)\n", left)

@@ -49,6 +49,9 @@ type Meta struct {
 	// Sampling is what the run asked of the model besides the conversation (a key outside
 	// the contract's typed ones: the judge keeps it and does not read it).
 	Sampling *Sampling `json:"sampling,omitempty"`
+	// Truncated marks a turn whose answer the server cut at the token limit
+	// (finish_reason "length"): vlm_response is not the whole answer.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // Sampling is a run's system prompt and sampling parameters, as each turn's meta.sampling

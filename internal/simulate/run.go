@@ -107,9 +107,12 @@ type Summary struct {
 	Resumed  int // finished by an earlier run and kept
 	Done     int // finished by this run
 	Turns    int // written by this run
-	Failed   []*EpisodeError
-	Skipped  []Skipped
-	Elapsed  time.Duration
+	// Truncated counts the turns written whose answer was cut at the token limit
+	// (meta.truncated: true).
+	Truncated int
+	Failed    []*EpisodeError
+	Skipped   []Skipped
+	Elapsed   time.Duration
 }
 
 // ErrEpisodesFailed is returned when some episodes failed (the others were written).
@@ -237,7 +240,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 			var buf bytes.Buffer
 			for ep := range jobs {
 				buf.Reset()
-				n, err := opts.runEpisode(ctx, ep, &buf, &prog)
+				n, cut, err := opts.runEpisode(ctx, ep, &buf, &prog)
 				if ctx.Err() != nil {
 					continue // interrupted: the episode restarts on --resume
 				}
@@ -256,6 +259,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 				} else {
 					sum.Done++
 					sum.Turns += n
+					sum.Truncated += cut
 					prog.done.Add(1)
 				}
 				mu.Unlock()
@@ -291,8 +295,10 @@ feed:
 	return sum, nil
 }
 
-// runEpisode plays one episode against the VLM and encodes its turn records into buf.
-func (opts *Options) runEpisode(ctx context.Context, ep episode, buf *bytes.Buffer, prog *progress) (int, error) {
+// runEpisode plays one episode against the VLM and encodes its turn records into buf; cut
+// counts its turns whose answer was cut at the token limit, kept and marked
+// meta.truncated: true, never as complete ones.
+func (opts *Options) runEpisode(ctx context.Context, ep episode, buf *bytes.Buffer, prog *progress) (n, cut int, err error) {
 	p := opts.newPlanner(ep)
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
@@ -303,11 +309,10 @@ func (opts *Options) runEpisode(ctx context.Context, ep episode, buf *bytes.Buff
 	sampling := opts.Sampling.forMeta()
 	answer := ""
 	rec := TurnRecord{EpisodeID: ep.id, TaskType: taskType(ep), Images: ep.scene.Images, Model: opts.Model}
-	n := 0
 	for {
 		s, ok := p.next(answer)
 		if !ok {
-			return n, nil
+			return n, cut, nil
 		}
 		n++
 		m := vlm.Message{Role: vlm.RoleUser, Text: s.Text}
@@ -316,20 +321,25 @@ func (opts *Options) runEpisode(ctx context.Context, ep episode, buf *bytes.Buff
 		}
 		msgs = append(msgs, m)
 		a, err := opts.Chat.Chat(ctx, vlm.Tag{Episode: ep.id, Turn: n}, msgs)
-		if err != nil {
-			return n, &EpisodeError{Episode: ep.id, Turn: n, Err: err}
+		truncated := vlm.IsTruncated(err)
+		if err != nil && !truncated {
+			return n, cut, &EpisodeError{Episode: ep.id, Turn: n, Err: err}
 		}
 		answer = a
 		msgs = append(msgs, vlm.Message{Role: vlm.RoleAssistant, Text: a})
 		rec.SampleID = ep.id + "_turn_" + strconv.Itoa(n)
 		rec.Turn, rec.ActionType, rec.UserMessage, rec.VLMResponse, rec.ExpectedAnswer, rec.Meta = n, s.Action, s.Text, a, s.Expected, s.Meta
 		rec.Meta.Sampling = sampling
+		rec.Meta.Truncated = truncated
+		if truncated {
+			cut++
+		}
 		rec.TaskType = taskType(ep)
 		if s.TaskType != "" {
 			rec.TaskType = s.TaskType
 		}
 		if err := enc.Encode(&rec); err != nil {
-			return n, err
+			return n, cut, err
 		}
 		prog.turns.Add(1)
 	}

@@ -11,15 +11,21 @@ import (
 
 // Unreachable says why the endpoint of a failed request cannot be reached at all — the
 // connection is refused, the host name does not resolve, the host or network is unreachable,
-// or TLS fails — or "" for any other error. These say the endpoint is down or wrong, so every
-// further request will fail the same way; a timeout, an HTTP status or a bad answer does not.
+// TLS fails, or no answer came in time (after every retry, or within the turn's time) — or
+// "" for any other error. These say the endpoint is down, wrong or stalled, so further
+// requests are likely to fail the same way; an HTTP status or a bad answer does not. A
+// timeout counts: an endpoint that never answers (or trickles its answer, a slowloris) would
+// otherwise hold every turn for all its retries.
 func Unreachable(err error) string {
 	var e *Error
-	if errors.As(err, &e) && e.Kind == KindConnection {
+	if errors.As(err, &e) && (e.Kind == KindConnection || e.Kind == KindTimeout) {
 		return e.unreachable
 	}
 	return ""
 }
+
+// unreachableTimeout is Unreachable's reason for a request that got no answer in time.
+const unreachableTimeout = "no answer in time"
 
 // unreachableReason classifies a transport error for Unreachable.
 func unreachableReason(err error) string {

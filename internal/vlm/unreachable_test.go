@@ -11,8 +11,8 @@ import (
 )
 
 // TestUnreachable: a refused connection, a host name that does not resolve, plain HTTP
-// behind an https:// URL and a certificate not trusted say the endpoint cannot be reached;
-// an HTTP error and a timeout do not.
+// behind an https:// URL, a certificate not trusted and no answer in time say the endpoint
+// cannot be reached; an HTTP error does not.
 func TestUnreachable(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -39,7 +39,7 @@ func TestUnreachable(t *testing.T) {
 		{"https://" + strings.TrimPrefix(plain.URL, "http://") + "/v1", "TLS failed: the server speaks plain HTTP"},
 		{tlsSrv.URL + "/v1", "TLS failed: certificate not accepted"},
 		{plain.URL + "/v1", ""},
-		{plain.URL + "/v1?slow=1", ""},
+		{plain.URL + "/v1?slow=1", "no answer in time"},
 	} {
 		timeout := 20 * time.Second // a TLS handshake is slow under -race on a busy machine
 		if strings.Contains(c.endpoint, "slow") {

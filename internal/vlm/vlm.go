@@ -1,8 +1,14 @@
 // Package vlm is a small client of the OpenAI-compatible chat completions API, the one API
 // that vLLM, SGLang, Ollama, LM Studio and the hosted services all serve. It sends the whole
 // conversation each turn, images as data URLs (local files) or URLs, retries with backoff on
-// 429, 5xx, timeouts and connection errors, limits the request rate, and logs every attempt as
-// one JSON line so a run can be inspected and replayed.
+// 429, 5xx, timeouts and connection errors (honouring Retry-After up to a maximum), bounds a
+// turn's total time, limits the request rate, and logs every attempt as one JSON line so a
+// run can be inspected and replayed. It reads the answers servers really send: content as
+// text or as a list of parts, a stream of events where a single answer was asked for, an
+// error object in a 200 body, an answer cut at the token limit (returned with an error of
+// KindTruncated, never as a complete answer; IsTruncated tells it). It follows no redirect
+// that changes the method or the host: the conversation and its images go to the endpoint
+// given and nowhere else.
 //
 // Why not github.com/openai/openai-go (v3.96, the well-kept official SDK) or
 // sashabaranov/go-openai: we use one endpoint and four request fields, but we need the raw
@@ -68,6 +74,15 @@ type Options struct {
 	// Backoff is the first retry's delay; each further retry doubles it, up to MaxBackoff,
 	// with full jitter.
 	Backoff, MaxBackoff time.Duration
+	// MaxRetryWait caps the wait a server asks for with Retry-After (default 2 minutes): a
+	// longer one is cut to it, and Notify says so.
+	MaxRetryWait time.Duration
+	// TurnTimeout bounds one Chat call's total time, every attempt and wait included
+	// (0: no bound beyond the attempts').
+	TurnTimeout time.Duration
+	// Notify hears what the client decided on its own that the user should know: a capped
+	// Retry-After wait (said once per client). nil says nothing.
+	Notify func(string)
 	// RatePerSecond limits attempts across all goroutines; 0 means no limit.
 	RatePerSecond float64
 	// MaxTokens and Temperature are sent when set.
@@ -92,6 +107,10 @@ const (
 	KindEmpty                           // a completion with no choices
 	KindTimeout                         // no (complete) response within the timeout
 	KindConnection                      // the connection failed
+	KindAPI                             // a 200 whose body is an error object, not an answer
+	KindTruncated                       // the answer was cut at the token limit (finish_reason "length")
+	KindTooLarge                        // a response body larger than MaxAnswer
+	KindRedirect                        // a redirect that would change the method or the host
 )
 
 // Error is a failed chat request, after all retries.
@@ -101,7 +120,17 @@ type Error struct {
 	Body     string // the start of the response body, when there was one
 	Attempts int
 	Timeout  time.Duration
-	Err      error
+	// TurnTimeout: the turn's whole time ran out (Options.TurnTimeout), not one attempt's.
+	TurnTimeout bool
+	// KindAPI: the error object's message, type and code as the server sent them.
+	APIMessage, APIType, APICode string
+	// KindTruncated: the max_tokens sent (0: none, the server's default).
+	MaxTokens int
+	// KindRedirect: the status and the Location refused.
+	Location string
+	// transient: a KindAPI error whose code, type or message says it passes (retried).
+	transient bool
+	Err       error
 	// notJSON: a KindMalformed body that is not JSON (retried); JSON of the wrong shape is not.
 	notJSON bool
 	// unreachable: why a KindConnection endpoint cannot be reached at all (see Unreachable),
@@ -126,9 +155,42 @@ func (e *Error) Error() string {
 	case KindEmpty:
 		s = "the response has no choices"
 	case KindTimeout:
-		s = fmt.Sprintf("no response within %s", e.Timeout)
+		if e.TurnTimeout {
+			s = fmt.Sprintf("no answer within the turn's time limit %s (--turn-timeout)", e.Timeout)
+			var prev *Error
+			if errors.As(e.Err, &prev) {
+				s += "; the last attempt: " + prev.Error()
+			}
+		} else {
+			s = fmt.Sprintf("no response within %s", e.Timeout)
+		}
 	case KindConnection:
 		s = fmt.Sprintf("connection failed: %v", e.Err)
+	case KindAPI:
+		s = "the server answered with an error"
+		var what []string
+		if e.APIType != "" {
+			what = append(what, "type "+e.APIType)
+		}
+		if e.APICode != "" {
+			what = append(what, "code "+e.APICode)
+		}
+		if len(what) > 0 {
+			s += " (" + strings.Join(what, ", ") + ")"
+		}
+		if e.APIMessage != "" {
+			s += ": " + e.APIMessage
+		}
+	case KindTruncated:
+		limit := "the server's default max_tokens"
+		if e.MaxTokens > 0 {
+			limit = fmt.Sprintf("max_tokens %d", e.MaxTokens)
+		}
+		s = fmt.Sprintf(`the answer was cut at the token limit (finish_reason "length", %s): raise --max-tokens`, limit)
+	case KindTooLarge:
+		s = fmt.Sprintf("the response is larger than %d MiB, the most one answer may be", MaxAnswer>>20)
+	case KindRedirect:
+		s = fmt.Sprintf("the endpoint redirects (HTTP %d) to %s, which m3eval does not follow: %v; give the final URL as --endpoint", e.Status, e.Location, e.Err)
 	default:
 		s = fmt.Sprint(e.Err)
 	}
@@ -153,8 +215,17 @@ func (e *Error) retryable() bool {
 		// plain text, a cut connection), not the model's answer: another attempt may reach
 		// the model, as after a 502.
 		return e.notJSON
+	case KindAPI:
+		return e.transient
 	}
 	return false
+}
+
+// IsTruncated reports whether err is an answer cut at the token limit; Chat returns the
+// cut text with it.
+func IsTruncated(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Kind == KindTruncated
 }
 
 // Client sends chat completion requests. It is safe for concurrent use.
@@ -169,9 +240,11 @@ type Client struct {
 	limiter *rate.Limiter
 	logMu   sync.Mutex
 	images  sync.Map // local path -> data URL (or error), read once per run
-	// sleep waits between retries; tests shorten nothing, it is here so Retry-After and
-	// backoff share one cancellable wait.
+	// sleep waits between retries: one cancellable wait for Retry-After and backoff, which
+	// tests replace to see the waits without sleeping them.
 	sleep func(ctx context.Context, d time.Duration) error
+	// cappedOnce: Notify has said that a Retry-After wait was capped.
+	cappedOnce sync.Once
 }
 
 // New returns a client for opts.
@@ -195,13 +268,22 @@ func New(opts Options) (*Client, error) {
 	if opts.MaxBackoff <= 0 {
 		opts.MaxBackoff = 30 * time.Second
 	}
-	c := &Client{opts: opts, url: u.String(), logURL: redactURL(u), secrets: secretsOf(u, opts.APIKey), http: opts.HTTPClient, sleep: sleepCtx}
-	if c.http == nil {
+	if opts.MaxRetryWait <= 0 {
+		opts.MaxRetryWait = DefaultMaxRetryWait
+	}
+	c := &Client{opts: opts, url: u.String(), logURL: redactURL(u), secrets: secretsOf(u, opts.APIKey), sleep: sleepCtx}
+	if opts.HTTPClient != nil {
+		hc := *opts.HTTPClient
+		if hc.CheckRedirect == nil {
+			hc.CheckRedirect = checkRedirect
+		}
+		c.http = &hc
+	} else {
 		// Every episode keeps one request in flight; allow that many idle connections per
 		// host so concurrent episodes do not reconnect each turn.
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.MaxIdleConnsPerHost = 64
-		c.http = &http.Client{Transport: tr}
+		c.http = &http.Client{Transport: tr, CheckRedirect: checkRedirect}
 	}
 	if opts.RatePerSecond > 0 {
 		burst := max(1, int(opts.RatePerSecond))
@@ -223,6 +305,9 @@ type (
 		Temperature *float64      `json:"temperature,omitempty"`
 		TopP        *float64      `json:"top_p,omitempty"`
 		Seed        *int64        `json:"seed,omitempty"`
+		// Stream is always sent, false: one answer, not an event stream (a server that
+		// streams anyway is read all the same).
+		Stream bool `json:"stream"`
 	}
 	wireMessage struct {
 		Role    Role `json:"role"`
@@ -235,17 +320,6 @@ type (
 	}
 	wireURL struct {
 		URL string `json:"url"`
-	}
-	wireResponse struct {
-		Choices *[]struct {
-			Message *struct {
-				Content *string `json:"content"`
-			} `json:"message"`
-		} `json:"choices"`
-		Usage *struct {
-			PromptTokens     int `json:"prompt_tokens"`
-			CompletionTokens int `json:"completion_tokens"`
-		} `json:"usage"`
 	}
 )
 
@@ -364,8 +438,29 @@ type Tag struct {
 	Turn    int
 }
 
+// DefaultMaxRetryWait is the longest Retry-After wait honoured unless Options say otherwise.
+const DefaultMaxRetryWait = 2 * time.Minute
+
+// errTurnTimeout is the cause of a turn's context when Options.TurnTimeout ends it.
+var errTurnTimeout = errors.New("turn timeout")
+
+// RequestBody is the exact body Chat (format nil) or Complete sends for msgs: what
+// m3eval judge --print-prompt prints, byte for byte.
+func (c *Client) RequestBody(msgs []Message, format json.RawMessage) ([]byte, error) {
+	body, err := c.body(msgs, c.imageURL)
+	if err != nil {
+		return nil, err
+	}
+	if len(format) > 0 {
+		body = withFormat(body, format)
+	}
+	return body, nil
+}
+
 // Chat sends the conversation and returns the first choice's text. Failed attempts are
-// retried as Options say; the returned error is an *Error (or the context's error).
+// retried as Options say; the returned error is an *Error (or the context's error). An
+// answer cut at the token limit is returned with an *Error of KindTruncated, never alone:
+// the caller decides whether to keep it (marked) or drop it.
 func (c *Client) Chat(ctx context.Context, tag Tag, msgs []Message) (string, error) {
 	body, err := c.body(msgs, c.imageURL)
 	if err != nil {
@@ -378,10 +473,36 @@ func (c *Client) Chat(ctx context.Context, tag Tag, msgs []Message) (string, err
 	if cl, _ := ctx.Value(callKey{}).(*call); cl != nil && len(cl.format) > 0 {
 		body, logged = withFormat(body, cl.format), withFormat(logged, cl.format)
 	}
+	parent := ctx
+	var turnEnd time.Time // zero: no bound of the turn's own
+	if c.opts.TurnTimeout > 0 {
+		var cancel context.CancelFunc
+		turnEnd = time.Now().Add(c.opts.TurnTimeout)
+		ctx, cancel = context.WithDeadlineCause(ctx, turnEnd, errTurnTimeout)
+		defer cancel()
+	}
 	var last *Error
+	// turnOver is the error of a turn whose time ran out after attempt attempts; it names
+	// the last attempt's failure, when one had failed.
+	turnOver := func(attempt int) (string, error) {
+		if err := parent.Err(); err != nil {
+			return "", err
+		}
+		e := &Error{Kind: KindTimeout, TurnTimeout: true, Timeout: c.opts.TurnTimeout, Attempts: attempt,
+			Err: errTurnTimeout, unreachable: unreachableTimeout}
+		if last != nil {
+			c.scrubError(last)
+			last.Attempts = 0 // said once, for the turn
+			e.Err = last
+		}
+		return "", e
+	}
 	for attempt := 1; ; attempt++ {
 		if c.limiter != nil {
 			if err := c.limiter.Wait(ctx); err != nil {
+				if context.Cause(ctx) == errTurnTimeout {
+					return turnOver(attempt - 1)
+				}
 				return "", err
 			}
 		}
@@ -390,19 +511,41 @@ func (c *Client) Chat(ctx context.Context, tag Tag, msgs []Message) (string, err
 			return text, nil
 		}
 		if ctx.Err() != nil {
+			if context.Cause(ctx) == errTurnTimeout {
+				return turnOver(attempt)
+			}
 			return "", ctx.Err()
 		}
 		e.Attempts = attempt
 		last = e
+		if e.Kind == KindTruncated {
+			return text, last
+		}
 		if !e.retryable() || attempt > c.opts.MaxRetries {
 			c.scrubError(last)
 			return "", last
 		}
 		d := c.backoff(attempt)
 		if retryAfter > 0 {
-			d = min(retryAfter, c.opts.MaxBackoff)
+			d = retryAfter
+			if d > c.opts.MaxRetryWait {
+				c.cappedOnce.Do(func() {
+					if c.opts.Notify != nil {
+						c.opts.Notify(fmt.Sprintf("the endpoint asked to wait %s before retrying (Retry-After); waiting %s, the most --max-retry-wait allows (said once)",
+							retryAfter.Round(time.Second), c.opts.MaxRetryWait))
+					}
+				})
+				d = c.opts.MaxRetryWait
+			}
+		}
+		if !turnEnd.IsZero() && time.Until(turnEnd) < d {
+			// The wait would outlast the turn's time: the turn is over now, not after it.
+			return turnOver(attempt)
 		}
 		if err := c.sleep(ctx, d); err != nil {
+			if context.Cause(ctx) == errTurnTimeout {
+				return turnOver(attempt)
+			}
 			return "", err
 		}
 	}
@@ -428,10 +571,52 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// maxBody bounds a response body; a chat completion is a few KB.
-const maxBody = 16 << 20
+// redirectError is a redirect checkRedirect refused.
+type redirectError struct {
+	status   int
+	location string
+	why      string
+}
 
-// attempt sends one request.
+func (e *redirectError) Error() string { return e.why }
+
+// checkRedirect follows a redirect only when it keeps the request as it is: the same method
+// (a 301, 302 or 303 turns a POST into a GET, whose canned answer is no answer to the
+// conversation) and the same host (the prompt and its images go nowhere else); http may
+// become https on that host, not the reverse.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	first := via[0]
+	status := 0
+	if req.Response != nil {
+		status = req.Response.StatusCode
+	}
+	refuse := func(why string) error {
+		return &redirectError{status: status, location: req.URL.Redacted(), why: why}
+	}
+	switch {
+	case req.Method != first.Method:
+		return refuse(fmt.Sprintf("it would turn the %s into a %s", first.Method, req.Method))
+	case !strings.EqualFold(req.URL.Hostname(), first.URL.Hostname()) || portOf(req.URL) != portOf(first.URL) && !(first.URL.Scheme == "http" && req.URL.Scheme == "https"):
+		return refuse("it is another host")
+	case first.URL.Scheme == "https" && req.URL.Scheme != "https":
+		return refuse("it leaves https")
+	case len(via) >= 5:
+		return refuse("it redirected 5 times")
+	}
+	return nil
+}
+
+func portOf(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if u.Scheme == "https" {
+		return "443"
+	}
+	return "80"
+}
+
+// attempt sends one request. A cut answer (KindTruncated) comes back with its text.
 func (c *Client) attempt(ctx context.Context, tag Tag, n int, body, logged []byte) (text string, retryAfter time.Duration, e *Error) {
 	start := time.Now()
 	cl, _ := ctx.Value(callKey{}).(*call)
@@ -452,40 +637,45 @@ func (c *Client) attempt(ctx context.Context, tag Tag, n int, body, logged []byt
 		return "", 0, &Error{Kind: KindConnection, Err: err}
 	}
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
 	if c.opts.APIKey != "" {
 		req.Header.Set("Authorization", "Bearer "+c.opts.APIKey)
 	}
 	r, err := c.http.Do(req)
 	if err != nil {
+		var re *redirectError
+		if errors.As(err, &re) {
+			return "", 0, &Error{Kind: KindRedirect, Status: re.status, Location: re.location, Err: errors.New(re.why)}
+		}
 		return "", 0, c.transportError(ctx, actx, err)
 	}
 	defer r.Body.Close()
 	status = r.StatusCode
-	resp, err = io.ReadAll(io.LimitReader(r.Body, maxBody))
+	resp, err = io.ReadAll(io.LimitReader(r.Body, MaxAnswer+1))
 	if err != nil {
 		return "", 0, c.transportError(ctx, actx, err)
+	}
+	if len(resp) > MaxAnswer {
+		resp = resp[:4096] // enough for the log to show what it was
+		return "", 0, &Error{Kind: KindTooLarge}
 	}
 	if r.StatusCode != http.StatusOK {
 		return "", parseRetryAfter(r.Header.Get("Retry-After")), &Error{Kind: KindHTTP, Status: r.StatusCode, Body: snippet(resp)}
 	}
-	var wr wireResponse
-	if err := json.Unmarshal(resp, &wr); err != nil {
-		return "", 0, &Error{Kind: KindMalformed, Err: err, Body: snippet(resp), notJSON: !json.Valid(resp)}
+	a, ae := readAnswer(resp, r.Header.Get("Content-Type"))
+	if ae != nil {
+		return "", parseRetryAfter(r.Header.Get("Retry-After")), ae
 	}
-	if wr.Choices == nil {
-		return "", 0, &Error{Kind: KindMalformed, Err: errors.New(`no "choices" list`), Body: snippet(resp)}
+	if cl != nil && a.usage {
+		cl.reply.PromptTokens, cl.reply.CompletionTokens = a.promptTokens, a.completionTokens
 	}
-	if len(*wr.Choices) == 0 {
-		return "", 0, &Error{Kind: KindEmpty}
+	if a.finish == "length" {
+		if cl != nil {
+			cl.reply.Truncated = true
+		}
+		return a.text, 0, &Error{Kind: KindTruncated, MaxTokens: c.opts.MaxTokens}
 	}
-	ch := (*wr.Choices)[0]
-	if ch.Message == nil || ch.Message.Content == nil {
-		return "", 0, &Error{Kind: KindMalformed, Err: errors.New(`choices[0] has no message.content`), Body: snippet(resp)}
-	}
-	if cl != nil && wr.Usage != nil {
-		cl.reply.PromptTokens, cl.reply.CompletionTokens = wr.Usage.PromptTokens, wr.Usage.CompletionTokens
-	}
-	return *ch.Message.Content, 0, nil
+	return a.text, 0, nil
 }
 
 // scrubError removes the client's secrets from an error it returns: the body snippet and
@@ -506,7 +696,7 @@ func (c *Client) scrubError(e *Error) {
 func (c *Client) transportError(ctx, actx context.Context, err error) *Error {
 	var ne net.Error
 	if ctx.Err() == nil && (errors.Is(actx.Err(), context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())) {
-		return &Error{Kind: KindTimeout, Timeout: c.opts.Timeout, Err: err}
+		return &Error{Kind: KindTimeout, Timeout: c.opts.Timeout, Err: err, unreachable: unreachableTimeout}
 	}
 	return &Error{Kind: KindConnection, Err: err, unreachable: unreachableReason(err)}
 }
@@ -565,6 +755,8 @@ type Reply struct {
 	Text                           string
 	PromptTokens, CompletionTokens int
 	Attempts                       int
+	// Truncated: the answer was cut at the token limit (the error is KindTruncated).
+	Truncated bool
 }
 
 // call is what Complete asks of one Chat beyond the messages, and what it learns back. It

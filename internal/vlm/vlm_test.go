@@ -143,12 +143,14 @@ func TestFailures(t *testing.T) {
 			case <-hang:
 			case <-r.Context().Done():
 			}
-		}, KindTimeout, 3, "no response within 50ms (3 attempts)"},
+		}, KindTimeout, 3, "no response within 400ms (3 attempts)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, n := script(t, func(_ int64, w http.ResponseWriter, r *http.Request) { tc.reply(w, r) })
-			c := newClient(t, srv.URL, func(o *Options) { o.Timeout = 50 * time.Millisecond })
+			// 400 ms: long enough for a loaded machine to reach the handler on every attempt
+			// (at 50 ms the third attempt could time out before the server counted it).
+			c := newClient(t, srv.URL, func(o *Options) { o.Timeout = 400 * time.Millisecond })
 			_, err := c.Chat(context.Background(), Tag{"e", 1}, []Message{{Role: RoleUser, Text: "hi"}})
 			var e *Error
 			if !errors.As(err, &e) || e.Kind != tc.kind {

@@ -10,7 +10,8 @@
 //	           once with a 200 whose body is a proxy's HTML error page (a retry recovers)
 //
 // and, to test a bad endpoint: http500, malformed, empty (no choices) and hang (never
-// answers). The request's model field picks the persona; "persona@scene1,scene2" applies it
+// answers), and the delivery personas of delivery.go (streamed, parts, error200, cut,
+// retryafter, redirect), which answer faithfully in the ways real servers differ. The request's model field picks the persona; "persona@scene1,scene2" applies it
 // to those scenes only and answers faithfully elsewhere.
 package demovlm
 
@@ -51,8 +52,8 @@ const (
 	Hang      Persona = "hang"
 )
 
-// Personas lists every persona.
-var Personas = []Persona{Faithful, Gullible, Confused, Flaky, HTTP500, Malformed, Empty, Hang}
+// Personas lists every persona, the delivery personas (delivery.go) last.
+var Personas = append([]Persona{Faithful, Gullible, Confused, Flaky, HTTP500, Malformed, Empty, Hang}, Deliveries...)
 
 // Server answers chat completion requests about the scenes.
 type Server struct {
@@ -102,6 +103,10 @@ func (s *Server) Requests() int64 { return s.requests.Load() }
 // ServeHTTP implements http.Handler: POST .../chat/completions.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	n := s.requests.Add(1)
+	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/canned") { // the redirect persona's target
+		serveCanned(w)
+		return
+	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		http.Error(w, `{"error":{"message":"POST /v1/chat/completions"}}`, http.StatusNotFound)
 		return
@@ -125,6 +130,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := personaFor(model, sc.ID)
+	if d := deliveryOf(string(p)); d != "" {
+		text := answer(sc, Faithful, msgs)
+		resp := map[string]any{"id": fmt.Sprintf("demo-%d", n), "object": "chat.completion", "model": model,
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": text}}}}
+		deliver(w, d, digest(body), &s.failed, resp, text)
+		return
+	}
 	switch p {
 	case HTTP500:
 		http.Error(w, `{"error":{"message":"internal error (scripted)"}}`, http.StatusInternalServerError)
@@ -261,7 +273,7 @@ func Serve(ctx context.Context, scenes []simulate.Scene, listen string, latency 
 		})
 	}
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(stdout, "demo VLM for %d scenes at http://%s/v1 (personas by --model: faithful, gullible, confused, flaky, http500, malformed, empty, hang; judges: judge-careful, judge-lenient, …)\n",
+	fmt.Fprintf(stdout, "demo VLM for %d scenes at http://%s/v1 (personas by --model: faithful, gullible, confused, flaky, http500, malformed, empty, hang, streamed, parts, error200, cut, retryafter, redirect; judges: judge-careful, judge-lenient, …)\n",
 		len(scenes), ln.Addr())
 	go func() {
 		<-ctx.Done()

@@ -28,10 +28,14 @@ import (
 //	judge-http500       HTTP 500 every time
 //	judge-ratelimited   HTTP 429 (Retry-After: 0) every time
 //	judge-flaky         HTTP 429 on the first try of each request, then careful
+//
+// and the delivery personas of delivery.go (judge-streamed, judge-parts, judge-error200,
+// judge-cut, judge-retryafter, judge-redirect): careful answers delivered as some servers do.
 const JudgePrefix = "judge-"
 
 // JudgePersonas lists the judge personas.
-var JudgePersonas = []string{"careful", "lenient", "outofschema", "sloppy", "prose", "na", "timeout", "http500", "ratelimited", "flaky"}
+var JudgePersonas = []string{"careful", "lenient", "outofschema", "sloppy", "prose", "na", "timeout", "http500", "ratelimited", "flaky",
+	"streamed", "parts", "error200", "cut", "retryafter", "redirect"}
 
 // judgeLabel is one labeled turn the careful judge knows.
 type judgeLabel struct {
@@ -41,7 +45,7 @@ type judgeLabel struct {
 // judgeState is what the judge personas keep.
 type judgeState struct {
 	mu     sync.RWMutex
-	labels map[string]judgeLabel // by sample id
+	labels map[string]judgeLabel // by labelKey of the turn's user message and response
 	tried  sync.Map              // flaky: request bodies answered 429 once
 }
 
@@ -62,6 +66,8 @@ func (s *Server) SetJudgeLabels(data []byte) error {
 func parseLabels(data []byte) (map[string]judgeLabel, error) {
 	type turn struct {
 		SampleID        string                     `json:"sample_id"`
+		UserMessage     string                     `json:"user_message"`
+		VLMResponse     string                     `json:"vlm_response"`
 		HumanAnnotation map[string]json.RawMessage `json:"human_annotation"`
 	}
 	type rec struct {
@@ -72,7 +78,7 @@ func parseLabels(data []byte) (map[string]judgeLabel, error) {
 	add := func(r rec) {
 		for _, t := range append(r.Turns, r.turn) {
 			if t.SampleID != "" && len(t.HumanAnnotation) > 0 {
-				out[t.SampleID] = judgeLabel{values: t.HumanAnnotation}
+				out[labelKey(t.UserMessage, t.VLMResponse)] = judgeLabel{values: t.HumanAnnotation}
 			}
 		}
 	}
@@ -167,6 +173,10 @@ func readJudgeRequest(body []byte) (*judgeRequest, error) {
 // serveJudge answers a judge persona's request.
 func (s *Server) serveJudge(w http.ResponseWriter, r *http.Request, n int64, model string, body []byte) {
 	persona := strings.TrimPrefix(model, JudgePrefix)
+	delivery := deliveryOf(persona)
+	if delivery != "" {
+		persona = "careful"
+	}
 	switch persona {
 	case "timeout":
 		<-r.Context().Done()
@@ -200,6 +210,9 @@ func (s *Server) serveJudge(w http.ResponseWriter, r *http.Request, n int64, mod
 			"message": map[string]any{"role": "assistant", "content": text}}},
 		// A rough count, so a run's token totals are not all zero: a token is about 4 bytes.
 		"usage": map[string]int{"prompt_tokens": len(body) / 4, "completion_tokens": len(text)/4 + 1},
+	}
+	if deliver(w, delivery, digest(body), &s.judge.tried, resp, text) {
+		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(resp)
@@ -267,25 +280,38 @@ func (s *Server) judgeAnswer(persona string, req *judgeRequest) string {
 	return string(b)
 }
 
-// label finds the labeled turn the request is about by the sample id the built-in prompt
-// names it with: "The turn to judge (ID, …" or "待评审的一轮（ID，…".
+// label finds the labeled turn the request is about by what the built-in prompt shows of
+// it, the current user message and the model's response (the prompt names no sample id:
+// the judge is blind to whose answer it is).
 func (s *Server) label(turn string) *judgeLabel {
-	id := ""
-	for _, m := range [][2]string{{"The turn to judge (", ","}, {"待评审的一轮（", "，"}} {
+	key := ""
+	// The response ends where the expected answer's line starts (a response may hold blank
+	// lines of its own).
+	for _, m := range [][4]string{{"Current user message: ", "\n\nModel response: ", "\n\nExpected answer: ", "\n\nNo expected answer."},
+		{"当前用户消息：", "\n\n模型回复：", "\n\n预期答案：", "\n\n无预期答案。"}} {
 		if _, rest, ok := strings.Cut(turn, m[0]); ok {
-			if v, _, ok := strings.Cut(rest, m[1]); ok {
-				id = v
-				break
+			if user, rest, ok := strings.Cut(rest, m[1]); ok {
+				end := strings.LastIndex(rest, m[2])
+				if end < 0 {
+					end = strings.LastIndex(rest, m[3])
+				}
+				if end >= 0 {
+					key = labelKey(user, rest[:end])
+					break
+				}
 			}
 		}
 	}
 	s.judge.mu.RLock()
 	defer s.judge.mu.RUnlock()
-	if l, ok := s.judge.labels[id]; ok {
+	if l, ok := s.judge.labels[key]; ok {
 		return &l
 	}
 	return nil
 }
+
+// labelKey is the careful judge's key of a labeled turn.
+func labelKey(user, response string) string { return user + "\x00" + response }
 
 // best is a field's best value: the largest number, or Yes when allowed.
 func best(f schemaField) json.RawMessage {
