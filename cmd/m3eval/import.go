@@ -5,10 +5,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/importer"
 	"github.com/m3bench/m3eval/internal/ingest"
 	"github.com/m3bench/m3eval/internal/progress"
+	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 )
 
@@ -18,6 +20,8 @@ func newImportCmd(g *globalOptions) *cobra.Command {
 		demo bool
 		from string
 		maps []string
+		// mapFile holds --map lines, one FIELD=PATH a line.
+		mapFile string
 		// The limits as given (sizes such as 64MB): checked with the other flags.
 		maxRecord, maxCell, maxUnzipped string
 	)
@@ -51,6 +55,13 @@ See docs/importing.md for the fields and formats.`,
 				return usageErrorf("--drop-labels goes with --replace: only a replaced turn's labels are dropped")
 			}
 			var err error
+			if mapFile != "" {
+				fromFile, err := ingest.ReadMapFile(mapFile)
+				if err != nil {
+					return usageErrorf("--map-file %v", err)
+				}
+				maps = append(fromFile, maps...)
+			}
 			if o.Map, err = ingest.ParseFieldPaths(maps); err != nil {
 				return usageErrorf("%v", err)
 			}
@@ -72,6 +83,12 @@ See docs/importing.md for the fields and formats.`,
 			}
 			defer s.Close()
 			o.Rubric, o.From, o.DB, o.In = r, ingest.Format(from), g.dbPath, cmd.InOrStdin()
+			if o.Actions, err = rubric.ParseActions(annotations.Actions); err != nil {
+				return err
+			}
+			if err := ingest.CheckLabelFields(o.Map, func(n string) bool { _, ok := r.Field(n); return ok }, r.FieldNames()); err != nil {
+				return usageErrorf("%v", err)
+			}
 			return withBar(cmd, "import", progress.Bytes, func(p progress.Func, out, errw io.Writer) error {
 				o.Progress, o.Out = p, out
 				return importer.New(s, o).Run(cmd.Context(), args, demo)
@@ -83,11 +100,13 @@ See docs/importing.md for the fields and formats.`,
 	f.BoolVar(&o.Store.Replace, "replace", false, "overwrite records that changed under an existing sample_id")
 	f.BoolVar(&o.Store.DropLabels, "drop-labels", false, "with --replace: delete the labels of turns whose content changed, instead of keeping them as drafts to re-confirm")
 	f.BoolVar(&demo, "demo", false, "import the built-in demo episodes")
+	f.BoolVar(&o.AllowUnknownActions, "allow-unknown-actions", false, "import turns whose action_type is not in the action-type catalogue (the rubric then asks every field on them)")
 	cmdutil.EnumVar(f, &from, "from", "", cmdutil.Strings(ingest.Formats...), "format of the files (detected when not given)")
 	f.StringVar(&maxRecord, "max-record-size", ingest.FormatSize(ingest.DefaultMaxRecord), "the longest record (a JSON line or value) read; a longer one fails the file")
 	f.StringVar(&maxCell, "max-cell-size", ingest.FormatSize(ingest.DefaultMaxCell), "xlsx: the longest cell text read; a longer one fails the file")
 	f.StringVar(&maxUnzipped, "max-unzipped-size", ingest.FormatSize(ingest.DefaultMaxUnzipped), "xlsx: the most a file may unzip to; a larger one is refused")
-	f.StringArrayVar(&maps, "map", nil, "FIELD=PATH: take a turn field from a JSON path of each record, e.g. vlm_response=response.text; repeatable")
+	f.StringArrayVar(&maps, "map", nil, "FIELD=PATH: take a turn field, the annotator or a label field (label.FIELD) from a JSON path of each record, e.g. vlm_response=response.text; repeatable")
+	f.StringVar(&mapFile, "map-file", "", "a file of --map lines, one FIELD=PATH a line (# comments); --map flags add to it")
 	names(cmd, map[string]name{"annotator": annotatorName.fresh()})
 	return cmd
 }

@@ -65,5 +65,8 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *report.Request) error {
 	if err != nil {
 		return notFoundHint(err, "m3eval sample --list")
 	}
+	for _, n := range o.Notes {
+		fmt.Fprintln(cmd.ErrOrStderr(), n)
+	}
 	return writeOutput(cmd, o.Output, o.Writer(ctx, rep))
 }

@@ -42,6 +42,10 @@ type Options struct {
 	Progress progress.Func
 	// Limits bound a record's and an xlsx cell's size (zero: ingest's defaults).
 	Limits ingest.Limits
+	// Actions is the action-type catalogue a turn's action_type must be in, unless
+	// AllowUnknownActions (nil: no check).
+	Actions             rubric.Actions
+	AllowUnknownActions bool
 	// Now stamps labels that carry no annotated_at; nil: the current time in UTC, as the
 	// store's default clock reads it.
 	Now func() time.Time
@@ -185,7 +189,8 @@ func (imp *Importer) streamFrom(ctx context.Context, name string, src ingest.Sou
 		return err
 	}
 	defer tx.Rollback()
-	lo := ingest.LabelOptions{Rubric: imp.o.Rubric, Annotator: imp.o.Annotator, Now: imp.o.Now(), ImageBase: imageBase}
+	lo := ingest.LabelOptions{Rubric: imp.o.Rubric, Annotator: imp.o.Annotator, Now: imp.o.Now(), ImageBase: imageBase,
+		Actions: imp.o.Actions, AllowUnknownActions: imp.o.AllowUnknownActions}
 	before := imp.media.Written()
 	counts, err := ingest.ImportFrom(ctx, tx, name, src, lo)
 	if err != nil {
@@ -204,6 +209,15 @@ func (imp *Importer) streamFrom(ctx context.Context, name string, src ingest.Sou
 	fmt.Fprintf(out, "%s: %s\n", textsafe.Line(name), counts)
 	if n := imp.media.Written() - before; n > 0 {
 		fmt.Fprintf(out, "%s: %d embedded images written to %s\n", textsafe.Line(name), n, textsafe.Line(imp.media.Dir))
+	}
+	if counts.MissingImages > 0 {
+		fmt.Fprintf(out, "%s: %d image files are missing or unreadable (the annotator shows none for them):\n", textsafe.Line(name), counts.MissingImages)
+		for _, p := range counts.MissingList {
+			fmt.Fprintf(out, "  %s\n", textsafe.Line(p))
+		}
+		if more := counts.MissingImages - len(counts.MissingList); more > 0 {
+			fmt.Fprintf(out, "  … and %d more\n", more)
+		}
 	}
 	printStale(out, tx.StaleLabels())
 	return nil

@@ -4,14 +4,19 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
 )
 
-// mapFields are the turn fields --map can fill.
+// mapFields are the turn fields --map can fill; besides them, "annotator" and
+// "label.<rubric field>" fill a label (labelPrefix).
 var mapFields = []string{"sample_id", "episode_id", "turn", "user_message", "vlm_response",
 	"expected_answer", "action_type", "task_type", "images", "model"}
+
+// labelPrefix starts a --map field that is a label's rubric field: label.correctness=score.
+const labelPrefix = "label."
 
 // FieldPath is one --map FIELD=PATH: a turn field and where each record holds it, a
 // dotted path with list indices, e.g. response.text or messages[1].content.
@@ -35,8 +40,9 @@ func ParseFieldPaths(flags []string) ([]FieldPath, error) {
 		if !ok || field == "" || path == "" {
 			return nil, fmt.Errorf("--map %q: want FIELD=PATH, e.g. user_message=question", f)
 		}
-		if !slices.Contains(mapFields, field) {
-			return nil, fmt.Errorf("--map %q: unknown field %s; fields are %s", f, field, strings.Join(mapFields, ", "))
+		isLabel := strings.HasPrefix(field, labelPrefix) && len(field) > len(labelPrefix)
+		if !slices.Contains(mapFields, field) && field != "annotator" && !isLabel {
+			return nil, fmt.Errorf("--map %q: unknown field %s; fields are %s, annotator and label.<rubric field>", f, field, strings.Join(mapFields, ", "))
 		}
 		if seen[field] {
 			return nil, fmt.Errorf("--map: %s given twice", field)
@@ -112,6 +118,17 @@ func lookup(v any, steps []pathStep) (any, bool) {
 	return v, true
 }
 
+// CheckLabelFields checks the label.<field> maps against the rubric's fields, so that a
+// misspelled field is a usage error before any record is read.
+func CheckLabelFields(paths []FieldPath, names func(string) bool, all []string) error {
+	for _, p := range paths {
+		if f, ok := strings.CutPrefix(p.Field, labelPrefix); ok && !names(f) {
+			return fmt.Errorf("--map %s=%s: %s is not a field of the rubric; its fields are %s", p.Field, p.Path, f, strings.Join(all, ", "))
+		}
+	}
+	return nil
+}
+
 // mapped converts a record of any layout by the --map paths: one turn per record.
 func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 	var rawTop map[string]json.RawMessage
@@ -127,6 +144,8 @@ func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 	vals := map[string]string{}
 	var images []string
 	used := map[string]bool{}
+	label := map[string]json.RawMessage{}
+	var missing []string
 	for _, fp := range c.paths {
 		v, ok := lookup(top, fp.steps)
 		if len(fp.steps) == 1 {
@@ -134,8 +153,17 @@ func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 		}
 		if !ok || v == nil {
 			if fp.Field == "user_message" || fp.Field == "vlm_response" {
-				return nil, c.errorf(line, fp.Path, "missing (mapped to %s)", fp.Field)
+				missing = append(missing, fmt.Sprintf("%s (mapped to %s)", fp.Path, fp.Field))
 			}
+			continue
+		}
+		if name, ok := strings.CutPrefix(fp.Field, labelPrefix); ok {
+			// As written ("4" and 4 alike): Label coerces it to the field's kind.
+			raw, err := json.Marshal(v)
+			if err != nil {
+				return nil, c.errorf(line, fp.Path, "%v", err)
+			}
+			label[name] = raw
 			continue
 		}
 		if fp.Field == "images" {
@@ -163,6 +191,16 @@ func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 			}
 			continue
 		}
+		if fp.Field == "annotator" {
+			if _, ok := v.(string); !ok {
+				if _, ok := v.(json.Number); !ok {
+					return nil, c.errorf(line, fp.Path, "expected a name, got a %s (mapped to annotator)", jsonKind(v))
+				}
+			}
+			raw, _ := json.Marshal(fmt.Sprint(v))
+			label["annotator"] = raw
+			continue
+		}
 		switch x := v.(type) {
 		case string:
 			vals[fp.Field] = x
@@ -173,6 +211,9 @@ func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 		default:
 			return nil, c.errorf(line, fp.Path, "expected text, got a %s (mapped to %s)", jsonKind(v), fp.Field)
 		}
+	}
+	if len(missing) > 0 {
+		return nil, c.errorf(line, strings.Join(missing, ", "), "missing")
 	}
 	episode := vals["episode_id"]
 	n := 0
@@ -190,6 +231,14 @@ func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 			if n == 0 {
 				n, _ = strconv.Atoi(t)
 			}
+		}
+	}
+	if id := vals["sample_id"]; episode == "" && strings.TrimSpace(id) != "" {
+		// Not an M3Bench conversation: each sample is its own one-turn episode, so the
+		// same sample in several files (one per rater) is the same turn.
+		episode = id
+		if n == 0 {
+			n = 1
 		}
 	}
 	if episode == "" {
@@ -217,7 +266,27 @@ func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 		t.ActionType = a
 	}
 	t.TaskType = vals["task_type"]
+	// meta.source holds what no map names; another file with the same turns (another
+	// rater's, with other extra fields) is the same turn, not a conflict: a stored turn keeps
+	// the meta it has.
+	t.Omitted.Meta = true
+	if _, named := label["annotator"]; len(label) > 0 && !(named && len(label) == 1) {
+		rec.Labels = append(rec.Labels, RawLabel{Field: "label", Line: line, Fields: label, Mapped: c.labelPaths()})
+	}
 	return []Record{rec}, nil
+}
+
+// labelPaths are the source paths of the mapped label fields, by label key, for errors.
+func (c *conv) labelPaths() map[string]string {
+	m := map[string]string{}
+	for _, p := range c.paths {
+		if name, ok := strings.CutPrefix(p.Field, labelPrefix); ok {
+			m[name] = p.Path
+		} else if p.Field == "annotator" {
+			m["annotator"] = p.Path
+		}
+	}
+	return m
 }
 
 func pathOf(paths []FieldPath, field string) string {
@@ -237,4 +306,25 @@ func jsonKind(v any) string {
 		return "list"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// ReadMapFile reads a map file: one FIELD=PATH a line, as --map takes it; blank lines and
+// lines starting with # are skipped. A lab saves the map of a format it brings often.
+func ReadMapFile(path string) ([]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if !strings.Contains(line, "=") {
+			return nil, fmt.Errorf("%s:%d: %q: want FIELD=PATH", path, i+1, line)
+		}
+		out = append(out, line)
+	}
+	return out, nil
 }

@@ -19,6 +19,8 @@ type Data struct {
 	Score    *ScoreData
 	Trends   *Trends
 	Metrics  *MetricsData
+	// MetricsLeftOut says why Metrics is nil when the rubric cannot support them.
+	MetricsLeftOut string
 	QC       *QCData
 	Illusion *IllusionData
 	// ModelScores is m3eval estimate for the report's first judge (nil without a judge).

@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/intervalcache"
+	"github.com/m3bench/m3eval/internal/judge"
 	"github.com/m3bench/m3eval/internal/judgerun"
 	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
@@ -39,6 +41,8 @@ type Request struct {
 	Testsets     []string
 
 	chromium string // the Chromium that prints --pdf (FindChromium)
+	// Notes are one-line remarks for the terminal (what the report left out and why).
+	Notes []string
 }
 
 // AddFlags defines the flags of m3eval report on fs (all but -o).
@@ -103,7 +107,13 @@ func (q *Request) Run(ctx context.Context, s Store, r *rubric.Rubric) (*Report, 
 	}
 	o.Cache = scoring.OpenCache(q.NoCache)
 	if q.Metrics {
-		if o.Judge, err = judgerun.NewJudge(r, ""); err != nil {
+		if o.Judge, err = judgerun.NewJudge(r, ""); errors.Is(err, judge.ErrRules) {
+			// A rubric of its own (one score, a preference) has not the fields the rule
+			// judge fills: the report leaves its metrics out and says so, instead of failing.
+			o.Judge = nil
+			o.MetricsLeftOut = fmt.Sprintf("Left out: the rubric %s has not the fields the rule judge's action-space metrics need (%v).", r.Name, err)
+			q.Notes = append(q.Notes, fmt.Sprintf("report: action-space metrics left out: the rubric %s has not the fields they need", r.Name))
+		} else if err != nil {
 			return nil, err
 		}
 	}
