@@ -89,6 +89,9 @@ func writeTable(w io.Writer, res *Result) error {
 		if err := render.Aligned(b, "  ", rows, nil); err != nil {
 			return err
 		}
+		if lo := res.LeftOut(f); lo != "" {
+			fmt.Fprintf(b, "  %s\n", lo)
+		}
 		var diffs [][]string
 		for _, d := range res.Differences {
 			if d.Field == f && d.Undefined == "" {
@@ -176,4 +179,27 @@ func pval(p Num) string {
 		return "< 0.001"
 	}
 	return fmt.Sprintf("= %.3f", float64(p))
+}
+
+// LeftOut says, for one field, how many labeled turns the estimate leaves out because the
+// judge gave them no score (outside the population it covers), per model: "" when none.
+// The table and the report print it, so that a reader is not left to find it in the JSON.
+func (res *Result) LeftOut(field string) string {
+	total := 0
+	var parts []string
+	for _, r := range res.Rows {
+		if r.Field != field || r.LabelsWithoutScore == 0 {
+			continue
+		}
+		total += r.LabelsWithoutScore
+		name := r.Model
+		if res.By != "" {
+			name += " [" + r.Group + "]"
+		}
+		parts = append(parts, fmt.Sprintf("%s %d", textsafe.Line(name), r.LabelsWithoutScore))
+	}
+	if total == 0 {
+		return ""
+	}
+	return fmt.Sprintf("left out: %d labeled turns have no score of judge %s (%s)", total, textsafe.Line(res.Judge), strings.Join(parts, ", "))
 }

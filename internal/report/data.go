@@ -21,8 +21,8 @@ type Data struct {
 	Metrics  *MetricsData
 	// MetricsLeftOut says why Metrics is nil when the rubric cannot support them.
 	MetricsLeftOut string
-	QC       *QCData
-	Illusion *IllusionData
+	QC             *QCData
+	Illusion       *IllusionData
 	// ModelScores is m3eval estimate for the report's first judge (nil without a judge).
 	ModelScores *estimate.Result
 }

@@ -50,7 +50,12 @@ func modelScoresSection(m *estimate.Result) Section {
 				rows = append(rows, r)
 			}
 		}
-		sec.Charts = append(sec.Charts, modelScoresChart(f, m.By, rows))
+		ch := modelScoresChart(f, m.By, rows)
+		if lo := m.LeftOut(f); lo != "" {
+			// The labels outside the estimate, said where the numbers are (#39).
+			ch.Caption += "; " + lo
+		}
+		sec.Charts = append(sec.Charts, ch)
 	}
 	return sec
 }
