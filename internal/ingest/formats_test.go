@@ -252,7 +252,7 @@ func TestMap(t *testing.T) {
 		t.Errorf("turn %+v", recs[2].Turn)
 	}
 	os.WriteFile(p, []byte(`{"question": "Q1", "response": {"text": "A1"}}`+"\n"+`{"question": "Q2", "response": {}}`+"\n"), 0o644)
-	if _, err := tryReadAll(p, "", nil, maps[1:3]...); err == nil || !strings.Contains(err.Error(), p+":2: response.text: bad record: missing (mapped to vlm_response)") {
+	if _, err := tryReadAll(p, "", nil, maps[1:3]...); err == nil || !strings.Contains(err.Error(), p+":2: response.text (mapped to vlm_response): bad record: missing") {
 		t.Errorf("error %v", err)
 	}
 	for _, bad := range [][]string{{"user_message=q"}, {"colour=q", "user_message=q", "vlm_response=r"}, {"user_message=q[x]", "vlm_response=r"}} {
@@ -392,4 +392,46 @@ func FuzzPyLiteral(f *testing.F) {
 			t.Fatalf("%q parsed to nil", s)
 		}
 	})
+}
+
+// TestMapLabels: --map fills a label (label.FIELD, annotator) as well as the turn; a mapped
+// sample id is its own one-turn episode, a number its text; every missing mapped field of a
+// record is named in one error.
+func TestMapLabels(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "rater.jsonl")
+	os.WriteFile(p, []byte(`{"score_id": 13, "q": "Q", "a": "A", "who": "ann", "human_answer": "4", "extra": 1}`+"\n"+
+		`{"score_id": 14, "q": "Q2", "a": "A2", "who": "bob", "human_answer": 2}`+"\n"), 0o644)
+	maps := []string{"sample_id=score_id", "user_message=q", "vlm_response=a", "annotator=who", "label.overall_quality=human_answer"}
+	recs, err := tryReadAll(p, "", nil, maps...)
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("%d records, %v", len(recs), err)
+	}
+	tu := recs[0].Turn
+	if tu.SampleID != "13" || tu.EpisodeID != "13" || tu.Turn != 1 || tu.ActionType != DefaultActionType || !tu.Omitted.Meta {
+		t.Errorf("turn %+v", tu)
+	}
+	if len(recs[0].Labels) != 1 {
+		t.Fatalf("labels %+v", recs[0].Labels)
+	}
+	l := recs[0].Labels[0]
+	if string(l.Fields["overall_quality"]) != `"4"` || string(l.Fields["annotator"]) != `"ann"` || l.Mapped["overall_quality"] != "human_answer" {
+		t.Errorf("label %+v", l)
+	}
+	if string(recs[1].Labels[0].Fields["overall_quality"]) != `2` {
+		t.Errorf("label %+v", recs[1].Labels[0])
+	}
+	os.WriteFile(p, []byte(`{"score_id": 1}`+"\n"), 0o644)
+	_, err = tryReadAll(p, "", nil, maps...)
+	if err == nil || !strings.Contains(err.Error(), ":1: q (mapped to user_message), a (mapped to vlm_response): bad record: missing") {
+		t.Errorf("error %v", err)
+	}
+	if _, err := ParseFieldPaths([]string{"label.=x", "user_message=q", "vlm_response=a"}); err == nil {
+		t.Error("label. without a field accepted")
+	}
+	paths, _ := ParseFieldPaths(maps)
+	err = CheckLabelFields(paths, func(n string) bool { return n == "correctness" }, []string{"correctness"})
+	if err == nil || !strings.Contains(err.Error(), "overall_quality is not a field of the rubric") {
+		t.Errorf("CheckLabelFields: %v", err)
+	}
 }
