@@ -117,6 +117,7 @@ func TestBringYourOwnData(t *testing.T) {
 			CohenKappa          float64 `json:"cohen_kappa"`
 			CohenKappaQuadratic float64 `json:"cohen_kappa_quadratic"`
 			Pearson             float64
+			PearsonP            float64 `json:"pearson_p"`
 		}
 		HumanVsAuto struct {
 			N                          int
@@ -164,6 +165,8 @@ func TestBringYourOwnData(t *testing.T) {
 		}
 		near(who+" κ", p["cohen_kappa"], rp.CohenKappa)
 		near(who+" κ quadratic", p["cohen_kappa_quadratic"], rp.CohenKappaQuadratic)
+		near(who+" Pearson r", p["pearson"], rp.Pearson)
+		near(who+" Pearson p", p["tests"].(map[string]any)["pearson"].(map[string]any)["p"], rp.PearsonP)
 	}
 	hva := f["human_vs_auto"].(map[string]any)
 	if hva["n_items_correlation"].(float64) != float64(ref.HumanVsAuto.N) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -48,22 +49,18 @@ See docs/importing.md for the fields and formats.`,
 			if demo != (len(args) == 0) {
 				return usageErrorf("give FILE arguments or --demo")
 			}
-			if from != "" && len(maps) > 0 {
+			if from != "" && (len(maps) > 0 || mapFile != "") {
 				return usageErrorf("--map reads JSON records of any layout: give it without --from")
 			}
 			if o.Store.DropLabels && !o.Store.Replace {
 				return usageErrorf("--drop-labels goes with --replace: only a replaced turn's labels are dropped")
 			}
 			var err error
-			if mapFile != "" {
-				fromFile, err := ingest.ReadMapFile(mapFile)
-				if err != nil {
-					return usageErrorf("--map-file %v", err)
+			// With --map-file the maps are checked with the file's (RunE): a map file is data.
+			if mapFile == "" {
+				if o.Map, err = ingest.ParseFieldPaths(maps); err != nil {
+					return usageErrorf("%v", err)
 				}
-				maps = append(fromFile, maps...)
-			}
-			if o.Map, err = ingest.ParseFieldPaths(maps); err != nil {
-				return usageErrorf("%v", err)
 			}
 			for _, l := range []struct {
 				flag, value string
@@ -82,6 +79,16 @@ See docs/importing.md for the fields and formats.`,
 				return err
 			}
 			defer s.Close()
+			if mapFile != "" {
+				// A map file is data, like the files it maps: its problems exit 1, naming it.
+				fromFile, err := ingest.ReadMapFile(mapFile)
+				if err != nil {
+					return fmt.Errorf("--map-file %w", err)
+				}
+				if o.Map, err = ingest.ParseFieldPaths(append(fromFile, maps...)); err != nil {
+					return fmt.Errorf("--map-file %s: %w", mapFile, err)
+				}
+			}
 			o.Rubric, o.From, o.DB, o.In = r, ingest.Format(from), g.dbPath, cmd.InOrStdin()
 			if o.Actions, err = rubric.ParseActions(annotations.Actions); err != nil {
 				return err

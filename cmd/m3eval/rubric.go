@@ -22,6 +22,8 @@ func newRubricCmd() *cobra.Command {
 		Long: `A rubric file says which fields an annotation has, their kinds (scale, choice, text),
 their labels in English and Chinese, and the rules that fix a field to NA on some turns.
 Every command takes one with --rubric FILE. docs/rubric.md describes the format.`,
+		Example: `  m3eval rubric show > my-rubric.json
+  m3eval rubric check my-rubric.json`,
 		Args: exactArgs(0),
 	}
 	cmd.AddCommand(&cobra.Command{

@@ -32,7 +32,7 @@ for a, b in itertools.combinations(sorted(raters), 2):
     pairs.append({"raters": [a, b], "n": len(common),
                   "cohen_kappa": cohen_kappa_score(x, y),
                   "cohen_kappa_quadratic": cohen_kappa_score(x, y, weights="quadratic"),
-                  "pearson": stats.pearsonr(x, y).statistic})
+                  "pearson": stats.pearsonr(x, y).statistic, "pearson_p": stats.pearsonr(x, y).pvalue})
 
 items = sorted(judge, key=int)
 mean = {s: np.mean([raters[r][s] for r in raters if s in raters[r]]) for s in model}
