@@ -204,6 +204,8 @@ func (r *Reader) turn(line int, prefix string, j *recordJSON, ep *recordJSON) (*
 			return nil, r.errorf(line, prefix+"turn", "missing, and sample_id %q is not of the form <episode>_turn_<n>", t.SampleID)
 		}
 	}
+	// Every missing field at once, not one per run (#39).
+	var missing []string
 	for _, f := range []struct {
 		name string
 		src  *string
@@ -216,9 +218,17 @@ func (r *Reader) turn(line int, prefix string, j *recordJSON, ep *recordJSON) (*
 		{"expected_answer", j.ExpectedAnswer, &t.ExpectedAnswer},
 	} {
 		if f.src == nil {
-			return nil, r.errorf(line, prefix+f.name, "missing")
+			missing = append(missing, prefix+f.name)
+			continue
 		}
 		*f.dst = *f.src
+	}
+	if len(missing) > 0 {
+		hint := ""
+		if len(missing) > 1 {
+			hint = " (records in another layout: import --map, docs/importing.md)"
+		}
+		return nil, r.errorf(line, strings.Join(missing, ", "), "missing%s", hint)
 	}
 	if strings.TrimSpace(t.ActionType) == "" {
 		return nil, r.errorf(line, prefix+"action_type", "empty")

@@ -3,6 +3,7 @@ package ingest
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -49,5 +50,15 @@ func BenchmarkUnmarshalRecord(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestEveryMissingField: a record in another layout is told all it lacks in one error.
+func TestEveryMissingField(t *testing.T) {
+	rd := NewReader("x.jsonl", strings.NewReader(`{"sample_id":"e_turn_1","task_type":"t","user_message":"u","vlm_response":"v"}`+"\n"))
+	_, err := rd.Next()
+	want := "x.jsonl:1: action_type, expected_answer: bad record: missing (records in another layout: import --map, docs/importing.md)"
+	if err == nil || err.Error() != want {
+		t.Fatalf("error %v\nwant   %s", err, want)
 	}
 }
