@@ -265,3 +265,31 @@ func writeFile(t *testing.T, path, body string) {
 		t.Fatal(err)
 	}
 }
+
+// TestDataProblemsExitOne: a problem with the data is exit 1, not 2 (usage), and an import
+// whose first file fails leaves no database behind; one that had imported a file keeps it.
+func TestDataProblemsExitOne(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "new.db")
+	writeFile(t, filepath.Join(dir, "bad.jsonl"), `{"sample_id":"e_turn_1","task_type":"t","user_message":"u","vlm_response":"v"}`+"\n")
+	r := runBin(t, dir, nil, "--db", db, "import", "bad.jsonl")
+	if r.code != 1 || !strings.Contains(r.stderr, "action_type, expected_answer: bad record: missing") {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if m, _ := filepath.Glob(db + "*"); len(m) != 0 {
+		t.Errorf("a failed import left %v", m)
+	}
+	if r := runBin(t, dir, nil, "--db", db, "import", "--demo"); r.code != 0 {
+		t.Fatalf("--demo: exit %d: %s", r.code, r.stderr)
+	}
+	if r := runBin(t, dir, nil, "--db", db, "import", "bad.jsonl"); r.code != 1 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(db); err != nil {
+		t.Errorf("a failed import into an existing database removed it: %v", err)
+	}
+	r = runBin(t, dir, nil, "--db", db, "sample", "--name", "s", "--n", "300", "--by", "model")
+	if r.code != 1 || !strings.Contains(r.stderr, "--n 300, but only 35 imported turns match") {
+		t.Errorf("sample --n 300 of 35 turns: exit %d: %s", r.code, r.stderr)
+	}
+}

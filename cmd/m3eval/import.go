@@ -1,8 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -74,11 +77,27 @@ See docs/importing.md for the fields and formats.`,
 			return oneStdin(append(args, g.rubricPath)...)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// A new SQLite file that ends up holding nothing (the first file failed) is
+			// removed again: a failed import leaves no empty database behind (#39).
+			fresh := false
+			if !store.IsPostgres(g.dbPath) {
+				_, statErr := os.Stat(g.dbPath)
+				fresh = errors.Is(statErr, fs.ErrNotExist)
+			}
 			s, r, err := g.openDB(cmd.Context(), store.Options{}, true)
 			if err != nil {
+				if fresh {
+					removeSQLite(g.dbPath)
+				}
 				return err
 			}
-			defer s.Close()
+			imp := (*importer.Importer)(nil)
+			defer func() {
+				s.Close()
+				if fresh && (imp == nil || imp.Committed() == 0) {
+					removeSQLite(g.dbPath)
+				}
+			}()
 			if mapFile != "" {
 				// A map file is data, like the files it maps: its problems exit 1, naming it.
 				fromFile, err := ingest.ReadMapFile(mapFile)
@@ -98,7 +117,8 @@ See docs/importing.md for the fields and formats.`,
 			}
 			return withBar(cmd, "import", progress.Bytes, func(p progress.Func, out, errw io.Writer) error {
 				o.Progress, o.Out = p, out
-				return importer.New(s, o).Run(cmd.Context(), args, demo)
+				imp = importer.New(s, o)
+				return imp.Run(cmd.Context(), args, demo)
 			})
 		},
 	}
@@ -116,4 +136,11 @@ See docs/importing.md for the fields and formats.`,
 	f.StringVar(&mapFile, "map-file", "", "a file of --map lines, one FIELD=PATH a line (# comments); --map flags add to it")
 	names(cmd, map[string]name{"annotator": annotatorName.fresh()})
 	return cmd
+}
+
+// removeSQLite removes a SQLite database file with its journal files.
+func removeSQLite(path string) {
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+		os.Remove(path + suffix)
+	}
 }

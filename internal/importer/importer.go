@@ -57,7 +57,12 @@ type Importer struct {
 	o     Options
 	media *ingest.Media
 	files *progress.Files // reading the files, for Options.Progress
+	// committed counts the files whose import was committed, empty ones included.
+	committed int
 }
+
+// Committed is how many files were imported (committed) so far.
+func (imp *Importer) Committed() int { return imp.committed }
 
 // New returns an Importer into s.
 func New(s Store, o Options) *Importer {
@@ -199,6 +204,7 @@ func (imp *Importer) streamFrom(ctx context.Context, name string, src ingest.Sou
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	imp.committed++
 	out := imp.o.Out
 	if counts.Turns == [3]int{} {
 		// An empty file, [] or only blank lines: say so, rather than print a row of zeros
