@@ -104,6 +104,7 @@ func TestBringYourOwnData(t *testing.T) {
 		"2 samples listed more than once, the first record kept (--on-duplicate first): 3, 10",
 		"left out: 4 labeled turns have no score of judge cogvlm (qwen-vl 4)",
 		"report: action-space metrics left out",
+		"report: grouped by model: every turn has one action_type",
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("the walkthrough's output lacks %q:\n%s", want, all)

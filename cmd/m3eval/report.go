@@ -61,6 +61,7 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *report.Request) error {
 		return err
 	}
 	defer s.Close()
+	o.ByFromData = !cmd.Flags().Changed("by")
 	rep, err := o.Run(ctx, s, r)
 	if err != nil {
 		return notFoundHint(err, "m3eval sample --list")
