@@ -1,13 +1,17 @@
 package main
 
 import (
+	"context"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
+	"github.com/m3bench/m3eval/internal/dataset"
+	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/testkit"
 )
 
@@ -292,5 +296,68 @@ func TestDataProblemsExitOne(t *testing.T) {
 	r = runBin(t, dir, nil, "--db", db, "sample", "--name", "s", "--n", "300", "--by", "model")
 	if r.code != 1 || !strings.Contains(r.stderr, "--n 300, but only 35 imported turns match") {
 		t.Errorf("sample --n 300 of 35 turns: exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// TestImagesForLogs: an lmms-eval log without its images gets them from --images DIR, by
+// the question id (DIR/<doc_id>.png) or by --image-map; the "<image>" token is taken out of
+// the prompt; a mapped file that is missing is listed in the summary.
+func TestImagesForLogs(t *testing.T) {
+	dir := t.TempDir()
+	logs := filepath.Join(dir, "logs", "llava")
+	imgs := filepath.Join(dir, "imgs")
+	os.MkdirAll(logs, 0o755)
+	os.MkdirAll(imgs, 0o755)
+	png, err := os.ReadFile(filepath.Join(byodFixture, "images", "img0.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(imgs, "0.png"), string(png))
+	writeFile(t, filepath.Join(imgs, "cat.png"), string(png))
+	log := filepath.Join(logs, "20250101_120000_samples_mme.jsonl")
+	writeFile(t, log, `{"doc_id": 0, "input": "<image>\nWhat is this?", "resps": [["A cat."]], "filtered_resps": ["A cat."], "target": "cat"}`+"\n"+
+		`{"doc_id": 1, "input": "What colour? <image>", "resps": [["Red."]], "filtered_resps": ["Red."], "target": "red"}`+"\n")
+	db := filepath.Join(dir, "m.db")
+	r := runBin(t, dir, nil, "--db", db, "import", "--from", "lmms-eval", "--images", "imgs", log)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	type turnT struct {
+		UserMessage string
+		Images      []string
+	}
+	var turns []turnT
+	s, err := store.Open(context.Background(), db, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	err = s.StreamEpisodes(context.Background(), store.TurnFilter{}, func(_ []dataset.Turn, is []int64, _ []bool) error {
+		ids = append(ids, is...)
+		return nil
+	})
+	for _, id := range ids {
+		it, lerr := s.LoadTurn(context.Background(), id)
+		if lerr != nil {
+			t.Fatal(lerr)
+		}
+		turns = append(turns, turnT{it.Turn.UserMessage, it.Turn.Images})
+	}
+	s.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(turns, func(i, j int) bool { return turns[i].UserMessage > turns[j].UserMessage })
+	if len(turns) != 2 || turns[0].UserMessage != "What is this?" || turns[1].UserMessage != "What colour?" {
+		t.Fatalf("turns %+v", turns)
+	}
+	if len(turns[0].Images) != 1 || turns[0].Images[0] != filepath.Join(imgs, "0.png") || len(turns[1].Images) != 0 {
+		t.Errorf("images %v, %v", turns[0].Images, turns[1].Images)
+	}
+	writeFile(t, filepath.Join(dir, "map.csv"), "id,file\n0,cat.png\n1,gone.png\n")
+	db2 := filepath.Join(dir, "m2.db")
+	r = runBin(t, dir, nil, "--db", db2, "import", "--from", "lmms-eval", "--images", "imgs", "--image-map", "map.csv", log)
+	if r.code != 0 || !strings.Contains(r.stdout, "1 image files are missing or unreadable") || !strings.Contains(r.stdout, filepath.Join(imgs, "gone.png")) {
+		t.Fatalf("exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
 }

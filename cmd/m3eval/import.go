@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -26,6 +27,8 @@ func newImportCmd(g *globalOptions) *cobra.Command {
 		maps []string
 		// mapFile holds --map lines, one FIELD=PATH a line.
 		mapFile string
+		// imagesDir and imageMap are --images and --image-map.
+		imagesDir, imageMap string
 		// The limits as given (sizes such as 64MB): checked with the other flags.
 		maxRecord, maxCell, maxUnzipped string
 	)
@@ -54,6 +57,9 @@ See docs/importing.md for the fields and formats.`,
 			}
 			if from != "" && (len(maps) > 0 || mapFile != "") {
 				return usageErrorf("--map reads JSON records of any layout: give it without --from")
+			}
+			if imageMap != "" && imagesDir == "" {
+				return usageErrorf("--image-map names files in --images DIR: give --images too")
 			}
 			if o.Store.DropLabels && !o.Store.Replace {
 				return usageErrorf("--drop-labels goes with --replace: only a replaced turn's labels are dropped")
@@ -108,6 +114,21 @@ See docs/importing.md for the fields and formats.`,
 					return fmt.Errorf("--map-file %s: %w", mapFile, err)
 				}
 			}
+			if imagesDir != "" {
+				dir, err := filepath.Abs(imagesDir)
+				if err != nil {
+					return err
+				}
+				if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+					return fmt.Errorf("--images %s: not a folder", imagesDir)
+				}
+				o.Images = &ingest.ImageDir{Dir: dir}
+				if imageMap != "" {
+					if o.Images.ByID, err = ingest.ReadImageMap(imageMap); err != nil {
+						return fmt.Errorf("--image-map %w", err)
+					}
+				}
+			}
 			o.Rubric, o.From, o.DB, o.In = r, ingest.Format(from), g.dbPath, cmd.InOrStdin()
 			if o.Actions, err = rubric.ParseActions(annotations.Actions); err != nil {
 				return err
@@ -133,6 +154,8 @@ See docs/importing.md for the fields and formats.`,
 	f.StringVar(&maxCell, "max-cell-size", ingest.FormatSize(ingest.DefaultMaxCell), "xlsx: the longest cell text read; a longer one fails the file")
 	f.StringVar(&maxUnzipped, "max-unzipped-size", ingest.FormatSize(ingest.DefaultMaxUnzipped), "xlsx: the most a file may unzip to; a larger one is refused")
 	f.StringArrayVar(&maps, "map", nil, "FIELD=PATH: take a turn field, the annotator or a label field (label.FIELD) from a JSON path of each record, e.g. vlm_response=response.text; repeatable")
+	f.StringVar(&imagesDir, "images", "", "folder of the images the logs refer to but do not carry: a turn without images gets DIR/<question id>.<png|jpg|...> (or the --image-map file); relative image paths resolve against it")
+	f.StringVar(&imageMap, "image-map", "", "with --images: a CSV file of id,file lines, the image file of each question id (lmms-eval doc_id, VLMEvalKit index, a conversation's id)")
 	f.StringVar(&mapFile, "map-file", "", "a file of --map lines, one FIELD=PATH a line (# comments); --map flags add to it")
 	names(cmd, map[string]name{"annotator": annotatorName.fresh()})
 	return cmd

@@ -46,6 +46,9 @@ type Options struct {
 	// AllowUnknownActions (nil: no check).
 	Actions             rubric.Actions
 	AllowUnknownActions bool
+	// Images finds the pictures of logs that come without them (--images DIR); its
+	// folder is then also where relative image paths are resolved.
+	Images *ingest.ImageDir
 	// Now stamps labels that carry no annotated_at; nil: the current time in UTC, as the
 	// store's default clock reads it.
 	Now func() time.Time
@@ -127,6 +130,9 @@ func (imp *Importer) file(ctx context.Context, path string) error {
 			return fmt.Errorf("import: %w", err)
 		}
 	}
+	if imp.o.Images != nil {
+		base = imp.o.Images.Dir // made absolute by the command
+	}
 	format := imp.o.From
 	r := imp.files.Reader(f)
 	switch {
@@ -144,7 +150,7 @@ func (imp *Importer) file(ctx context.Context, path string) error {
 			fmt.Fprintf(imp.o.Out, "%s: detected format %s: %s (give --from to choose)\n", textsafe.Line(name), format, why)
 		}
 	}
-	opts := ingest.Options{Format: format, Map: imp.o.Map, Media: imp.media, Limits: imp.o.Limits}
+	opts := ingest.Options{Format: format, Map: imp.o.Map, Media: imp.media, Limits: imp.o.Limits, Images: imp.o.Images}
 	if format == ingest.FormatVLMEvalKit && ingest.IsSheet(name) {
 		// xlsx and tsv are read from their file (a zip needs random access).
 		src, closer, err := ingest.Open(path, opts)
