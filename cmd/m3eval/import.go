@@ -38,7 +38,8 @@ func newImportCmd(g *globalOptions) *cobra.Command {
 		Long: `Import reads turn records, episode records and labeled samples (JSON array or JSON
 Lines), and other tools' logs: openai chat logs, sharegpt conversations, vlmevalkit
 predictions (xlsx, tsv, json), lmms-eval --log_samples, or any JSON records with --map
-FIELD=PATH. --from names the format; without it, it is detected and printed. Embedded
+FIELD=PATH (turn fields, annotator, label.FIELD; with --from the maps add to the format's
+turns). --from names the format; without it, it is detected and printed. Embedded
 images are written beside the database (DB name + "-media").
 Each file imports in one transaction: on a bad record nothing of that file is written.
 Re-importing an identical file changes nothing; a changed record is an error unless
@@ -55,9 +56,6 @@ See docs/importing.md for the fields and formats.`,
 			if demo != (len(args) == 0) {
 				return usageErrorf("give FILE arguments or --demo")
 			}
-			if from != "" && (len(maps) > 0 || mapFile != "") {
-				return usageErrorf("--map reads JSON records of any layout: give it without --from")
-			}
 			if imageMap != "" && imagesDir == "" {
 				return usageErrorf("--image-map names files in --images DIR: give --images too")
 			}
@@ -69,6 +67,11 @@ See docs/importing.md for the fields and formats.`,
 			if mapFile == "" {
 				if o.Map, err = ingest.ParseFieldPaths(maps); err != nil {
 					return usageErrorf("%v", err)
+				}
+				if from == "" {
+					if err := ingest.CheckTurnMap(o.Map); err != nil {
+						return usageErrorf("%v", err)
+					}
 				}
 			}
 			for _, l := range []struct {
@@ -110,7 +113,10 @@ See docs/importing.md for the fields and formats.`,
 				if err != nil {
 					return fmt.Errorf("--map-file %w", err)
 				}
-				if o.Map, err = ingest.ParseFieldPaths(append(fromFile, maps...)); err != nil {
+				if o.Map, err = ingest.ParseFieldPaths(append(fromFile, maps...)); err == nil && from == "" {
+					err = ingest.CheckTurnMap(o.Map)
+				}
+				if err != nil {
 					return fmt.Errorf("--map-file %s: %w", mapFile, err)
 				}
 			}

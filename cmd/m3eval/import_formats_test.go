@@ -13,7 +13,7 @@ func TestImportFromUsage(t *testing.T) {
 	db := filepath.Join(dir, "t.db")
 	for _, args := range [][]string{
 		{"--db", db, "import", "--from", "csv", "x.jsonl"},
-		{"--db", db, "import", "--from", "openai", "--map", "user_message=q", "x.jsonl"},
+		{"--db", db, "import", "--from", "openai", "--map", "label.x=", "x.jsonl"},
 		{"--db", db, "import", "--map", "user_message=q", "x.jsonl"},
 		{"--db", db, "import", "--map", "colour=q", "--map", "vlm_response=r", "--map", "user_message=q", "x.jsonl"},
 	} {

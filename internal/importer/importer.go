@@ -136,7 +136,7 @@ func (imp *Importer) file(ctx context.Context, path string) error {
 	format := imp.o.From
 	r := imp.files.Reader(f)
 	switch {
-	case len(imp.o.Map) > 0:
+	case len(imp.o.Map) > 0 && format == "":
 		format = ingest.FormatMap
 	case format == "":
 		var why string
@@ -152,6 +152,9 @@ func (imp *Importer) file(ctx context.Context, path string) error {
 	}
 	opts := ingest.Options{Format: format, Map: imp.o.Map, Media: imp.media, Limits: imp.o.Limits, Images: imp.o.Images}
 	if format == ingest.FormatVLMEvalKit && ingest.IsSheet(name) {
+		if len(imp.o.Map) > 0 {
+			return fmt.Errorf("import: %s: --map adds to the turns of JSON records; a spreadsheet's columns are the format's", name)
+		}
 		// xlsx and tsv are read from their file (a zip needs random access).
 		src, closer, err := ingest.Open(path, opts)
 		if err != nil {

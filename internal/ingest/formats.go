@@ -101,9 +101,24 @@ func NewSource(name string, r io.Reader, opts Options) (Source, error) {
 		if len(opts.Map) == 0 {
 			return nil, fmt.Errorf("--map: give at least one FIELD=PATH")
 		}
+		if err := CheckTurnMap(opts.Map); err != nil {
+			return nil, err
+		}
 		c.format, c.fn, c.paths = opts.Format, c.mapped, opts.Map
 	default:
 		return nil, fmt.Errorf("unknown format %q", opts.Format)
+	}
+	if len(opts.Map) > 0 && opts.Format != FormatMap {
+		// --map with --from: the format makes the turns, the maps add to them.
+		c.paths = opts.Map
+		inner := c.fn
+		c.fn = func(line int, raw []byte) ([]Record, error) {
+			recs, err := inner(line, raw)
+			if err != nil || len(recs) == 0 {
+				return recs, err
+			}
+			return c.overlay(line, raw, recs)
+		}
 	}
 	rd := NewConvertingReader(name, r, nil)
 	rd.SetLimits(opts.Limits)

@@ -31,7 +31,9 @@ func tryReadAll(path string, format Format, media *Media, maps ...string) ([]Rec
 		if paths, err = ParseFieldPaths(maps); err != nil {
 			return nil, err
 		}
-		format = FormatMap
+		if format == "" {
+			format = FormatMap // else --map with --from: the maps add to the format's turns
+		}
 	}
 	if format == "" {
 		f, _, err := Detect(path)
@@ -255,10 +257,14 @@ func TestMap(t *testing.T) {
 	if _, err := tryReadAll(p, "", nil, maps[1:3]...); err == nil || !strings.Contains(err.Error(), p+":2: response.text (mapped to vlm_response): bad record: missing") {
 		t.Errorf("error %v", err)
 	}
-	for _, bad := range [][]string{{"user_message=q"}, {"colour=q", "user_message=q", "vlm_response=r"}, {"user_message=q[x]", "vlm_response=r"}} {
+	for _, bad := range [][]string{{"colour=q", "user_message=q", "vlm_response=r"}, {"user_message=q[x]", "vlm_response=r"}} {
 		if _, err := ParseFieldPaths(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+	// Alone (no --from), maps must make whole turns.
+	if paths, err := ParseFieldPaths([]string{"user_message=q"}); err != nil || CheckTurnMap(paths) == nil {
+		t.Errorf("user_message alone: %v", err)
 	}
 }
 
@@ -433,5 +439,30 @@ func TestMapLabels(t *testing.T) {
 	err = CheckLabelFields(paths, func(n string) bool { return n == "correctness" }, []string{"correctness"})
 	if err == nil || !strings.Contains(err.Error(), "overall_quality is not a field of the rubric") {
 		t.Errorf("CheckLabelFields: %v", err)
+	}
+}
+
+// TestMapWithFrom: --map with --from adds to the format's turns: a label and its annotator
+// from the record, a turn field overridden; a conversation of several turns takes no label.
+func TestMapWithFrom(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "llava", "20250101_120000_samples_mme.jsonl")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte(`{"doc_id": 0, "input": "<image> Q", "resps": [["A"]], "filtered_resps": ["A"], "target": "t", "doc": {"human": "4", "rater": "ann", "cat": "ocr"}}`+"\n"), 0o644)
+	recs, err := tryReadAll(p, FormatLMMSEval, nil, "label.overall_quality=doc.human", "annotator=doc.rater", "task_type=doc.cat")
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("%d records, %v", len(recs), err)
+	}
+	tu := recs[0].Turn
+	if tu.UserMessage != "Q" || tu.TaskType != "ocr" || tu.VLMResponse != "A" {
+		t.Errorf("turn %+v", tu)
+	}
+	if len(recs[0].Labels) != 1 || string(recs[0].Labels[0].Fields["overall_quality"]) != `"4"` || string(recs[0].Labels[0].Fields["annotator"]) != `"ann"` {
+		t.Errorf("labels %+v", recs[0].Labels)
+	}
+	conv := filepath.Join(dir, "c.jsonl")
+	os.WriteFile(conv, []byte(`{"id": "c", "score": 3, "conversations": [{"from": "human", "value": "a"}, {"from": "gpt", "value": "b"}, {"from": "human", "value": "c"}, {"from": "gpt", "value": "d"}]}`+"\n"), 0o644)
+	if _, err := tryReadAll(conv, FormatShareGPT, nil, "label.overall_quality=score"); err == nil || !strings.Contains(err.Error(), "a conversation of 2 turns") {
+		t.Errorf("a label on a conversation: %v", err)
 	}
 }

@@ -54,12 +54,92 @@ func ParseFieldPaths(flags []string) ([]FieldPath, error) {
 		}
 		out = append(out, FieldPath{Field: field, Path: path, steps: steps})
 	}
+	return out, nil
+}
+
+// CheckTurnMap checks that maps that make turns by themselves (without --from) name a
+// user message and a response.
+func CheckTurnMap(paths []FieldPath) error {
+	if len(paths) == 0 {
+		return nil
+	}
 	for _, need := range []string{"user_message", "vlm_response"} {
-		if !seen[need] && len(out) > 0 {
-			return nil, fmt.Errorf("--map: give %s=PATH too (a turn needs a user message and a response)", need)
+		if !slices.ContainsFunc(paths, func(p FieldPath) bool { return p.Field == need }) {
+			return fmt.Errorf("--map: give %s=PATH too (a turn needs a user message and a response), or --from FORMAT to add to a format's turns", need)
 		}
 	}
-	return out, nil
+	return nil
+}
+
+// overlay applies --map paths given with --from to the turns a format's converter made of
+// one source record: turn fields override the converter's, label fields add a label. A
+// record that became several turns (a conversation) takes turn fields on every turn and no
+// label: which turn would it be of?
+func (c *conv) overlay(line int, raw []byte, recs []Record) ([]Record, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var top any
+	if err := dec.Decode(&top); err != nil {
+		return nil, c.errorf(line, "", "%v", err)
+	}
+	label := map[string]json.RawMessage{}
+	for _, fp := range c.paths {
+		v, ok := lookup(top, fp.steps)
+		if !ok || v == nil {
+			continue
+		}
+		if name, isLabel := strings.CutPrefix(fp.Field, labelPrefix); isLabel || fp.Field == "annotator" {
+			if !isLabel {
+				name = "annotator"
+				v = fmt.Sprint(v)
+			}
+			if len(recs) > 1 {
+				return nil, c.errorf(line, fp.Path, "mapped to %s, but the record is a conversation of %d turns: labels map onto one-turn records only", fp.Field, len(recs))
+			}
+			b, err := json.Marshal(v)
+			if err != nil {
+				return nil, c.errorf(line, fp.Path, "%v", err)
+			}
+			label[name] = b
+			continue
+		}
+		var text string
+		switch x := v.(type) {
+		case string:
+			text = x
+		case json.Number:
+			text = x.String()
+		case bool:
+			text = strconv.FormatBool(x)
+		default:
+			if fp.Field != "images" {
+				return nil, c.errorf(line, fp.Path, "expected text, got a %s (mapped to %s)", jsonKind(v), fp.Field)
+			}
+		}
+		for i := range recs {
+			t := &recs[i].Turn
+			switch fp.Field {
+			case "user_message":
+				t.UserMessage = text
+			case "vlm_response":
+				t.VLMResponse = text
+			case "expected_answer":
+				t.ExpectedAnswer = text
+			case "action_type":
+				t.ActionType = text
+			case "task_type":
+				t.TaskType = text
+			case "model":
+				t.Model = text
+			default:
+				return nil, c.errorf(line, fp.Path, "--map %s with --from: the format decides it (map user_message, vlm_response, expected_answer, action_type, task_type, model, annotator, label.FIELD)", fp.Field)
+			}
+		}
+	}
+	if _, named := label["annotator"]; len(label) > 0 && !(named && len(label) == 1) {
+		recs[0].Labels = append(recs[0].Labels, RawLabel{Field: "label", Line: line, Fields: label, Mapped: c.labelPaths()})
+	}
+	return recs, nil
 }
 
 func parsePath(p string) ([]pathStep, error) {
