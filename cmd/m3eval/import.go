@@ -109,7 +109,8 @@ See docs/importing.md for the fields and formats.`,
 			}()
 			if mapFile != "" {
 				// A map file is data, like the files it maps: its problems exit 1, naming it.
-				fromFile, err := ingest.ReadMapFile(mapFile)
+				builtin, _ := fs.Sub(annotations.Maps, "maps")
+				fromFile, err := ingest.ReadMapFileOr(mapFile, builtin)
 				if err != nil {
 					return fmt.Errorf("--map-file %w", err)
 				}
@@ -162,7 +163,7 @@ See docs/importing.md for the fields and formats.`,
 	f.StringArrayVar(&maps, "map", nil, "FIELD=PATH: take a turn field, the annotator or a label field (label.FIELD) from a JSON path of each record, e.g. vlm_response=response.text; repeatable")
 	f.StringVar(&imagesDir, "images", "", "folder of the images the logs refer to but do not carry: a turn without images gets DIR/<question id>.<png|jpg|...> (or the --image-map file); relative image paths resolve against it")
 	f.StringVar(&imageMap, "image-map", "", "with --images: a CSV file of id,file lines, the image file of each question id (lmms-eval doc_id, VLMEvalKit index, a conversation's id)")
-	f.StringVar(&mapFile, "map-file", "", "a file of --map lines, one FIELD=PATH a line (# comments); --map flags add to it")
+	f.StringVar(&mapFile, "map-file", "", "a file of --map lines, one FIELD=PATH a line (# comments), or the name of a built-in one (mllm-judge); --map flags add to it")
 	names(cmd, map[string]name{"annotator": annotatorName.fresh()})
 	return cmd
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/xuri/excelize/v2"
 )
@@ -464,5 +465,23 @@ func TestMapWithFrom(t *testing.T) {
 	os.WriteFile(conv, []byte(`{"id": "c", "score": 3, "conversations": [{"from": "human", "value": "a"}, {"from": "gpt", "value": "b"}, {"from": "human", "value": "c"}, {"from": "gpt", "value": "d"}]}`+"\n"), 0o644)
 	if _, err := tryReadAll(conv, FormatShareGPT, nil, "label.overall_quality=score"); err == nil || !strings.Contains(err.Error(), "a conversation of 2 turns") {
 		t.Errorf("a label on a conversation: %v", err)
+	}
+}
+
+// TestMapFileBuiltin: a bare name that is no file reads the built-in map of that name; an
+// unknown one lists the built-in maps; a line without = names its file and line.
+func TestMapFileBuiltin(t *testing.T) {
+	builtin := fstest.MapFS{"lab.map": {Data: []byte("# a comment\nuser_message=q\n\nvlm_response=a\n")}}
+	got, err := ReadMapFileOr("lab", builtin)
+	if err != nil || strings.Join(got, " ") != "user_message=q vlm_response=a" {
+		t.Fatalf("%q, %v", got, err)
+	}
+	if _, err := ReadMapFileOr("other", builtin); err == nil || !strings.Contains(err.Error(), "built in: lab") {
+		t.Errorf("unknown name: %v", err)
+	}
+	p := filepath.Join(t.TempDir(), "bad.map")
+	os.WriteFile(p, []byte("user_message=q\nnonsense\n"), 0o644)
+	if _, err := ReadMapFileOr(p, builtin); err == nil || !strings.Contains(err.Error(), p+":2:") {
+		t.Errorf("bad line: %v", err)
 	}
 }

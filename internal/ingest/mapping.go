@@ -3,7 +3,9 @@ package ingest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
 	"strconv"
@@ -391,7 +393,24 @@ func jsonKind(v any) string {
 // ReadMapFile reads a map file: one FIELD=PATH a line, as --map takes it; blank lines and
 // lines starting with # are skipped. A lab saves the map of a format it brings often.
 func ReadMapFile(path string) ([]string, error) {
+	return ReadMapFileOr(path, nil)
+}
+
+// ReadMapFileOr is ReadMapFile; when no file is at path and path is a bare name, the map of
+// that name in builtin (NAME.map) is read instead: the maps m3eval ships.
+func ReadMapFileOr(path string, builtin fs.FS) ([]string, error) {
 	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && builtin != nil && !strings.ContainsAny(path, `/\.`) {
+		if b, berr := fs.ReadFile(builtin, path+".map"); berr == nil {
+			data, err = b, nil
+		} else {
+			names, _ := fs.Glob(builtin, "*.map")
+			for i := range names {
+				names[i] = strings.TrimSuffix(names[i], ".map")
+			}
+			return nil, fmt.Errorf("%s: no such file, nor a built-in map (built in: %s)", path, strings.Join(names, ", "))
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
