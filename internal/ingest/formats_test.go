@@ -433,6 +433,11 @@ func TestMapLabels(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), ":1: q (mapped to user_message), a (mapped to vlm_response): bad record: missing") {
 		t.Errorf("error %v", err)
 	}
+	os.WriteFile(p, []byte(`{"score_id": {"x": 1}, "who": [1], "q": "Q"}`+"\n"), 0o644)
+	_, err = tryReadAll(p, "", nil, maps...)
+	if err == nil || !strings.Contains(err.Error(), ":1: bad record: score_id: expected text, got a object (mapped to sample_id); who: expected a name, got a list (mapped to annotator); a (mapped to vlm_response): missing") {
+		t.Errorf("error %v", err)
+	}
 	if _, err := ParseFieldPaths([]string{"label.=x", "user_message=q", "vlm_response=a"}); err == nil {
 		t.Error("label. without a field accepted")
 	}

@@ -227,7 +227,10 @@ func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 	var images []string
 	used := map[string]bool{}
 	label := map[string]json.RawMessage{}
-	var missing []string
+	var missing, bad []string // every problem of the record, reported at once
+	badf := func(path, format string, args ...any) {
+		bad = append(bad, path+": "+fmt.Sprintf(format, args...))
+	}
 	for _, fp := range c.paths {
 		v, ok := lookup(top, fp.steps)
 		if len(fp.steps) == 1 {
@@ -257,12 +260,13 @@ func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 				for i, e := range x {
 					s, ok := e.(string)
 					if !ok {
-						return nil, c.errorf(line, fmt.Sprintf("%s[%d]", fp.Path, i), "expected a path or URL (mapped to images)")
+						badf(fmt.Sprintf("%s[%d]", fp.Path, i), "expected a path or URL (mapped to images)")
+						continue
 					}
 					refs = append(refs, s)
 				}
 			default:
-				return nil, c.errorf(line, fp.Path, "expected a path or a list of paths (mapped to images)")
+				badf(fp.Path, "expected a path or a list of paths (mapped to images)")
 			}
 			for i, r := range refs {
 				p, err := c.image(line, fmt.Sprintf("%s[%d]", fp.Path, i), r)
@@ -276,7 +280,8 @@ func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 		if fp.Field == "annotator" {
 			if _, ok := v.(string); !ok {
 				if _, ok := v.(json.Number); !ok {
-					return nil, c.errorf(line, fp.Path, "expected a name, got a %s (mapped to annotator)", jsonKind(v))
+					badf(fp.Path, "expected a name, got a %s (mapped to annotator)", jsonKind(v))
+					continue
 				}
 			}
 			raw, _ := json.Marshal(fmt.Sprint(v))
@@ -291,8 +296,14 @@ func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 		case bool:
 			vals[fp.Field] = strconv.FormatBool(x)
 		default:
-			return nil, c.errorf(line, fp.Path, "expected text, got a %s (mapped to %s)", jsonKind(v), fp.Field)
+			badf(fp.Path, "expected text, got a %s (mapped to %s)", jsonKind(v), fp.Field)
 		}
+	}
+	if len(bad) > 0 {
+		if len(missing) > 0 {
+			bad = append(bad, strings.Join(missing, ", ")+": missing")
+		}
+		return nil, c.errorf(line, "", "%s", strings.Join(bad, "; "))
 	}
 	if len(missing) > 0 {
 		return nil, c.errorf(line, strings.Join(missing, ", "), "missing")
