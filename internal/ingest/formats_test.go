@@ -435,7 +435,7 @@ func TestMapLabels(t *testing.T) {
 	}
 	os.WriteFile(p, []byte(`{"score_id": {"x": 1}, "who": [1], "q": "Q"}`+"\n"), 0o644)
 	_, err = tryReadAll(p, "", nil, maps...)
-	if err == nil || !strings.Contains(err.Error(), ":1: bad record: score_id: expected text, got a object (mapped to sample_id); who: expected a name, got a list (mapped to annotator); a (mapped to vlm_response): missing") {
+	if err == nil || !strings.Contains(err.Error(), ":1: bad record: score_id: expected text, got an object (mapped to sample_id); who: expected a name, got a list (mapped to annotator); a (mapped to vlm_response): missing") {
 		t.Errorf("error %v", err)
 	}
 	if _, err := ParseFieldPaths([]string{"label.=x", "user_message=q", "vlm_response=a"}); err == nil {

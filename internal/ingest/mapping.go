@@ -115,7 +115,7 @@ func (c *conv) overlay(line int, raw []byte, recs []Record) ([]Record, error) {
 			text = strconv.FormatBool(x)
 		default:
 			if fp.Field != "images" {
-				return nil, c.errorf(line, fp.Path, "expected text, got a %s (mapped to %s)", jsonKind(v), fp.Field)
+				return nil, c.errorf(line, fp.Path, "expected text, got %s (mapped to %s)", jsonKind(v), fp.Field)
 			}
 		}
 		for i := range recs {
@@ -280,7 +280,7 @@ func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 		if fp.Field == "annotator" {
 			if _, ok := v.(string); !ok {
 				if _, ok := v.(json.Number); !ok {
-					badf(fp.Path, "expected a name, got a %s (mapped to annotator)", jsonKind(v))
+					badf(fp.Path, "expected a name, got %s (mapped to annotator)", jsonKind(v))
 					continue
 				}
 			}
@@ -296,7 +296,7 @@ func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 		case bool:
 			vals[fp.Field] = strconv.FormatBool(x)
 		default:
-			badf(fp.Path, "expected text, got a %s (mapped to %s)", jsonKind(v), fp.Field)
+			badf(fp.Path, "expected text, got %s (mapped to %s)", jsonKind(v), fp.Field)
 		}
 	}
 	if len(bad) > 0 {
@@ -391,14 +391,17 @@ func pathOf(paths []FieldPath, field string) string {
 	return field
 }
 
+// jsonKind names the kind of a decoded JSON value with its article, for "got an object".
 func jsonKind(v any) string {
 	switch v.(type) {
 	case map[string]any:
-		return "object"
+		return "an object"
 	case []any:
-		return "list"
+		return "a list"
+	case bool:
+		return "true or false"
 	}
-	return fmt.Sprintf("%T", v)
+	return fmt.Sprintf("a %T", v)
 }
 
 // ReadMapFile reads a map file: one FIELD=PATH a line, as --map takes it; blank lines and

@@ -334,7 +334,7 @@ func (m *ScoreMap) parse(name string, rec *ScoreRecord, raw json.RawMessage, _ *
 		rec.Sample = x.String()
 	case nil:
 	default:
-		problems = append(problems, fmt.Sprintf("%s (mapped to sample_id): expected text or a number, got a %s", m.Sample.Path, jsonKind(v)))
+		problems = append(problems, fmt.Sprintf("%s (mapped to sample_id): expected text or a number, got %s", m.Sample.Path, jsonKind(v)))
 	}
 	if rec.Sample == "" && len(problems) == 0 {
 		problems = append(problems, m.Sample.Path+" (mapped to sample_id): missing")
@@ -354,7 +354,7 @@ func (m *ScoreMap) parse(name string, rec *ScoreRecord, raw json.RawMessage, _ *
 		case json.Number:
 			sv.Text = x.String()
 		default:
-			problems = append(problems, fmt.Sprintf("%s (mapped to %s): expected a number, text or null, got a %s", fp.Path, fp.Field, jsonKind(v)))
+			problems = append(problems, fmt.Sprintf("%s (mapped to %s): expected a number, text or null, got %s", fp.Path, fp.Field, jsonKind(v)))
 			continue
 		}
 		rec.Values = append(rec.Values, sv)
