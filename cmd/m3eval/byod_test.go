@@ -12,6 +12,7 @@ import (
 
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/store/storetest"
 	"github.com/m3bench/m3eval/internal/testkit"
 )
 
@@ -75,6 +76,17 @@ func walkthroughCommands(t *testing.T) []string {
 // statistics and the export against SciPy and scikit-learn (testdata/byod/reference.json,
 // computed from the raw files by ref.py).
 func TestBringYourOwnData(t *testing.T) {
+	bringYourOwnData(t, "")
+}
+
+// TestBringYourOwnDataPostgres is the walkthrough on a PostgreSQL database: the same numbers.
+func TestBringYourOwnDataPostgres(t *testing.T) {
+	bringYourOwnData(t, storetest.PostgresPath(t, storetest.RequirePostgres(t)))
+}
+
+// bringYourOwnData runs the walkthrough on pg ("": the SQLite file the walkthrough names)
+// and checks its numbers.
+func bringYourOwnData(t *testing.T, pg string) {
 	bin := testBinary(t)
 	dir := t.TempDir()
 	copyDir(t, byodFixture, dir)
@@ -83,23 +95,19 @@ func TestBringYourOwnData(t *testing.T) {
 		t.Fatalf("the walkthrough has %d commands: %q", len(cmds), cmds)
 	}
 	env := append(os.Environ(), "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"), "NO_COLOR=1")
-	outputs := map[string]string{}
+	var all strings.Builder
 	for _, c := range cmds {
+		if pg != "" {
+			c = strings.ReplaceAll(c, "--db judgebench.db", "--db '"+pg+"'")
+		}
 		cmd := exec.Command("bash", "-c", c)
 		cmd.Env = env
 		r := runCmd(t, cmd, dir, nil)
 		if r.code != 0 {
 			t.Fatalf("%s: exit %d\n%s%s", c, r.code, r.stdout, r.stderr)
 		}
-		outputs[c] = r.stdout + r.stderr
+		all.WriteString(r.stdout + r.stderr)
 	}
-	all := strings.Join(func() []string {
-		var s []string
-		for _, c := range cmds {
-			s = append(s, outputs[c])
-		}
-		return s
-	}(), "")
 	for _, want := range []string{
 		"rater_b.jsonl: 0 turns new, 36 unchanged, 0 replaced; 36 labels new",
 		"images/img3.png",
@@ -110,8 +118,8 @@ func TestBringYourOwnData(t *testing.T) {
 		"report: action-space metrics left out",
 		"report: grouped by model: every turn has one action_type",
 	} {
-		if !strings.Contains(all, want) {
-			t.Errorf("the walkthrough's output lacks %q:\n%s", want, all)
+		if !strings.Contains(all.String(), want) {
+			t.Errorf("the walkthrough's output lacks %q:\n%s", want, all.String())
 		}
 	}
 
@@ -146,6 +154,9 @@ func TestBringYourOwnData(t *testing.T) {
 		}
 	}
 	db := filepath.Join(dir, "judgebench.db")
+	if pg != "" {
+		db = pg
+	}
 	run := func(args ...string) {
 		t.Helper()
 		r := runBin(t, dir, nil, append([]string{"--db", db, "--rubric", "rubric.json"}, args...)...)
