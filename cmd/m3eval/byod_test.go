@@ -114,7 +114,7 @@ func bringYourOwnData(t *testing.T, pg string) {
 		"judge.jsonl: judge cogvlm: 32 scores new",
 		"2 records skipped: their samples are not imported (--skip-unknown)",
 		"2 samples listed more than once, the first record kept (--on-duplicate first): 3, 10",
-		"left out: 4 labeled turns have no score of judge cogvlm (qwen-vl 4)",
+		"left out: 4 labeled turns (10 labels) have no score of judge cogvlm (qwen-vl 4)",
 		"report: action-space metrics left out",
 		"report: grouped by model: every turn has one action_type",
 	} {
@@ -142,6 +142,7 @@ func bringYourOwnData(t *testing.T, pg string) {
 			HumanOnly float64 `json:"human_only"`
 			JudgeOnly float64 `json:"judge_only"`
 			LeftOut   int     `json:"labels_without_judge_score"`
+			LeftOutN  int     `json:"label_values_without_judge_score"`
 		}
 		LabelsPerRater map[string]int `json:"labels_per_rater"`
 	}
@@ -198,6 +199,7 @@ func bringYourOwnData(t *testing.T, pg string) {
 			Model     string
 			NLabeled  int                    `json:"n_labeled"`
 			LeftOut   int                    `json:"labels_without_judge_score"`
+			LeftOutN  int                    `json:"label_values_without_judge_score"`
 			HumanOnly struct{ Estimate any } `json:"human_only"`
 			JudgeOnly struct{ Estimate any } `json:"judge_only"`
 		} `json:"ppi"`
@@ -211,8 +213,8 @@ func bringYourOwnData(t *testing.T, pg string) {
 		if !ok {
 			t.Fatalf("estimate has model %q, which the data has not", r.Model)
 		}
-		if r.NLabeled != want.NLabeled || r.LeftOut != want.LeftOut {
-			t.Errorf("%s: %d labeled, %d left out; want %d, %d", r.Model, r.NLabeled, r.LeftOut, want.NLabeled, want.LeftOut)
+		if r.NLabeled != want.NLabeled || r.LeftOut != want.LeftOut || r.LeftOutN != want.LeftOutN {
+			t.Errorf("%s: %d labeled, %d left out (%d labels); want %d, %d (%d)", r.Model, r.NLabeled, r.LeftOut, r.LeftOutN, want.NLabeled, want.LeftOut, want.LeftOutN)
 		}
 		near(r.Model+" human only", r.HumanOnly.Estimate, want.HumanOnly)
 		near(r.Model+" judge only", r.JudgeOnly.Estimate, want.JudgeOnly)

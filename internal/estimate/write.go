@@ -185,21 +185,22 @@ func pval(p Num) string {
 // judge gave them no score (outside the population it covers), per model: "" when none.
 // The table and the report print it, so that a reader is not left to find it in the JSON.
 func (res *Result) LeftOut(field string) string {
-	total := 0
+	turns, values := 0, 0
 	var parts []string
 	for _, r := range res.Rows {
 		if r.Field != field || r.LabelsWithoutScore == 0 {
 			continue
 		}
-		total += r.LabelsWithoutScore
+		turns += r.LabelsWithoutScore
+		values += r.ValuesWithoutScore
 		name := r.Model
 		if res.By != "" {
 			name += " [" + r.Group + "]"
 		}
 		parts = append(parts, fmt.Sprintf("%s %d", textsafe.Line(name), r.LabelsWithoutScore))
 	}
-	if total == 0 {
+	if turns == 0 {
 		return ""
 	}
-	return fmt.Sprintf("left out: %d labeled turns have no score of judge %s (%s)", total, textsafe.Line(res.Judge), strings.Join(parts, ", "))
+	return fmt.Sprintf("left out: %d labeled turns (%d labels) have no score of judge %s (%s)", turns, values, textsafe.Line(res.Judge), strings.Join(parts, ", "))
 }

@@ -48,7 +48,8 @@ for m in sorted(set(model.values())):
     est[m] = {"n_labeled": len(scored),
               "human_only": float(np.mean([mean[s] for s in scored])),
               "judge_only": float(np.mean([judge[s] for s in scored])),
-              "labels_without_judge_score": sum(1 for s in model if model[s] == m and s not in judge)}
+              "labels_without_judge_score": sum(1 for s in model if model[s] == m and s not in judge),
+              "label_values_without_judge_score": sum(1 for r in raters for s in raters[r] if model[s] == m and s not in judge)}
 
 labels = {r: len(v) for r, v in raters.items()}
 print(json.dumps({"pairwise": pairs, "human_vs_auto": hva, "estimate": est, "labels_per_rater": labels},
