@@ -184,6 +184,7 @@ func (r *Reader) turn(line int, prefix string, j *recordJSON, ep *recordJSON) (*
 		}
 		t.Turn = *j.Turn
 	}
+	plain := false // not an M3Bench conversation: a sample on its own
 	if t.EpisodeID == "" || t.Turn == 0 {
 		episode, turn, ok := splitSampleID(t.SampleID)
 		switch {
@@ -197,6 +198,13 @@ func (r *Reader) turn(line int, prefix string, j *recordJSON, ep *recordJSON) (*
 			}
 			if t.Turn == 0 {
 				t.Turn = n
+			}
+		case t.EpisodeID == "" && ep == nil:
+			// Data that is not an M3Bench conversation (#39): each sample is a one-turn
+			// episode of its own, and the M3Bench-only fields have defaults below.
+			t.EpisodeID, plain = t.SampleID, true
+			if t.Turn == 0 {
+				t.Turn = 1
 			}
 		case t.EpisodeID == "":
 			return nil, r.errorf(line, prefix+"episode_id", "missing, and sample_id %q is not of the form <episode>_turn_<n>", t.SampleID)
@@ -218,6 +226,14 @@ func (r *Reader) turn(line int, prefix string, j *recordJSON, ep *recordJSON) (*
 		{"expected_answer", j.ExpectedAnswer, &t.ExpectedAnswer},
 	} {
 		if f.src == nil {
+			if plain && f.name != "user_message" && f.name != "vlm_response" {
+				// A plain sample: no action type ("unknown", which the rubric treats as a
+				// turn that does not mislead), no task type, no expected answer.
+				if f.name == "action_type" {
+					*f.dst = DefaultActionType
+				}
+				continue
+			}
 			missing = append(missing, prefix+f.name)
 			continue
 		}

@@ -62,3 +62,17 @@ func TestEveryMissingField(t *testing.T) {
 		t.Fatalf("error %v\nwant   %s", err, want)
 	}
 }
+
+// TestPlainSample: a record that is not an M3Bench conversation (no episode_id, a sample id
+// not of the form <episode>_turn_<n>) is a one-turn episode of its own, with action type
+// unknown and no task type or expected answer (#39).
+func TestPlainSample(t *testing.T) {
+	rd := NewReader("x.jsonl", strings.NewReader(`{"sample_id":"q17","user_message":"u","vlm_response":"v"}`+"\n"))
+	rec, err := rd.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tu := rec.Turn; tu.EpisodeID != "q17" || tu.Turn != 1 || tu.ActionType != DefaultActionType || tu.ExpectedAnswer != "" || tu.TaskType != "" {
+		t.Errorf("turn %+v", tu)
+	}
+}
