@@ -18,6 +18,12 @@ var DefaultRubric []byte
 //go:embed actions.json
 var Actions []byte
 
+// Maps holds the --map files shipped for layouts users bring often (maps/NAME.map), which
+// import --map-file NAME finds when no file of that name exists.
+//
+//go:embed maps
+var Maps embed.FS
+
 // Demo holds the demo episodes (demo/episodes.jsonl) and their images.
 //
 //go:embed demo

@@ -77,7 +77,7 @@ func newKeyMap(r *rubric.Rubric) keyMap {
 	if hi >= lo {
 		scoreHelp = fmt.Sprintf("%d-%d", lo, hi)
 	}
-	return keyMap{
+	km := keyMap{
 		Score:       key.NewBinding(key.WithKeys(scoreKeys...), key.WithHelp(scoreHelp, "score")),
 		Choice:      key.NewBinding(key.WithKeys(append(append([]string{}, choiceKeys...), choiceAlt...)...), key.WithHelp(strings.Join(choiceKeys, "/"), strings.ToLower(strings.Join(choiceHelp, "/")))),
 		NextField:   key.NewBinding(key.WithKeys("tab", "down", "j"), key.WithHelp("tab/↓", "next field")),
@@ -104,6 +104,11 @@ func newKeyMap(r *rubric.Rubric) keyMap {
 		CancelFlag:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel (f brings the reason back)")),
 		ForceQuit:   key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
 	}
+	// A rubric of its own may have no scale or no choice field: its help line then shows
+	// no empty entry for them (#39).
+	km.Score.SetEnabled(len(scoreKeys) > 0)
+	km.Choice.SetEnabled(len(choiceKeys) > 0)
+	return km
 }
 
 // ShortHelp implements help.KeyMap. The root adds "? help" and "q quit".

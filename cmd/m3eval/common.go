@@ -44,10 +44,18 @@ func (o *globalOptions) loadRubric() (*rubric.Rubric, error) {
 		return o.rubric, nil // read once: --rubric - reads standard input
 	}
 	r, err := rubric.Load(o.rubricPath, os.Stdin, annotations.DefaultRubric) // --rubric - reads stdin
-	if err == nil {
-		o.rubric = r
+	if err != nil {
+		return nil, err
 	}
-	return r, err
+	actions, err := rubric.ParseActions(annotations.Actions)
+	if err != nil {
+		return nil, err
+	}
+	// A turn whose action type the catalogue lacks (imported with --allow-unknown-actions)
+	// gets every field asked, not one fixed to NA by a guess.
+	r.SetActionTypes(actions.Names())
+	o.rubric = r
+	return r, nil
 }
 
 // openStore opens --db and records the rubric in use.

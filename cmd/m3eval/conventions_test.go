@@ -28,7 +28,7 @@ func TestHelpGroupsAndDBDefault(t *testing.T) {
 		help := mustRun(t, "--help")
 		groups := map[string][]string{
 			"Annotation:": {"import", "annotate", "status", "export", "sample", "assign", "serve", "qc", "adjudicate"},
-			"Scoring:":    {"judge", "import-scores", "score", "estimate", "agree", "report"},
+			"Scoring:":    {"judge", "import-scores", "score", "estimate", "agree", "report", "rubric"},
 			"Datasets:":   {"illusion", "convert", "simulate"},
 			"Databases:":  {"copy"},
 		}

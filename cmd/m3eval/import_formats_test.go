@@ -13,7 +13,7 @@ func TestImportFromUsage(t *testing.T) {
 	db := filepath.Join(dir, "t.db")
 	for _, args := range [][]string{
 		{"--db", db, "import", "--from", "csv", "x.jsonl"},
-		{"--db", db, "import", "--from", "openai", "--map", "user_message=q", "x.jsonl"},
+		{"--db", db, "import", "--from", "openai", "--map", "label.x=", "x.jsonl"},
 		{"--db", db, "import", "--map", "user_message=q", "x.jsonl"},
 		{"--db", db, "import", "--map", "colour=q", "--map", "vlm_response=r", "--map", "user_message=q", "x.jsonl"},
 	} {
@@ -27,7 +27,7 @@ func TestImportFromUsage(t *testing.T) {
 	p := filepath.Join(dir, "lab.jsonl")
 	os.WriteFile(p, []byte(`{"q": "Why?", "r": {"text": "Because."}}`+"\n"+`{"q": "And?", "r": {}}`+"\n"), 0o644)
 	_, _, err := runBoth(t, "--db", db, "import", "--map", "user_message=q", "--map", "vlm_response=r.text", p)
-	if err == nil || !strings.Contains(err.Error(), p+":2: r.text: bad record: missing") {
+	if err == nil || !strings.Contains(err.Error(), p+":2: r.text (mapped to vlm_response): bad record: missing") {
 		t.Fatalf("error %v", err)
 	}
 	os.WriteFile(p, []byte(`{"q": "Why?", "r": {"text": "Because."}}`+"\n"), 0o644)

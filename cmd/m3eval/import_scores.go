@@ -6,13 +6,18 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/importer"
+	"github.com/m3bench/m3eval/internal/ingest"
 	"github.com/m3bench/m3eval/internal/progress"
 	"github.com/m3bench/m3eval/internal/store"
 )
 
 func newImportScoresCmd(g *globalOptions) *cobra.Command {
-	var o importer.ScoreOptions
+	var (
+		o    importer.ScoreOptions
+		maps []string
+	)
 	cmd := &cobra.Command{
 		Use:   "import-scores --judge NAME FILE...",
 		Short: "Import an automatic judge's scores per sample_id (JSON, JSONL or CSV)",
@@ -27,9 +32,13 @@ them in the correlations). Choice fields take one of the choices (any case); nul
 mean the rubric's NA choice. An absent key or an empty CSV cell means no score. Values obey
 the rubric's rules for the turn, as human labels do (a field fixed to NA must be NA).
 Each file imports in one transaction: on an error nothing of that file is written.
-Re-importing identical scores changes nothing; a changed score is an error unless --replace.`,
+Re-importing identical scores changes nothing; a changed score is an error unless --replace.
+A judge's file in its own layout is read with --map sample_id=PATH --map FIELD=PATH (JSON
+paths such as result.judge; "4" and 4 alike; other keys ignored). --skip-unknown skips the
+scores of samples not imported, --on-duplicate first|last chooses between a sample's records.`,
 		Example: `  m3eval import-scores --judge gpt4o scores.jsonl
-  m3eval import-scores --judge rules --replace rule_scores.csv`,
+  m3eval import-scores --judge rules --replace rule_scores.csv
+  m3eval import-scores --judge cogvlm --map sample_id=score_id --map overall_quality=result.judge --skip-unknown --on-duplicate first judge.jsonl`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.Judge = strings.TrimSpace(o.Judge); o.Judge == "" {
@@ -37,6 +46,13 @@ Re-importing identical scores changes nothing; a changed score is an error unles
 			}
 			if err := oneStdin(args...); err != nil {
 				return err
+			}
+			r, err := g.loadRubric()
+			if err != nil {
+				return err
+			}
+			if o.Map, err = ingest.ParseScoreMap(maps, r); err != nil {
+				return usageErrorf("%v", err)
 			}
 			s, r, err := g.openDB(cmd.Context(), store.Options{}, false)
 			if err != nil {
@@ -52,6 +68,9 @@ Re-importing identical scores changes nothing; a changed score is an error unles
 	}
 	cmd.Flags().StringVar(&o.Judge, "judge", "", "name of the automatic judge the scores belong to (required)")
 	cmd.Flags().BoolVar(&o.Replace, "replace", false, "overwrite scores that changed since the last import")
+	cmd.Flags().StringArrayVar(&maps, "map", nil, "FIELD=PATH: read JSON records of any layout, sample_id and rubric fields from JSON paths, e.g. sample_id=score_id, overall_quality=result.judge; repeatable")
+	cmd.Flags().BoolVar(&o.SkipUnknown, "skip-unknown", false, "skip (and count) scores of samples that are not imported, instead of failing the file")
+	cmdutil.EnumVar(cmd.Flags(), &o.OnDuplicate, "on-duplicate", importer.DuplicatesError, importer.DuplicateChoices, "a sample listed twice in a file: error (naming it), or keep the first or last record")
 	names(cmd, map[string]name{"judge": judgeName.fresh()})
 	return cmd
 }

@@ -61,9 +61,13 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *report.Request) error {
 		return err
 	}
 	defer s.Close()
+	o.ByFromData = !cmd.Flags().Changed("by")
 	rep, err := o.Run(ctx, s, r)
 	if err != nil {
 		return notFoundHint(err, "m3eval sample --list")
+	}
+	for _, n := range o.Notes {
+		fmt.Fprintln(cmd.ErrOrStderr(), n)
 	}
 	return writeOutput(cmd, o.Output, o.Writer(ctx, rep))
 }

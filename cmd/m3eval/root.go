@@ -73,7 +73,7 @@ terminal, exports labeled JSON, and computes agreement and correlation statistic
 			newImportCmd(opts), newAnnotateCmd(opts), newStatusCmd(opts), newExportCmd(opts),
 			newSampleCmd(opts), newAssignCmd(opts), newServeCmd(opts), newQCCmd(opts), newAdjudicateCmd(opts)}},
 		cmdutil.Group{ID: "scoring", Title: "Scoring:", Commands: []*cobra.Command{
-			newJudgeCmd(opts), newImportScoresCmd(opts), newScoreCmd(opts), newEstimateCmd(opts), newAgreeCmd(), newReportCmd(opts)}},
+			newJudgeCmd(opts), newImportScoresCmd(opts), newScoreCmd(opts), newEstimateCmd(opts), newAgreeCmd(), newReportCmd(opts), newRubricCmd()}},
 		cmdutil.Group{ID: "datasets", Title: "Datasets:", Commands: []*cobra.Command{
 			newIllusionCmd(), newConvertCmd(), newSimulateCmd()}},
 		cmdutil.Group{ID: "databases", Title: "Databases:", Commands: []*cobra.Command{

@@ -59,6 +59,10 @@ type Pair struct {
 	Kappa [3]Value
 	// KappaTest is the z-test of each kappa against 0.
 	KappaTest [3]Test
+	// Pearson is the correlation of the two raters' values (ordinal fields only, else
+	// undefined), with its t-test against 0.
+	Pearson     Value
+	PearsonTest Test
 }
 
 // Alpha holds Krippendorff's alpha at the three levels (ordinal and interval only for
@@ -212,11 +216,14 @@ func AnalyzeField(ctx context.Context, d *FieldData, index int, opt Options) (Fi
 			p.PercentAgreement = PercentTable(tab, k)
 			p.Kappa[Unweighted] = CohenTable(tab, values, Unweighted)
 			p.KappaTest[Unweighted] = CohenTest(tab, values, Unweighted)
+			p.Pearson, p.PearsonTest = Undefined("not an ordinal field"), noTest("not an ordinal field")
 			if ordinal {
 				for _, w := range []Weighting{Linear, Quadratic} {
 					p.Kappa[w] = CohenTable(tab, values, w)
 					p.KappaTest[w] = CohenTest(tab, values, w)
 				}
+				p.Pearson = PearsonTable(tab, values)
+				p.PearsonTest = PearsonTest(p.Pearson, p.N)
 			}
 			res.Pairwise = append(res.Pairwise, p)
 		}

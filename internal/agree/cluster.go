@@ -395,6 +395,9 @@ func statList(d *FieldData, res *FieldResult, values []int64, judges []judgeUnit
 				for _, w := range ws {
 					add(key+kappaKeys[w], p.Kappa[w], func(s *repState) Value { return CohenTable(s.t.pair[off:off+kk], values, w) })
 				}
+				if ordinal {
+					add(key+"pearson", p.Pearson, func(s *repState) Value { return PearsonTable(s.t.pair[off:off+kk], values) })
+				}
 				pi++
 			}
 		}

@@ -443,3 +443,37 @@ var ICCForms = [6]ICCForm{
 	{"ICC(2,k)", "ICC(A,k)", "two-way random, absolute agreement, mean of k raters", "agreement, k"},
 	{"ICC(3,k)", "ICC(C,k)", "two-way mixed, consistency, mean of k raters", "consistency, k"},
 }
+
+// PearsonTable is Pearson's r between two raters from their contingency table (rows: the
+// first rater's category, columns: the second's), each category standing for its value:
+// the correlation of their scores on the co-rated items, beside Cohen's kappa (#39).
+func PearsonTable(table []int64, values []int64) Value {
+	k := len(values)
+	var n, sx, sy float64
+	for c := 0; c < k; c++ {
+		for d := 0; d < k; d++ {
+			m := float64(table[c*k+d])
+			n += m
+			sx += m * float64(values[c])
+			sy += m * float64(values[d])
+		}
+	}
+	if n < 2 {
+		return Undefined("fewer than 2 co-rated items")
+	}
+	mx, my := sx/n, sy/n
+	var sxx, syy, sxy float64
+	for c := 0; c < k; c++ {
+		for d := 0; d < k; d++ {
+			m := float64(table[c*k+d])
+			dx, dy := float64(values[c])-mx, float64(values[d])-my
+			sxx += m * dx * dx
+			syy += m * dy * dy
+			sxy += m * dx * dy
+		}
+	}
+	if sxx == 0 || syy == 0 {
+		return Undefined("a rater gave one value to every co-rated item")
+	}
+	return Num(sxy / math.Sqrt(sxx*syy))
+}

@@ -459,13 +459,14 @@ func KendallTest(x, y []float64) (Value, Test, KendallTies) {
 	return k.tauB(), k.test(), k.ties
 }
 
-// ForEachTest calls fn on every test of r: pairwise kappas, ICCs, and each judge's kappas
+// ForEachTest calls fn on every test of r: pairwise kappas and Pearson r, ICCs, and each judge's kappas
 // and correlations (system level included).
 func ForEachTest(r *FieldResult, fn func(*Test)) {
 	for i := range r.Pairwise {
 		for w := range r.Pairwise[i].KappaTest {
 			fn(&r.Pairwise[i].KappaTest[w])
 		}
+		fn(&r.Pairwise[i].PearsonTest)
 	}
 	if r.ICC != nil {
 		for i := range r.ICC.Tests {

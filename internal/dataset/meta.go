@@ -9,13 +9,14 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	jsonv1 "github.com/go-json-experiment/json/v1"
+	"golang.org/x/text/language"
 )
 
 // Meta is the typed view of the turn meta keys that have a fixed meaning (the contract in
 // docs/judge.md, shared by the judge, the simulator and the importers). Every key is optional;
 // keys not listed here are kept in Turn.Meta as given and ignored by this type.
 type Meta struct {
-	Language          string         // "en" or "zh"
+	Language          string         // a BCP 47 tag; "zh" gets Chinese text, any other English
 	Phase             string         // simulator phase, one of Phases
 	Entity            string         // the entity the turn is about, e.g. "umbrella"
 	Attribute         string         // the attribute asked about, e.g. "color"
@@ -111,8 +112,8 @@ func (m *Meta) set(key string, v json.RawMessage) error {
 		if err := str(&m.Language); err != nil {
 			return err
 		}
-		if !isNull && m.Language != "en" && m.Language != "zh" {
-			return bad(`"en" or "zh"`)
+		if !isNull && !validLanguage(m.Language) {
+			return bad(`a language tag such as "en", "zh" or "pt-BR"`)
 		}
 	case "phase":
 		if err := str(&m.Phase); err != nil {
@@ -241,7 +242,7 @@ func (m *Meta) fast(raw []byte) bool {
 		m.TargetImage = *j.TargetImage
 	}
 	switch {
-	case j.Language != nil && m.Language != "en" && m.Language != "zh",
+	case j.Language != nil && !validLanguage(m.Language),
 		j.Phase != nil && !slices.Contains(Phases, m.Phase),
 		j.TargetImage != nil && m.TargetImage < 1,
 		m.ConfusableObjects != nil && *m.ConfusableObjects < 0,
@@ -263,4 +264,11 @@ func objectsStrict(raw []byte) bool {
 	}
 	var m Meta
 	return m.set("objects_per_image", probe.Objects) == nil
+}
+
+// validLanguage accepts any well-formed BCP 47 tag: data in any language imports, and
+// screens that have no text in it fall back to English.
+func validLanguage(tag string) bool {
+	_, err := language.Parse(tag)
+	return err == nil
 }

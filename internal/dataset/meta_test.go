@@ -21,7 +21,7 @@ func TestParseMeta(t *testing.T) {
 		t.Errorf("empty meta: %+v %v", m, err)
 	}
 	for raw, key := range map[string]string{
-		`{"language":"fr"}`:                          "language",
+		`{"language":"not a tag!"}`:                  "language", // any well-formed tag is accepted (#39)
 		`{"language":3}`:                             "language",
 		`{"phase":"warmup"}`:                         "phase",
 		`{"false_value":["red"]}`:                    "false_value",

@@ -52,7 +52,7 @@ func computeActive(res *Result, cells map[cellKey]*cell, fs []field, q *Request)
 					HumanOnly:          Simple{Estimate: Num(h.Estimate), CI: f.clip(h.Interval)},
 					JudgeOnly:          JudgeOnly{Estimate: Num(j.Estimate), CI: f.clip(j)},
 					EffectiveN:         Num(ppi.EffectiveN(n, h.Interval, p.Interval)),
-					LabelsWithoutScore: c.orphans, LabelsOutsideSample: c.outside, SampledNotLabeled: c.waiting,
+					LabelsWithoutScore: c.orphans, ValuesWithoutScore: c.orphanN, LabelsOutsideSample: c.outside, SampledNotLabeled: c.waiting,
 					Undefined: p.Undefined})
 				if p.Undefined == "" { // only models with an interval are compared and ranked
 					ests = append(ests, est{m, p})

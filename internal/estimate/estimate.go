@@ -191,6 +191,9 @@ type Row struct {
 	// LabelsWithoutScore counts turns with a human value but no judge score: outside the
 	// population the estimate covers.
 	LabelsWithoutScore int `json:"labels_without_judge_score"`
+	// ValuesWithoutScore counts the human values (one per annotator) of those turns: with
+	// several annotators a turn holds several labels.
+	ValuesWithoutScore int `json:"label_values_without_judge_score"`
 	// LabelsOutsideSample counts labeled turns left out because the active sample (--sample)
 	// did not draw them; SampledNotLabeled counts drawn turns with no human value yet.
 	LabelsOutsideSample int `json:"labels_outside_sample,omitempty"`
@@ -336,7 +339,8 @@ type cell struct {
 	outside  int             // labels outside the active sample
 	waiting  int             // sampled turns without a human value
 	episodes map[int]bool
-	orphans  int // labels without a judge score
+	orphans  int // labeled turns without a judge score
+	orphanN  int // their human values
 }
 
 // compute builds one ppi.Data per field × group × model and estimates.
@@ -387,6 +391,7 @@ func compute(turns map[turnKey]*turn, fs []field, q *Request, incl map[string]fl
 		case !t.scored:
 			if t.humanN > 0 {
 				c.orphans++
+				c.orphanN += t.humanN
 			}
 		case t.humanN > 0:
 			c.data.Human = append(c.data.Human, t.humanSum/float64(t.humanN))
@@ -495,7 +500,7 @@ func row(f field, group, model, judge string, c *cell) Row {
 		HumanOnly:          Simple{Estimate: Num(h.Estimate), CI: f.clip(h)},
 		JudgeOnly:          JudgeOnly{Estimate: Num(j.Estimate), CI: f.clip(j)},
 		EffectiveN:         Num(ppi.EffectiveN(len(d.Human), h, p.Interval)),
-		LabelsWithoutScore: c.orphans, Undefined: p.Undefined}
+		LabelsWithoutScore: c.orphans, ValuesWithoutScore: c.orphanN, Undefined: p.Undefined}
 }
 
 // noInterval is iv without its interval, for the reason why.

@@ -90,6 +90,9 @@ func writeTable(w io.Writer, res *Result) error {
 		if err := render.Aligned(b, "  ", rows, nil); err != nil {
 			return err
 		}
+		if lo := res.LeftOut(f); lo != "" {
+			fmt.Fprintf(b, "  %s\n", lo)
+		}
 		var diffs [][]string
 		pairs := map[string]int{} // per group: the pairs of its family
 		for _, d := range res.Differences {
@@ -221,4 +224,28 @@ func adjustName(a string) string {
 		return "Benjamini–Hochberg, false discovery rate"
 	}
 	return a
+}
+
+// LeftOut says, for one field, how many labeled turns the estimate leaves out because the
+// judge gave them no score (outside the population it covers), per model: "" when none.
+// The table and the report print it, so that a reader is not left to find it in the JSON.
+func (res *Result) LeftOut(field string) string {
+	turns, values := 0, 0
+	var parts []string
+	for _, r := range res.Rows {
+		if r.Field != field || r.LabelsWithoutScore == 0 {
+			continue
+		}
+		turns += r.LabelsWithoutScore
+		values += r.ValuesWithoutScore
+		name := r.Model
+		if res.By != "" {
+			name += " [" + r.Group + "]"
+		}
+		parts = append(parts, fmt.Sprintf("%s %d", textsafe.Line(name), r.LabelsWithoutScore))
+	}
+	if turns == 0 {
+		return ""
+	}
+	return fmt.Sprintf("left out: %d labeled turns (%d labels) have no score of judge %s (%s)", turns, values, textsafe.Line(res.Judge), strings.Join(parts, ", "))
 }

@@ -42,6 +42,13 @@ type Options struct {
 	Progress progress.Func
 	// Limits bound a record's and an xlsx cell's size (zero: ingest's defaults).
 	Limits ingest.Limits
+	// Actions is the action-type catalogue a turn's action_type must be in, unless
+	// AllowUnknownActions (nil: no check).
+	Actions             rubric.Actions
+	AllowUnknownActions bool
+	// Images finds the pictures of logs that come without them (--images DIR); its
+	// folder is then also where relative image paths are resolved.
+	Images *ingest.ImageDir
 	// Now stamps labels that carry no annotated_at; nil: the current time in UTC, as the
 	// store's default clock reads it.
 	Now func() time.Time
@@ -53,7 +60,12 @@ type Importer struct {
 	o     Options
 	media *ingest.Media
 	files *progress.Files // reading the files, for Options.Progress
+	// committed counts the files whose import was committed, empty ones included.
+	committed int
 }
+
+// Committed is how many files were imported (committed) so far.
+func (imp *Importer) Committed() int { return imp.committed }
 
 // New returns an Importer into s.
 func New(s Store, o Options) *Importer {
@@ -118,10 +130,13 @@ func (imp *Importer) file(ctx context.Context, path string) error {
 			return fmt.Errorf("import: %w", err)
 		}
 	}
+	if imp.o.Images != nil {
+		base = imp.o.Images.Dir // made absolute by the command
+	}
 	format := imp.o.From
 	r := imp.files.Reader(f)
 	switch {
-	case len(imp.o.Map) > 0:
+	case len(imp.o.Map) > 0 && format == "":
 		format = ingest.FormatMap
 	case format == "":
 		var why string
@@ -135,8 +150,11 @@ func (imp *Importer) file(ctx context.Context, path string) error {
 			fmt.Fprintf(imp.o.Out, "%s: detected format %s: %s (give --from to choose)\n", textsafe.Line(name), format, why)
 		}
 	}
-	opts := ingest.Options{Format: format, Map: imp.o.Map, Media: imp.media, Limits: imp.o.Limits}
+	opts := ingest.Options{Format: format, Map: imp.o.Map, Media: imp.media, Limits: imp.o.Limits, Images: imp.o.Images}
 	if format == ingest.FormatVLMEvalKit && ingest.IsSheet(name) {
+		if len(imp.o.Map) > 0 {
+			return fmt.Errorf("import: %s: --map adds to the turns of JSON records; a spreadsheet's columns are the format's", name)
+		}
 		// xlsx and tsv are read from their file (a zip needs random access).
 		src, closer, err := ingest.Open(path, opts)
 		if err != nil {
@@ -185,7 +203,8 @@ func (imp *Importer) streamFrom(ctx context.Context, name string, src ingest.Sou
 		return err
 	}
 	defer tx.Rollback()
-	lo := ingest.LabelOptions{Rubric: imp.o.Rubric, Annotator: imp.o.Annotator, Now: imp.o.Now(), ImageBase: imageBase}
+	lo := ingest.LabelOptions{Rubric: imp.o.Rubric, Annotator: imp.o.Annotator, Now: imp.o.Now(), ImageBase: imageBase,
+		Actions: imp.o.Actions, AllowUnknownActions: imp.o.AllowUnknownActions}
 	before := imp.media.Written()
 	counts, err := ingest.ImportFrom(ctx, tx, name, src, lo)
 	if err != nil {
@@ -194,6 +213,7 @@ func (imp *Importer) streamFrom(ctx context.Context, name string, src ingest.Sou
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	imp.committed++
 	out := imp.o.Out
 	if counts.Turns == [3]int{} {
 		// An empty file, [] or only blank lines: say so, rather than print a row of zeros
@@ -204,6 +224,15 @@ func (imp *Importer) streamFrom(ctx context.Context, name string, src ingest.Sou
 	fmt.Fprintf(out, "%s: %s\n", textsafe.Line(name), counts)
 	if n := imp.media.Written() - before; n > 0 {
 		fmt.Fprintf(out, "%s: %d embedded images written to %s\n", textsafe.Line(name), n, textsafe.Line(imp.media.Dir))
+	}
+	if counts.MissingImages > 0 {
+		fmt.Fprintf(out, "%s: %d image files are missing or unreadable (the annotator shows none for them):\n", textsafe.Line(name), counts.MissingImages)
+		for _, p := range counts.MissingList {
+			fmt.Fprintf(out, "  %s\n", textsafe.Line(p))
+		}
+		if more := counts.MissingImages - len(counts.MissingList); more > 0 {
+			fmt.Fprintf(out, "  … and %d more\n", more)
+		}
 	}
 	printStale(out, tx.StaleLabels())
 	return nil

@@ -105,8 +105,8 @@ func TestScores(t *testing.T) {
 	}
 	// A bad file writes nothing: the good first record is rolled back with it.
 	for body, want := range map[string]string{
-		"sample_id,overall_quality\ne_turn_1,3\ne_turn_9,3\n":            `bad.csv:3: sample_id: bad record: "e_turn_9" is not in the database (import its turn first)`,
-		"sample_id,overall_quality\ne_turn_1,3\ne_turn_1,3\n":            `bad.csv:3: sample_id: bad record: "e_turn_1" is listed twice in this file (first on line 2)`,
+		"sample_id,overall_quality\ne_turn_1,3\ne_turn_9,3\n":            `bad.csv:3: sample_id: bad record: "e_turn_9" is not in the database (import its turn first, or pass --skip-unknown)`,
+		"sample_id,overall_quality\ne_turn_1,3\ne_turn_1,3\n":            `bad.csv:3: sample_id: bad record: "e_turn_1" is listed twice in this file (first on line 2; --on-duplicate first or last chooses)`,
 		"sample_id,overall_quality,resists_misleading\ne_turn_1,3,Yes\n": `bad.csv:2: resists_misleading: invalid: "Yes" given, but the field is fixed to NA`,
 	} {
 		p := writeFile(t, dir, "bad.csv", body)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/importer"
+	"github.com/m3bench/m3eval/internal/ingest"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/store/storetest"
@@ -167,7 +168,7 @@ func TestJudgeScoreErrors(t *testing.T) {
 		name, file, body, want string
 	}{
 		{"unknown sample", "s.jsonl", `{"sample_id":"e_turn_1","correctness":3}` + "\n" + `{"sample_id":"f_turn_1","correctness":3}` + "\n",
-			`s.jsonl:2: sample_id: bad record: "f_turn_1" is not in the database (import its turn first)`},
+			`s.jsonl:2: sample_id: bad record: "f_turn_1" is not in the database (import its turn first, or pass --skip-unknown)`},
 		{"unknown field json", "s.json", "[\n{\"sample_id\":\"e_turn_1\",\"correctness\":3},\n\n  {\"sample_id\":\"e_turn_2\",\n \"fluency\":3}]",
 			`s.json:4: fluency: bad record: not a field of the rubric`},
 		{"unknown column", "s.csv", "sample_id,correctness,fluency\ne_turn_1,3,3\n", `s.csv:1: fluency: bad record: not a field of the rubric`},
@@ -178,7 +179,7 @@ func TestJudgeScoreErrors(t *testing.T) {
 		{"fixed NA", "s.jsonl", `{"sample_id":"e_turn_1","resists_misleading":"Yes"}`, `s.jsonl:1: resists_misleading: invalid: "Yes" given, but the field is fixed to NA`},
 		{"open choices", "s.jsonl", `{"sample_id":"e_turn_2","resists_misleading":null}`, `s.jsonl:1: resists_misleading: invalid: "NA" is not allowed here: choose Yes, No`},
 		{"boolean", "s.jsonl", `{"sample_id":"e_turn_2","correctness":true}`, `s.jsonl:1: correctness: bad record: expected a number, text or null, got true`},
-		{"twice", "s.csv", "sample_id,correctness\ne_turn_1,3\ne_turn_2,3\ne_turn_1,3\n", `s.csv:4: sample_id: bad record: "e_turn_1" is listed twice in this file (first on line 2)`},
+		{"twice", "s.csv", "sample_id,correctness\ne_turn_1,3\ne_turn_2,3\ne_turn_1,3\n", `s.csv:4: sample_id: bad record: "e_turn_1" is listed twice in this file (first on line 2; --on-duplicate first or last chooses)`},
 		{"no sample_id", "s.jsonl", `{"correctness":3}`, `s.jsonl:1: sample_id: bad record: missing`},
 		{"no sample column", "s.csv", "id,correctness\ne_turn_1,3\n", `s.csv:1: bad record: the header needs a sample_id column`},
 		{"short row", "s.csv", "sample_id,correctness,overall_quality\ne_turn_1,3\n", `s.csv:2: bad record: 2 values for 3 columns`},
@@ -200,5 +201,62 @@ func TestJudgeScoreErrors(t *testing.T) {
 				t.Fatalf("an import that failed stored %q", got)
 			}
 		})
+	}
+}
+
+// TestMappedScores: import-scores --map reads a judge's own layout (nested, text or number),
+// --skip-unknown counts what it skips, --on-duplicate first/last keeps the record asked for,
+// and a problem of a mapped record names every path at once.
+func TestMappedScores(t *testing.T) {
+	body := `{"id": "e_turn_1", "result": {"judge": "4"}}
+{"id": "e_turn_2", "result": {"judge": 2}}
+{"id": "zz_turn_1", "result": {"judge": 3}}
+{"id": "e_turn_1", "result": {"judge": 5}}
+`
+	for _, tc := range []struct {
+		dup  importer.Duplicates
+		want string // e_turn_1's stored correctness
+	}{{importer.DuplicatesFirst, "4"}, {importer.DuplicatesLast, "5"}} {
+		t.Run(string(tc.dup), func(t *testing.T) {
+			db, dir := judgeDB(t)
+			p := writeScoreFile(t, dir, "j.jsonl", body)
+			r := defaultRubric(t)
+			m, err := ingest.ParseScoreMap([]string{"sample_id=id", "correctness=result.judge"}, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := storetest.Open(t, db, store.Options{})
+			var out bytes.Buffer
+			err = importer.Scores(context.Background(), s, []string{p}, importer.ScoreOptions{Rubric: r, Judge: "j", Out: &out,
+				Map: m, SkipUnknown: true, OnDuplicate: tc.dup})
+			s.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{"judge j: 2 scores new", "1 records skipped", "1 samples listed more than once, the " + string(tc.dup) + " record kept"} {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("summary %q lacks %q", out.String(), want)
+				}
+			}
+			want := []string{"j|e_turn_1|correctness=" + tc.want, "j|e_turn_2|correctness=2"}
+			if got := storedScores(t, db); !reflect.DeepEqual(got, want) {
+				t.Errorf("stored %q, want %q", got, want)
+			}
+		})
+	}
+	db, dir := judgeDB(t)
+	p := writeScoreFile(t, dir, "bad.jsonl", `{"result": {"judge": [1]}}`+"\n")
+	r := defaultRubric(t)
+	m, _ := ingest.ParseScoreMap([]string{"sample_id=id", "correctness=result.judge"}, r)
+	s := storetest.Open(t, db, store.Options{})
+	defer s.Close()
+	err := importer.Scores(context.Background(), s, []string{p}, importer.ScoreOptions{Rubric: r, Judge: "j", Out: io.Discard, Map: m})
+	if err == nil || !strings.Contains(err.Error(), "bad.jsonl:1: bad record: id (mapped to sample_id): missing; result.judge (mapped to correctness): expected a number, text or null, got a list") {
+		t.Errorf("error %v", err)
+	}
+	for _, bad := range [][]string{{"correctness=x"}, {"sample_id=id"}, {"sample_id=id", "fluency=x"}, {"sample_id=id", "comments=x"}} {
+		if _, err := ingest.ParseScoreMap(bad, r); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
 	}
 }

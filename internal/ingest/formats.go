@@ -49,6 +49,8 @@ type Options struct {
 	Media *Media
 	// Limits bound a record's and a cell's size (zero: the defaults).
 	Limits Limits
+	// Images, when set, finds the images of logs that come without them (--images DIR).
+	Images *ImageDir
 }
 
 // Open returns the Source of one file in opts.Format. The caller closes the returned
@@ -76,7 +78,7 @@ func Open(path string, opts Options) (Source, io.Closer, error) {
 
 // NewSource reads the JSON records (array or JSON Lines) of r in opts.Format.
 func NewSource(name string, r io.Reader, opts Options) (Source, error) {
-	c := &conv{name: name, media: opts.Media, stem: stem(name), seen: map[string]int{}}
+	c := &conv{name: name, media: opts.Media, stem: stem(name), seen: map[string]int{}, images: opts.Images}
 	switch opts.Format {
 	case "", FormatM3eval:
 		rd := NewReader(name, r)
@@ -99,9 +101,24 @@ func NewSource(name string, r io.Reader, opts Options) (Source, error) {
 		if len(opts.Map) == 0 {
 			return nil, fmt.Errorf("--map: give at least one FIELD=PATH")
 		}
+		if err := CheckTurnMap(opts.Map); err != nil {
+			return nil, err
+		}
 		c.format, c.fn, c.paths = opts.Format, c.mapped, opts.Map
 	default:
 		return nil, fmt.Errorf("unknown format %q", opts.Format)
+	}
+	if len(opts.Map) > 0 && opts.Format != FormatMap {
+		// --map with --from: the format makes the turns, the maps add to them.
+		c.paths = opts.Map
+		inner := c.fn
+		c.fn = func(line int, raw []byte) ([]Record, error) {
+			recs, err := inner(line, raw)
+			if err != nil || len(recs) == 0 {
+				return recs, err
+			}
+			return c.overlay(line, raw, recs)
+		}
 	}
 	rd := NewConvertingReader(name, r, nil)
 	rd.SetLimits(opts.Limits)
@@ -122,6 +139,7 @@ type conv struct {
 	paths       []FieldPath
 	seen        map[string]int // --map without a turn path: turns so far per episode
 	row         bool           // lines are spreadsheet rows
+	images      *ImageDir      // --images: the pictures of a log that has none
 }
 
 func stem(name string) string {
@@ -184,6 +202,14 @@ func (c *conv) turn(line int, episode string, n int, user, resp, expected string
 	meta, err := jsonv2.Marshal(map[string]any{"source": source}, jsonv1.DefaultOptionsV1(), jsonv2.Deterministic(true))
 	if err != nil {
 		return Record{}, c.errorf(line, "", "cannot keep the source fields: %v", err)
+	}
+	if len(images) == 0 && c.images != nil {
+		// The log's question id is the last part of the episode id (lmms-eval doc_id,
+		// VLMEvalKit index, a conversation's id).
+		id := episode[strings.LastIndex(episode, "/")+1:]
+		if p, ok := c.images.ForID(id); ok {
+			images = []string{p}
+		}
 	}
 	t := dataset.Turn{
 		SampleID: episode + "_turn_" + strconv.Itoa(n), EpisodeID: episode, Turn: n,

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/xuri/excelize/v2"
 )
@@ -31,7 +32,9 @@ func tryReadAll(path string, format Format, media *Media, maps ...string) ([]Rec
 		if paths, err = ParseFieldPaths(maps); err != nil {
 			return nil, err
 		}
-		format = FormatMap
+		if format == "" {
+			format = FormatMap // else --map with --from: the maps add to the format's turns
+		}
 	}
 	if format == "" {
 		f, _, err := Detect(path)
@@ -252,13 +255,17 @@ func TestMap(t *testing.T) {
 		t.Errorf("turn %+v", recs[2].Turn)
 	}
 	os.WriteFile(p, []byte(`{"question": "Q1", "response": {"text": "A1"}}`+"\n"+`{"question": "Q2", "response": {}}`+"\n"), 0o644)
-	if _, err := tryReadAll(p, "", nil, maps[1:3]...); err == nil || !strings.Contains(err.Error(), p+":2: response.text: bad record: missing (mapped to vlm_response)") {
+	if _, err := tryReadAll(p, "", nil, maps[1:3]...); err == nil || !strings.Contains(err.Error(), p+":2: response.text (mapped to vlm_response): bad record: missing") {
 		t.Errorf("error %v", err)
 	}
-	for _, bad := range [][]string{{"user_message=q"}, {"colour=q", "user_message=q", "vlm_response=r"}, {"user_message=q[x]", "vlm_response=r"}} {
+	for _, bad := range [][]string{{"colour=q", "user_message=q", "vlm_response=r"}, {"user_message=q[x]", "vlm_response=r"}} {
 		if _, err := ParseFieldPaths(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+	// Alone (no --from), maps must make whole turns.
+	if paths, err := ParseFieldPaths([]string{"user_message=q"}); err != nil || CheckTurnMap(paths) == nil {
+		t.Errorf("user_message alone: %v", err)
 	}
 }
 
@@ -392,4 +399,94 @@ func FuzzPyLiteral(f *testing.F) {
 			t.Fatalf("%q parsed to nil", s)
 		}
 	})
+}
+
+// TestMapLabels: --map fills a label (label.FIELD, annotator) as well as the turn; a mapped
+// sample id is its own one-turn episode, a number its text; every missing mapped field of a
+// record is named in one error.
+func TestMapLabels(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "rater.jsonl")
+	os.WriteFile(p, []byte(`{"score_id": 13, "q": "Q", "a": "A", "who": "ann", "human_answer": "4", "extra": 1}`+"\n"+
+		`{"score_id": 14, "q": "Q2", "a": "A2", "who": "bob", "human_answer": 2}`+"\n"), 0o644)
+	maps := []string{"sample_id=score_id", "user_message=q", "vlm_response=a", "annotator=who", "label.overall_quality=human_answer"}
+	recs, err := tryReadAll(p, "", nil, maps...)
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("%d records, %v", len(recs), err)
+	}
+	tu := recs[0].Turn
+	if tu.SampleID != "13" || tu.EpisodeID != "13" || tu.Turn != 1 || tu.ActionType != DefaultActionType || !tu.Omitted.Meta {
+		t.Errorf("turn %+v", tu)
+	}
+	if len(recs[0].Labels) != 1 {
+		t.Fatalf("labels %+v", recs[0].Labels)
+	}
+	l := recs[0].Labels[0]
+	if string(l.Fields["overall_quality"]) != `"4"` || string(l.Fields["annotator"]) != `"ann"` || l.Mapped["overall_quality"] != "human_answer" {
+		t.Errorf("label %+v", l)
+	}
+	if string(recs[1].Labels[0].Fields["overall_quality"]) != `2` {
+		t.Errorf("label %+v", recs[1].Labels[0])
+	}
+	os.WriteFile(p, []byte(`{"score_id": 1}`+"\n"), 0o644)
+	_, err = tryReadAll(p, "", nil, maps...)
+	if err == nil || !strings.Contains(err.Error(), ":1: q (mapped to user_message), a (mapped to vlm_response): bad record: missing") {
+		t.Errorf("error %v", err)
+	}
+	os.WriteFile(p, []byte(`{"score_id": {"x": 1}, "who": [1], "q": "Q"}`+"\n"), 0o644)
+	_, err = tryReadAll(p, "", nil, maps...)
+	if err == nil || !strings.Contains(err.Error(), ":1: bad record: score_id: expected text, got an object (mapped to sample_id); who: expected a name, got a list (mapped to annotator); a (mapped to vlm_response): missing") {
+		t.Errorf("error %v", err)
+	}
+	if _, err := ParseFieldPaths([]string{"label.=x", "user_message=q", "vlm_response=a"}); err == nil {
+		t.Error("label. without a field accepted")
+	}
+	paths, _ := ParseFieldPaths(maps)
+	err = CheckLabelFields(paths, func(n string) bool { return n == "correctness" }, []string{"correctness"})
+	if err == nil || !strings.Contains(err.Error(), "overall_quality is not a field of the rubric") {
+		t.Errorf("CheckLabelFields: %v", err)
+	}
+}
+
+// TestMapWithFrom: --map with --from adds to the format's turns: a label and its annotator
+// from the record, a turn field overridden; a conversation of several turns takes no label.
+func TestMapWithFrom(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "llava", "20250101_120000_samples_mme.jsonl")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte(`{"doc_id": 0, "input": "<image> Q", "resps": [["A"]], "filtered_resps": ["A"], "target": "t", "doc": {"human": "4", "rater": "ann", "cat": "ocr"}}`+"\n"), 0o644)
+	recs, err := tryReadAll(p, FormatLMMSEval, nil, "label.overall_quality=doc.human", "annotator=doc.rater", "task_type=doc.cat")
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("%d records, %v", len(recs), err)
+	}
+	tu := recs[0].Turn
+	if tu.UserMessage != "Q" || tu.TaskType != "ocr" || tu.VLMResponse != "A" {
+		t.Errorf("turn %+v", tu)
+	}
+	if len(recs[0].Labels) != 1 || string(recs[0].Labels[0].Fields["overall_quality"]) != `"4"` || string(recs[0].Labels[0].Fields["annotator"]) != `"ann"` {
+		t.Errorf("labels %+v", recs[0].Labels)
+	}
+	conv := filepath.Join(dir, "c.jsonl")
+	os.WriteFile(conv, []byte(`{"id": "c", "score": 3, "conversations": [{"from": "human", "value": "a"}, {"from": "gpt", "value": "b"}, {"from": "human", "value": "c"}, {"from": "gpt", "value": "d"}]}`+"\n"), 0o644)
+	if _, err := tryReadAll(conv, FormatShareGPT, nil, "label.overall_quality=score"); err == nil || !strings.Contains(err.Error(), "a conversation of 2 turns") {
+		t.Errorf("a label on a conversation: %v", err)
+	}
+}
+
+// TestMapFileBuiltin: a bare name that is no file reads the built-in map of that name; an
+// unknown one lists the built-in maps; a line without = names its file and line.
+func TestMapFileBuiltin(t *testing.T) {
+	builtin := fstest.MapFS{"lab.map": {Data: []byte("# a comment\nuser_message=q\n\nvlm_response=a\n")}}
+	got, err := ReadMapFileOr("lab", builtin)
+	if err != nil || strings.Join(got, " ") != "user_message=q vlm_response=a" {
+		t.Fatalf("%q, %v", got, err)
+	}
+	if _, err := ReadMapFileOr("other", builtin); err == nil || !strings.Contains(err.Error(), "built in: lab") {
+		t.Errorf("unknown name: %v", err)
+	}
+	p := filepath.Join(t.TempDir(), "bad.map")
+	os.WriteFile(p, []byte("user_message=q\nnonsense\n"), 0o644)
+	if _, err := ReadMapFileOr(p, builtin); err == nil || !strings.Contains(err.Error(), p+":2:") {
+		t.Errorf("bad line: %v", err)
+	}
 }

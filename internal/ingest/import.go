@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/m3bench/m3eval/internal/dataset"
@@ -30,6 +31,10 @@ const flushAfter = 5 * time.Millisecond
 // Counts tallies an import by outcome (indexed by dataset.Outcome): new, unchanged, replaced.
 type Counts struct {
 	Turns, Labels [3]int
+	// MissingImages counts the turns' local image files that do not exist or cannot be read;
+	// MissingList names the first ten.
+	MissingImages int
+	MissingList   []string
 }
 
 // String is the line m3eval import prints for a file.
@@ -66,6 +71,7 @@ func ImportFrom(ctx context.Context, sink Sink, name string, rd Source, lo Label
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	batches := make(chan batch, 4)
+	missing := &missingImages{seen: map[string]bool{}} // written by the parser, read after it ends
 	go func() {
 		defer close(batches)
 		var images *ImageResolver
@@ -76,9 +82,15 @@ func ImportFrom(ctx context.Context, sink Sink, name string, rd Source, lo Label
 		for {
 			rec, err := rd.Next()
 			if err == nil {
+				err = checkAction(name, rec, lo)
+			}
+			if err == nil {
 				if images != nil && len(rec.Turn.Images) > 0 {
 					rec.Turn.Images = append([]string(nil), rec.Turn.Images...) // episode images are shared
 					images.Resolve(rec.Turn.Images)
+				}
+				if images != nil { // a file's images (the demo's are built in)
+					missing.check(rec.Turn.Images)
 				}
 				rec.Turn.Sum = rec.Turn.Hash() // here, off the writer's goroutine
 				b.recs = append(b.recs, *rec)
@@ -118,6 +130,7 @@ func ImportFrom(ctx context.Context, sink Sink, name string, rd Source, lo Label
 			b, ok = <-batches
 		}
 		if !ok {
+			c.MissingImages, c.MissingList = missing.n, missing.list
 			break
 		}
 		if err := ctx.Err(); err != nil {
@@ -149,6 +162,49 @@ func ImportFrom(ctx context.Context, sink Sink, name string, rd Source, lo Label
 		}
 	}
 	return c, ctx.Err()
+}
+
+// checkAction refuses an action type the catalogue does not have, naming the nearest one:
+// a misspelled type would otherwise import silently and lose the fields its rules decide.
+func checkAction(name string, rec *Record, lo LabelOptions) error {
+	a := rec.Turn.ActionType
+	if lo.Actions == nil || lo.AllowUnknownActions {
+		return nil
+	}
+	if _, ok := lo.Actions[a]; ok {
+		return nil
+	}
+	hint := ""
+	if near, ok := lo.Actions.Nearest(a); ok {
+		hint = "; did you mean " + near + "?"
+	}
+	return &Error{File: name, Line: rec.Line, Row: rec.Row, Field: "action_type",
+		Err: fmt.Errorf("%w: %s: not an action type%s (--allow-unknown-actions imports it; the rubric then asks every field)", ErrBadRecord, a, hint)}
+}
+
+// missingImages finds the local image files of the turns that cannot be read, each path once.
+type missingImages struct {
+	seen map[string]bool
+	n    int
+	list []string
+}
+
+func (m *missingImages) check(images []string) {
+	for _, p := range images {
+		if p == "" || strings.Contains(p, "://") || strings.HasPrefix(p, "data:") || m.seen[p] {
+			continue
+		}
+		m.seen[p] = true
+		f, err := os.Open(p)
+		if err == nil {
+			f.Close()
+			continue
+		}
+		m.n++
+		if len(m.list) < 10 {
+			m.list = append(m.list, p)
+		}
+	}
 }
 
 func putLabels(sink Sink, name string, rec *Record, id int64, lo LabelOptions, c *Counts) error {

@@ -65,6 +65,9 @@ type RawLabel struct {
 	Field  string // "human_annotation" or "human_annotations[2]", for error messages
 	Line   int
 	Fields map[string]json.RawMessage
+	// Mapped gives, for a label read by --map, the source path of each key, so that errors
+	// name what the file calls it.
+	Mapped map[string]string
 }
 
 // Reader reads records from one file.

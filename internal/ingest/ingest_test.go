@@ -98,7 +98,7 @@ func TestReadErrorsNameFileLineField(t *testing.T) {
 		{"missing field", ok + `{"sample_id":"a_turn_1","action_type":"x","task_type":"t","user_message":"u","expected_answer":"e"}`, "turns.jsonl:2: vlm_response: bad record: missing"},
 		{"wrong type", ok + ok + `{"sample_id":"a_turn_1","turn":"3","action_type":"x","task_type":"t","user_message":"u","vlm_response":"v","expected_answer":"e"}`, "turns.jsonl:3: turn: bad record: expected a number, got string"},
 		{"broken JSON", ok + `{"sample_id": oops}` + "\n", "turns.jsonl:2: bad record: not valid JSON"},
-		{"underivable episode", `{"sample_id":"plain","action_type":"x","task_type":"t","user_message":"u","vlm_response":"v","expected_answer":"e"}`, "turns.jsonl:1: episode_id: bad record: missing, and sample_id \"plain\" is not of the form <episode>_turn_<n>"},
+		{"plain sample without its text", `{"sample_id":"plain","action_type":"x"}`, "turns.jsonl:1: user_message, vlm_response: bad record: missing"},
 		{"turn zero", `{"sample_id":"a_turn_0","action_type":"x","task_type":"t","user_message":"u","vlm_response":"v","expected_answer":"e"}`, "sample_id: bad record: \"a_turn_0\": the turn number after _turn_ must be 1 or more"},
 		{"nested turn field", `{"episode_id":"ep","turns":[{"sample_id":"x","action_type":"a","task_type":"t","user_message":"u","vlm_response":7,"expected_answer":"e"}]}`, "turns.jsonl:1: turns[0].vlm_response: bad record: expected text, got number"},
 		{"episode turn of another episode", `{"episode_id":"ep","turns":[{"sample_id":"x","episode_id":"other","action_type":"a","task_type":"t","user_message":"u","vlm_response":"v","expected_answer":"e"}]}`, "turns[0].episode_id: bad record: \"other\" differs from the episode's \"ep\""},

@@ -37,6 +37,10 @@ type LabelOptions struct {
 	// may be relative to where annotate runs, as the demo's are). URLs and absolute paths
 	// stay as they are.
 	ImageBase string
+	// Actions, when set, is the action-type catalogue: a turn whose action_type it lacks is
+	// refused, unless AllowUnknownActions.
+	Actions             rubric.Actions
+	AllowUnknownActions bool
 }
 
 // ImageResolver resolves relative image paths against a base directory (see
@@ -77,6 +81,9 @@ func (r *ImageResolver) Resolve(images []string) {
 // says nothing of its state is a done one, and a done one must be complete.
 func Label(file string, rec *Record, raw RawLabel, o LabelOptions) (*dataset.Label, error) {
 	fail := func(field string, err error) error {
+		if path, ok := raw.Mapped[field]; ok {
+			return &Error{File: file, Line: raw.Line, Field: fmt.Sprintf("%s (mapped to label.%s)", path, field), Err: err}
+		}
 		if field != "" {
 			field = raw.Field + "." + field
 		} else {

@@ -81,6 +81,12 @@ func (c *conv) lmmsSample(line int, prefix string, raw []byte) ([]Record, error)
 			prompt, _ = lmmslog.FirstString(args)
 		}
 	}
+	// lmms-eval keeps the model's "<image>" tokens in the prompt, as LLaVA's data does:
+	// taken out of the text the annotator reads, counted in meta (as for sharegpt).
+	placeholders := strings.Count(prompt, imagePlaceholder)
+	if placeholders > 0 {
+		prompt = strings.TrimSpace(strings.ReplaceAll(prompt, imagePlaceholder, ""))
+	}
 	target := ""
 	if v, ok := m["target"]; ok && string(v) != "null" {
 		if json.Unmarshal(v, &target) != nil {
@@ -115,6 +121,10 @@ func (c *conv) lmmsSample(line int, prefix string, raw []byte) ([]Record, error)
 	}
 	src["task"] = c.task
 	src["doc_id"] = docID
+	if placeholders > 0 {
+		src["image_placeholders"] = placeholders
+	}
+
 	episode := fmt.Sprintf("%s/%d", c.task, docID)
 	if c.model != "" && c.model != "." && c.model != string(filepath.Separator) {
 		episode = c.model + "/" + episode

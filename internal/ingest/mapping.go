@@ -3,15 +3,22 @@ package ingest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
 )
 
-// mapFields are the turn fields --map can fill.
+// mapFields are the turn fields --map can fill; besides them, "annotator" and
+// "label.<rubric field>" fill a label (labelPrefix).
 var mapFields = []string{"sample_id", "episode_id", "turn", "user_message", "vlm_response",
 	"expected_answer", "action_type", "task_type", "images", "model"}
+
+// labelPrefix starts a --map field that is a label's rubric field: label.correctness=score.
+const labelPrefix = "label."
 
 // FieldPath is one --map FIELD=PATH: a turn field and where each record holds it, a
 // dotted path with list indices, e.g. response.text or messages[1].content.
@@ -35,8 +42,9 @@ func ParseFieldPaths(flags []string) ([]FieldPath, error) {
 		if !ok || field == "" || path == "" {
 			return nil, fmt.Errorf("--map %q: want FIELD=PATH, e.g. user_message=question", f)
 		}
-		if !slices.Contains(mapFields, field) {
-			return nil, fmt.Errorf("--map %q: unknown field %s; fields are %s", f, field, strings.Join(mapFields, ", "))
+		isLabel := strings.HasPrefix(field, labelPrefix) && len(field) > len(labelPrefix)
+		if !slices.Contains(mapFields, field) && field != "annotator" && !isLabel {
+			return nil, fmt.Errorf("--map %q: unknown field %s; fields are %s, annotator and label.<rubric field>", f, field, strings.Join(mapFields, ", "))
 		}
 		if seen[field] {
 			return nil, fmt.Errorf("--map: %s given twice", field)
@@ -48,12 +56,92 @@ func ParseFieldPaths(flags []string) ([]FieldPath, error) {
 		}
 		out = append(out, FieldPath{Field: field, Path: path, steps: steps})
 	}
+	return out, nil
+}
+
+// CheckTurnMap checks that maps that make turns by themselves (without --from) name a
+// user message and a response.
+func CheckTurnMap(paths []FieldPath) error {
+	if len(paths) == 0 {
+		return nil
+	}
 	for _, need := range []string{"user_message", "vlm_response"} {
-		if !seen[need] && len(out) > 0 {
-			return nil, fmt.Errorf("--map: give %s=PATH too (a turn needs a user message and a response)", need)
+		if !slices.ContainsFunc(paths, func(p FieldPath) bool { return p.Field == need }) {
+			return fmt.Errorf("--map: give %s=PATH too (a turn needs a user message and a response), or --from FORMAT to add to a format's turns", need)
 		}
 	}
-	return out, nil
+	return nil
+}
+
+// overlay applies --map paths given with --from to the turns a format's converter made of
+// one source record: turn fields override the converter's, label fields add a label. A
+// record that became several turns (a conversation) takes turn fields on every turn and no
+// label: which turn would it be of?
+func (c *conv) overlay(line int, raw []byte, recs []Record) ([]Record, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var top any
+	if err := dec.Decode(&top); err != nil {
+		return nil, c.errorf(line, "", "%v", err)
+	}
+	label := map[string]json.RawMessage{}
+	for _, fp := range c.paths {
+		v, ok := lookup(top, fp.steps)
+		if !ok || v == nil {
+			continue
+		}
+		if name, isLabel := strings.CutPrefix(fp.Field, labelPrefix); isLabel || fp.Field == "annotator" {
+			if !isLabel {
+				name = "annotator"
+				v = fmt.Sprint(v)
+			}
+			if len(recs) > 1 {
+				return nil, c.errorf(line, fp.Path, "mapped to %s, but the record is a conversation of %d turns: labels map onto one-turn records only", fp.Field, len(recs))
+			}
+			b, err := json.Marshal(v)
+			if err != nil {
+				return nil, c.errorf(line, fp.Path, "%v", err)
+			}
+			label[name] = b
+			continue
+		}
+		var text string
+		switch x := v.(type) {
+		case string:
+			text = x
+		case json.Number:
+			text = x.String()
+		case bool:
+			text = strconv.FormatBool(x)
+		default:
+			if fp.Field != "images" {
+				return nil, c.errorf(line, fp.Path, "expected text, got %s (mapped to %s)", jsonKind(v), fp.Field)
+			}
+		}
+		for i := range recs {
+			t := &recs[i].Turn
+			switch fp.Field {
+			case "user_message":
+				t.UserMessage = text
+			case "vlm_response":
+				t.VLMResponse = text
+			case "expected_answer":
+				t.ExpectedAnswer = text
+			case "action_type":
+				t.ActionType = text
+			case "task_type":
+				t.TaskType = text
+			case "model":
+				t.Model = text
+			default:
+				return nil, c.errorf(line, fp.Path, "--map %s with --from: the format decides it (map user_message, vlm_response, expected_answer, action_type, task_type, model, annotator, label.FIELD)", fp.Field)
+			}
+		}
+	}
+	if _, named := label["annotator"]; len(label) > 0 && !(named && len(label) == 1) {
+		recs[0].Labels = append(recs[0].Labels, RawLabel{Field: "label", Line: line, Fields: label, Mapped: c.labelPaths()})
+	}
+	return recs, nil
 }
 
 func parsePath(p string) ([]pathStep, error) {
@@ -112,6 +200,17 @@ func lookup(v any, steps []pathStep) (any, bool) {
 	return v, true
 }
 
+// CheckLabelFields checks the label.<field> maps against the rubric's fields, so that a
+// misspelled field is a usage error before any record is read.
+func CheckLabelFields(paths []FieldPath, names func(string) bool, all []string) error {
+	for _, p := range paths {
+		if f, ok := strings.CutPrefix(p.Field, labelPrefix); ok && !names(f) {
+			return fmt.Errorf("--map %s=%s: %s is not a field of the rubric; its fields are %s", p.Field, p.Path, f, strings.Join(all, ", "))
+		}
+	}
+	return nil
+}
+
 // mapped converts a record of any layout by the --map paths: one turn per record.
 func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 	var rawTop map[string]json.RawMessage
@@ -127,6 +226,11 @@ func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 	vals := map[string]string{}
 	var images []string
 	used := map[string]bool{}
+	label := map[string]json.RawMessage{}
+	var missing, bad []string // every problem of the record, reported at once
+	badf := func(path, format string, args ...any) {
+		bad = append(bad, path+": "+fmt.Sprintf(format, args...))
+	}
 	for _, fp := range c.paths {
 		v, ok := lookup(top, fp.steps)
 		if len(fp.steps) == 1 {
@@ -134,8 +238,17 @@ func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 		}
 		if !ok || v == nil {
 			if fp.Field == "user_message" || fp.Field == "vlm_response" {
-				return nil, c.errorf(line, fp.Path, "missing (mapped to %s)", fp.Field)
+				missing = append(missing, fmt.Sprintf("%s (mapped to %s)", fp.Path, fp.Field))
 			}
+			continue
+		}
+		if name, ok := strings.CutPrefix(fp.Field, labelPrefix); ok {
+			// As written ("4" and 4 alike): Label coerces it to the field's kind.
+			raw, err := json.Marshal(v)
+			if err != nil {
+				return nil, c.errorf(line, fp.Path, "%v", err)
+			}
+			label[name] = raw
 			continue
 		}
 		if fp.Field == "images" {
@@ -147,12 +260,13 @@ func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 				for i, e := range x {
 					s, ok := e.(string)
 					if !ok {
-						return nil, c.errorf(line, fmt.Sprintf("%s[%d]", fp.Path, i), "expected a path or URL (mapped to images)")
+						badf(fmt.Sprintf("%s[%d]", fp.Path, i), "expected a path or URL (mapped to images)")
+						continue
 					}
 					refs = append(refs, s)
 				}
 			default:
-				return nil, c.errorf(line, fp.Path, "expected a path or a list of paths (mapped to images)")
+				badf(fp.Path, "expected a path or a list of paths (mapped to images)")
 			}
 			for i, r := range refs {
 				p, err := c.image(line, fmt.Sprintf("%s[%d]", fp.Path, i), r)
@@ -163,6 +277,17 @@ func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 			}
 			continue
 		}
+		if fp.Field == "annotator" {
+			if _, ok := v.(string); !ok {
+				if _, ok := v.(json.Number); !ok {
+					badf(fp.Path, "expected a name, got %s (mapped to annotator)", jsonKind(v))
+					continue
+				}
+			}
+			raw, _ := json.Marshal(fmt.Sprint(v))
+			label["annotator"] = raw
+			continue
+		}
 		switch x := v.(type) {
 		case string:
 			vals[fp.Field] = x
@@ -171,8 +296,17 @@ func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 		case bool:
 			vals[fp.Field] = strconv.FormatBool(x)
 		default:
-			return nil, c.errorf(line, fp.Path, "expected text, got a %s (mapped to %s)", jsonKind(v), fp.Field)
+			badf(fp.Path, "expected text, got %s (mapped to %s)", jsonKind(v), fp.Field)
 		}
+	}
+	if len(bad) > 0 {
+		if len(missing) > 0 {
+			bad = append(bad, strings.Join(missing, ", ")+": missing")
+		}
+		return nil, c.errorf(line, "", "%s", strings.Join(bad, "; "))
+	}
+	if len(missing) > 0 {
+		return nil, c.errorf(line, strings.Join(missing, ", "), "missing")
 	}
 	episode := vals["episode_id"]
 	n := 0
@@ -190,6 +324,14 @@ func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 			if n == 0 {
 				n, _ = strconv.Atoi(t)
 			}
+		}
+	}
+	if id := vals["sample_id"]; episode == "" && strings.TrimSpace(id) != "" {
+		// Not an M3Bench conversation: each sample is its own one-turn episode, so the
+		// same sample in several files (one per rater) is the same turn.
+		episode = id
+		if n == 0 {
+			n = 1
 		}
 	}
 	if episode == "" {
@@ -217,7 +359,27 @@ func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 		t.ActionType = a
 	}
 	t.TaskType = vals["task_type"]
+	// meta.source holds what no map names; another file with the same turns (another
+	// rater's, with other extra fields) is the same turn, not a conflict: a stored turn keeps
+	// the meta it has.
+	t.Omitted.Meta = true
+	if _, named := label["annotator"]; len(label) > 0 && !(named && len(label) == 1) {
+		rec.Labels = append(rec.Labels, RawLabel{Field: "label", Line: line, Fields: label, Mapped: c.labelPaths()})
+	}
 	return []Record{rec}, nil
+}
+
+// labelPaths are the source paths of the mapped label fields, by label key, for errors.
+func (c *conv) labelPaths() map[string]string {
+	m := map[string]string{}
+	for _, p := range c.paths {
+		if name, ok := strings.CutPrefix(p.Field, labelPrefix); ok {
+			m[name] = p.Path
+		} else if p.Field == "annotator" {
+			m["annotator"] = p.Path
+		}
+	}
+	return m
 }
 
 func pathOf(paths []FieldPath, field string) string {
@@ -229,12 +391,53 @@ func pathOf(paths []FieldPath, field string) string {
 	return field
 }
 
+// jsonKind names the kind of a decoded JSON value with its article, for "got an object".
 func jsonKind(v any) string {
 	switch v.(type) {
 	case map[string]any:
-		return "object"
+		return "an object"
 	case []any:
-		return "list"
+		return "a list"
+	case bool:
+		return "true or false"
 	}
-	return fmt.Sprintf("%T", v)
+	return fmt.Sprintf("a %T", v)
+}
+
+// ReadMapFile reads a map file: one FIELD=PATH a line, as --map takes it; blank lines and
+// lines starting with # are skipped. A lab saves the map of a format it brings often.
+func ReadMapFile(path string) ([]string, error) {
+	return ReadMapFileOr(path, nil)
+}
+
+// ReadMapFileOr is ReadMapFile; when no file is at path and path is a bare name, the map of
+// that name in builtin (NAME.map) is read instead: the maps m3eval ships.
+func ReadMapFileOr(path string, builtin fs.FS) ([]string, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && builtin != nil && !strings.ContainsAny(path, `/\.`) {
+		if b, berr := fs.ReadFile(builtin, path+".map"); berr == nil {
+			data, err = b, nil
+		} else {
+			names, _ := fs.Glob(builtin, "*.map")
+			for i := range names {
+				names[i] = strings.TrimSuffix(names[i], ".map")
+			}
+			return nil, fmt.Errorf("%s: no such file, nor a built-in map (built in: %s)", path, strings.Join(names, ", "))
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if !strings.Contains(line, "=") {
+			return nil, fmt.Errorf("%s:%d: %q: want FIELD=PATH", path, i+1, line)
+		}
+		out = append(out, line)
+	}
+	return out, nil
 }

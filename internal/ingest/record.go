@@ -184,6 +184,7 @@ func (r *Reader) turn(line int, prefix string, j *recordJSON, ep *recordJSON) (*
 		}
 		t.Turn = *j.Turn
 	}
+	plain := false // not an M3Bench conversation: a sample on its own
 	if t.EpisodeID == "" || t.Turn == 0 {
 		episode, turn, ok := splitSampleID(t.SampleID)
 		switch {
@@ -198,12 +199,21 @@ func (r *Reader) turn(line int, prefix string, j *recordJSON, ep *recordJSON) (*
 			if t.Turn == 0 {
 				t.Turn = n
 			}
+		case t.EpisodeID == "" && ep == nil:
+			// Data that is not an M3Bench conversation (#39): each sample is a one-turn
+			// episode of its own, and the M3Bench-only fields have defaults below.
+			t.EpisodeID, plain = t.SampleID, true
+			if t.Turn == 0 {
+				t.Turn = 1
+			}
 		case t.EpisodeID == "":
 			return nil, r.errorf(line, prefix+"episode_id", "missing, and sample_id %q is not of the form <episode>_turn_<n>", t.SampleID)
 		case ep == nil:
 			return nil, r.errorf(line, prefix+"turn", "missing, and sample_id %q is not of the form <episode>_turn_<n>", t.SampleID)
 		}
 	}
+	// Every missing field at once, not one per run (#39).
+	var missing []string
 	for _, f := range []struct {
 		name string
 		src  *string
@@ -216,9 +226,25 @@ func (r *Reader) turn(line int, prefix string, j *recordJSON, ep *recordJSON) (*
 		{"expected_answer", j.ExpectedAnswer, &t.ExpectedAnswer},
 	} {
 		if f.src == nil {
-			return nil, r.errorf(line, prefix+f.name, "missing")
+			if plain && f.name != "user_message" && f.name != "vlm_response" {
+				// A plain sample: no action type ("unknown", which the rubric treats as a
+				// turn that does not mislead), no task type, no expected answer.
+				if f.name == "action_type" {
+					*f.dst = DefaultActionType
+				}
+				continue
+			}
+			missing = append(missing, prefix+f.name)
+			continue
 		}
 		*f.dst = *f.src
+	}
+	if len(missing) > 0 {
+		hint := ""
+		if len(missing) > 1 {
+			hint = " (records in another layout: import --map, docs/importing.md)"
+		}
+		return nil, r.errorf(line, strings.Join(missing, ", "), "missing%s", hint)
 	}
 	if strings.TrimSpace(t.ActionType) == "" {
 		return nil, r.errorf(line, prefix+"action_type", "empty")

@@ -3,6 +3,7 @@ package ingest
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -49,5 +50,29 @@ func BenchmarkUnmarshalRecord(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestEveryMissingField: a record in another layout is told all it lacks in one error.
+func TestEveryMissingField(t *testing.T) {
+	rd := NewReader("x.jsonl", strings.NewReader(`{"sample_id":"e_turn_1","task_type":"t","user_message":"u","vlm_response":"v"}`+"\n"))
+	_, err := rd.Next()
+	want := "x.jsonl:1: action_type, expected_answer: bad record: missing (records in another layout: import --map, docs/importing.md)"
+	if err == nil || err.Error() != want {
+		t.Fatalf("error %v\nwant   %s", err, want)
+	}
+}
+
+// TestPlainSample: a record that is not an M3Bench conversation (no episode_id, a sample id
+// not of the form <episode>_turn_<n>) is a one-turn episode of its own, with action type
+// unknown and no task type or expected answer (#39).
+func TestPlainSample(t *testing.T) {
+	rd := NewReader("x.jsonl", strings.NewReader(`{"sample_id":"q17","user_message":"u","vlm_response":"v"}`+"\n"))
+	rec, err := rd.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tu := rec.Turn; tu.EpisodeID != "q17" || tu.Turn != 1 || tu.ActionType != DefaultActionType || tu.ExpectedAnswer != "" || tu.TaskType != "" {
+		t.Errorf("turn %+v", tu)
 	}
 }

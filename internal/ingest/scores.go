@@ -42,9 +42,63 @@ func checkScoreField(r *rubric.Rubric, key string) error {
 	return nil
 }
 
+// ScoreMap is import-scores --map: where each JSON record holds its sample id and its
+// scores, for judges' files in their own layout ({"score_id": 3, "result": {"judge": "4"}}).
+// Keys no path names are ignored.
+type ScoreMap struct {
+	Sample FieldPath
+	Fields []FieldPath // Field is a rubric field
+}
+
+// ParseScoreMap parses import-scores --map flags: sample_id=PATH and FIELD=PATH for rubric
+// fields. A field not mapped is not read.
+func ParseScoreMap(flags []string, r *rubric.Rubric) (*ScoreMap, error) {
+	if len(flags) == 0 {
+		return nil, nil
+	}
+	m := &ScoreMap{}
+	seen := map[string]bool{}
+	for _, f := range flags {
+		field, path, ok := strings.Cut(f, "=")
+		if !ok || field == "" || path == "" {
+			return nil, fmt.Errorf("--map %q: want FIELD=PATH, e.g. sample_id=id", f)
+		}
+		if seen[field] {
+			return nil, fmt.Errorf("--map: %s given twice", field)
+		}
+		seen[field] = true
+		steps, err := parsePath(path)
+		if err != nil {
+			return nil, fmt.Errorf("--map %q: %w", f, err)
+		}
+		fp := FieldPath{Field: field, Path: path, steps: steps}
+		if field == "sample_id" {
+			m.Sample = fp
+			continue
+		}
+		if err := checkScoreField(r, field); err != nil {
+			return nil, fmt.Errorf("--map %q: %s: %w (fields: %s)", f, field, err, strings.Join(r.FieldNames(), ", "))
+		}
+		m.Fields = append(m.Fields, fp)
+	}
+	if m.Sample.Field == "" {
+		return nil, fmt.Errorf("--map: give sample_id=PATH too (which turn each score is of)")
+	}
+	if len(m.Fields) == 0 {
+		return nil, fmt.Errorf("--map: give at least one FIELD=PATH of a rubric field")
+	}
+	return m, nil
+}
+
 // ReadScores streams the records of a score file to fn: a JSON array or JSON objects when
 // the first character is [ or {, CSV otherwise.
 func ReadScores(name string, rd io.Reader, r *rubric.Rubric, fn func(*ScoreRecord) error) error {
+	return ReadScoresMapped(name, rd, r, nil, fn)
+}
+
+// ReadScoresMapped is ReadScores with --map paths (nil: the records are m3eval's layout).
+// Mapped files are JSON only.
+func ReadScoresMapped(name string, rd io.Reader, r *rubric.Rubric, m *ScoreMap, fn func(*ScoreRecord) error) error {
 	lc := lineindex.New(rd, 0)
 	br := bufio.NewReaderSize(lc, 64<<10)
 	b, err := firstByte(br)
@@ -55,7 +109,10 @@ func ReadScores(name string, rd io.Reader, r *rubric.Rubric, fn func(*ScoreRecor
 		return &Error{File: name, Line: 1, Err: err}
 	}
 	if b == '[' || b == '{' {
-		return readScoresJSON(name, br, lc, r, fn)
+		return readScoresJSON(name, br, lc, r, m, fn)
+	}
+	if m != nil {
+		return &Error{File: name, Line: 1, Err: fmt.Errorf("%w: --map reads JSON records; a CSV file names its columns sample_id,<field>,...", ErrBadRecord)}
 	}
 	return readScoresCSV(name, br, r, fn)
 }
@@ -127,7 +184,7 @@ func readScoresCSV(name string, br *bufio.Reader, r *rubric.Rubric, fn func(*Sco
 }
 
 // readScoresJSON reads a JSON array of objects or a sequence of objects (JSON Lines).
-func readScoresJSON(name string, br *bufio.Reader, lc *lineindex.Reader, r *rubric.Rubric, fn func(*ScoreRecord) error) error {
+func readScoresJSON(name string, br *bufio.Reader, lc *lineindex.Reader, r *rubric.Rubric, m *ScoreMap, fn func(*ScoreRecord) error) error {
 	// Offsets of the decoder count from where it starts reading; the line index counts from
 	// the start of the file.
 	base := lc.Consumed() - int64(br.Buffered())
@@ -175,7 +232,11 @@ func readScoresJSON(name string, br *bufio.Reader, lc *lineindex.Reader, r *rubr
 		}
 		// The decoder stands just after the value, which started len(raw) bytes before.
 		rec.Line = lineAt(dec.InputOffset() - int64(len(raw)))
-		if err := parseScoreObject(name, rec, raw, r); err != nil {
+		parse := parseScoreObject
+		if m != nil {
+			parse = m.parse
+		}
+		if err := parse(name, rec, raw, r); err != nil {
 			return err
 		}
 		if err := fn(rec); err != nil {
@@ -245,6 +306,62 @@ func parseScoreObject(name string, rec *ScoreRecord, raw json.RawMessage, r *rub
 			return bad(k, "expected a number, text or null, got %s", v)
 		}
 		rec.Values = append(rec.Values, rs)
+	}
+	return nil
+}
+
+// parse fills rec from one JSON object by the map's paths: numbers and text alike ("4" and
+// 4), a number as a sample id's text.
+func (m *ScoreMap) parse(name string, rec *ScoreRecord, raw json.RawMessage, _ *rubric.Rubric) error {
+	bad := func(field, format string, args ...any) error {
+		return &Error{File: name, Line: rec.Line, Field: field, Err: fmt.Errorf("%w: "+format, append([]any{ErrBadRecord}, args...)...)}
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var top any
+	if err := dec.Decode(&top); err != nil {
+		return bad("", "%v", err)
+	}
+	if _, ok := top.(map[string]any); !ok {
+		return bad("", "a score record must be a JSON object")
+	}
+	var problems []string
+	rec.Sample = ""
+	switch v, _ := lookup(top, m.Sample.steps); x := v.(type) {
+	case string:
+		rec.Sample = strings.TrimSpace(x)
+	case json.Number:
+		rec.Sample = x.String()
+	case nil:
+	default:
+		problems = append(problems, fmt.Sprintf("%s (mapped to sample_id): expected text or a number, got %s", m.Sample.Path, jsonKind(v)))
+	}
+	if rec.Sample == "" && len(problems) == 0 {
+		problems = append(problems, m.Sample.Path+" (mapped to sample_id): missing")
+	}
+	rec.Values = rec.Values[:0]
+	for _, fp := range m.Fields {
+		v, ok := lookup(top, fp.steps)
+		sv := ScoreValue{Field: fp.Field}
+		switch x := v.(type) {
+		case nil:
+			if !ok {
+				continue // no score
+			}
+			sv.Null = true
+		case string:
+			sv.Text = strings.TrimSpace(x)
+		case json.Number:
+			sv.Text = x.String()
+		default:
+			problems = append(problems, fmt.Sprintf("%s (mapped to %s): expected a number, text or null, got %s", fp.Path, fp.Field, jsonKind(v)))
+			continue
+		}
+		rec.Values = append(rec.Values, sv)
+	}
+	if len(problems) > 0 {
+		// Every problem of the record at once, not one per run.
+		return bad("", "%s", strings.Join(problems, "; "))
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package judgerun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -171,7 +172,12 @@ func NewJudge(rb *rubric.Rubric, path string) (*judge.Judge, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	return judge.New(rb, rules)
+	j, err := judge.New(rb, rules)
+	if err != nil && path == "" && errors.Is(err, judge.ErrRules) {
+		// A rubric of the lab's own: say what to do, not only what is missing (#39).
+		return nil, fmt.Errorf("%w; the rule judge fills the M3Bench rubric's fields: with rubric %s, bring a judge's scores with m3eval import-scores (or give --rules naming its fields)", err, rb.Name)
+	}
+	return j, err
 }
 
 // Run judges the chosen turns and writes the counts to w, or with Explain writes the verdict

@@ -164,7 +164,12 @@ func fieldJSON(r agree.FieldResult) obj {
 			s.set("raters", p.Raters[:])
 			s.set("n_items", p.N)
 			s.stat("percent_agreement", p.PercentAgreement)
-			s.set("tests", kappas(&s, p.Kappa, p.KappaTest, ordinal))
+			tests := kappas(&s, p.Kappa, p.KappaTest, ordinal)
+			if ordinal {
+				s.stat("pearson", p.Pearson)
+				tests.set("pearson", testJSON(p.PearsonTest))
+			}
+			s.set("tests", tests)
 			pw = append(pw, s.done())
 		}
 		f.set("pairwise", pw)

@@ -84,6 +84,8 @@ func categoricalRows(r agree.FieldResult, boot map[string]*agree.Interval) []row
 			withTest(&r.Pairwise[i].KappaTest[1])
 			add(pg, who+": Cohen's κ (quadratic)", key+"cohen_kappa_quadratic", p.Kappa[2], p.N, true)
 			withTest(&r.Pairwise[i].KappaTest[2])
+			add(pg, who+": Pearson r", key+"pearson", p.Pearson, p.N, false)
+			withTest(&r.Pairwise[i].PearsonTest)
 		}
 	}
 	return out

@@ -63,6 +63,18 @@ func writeTable(w io.Writer, results []agree.FieldResult, o AgreementOptions) er
 		}
 		b.WriteString(title.Render(textsafe.Line(header(r))) + "\n")
 		rows := rowsOf(r)
+		if r.NItems > 0 && r.NItemsPairable == 0 && len(r.Judges) > 0 {
+			// No item rated by two annotators: say so once rather than a screen of "—"
+			// (#39), and keep the comparisons with the judges.
+			b.WriteString("no item is rated by two annotators: no agreement between annotators; human–judge statistics below\n")
+			kept := rows[:0]
+			for _, x := range rows {
+				if x.group != "All raters" && x.group != "Pairs" {
+					kept = append(kept, x)
+				}
+			}
+			rows = kept
+		}
 		data := make([][]string, 0, len(rows))
 		colors := make([]int, 0, len(rows))
 		group := ""

@@ -38,6 +38,9 @@ type Options struct {
 	// Judge, when set, computes the action-space metrics of m3eval score --metrics (same
 	// bootstrap and seed); nil leaves the section out.
 	Judge *judge.Judge
+	// MetricsLeftOut, when set, is why the action-space metrics are left out (the rubric
+	// cannot support them).
+	MetricsLeftOut string
 }
 
 // Collect reads everything the report draws out of the store: the campaign's activity and
@@ -97,6 +100,7 @@ func Collect(ctx context.Context, s Store, r *rubric.Rubric, o Options) (*Data, 
 		}
 		d.Metrics = MetricsFrom(rep)
 	}
+	d.MetricsLeftOut = o.MetricsLeftOut
 	if o.Illusion != nil {
 		d.Illusion = &IllusionData{Rows: illusion.Summarize(o.Illusion.Items, ""), Warnings: o.Illusion.Warnings}
 	}

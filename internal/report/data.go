@@ -19,8 +19,10 @@ type Data struct {
 	Score    *ScoreData
 	Trends   *Trends
 	Metrics  *MetricsData
-	QC       *QCData
-	Illusion *IllusionData
+	// MetricsLeftOut says why Metrics is nil when the rubric cannot support them.
+	MetricsLeftOut string
+	QC             *QCData
+	Illusion       *IllusionData
 	// ModelScores is m3eval estimate for the report's first judge (nil without a judge).
 	ModelScores *estimate.Result
 }

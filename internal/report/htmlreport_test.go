@@ -193,7 +193,7 @@ func TestMetricsSection(t *testing.T) {
 		{Dimension: "confusable_objects", Score: "accuracy", Model: "m1", Bin: "0", N: 10, Value: 0.9, Lo: 0.6, Hi: 0.98},
 		{Dimension: "confusable_objects", Score: "accuracy", Model: "m1", Bin: "3+", N: 10, Value: 0.4, Lo: 0.2, Hi: 0.7},
 	}}
-	sec := metricsSection(m)
+	sec := metricsSection(m, "")
 	if sec.Omitted != "" || len(sec.Charts) != 3 {
 		t.Fatalf("omitted %q, %d charts", sec.Omitted, len(sec.Charts))
 	}
@@ -211,7 +211,7 @@ func TestMetricsSection(t *testing.T) {
 	if len(cats) != 2 || len(names) != 2 || !math.IsNaN(series[1][1].Value) || series[0][1].Value != 0.5 {
 		t.Errorf("barSeries: %v %v %v", cats, names, series)
 	}
-	if s := metricsSection(nil); !strings.HasPrefix(s.Omitted, "Left out: ") {
+	if s := metricsSection(nil, ""); !strings.HasPrefix(s.Omitted, "Left out: ") {
 		t.Errorf("no metrics: %q", s.Omitted)
 	}
 }

@@ -34,8 +34,11 @@ type MetricTrend struct {
 }
 
 // metricsSection: the action-space metrics per model, bars with intervals, and the trends.
-func metricsSection(m *MetricsData) Section {
+func metricsSection(m *MetricsData, leftOut string) Section {
 	const id, title = "metrics", "Action-space metrics per model"
+	if m == nil && leftOut != "" {
+		return omitted(id, title, leftOut)
+	}
 	if m == nil {
 		return omitted(id, title, "Left out: not asked for (--metrics=false).")
 	}

@@ -58,7 +58,12 @@ func modelScoresSection(m *estimate.Result) Section {
 				ranks[[2]string{r.Group, r.Model}] = r
 			}
 		}
-		sec.Charts = append(sec.Charts, modelScoresChart(f, m.By, rows, ranks))
+		ch := modelScoresChart(f, m.By, rows, ranks)
+		if lo := m.LeftOut(f); lo != "" {
+			// The labels outside the estimate, said where the numbers are (#39).
+			ch.Caption += "; " + lo
+		}
+		sec.Charts = append(sec.Charts, ch)
 	}
 	return sec
 }

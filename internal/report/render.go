@@ -21,7 +21,7 @@ func Build(d *Data) *Report {
 			modelScoresSection(d.ModelScores),
 			groupsSection(d.Score),
 			trendsSection(d.Trends),
-			metricsSection(d.Metrics),
+			metricsSection(d.Metrics, d.MetricsLeftOut),
 			qcSection(d.QC),
 			illusionSection(d.Illusion),
 		},

@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/intervalcache"
+	"github.com/m3bench/m3eval/internal/judge"
 	"github.com/m3bench/m3eval/internal/judgerun"
 	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
@@ -39,6 +41,11 @@ type Request struct {
 	Testsets     []string
 
 	chromium string // the Chromium that prints --pdf (FindChromium)
+	// Notes are one-line remarks for the terminal (what the report left out and why).
+	Notes []string
+	// ByFromData: --by was not given, so the grouping is the first attribute whose turns
+	// take two or more values (action_type, model, task_type), not a single "unknown" group.
+	ByFromData bool
 }
 
 // AddFlags defines the flags of m3eval report on fs (all but -o).
@@ -102,8 +109,26 @@ func (q *Request) Run(ctx context.Context, s Store, r *rubric.Rubric) (*Report, 
 		return nil, err
 	}
 	o.Cache = scoring.OpenCache(q.NoCache)
+	if q.ByFromData {
+		if o.By, err = groupingFromData(ctx, s); err != nil {
+			return nil, err
+		}
+		if o.By != q.By {
+			what := "no grouping"
+			if o.By != "" {
+				what = "grouped by " + o.By
+			}
+			q.Notes = append(q.Notes, fmt.Sprintf("report: %s: every turn has one %s (--by chooses)", what, q.By))
+		}
+	}
 	if q.Metrics {
-		if o.Judge, err = judgerun.NewJudge(r, ""); err != nil {
+		if o.Judge, err = judgerun.NewJudge(r, ""); errors.Is(err, judge.ErrRules) {
+			// A rubric of its own (one score, a preference) has not the fields the rule
+			// judge fills: the report leaves its metrics out and says so, instead of failing.
+			o.Judge = nil
+			o.MetricsLeftOut = fmt.Sprintf("Left out: the rubric %s has not the fields the rule judge's action-space metrics need (%v).", r.Name, err)
+			q.Notes = append(q.Notes, fmt.Sprintf("report: action-space metrics left out: the rubric %s has not the fields they need", r.Name))
+		} else if err != nil {
 			return nil, err
 		}
 	}
@@ -156,4 +181,19 @@ func writePDF(ctx context.Context, w io.Writer, chromium string, rep *Report) er
 	defer in.Close()
 	_, err = io.Copy(w, in)
 	return err
+}
+
+// groupingFromData is the first attribute whose turns take two or more values: logs from
+// other tools have no action type (all "unknown"), and one group of everything says nothing.
+func groupingFromData(ctx context.Context, s Store) (string, error) {
+	for _, key := range []string{"action_type", "model", "task_type"} {
+		counts, err := s.SampleStrata(ctx, store.SampleParams{By: []string{key}})
+		if err != nil {
+			return "", err
+		}
+		if len(counts) >= 2 {
+			return key, nil
+		}
+	}
+	return "", nil
 }

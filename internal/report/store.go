@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"github.com/m3bench/m3eval/internal/sample"
 
 	"github.com/m3bench/m3eval/internal/estimate"
 	"github.com/m3bench/m3eval/internal/judgerun"
@@ -30,4 +31,7 @@ type Store interface {
 	// StreamActivity calls fn for every annotation, by annotator then submission time, in
 	// one read transaction; the record passed is reused.
 	StreamActivity(ctx context.Context, fn func(*store.Activity) error) error
+	// SampleStrata counts the turns by the values of attributes (the grouping chosen from
+	// the data).
+	SampleStrata(ctx context.Context, p store.SampleParams) ([]sample.Count, error)
 }

@@ -3,6 +3,9 @@ package rubric
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
+
+	"github.com/agnivade/levenshtein"
 )
 
 // ActionType is one action of the M3Bench action space: what the turn tests and what a good
@@ -53,4 +56,27 @@ func (a Actions) Describe(name string) string {
 		return name + " — (not in the action-space catalogue)"
 	}
 	return fmt.Sprintf("%s — %s: %s", at.Name, at.CapabilityEn, at.IntentEn)
+}
+
+// Names lists the catalogue's action types (in no order).
+func (a Actions) Names() []string {
+	out := make([]string, 0, len(a))
+	for n := range a {
+		out = append(out, n)
+	}
+	return out
+}
+
+// Nearest returns the catalogue's action type closest to name by edit distance, for a "did
+// you mean" hint, and whether one is close enough to be a likely typo (at most a third of
+// the name's letters differ).
+func (a Actions) Nearest(name string) (string, bool) {
+	best, bestD := "", -1
+	for n := range a {
+		d := levenshtein.ComputeDistance(strings.ToLower(name), n)
+		if bestD < 0 || d < bestD || (d == bestD && n < best) {
+			best, bestD = n, d
+		}
+	}
+	return best, bestD >= 0 && bestD <= max(2, len(name)/3)
 }

@@ -75,6 +75,10 @@ type Field struct {
 	// an expected answer (logs imported from other tools often have none).
 	NoExpectedEn string `json:"no_expected_en"`
 	NoExpectedZh string `json:"no_expected_zh"`
+
+	// known are the action types of the catalogue (SetActionTypes); nil: every type counts
+	// as known.
+	known map[string]bool
 }
 
 // Option is one value of a field with its meaning from the guide.
@@ -340,10 +344,27 @@ func (c *Condition) matches(it Item) bool {
 	return true
 }
 
+// SetActionTypes tells the rubric which action types the catalogue has. A rule "fixed unless
+// the action type is one of ..." then leaves the field open on a turn whose type is not in the
+// catalogue: a misspelled "mislead_sutble" must not turn Resists Misleading into NA, losing
+// the field; the annotator is asked instead.
+func (r *Rubric) SetActionTypes(names []string) {
+	known := make(map[string]bool, len(names))
+	for _, n := range names {
+		known[n] = true
+	}
+	for i := range r.Fields {
+		r.Fields[i].known = known
+	}
+}
+
 // FixedValue returns the value the field is fixed to for this turn, with the rule that fixed it.
 func (f *Field) FixedValue(it Item) (string, *FixedRule, bool) {
 	for i := range f.Fixed {
 		fr := &f.Fixed[i]
+		if fr.Unless != nil && len(fr.Unless.ActionTypeIn) > 0 && f.known != nil && !f.known[it.ActionType] {
+			continue // an action type the catalogue does not know: ask, do not guess NA
+		}
 		if (fr.When != nil && fr.When.matches(it)) || (fr.Unless != nil && !fr.Unless.matches(it)) {
 			return fr.Value, fr, true
 		}
@@ -456,4 +477,13 @@ func Load(path string, stdin io.Reader, builtin []byte) (*Rubric, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return r, nil
+}
+
+// FieldNames lists the fields' names in the rubric's order.
+func (r *Rubric) FieldNames() []string {
+	out := make([]string, len(r.Fields))
+	for i := range r.Fields {
+		out[i] = r.Fields[i].Name
+	}
+	return out
 }

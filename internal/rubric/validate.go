@@ -243,7 +243,13 @@ func (f *Field) ParseJSON(raw json.RawMessage) (val string, ok bool, err error) 
 	case KindChoice:
 		var str string
 		if err := json.Unmarshal(raw, &str); err != nil {
-			return "", false, fmt.Errorf("%w: %s is not one of %s", ErrInvalid, s, f.choiceList(nil))
+			// A number names a choice by its text (1 for the choice "1"): files that hold
+			// numbers and text alike import the same.
+			var num json.Number
+			if json.Unmarshal(raw, &num) != nil {
+				return "", false, fmt.Errorf("%w: %s is not one of %s", ErrInvalid, s, f.choiceList(nil))
+			}
+			str = num.String()
 		}
 		for _, c := range f.Choices {
 			if strings.EqualFold(strings.TrimSpace(str), c.Value) {

@@ -126,8 +126,12 @@ func intervalParts(path string, v any, out map[string]any) {
 		}
 		for k, x := range v {
 			if k == "bootstrap" {
-				if _, isObj := x.(map[string]any); isObj {
-					out[path+"."+k] = x
+				if bm, isObj := x.(map[string]any); isObj {
+					// Statistic by statistic: one added since (the pairs' Pearson r,
+					// issue #39) leaves the others' intervals to compare as before.
+					for stat, iv := range bm {
+						out[path+"."+k+"."+stat] = iv
+					}
 					continue
 				}
 			}

@@ -61,7 +61,9 @@ func Sample(ctx context.Context, st SampleStore, o SampleOptions) (*store.Sample
 		return nil, fmt.Errorf("sample %s: no imported turn matches%s", o.Name, describeWhere(o.Params.Where))
 	}
 	if o.N > avail {
-		return nil, usagef("sample %s: --n %d, but only %d imported turns match%s", o.Name, o.N, avail, describeWhere(o.Params.Where))
+		// Not a usage error (exit 1, not 2): the command line is well formed, the data has
+		// fewer turns (#39).
+		return nil, fmt.Errorf("sample %s: --n %d, but only %d imported turns match%s", o.Name, o.N, avail, describeWhere(o.Params.Where))
 	}
 	drawn, err := sample.DrawPositions(counts, sample.Request{N: o.N, MinPerStratum: o.Params.MinPerStratum, Seed: o.Seed})
 	if err != nil {
