@@ -482,7 +482,7 @@ func row(f field, group, model, judge string, c *cell) Row {
 	// The same rule for the judge's own interval, over the episodes of all the row's turns
 	// (with one episode its clustered variance was 0, an interval of zero width).
 	if j.Undefined == "" && len(c.episodes) < ppi.MinEpisodes {
-		j = noInterval(j, "turns from fewer than 5 episodes")
+		j = noInterval(j, "turns from fewer than "+strconv.Itoa(ppi.MinEpisodes)+" episodes")
 	}
 	df := Num(p.DF)
 	if p.Undefined != "" {
