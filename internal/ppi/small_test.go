@@ -2,6 +2,7 @@ package ppi
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"testing"
@@ -264,6 +265,68 @@ func TestMaxTCorrelated(t *testing.T) {
 		t.Logf("%s, %s, %d pairs, ν = %v: max-t %.4f, reference %.4f (%+.2f%%)", c.Name, c.Method, len(pairs), nu, got, c.Crit, 100*(got/c.Crit-1))
 		if math.Abs(got-c.Crit) > 0.01*c.Crit {
 			t.Errorf("%s, %s, ν = %v: critical value %.4f, want %.4f (±1%%)", c.Name, c.Method, nu, got, c.Crit)
+		}
+	}
+}
+
+// TestJointMatchesReviewReference: the jackknife of 4 models at once (8 strata: each model's
+// labeled episodes, which hold unlabeled turns too, and its unlabeled-only episodes), each
+// model's PPI++ and human-only interval and the 6 differences, against an implementation from
+// the definitions that shares nothing with this package or ppi_py
+// (testdata/review_reference.py): estimates, λ and SEs to 1e-12, df to 1e-9 relative,
+// interval ends and p to 1e-9.
+func TestJointMatchesReviewReference(t *testing.T) {
+	b, err := os.ReadFile("testdata/review_cases.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type iv struct {
+		A, B          int
+		Estimate, SE  float64
+		Lambda, DF, P float64
+		CI            [2]float64
+	}
+	var f struct {
+		Models []struct {
+			Human, Judge, Unlabeled []float64
+			Cluster                 []int
+			ClusterU                []int `json:"cluster_u"`
+		}
+		PPI         []iv
+		HumanOnly   []iv `json:"human_only"`
+		Differences []iv
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Models) != 4 || len(f.PPI) != 4 || len(f.HumanOnly) != 4 || len(f.Differences) != 6 {
+		t.Fatalf("%d models, %d/%d rows, %d differences", len(f.Models), len(f.PPI), len(f.HumanOnly), len(f.Differences))
+	}
+	var models []*Data
+	for _, m := range f.Models {
+		models = append(models, &Data{Human: m.Human, Judge: m.Judge, Unlabeled: m.Unlabeled, Cluster: m.Cluster, ClusterU: m.ClusterU})
+	}
+	check := func(what string, got Interval, lam float64, want iv) {
+		t.Helper()
+		if math.Abs(got.Estimate-want.Estimate) > 1e-12 || math.Abs(got.SE-want.SE) > 1e-12 || math.Abs(lam-want.Lambda) > 1e-12 ||
+			math.Abs(got.DF/want.DF-1) > 1e-9 || math.Abs(got.Lo-want.CI[0]) > 1e-9 || math.Abs(got.Hi-want.CI[1]) > 1e-9 {
+			t.Errorf("%s: %.12f ± %.12f (λ %.12f, df %.9f) [%.12f, %.12f], want %.12f ± %.12f (λ %.12f, df %.9f) [%.12f, %.12f]",
+				what, got.Estimate, got.SE, lam, got.DF, got.Lo, got.Hi, want.Estimate, want.SE, want.Lambda, want.DF, want.CI[0], want.CI[1])
+		}
+	}
+	jt := NewJoint(models, true, 0)
+	for k := range models {
+		check(fmt.Sprintf("model %d PPI (joint)", k), jt.Interval(k, 0.05), jt.Lambda[k], f.PPI[k])
+		m := Mean(models[k], 0.05)
+		check(fmt.Sprintf("model %d PPI (Mean)", k), m.Interval, m.Lambda, f.PPI[k])
+		check(fmt.Sprintf("model %d human only", k), HumanOnly(models[k], 0.05), 0, f.HumanOnly[k])
+	}
+	for _, w := range f.Differences {
+		d := jt.Diff(w.A, w.B, 0.05)
+		w.Lambda = 0
+		check(fmt.Sprintf("difference %d − %d", w.A, w.B), d.Interval, 0, w)
+		if math.Abs(d.P-w.P) > 1e-9 {
+			t.Errorf("difference %d − %d: p %.12g, want %.12g", w.A, w.B, d.P, w.P)
 		}
 	}
 }
