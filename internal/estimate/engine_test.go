@@ -90,7 +90,7 @@ func TestEstimateJSON(t *testing.T) {
 		close(what+" human", ho["estimate"], h.Estimate)
 		close(what+" human lo", ho["ci"].([]any)[0], clip(h.Lo))
 		close(what+" judge", r["judge_only"].(map[string]any)["estimate"], j.Estimate)
-		close(what+" effective n", r["effective_n"], float64(len(d.Human))*math.Pow(h.Width()/p.Width(), 2))
+		close(what+" effective n", r["effective_n"], float64(len(d.Human))*math.Pow(h.SE/p.SE, 2))
 		if r["judge"] != "j" || r["group"] != "" {
 			t.Errorf("%s: judge %v group %v", what, r["judge"], r["group"])
 		}
