@@ -63,7 +63,15 @@ const (
 	ReasonNoLabels   = "no labeled turn"
 	ReasonNoTurns    = "no turn with a judge score"
 	ReasonOneEpisode = "labeled turns from only 1 episode"
+	// ReasonNoSpread: every episode left out gives the same estimate (every label the same
+	// value, a Yes-rate of 1 or 0 with λ̂ = 0), so the estimated variance is 0 and the interval
+	// would have zero width: that is no 95% statement about the mean (21 Yes from 7 episodes
+	// leave a true rate of 0.9 quite possible), and no interval is given.
+	ReasonNoSpread = "every labeled value the same: no spread to estimate a variance from"
 )
+
+// noSpread reports a standard error of 0 (up to rounding of the sums) or none.
+func noSpread(se, est float64) bool { return !(se > 1e-12*math.Max(1, math.Abs(est))) }
 
 func mean(x []float64) float64 {
 	var s float64

@@ -306,6 +306,9 @@ func (jt *Joint) Interval(k int, alpha float64) Interval {
 	c := make([]float64, len(jt.Est))
 	c[k] = 1
 	v, df := jt.Var(c)
+	if noSpread(math.Sqrt(v), jt.Est[k]) {
+		return undefined(jt.Est[k], ReasonNoSpread)
+	}
 	iv := tInterval(jt.Est[k], math.Sqrt(v), df, alpha)
 	iv.Clusters = jt.Episodes[k]
 	return iv

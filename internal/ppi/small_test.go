@@ -330,3 +330,39 @@ func TestJointMatchesReviewReference(t *testing.T) {
 		}
 	}
 }
+
+// TestNoSpreadNoInterval: labels that are all the same value (a Yes-rate of 1 from 7
+// episodes) gave a 95% interval of zero width, [1.00, 1.00], for PPI, human-only and, in an
+// active sample, the weighted estimate; there is no interval now, with the reason, and no
+// difference or rank set rests on one. A single other value restores the interval.
+func TestNoSpreadNoInterval(t *testing.T) {
+	d := &Data{}
+	for e := range 7 {
+		for k := range 3 {
+			d.Human, d.Judge, d.Cluster = append(d.Human, 1), append(d.Judge, float64((e+k)%2)), append(d.Cluster, e)
+			d.Unlabeled, d.ClusterU = append(d.Unlabeled, float64(k%2)), append(d.ClusterU, 100+e)
+		}
+	}
+	for what, iv := range map[string]Interval{"PPI": Mean(d, 0.05).Interval, "human only": HumanOnly(d, 0.05)} {
+		if iv.Undefined != ReasonNoSpread || !math.IsNaN(iv.Lo) || iv.Estimate != 1 {
+			t.Errorf("%s of all-1 labels: %+v, want no interval (%q) and estimate 1", what, iv, ReasonNoSpread)
+		}
+	}
+	other := &Data{Human: append([]float64(nil), d.Human...), Judge: d.Judge, Cluster: d.Cluster, Unlabeled: d.Unlabeled, ClusterU: d.ClusterU}
+	other.Human[4] = 0
+	if diff := Diff(d, other, 0.05); diff.Undefined != ReasonNoSpread || !math.IsNaN(diff.P) {
+		t.Errorf("difference with a no-spread model: %+v, want none", diff)
+	}
+	if iv := Mean(other, 0.05); iv.Undefined != "" || !(iv.Hi > iv.Lo) {
+		t.Errorf("one label of 0 among 21: %+v, want an interval", iv)
+	}
+	// The active design's weighted estimate: every turn drawn with probability 1/2.
+	a := &ActiveData{}
+	for i := range 42 {
+		a.Judge, a.Human, a.Labeled = append(a.Judge, float64(i%2)), append(a.Human, 1), append(a.Labeled, i%2 == 0)
+		a.Pi, a.Cluster = append(a.Pi, 0.5), append(a.Cluster, i/6)
+	}
+	if r := ActiveMean(a, 0.05); r.Undefined != ReasonNoSpread || r.Estimate != 1 {
+		t.Errorf("active sample of all-1 labels: %+v, want no interval (%q)", r, ReasonNoSpread)
+	}
+}
