@@ -475,7 +475,9 @@ func row(f field, group, model, judge string, c *cell) Row {
 	for _, e := range d.Cluster {
 		labeledEps[e] = true
 	}
-	if p.Undefined == "" && len(labeledEps) < ppi.MinEpisodes {
+	// Too few episodes is the first reason to give (labels all the same from 2 episodes
+	// say nothing about the spread either).
+	if (p.Undefined == "" || p.Undefined == ppi.ReasonNoSpread) && len(labeledEps) < ppi.MinEpisodes {
 		p.Interval = noInterval(p.Interval, ppi.ReasonFewEpisodes)
 		h = noInterval(h, ppi.ReasonFewEpisodes)
 	}
