@@ -90,7 +90,7 @@ func TestEstimateJSON(t *testing.T) {
 		close(what+" human", ho["estimate"], h.Estimate)
 		close(what+" human lo", ho["ci"].([]any)[0], clip(h.Lo))
 		close(what+" judge", r["judge_only"].(map[string]any)["estimate"], j.Estimate)
-		close(what+" effective n", r["effective_n"], float64(len(d.Human))*math.Pow(h.Width()/p.Width(), 2))
+		close(what+" effective n", r["effective_n"], float64(len(d.Human))*math.Pow(h.SE/p.SE, 2))
 		if r["judge"] != "j" || r["group"] != "" {
 			t.Errorf("%s: judge %v group %v", what, r["judge"], r["group"])
 		}
@@ -146,12 +146,16 @@ func TestEstimateTable(t *testing.T) {
 	for _, s := range []string{`judge "j"`, "correctness", "resists_misleading", "alpha", "gamma",
 		"PPI estimate [95% interval]", "effective n", "episodes",
 		"differences (A − B), 95% simultaneous intervals (max-t) and p adjusted (Holm) over the 3 pairs of models:",
-		"; ranks ", "ranking (share of 50 bootstrap replicates", "docs/statistics.md"} {
+		"; ranks ", "ranking (share of 50 bootstrap replicates", "docs/statistics.md",
+		"adjusted p (Holm) can disagree with them at the margin"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("table lacks %q:\n%s", s, out)
 		}
 	}
 	out = mustEstimate(t, db, "--judge", "j", "--bootstrap", "0", "--adjust", "none")
+	if strings.Contains(out, "can disagree with them at the margin") {
+		t.Errorf("--adjust none table warns about adjusted p it does not show:\n%s", out)
+	}
 	if !strings.Contains(out, "not adjusted for the 3 pairs of models") || !strings.Contains(out, "ranking (95% rank sets for all models at once): 1. ") {
 		t.Errorf("--adjust none table does not say its p are unadjusted, or lacks rank sets:\n%s", out)
 	}

@@ -480,14 +480,16 @@ func row(f field, group, model, judge string, c *cell) Row {
 	for _, e := range d.Cluster {
 		labeledEps[e] = true
 	}
-	if p.Undefined == "" && len(labeledEps) < ppi.MinEpisodes {
+	// Too few episodes is the first reason to give (labels all the same from 2 episodes
+	// say nothing about the spread either).
+	if (p.Undefined == "" || p.Undefined == ppi.ReasonNoSpread) && len(labeledEps) < ppi.MinEpisodes {
 		p.Interval = noInterval(p.Interval, ppi.ReasonFewEpisodes)
 		h = noInterval(h, ppi.ReasonFewEpisodes)
 	}
 	// The same rule for the judge's own interval, over the episodes of all the row's turns
 	// (with one episode its clustered variance was 0, an interval of zero width).
 	if j.Undefined == "" && len(c.episodes) < ppi.MinEpisodes {
-		j = noInterval(j, "turns from fewer than 5 episodes")
+		j = noInterval(j, "turns from fewer than "+strconv.Itoa(ppi.MinEpisodes)+" episodes")
 	}
 	df := Num(p.DF)
 	if p.Undefined != "" {

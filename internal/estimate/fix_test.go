@@ -34,6 +34,9 @@ func fewEpisodeTurns() (map[turnKey]*turn, map[string]float64) {
 				if rng.Float64() < map[string]float64{"good": 0.97, "fair": 0.8, "few": 0.9}[m] {
 					yes = 1
 				}
+				if m == "good" && e == 0 && k == 0 {
+					yes = 0 // one No among good's labels: all Yes would give no interval at all
+				}
 				q := math.Max(1, math.Min(5, math.Round(4.6+rng.NormFloat64()*0.6)))
 				for f, v := range map[string]float64{"ok": yes, "q": q} {
 					t := &turn{model: m, episode: ep, judge: v, scored: true}
@@ -170,5 +173,53 @@ func TestJudgeOnlyOneEpisode(t *testing.T) {
 	}
 	if math.IsNaN(float64(r.JudgeOnly.Estimate)) || r.NLabeledEpisodes != 1 || !math.IsNaN(float64(r.DF)) {
 		t.Errorf("judge-only estimate %v, labeled episodes %d, df %v", r.JudgeOnly.Estimate, r.NLabeledEpisodes, r.DF)
+	}
+}
+
+// TestNoSpreadNotCompared: a model whose labels on a field are all Yes (8 episodes) got the
+// zero-width interval [1.00, 1.00] and was compared and ranked on it; now it has its point
+// estimate, no interval with the reason, and is left out of that field's differences and
+// ranking, in both designs.
+func TestNoSpreadNotCompared(t *testing.T) {
+	for _, design := range []string{"uniform", "active"} {
+		turns, incl := fewEpisodeTurns()
+		if design == "uniform" {
+			incl = nil
+		}
+		for k, tn := range turns {
+			if tn.model == "good" && k.field == "ok" && tn.humanN > 0 {
+				tn.humanSum = 1
+			}
+		}
+		res := compute(turns, fewFields, &Request{Judge: "j", Bootstrap: 0, Seed: 1}, incl)
+		found := false
+		for _, r := range res.Rows {
+			if r.Model == "good" && r.Field == "ok" {
+				found = true
+				if r.Undefined != ppi.ReasonNoSpread || !math.IsNaN(float64(r.CI[0])) || float64(r.Estimate) != 1 {
+					t.Errorf("%s good/ok: %v %v (%q), want estimate 1 and no interval (%q)", design, r.Estimate, r.CI, r.Undefined, ppi.ReasonNoSpread)
+				}
+			}
+		}
+		if !found {
+			t.Fatalf("%s: no row good/ok", design)
+		}
+		for _, d := range res.Differences {
+			if d.Field == "ok" && (d.A == "good" || d.B == "good") {
+				t.Errorf("%s: difference %s − %s on ok", design, d.A, d.B)
+			}
+		}
+		for _, r := range res.Ranking {
+			if r.Field == "ok" && r.Model == "good" {
+				t.Errorf("%s: good ranked on ok", design)
+			}
+		}
+		var b bytes.Buffer
+		if err := WriteTable(&b, res); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), ppi.ReasonNoSpread) {
+			t.Errorf("%s table does not give the reason:\n%s", design, b.String())
+		}
 	}
 }

@@ -55,6 +55,7 @@ func writeTable(w io.Writer, res *Result) error {
 		return err
 	}
 	defined := false
+	adjustedShown := false // differences shown with simultaneous intervals and adjusted p
 	var fieldOrder []string
 	for _, r := range res.Rows {
 		if len(fieldOrder) == 0 || fieldOrder[len(fieldOrder)-1] != r.Field {
@@ -110,6 +111,7 @@ func writeTable(w io.Writer, res *Result) error {
 			}
 		}
 		if len(diffs) > 0 {
+			adjustedShown = adjustedShown || res.Adjust != "none"
 			most := 0
 			for _, k := range pairs {
 				most = max(most, k)
@@ -187,6 +189,14 @@ labeled turns from at least %d episodes, and are clipped to the field's range. A
 holds the ranks a model can have with 95%% confidence, for all models of the field at once.
 docs/statistics.md explains every number.
 `, ppi.MinEpisodes)
+	if adjustedShown {
+		// The two answer different questions and can disagree at the margin: say so where
+		// a reader sees p < 0.05 beside an interval holding 0 (docs/statistics.md).
+		fmt.Fprintf(b, `Differences: the simultaneous intervals hold for all pairs of a field at once; the
+adjusted p (%s) can disagree with them at the margin, p < 0.05 beside an interval
+holding 0 or the reverse.
+`, adjustName(res.Adjust))
+	}
 	if !defined {
 		fmt.Fprintf(b, "No interval yet: label turns from at least %d episodes per model (m3eval annotate) to get one.\n", ppi.MinEpisodes)
 	}

@@ -165,6 +165,9 @@ func ActiveWithLambda(d *ActiveData, lam, alpha float64) Result {
 	// would re-run the variance-minimising λ per episode left out, O(G²), which this release
 	// does not do.
 	G := float64(p.episodes)
+	if noSpread(math.Sqrt(v), est) {
+		return Result{Interval: undefined(est, ReasonNoSpread), Lambda: lam}
+	}
 	iv := tInterval(est, math.Sqrt(v*G/(G-1)), G-1, alpha)
 	iv.Clusters = p.episodes
 	return Result{Interval: iv, Lambda: lam}

@@ -26,7 +26,7 @@ func benchModels() []*Data {
 
 // BenchmarkJointSimultaneous: what m3eval estimate adds per field for issue #41 on a large
 // database: the jackknife over the episodes of 3 models of 30,000 turns (22,500 episodes, λ
-// re-tuned in each replicate), the 3 differences and the max-t critical value (20,000 draws).
+// re-tuned in each replicate), the 3 differences and the max-t critical value (200,000 draws, maxTDraws).
 func BenchmarkJointSimultaneous(b *testing.B) {
 	models := benchModels()
 	b.ResetTimer()

@@ -63,7 +63,15 @@ const (
 	ReasonNoLabels   = "no labeled turn"
 	ReasonNoTurns    = "no turn with a judge score"
 	ReasonOneEpisode = "labeled turns from only 1 episode"
+	// ReasonNoSpread: every episode left out gives the same estimate (every label the same
+	// value, a Yes-rate of 1 or 0 with λ̂ = 0), so the estimated variance is 0 and the interval
+	// would have zero width: that is no 95% statement about the mean (21 Yes from 7 episodes
+	// leave a true rate of 0.9 quite possible), and no interval is given.
+	ReasonNoSpread = "every labeled value the same: no spread to estimate a variance from"
 )
+
+// noSpread reports a standard error of 0 (up to rounding of the sums) or none.
+func noSpread(se, est float64) bool { return !(se > 1e-12*math.Max(1, math.Abs(est))) }
 
 func mean(x []float64) float64 {
 	var s float64
@@ -289,13 +297,16 @@ func clusterIDs(ids []int, n, start int) []int {
 }
 
 // EffectiveN is the number of human labels alone that would give an interval as narrow as
-// PPI's: n × (width_human / width_ppi)². NaN when either width is undefined or PPI's is 0.
+// PPI's: n × (SE_human / SE_ppi)², the ratio of the variances. NaN without either interval
+// or when PPI's SE is 0. Standard errors, not widths: the small-sample intervals' t
+// quantiles differ between the two (Satterthwaite's df of PPI's two strata against G − 1
+// of the labeled episodes alone), and a ratio of widths would count that difference of
+// quantiles as labels (about 6% more "labels" with 7 episodes).
 func EffectiveN(n int, human, ppi Interval) float64 {
-	wh, wp := human.Width(), ppi.Width()
-	if math.IsNaN(wh) || math.IsNaN(wp) || wp == 0 {
+	if human.Undefined != "" || ppi.Undefined != "" || math.IsNaN(human.SE) || math.IsNaN(ppi.SE) || ppi.SE == 0 {
 		return math.NaN()
 	}
-	return float64(n) * (wh / wp) * (wh / wp)
+	return float64(n) * (human.SE / ppi.SE) * (human.SE / ppi.SE)
 }
 
 // Difference is an estimate of A − B with its interval and two-sided p-value for A = B.

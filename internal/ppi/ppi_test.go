@@ -158,10 +158,11 @@ func TestJudgeOnlyAndEffectiveN(t *testing.T) {
 	if j := JudgeOnly(one, 0.05); j.Undefined == "" || !math.IsNaN(j.Lo) {
 		t.Errorf("judge-only of one episode: %+v, want no interval", j)
 	}
-	h := Interval{Lo: 0, Hi: 2}
-	p := Interval{Lo: 0.5, Hi: 1.5}
+	// The ratio of variances, whatever the t quantiles of the two intervals.
+	h := tInterval(3, 0.5, 6, 0.05)
+	p := tInterval(3, 0.25, 9.5, 0.05)
 	near(t, "effective n", EffectiveN(10, h, p), 40)
-	if !math.IsNaN(EffectiveN(10, h, Interval{Lo: math.NaN(), Hi: math.NaN()})) {
+	if !math.IsNaN(EffectiveN(10, h, undefined(3, ReasonFewEpisodes))) {
 		t.Error("effective n without a PPI interval should be NaN")
 	}
 }

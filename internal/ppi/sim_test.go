@@ -195,6 +195,8 @@ func episodes(rng *rand.Rand, E, g int, mu float64, base int) *Data {
 // models 0.4 apart. ppi_py's interval (MeanPPIPy) and CR1 with t(G − 1) are logged beside.
 func TestSmallSampleSimulation(t *testing.T) {
 	soak(t)
+	defer func(n int) { maxTDrawsMost = n }(maxTDrawsMost)
+	maxTDrawsMost = 20000 // see maxTDrawsMost: 8,000 critical values
 	const E, mu, alpha = 150, 3.0, 0.05
 	for _, g := range []int{6, 10, 20, 40} {
 		rng := rand.New(rand.NewPCG(41, uint64(g)))

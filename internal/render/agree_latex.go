@@ -59,6 +59,31 @@ func writeLatex(w io.Writer, results []agree.FieldResult, o AgreementOptions) er
 	return err
 }
 
+// matrixResampled says how many units the matrix's intervals rest on, as the table's field
+// headings do (resampled): " Resampled: 28 episodes." when every field resampled as many,
+// else per field. "" without a bootstrap interval.
+func matrixResampled(results []agree.FieldResult) string {
+	var parts []string
+	same := true
+	for _, r := range results {
+		s := strings.TrimSuffix(strings.TrimPrefix(resampled(r), " · "), " resampled")
+		if s == "" {
+			continue
+		}
+		if len(parts) > 0 && !strings.HasSuffix(parts[0], ": "+s) {
+			same = false
+		}
+		parts = append(parts, r.Field.Name+": "+s)
+	}
+	switch {
+	case len(parts) == 0:
+		return ""
+	case same:
+		return " Resampled: " + parts[0][strings.Index(parts[0], ": ")+2:] + "."
+	}
+	return " Resampled: " + strings.Join(parts, ", ") + "."
+}
+
 // matrixCell is one cell of the judge × field matrix.
 type matrixCell struct {
 	v    agree.Value
@@ -138,7 +163,7 @@ func writeMatrix(w io.Writer, results []agree.FieldResult, o AgreementOptions) e
 		note += " (" + string(o.Adjust) + "-adjusted over the report)"
 	}
 	if o.Bootstrap > 0 {
-		note += ". " + ciNote(o)
+		note += ". " + ciNote(o) + matrixResampled(results)
 		if why := matrixNoInterval(cells); why != "" {
 			note += " [no interval]: " + why
 		}

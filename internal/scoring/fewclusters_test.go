@@ -1,6 +1,7 @@
 package scoring_test
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -68,5 +69,9 @@ func TestFewClustersNoInterval(t *testing.T) {
 	matrix := mustScore(t, db, "--matrix", "pearson", "--bootstrap", "200", "--seed", "7")
 	if !strings.Contains(matrix, " [") || !strings.Contains(matrix, "bootstrap interval") {
 		t.Errorf("--matrix with --bootstrap shows no interval:\n%s", matrix)
+	}
+	// ... and, as the table's headings, how many episodes they rest on.
+	if !regexp.MustCompile(`Resampled: \d+ episodes\.`).MatchString(matrix) {
+		t.Errorf("--matrix with --bootstrap does not say how many episodes it resampled:\n%s", matrix)
 	}
 }
