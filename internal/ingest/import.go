@@ -17,6 +17,13 @@ type Sink interface {
 	PutLabel(turnID int64, l *dataset.Label) (dataset.Outcome, error)
 }
 
+// LabelBatcher is a Sink that stores many labels in one call, with PutLabel's outcomes and
+// errors: Import hands it each batch's labels together (#44: a statement or two per batch
+// instead of several per label). On error, len(outcomes) is the index of the label that failed.
+type LabelBatcher interface {
+	PutLabels(turnIDs []int64, ls []*dataset.Label) (outcomes []dataset.Outcome, err error)
+}
+
 // Flusher is a Sink that can end its current transaction; Import calls Flush before it waits
 // for the parser, so that no lock is held while the input is slow.
 type Flusher interface {
@@ -139,9 +146,15 @@ func ImportFrom(ctx context.Context, sink Sink, name string, rd Source, lo Label
 			// interrupt): no record is at fault.
 			return c, fmt.Errorf("%s: %w", name, err)
 		}
-		for i := range b.recs {
-			if err := putLabels(sink, name, &b.recs[i], ids[i], lo, &c); err != nil {
+		if lb, ok := sink.(LabelBatcher); ok {
+			if err := putLabelBatch(lb, name, b.recs, ids, lo, &c); err != nil {
 				return c, err
+			}
+		} else {
+			for i := range b.recs {
+				if err := putLabels(sink, name, &b.recs[i], ids[i], lo, &c); err != nil {
+					return c, err
+				}
 			}
 		}
 		if b.err != nil {
@@ -164,4 +177,39 @@ func putLabels(sink Sink, name string, rec *Record, id int64, lo LabelOptions, c
 		c.Labels[outcome]++
 	}
 	return nil
+}
+
+// putLabelBatch reads the labels of a batch of records, in order, and stores them with one
+// PutLabels call. A label that does not read stops the batch there, after the labels before
+// it are stored: the error reported is the first one in file order, as putLabels gives it.
+func putLabelBatch(sink LabelBatcher, name string, recs []Record, ids []int64, lo LabelOptions, c *Counts) error {
+	var turnIDs []int64
+	var ls []*dataset.Label
+	var raws []*RawLabel
+	var readErr error
+read:
+	for i := range recs {
+		for j := range recs[i].Labels {
+			raw := &recs[i].Labels[j]
+			l, err := Label(name, &recs[i], *raw, lo)
+			if err != nil {
+				readErr = err
+				break read
+			}
+			turnIDs, ls, raws = append(turnIDs, ids[i]), append(ls, l), append(raws, raw)
+		}
+	}
+	if len(ls) > 0 {
+		outcomes, err := sink.PutLabels(turnIDs, ls)
+		for _, o := range outcomes {
+			c.Labels[o]++
+		}
+		if err != nil {
+			if k := len(outcomes); k < len(raws) {
+				return fmt.Errorf("%s:%d: %s: %w", name, raws[k].Line, raws[k].Field, err)
+			}
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return readErr
 }

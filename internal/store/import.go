@@ -54,6 +54,10 @@ type Importer struct {
 	lastProbe      time.Time
 	finished       bool
 	replacedLabels []stagedLabel
+	labels         labelStmts // PutLabels' (labelbatch.go)
+	// storedBefore says the last chunk of turns had turns stored already: the next one is
+	// looked up before any INSERT is tried (putTurns).
+	storedBefore bool
 
 	insertTurn, findTurn, stageTurn, upsertEpisode *sql.Stmt
 	batchTurns, insertEpisodes, findEpisodes       *sql.Stmt
@@ -383,6 +387,7 @@ func (im *Importer) release() {
 			st.Close()
 		}
 	}
+	im.labels.close()
 	im.waiters.close()
 	im.conn.Close()
 }
@@ -634,7 +639,7 @@ func (im *Importer) putTurns(ts []dataset.Turn) ([]int64, []dataset.Outcome, err
 	}
 	for start := 0; start < len(ts); start += rows {
 		chunk := ts[start:min(start+rows, len(ts))]
-		if fast(chunk) {
+		if fast(chunk) && !im.storedBefore {
 			n := len(ids)
 			var ok bool
 			var err error
@@ -656,6 +661,10 @@ func (im *Importer) putTurns(ts []dataset.Turn) ([]int64, []dataset.Outcome, err
 		if err != nil {
 			return ids, outcomes, err
 		}
+		// A file of turns stored already (labels for imported turns, a re-import) would
+		// otherwise try, and fail, the multi-row INSERT for every chunk: a fifth of a label
+		// import's CPU (#44). The next chunk tries it again once one has no stored turn.
+		im.storedBefore = len(stored) > 0
 		for i := range chunk {
 			t := &chunk[i]
 			if st, ok := stored[t.SampleID]; ok && t.Omitted == (dataset.Omitted{}) && bytes.Equal(st.hash, t.ContentHash()) {
