@@ -387,7 +387,7 @@ func (im *Importer) release() {
 			st.Close()
 		}
 	}
-	im.labels.close()
+	im.closeLabels()
 	im.waiters.close()
 	im.conn.Close()
 }

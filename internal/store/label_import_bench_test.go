@@ -14,6 +14,7 @@ import (
 
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/store/storetest"
 )
 
 // writeLabels writes, for the n turns of writeTurns, the same records with one done label
@@ -143,4 +144,32 @@ func cpuTime(tb testing.TB) time.Duration {
 		tb.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkImportLabelsPostgres is BenchmarkImportLabels on PostgreSQL ($M3EVAL_TEST_POSTGRES),
+// a fresh schema each time; the labels go in with COPY there. Compare it with
+// BenchmarkImport1MPostgres at the same M3EVAL_BENCH_N.
+func BenchmarkImportLabelsPostgres(b *testing.B) {
+	dsn := storetest.RequirePostgres(b)
+	n := benchN()
+	dir := b.TempDir()
+	turns, labels := filepath.Join(dir, "turns.jsonl"), filepath.Join(dir, "labels.jsonl")
+	writeTurns(b, turns, n)
+	writeLabels(b, turns, labels)
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		db := storetest.PostgresPath(b, dsn)
+		importFile(b, db, turns)
+		b.StartTimer()
+		start, cpu := time.Now(), cpuTime(b)
+		c := importFile(b, db, labels)
+		el := time.Since(start)
+		b.ReportMetric((cpuTime(b)-cpu).Seconds()*1e6/float64(n), "client-cpu-µs/label")
+		if c.Labels[dataset.Inserted] != n || c.Turns[dataset.Unchanged] != n {
+			b.Fatalf("%v: want %d new labels on %d unchanged turns", c, n, n)
+		}
+		b.ReportMetric(float64(n)/el.Seconds(), "labels/s")
+	}
 }
