@@ -20,7 +20,9 @@ import (
 // writeLabels writes, for the n turns of writeTurns, the same records with one done label
 // each (the guide's shape, human_annotation): what `m3eval import --annotator A labels.jsonl`
 // reads when a lab brings an earlier annotation round for turns already imported.
-func writeLabels(tb testing.TB, turns, path string) {
+// With guide set, the records leave meta out, as labeled samples in the annotation guide's
+// format do: the stored turn's meta then counts.
+func writeLabels(tb testing.TB, turns, path string, guide bool) {
 	tb.Helper()
 	in, err := os.Open(turns)
 	if err != nil {
@@ -36,6 +38,9 @@ func writeLabels(tb testing.TB, turns, path string) {
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
 	for i := 0; sc.Scan(); i++ {
 		line := strings.TrimSuffix(sc.Text(), "}")
+		if guide {
+			line = line[:strings.Index(line, `,"meta":`)]
+		}
 		resists, context := "null", `"Yes"`
 		if strings.Contains(line, `"action_type":"mislead"`) {
 			resists = `"No"`
@@ -62,11 +67,17 @@ func writeLabels(tb testing.TB, turns, path string) {
 // BenchmarkImport1M's time for as many turns, within 3× of BenchmarkImportLabelsFloor).
 // M3EVAL_BENCH_N sets n (1,000,000 by default).
 func BenchmarkImportLabels(b *testing.B) {
+	for _, guide := range []bool{false, true} {
+		b.Run(map[bool]string{false: "full", true: "guide"}[guide], func(b *testing.B) { benchmarkImportLabels(b, guide) })
+	}
+}
+
+func benchmarkImportLabels(b *testing.B, guide bool) {
 	n := benchN()
 	dir := b.TempDir()
 	turns, labels := filepath.Join(dir, "turns.jsonl"), filepath.Join(dir, "labels.jsonl")
 	writeTurns(b, turns, n)
-	writeLabels(b, turns, labels)
+	writeLabels(b, turns, labels, guide)
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -155,7 +166,7 @@ func BenchmarkImportLabelsPostgres(b *testing.B) {
 	dir := b.TempDir()
 	turns, labels := filepath.Join(dir, "turns.jsonl"), filepath.Join(dir, "labels.jsonl")
 	writeTurns(b, turns, n)
-	writeLabels(b, turns, labels)
+	writeLabels(b, turns, labels, false)
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
