@@ -51,7 +51,16 @@ const batchSize = 256
 
 type batch struct {
 	recs []Record
-	err  error // the error that ended parsing, after recs
+	// labels are the records' labels read against the rubric, in order, when the sink takes
+	// them in batches: on the parser's goroutine, off the writer's.
+	labels []labelRead
+	err    error // the error that ended parsing, after recs
+}
+
+// labelRead is a label as Label reads it, or why it does not read.
+type labelRead struct {
+	l   *dataset.Label
+	err error
 }
 
 // Import reads every record of r and puts it into sink, stopping at the first error (the
@@ -73,6 +82,7 @@ func ImportFrom(ctx context.Context, sink Sink, name string, rd Source, lo Label
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	batches := make(chan batch, 4)
+	lb, batched := sink.(LabelBatcher)
 	go func() {
 		defer close(batches)
 		var images *ImageResolver
@@ -89,6 +99,13 @@ func ImportFrom(ctx context.Context, sink Sink, name string, rd Source, lo Label
 				}
 				rec.Turn.Sum = rec.Turn.Hash() // here, off the writer's goroutine
 				b.recs = append(b.recs, *rec)
+				if batched {
+					r := &b.recs[len(b.recs)-1]
+					for j := range r.Labels {
+						l, err := Label(name, r, r.Labels[j], lo)
+						b.labels = append(b.labels, labelRead{l, err})
+					}
+				}
 				if len(b.recs) < batchSize {
 					continue
 				}
@@ -146,8 +163,8 @@ func ImportFrom(ctx context.Context, sink Sink, name string, rd Source, lo Label
 			// interrupt): no record is at fault.
 			return c, fmt.Errorf("%s: %w", name, err)
 		}
-		if lb, ok := sink.(LabelBatcher); ok {
-			if err := putLabelBatch(lb, name, b.recs, ids, lo, &c); err != nil {
+		if batched {
+			if err := putLabelBatch(lb, name, b.recs, b.labels, ids, &c); err != nil {
 				return c, err
 			}
 		} else {
@@ -179,19 +196,22 @@ func putLabels(sink Sink, name string, rec *Record, id int64, lo LabelOptions, c
 	return nil
 }
 
-// putLabelBatch reads the labels of a batch of records, in order, and stores them with one
-// PutLabels call. A label that does not read stops the batch there, after the labels before
-// it are stored: the error reported is the first one in file order, as putLabels gives it.
-func putLabelBatch(sink LabelBatcher, name string, recs []Record, ids []int64, lo LabelOptions, c *Counts) error {
+// putLabelBatch stores the labels of a batch of records (read[k] is the k-th label of the
+// batch, read by the parser), in order, with one PutLabels call. A label that does not read
+// stops the batch there, after the labels before it are stored: the error reported is the
+// first one in file order, as putLabels gives it.
+func putLabelBatch(sink LabelBatcher, name string, recs []Record, read []labelRead, ids []int64, c *Counts) error {
 	var turnIDs []int64
 	var ls []*dataset.Label
 	var raws []*RawLabel
 	var readErr error
+	k := 0
 read:
 	for i := range recs {
 		for j := range recs[i].Labels {
 			raw := &recs[i].Labels[j]
-			l, err := Label(name, &recs[i], *raw, lo)
+			l, err := read[k].l, read[k].err
+			k++
 			if err != nil {
 				readErr = err
 				break read
