@@ -18,6 +18,13 @@ type Sink interface {
 	PutLabel(turnID int64, l *dataset.Label) (dataset.Outcome, error)
 }
 
+// LabelBatcher is a Sink that stores many labels in one call, with PutLabel's outcomes and
+// errors: Import hands it each batch's labels together (#44: a statement or two per batch
+// instead of several per label). On error, len(outcomes) is the index of the label that failed.
+type LabelBatcher interface {
+	PutLabels(turnIDs []int64, ls []*dataset.Label) (outcomes []dataset.Outcome, err error)
+}
+
 // Flusher is a Sink that can end its current transaction; Import calls Flush before it waits
 // for the parser, so that no lock is held while the input is slow.
 type Flusher interface {
@@ -49,7 +56,16 @@ const batchSize = 256
 
 type batch struct {
 	recs []Record
-	err  error // the error that ended parsing, after recs
+	// labels are the records' labels read against the rubric, in order, when the sink takes
+	// them in batches: on the parser's goroutine, off the writer's.
+	labels []labelRead
+	err    error // the error that ended parsing, after recs
+}
+
+// labelRead is a label as Label reads it, or why it does not read.
+type labelRead struct {
+	l   *dataset.Label
+	err error
 }
 
 // Import reads every record of r and puts it into sink, stopping at the first error (the
@@ -72,6 +88,7 @@ func ImportFrom(ctx context.Context, sink Sink, name string, rd Source, lo Label
 	defer cancel()
 	batches := make(chan batch, 4)
 	missing := &missingImages{seen: map[string]bool{}} // written by the parser, read after it ends
+	lb, batched := sink.(LabelBatcher)
 	go func() {
 		defer close(batches)
 		var images *ImageResolver
@@ -94,6 +111,13 @@ func ImportFrom(ctx context.Context, sink Sink, name string, rd Source, lo Label
 				}
 				rec.Turn.Sum = rec.Turn.Hash() // here, off the writer's goroutine
 				b.recs = append(b.recs, *rec)
+				if batched {
+					r := &b.recs[len(b.recs)-1]
+					for j := range r.Labels {
+						l, err := Label(name, r, r.Labels[j], lo)
+						b.labels = append(b.labels, labelRead{l, err})
+					}
+				}
 				if len(b.recs) < batchSize {
 					continue
 				}
@@ -152,9 +176,15 @@ func ImportFrom(ctx context.Context, sink Sink, name string, rd Source, lo Label
 			// interrupt): no record is at fault.
 			return c, fmt.Errorf("%s: %w", name, err)
 		}
-		for i := range b.recs {
-			if err := putLabels(sink, name, &b.recs[i], ids[i], lo, &c); err != nil {
+		if batched {
+			if err := putLabelBatch(lb, name, b.recs, b.labels, ids, &c); err != nil {
 				return c, err
+			}
+		} else {
+			for i := range b.recs {
+				if err := putLabels(sink, name, &b.recs[i], ids[i], lo, &c); err != nil {
+					return c, err
+				}
 			}
 		}
 		if b.err != nil {
@@ -220,4 +250,42 @@ func putLabels(sink Sink, name string, rec *Record, id int64, lo LabelOptions, c
 		c.Labels[outcome]++
 	}
 	return nil
+}
+
+// putLabelBatch stores the labels of a batch of records (read[k] is the k-th label of the
+// batch, read by the parser), in order, with one PutLabels call. A label that does not read
+// stops the batch there, after the labels before it are stored: the error reported is the
+// first one in file order, as putLabels gives it.
+func putLabelBatch(sink LabelBatcher, name string, recs []Record, read []labelRead, ids []int64, c *Counts) error {
+	var turnIDs []int64
+	var ls []*dataset.Label
+	var raws []*RawLabel
+	var readErr error
+	k := 0
+read:
+	for i := range recs {
+		for j := range recs[i].Labels {
+			raw := &recs[i].Labels[j]
+			l, err := read[k].l, read[k].err
+			k++
+			if err != nil {
+				readErr = err
+				break read
+			}
+			turnIDs, ls, raws = append(turnIDs, ids[i]), append(ls, l), append(raws, raw)
+		}
+	}
+	if len(ls) > 0 {
+		outcomes, err := sink.PutLabels(turnIDs, ls)
+		for _, o := range outcomes {
+			c.Labels[o]++
+		}
+		if err != nil {
+			if k := len(outcomes); k < len(raws) {
+				return fmt.Errorf("%s:%d: %s: %w", name, raws[k].Line, raws[k].Field, err)
+			}
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return readErr
 }

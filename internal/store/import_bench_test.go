@@ -135,13 +135,14 @@ func BenchmarkReimport1M(b *testing.B) {
 // timedImport imports src into db, checks that all n records had the outcome wanted and
 // reports the rate.
 func timedImport(b *testing.B, db, src string, n int, want dataset.Outcome) {
-	start := time.Now()
+	start, cpu := time.Now(), cpuTime(b)
 	c := importFile(b, db, src)
 	el := time.Since(start)
 	if c.Turns[want] != n {
 		b.Fatalf("%v: %d of %d turns had outcome %d", c, c.Turns[want], n, want)
 	}
 	b.ReportMetric(float64(n)/el.Seconds(), "records/s")
+	b.ReportMetric((cpuTime(b)-cpu).Seconds()*1e6/float64(n), "cpu-µs/record")
 }
 
 // benchN is the benchmark's size: 1,000,000 unless M3EVAL_BENCH_N says otherwise (for profiling).

@@ -361,10 +361,14 @@ func (s *Store) StreamScoring(ctx context.Context, f ScoreFilter, rating, score 
 			args = append(args, n)
 		}
 	}
+	// Judges by name, each walking the turns in queue order through their (episode_id, turn)
+	// index and seeking its scores by primary key: the rows come out in the order asked, where
+	// scanning judge_scores sorted all of them (a million-turn database's four million scores
+	// in a temporary B-tree; at 100,000 turns the query took a third less CPU this way, #44).
 	return streamScores(ctx, conn, score, `SELECT `+grp+`, t.sample_id, j.name, s.field, s.value
-		FROM judge_scores s
-		JOIN judges j ON j.id = s.judge_id
-		JOIN visible_turns t ON t.id = s.turn_id
+		FROM judges j
+		`+s.d.crossJoin()+` visible_turns t ON true
+		`+s.d.crossJoin()+` judge_scores s ON s.judge_id = j.id AND s.turn_id = t.id
 		JOIN episodes e ON e.id = t.episode_id
 		WHERE `+visibleScore+` AND `+where+` ORDER BY j.name, t.episode_id, t.turn, s.field`, args)
 }
