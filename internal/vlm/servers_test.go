@@ -319,3 +319,90 @@ func TestTurnTimeoutBoundsEveryAttemptAndWait(t *testing.T) {
 		t.Errorf("error %q does not say what the last attempt met", err)
 	}
 }
+
+// TestMessageWithoutText: vLLM, SGLang and Ollama answer with content null (or "") beside
+// tool_calls or reasoning_content. That is no answer: a clear error, not "malformed" and not
+// an empty answer stored as the model's; a reasoning model cut while thinking is a cut
+// answer (KindTruncated), streamed or not.
+func TestMessageWithoutText(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		stream     bool
+		kind       ErrorKind
+		say        string
+	}{
+		{"tool calls", `{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"look","arguments":"{}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":9,"completion_tokens":4}}`,
+			false, KindNoText, "only tool_calls"},
+		{"tool calls, content empty", `{"choices":[{"message":{"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"look","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}`,
+			false, KindNoText, "only tool_calls"},
+		{"reasoning only", `{"choices":[{"message":{"role":"assistant","content":null,"reasoning_content":"The image shows a red apple."},"finish_reason":"stop"}]}`,
+			false, KindNoText, "only reasoning_content"},
+		{"ollama reasoning only", `{"choices":[{"message":{"role":"assistant","content":"","reasoning":"Let me look."},"finish_reason":"stop"}]}`,
+			false, KindNoText, "only reasoning_content"},
+		{"cut while thinking", `{"choices":[{"message":{"role":"assistant","content":null,"reasoning_content":"Let me look at"},"finish_reason":"length"}]}`,
+			false, KindTruncated, "--max-tokens"},
+		{"streamed tool calls", "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":null}}]}\r\n\r\n" +
+			"data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"look\",\"arguments\":\"{}\"}}]}}]}\r\n\r\n" +
+			"data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\r\n\r\ndata: [DONE]\r\n\r\n",
+			true, KindNoText, "only tool_calls"},
+		{"streamed reasoning only", "data: {\"choices\":[{\"delta\":{\"reasoning_content\":\"Let me \"}}]}\n\n" +
+			"data: {\"choices\":[{\"delta\":{\"reasoning_content\":\"look.\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n",
+			true, KindNoText, "only reasoning_content"},
+		{"streamed cut while thinking", "data: {\"choices\":[{\"delta\":{\"reasoning_content\":\"Let me \"},\"finish_reason\":\"length\"}]}\n\ndata: [DONE]\n\n",
+			true, KindTruncated, "--max-tokens"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, n := script(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+				if tc.stream {
+					w.Header().Set("Content-Type", "text/event-stream")
+				} else {
+					w.Header().Set("Content-Type", "application/json")
+				}
+				io.WriteString(w, tc.body)
+			})
+			text, err := newClient(t, srv.URL, nil).Chat(context.Background(), Tag{}, hi())
+			var e *Error
+			if !errors.As(err, &e) || e.Kind != tc.kind || text != "" || n.Load() != 1 {
+				t.Fatalf("Chat = %q, %v (%#v) after %d requests; want kind %d after 1, no text", text, err, e, n.Load(), tc.kind)
+			}
+			if !strings.Contains(err.Error(), tc.say) || strings.Contains(err.Error(), "malformed") {
+				t.Errorf("error %q does not say %q (or calls the answer malformed)", err, tc.say)
+			}
+		})
+	}
+
+	// Beside content, reasoning and an empty tool list change nothing (vLLM sends both).
+	srv, _ := script(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":"A red apple.","reasoning_content":"Let me look.","tool_calls":[]},"finish_reason":"stop","stop_reason":null}],"usage":{"prompt_tokens":9,"completion_tokens":4,"prompt_tokens_details":null}}`)
+	})
+	r, err := newClient(t, srv.URL, nil).Complete(context.Background(), Tag{}, hi(), nil)
+	if err != nil || r.Text != "A red apple." || r.PromptTokens != 9 || r.CompletionTokens != 4 {
+		t.Fatalf("Complete = %+v, %v", r, err)
+	}
+}
+
+// TestTopLevelErrorObjectIn200: vLLM's and SGLang's error body ({"object":"error",
+// "message":…, "code":404}) is an error wherever it comes, never "no choices".
+func TestTopLevelErrorObjectIn200(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		t.Run(fmt.Sprint("streamed=", stream), func(t *testing.T) {
+			const obj = `{"object":"error","message":"The model ` + "`foo`" + ` does not exist.","type":"NotFoundError","param":null,"code":404}`
+			srv, n := script(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+				if stream {
+					w.Header().Set("Content-Type", "text/event-stream")
+					io.WriteString(w, "data: "+obj+"\n\ndata: [DONE]\n\n")
+					return
+				}
+				io.WriteString(w, obj)
+			})
+			_, err := newClient(t, srv.URL, nil).Chat(context.Background(), Tag{}, hi())
+			var e *Error
+			if !errors.As(err, &e) || e.Kind != KindAPI || n.Load() != 1 {
+				t.Fatalf("Chat: %v after %d requests; want a KindAPI error after 1 (code 404 is not transient)", err, n.Load())
+			}
+			if !strings.Contains(err.Error(), "does not exist") || !strings.Contains(err.Error(), "code 404") {
+				t.Errorf("error %q does not carry the server's message and code", err)
+			}
+		})
+	}
+}

@@ -6,9 +6,10 @@
 // run can be inspected and replayed. It reads the answers servers really send: content as
 // text or as a list of parts, a stream of events where a single answer was asked for, an
 // error object in a 200 body, an answer cut at the token limit (returned with an error of
-// KindTruncated, never as a complete answer; IsTruncated tells it). It follows no redirect
-// that changes the method or the host: the conversation and its images go to the endpoint
-// given and nowhere else.
+// KindTruncated, never as a complete answer; IsTruncated tells it), a message with tool
+// calls or only reasoning and no text (KindNoText, never an empty answer). It follows no
+// redirect that changes the method or the host: the conversation and its images go to the
+// endpoint given and nowhere else.
 //
 // Why not github.com/openai/openai-go (v3.96, the well-kept official SDK) or
 // sashabaranov/go-openai: we use one endpoint and four request fields, but we need the raw
@@ -111,6 +112,7 @@ const (
 	KindTruncated                       // the answer was cut at the token limit (finish_reason "length")
 	KindTooLarge                        // a response body larger than MaxAnswer
 	KindRedirect                        // a redirect that would change the method or the host
+	KindNoText                          // a completion whose message has tool calls or only reasoning, no text
 )
 
 // Error is a failed chat request, after all retries.
@@ -187,6 +189,8 @@ func (e *Error) Error() string {
 			limit = fmt.Sprintf("max_tokens %d", e.MaxTokens)
 		}
 		s = fmt.Sprintf(`the answer was cut at the token limit (finish_reason "length", %s): raise --max-tokens`, limit)
+	case KindNoText:
+		s = fmt.Sprintf("the answer has no text, %v", e.Err)
 	case KindTooLarge:
 		s = fmt.Sprintf("the response is larger than %d MiB, the most one answer may be", MaxAnswer>>20)
 	case KindRedirect:
