@@ -57,7 +57,8 @@ type answer struct {
 }
 
 // readAnswer reads a 200 response body: a chat completion, or an event stream of chunks
-// (the server streamed although asked not to). A body that is not one is an *Error.
+// (the server streamed although asked not to). A body that is not one is an *Error; one
+// whose message has no text (KindNoText) comes with its token counts.
 func readAnswer(body []byte, contentType string) (answer, *Error) {
 	if isEventStream(body, contentType) {
 		return readStream(body)
@@ -98,7 +99,7 @@ func readAnswer(body []byte, contentType string) (answer, *Error) {
 	n.see(ch.Message)
 	if e := n.check(a); e != nil {
 		e.Body = snippet(body)
-		return answer{}, e
+		return answer{usage: a.usage, promptTokens: a.promptTokens, completionTokens: a.completionTokens}, e
 	}
 	return a, nil
 }
@@ -263,7 +264,7 @@ func readStream(body []byte) (answer, *Error) {
 	a.text = text.String()
 	if e := nt.check(a); e != nil {
 		e.Body = snippet(body)
-		return answer{}, e
+		return answer{usage: a.usage, promptTokens: a.promptTokens, completionTokens: a.completionTokens}, e
 	}
 	return a, nil
 }

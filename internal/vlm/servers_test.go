@@ -371,8 +371,16 @@ func TestMessageWithoutText(t *testing.T) {
 		})
 	}
 
-	// Beside content, reasoning and an empty tool list change nothing (vLLM sends both).
+	// The tokens of an answer without text are counted: the server spent them.
 	srv, _ := script(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, `{"choices":[{"message":{"content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"look","arguments":"{}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":9,"completion_tokens":4}}`)
+	})
+	if r, err := newClient(t, srv.URL, nil).Complete(context.Background(), Tag{}, hi(), nil); err == nil || r.PromptTokens != 9 || r.CompletionTokens != 4 {
+		t.Errorf("Complete = %+v, %v; want the error with 9 and 4 tokens", r, err)
+	}
+
+	// Beside content, reasoning and an empty tool list change nothing (vLLM sends both).
+	srv, _ = script(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
 		io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":"A red apple.","reasoning_content":"Let me look.","tool_calls":[]},"finish_reason":"stop","stop_reason":null}],"usage":{"prompt_tokens":9,"completion_tokens":4,"prompt_tokens_details":null}}`)
 	})
 	r, err := newClient(t, srv.URL, nil).Complete(context.Background(), Tag{}, hi(), nil)
@@ -402,6 +410,33 @@ func TestTopLevelErrorObjectIn200(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), "does not exist") || !strings.Contains(err.Error(), "code 404") {
 				t.Errorf("error %q does not carry the server's message and code", err)
+			}
+		})
+	}
+}
+
+// TestFilteredAnswerIsNoAnswer: finish_reason "content_filter" (OpenAI, Azure, Gemini's
+// OpenAI-compatible API) means the platform stopped the answer: whatever text came is not
+// the model's answer, streamed or not, and asking again gets the same.
+func TestFilteredAnswerIsNoAnswer(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		t.Run(fmt.Sprint("streamed=", stream), func(t *testing.T) {
+			srv, n := script(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+				if stream {
+					w.Header().Set("Content-Type", "text/event-stream")
+					io.WriteString(w, "data: {\"choices\":[{\"delta\":{\"content\":\"The person in the\"}}]}\n\n"+
+						"data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"content_filter\"}]}\n\ndata: [DONE]\n\n")
+					return
+				}
+				io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":"The person in the"},"finish_reason":"content_filter"}]}`)
+			})
+			text, err := newClient(t, srv.URL, nil).Chat(context.Background(), Tag{}, hi())
+			var e *Error
+			if !errors.As(err, &e) || e.Kind != KindFiltered || text != "" || n.Load() != 1 {
+				t.Fatalf("Chat = %q, %v after %d requests; want a KindFiltered error after 1, no text", text, err, n.Load())
+			}
+			if !strings.Contains(err.Error(), "content filter") {
+				t.Errorf("error %q does not say the content filter stopped the answer", err)
 			}
 		})
 	}
