@@ -255,3 +255,33 @@ func TestModelJudgeWrongEndpointStops(t *testing.T) {
 		})
 	}
 }
+
+// TestModelJudgeAnswerWithoutText: a judge that answers with tool calls, with only its
+// reasoning, or with a filtered answer scores nothing: each turn fails at once (not
+// re-asked, not retried) saying what came instead, and the tokens the server reports count.
+func TestModelJudgeAnswerWithoutText(t *testing.T) {
+	_, db := modelJudgeFixture(t)
+	for _, c := range []struct{ name, message, finish, say string }{
+		{"tools", `{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"score","arguments":"{}"}}]}`, "tool_calls", "only tool_calls"},
+		{"thinking", `{"role":"assistant","content":null,"reasoning_content":"{\"correctness\": 5}"}`, "stop", "only reasoning_content"},
+		{"filtered", `{"role":"assistant","content":"The answer is"}`, "content_filter", "content filter"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var n atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				n.Add(1)
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, `{"object":"chat.completion","choices":[{"index":0,"message":`+c.message+`,"finish_reason":"`+c.finish+`"}],"usage":{"prompt_tokens":100,"completion_tokens":7}}`)
+			}))
+			t.Cleanup(srv.Close)
+			out, _, err := runModelJudge(t, db, "--name", c.name, "--endpoint", srv.URL+"/v1", "--model", "j")
+			if !errors.Is(err, judgerun.ErrTurnsFailed) || n.Load() != 3 || strings.Count(out, c.say) != 3 ||
+				!strings.Contains(out, "0 turns scored") || !strings.Contains(out, "tokens in 300, out 21") {
+				t.Fatalf("err %v after %d requests, want 3 turns failed saying %q, 3 requests and their tokens:\n%s", err, n.Load(), c.say, out)
+			}
+			if got := notes(t, db, c.name); len(got) != 0 {
+				t.Errorf("stored %v", got)
+			}
+		})
+	}
+}
