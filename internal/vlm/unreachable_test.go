@@ -2,6 +2,7 @@ package vlm
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -28,6 +29,15 @@ func TestUnreachable(t *testing.T) {
 			return
 		case "404":
 			http.Error(w, `{"object":"error","message":"The model `+"`m`"+` does not exist.","code":404}`, http.StatusNotFound)
+			return
+		case "200-404":
+			io.WriteString(w, `{"object":"error","message":"The model `+"`m`"+` does not exist.","type":"NotFoundError","code":404}`)
+			return
+		case "200-key":
+			io.WriteString(w, `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`)
+			return
+		case "200-busy":
+			io.WriteString(w, `{"error":{"message":"overloaded","code":503}}`)
 			return
 		case "400":
 			http.Error(w, `{"error":{"message":"maximum context length is 4096 tokens"}}`, http.StatusBadRequest)
@@ -58,6 +68,9 @@ func TestUnreachable(t *testing.T) {
 		{plain.URL + "/v1?status=401", `HTTP 401 Unauthorized: the API key is missing or refused (--api-key-env); the server says: {"error":{"message":"Incorrect API key provided","code":"invalid_api_key"}}`},
 		{plain.URL + "/v1?status=404", "HTTP 404 Not Found: no such URL or model (the API is usually under /v1; check --endpoint and --model); the server says: {\"object\":\"error\",\"message\":\"The model `m` does not exist.\",\"code\":404}"},
 		{plain.URL + "/v1?status=400", ""},
+		{plain.URL + "/v1?status=200-404", "no such URL or model (the API is usually under /v1; check --endpoint and --model); the server says: The model `m` does not exist."},
+		{plain.URL + "/v1?status=200-key", "the API key is missing or refused (--api-key-env); the server says: Incorrect API key provided"},
+		{plain.URL + "/v1?status=200-busy", ""},
 		{plain.URL + "/v1?status=302", ""},
 	} {
 		timeout := 20 * time.Second // a TLS handshake is slow under -race on a busy machine
