@@ -41,6 +41,9 @@ type (
 		ToolCalls        json.RawMessage `json:"tool_calls"`
 		ReasoningContent *string         `json:"reasoning_content"`
 		Reasoning        *string         `json:"reasoning"`
+		// Refusal is OpenAI's refusal under structured outputs: content null and the
+		// model's words here. They are its answer, taken as the text.
+		Refusal *string `json:"refusal"`
 	}
 	wireUsage struct {
 		PromptTokens     int `json:"prompt_tokens"`
@@ -91,15 +94,20 @@ func readAnswer(body []byte, contentType string) (answer, *Error) {
 		a.usage, a.promptTokens, a.completionTokens = true, wr.Usage.PromptTokens, wr.Usage.CompletionTokens
 	}
 	text, ok := contentText(ch.Message.Content)
-	if !ok && !isNull(ch.Message.Content) {
+	null := !ok && isNull(ch.Message.Content)
+	if !ok && !null {
 		return answer{}, &Error{Kind: KindMalformed, Err: errors.New(`choices[0].message.content is neither text nor a list of text parts`), Body: snippet(body)}
 	}
 	a.text = text
 	var n noText
 	n.see(ch.Message)
-	if e := n.check(a); e != nil {
+	if e := n.check(&a); e != nil {
 		e.Body = snippet(body)
 		return answer{usage: a.usage, promptTokens: a.promptTokens, completionTokens: a.completionTokens}, e
+	}
+	if null && a.text == "" && a.finish != "length" {
+		// content null with nothing in its place: not an answer, and not an empty one.
+		return answer{}, &Error{Kind: KindMalformed, Err: errors.New(`choices[0].message.content is neither text nor a list of text parts`), Body: snippet(body)}
 	}
 	return a, nil
 }
@@ -110,11 +118,13 @@ func isNull(raw json.RawMessage) bool {
 	return len(raw) == 0 || string(raw) == "null"
 }
 
-// noText gathers what a message that carries no text has instead: tool calls, or only the
-// model's thinking. Servers send content null (or "") with either; neither is an answer,
-// and an empty string stored as one would read as a model that said nothing.
+// noText gathers what a message that carries no text has instead: tool calls, only the
+// model's thinking, or a refusal. Servers send content null (or "") with each; the first two
+// are no answer, and an empty string stored as one would read as a model that said
+// nothing; a refusal is the model's answer.
 type noText struct {
 	toolCalls, reasoning bool
+	refusal              strings.Builder
 }
 
 func (n *noText) see(c *wireContent) {
@@ -129,13 +139,19 @@ func (n *noText) see(c *wireContent) {
 			n.reasoning = true
 		}
 	}
+	if c.Refusal != nil {
+		n.refusal.WriteString(*c.Refusal) // streamed in pieces, like content
+	}
 }
 
-// check returns the error of an answer without text: a KindNoText when the message had
-// tool calls or only reasoning instead, and nil otherwise (an answer cut at the token limit
-// is the caller's KindTruncated, whatever it holds; an empty answer with nothing beside it
-// is the model's own empty answer).
-func (n noText) check(a answer) *Error {
+// check completes an answer without text: a refusal becomes its text; else a KindNoText
+// when the message had tool calls or only reasoning instead, and nil otherwise (an answer
+// cut at the token limit is the caller's KindTruncated, whatever it holds; an empty string
+// with nothing beside it is the model's own empty answer).
+func (n *noText) check(a *answer) *Error {
+	if a.text == "" && n.refusal.Len() > 0 {
+		a.text = n.refusal.String()
+	}
 	if a.text != "" || a.finish == "length" {
 		return nil
 	}
@@ -262,7 +278,7 @@ func readStream(body []byte) (answer, *Error) {
 		return answer{}, &Error{Kind: KindMalformed, Err: errors.New("event stream cut before its end (no finish_reason, no [DONE])"), Body: snippet(body), notJSON: true}
 	}
 	a.text = text.String()
-	if e := nt.check(a); e != nil {
+	if e := nt.check(&a); e != nil {
 		e.Body = snippet(body)
 		return answer{usage: a.usage, promptTokens: a.promptTokens, completionTokens: a.completionTokens}, e
 	}

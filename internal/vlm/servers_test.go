@@ -441,3 +441,33 @@ func TestFilteredAnswerIsNoAnswer(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusalIsTheAnswer: OpenAI's structured outputs send a refusal as content null and
+// "refusal": the model's words, taken as its answer (streamed too); content null with
+// nothing in its place is no answer, not an empty one.
+func TestRefusalIsTheAnswer(t *testing.T) {
+	for _, tc := range []struct{ name, ctype, body string }{
+		{"plain", "application/json", `{"choices":[{"message":{"role":"assistant","content":null,"refusal":"I can't help with that."},"finish_reason":"stop"}]}`},
+		{"streamed", "text/event-stream", "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":null,\"refusal\":\"\"}}]}\n\n" +
+			"data: {\"choices\":[{\"delta\":{\"refusal\":\"I can't \"}}]}\n\ndata: {\"choices\":[{\"delta\":{\"refusal\":\"help with that.\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, _ := script(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", tc.ctype)
+				io.WriteString(w, tc.body)
+			})
+			text, err := newClient(t, srv.URL, nil).Chat(context.Background(), Tag{}, hi())
+			if err != nil || text != "I can't help with that." {
+				t.Fatalf("Chat = %q, %v; want the refusal", text, err)
+			}
+		})
+	}
+	srv, n := script(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":null},"finish_reason":"stop"}]}`)
+	})
+	text, err := newClient(t, srv.URL, nil).Chat(context.Background(), Tag{}, hi())
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindMalformed || text != "" || n.Load() != 1 {
+		t.Fatalf("Chat = %q, %v after %d requests; want a KindMalformed error after 1", text, err, n.Load())
+	}
+}
