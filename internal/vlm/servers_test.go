@@ -471,3 +471,34 @@ func TestRefusalIsTheAnswer(t *testing.T) {
 		t.Fatalf("Chat = %q, %v after %d requests; want a KindMalformed error after 1", text, err, n.Load())
 	}
 }
+
+// TestRetryAfterAsADate: Retry-After may be an HTTP date (proxies and some hosted APIs send
+// one): the time until it is waited, capped like seconds; a date already past waits the
+// backoff, not nothing and not forever.
+func TestRetryAfterAsADate(t *testing.T) {
+	srv, n := script(t, func(n int64, w http.ResponseWriter, _ *http.Request) {
+		switch n {
+		case 1:
+			w.Header().Set("Retry-After", time.Now().Add(45*time.Second).UTC().Format(http.TimeFormat))
+			http.Error(w, "busy", http.StatusTooManyRequests)
+		case 2:
+			w.Header().Set("Retry-After", time.Now().Add(time.Hour).UTC().Format(http.TimeFormat))
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+		case 3:
+			w.Header().Set("Retry-After", "Mon, 02 Jan 2006 15:04:05 GMT")
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+		default:
+			ok(w, "fine")
+		}
+	})
+	c := newClient(t, srv.URL, func(o *Options) { o.MaxRetries = 4; o.Backoff, o.MaxBackoff = time.Second, time.Second })
+	waits := recordSleeps(c)
+	if text, err := c.Chat(context.Background(), Tag{}, hi()); err != nil || text != "fine" || n.Load() != 4 {
+		t.Fatalf("Chat = %q, %v after %d requests", text, err, n.Load())
+	}
+	w := *waits
+	// An HTTP date has whole seconds: 45 s from now is 44-45 s away when read.
+	if len(w) != 3 || w[0] < 43*time.Second || w[0] > 45*time.Second || w[1] != DefaultMaxRetryWait || w[2] < 500*time.Millisecond || w[2] > time.Second {
+		t.Errorf("waits %v, want about 45s, the 2 min cap, then the backoff (0.5-1 s)", w)
+	}
+}
