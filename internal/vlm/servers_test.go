@@ -1,6 +1,7 @@
 package vlm
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -500,5 +501,33 @@ func TestRetryAfterAsADate(t *testing.T) {
 	// An HTTP date has whole seconds: 45 s from now is 44-45 s away when read.
 	if len(w) != 3 || w[0] < 43*time.Second || w[0] > 45*time.Second || w[1] != DefaultMaxRetryWait || w[2] < 500*time.Millisecond || w[2] > time.Second {
 		t.Errorf("waits %v, want about 45s, the 2 min cap, then the backoff (0.5-1 s)", w)
+	}
+}
+
+// TestGzipBody: servers behind nginx or a hosted gateway gzip their answers when the client
+// accepts it; Go's transport asks and unpacks only while no Accept-Encoding is set by hand,
+// which this guards (a plain body and an event stream, both gzipped).
+func TestGzipBody(t *testing.T) {
+	for _, tc := range []struct{ ctype, body string }{
+		{"application/json", `{"choices":[{"message":{"content":"A red apple."},"finish_reason":"stop"}]}`},
+		{"text/event-stream", "data: {\"choices\":[{\"delta\":{\"content\":\"A red \"}}]}\r\n\r\ndata: {\"choices\":[{\"delta\":{\"content\":\"apple.\"},\"finish_reason\":\"stop\"}]}\r\n\r\ndata: [DONE]\r\n\r\n"},
+	} {
+		t.Run(tc.ctype, func(t *testing.T) {
+			srv, _ := script(t, func(_ int64, w http.ResponseWriter, r *http.Request) {
+				if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+					http.Error(w, "this test wants gzip accepted", http.StatusBadRequest)
+					return
+				}
+				w.Header().Set("Content-Type", tc.ctype)
+				w.Header().Set("Content-Encoding", "gzip")
+				zw := gzip.NewWriter(w)
+				io.WriteString(zw, tc.body)
+				zw.Close()
+			})
+			text, err := newClient(t, srv.URL, nil).Chat(context.Background(), Tag{}, hi())
+			if err != nil || text != "A red apple." {
+				t.Fatalf("Chat = %q, %v", text, err)
+			}
+		})
 	}
 }
