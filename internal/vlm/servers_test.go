@@ -506,11 +506,12 @@ func TestRetryAfterAsADate(t *testing.T) {
 
 // TestGzipBody: servers behind nginx or a hosted gateway gzip their answers when the client
 // accepts it; Go's transport asks and unpacks only while no Accept-Encoding is set by hand,
-// which this guards (a plain body and an event stream, both gzipped).
+// which this guards (a plain body and an event stream with a comment line and CRLF line
+// ends, both gzipped).
 func TestGzipBody(t *testing.T) {
 	for _, tc := range []struct{ ctype, body string }{
 		{"application/json", `{"choices":[{"message":{"content":"A red apple."},"finish_reason":"stop"}]}`},
-		{"text/event-stream", "data: {\"choices\":[{\"delta\":{\"content\":\"A red \"}}]}\r\n\r\ndata: {\"choices\":[{\"delta\":{\"content\":\"apple.\"},\"finish_reason\":\"stop\"}]}\r\n\r\ndata: [DONE]\r\n\r\n"},
+		{"text/event-stream", ": OPENROUTER PROCESSING\r\n\r\ndata: {\"choices\":[{\"delta\":{\"content\":\"A red \"}}]}\r\n\r\ndata: {\"choices\":[{\"delta\":{\"content\":\"apple.\"},\"finish_reason\":\"stop\"}]}\r\n\r\ndata: [DONE]\r\n\r\n"},
 	} {
 		t.Run(tc.ctype, func(t *testing.T) {
 			srv, _ := script(t, func(_ int64, w http.ResponseWriter, r *http.Request) {
