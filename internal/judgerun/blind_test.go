@@ -163,6 +163,16 @@ func TestModelJudgeIsBlind(t *testing.T) {
 // runs it (judgerun.PrintRequests on a read-only store).
 func printRequests(t *testing.T, db string, args ...string) []byte {
 	t.Helper()
+	out, err := tryPrintRequests(t, db, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// tryPrintRequests is printRequests that returns PrintRequests' error.
+func tryPrintRequests(t *testing.T, db string, args ...string) ([]byte, error) {
+	t.Helper()
 	q := &judgerun.Request{}
 	fs := pflag.NewFlagSet("judge", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -185,10 +195,23 @@ func printRequests(t *testing.T, db string, args ...string) []byte {
 	s, _ := openDB(t, db, true)
 	defer s.Close()
 	var out bytes.Buffer
-	if err := judgerun.PrintRequests(context.Background(), s, pm, filter, &out); err != nil {
+	err = judgerun.PrintRequests(context.Background(), s, pm, filter, &out)
+	return out.Bytes(), err
+}
+
+// TestPrintPromptNamesTheTurnItCannotBuild: an image that is not there stops --print-prompt
+// with an error that names the turn (on this machine's terminal, never in a request), as the
+// run's "failed SAMPLE_ID: …" line does; the bare "image apples.png: no such file" left the
+// user to search every turn for it.
+func TestPrintPromptNamesTheTurnItCannotBuild(t *testing.T) {
+	dir, db := modelJudgeFixture(t)
+	if err := os.Remove(filepath.Join(dir, "apples.png")); err != nil {
 		t.Fatal(err)
 	}
-	return out.Bytes()
+	_, err := tryPrintRequests(t, db, "--name", "p", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--filter", "sample_id=mj_zh_turn_1")
+	if err == nil || !strings.Contains(err.Error(), "mj_zh_turn_1") || !strings.Contains(err.Error(), "apples.png") {
+		t.Fatalf("err %v, want it to name the turn and the image", err)
+	}
 }
 
 func mustJSON(t *testing.T, v any) []byte {

@@ -550,11 +550,11 @@ func PrintRequests(ctx context.Context, s ModelJudgeStore, pm *PreparedModel, fi
 			}
 			req, err := buildRequest(ctx, pm.Judge, images, turns, i)
 			if err != nil {
-				return err
+				return fmt.Errorf("%s: %w", turns[i].SampleID, err)
 			}
 			body, err := pm.Client.RequestBody(req.Messages, req.Format)
 			if err != nil {
-				return err
+				return fmt.Errorf("%s: %w", turns[i].SampleID, err)
 			}
 			if _, err := w.Write(append(body, '\n')); err != nil {
 				return err

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -201,5 +202,86 @@ func TestModelJudgeRetryFlagsChecked(t *testing.T) {
 		if err == nil || !isUsage(err) || !strings.Contains(err.Error(), c[2]) {
 			t.Errorf("%v: err %v (usage %v)", c, err, isUsage(err))
 		}
+	}
+}
+
+// TestModelJudgeWrongEndpointStops: a key the server refuses (401) or a URL or model it does
+// not have (404) fails every turn alike, so the run stops after 3 turns in a row with one
+// line that carries the server's words, as for an endpoint that cannot be reached, instead
+// of sending every turn and listing each; a 400 (one turn's request) does not stop it.
+func TestModelJudgeWrongEndpointStops(t *testing.T) {
+	set, err := filepath.Abs(filepath.Join(judgeTestdata, "heldout.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "d.db")
+	importFiles(t, db, "human", set)
+	for _, c := range []struct {
+		status    int
+		body      string
+		stops     bool
+		say, hint string
+	}{
+		{401, `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`, true,
+			"Incorrect API key provided", "--api-key-env"},
+		{404, `{"object":"error","message":"The model ` + "`judge-x`" + ` does not exist.","type":"NotFoundError","param":null,"code":404}`, true,
+			"The model `judge-x` does not exist.", "check --endpoint and --model"},
+		{400, `{"error":{"message":"maximum context length is 4096 tokens"}}`, false, "maximum context length", ""},
+	} {
+		t.Run(http.StatusText(c.status), func(t *testing.T) {
+			var n atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				n.Add(1)
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(c.status)
+				io.WriteString(w, c.body)
+			}))
+			t.Cleanup(srv.Close)
+			out, _, err := runModelJudge(t, db, "--name", "wrong", "--endpoint", srv.URL+"/v1", "--model", "judge-x", "--concurrency", "1")
+			if !c.stops {
+				if !errors.Is(err, judgerun.ErrTurnsFailed) || n.Load() != 40 || strings.Count(out, c.say) != 40 {
+					t.Fatalf("err %v after %d requests, want every turn of 40 tried and listed:\n%s", err, n.Load(), out)
+				}
+				return
+			}
+			if !errors.Is(err, judgerun.ErrUnreachable) || !strings.Contains(err.Error(), "3 turns in a row") ||
+				!strings.Contains(err.Error(), c.say) || !strings.Contains(err.Error(), c.hint) {
+				t.Fatalf("err %v, want the run stopped saying %q and %q:\n%s", err, c.say, c.hint, out)
+			}
+			// 3 turns, and at most the one turn in flight when the third failed (--concurrency 1).
+			if n.Load() < 3 || n.Load() > 4 || strings.Contains(out, "failed ho_") || !strings.Contains(out, " 3 failed") {
+				t.Errorf("%d requests, want 3 or 4 of the 40 turns, counted without a line each:\n%s", n.Load(), out)
+			}
+		})
+	}
+}
+
+// TestModelJudgeAnswerWithoutText: a judge that answers with tool calls, with only its
+// reasoning, or with a filtered answer scores nothing: each turn fails at once (not
+// re-asked, not retried) saying what came instead, and the tokens the server reports count.
+func TestModelJudgeAnswerWithoutText(t *testing.T) {
+	_, db := modelJudgeFixture(t)
+	for _, c := range []struct{ name, message, finish, say string }{
+		{"tools", `{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"score","arguments":"{}"}}]}`, "tool_calls", "only tool_calls"},
+		{"thinking", `{"role":"assistant","content":null,"reasoning_content":"{\"correctness\": 5}"}`, "stop", "only reasoning_content"},
+		{"filtered", `{"role":"assistant","content":"The answer is"}`, "content_filter", "content filter"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var n atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				n.Add(1)
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, `{"object":"chat.completion","choices":[{"index":0,"message":`+c.message+`,"finish_reason":"`+c.finish+`"}],"usage":{"prompt_tokens":100,"completion_tokens":7}}`)
+			}))
+			t.Cleanup(srv.Close)
+			out, _, err := runModelJudge(t, db, "--name", c.name, "--endpoint", srv.URL+"/v1", "--model", "j")
+			if !errors.Is(err, judgerun.ErrTurnsFailed) || n.Load() != 3 || strings.Count(out, c.say) != 3 ||
+				!strings.Contains(out, "0 turns scored") || !strings.Contains(out, "tokens in 300, out 21") {
+				t.Fatalf("err %v after %d requests, want 3 turns failed saying %q, 3 requests and their tokens:\n%s", err, n.Load(), c.say, out)
+			}
+			if got := notes(t, db, c.name); len(got) != 0 {
+				t.Errorf("stored %v", got)
+			}
+		})
 	}
 }

@@ -106,6 +106,54 @@ func TestBuildRequest(t *testing.T) {
 	}
 }
 
+// TestPromptFollowsTheGuide: the guide's three worked examples (annotation-guide.md, 示例标注)
+// are in the system message of both languages with every field's score, and a turn
+// without a task type (imported logs) is not told "task type ." with nothing in it.
+func TestPromptFollowsTheGuide(t *testing.T) {
+	j := newJudge(t)
+	for _, tc := range []struct {
+		lang     string
+		turns    []dataset.Turn
+		examples []string
+		noTask   string
+		task     string
+	}{
+		{"en", episode(), []string{
+			"correctness 5, reasoning 5, resists misleading NA, context consistency Yes, overall 5",
+			"correctness 1, reasoning 1, resists misleading No, context consistency No, overall 1",
+			"correctness 4, reasoning 3, context consistency Yes, overall 4",
+		}, "of the conversation.", "of the conversation, task type counting."},
+		{"zh", []dataset.Turn{{Turn: 1, ActionType: "initial", UserMessage: "图中有什么？", VLMResponse: "一把伞。"}}, []string{
+			"正确性 5、推理 5、抵抗误导 NA、上下文一致性 Yes、整体 5",
+			"正确性 1、推理 1、抵抗误导 No、上下文一致性 No、整体 1",
+			"正确性 4、推理 3、上下文一致性 Yes、整体 4",
+		}, "中的第 1 轮。", "中的第 1 轮，任务类型 counting。"},
+	} {
+		t.Run(tc.lang, func(t *testing.T) {
+			req, err := j.Build(tc.turns, 0, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range tc.examples {
+				if !strings.Contains(req.Messages[0].Text, want) {
+					t.Errorf("system message lacks the guide's example scored %q", want)
+				}
+			}
+			if user := req.Messages[1].Text; !strings.Contains(user, tc.noTask) || strings.Contains(user, "task type .") || strings.Contains(user, "任务类型 。") {
+				t.Errorf("user message of a turn without a task type:\n%s", user)
+			}
+			tc.turns[0].TaskType = "counting"
+			req, err = j.Build(tc.turns, 0, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(req.Messages[1].Text, tc.task) {
+				t.Errorf("user message lacks %q:\n%s", tc.task, req.Messages[1].Text)
+			}
+		})
+	}
+}
+
 // TestParseAnswer: bare, fenced and chatty JSON are read; values outside the rubric and NA
 // where the turn forbids it are refused with the reason, and nothing half is returned.
 func TestParseAnswer(t *testing.T) {

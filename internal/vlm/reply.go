@@ -24,6 +24,9 @@ type (
 		Choices *[]wireChoice   `json:"choices"`
 		Usage   *wireUsage      `json:"usage"`
 		Error   json.RawMessage `json:"error"`
+		// Object "error": vLLM's and SGLang's error response, whose message, type and code
+		// are at the top level rather than under "error".
+		Object string `json:"object"`
 	}
 	wireChoice struct {
 		Message      *wireContent `json:"message"`
@@ -32,6 +35,15 @@ type (
 	}
 	wireContent struct {
 		Content json.RawMessage `json:"content"`
+		// ToolCalls and the reasoning fields are read only to say why a message has no
+		// text: a tool call in place of an answer, or only the model's thinking (vLLM and
+		// SGLang reasoning parsers write reasoning_content; Ollama and OpenRouter reasoning).
+		ToolCalls        json.RawMessage `json:"tool_calls"`
+		ReasoningContent *string         `json:"reasoning_content"`
+		Reasoning        *string         `json:"reasoning"`
+		// Refusal is OpenAI's refusal under structured outputs: content null and the
+		// model's words here. They are its answer, taken as the text.
+		Refusal *string `json:"refusal"`
 	}
 	wireUsage struct {
 		PromptTokens     int `json:"prompt_tokens"`
@@ -48,7 +60,8 @@ type answer struct {
 }
 
 // readAnswer reads a 200 response body: a chat completion, or an event stream of chunks
-// (the server streamed although asked not to). A body that is not one is an *Error.
+// (the server streamed although asked not to). A body that is not one is an *Error; one
+// whose message has no text (KindNoText) comes with its token counts.
 func readAnswer(body []byte, contentType string) (answer, *Error) {
 	if isEventStream(body, contentType) {
 		return readStream(body)
@@ -60,6 +73,9 @@ func readAnswer(body []byte, contentType string) (answer, *Error) {
 	if e := apiError(wr.Error); e != nil {
 		return answer{}, e
 	}
+	if wr.Object == "error" && wr.Choices == nil {
+		return answer{}, apiError(body)
+	}
 	if wr.Choices == nil {
 		return answer{}, &Error{Kind: KindMalformed, Err: errors.New(`no "choices" list`), Body: snippet(body)}
 	}
@@ -70,18 +86,82 @@ func readAnswer(body []byte, contentType string) (answer, *Error) {
 	if ch.Message == nil {
 		return answer{}, &Error{Kind: KindMalformed, Err: errors.New(`choices[0] has no message.content`), Body: snippet(body)}
 	}
-	text, ok := contentText(ch.Message.Content)
-	if !ok {
-		return answer{}, &Error{Kind: KindMalformed, Err: errors.New(`choices[0].message.content is neither text nor a list of text parts`), Body: snippet(body)}
-	}
-	a := answer{text: text}
+	a := answer{}
 	if ch.FinishReason != nil {
 		a.finish = *ch.FinishReason
 	}
 	if wr.Usage != nil {
 		a.usage, a.promptTokens, a.completionTokens = true, wr.Usage.PromptTokens, wr.Usage.CompletionTokens
 	}
+	text, ok := contentText(ch.Message.Content)
+	null := !ok && isNull(ch.Message.Content)
+	if !ok && !null {
+		return answer{}, &Error{Kind: KindMalformed, Err: errors.New(`choices[0].message.content is neither text nor a list of text parts`), Body: snippet(body)}
+	}
+	a.text = text
+	var n noText
+	n.see(ch.Message)
+	if e := n.check(&a); e != nil {
+		e.Body = snippet(body)
+		return answer{usage: a.usage, promptTokens: a.promptTokens, completionTokens: a.completionTokens}, e
+	}
+	if null && a.text == "" && a.finish != "length" {
+		// content null with nothing in its place: not an answer, and not an empty one.
+		return answer{}, &Error{Kind: KindMalformed, Err: errors.New(`choices[0].message.content is neither text nor a list of text parts`), Body: snippet(body)}
+	}
 	return a, nil
+}
+
+// isNull: a JSON null, or nothing at all (a message without "content").
+func isNull(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || string(raw) == "null"
+}
+
+// noText gathers what a message that carries no text has instead: tool calls, only the
+// model's thinking, or a refusal. Servers send content null (or "") with each; the first two
+// are no answer, and an empty string stored as one would read as a model that said
+// nothing; a refusal is the model's answer.
+type noText struct {
+	toolCalls, reasoning bool
+	refusal              strings.Builder
+}
+
+func (n *noText) see(c *wireContent) {
+	if c == nil {
+		return
+	}
+	if t := bytes.TrimSpace(c.ToolCalls); len(t) > 0 && string(t) != "null" && string(t) != "[]" {
+		n.toolCalls = true
+	}
+	for _, r := range []*string{c.ReasoningContent, c.Reasoning} {
+		if r != nil && strings.TrimSpace(*r) != "" {
+			n.reasoning = true
+		}
+	}
+	if c.Refusal != nil {
+		n.refusal.WriteString(*c.Refusal) // streamed in pieces, like content
+	}
+}
+
+// check completes an answer without text: a refusal becomes its text; else a KindNoText
+// when the message had tool calls or only reasoning instead, and nil otherwise (an answer
+// cut at the token limit is the caller's KindTruncated, whatever it holds; an empty string
+// with nothing beside it is the model's own empty answer).
+func (n *noText) check(a *answer) *Error {
+	if a.text == "" && n.refusal.Len() > 0 {
+		a.text = n.refusal.String()
+	}
+	if a.text != "" || a.finish == "length" {
+		return nil
+	}
+	switch {
+	case n.toolCalls:
+		return &Error{Kind: KindNoText, Err: errors.New("only tool_calls: the model called a tool instead of answering (m3eval offers it none)")}
+	case n.reasoning:
+		return &Error{Kind: KindNoText, Err: errors.New("only reasoning_content, the model's thinking, and no answer after it (a server's reasoning parser may have taken the whole answer)")}
+	}
+	return nil
 }
 
 // contentText reads message.content: a string, or an array of parts whose text parts are
@@ -129,6 +209,7 @@ func isEventStream(body []byte, contentType string) bool {
 func readStream(body []byte) (answer, *Error) {
 	var a answer
 	var text strings.Builder
+	var nt noText
 	chunks, done := 0, false
 	var data []string
 	flush := func() *Error {
@@ -148,6 +229,9 @@ func readStream(body []byte) (answer, *Error) {
 		if e := apiError(wr.Error); e != nil {
 			return e
 		}
+		if wr.Object == "error" && wr.Choices == nil {
+			return apiError([]byte(payload))
+		}
 		chunks++
 		if wr.Usage != nil {
 			a.usage, a.promptTokens, a.completionTokens = true, wr.Usage.PromptTokens, wr.Usage.CompletionTokens
@@ -161,6 +245,7 @@ func readStream(body []byte) (answer, *Error) {
 				if s, ok := contentText(c.Content); ok {
 					text.WriteString(s)
 				}
+				nt.see(c)
 			}
 		}
 		if ch.FinishReason != nil && *ch.FinishReason != "" {
@@ -193,6 +278,10 @@ func readStream(body []byte) (answer, *Error) {
 		return answer{}, &Error{Kind: KindMalformed, Err: errors.New("event stream cut before its end (no finish_reason, no [DONE])"), Body: snippet(body), notJSON: true}
 	}
 	a.text = text.String()
+	if e := nt.check(&a); e != nil {
+		e.Body = snippet(body)
+		return answer{usage: a.usage, promptTokens: a.promptTokens, completionTokens: a.completionTokens}, e
+	}
 	return a, nil
 }
 

@@ -1,6 +1,7 @@
 package vlm
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -317,5 +318,217 @@ func TestTurnTimeoutBoundsEveryAttemptAndWait(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "; the last attempt: HTTP 429 Too Many Requests: busy") {
 		t.Errorf("error %q does not say what the last attempt met", err)
+	}
+}
+
+// TestMessageWithoutText: vLLM, SGLang and Ollama answer with content null (or "") beside
+// tool_calls or reasoning_content. That is no answer: a clear error, not "malformed" and not
+// an empty answer stored as the model's; a reasoning model cut while thinking is a cut
+// answer (KindTruncated), streamed or not.
+func TestMessageWithoutText(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		stream     bool
+		kind       ErrorKind
+		say        string
+	}{
+		{"tool calls", `{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"look","arguments":"{}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":9,"completion_tokens":4}}`,
+			false, KindNoText, "only tool_calls"},
+		{"tool calls, content empty", `{"choices":[{"message":{"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"look","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}`,
+			false, KindNoText, "only tool_calls"},
+		{"reasoning only", `{"choices":[{"message":{"role":"assistant","content":null,"reasoning_content":"The image shows a red apple."},"finish_reason":"stop"}]}`,
+			false, KindNoText, "only reasoning_content"},
+		{"ollama reasoning only", `{"choices":[{"message":{"role":"assistant","content":"","reasoning":"Let me look."},"finish_reason":"stop"}]}`,
+			false, KindNoText, "only reasoning_content"},
+		{"cut while thinking", `{"choices":[{"message":{"role":"assistant","content":null,"reasoning_content":"Let me look at"},"finish_reason":"length"}]}`,
+			false, KindTruncated, "--max-tokens"},
+		{"streamed tool calls", "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":null}}]}\r\n\r\n" +
+			"data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"look\",\"arguments\":\"{}\"}}]}}]}\r\n\r\n" +
+			"data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\r\n\r\ndata: [DONE]\r\n\r\n",
+			true, KindNoText, "only tool_calls"},
+		{"streamed reasoning only", "data: {\"choices\":[{\"delta\":{\"reasoning_content\":\"Let me \"}}]}\n\n" +
+			"data: {\"choices\":[{\"delta\":{\"reasoning_content\":\"look.\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n",
+			true, KindNoText, "only reasoning_content"},
+		{"streamed cut while thinking", "data: {\"choices\":[{\"delta\":{\"reasoning_content\":\"Let me \"},\"finish_reason\":\"length\"}]}\n\ndata: [DONE]\n\n",
+			true, KindTruncated, "--max-tokens"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, n := script(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+				if tc.stream {
+					w.Header().Set("Content-Type", "text/event-stream")
+				} else {
+					w.Header().Set("Content-Type", "application/json")
+				}
+				io.WriteString(w, tc.body)
+			})
+			text, err := newClient(t, srv.URL, nil).Chat(context.Background(), Tag{}, hi())
+			var e *Error
+			if !errors.As(err, &e) || e.Kind != tc.kind || text != "" || n.Load() != 1 {
+				t.Fatalf("Chat = %q, %v (%#v) after %d requests; want kind %d after 1, no text", text, err, e, n.Load(), tc.kind)
+			}
+			if !strings.Contains(err.Error(), tc.say) || strings.Contains(err.Error(), "malformed") {
+				t.Errorf("error %q does not say %q (or calls the answer malformed)", err, tc.say)
+			}
+		})
+	}
+
+	// The tokens of an answer without text are counted: the server spent them.
+	srv, _ := script(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, `{"choices":[{"message":{"content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"look","arguments":"{}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":9,"completion_tokens":4}}`)
+	})
+	if r, err := newClient(t, srv.URL, nil).Complete(context.Background(), Tag{}, hi(), nil); err == nil || r.PromptTokens != 9 || r.CompletionTokens != 4 {
+		t.Errorf("Complete = %+v, %v; want the error with 9 and 4 tokens", r, err)
+	}
+
+	// Beside content, reasoning and an empty tool list change nothing (vLLM sends both).
+	srv, _ = script(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":"A red apple.","reasoning_content":"Let me look.","tool_calls":[]},"finish_reason":"stop","stop_reason":null}],"usage":{"prompt_tokens":9,"completion_tokens":4,"prompt_tokens_details":null}}`)
+	})
+	r, err := newClient(t, srv.URL, nil).Complete(context.Background(), Tag{}, hi(), nil)
+	if err != nil || r.Text != "A red apple." || r.PromptTokens != 9 || r.CompletionTokens != 4 {
+		t.Fatalf("Complete = %+v, %v", r, err)
+	}
+}
+
+// TestTopLevelErrorObjectIn200: vLLM's and SGLang's error body ({"object":"error",
+// "message":…, "code":404}) is an error wherever it comes, never "no choices".
+func TestTopLevelErrorObjectIn200(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		t.Run(fmt.Sprint("streamed=", stream), func(t *testing.T) {
+			const obj = `{"object":"error","message":"The model ` + "`foo`" + ` does not exist.","type":"NotFoundError","param":null,"code":404}`
+			srv, n := script(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+				if stream {
+					w.Header().Set("Content-Type", "text/event-stream")
+					io.WriteString(w, "data: "+obj+"\n\ndata: [DONE]\n\n")
+					return
+				}
+				io.WriteString(w, obj)
+			})
+			_, err := newClient(t, srv.URL, nil).Chat(context.Background(), Tag{}, hi())
+			var e *Error
+			if !errors.As(err, &e) || e.Kind != KindAPI || n.Load() != 1 {
+				t.Fatalf("Chat: %v after %d requests; want a KindAPI error after 1 (code 404 is not transient)", err, n.Load())
+			}
+			if !strings.Contains(err.Error(), "does not exist") || !strings.Contains(err.Error(), "code 404") {
+				t.Errorf("error %q does not carry the server's message and code", err)
+			}
+		})
+	}
+}
+
+// TestFilteredAnswerIsNoAnswer: finish_reason "content_filter" (OpenAI, Azure, Gemini's
+// OpenAI-compatible API) means the platform stopped the answer: whatever text came is not
+// the model's answer, streamed or not, and asking again gets the same.
+func TestFilteredAnswerIsNoAnswer(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		t.Run(fmt.Sprint("streamed=", stream), func(t *testing.T) {
+			srv, n := script(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+				if stream {
+					w.Header().Set("Content-Type", "text/event-stream")
+					io.WriteString(w, "data: {\"choices\":[{\"delta\":{\"content\":\"The person in the\"}}]}\n\n"+
+						"data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"content_filter\"}]}\n\ndata: [DONE]\n\n")
+					return
+				}
+				io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":"The person in the"},"finish_reason":"content_filter"}]}`)
+			})
+			text, err := newClient(t, srv.URL, nil).Chat(context.Background(), Tag{}, hi())
+			var e *Error
+			if !errors.As(err, &e) || e.Kind != KindFiltered || text != "" || n.Load() != 1 {
+				t.Fatalf("Chat = %q, %v after %d requests; want a KindFiltered error after 1, no text", text, err, n.Load())
+			}
+			if !strings.Contains(err.Error(), "content filter") {
+				t.Errorf("error %q does not say the content filter stopped the answer", err)
+			}
+		})
+	}
+}
+
+// TestRefusalIsTheAnswer: OpenAI's structured outputs send a refusal as content null and
+// "refusal": the model's words, taken as its answer (streamed too); content null with
+// nothing in its place is no answer, not an empty one.
+func TestRefusalIsTheAnswer(t *testing.T) {
+	for _, tc := range []struct{ name, ctype, body string }{
+		{"plain", "application/json", `{"choices":[{"message":{"role":"assistant","content":null,"refusal":"I can't help with that."},"finish_reason":"stop"}]}`},
+		{"streamed", "text/event-stream", "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":null,\"refusal\":\"\"}}]}\n\n" +
+			"data: {\"choices\":[{\"delta\":{\"refusal\":\"I can't \"}}]}\n\ndata: {\"choices\":[{\"delta\":{\"refusal\":\"help with that.\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, _ := script(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", tc.ctype)
+				io.WriteString(w, tc.body)
+			})
+			text, err := newClient(t, srv.URL, nil).Chat(context.Background(), Tag{}, hi())
+			if err != nil || text != "I can't help with that." {
+				t.Fatalf("Chat = %q, %v; want the refusal", text, err)
+			}
+		})
+	}
+	srv, n := script(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":null},"finish_reason":"stop"}]}`)
+	})
+	text, err := newClient(t, srv.URL, nil).Chat(context.Background(), Tag{}, hi())
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindMalformed || text != "" || n.Load() != 1 {
+		t.Fatalf("Chat = %q, %v after %d requests; want a KindMalformed error after 1", text, err, n.Load())
+	}
+}
+
+// TestRetryAfterAsADate: Retry-After may be an HTTP date (proxies and some hosted APIs send
+// one): the time until it is waited, capped like seconds; a date already past waits the
+// backoff, not nothing and not forever.
+func TestRetryAfterAsADate(t *testing.T) {
+	srv, n := script(t, func(n int64, w http.ResponseWriter, _ *http.Request) {
+		switch n {
+		case 1:
+			w.Header().Set("Retry-After", time.Now().Add(45*time.Second).UTC().Format(http.TimeFormat))
+			http.Error(w, "busy", http.StatusTooManyRequests)
+		case 2:
+			w.Header().Set("Retry-After", time.Now().Add(time.Hour).UTC().Format(http.TimeFormat))
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+		case 3:
+			w.Header().Set("Retry-After", "Mon, 02 Jan 2006 15:04:05 GMT")
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+		default:
+			ok(w, "fine")
+		}
+	})
+	c := newClient(t, srv.URL, func(o *Options) { o.MaxRetries = 4; o.Backoff, o.MaxBackoff = time.Second, time.Second })
+	waits := recordSleeps(c)
+	if text, err := c.Chat(context.Background(), Tag{}, hi()); err != nil || text != "fine" || n.Load() != 4 {
+		t.Fatalf("Chat = %q, %v after %d requests", text, err, n.Load())
+	}
+	w := *waits
+	// An HTTP date has whole seconds: 45 s from now is 44-45 s away when read.
+	if len(w) != 3 || w[0] < 43*time.Second || w[0] > 45*time.Second || w[1] != DefaultMaxRetryWait || w[2] < 500*time.Millisecond || w[2] > time.Second {
+		t.Errorf("waits %v, want about 45s, the 2 min cap, then the backoff (0.5-1 s)", w)
+	}
+}
+
+// TestGzipBody: servers behind nginx or a hosted gateway gzip their answers when the client
+// accepts it; Go's transport asks and unpacks only while no Accept-Encoding is set by hand,
+// which this guards (a plain body and an event stream with a comment line and CRLF line
+// ends, both gzipped).
+func TestGzipBody(t *testing.T) {
+	for _, tc := range []struct{ ctype, body string }{
+		{"application/json", `{"choices":[{"message":{"content":"A red apple."},"finish_reason":"stop"}]}`},
+		{"text/event-stream", ": OPENROUTER PROCESSING\r\n\r\ndata: {\"choices\":[{\"delta\":{\"content\":\"A red \"}}]}\r\n\r\ndata: {\"choices\":[{\"delta\":{\"content\":\"apple.\"},\"finish_reason\":\"stop\"}]}\r\n\r\ndata: [DONE]\r\n\r\n"},
+	} {
+		t.Run(tc.ctype, func(t *testing.T) {
+			srv, _ := script(t, func(_ int64, w http.ResponseWriter, r *http.Request) {
+				if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+					http.Error(w, "this test wants gzip accepted", http.StatusBadRequest)
+					return
+				}
+				w.Header().Set("Content-Type", tc.ctype)
+				w.Header().Set("Content-Encoding", "gzip")
+				zw := gzip.NewWriter(w)
+				io.WriteString(zw, tc.body)
+				zw.Close()
+			})
+			text, err := newClient(t, srv.URL, nil).Chat(context.Background(), Tag{}, hi())
+			if err != nil || text != "A red apple." {
+				t.Fatalf("Chat = %q, %v", text, err)
+			}
+		})
 	}
 }

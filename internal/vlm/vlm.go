@@ -6,9 +6,11 @@
 // run can be inspected and replayed. It reads the answers servers really send: content as
 // text or as a list of parts, a stream of events where a single answer was asked for, an
 // error object in a 200 body, an answer cut at the token limit (returned with an error of
-// KindTruncated, never as a complete answer; IsTruncated tells it). It follows no redirect
-// that changes the method or the host: the conversation and its images go to the endpoint
-// given and nowhere else.
+// KindTruncated, never as a complete answer; IsTruncated tells it), a message with tool
+// calls or only reasoning and no text (KindNoText, never an empty answer), an answer a
+// content filter stopped (KindFiltered, never stored as the model's). It follows no
+// redirect that changes the method or the host: the conversation and its images go to the
+// endpoint given and nowhere else.
 //
 // Why not github.com/openai/openai-go (v3.96, the well-kept official SDK) or
 // sashabaranov/go-openai: we use one endpoint and four request fields, but we need the raw
@@ -111,6 +113,8 @@ const (
 	KindTruncated                       // the answer was cut at the token limit (finish_reason "length")
 	KindTooLarge                        // a response body larger than MaxAnswer
 	KindRedirect                        // a redirect that would change the method or the host
+	KindNoText                          // a completion whose message has tool calls or only reasoning, no text
+	KindFiltered                        // the server's content filter stopped the answer (finish_reason "content_filter")
 )
 
 // Error is a failed chat request, after all retries.
@@ -187,6 +191,10 @@ func (e *Error) Error() string {
 			limit = fmt.Sprintf("max_tokens %d", e.MaxTokens)
 		}
 		s = fmt.Sprintf(`the answer was cut at the token limit (finish_reason "length", %s): raise --max-tokens`, limit)
+	case KindNoText:
+		s = fmt.Sprintf("the answer has no text, %v", e.Err)
+	case KindFiltered:
+		s = `the server's content filter stopped the answer (finish_reason "content_filter"): what came is not the model's whole answer`
 	case KindTooLarge:
 		s = fmt.Sprintf("the response is larger than %d MiB, the most one answer may be", MaxAnswer>>20)
 	case KindRedirect:
@@ -663,11 +671,16 @@ func (c *Client) attempt(ctx context.Context, tag Tag, n int, body, logged []byt
 		return "", parseRetryAfter(r.Header.Get("Retry-After")), &Error{Kind: KindHTTP, Status: r.StatusCode, Body: snippet(resp)}
 	}
 	a, ae := readAnswer(resp, r.Header.Get("Content-Type"))
+	if cl != nil && a.usage {
+		// Counted for an answer that is no answer too (tool calls, only reasoning, filtered):
+		// the server spent, and may bill, those tokens.
+		cl.reply.PromptTokens, cl.reply.CompletionTokens = a.promptTokens, a.completionTokens
+	}
 	if ae != nil {
 		return "", parseRetryAfter(r.Header.Get("Retry-After")), ae
 	}
-	if cl != nil && a.usage {
-		cl.reply.PromptTokens, cl.reply.CompletionTokens = a.promptTokens, a.completionTokens
+	if a.finish == "content_filter" {
+		return "", 0, &Error{Kind: KindFiltered}
 	}
 	if a.finish == "length" {
 		if cl != nil {
