@@ -202,3 +202,19 @@ func TestAdversarialFigures(t *testing.T) {
 		t.Logf("%s: %d responses, %d acceptance violations", set, len(rs), len(v))
 	}
 }
+
+// TestAdversarialAcceptance holds the rule judge to issue 36's acceptance points on the
+// held-out adversarial set and its development set: no wrong answer gets correctness above 2
+// or outscores its group's short correct answer on overall, cue padding earns no reasoning,
+// an accepted false premise does not resist.
+func TestAdversarialAcceptance(t *testing.T) {
+	for _, set := range []string{"adversarial.jsonl", "adversarial_dev.jsonl"} {
+		rs := judgeAdversarial(t, filepath.Join(judgeTestdata, set))
+		if len(rs) < 20 {
+			t.Fatalf("%s: only %d responses", set, len(rs))
+		}
+		for _, v := range adversarialViolations(rs) {
+			t.Errorf("%s: %s", set, v)
+		}
+	}
+}
