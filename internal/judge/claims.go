@@ -61,6 +61,15 @@ func (c *ctx) readings() (resp, exp *answer.Reading) {
 	return c.rResp, c.rExp
 }
 
+// userReading reads the user's message once per turn.
+func (c *ctx) userReading() *answer.Reading {
+	if c.rUser == nil {
+		u := c.j.reader.Read(c.t.UserMessage)
+		c.rUser = &u
+	}
+	return c.rUser
+}
+
 // claimVerdict is how the response's claims stand to one claim of the expected answer.
 type claimVerdict uint8
 
@@ -237,8 +246,7 @@ func (c *ctx) finalAccepts(falseV, trueV []valueRef) string {
 		}
 		attr := claimAttr(fv.class)
 		if user == nil {
-			u := c.j.reader.Read(c.t.UserMessage)
-			user = &u
+			user = c.userReading()
 		}
 		obj := ""
 		for _, uc := range user.Claims {
@@ -275,12 +283,15 @@ func (c *ctx) finalAccepts(falseV, trueV []valueRef) string {
 // of it nowhere.
 func (c *ctx) finalRestates(falseV, trueV []valueRef) string {
 	resp, _ := c.readings()
-	u := c.j.reader.Read(c.t.UserMessage)
+	var u *answer.Reading
 	for _, fv := range falseV {
 		if fv.literal != "" {
 			continue
 		}
 		attr := claimAttr(fv.class)
+		if u == nil {
+			u = c.userReading()
+		}
 		obj := ""
 		for _, uc := range u.Claims {
 			if uc.Attribute == attr && answer.SameValue(attr, uc.Value, fv.value) && uc.Object != "" {
