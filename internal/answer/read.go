@@ -443,6 +443,9 @@ func (rd *Reader) Read(text string) Reading {
 		if t.kind == tPunct {
 			continue
 		}
+		if t.has(cueContrast) || t.has(cueRetract) || t.has(cueTotal) || t.text == "actually" || t.text == "so" || t.text == "所以" {
+			r.Pivots = append(r.Pivots, t.s)
+		}
 		if (t.has(cueContrast) || t.has(cueRetract)) && len(flat) > start {
 			flush()
 		}
