@@ -173,7 +173,13 @@ func (s *Store) checkWritablePG(ctx context.Context, schema string) error {
 	}
 	return fmt.Errorf("%w: the role %s may not write the campaign's tables in schema %s (no INSERT or UPDATE on %s): "+
 		"use the campaign's writing role for this command, or grant it (GRANT INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA %s TO %s; GRANT USAGE ON ALL SEQUENCES IN SCHEMA %s TO %s); nothing was changed",
-		ErrPermission, role, schema, strings.Join(missing, ", "), schema, role, schema, role)
+		ErrPermission, role, schema, strings.Join(missing, ", "), pgIdent(schema), pgIdent(role), pgIdent(schema), pgIdent(role))
+}
+
+// pgIdent quotes a name for the SQL m3eval suggests that people paste: a schema or role
+// named `x TO ro; DROP TABLE t; --` must stay one name, and "Pilot" must not become pilot.
+func pgIdent(name string) string {
+	return pgx.Identifier{name}.Sanitize()
 }
 
 // connectError says why the first query on a PostgreSQL connection failed: the server
@@ -232,7 +238,7 @@ func (s *Store) checkSchemaPG(ctx context.Context) (schemaState, error) {
 		if hidden {
 			return st, fmt.Errorf("%w: the role %s may not read the campaign's tables in schema %s: grant it "+
 				"(GRANT USAGE ON SCHEMA %s TO %s; GRANT SELECT ON ALL TABLES IN SCHEMA %s TO %s; GRANT SELECT ON ALL SEQUENCES IN SCHEMA %s TO %s, as the campaign's writing role); nothing was changed",
-				ErrPermission, role, schema, schema, role, schema, role, schema, role)
+				ErrPermission, role, schema, pgIdent(schema), pgIdent(role), pgIdent(schema), pgIdent(role), pgIdent(schema), pgIdent(role))
 		}
 		var tables int
 		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()`).Scan(&tables); err != nil {
