@@ -7,12 +7,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/importer"
+	"github.com/m3bench/m3eval/internal/ingest"
 	"github.com/m3bench/m3eval/internal/progress"
 	"github.com/m3bench/m3eval/internal/store"
 )
 
 func newImportScoresCmd(g *globalOptions) *cobra.Command {
 	var o importer.ScoreOptions
+	var maxRecord, maxCell string
 	cmd := &cobra.Command{
 		Use:   "import-scores --judge NAME FILE...",
 		Short: "Import an automatic judge's scores per sample_id (JSON, JSONL or CSV)",
@@ -35,6 +37,15 @@ Re-importing identical scores changes nothing; a changed score is an error unles
 			if o.Judge = strings.TrimSpace(o.Judge); o.Judge == "" {
 				return usageErrorf("--judge NAME is required: the scores are stored as that judge's")
 			}
+			for _, l := range []struct {
+				flag, value string
+				dst         *int64
+			}{{"--max-record-size", maxRecord, &o.Limits.MaxRecord}, {"--max-cell-size", maxCell, &o.Limits.MaxCell}} {
+				var err error
+				if *l.dst, err = ingest.ParseSize(l.value); err != nil {
+					return usageErrorf("%s %v", l.flag, err)
+				}
+			}
 			if err := oneStdin(args...); err != nil {
 				return err
 			}
@@ -52,6 +63,8 @@ Re-importing identical scores changes nothing; a changed score is an error unles
 	}
 	cmd.Flags().StringVar(&o.Judge, "judge", "", "name of the automatic judge the scores belong to (required)")
 	cmd.Flags().BoolVar(&o.Replace, "replace", false, "overwrite scores that changed since the last import")
+	cmd.Flags().StringVar(&maxRecord, "max-record-size", ingest.FormatSize(ingest.DefaultMaxRecord), "the longest record (a CSV row, a JSON line or value) read; a longer one fails the file")
+	cmd.Flags().StringVar(&maxCell, "max-cell-size", ingest.FormatSize(ingest.DefaultMaxCell), "the longest value (a CSV cell, a JSON string) read; a longer one fails the file")
 	names(cmd, map[string]name{"judge": judgeName.fresh()})
 	return cmd
 }

@@ -22,7 +22,12 @@ type ScoreOptions struct {
 	In      io.Reader // standard input, for the file "-"
 	// Progress is told the bytes read of all files and their total size (nil: nothing).
 	Progress progress.Func
+	// Limits bound a record's and a value's size, as import's (zero: ingest's defaults).
+	Limits ingest.Limits
 }
+
+// maxScoreText is longer than any score or choice a rubric spells.
+const maxScoreText = 256
 
 // Scores imports the judge's score files one after the other, each in one transaction, and
 // prints the counts of each.
@@ -57,7 +62,7 @@ func scoresFile(ctx context.Context, s Store, path string, files *progress.Files
 	// Sample id → line, to catch a sample listed twice; the only memory that grows with the
 	// file, a few bytes per sample.
 	seen := map[string]int{}
-	err = ingest.ReadScores(name, files.Reader(f), o.Rubric, func(rec *ingest.ScoreRecord) error {
+	err = ingest.ReadScoresLimits(name, files.Reader(f), o.Rubric, o.Limits, func(rec *ingest.ScoreRecord) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -65,18 +70,22 @@ func scoresFile(ctx context.Context, s Store, path string, files *progress.Files
 			return &ingest.Error{File: name, Line: rec.Line, Field: field, Err: err}
 		}
 		if first, dup := seen[rec.Sample]; dup {
-			return fail("sample_id", fmt.Errorf("%w: %q is listed twice in this file (first on line %d)", ingest.ErrBadRecord, rec.Sample, first))
+			return fail("sample_id", fmt.Errorf("%w: %s is listed twice in this file (first on line %d)", ingest.ErrBadRecord, ingest.Excerpt(rec.Sample), first))
 		}
 		seen[rec.Sample] = rec.Line
 		turnID, item, err := im.Turn(rec.Sample)
 		if errors.Is(err, store.ErrNotFound) {
-			return fail("sample_id", fmt.Errorf("%w: %q is not in the database (import its turn first)", ingest.ErrBadRecord, rec.Sample))
+			return fail("sample_id", fmt.Errorf("%w: %s is not in the database (import its turn first)", ingest.ErrBadRecord, ingest.Excerpt(rec.Sample)))
 		}
 		if err != nil {
 			return fail("sample_id", err)
 		}
 		for _, v := range rec.Values {
 			fd, _ := o.Rubric.Field(v.Field) // the reader checked the name
+			if len(v.Text) > maxScoreText {
+				// No score is this long; the rubric's message would quote it whole.
+				return fail(v.Field, fmt.Errorf("%w: not a score of %s: %s", ingest.ErrBadRecord, v.Field, ingest.Excerpt(v.Text)))
+			}
 			val, err := fd.ParseScore(v.Text, v.Null, item)
 			if err != nil {
 				return fail(v.Field, err)
