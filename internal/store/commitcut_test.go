@@ -2,15 +2,8 @@ package store_test
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
-	"io"
-	"net"
-	"net/url"
-	"path/filepath"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,94 +11,8 @@ import (
 	"github.com/m3bench/m3eval/internal/session"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/store/storetest"
+	"github.com/m3bench/m3eval/internal/testkit"
 )
-
-// commitCutter is a TCP proxy on 127.0.0.1 in front of a PostgreSQL server. Armed, it cuts
-// the connection that carries the next COMMIT's reply (CommandComplete "COMMIT") instead of
-// passing the reply on: the server has committed, and the client cannot know it.
-type commitCutter struct {
-	ln       net.Listener
-	upstream func() (net.Conn, error)
-	armed    atomic.Bool
-	cuts     atomic.Int64
-	wg       sync.WaitGroup
-}
-
-// newCommitCutter starts a proxy to the server of dsn and returns it with the address of dsn
-// rewritten to go through it.
-func newCommitCutter(t *testing.T, dsn string) (*commitCutter, string) {
-	t.Helper()
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	host, port := q.Get("host"), q.Get("port")
-	if host == "" {
-		host, port = u.Hostname(), u.Port()
-	}
-	if port == "" {
-		port = "5432"
-	}
-	upstream := func() (net.Conn, error) {
-		if filepath.IsAbs(host) {
-			return net.Dial("unix", filepath.Join(host, ".s.PGSQL."+port))
-		}
-		return net.Dial("tcp", net.JoinHostPort(host, port))
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &commitCutter{ln: ln, upstream: upstream}
-	t.Cleanup(func() { ln.Close(); c.wg.Wait() })
-	go c.serve()
-	q.Del("host")
-	q.Del("port")
-	q.Set("sslmode", "disable")
-	u.Host = ln.Addr().String()
-	u.RawQuery = q.Encode()
-	return c, u.String()
-}
-
-func (c *commitCutter) serve() {
-	for {
-		client, err := c.ln.Accept()
-		if err != nil {
-			return
-		}
-		server, err := c.upstream()
-		if err != nil {
-			client.Close()
-			continue
-		}
-		c.wg.Add(2)
-		go func() { defer c.wg.Done(); io.Copy(server, client); server.Close() }()
-		go func() { defer c.wg.Done(); c.relay(client, server); client.Close(); server.Close() }()
-	}
-}
-
-// relay passes the server's messages on one by one (a type byte, a length, the body), and
-// cuts both sides at a COMMIT's CommandComplete when armed.
-func (c *commitCutter) relay(client, server net.Conn) {
-	head := make([]byte, 5)
-	for {
-		if _, err := io.ReadFull(server, head); err != nil {
-			return
-		}
-		body := make([]byte, binary.BigEndian.Uint32(head[1:])-4)
-		if _, err := io.ReadFull(server, body); err != nil {
-			return
-		}
-		if head[0] == 'C' && string(body) == "COMMIT\x00" && c.armed.CompareAndSwap(true, false) {
-			c.cuts.Add(1)
-			return
-		}
-		if _, err := client.Write(append(head, body...)); err != nil {
-			return
-		}
-	}
-}
 
 // labelState is what the database holds of one annotator's label, and how many undo steps.
 type labelState struct {
@@ -154,7 +61,7 @@ func TestRetriedWritesAfterLostCommit(t *testing.T) {
 	dsn := storetest.RequirePostgres(t)
 	path := storetest.PostgresPath(t, dsn)
 	storetest.Demo(t, path).Close()
-	cut, proxied := newCommitCutter(t, path)
+	cut, proxied := testkit.NewCommitCutter(t, path)
 	ctx := context.Background()
 	s := storetest.Open(t, proxied, store.Options{Durable: true, LockWait: 10 * time.Second})
 	q, err := s.OpenQueue(ctx, "alice", nil)
@@ -174,11 +81,11 @@ func TestRetriedWritesAfterLostCommit(t *testing.T) {
 	// screen's retries do.
 	retry := func(what string, w func() error) {
 		t.Helper()
-		cut.armed.Store(true)
-		before := cut.cuts.Load()
+		cut.Armed.Store(true)
+		before := cut.Cuts.Load()
 		err := w()
-		if cut.cuts.Load() != before+1 || err == nil {
-			t.Fatalf("%s: the proxy did not cut its COMMIT (cuts %d, err %v)", what, cut.cuts.Load()-before, err)
+		if cut.Cuts.Load() != before+1 || err == nil {
+			t.Fatalf("%s: the proxy did not cut its COMMIT (cuts %d, err %v)", what, cut.Cuts.Load()-before, err)
 		}
 		for i := 0; ; i++ {
 			if err = w(); err == nil {
@@ -259,7 +166,7 @@ func TestRetriedWritesAfterLostCommit(t *testing.T) {
 	if active < 8000 || active > 9000 {
 		t.Errorf("active time %d ms for 8 writes of 1 s each, retried once each", active)
 	}
-	t.Logf("%d COMMIT replies cut; active time %d ms for 8 writes of 1 s each", cut.cuts.Load(), active)
+	t.Logf("%d COMMIT replies cut; active time %d ms for 8 writes of 1 s each", cut.Cuts.Load(), active)
 }
 
 func equalLabels(a, b labelState) bool {
