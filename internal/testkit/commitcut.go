@@ -21,7 +21,7 @@ type CommitCutter struct {
 	Armed atomic.Bool
 	// Cuts counts the replies cut.
 	Cuts atomic.Int64
-	wg       sync.WaitGroup
+	wg   sync.WaitGroup
 }
 
 // NewCommitCutter starts a proxy to the server of dsn and returns it with the address of dsn
@@ -99,4 +99,3 @@ func (c *CommitCutter) relay(client, server net.Conn) {
 		}
 	}
 }
-
