@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"strconv"
 	"testing"
 	"time"
@@ -161,5 +162,41 @@ func TestCleanupLetsAnnotatorsSave(t *testing.T) {
 		if got := rawCount(t, path, table); got != want {
 			t.Errorf("%s: %d rows after the cleanup, want %d", table, got, want)
 		}
+	}
+}
+
+// TestFailedImportTruncatesWAL (#38 item 9): a failed import leaves no WAL behind (on a full
+// disk the WAL kept the disk full and annotate could not open).
+func TestFailedImportTruncatesWAL(t *testing.T) {
+	storetest.SQLiteOnly(t, "the WAL is SQLite's")
+	ctx := context.Background()
+	path := storetest.Path(t)
+	s := storetest.Open(t, path, store.Options{})
+	im, err := s.BeginImport(ctx, store.ImportOptions{Source: "big.jsonl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 5000; i += 500 {
+		ts := make([]dataset.Turn, 0, 500)
+		for j := i; j < i+500; j++ {
+			ts = append(ts, turn(fmt.Sprintf("big%05d", j/10), j%10+1, "initial"))
+		}
+		if _, _, err := im.PutTurns(ts); err != nil {
+			t.Fatal(err)
+		}
+		if err := im.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fi, err := os.Stat(path + "-wal")
+	if err != nil || fi.Size() == 0 {
+		t.Fatalf("the import wrote no WAL (%v): the test shows nothing", err)
+	}
+	im.Rollback()
+	if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() != 0 {
+		t.Errorf("the WAL holds %d bytes after the failed import", fi.Size())
+	}
+	if n := rawCount(t, path, "turns"); n != 0 {
+		t.Errorf("%d turns left", n)
 	}
 }

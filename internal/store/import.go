@@ -460,6 +460,12 @@ func (im *Importer) Rollback() {
 		// import removes it (dropAbandonedBatches).
 		_ = im.s.dropBatch(ctx, im.conn, im.batch)
 	}
+	if !im.s.d.pg {
+		// The import's WAL can be most of a full disk, and SQLite keeps the file's size after
+		// a checkpoint: annotate then cannot open. Copy what committed into the database and
+		// cut the WAL to nothing (it fails harmlessly while a reader holds a snapshot).
+		im.conn.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+	}
 	im.release()
 }
 
