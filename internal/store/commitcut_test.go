@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
@@ -195,4 +196,40 @@ func lastInQueue(ctx context.Context, q *store.Queue) (int64, error) {
 		ref = next
 	}
 	return ref.TurnID, err
+}
+
+// TestImportCommitReplyLost (#38 item 3): an import whose final COMMIT's reply is lost asks
+// the database on a new connection whether its batch completed, and says it landed (no
+// error), rather than failing while its rows are visible.
+func TestImportCommitReplyLost(t *testing.T) {
+	dsn := storetest.RequirePostgres(t)
+	path := storetest.PostgresPath(t, dsn)
+	cut, proxied := testkit.NewCommitCutter(t, path)
+	ctx := context.Background()
+	s := storetest.Open(t, proxied, store.Options{})
+	im, err := s.BeginImport(ctx, store.ImportOptions{Source: "cut.jsonl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer im.Rollback()
+	var ts []dataset.Turn
+	for i := 0; i < 200; i++ {
+		ts = append(ts, turn(fmt.Sprintf("cut%03d", i/5), i%5+1, "initial"))
+	}
+	if _, _, err := im.PutTurns(ts); err != nil {
+		t.Fatal(err)
+	}
+	cut.Armed.Store(true)
+	if err := im.Commit(); err != nil {
+		t.Fatalf("the import landed, and Commit says %v", err)
+	}
+	if cut.Cuts.Load() != 1 || !im.CommitReplyLost() {
+		t.Fatalf("the proxy cut %d COMMIT replies; CommitReplyLost %v", cut.Cuts.Load(), im.CommitReplyLost())
+	}
+	if n := rawCount(t, path, "turns"); n != 200 {
+		t.Errorf("%d turns visible, want 200", n)
+	}
+	if n := rawCount(t, path, "import_batches"); n != 0 {
+		t.Errorf("%d import batches left", n)
+	}
 }

@@ -54,6 +54,9 @@ type Importer struct {
 	lastProbe      time.Time
 	finished       bool
 	replacedLabels []stagedLabel
+	// commitSent: finish sent the final COMMIT; replyLost: its reply was lost and the
+	// import landed all the same (batchLanded).
+	commitSent, replyLost bool
 
 	insertTurn, findTurn, stageTurn, upsertEpisode *sql.Stmt
 	batchTurns, insertEpisodes, findEpisodes       *sql.Stmt
@@ -372,12 +375,54 @@ func yieldWriters(ctx context.Context, conn *sql.Conn) error {
 // the batch row, in one transaction.
 func (im *Importer) Commit() error {
 	if err := im.finish(); err != nil {
-		return fmt.Errorf("commit import: %w", err)
+		if !im.commitSent {
+			return fmt.Errorf("commit import: %w", err)
+		}
+		// The COMMIT went out and its reply did not come back (a connection cut, a server
+		// gone): the import landed or not. Its batch row, which the commit deletes, tells.
+		switch landed, lerr := im.s.batchLanded(im.batch); {
+		case lerr != nil:
+			return fmt.Errorf("commit import: the reply to COMMIT was lost (%v) and the database cannot be asked whether the import landed (%v): "+
+				"the outcome is unknown; run the import again when the database answers: a rerun stores what is missing and changes nothing else", err, lerr)
+		case landed:
+			im.replyLost = true
+			im.finished = true
+			im.release()
+			return nil
+		default:
+			return fmt.Errorf("commit import: the reply to COMMIT was lost (%v) and the import did not land: nothing of it is stored; running it again is safe", err)
+		}
 	}
 	im.finished = true
 	im.release()
 	return nil
 }
+
+// CommitReplyLost tells whether Commit found out the import landed after the reply to its
+// COMMIT was lost, for the command to say so.
+func (im *Importer) CommitReplyLost() bool { return im.replyLost }
+
+// batchLanded asks, on a connection of its own and for up to commitCheckTime, whether an
+// import batch completed: its row is gone (Commit deletes it in the import's last
+// transaction; a failed batch keeps its row until removed, marked failed).
+func (s *Store) batchLanded(batch int64) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), commitCheckTime)
+	defer cancel()
+	for {
+		var n int
+		err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM import_batches WHERE id = ?`, batch).Scan(&n)
+		if err == nil {
+			return n == 0, nil
+		}
+		if sleepCtx(ctx, 200*time.Millisecond) != nil {
+			return false, err
+		}
+	}
+}
+
+// commitCheckTime is how long Commit tries to learn the outcome of a COMMIT whose reply was
+// lost.
+const commitCheckTime = 10 * time.Second
 
 // release closes the import's statements and hands its connection back. A statement left
 // open keeps SQLite from closing the file cleanly when the store closes: the connection
@@ -434,6 +479,7 @@ func (im *Importer) finish() error {
 	if n, _ := res.RowsAffected(); n != 1 {
 		return errBatchGone(im.batch)
 	}
+	im.commitSent = true
 	if _, err := conn.ExecContext(ctx, `COMMIT`); err != nil {
 		return err
 	}
