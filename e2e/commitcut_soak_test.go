@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -35,7 +36,14 @@ func TestSoakCommitCuts(t *testing.T) {
 	for i := 0; i < trials; i++ {
 		name := fmt.Sprintf("c%03d", i)
 		annotator := "cut" + name
-		pid := term.start(name, fmt.Sprintf("%s --db %s annotate --annotator %s", bin, quoteShell(proxied), annotator))
+		// 60 rows: at 40 the rubric pane with Overall's choices and the comment warning
+		// pushes the header, and its "✓ saved", off the top.
+		term.tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "60",
+			"exec "+fmt.Sprintf("%s --db %s annotate --annotator %s", bin, quoteShell(proxied), annotator))
+		pid, err := strconv.Atoi(strings.TrimSpace(term.tmux("display-message", "-p", "-t", name, "#{pane_pid}")))
+		if err != nil {
+			t.Fatal(err)
+		}
 		term.waitFor(name, "item 1 of 35")
 		n := 2 + rng.IntN(8)
 		for k := 0; k < n; k++ {
