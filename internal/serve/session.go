@@ -259,7 +259,10 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	st.mu.Lock()
 	st.program = p
 	if st.reason == endShutdown || st.reason == endKeyRemoved {
-		p.Send(tui.SaveAndQuitMsg{}) // the shutdown or the key's removal came while the model was being built
+		// The shutdown or the key's removal came while the model was being built. Send blocks
+		// until the program runs, which is after this returns: a goroutine (it held one
+		// session open for good when the key's removal came at this moment).
+		go p.Send(tui.SaveAndQuitMsg{})
 	}
 	st.mu.Unlock()
 	if s.o.IdleTimeout > 0 {
