@@ -36,9 +36,10 @@ func TestSoakCommitCuts(t *testing.T) {
 	for i := 0; i < trials; i++ {
 		name := fmt.Sprintf("c%03d", i)
 		annotator := "cut" + name
-		// 60 rows: at 40 the rubric pane with Overall's choices and the comment warning
-		// pushes the header, and its "✓ saved", off the top.
-		term.tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "60",
+		// 200×60, the wide layout: at 120×40 and 120×60 the stacked rubric pane with Overall's
+		// choices and the comment warning pushes the header, and its "✓ saved", off the top
+		// (a layout bug of the stacked panes, reported with #38).
+		term.tmux("new-session", "-d", "-s", name, "-x", "200", "-y", "60",
 			"exec "+fmt.Sprintf("%s --db %s annotate --annotator %s", bin, quoteShell(proxied), annotator))
 		pid, err := strconv.Atoi(strings.TrimSpace(term.tmux("display-message", "-p", "-t", name, "#{pane_pid}")))
 		if err != nil {
