@@ -115,6 +115,7 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*Store, error)
 		} else if err := s.migrate(ctx); err != nil {
 			return fail(fmt.Errorf("open %s: %w", where, err))
 		}
+		s.createdSchema = st.version == 0
 	}
 	if !opts.ReadOnly {
 		// A writer is refused at open when the role may not write, as an unwritable SQLite
@@ -372,4 +373,50 @@ func (s *Store) OtherSessions(ctx context.Context) (int, error) {
 	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
 		WHERE datname = current_database() AND application_name = 'm3eval' AND pid <> pg_backend_pid()`).Scan(&n)
 	return n, err
+}
+
+// CreatedTables tells whether this open created the campaign's tables, in a PostgreSQL schema
+// that held none: a copy that fails into it removes them again (DropCreatedTables), so that
+// a rerun does not find an empty campaign there and go on silently.
+func (s *Store) CreatedTables() bool { return s.createdSchema }
+
+// DropCreatedTables removes the tables this open created (CreatedTables), in one
+// transaction; it does nothing otherwise. The schema held no tables before, so every table
+// in it is m3eval's.
+func (s *Store) DropCreatedTables(ctx context.Context) error {
+	if !s.createdSchema {
+		return nil
+	}
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema()`)
+	if err != nil {
+		return err
+	}
+	var tables []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			rows.Close()
+			return err
+		}
+		tables = append(tables, pgIdent(t))
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(tables) > 0 {
+		if _, err := tx.ExecContext(ctx, `DROP TABLE `+strings.Join(tables, ", ")+` CASCADE`); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.createdSchema = false
+	return nil
 }
