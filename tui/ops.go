@@ -2,9 +2,13 @@ package tui
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -323,7 +327,24 @@ func (m *annotateModel) edit() session.Edit {
 		RubricVersion: r.Version,
 		Active:        m.takeActive(),
 		Acceptable:    func(v rubric.Values) bool { return r.Submittable(v, item) },
+		Key:           newOpKey(),
 	}
+}
+
+// opKeyPrefix and opKeySeq name each write this process makes (session.Edit.Key), so that
+// a write retried after a lost COMMIT reply is not applied twice. The prefix is random, for
+// the keys of other processes (serve hosts, an annotate run before this one).
+var (
+	opKeyPrefix = func() string {
+		var b [8]byte
+		rand.Read(b[:])
+		return hex.EncodeToString(b[:])
+	}()
+	opKeySeq atomic.Int64
+)
+
+func newOpKey() string {
+	return opKeyPrefix + "-" + strconv.FormatInt(opKeySeq.Add(1), 10)
 }
 
 func (m *annotateModel) write(note string, fn func(ctx context.Context, e session.Edit) (*session.Annotation, error)) tea.Cmd {

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -74,6 +76,16 @@ this copy creates is removed again if the copy fails. See docs/postgres.md.`,
 			}
 			ok := false
 			defer func() {
+				if !ok && dst.CreatedTables() {
+					// A PostgreSQL schema this copy filled with empty tables is left as it
+					// was, as a created file is: on a context of its own, since an
+					// interrupted copy ends here too.
+					ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+					if err := dst.DropCreatedTables(ctx); err != nil {
+						fmt.Fprintf(cmd.ErrOrStderr(), "copy: the empty m3eval tables this copy created in %s stay there (%v); a rerun copies into them\n", dst.Path(), err)
+					}
+					cancel()
+				}
 				dst.Close()
 				if created && !ok {
 					for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {

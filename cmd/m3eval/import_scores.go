@@ -15,8 +15,9 @@ import (
 
 func newImportScoresCmd(g *globalOptions) *cobra.Command {
 	var (
-		o    importer.ScoreOptions
-		maps []string
+		o                  importer.ScoreOptions
+		maps               []string
+		maxRecord, maxCell string
 	)
 	cmd := &cobra.Command{
 		Use:   "import-scores --judge NAME FILE...",
@@ -43,6 +44,15 @@ scores of samples not imported, --on-duplicate first|last chooses between a samp
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.Judge = strings.TrimSpace(o.Judge); o.Judge == "" {
 				return usageErrorf("--judge NAME is required: the scores are stored as that judge's")
+			}
+			for _, l := range []struct {
+				flag, value string
+				dst         *int64
+			}{{"--max-record-size", maxRecord, &o.Limits.MaxRecord}, {"--max-cell-size", maxCell, &o.Limits.MaxCell}} {
+				var err error
+				if *l.dst, err = ingest.ParseSize(l.value); err != nil {
+					return usageErrorf("%s %v", l.flag, err)
+				}
 			}
 			if err := oneStdin(args...); err != nil {
 				return err
@@ -71,6 +81,8 @@ scores of samples not imported, --on-duplicate first|last chooses between a samp
 	cmd.Flags().StringArrayVar(&maps, "map", nil, "FIELD=PATH: read JSON records of any layout, sample_id and rubric fields from JSON paths, e.g. sample_id=score_id, overall_quality=result.judge; repeatable")
 	cmd.Flags().BoolVar(&o.SkipUnknown, "skip-unknown", false, "skip (and count) scores of samples that are not imported, instead of failing the file")
 	cmdutil.EnumVar(cmd.Flags(), &o.OnDuplicate, "on-duplicate", importer.DuplicatesError, importer.DuplicateChoices, "a sample listed twice in a file: error (naming it), or keep the first or last record")
+	cmd.Flags().StringVar(&maxRecord, "max-record-size", ingest.FormatSize(ingest.DefaultMaxRecord), "the longest record (a CSV row, a JSON line or value) read; a longer one fails the file")
+	cmd.Flags().StringVar(&maxCell, "max-cell-size", ingest.FormatSize(ingest.DefaultMaxCell), "the longest value (a CSV cell, a JSON string) read; a longer one fails the file")
 	names(cmd, map[string]name{"judge": judgeName.fresh()})
 	return cmd
 }

@@ -222,6 +222,9 @@ func (imp *Importer) streamFrom(ctx context.Context, name string, src ingest.Sou
 		return nil
 	}
 	fmt.Fprintf(out, "%s: %s\n", textsafe.Line(name), counts)
+	if tx.CommitReplyLost() {
+		fmt.Fprintf(out, "%s: the reply to COMMIT was lost, and the import landed (its batch is complete); a rerun would change nothing\n", textsafe.Line(name))
+	}
 	if n := imp.media.Written() - before; n > 0 {
 		fmt.Fprintf(out, "%s: %d embedded images written to %s\n", textsafe.Line(name), n, textsafe.Line(imp.media.Dir))
 	}

@@ -24,6 +24,8 @@ type ScoreOptions struct {
 	In      io.Reader // standard input, for the file "-"
 	// Progress is told the bytes read of all files and their total size (nil: nothing).
 	Progress progress.Func
+	// Limits bound a record's and a value's size, as import's (zero: ingest's defaults).
+	Limits ingest.Limits
 	// Map reads JSON records of the judge's own layout (nil: m3eval's).
 	Map *ingest.ScoreMap
 	// SkipUnknown skips, and counts, scores of samples that are not imported, instead of
@@ -52,6 +54,9 @@ type fileCounts struct {
 	unknown    int      // records of samples not imported, skipped (SkipUnknown)
 	duplicates []string // samples listed more than once, each once, in file order
 }
+
+// maxScoreText is longer than any score or choice a rubric spells.
+const maxScoreText = 256
 
 // Scores imports the judge's score files one after the other, each in one transaction, and
 // prints the counts of each.
@@ -105,13 +110,17 @@ func scoresFile(ctx context.Context, s Store, path string, files *progress.Files
 				fc.unknown++
 				return nil
 			}
-			return fail("sample_id", fmt.Errorf("%w: %q is not in the database (import its turn first, or pass --skip-unknown)", ingest.ErrBadRecord, rec.Sample))
+			return fail("sample_id", fmt.Errorf("%w: %s is not in the database (import its turn first, or pass --skip-unknown)", ingest.ErrBadRecord, ingest.Excerpt(rec.Sample)))
 		}
 		if err != nil {
 			return fail("sample_id", err)
 		}
 		for _, v := range rec.Values {
 			fd, _ := o.Rubric.Field(v.Field) // the reader checked the name
+			if len(v.Text) > maxScoreText {
+				// No score is this long; the rubric's message would quote it whole.
+				return fail(v.Field, fmt.Errorf("%w: not a score of %s: %s", ingest.ErrBadRecord, v.Field, ingest.Excerpt(v.Text)))
+			}
 			val, err := fd.ParseScore(v.Text, v.Null, item)
 			if err != nil {
 				return fail(v.Field, err)
@@ -133,7 +142,7 @@ func scoresFile(ctx context.Context, s Store, path string, files *progress.Files
 	if o.OnDuplicate == DuplicatesLast {
 		last = map[string]*ingest.ScoreRecord{}
 	}
-	err = ingest.ReadScoresMapped(name, files.Reader(f), o.Rubric, o.Map, func(rec *ingest.ScoreRecord) error {
+	err = ingest.ReadScoresWith(name, files.Reader(f), o.Rubric, o.Map, o.Limits, func(rec *ingest.ScoreRecord) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -150,7 +159,7 @@ func scoresFile(ctx context.Context, s Store, path string, files *progress.Files
 				return nil
 			default:
 				return &ingest.Error{File: name, Line: rec.Line, Field: "sample_id",
-					Err: fmt.Errorf("%w: %q is listed twice in this file (first on line %d; --on-duplicate first or last chooses)", ingest.ErrBadRecord, rec.Sample, first)}
+					Err: fmt.Errorf("%w: %s is listed twice in this file (first on line %d; --on-duplicate first or last chooses)", ingest.ErrBadRecord, ingest.Excerpt(rec.Sample), first)}
 			}
 		}
 		seen[rec.Sample] = rec.Line

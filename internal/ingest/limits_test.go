@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -195,5 +196,39 @@ func TestLoneSurrogate(t *testing.T) {
 				t.Errorf("%s %q: %v, want %q", format, msg, got, want)
 			}
 		}
+	}
+}
+
+// TestXLSXPartsCounted (#38 item 4): an xlsx of tens of thousands of tiny parts, each of which
+// costs excelize memory, is refused before excelize opens it, however little it unzips to.
+func TestXLSXPartsCounted(t *testing.T) {
+	zr, err := zip.OpenReader(sampleXLSX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	p := filepath.Join(t.TempDir(), "parts.xlsx")
+	out, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(out)
+	for _, f := range zr.File {
+		if err := zw.Copy(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < maxXLSXParts; i++ {
+		if _, err := zw.Create(fmt.Sprintf("xl/media/pad%05d.bin", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out.Close()
+	_, err = readXLSX(p, Limits{})
+	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), fmt.Sprintf("more than the %d a spreadsheet has", maxXLSXParts)) {
+		t.Errorf("an xlsx of %d parts: %v", maxXLSXParts+len(zr.File), err)
 	}
 }

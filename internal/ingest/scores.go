@@ -9,8 +9,13 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/m3bench/m3eval/internal/jsonpath"
 	"github.com/m3bench/m3eval/internal/lineindex"
 	"github.com/m3bench/m3eval/internal/rubric"
 )
@@ -91,16 +96,40 @@ func ParseScoreMap(flags []string, r *rubric.Rubric) (*ScoreMap, error) {
 }
 
 // ReadScores streams the records of a score file to fn: a JSON array or JSON objects when
-// the first character is [ or {, CSV otherwise.
+// the first character is [ or {, CSV otherwise. It reads within the default Limits.
 func ReadScores(name string, rd io.Reader, r *rubric.Rubric, fn func(*ScoreRecord) error) error {
-	return ReadScoresMapped(name, rd, r, nil, fn)
+	return ReadScoresWith(name, rd, r, nil, Limits{}, fn)
 }
 
 // ReadScoresMapped is ReadScores with --map paths (nil: the records are m3eval's layout).
 // Mapped files are JSON only.
 func ReadScoresMapped(name string, rd io.Reader, r *rubric.Rubric, m *ScoreMap, fn func(*ScoreRecord) error) error {
+	return ReadScoresWith(name, rd, r, m, Limits{}, fn)
+}
+
+// ReadScoresWith is ReadScoresMapped with a record of at most lim.MaxRecord bytes and a CSV
+// cell or JSON value of at most lim.MaxCell (import's --max-record-size and --max-cell-size):
+// a 1 GiB cell took 9.87 GB of memory before it was refused.
+func ReadScoresWith(name string, rd io.Reader, r *rubric.Rubric, m *ScoreMap, lim Limits, fn func(*ScoreRecord) error) error {
+	lim = lim.withDefaults()
 	lc := lineindex.New(rd, 0)
-	br := bufio.NewReaderSize(lc, 64<<10)
+	guard := &recordGuard{r: lc, max: lim.MaxRecord}
+	br := bufio.NewReaderSize(guard, 64<<10)
+	fn0 := fn
+	fn = func(rec *ScoreRecord) error {
+		if int64(len(rec.Sample)) > lim.MaxCell {
+			return &Error{File: name, Line: rec.Line, Field: "sample_id", Err: fmt.Errorf("%w: a value of %d bytes, longer than --max-cell-size %s: %s",
+				ErrLimit, len(rec.Sample), FormatSize(lim.MaxCell), Excerpt(rec.Sample))}
+		}
+		for _, v := range rec.Values {
+			if int64(len(v.Text)) > lim.MaxCell {
+				return &Error{File: name, Line: rec.Line, Field: v.Field, Err: fmt.Errorf("%w: a value of %d bytes, longer than --max-cell-size %s: %s",
+					ErrLimit, len(v.Text), FormatSize(lim.MaxCell), Excerpt(v.Text))}
+			}
+		}
+		guard.next()
+		return fn0(rec)
+	}
 	b, err := firstByte(br)
 	if err == io.EOF {
 		return &Error{File: name, Line: 1, Err: fmt.Errorf("%w: empty file", ErrBadRecord)}
@@ -108,13 +137,69 @@ func ReadScoresMapped(name string, rd io.Reader, r *rubric.Rubric, m *ScoreMap, 
 	if err != nil {
 		return &Error{File: name, Line: 1, Err: err}
 	}
+	var err2 error
 	if b == '[' || b == '{' {
-		return readScoresJSON(name, br, lc, r, m, fn)
-	}
-	if m != nil {
+		err2 = readScoresJSON(name, br, lc, r, m, fn)
+	} else if m != nil {
 		return &Error{File: name, Line: 1, Err: fmt.Errorf("%w: --map reads JSON records; a CSV file names its columns sample_id,<field>,...", ErrBadRecord)}
+	} else {
+		err2 = readScoresCSV(name, br, r, fn)
 	}
-	return readScoresCSV(name, br, r, fn)
+	if guard.over {
+		// The guard stopped the reader inside a record: that is the error, not what the
+		// parser made of the cut.
+		return &Error{File: name, Line: lc.LastLine(), Err: fmt.Errorf("%w: a record longer than --max-record-size %s", ErrLimit, FormatSize(lim.MaxRecord))}
+	}
+	return err2
+}
+
+// recordGuard fails a read once more than max bytes were read since the last record ended
+// (next): the CSV and JSON decoders hold a whole record in memory, and nothing else bounds
+// it. (Written by hand: encoding/csv and encoding/json have no such limit.) What the
+// decoders read ahead counts toward the next record, a slack of their buffers' size.
+type recordGuard struct {
+	r    io.Reader
+	n    int64
+	max  int64
+	over bool
+}
+
+func (g *recordGuard) Read(p []byte) (int, error) {
+	if g.n > g.max {
+		g.over = true
+		return 0, ErrLimit
+	}
+	n, err := g.r.Read(p)
+	g.n += int64(n)
+	return n, err
+}
+
+// next starts the count of the next record.
+func (g *recordGuard) next() { g.n = 0 }
+
+// clipJSON is a JSON fragment for a message, as written, cut as Excerpt cuts.
+func clipJSON(b []byte) string {
+	if len(b) <= excerptMax {
+		return string(b)
+	}
+	q := Excerpt(string(b))
+	return strings.ToValidUTF8(string(b[:excerptMax]), "") + q[strings.LastIndex(q, "…"):]
+}
+
+// excerptMax is how much of a value a message quotes.
+const excerptMax = 40
+
+// Excerpt quotes at most the first 40 bytes of a value for a message, with its length when it
+// is longer: an error about a 100 MiB cell must not repeat the cell.
+func Excerpt(s string) string {
+	if len(s) <= excerptMax {
+		return strconv.Quote(s)
+	}
+	cut := excerptMax
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + fmt.Sprintf("… (%d bytes)", len(s))
 }
 
 // readScoresCSV reads CSV with the header sample_id,<field>,...
@@ -255,10 +340,13 @@ func parseScoreObject(name string, rec *ScoreRecord, raw json.RawMessage, r *rub
 	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
 		return bad("", "a score record must be a JSON object {\"sample_id\": ..., \"<field>\": value}")
 	}
+	if key, ok := duplicateKey(raw); ok {
+		return bad(key, "the key is given twice (which value is meant?)")
+	}
 	rec.Sample = ""
 	if s, ok := obj["sample_id"]; ok {
 		if json.Unmarshal(s, &rec.Sample) != nil {
-			return bad("sample_id", "expected text, got %s", s)
+			return bad("sample_id", "expected text, got %s", clipJSON(s))
 		}
 	}
 	rec.Sample = strings.TrimSpace(rec.Sample)
@@ -298,12 +386,12 @@ func parseScoreObject(name string, rec *ScoreRecord, raw json.RawMessage, r *rub
 			rs.Null = true
 		case len(v) > 0 && v[0] == '"':
 			if json.Unmarshal(v, &rs.Text) != nil {
-				return bad(k, "not valid JSON text: %s", v)
+				return bad(k, "not valid JSON text: %s", clipJSON(v))
 			}
 		case len(v) > 0 && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9')):
 			rs.Text = string(v)
 		default:
-			return bad(k, "expected a number, text or null, got %s", v)
+			return bad(k, "expected a number, text or null, got %s", clipJSON(v))
 		}
 		rec.Values = append(rec.Values, rs)
 	}
@@ -324,6 +412,9 @@ func (m *ScoreMap) parse(name string, rec *ScoreRecord, raw json.RawMessage, _ *
 	}
 	if _, ok := top.(map[string]any); !ok {
 		return bad("", "a score record must be a JSON object")
+	}
+	if key, ok := duplicateKey(raw); ok {
+		return bad(key, "the key is given twice (which value is meant?)")
 	}
 	var problems []string
 	rec.Sample = ""
@@ -364,4 +455,21 @@ func (m *ScoreMap) parse(name string, rec *ScoreRecord, raw json.RawMessage, _ *
 		return bad("", "%s", strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// duplicateKey tells whether a key of a score record's object is given twice, and which:
+// encoding/json keeps the last value silently, and import refuses such records too
+// (asStrictError).
+func duplicateKey(raw []byte) (string, bool) {
+	dec := jsontext.NewDecoder(bytes.NewReader(raw), jsontext.AllowDuplicateNames(false))
+	for {
+		_, err := dec.ReadToken()
+		var se *jsontext.SyntacticError
+		if errors.As(err, &se) && errors.Is(err, jsontext.ErrDuplicateName) {
+			return strings.TrimPrefix(jsonpath.Pointer(se.JSONPointer), "."), true
+		}
+		if err != nil {
+			return "", false
+		}
+	}
 }

@@ -115,6 +115,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[*sessionState]struct{}
+	perConn  map[string]int // open sessions per SSH connection (its session id)
 	draining bool
 	active   sync.WaitGroup
 
@@ -136,7 +137,7 @@ func New(o Options) (*Server, error) {
 	if o.Log == nil {
 		o.Log = log.New(os.Stderr, "", log.LstdFlags)
 	}
-	s := &Server{o: o, sessions: map[*sessionState]struct{}{}}
+	s := &Server{o: o, sessions: map[*sessionState]struct{}{}, perConn: map[string]int{}}
 	ks, err := s.readKeys()
 	if err != nil {
 		return nil, err
@@ -173,7 +174,26 @@ func (s *Server) Reload() error {
 		n = ks.admins.Len()
 	}
 	s.o.Log.Printf("keys reloaded: %d annotator(s) with %d key(s), %d admin key(s)", len(ks.annotators.Names()), ks.annotators.Len(), n)
+	s.endRemovedKeys()
 	return nil
+}
+
+// endRemovedKeys ends the sessions whose key no longer names the same person in the same
+// role: they save what is typed, then close with a message (a key taken out of the file
+// must not keep its open sessions).
+func (s *Server) endRemovedKeys() {
+	s.mu.Lock()
+	var gone []*sessionState
+	for st := range s.sessions {
+		if name, r := s.identify(st.key); name != st.name || r != st.role {
+			gone = append(gone, st)
+		}
+	}
+	s.mu.Unlock()
+	for _, st := range gone {
+		s.o.Log.Printf("session %s key %s: the key was removed, ending the session", st.name, st.fingerprint)
+		st.end(endKeyRemoved)
+	}
 }
 
 // Run serves until ctx ends, then shuts down gracefully: no new connection is taken, every

@@ -34,6 +34,7 @@ const (
 	endClosed endReason = iota // the annotator quit, or the client went away
 	endIdle
 	endShutdown
+	endKeyRemoved // the key was taken out of the files while the session ran
 )
 
 func (r endReason) String() string {
@@ -42,6 +43,8 @@ func (r endReason) String() string {
 		return "idle"
 	case endShutdown:
 		return "shutdown"
+	case endKeyRemoved:
+		return "key removed"
 	}
 	return "closed"
 }
@@ -51,6 +54,7 @@ type sessionState struct {
 	name        string
 	role        role
 	fingerprint string
+	key         ssh.PublicKey
 	app         *App
 	doneAtStart int
 	hasDone     bool
@@ -62,10 +66,13 @@ type sessionState struct {
 }
 
 // quit asks the session's program to save what is typed and quit (a shutdown).
-func (st *sessionState) quit() {
+func (st *sessionState) quit() { st.end(endShutdown) }
+
+// end asks the session's program to save what is typed and quit, for reason.
+func (st *sessionState) end(reason endReason) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.reason = endShutdown
+	st.reason = reason
 	if st.program != nil {
 		st.program.Send(tui.SaveAndQuitMsg{})
 	}
@@ -126,20 +133,31 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 			wish.Fatalln(sess, "m3eval: the annotator needs a terminal; connect with: ssh -t -p PORT HOST")
 			return
 		}
-		st := &sessionState{name: name, role: r, fingerprint: fp}
+		st := &sessionState{name: name, role: r, fingerprint: fp, key: key}
 		st.lastKey.Store(time.Now().UnixNano())
+		conn := sess.Context().SessionID() // one per SSH connection, shared by its channels
 		s.mu.Lock()
 		if s.draining {
 			s.mu.Unlock()
 			wish.Fatalln(sess, "m3eval: the server is shutting down; try again in a moment.")
 			return
 		}
+		if s.perConn[conn] >= maxSessionsPerConn {
+			s.mu.Unlock()
+			s.o.Log.Printf("refused a session of key %s from %s: %d already open on that connection", fp, addr, maxSessionsPerConn)
+			wish.Fatalln(sess, fmt.Sprintf("m3eval: at most %d sessions per SSH connection; close one, or connect again.", maxSessionsPerConn))
+			return
+		}
+		s.perConn[conn]++
 		s.sessions[st] = struct{}{}
 		s.active.Add(1)
 		s.mu.Unlock()
 		defer func() {
 			s.mu.Lock()
 			delete(s.sessions, st)
+			if s.perConn[conn]--; s.perConn[conn] <= 0 {
+				delete(s.perConn, conn)
+			}
 			s.mu.Unlock()
 			s.active.Done()
 		}()
@@ -181,9 +199,16 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 			wish.Errorln(sess, fmt.Sprintf("m3eval: no key for %s: session closed. Everything shown saved is saved.", s.o.IdleTimeout))
 		case endShutdown:
 			wish.Errorln(sess, "m3eval: the server is shutting down. Everything shown saved is saved.")
+		case endKeyRemoved:
+			wish.Errorln(sess, "m3eval: your key was removed from this server's key files: session closed. Everything shown saved is saved.")
 		}
 	}
 }
+
+// maxSessionsPerConn is how many sessions (channels) one SSH connection may hold open at
+// once: a person needs one or two, and 1,000 channels on one connection took the server from
+// 49 to 661 MB.
+const maxSessionsPerConn = 4
 
 // program builds the session's Bubble Tea program: the model for the key's person, a
 // renderer for the client's terminal, input watched for the idle timeout.
@@ -233,8 +258,11 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	p := tea.NewProgram(sizeCap{m}, opts...)
 	st.mu.Lock()
 	st.program = p
-	if st.reason == endShutdown {
-		p.Send(tui.SaveAndQuitMsg{}) // the shutdown began while the model was being built
+	if st.reason == endShutdown || st.reason == endKeyRemoved {
+		// The shutdown or the key's removal came while the model was being built. Send blocks
+		// until the program runs, which is after this returns: a goroutine (it held one
+		// session open for good when the key's removal came at this moment).
+		go p.Send(tui.SaveAndQuitMsg{})
 	}
 	st.mu.Unlock()
 	if s.o.IdleTimeout > 0 {

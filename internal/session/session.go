@@ -74,6 +74,10 @@ type Edit struct {
 	// unacceptable turns it back into a draft in the same undoable step. Nil accepts all.
 	// Callers pass the rubric's submit rule (rubric.Submittable).
 	Acceptable func(rubric.Values) bool
+	// Key names this write so that it can be retried: when a COMMIT's reply is lost, the
+	// write may have landed or not, and a retry of a write whose key the store has already
+	// recorded changes nothing (an undo undoes one batch, not two). Empty: no such guard.
+	Key string
 }
 
 // ChangeKind is what one recorded change touched.

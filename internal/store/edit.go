@@ -19,6 +19,9 @@ type editTx struct {
 	id    int64
 	batch int64
 	now   string
+	key   *string // session.Edit.Key, nil when empty
+	// landed: fn found that this write had landed before (a retry): nothing more to add.
+	landed bool
 }
 
 func (q *Queue) edit(ctx context.Context, e session.Edit, create bool, fn func(*editTx) error) (*session.Annotation, error) {
@@ -49,11 +52,26 @@ func (q *Queue) editOnce(ctx context.Context, e session.Edit, create bool, fn fu
 	case err != nil:
 		return nil, err
 	}
+	if e.Key != "" {
+		et.key = &e.Key
+		// A retry of a write that landed (its COMMIT's reply was lost): nothing to do again.
+		var landed bool
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM changes WHERE annotation_id = ? AND op_key = ?)`,
+			et.id, e.Key).Scan(&landed); err != nil {
+			return nil, err
+		}
+		if landed {
+			return q.annotation(ctx, tx, e.TurnID)
+		}
+	}
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(max(batch), 0) + 1 FROM changes WHERE annotation_id = ?`, et.id).Scan(&et.batch); err != nil {
 		return nil, err
 	}
 	if err := fn(et); err != nil {
 		return nil, err
+	}
+	if et.landed {
+		return q.annotation(ctx, tx, e.TurnID)
 	}
 	if e.Acceptable != nil {
 		if err := et.demoteIfUnacceptable(e.Acceptable); err != nil {
@@ -75,8 +93,8 @@ func (q *Queue) editOnce(ctx context.Context, e session.Edit, create bool, fn fu
 }
 
 func (et *editTx) record(kind session.ChangeKind, field string, old, new *string) error {
-	_, err := et.tx.ExecContext(et.ctx, `INSERT INTO changes (annotation_id, batch, kind, field, old_value, new_value, at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, et.id, et.batch, kind, field, old, new, et.now)
+	_, err := et.tx.ExecContext(et.ctx, `INSERT INTO changes (annotation_id, batch, kind, field, old_value, new_value, at, op_key)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, et.id, et.batch, kind, field, old, new, et.now, et.key)
 	return err
 }
 
@@ -167,6 +185,9 @@ func (q *Queue) SetFlag(ctx context.Context, e session.Edit, flagged bool, reaso
 			return err
 		}
 		old, new := flagText(wasFlagged, wasReason), flagText(flagged, reason)
+		if eqPtr(old, new) {
+			return nil // nothing changed: no undo step that would undo nothing
+		}
 		return et.record(session.ChangeFlag, "", old, new)
 	})
 }
@@ -182,8 +203,17 @@ func flagText(flagged bool, reason string) *string {
 // Skip moves the item to the end of the annotator's queue.
 func (q *Queue) Skip(ctx context.Context, e session.Edit) (*session.Annotation, error) {
 	return q.edit(ctx, e, true, func(et *editTx) error {
-		_, err := et.tx.ExecContext(ctx, `UPDATE annotations SET skip_seq = (SELECT COALESCE(max(skip_seq), 0) + 1
-			FROM annotations WHERE annotator_id = ?) WHERE id = ?`, q.annotatorID, et.id)
+		// An item already last among the skipped stays where it is: a skip retried after a
+		// lost COMMIT reply changes nothing more.
+		var seq, last sql.NullInt64
+		if err := et.tx.QueryRowContext(ctx, `SELECT skip_seq, (SELECT max(skip_seq) FROM annotations WHERE annotator_id = ?)
+			FROM annotations WHERE id = ?`, q.annotatorID, et.id).Scan(&seq, &last); err != nil {
+			return err
+		}
+		if seq.Valid && seq == last {
+			return nil
+		}
+		_, err := et.tx.ExecContext(ctx, `UPDATE annotations SET skip_seq = ? WHERE id = ?`, last.Int64+1, et.id)
 		return err
 	})
 }
@@ -217,6 +247,31 @@ func (q *Queue) Undo(ctx context.Context, e session.Edit) (a *session.Annotation
 	// it never needs demoting.
 	e.Acceptable = nil
 	a, err = q.edit(ctx, e, false, func(et *editTx) error {
+		if et.key != nil {
+			// The batch this undo names is the one it undid, if it landed before (a retry
+			// after a lost COMMIT reply): say what it undid, and undo nothing more.
+			rows, err := et.tx.QueryContext(ctx, `SELECT kind, field FROM changes WHERE annotation_id = ? AND undone_by = ?
+				ORDER BY id DESC`, et.id, *et.key)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var u session.Undone
+				if err := rows.Scan(&u.Kind, &u.Field); err != nil {
+					rows.Close()
+					return err
+				}
+				what = append(what, u)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			if len(what) > 0 {
+				et.landed = true
+				return nil
+			}
+		}
 		rows, err := et.tx.QueryContext(ctx, `SELECT id, kind, field, old_value FROM changes
 			WHERE annotation_id = ? AND NOT undone AND batch = (SELECT max(batch) FROM changes WHERE annotation_id = ? AND NOT undone)
 			ORDER BY id DESC`, et.id, et.id)
@@ -263,7 +318,7 @@ func (q *Queue) Undo(ctx context.Context, e session.Edit) (a *session.Annotation
 			if err != nil {
 				return fmt.Errorf("undo: %w", err)
 			}
-			if _, err := et.tx.ExecContext(ctx, `UPDATE changes SET undone = true WHERE id = ?`, c.id); err != nil {
+			if _, err := et.tx.ExecContext(ctx, `UPDATE changes SET undone = true, undone_by = ? WHERE id = ?`, et.key, c.id); err != nil {
 				return err
 			}
 			what = append(what, session.Undone{Kind: c.kind, Field: c.field})

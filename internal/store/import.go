@@ -58,6 +58,9 @@ type Importer struct {
 	// storedBefore says the last chunk of turns had turns stored already: the next one is
 	// looked up before any INSERT is tried (putTurns).
 	storedBefore bool
+	// commitSent: finish sent the final COMMIT; replyLost: its reply was lost and the
+	// import landed all the same (batchLanded).
+	commitSent, replyLost bool
 
 	insertTurn, findTurn, stageTurn, upsertEpisode *sql.Stmt
 	batchTurns, insertEpisodes, findEpisodes       *sql.Stmt
@@ -332,8 +335,11 @@ func (im *Importer) maybeCommit() error {
 // measured worse (p99 305 ms against 209 ms) at no clear gain in records/s. The -wal file
 // carries no POSIX lock of SQLite's, so opening and closing it here does not disturb SQLite's
 // locking. A failure only loses this speed-up.
-func (im *Importer) syncWAL() {
-	f, err := os.Open(im.s.path + "-wal")
+func (im *Importer) syncWAL() { im.s.syncWAL() }
+
+// syncWAL writes the WAL to disk (Importer.syncWAL says why).
+func (s *Store) syncWAL() {
+	f, err := os.Open(s.path + "-wal")
 	if err != nil {
 		return
 	}
@@ -343,9 +349,12 @@ func (im *Importer) syncWAL() {
 
 // yield pauses for other writers, longer while they use the pauses. SQLite's data_version
 // changes when another connection commits.
-func (im *Importer) yield() error {
+func (im *Importer) yield() error { return yieldWriters(im.ctx, im.conn) }
+
+// yieldWriters is the pause of a bulk writer on conn between two chunks (Importer.yield).
+func yieldWriters(ctx context.Context, conn *sql.Conn) error {
 	version := func() (v int64, err error) {
-		err = im.conn.QueryRowContext(im.ctx, `PRAGMA data_version`).Scan(&v)
+		err = conn.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v)
 		return v, err
 	}
 	before, err := version()
@@ -370,12 +379,54 @@ func (im *Importer) yield() error {
 // the batch row, in one transaction.
 func (im *Importer) Commit() error {
 	if err := im.finish(); err != nil {
-		return fmt.Errorf("commit import: %w", err)
+		if !im.commitSent {
+			return fmt.Errorf("commit import: %w", err)
+		}
+		// The COMMIT went out and its reply did not come back (a connection cut, a server
+		// gone): the import landed or not. Its batch row, which the commit deletes, tells.
+		switch landed, lerr := im.s.batchLanded(im.batch); {
+		case lerr != nil:
+			return fmt.Errorf("commit import: the reply to COMMIT was lost (%v) and the database cannot be asked whether the import landed (%v): "+
+				"the outcome is unknown; run the import again when the database answers: a rerun stores what is missing and changes nothing else", err, lerr)
+		case landed:
+			im.replyLost = true
+			im.finished = true
+			im.release()
+			return nil
+		default:
+			return fmt.Errorf("commit import: the reply to COMMIT was lost (%v) and the import did not land: nothing of it is stored; running it again is safe", err)
+		}
 	}
 	im.finished = true
 	im.release()
 	return nil
 }
+
+// CommitReplyLost tells whether Commit found out the import landed after the reply to its
+// COMMIT was lost, for the command to say so.
+func (im *Importer) CommitReplyLost() bool { return im.replyLost }
+
+// batchLanded asks, on a connection of its own and for up to commitCheckTime, whether an
+// import batch completed: its row is gone (Commit deletes it in the import's last
+// transaction; a failed batch keeps its row until removed, marked failed).
+func (s *Store) batchLanded(batch int64) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), commitCheckTime)
+	defer cancel()
+	for {
+		var n int
+		err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM import_batches WHERE id = ?`, batch).Scan(&n)
+		if err == nil {
+			return n == 0, nil
+		}
+		if sleepCtx(ctx, 200*time.Millisecond) != nil {
+			return false, err
+		}
+	}
+}
+
+// commitCheckTime is how long Commit tries to learn the outcome of a COMMIT whose reply was
+// lost.
+const commitCheckTime = 10 * time.Second
 
 // release closes the import's statements and hands its connection back. A statement left
 // open keeps SQLite from closing the file cleanly when the store closes: the connection
@@ -433,6 +484,7 @@ func (im *Importer) finish() error {
 	if n, _ := res.RowsAffected(); n != 1 {
 		return errBatchGone(im.batch)
 	}
+	im.commitSent = true
 	if _, err := conn.ExecContext(ctx, `COMMIT`); err != nil {
 		return err
 	}
@@ -446,8 +498,10 @@ func (im *Importer) Rollback() {
 		return
 	}
 	im.finished = true
-	// On a context of its own: an interrupted import must still clean up.
-	ctx := context.Background()
+	// On a context of its own: an interrupted import must still clean up, for at most
+	// rollbackBudget; the next import removes the rest.
+	ctx, cancel := context.WithTimeout(context.Background(), rollbackBudget)
+	defer cancel()
 	if im.inTx {
 		im.conn.ExecContext(ctx, `ROLLBACK`)
 		im.inTx = false
@@ -457,37 +511,62 @@ func (im *Importer) Rollback() {
 		// import removes it (dropAbandonedBatches).
 		_ = im.s.dropBatch(ctx, im.conn, im.batch)
 	}
+	if !im.s.d.pg {
+		// The import's WAL can be most of a full disk, and SQLite keeps the file's size after
+		// a checkpoint: annotate then cannot open. Copy what committed into the database and
+		// cut the WAL to nothing (it fails harmlessly while a reader holds a snapshot).
+		im.conn.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+	}
 	im.release()
 }
 
-// dropChunkRows is how many rows one transaction of a batch's removal deletes.
-const dropChunkRows = 5000
+// A batch's removal deletes its rows in chunks, one transaction each, sized so that each
+// holds the write lock for about dropChunkTarget of chunkTime: a chunk's time depends on the
+// rows' cascades (judge scores, samples, assignments, labels of each turn) and on the machine,
+// so the size adapts, starting small. An annotator's save waits at most about one chunk.
+const (
+	dropChunkStart = 100
+	dropChunkMax   = 5000
+)
+
+// dropChunkTime is the lock time a removal's chunk aims at: half of chunkTime, so that a
+// chunk that takes twice as long as the last one still ends within chunkTime.
+func (s *Store) dropChunkTime() time.Duration { return s.chunkTime / 2 }
+
+// rollbackBudget is how long a failed or interrupted import spends removing its own rows
+// before it gives up and exits: Ctrl-C must end an import within 2 s (#38). What is left
+// stays invisible under the batch, marked failed, and the next import removes it
+// (dropAbandonedBatches).
+const rollbackBudget = 1500 * time.Millisecond
 
 // dropBatch removes a failed import batch in short transactions: it marks the batch failed
 // (nobody claims its rows any more), hands the rows other open imports claimed to one of
 // them, deletes the rest of its rows, then the batch itself. Until the last step its rows
-// stay invisible.
+// stay invisible. Each chunk holds the write lock for about dropChunkTime, and waiting
+// writers go between chunks.
 func (s *Store) dropBatch(ctx context.Context, conn *sql.Conn, batch int64) error {
-	inTx := func(f func() error) error {
+	// inTx runs f in a transaction of its own and says how long it held the write lock.
+	inTx := func(f func() error) (time.Duration, error) {
 		err := s.waitLock(ctx, bulkWriter, func() error {
 			return s.beginConn(ctx, conn)
 		})
 		if err != nil {
-			return err
+			return 0, err
 		}
+		locked := time.Now()
 		if err := f(); err != nil {
-			conn.ExecContext(ctx, `ROLLBACK`)
-			return err
+			conn.ExecContext(context.Background(), `ROLLBACK`)
+			return 0, err
 		}
 		if _, err := conn.ExecContext(ctx, `COMMIT`); err != nil {
-			conn.ExecContext(ctx, `ROLLBACK`)
-			return err
+			conn.ExecContext(context.Background(), `ROLLBACK`)
+			return 0, err
 		}
-		return nil
+		return time.Since(locked), nil
 	}
 	var firstTurn, firstAnnotation int64
 	gone := false
-	err := inTx(func() error {
+	_, err := inTx(func() error {
 		err := conn.QueryRowContext(ctx, `UPDATE import_batches SET failed = true WHERE id = ? RETURNING first_turn, first_annotation`, batch).
 			Scan(&firstTurn, &firstAnnotation)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -506,29 +585,38 @@ func (s *Store) dropBatch(ctx context.Context, conn *sql.Conn, batch int64) erro
 		return `UPDATE ` + table + ` SET import_batch = (SELECT min(c.batch) ` + claimants + ` AND c.row_id = ` + table + `.id)
 			WHERE import_batch = ? AND id IN (SELECT c.row_id ` + claimants + `)`
 	}
+	// Each step's query ends in LIMIT (its chunk's row count) where it deletes many rows.
 	steps := []struct {
-		query string
-		args  []any
+		query   string
+		args    []any
+		chunked bool
 	}{
-		{reassign("turns", claimTurn), []any{batch}},
-		{reassign("annotations", claimAnnotation), []any{batch}},
+		{reassign("turns", claimTurn), []any{batch}, false},
+		{reassign("annotations", claimAnnotation), []any{batch}, false},
 		// annotation_values and changes go with their annotations (ON DELETE CASCADE). The id
 		// bound only lets SQLite search the rowid: every row the batch owns is above its fence.
-		{`DELETE FROM annotations WHERE id IN (SELECT id FROM annotations WHERE id >= ? AND import_batch = ? LIMIT ` +
-			strconv.Itoa(dropChunkRows) + `)`, []any{firstAnnotation, batch}},
+		{`DELETE FROM annotations WHERE id IN (SELECT id FROM annotations WHERE id >= ? AND import_batch = ? LIMIT `, []any{firstAnnotation, batch}, true},
 		{`DELETE FROM judge_scores WHERE (judge_id, turn_id, field) IN (SELECT judge_id, turn_id, field FROM judge_scores
-			WHERE import_batch = ? LIMIT ` + strconv.Itoa(dropChunkRows) + `)`, []any{batch}},
-		{`DELETE FROM turns WHERE id IN (SELECT id FROM turns WHERE id >= ? AND import_batch = ? LIMIT ` +
-			strconv.Itoa(dropChunkRows) + `)`, []any{firstTurn, batch}},
-		{`DELETE FROM episodes WHERE import_batch = ? AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.episode_id = episodes.id)`, []any{batch}},
-		{`DELETE FROM import_claims WHERE batch = ?`, []any{batch}},
-		{`DELETE FROM import_batches WHERE id = ?`, []any{batch}},
+			WHERE import_batch = ? LIMIT `, []any{batch}, true},
+		// A turn's cascades (judge scores and rationales, samples, assignments, labels) use the
+		// turn_id indexes of migration 0011.
+		{`DELETE FROM turns WHERE id IN (SELECT id FROM turns WHERE id >= ? AND import_batch = ? LIMIT `, []any{firstTurn, batch}, true},
+		{`DELETE FROM episodes WHERE id IN (SELECT id FROM episodes WHERE import_batch = ?
+			AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.episode_id = episodes.id) LIMIT `, []any{batch}, true},
+		{`DELETE FROM import_claims WHERE (kind, row_id, batch) IN (SELECT kind, row_id, batch FROM import_claims
+			WHERE batch = ? LIMIT `, []any{batch}, true},
+		{`DELETE FROM import_batches WHERE id = ?`, []any{batch}, false},
 	}
+	rows := dropChunkStart
 	for _, st := range steps {
 		for {
+			q := st.query
+			if st.chunked {
+				q += strconv.Itoa(rows) + `)`
+			}
 			var n int64
-			err := inTx(func() error {
-				res, err := conn.ExecContext(ctx, st.query, st.args...)
+			held, err := inTx(func() error {
+				res, err := conn.ExecContext(ctx, q, st.args...)
 				if err != nil {
 					return err
 				}
@@ -538,13 +626,31 @@ func (s *Store) dropBatch(ctx context.Context, conn *sql.Conn, batch int64) erro
 			if err != nil {
 				return err
 			}
-			if n < dropChunkRows {
+			if !st.chunked || n < int64(rows) {
 				break
 			}
-			time.Sleep(importYield)
+			rows = nextDropChunk(rows, held, s.dropChunkTime())
+			if !s.d.pg {
+				// As between an import's chunks (maybeCommit): the deletions' WAL pages go to
+				// disk outside the lock, and writers waiting for the lock get in.
+				s.syncWAL()
+				if err := yieldWriters(ctx, conn); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil
+}
+
+// nextDropChunk sizes the next chunk of a removal from how long the last one (rows rows)
+// held the lock: in proportion to the target, growing at most fourfold at a time.
+func nextDropChunk(rows int, held, target time.Duration) int {
+	next := rows * 4
+	if held > 0 {
+		next = min(next, int(float64(rows)*float64(target)/float64(held)))
+	}
+	return max(1, min(next, dropChunkMax))
 }
 
 // abandonedAfter: a batch on another machine whose import has not committed a chunk for this
@@ -552,21 +658,22 @@ func (s *Store) dropBatch(ctx context.Context, conn *sql.Conn, batch int64) erro
 const abandonedAfter = time.Hour
 
 // dropAbandonedBatches removes the batches of imports that died (kill -9, power cut) before
-// they completed or cleaned up.
+// they completed or cleaned up, and the rest of those whose cleanup ran out of time.
 func (s *Store) dropAbandonedBatches(ctx context.Context) error {
 	host, _ := os.Hostname()
-	rows, err := s.db.QueryContext(ctx, `SELECT id, host, pid, heartbeat FROM import_batches`)
+	rows, err := s.db.QueryContext(ctx, `SELECT id, host, pid, heartbeat, failed FROM import_batches`)
 	if err != nil {
 		return err
 	}
 	type open struct {
 		id, pid         int64
 		host, heartbeat string
+		failed          bool
 	}
 	var dead []open
 	for rows.Next() {
 		var b open
-		if err := rows.Scan(&b.id, &b.host, &b.pid, &b.heartbeat); err != nil {
+		if err := rows.Scan(&b.id, &b.host, &b.pid, &b.heartbeat, &b.failed); err != nil {
 			rows.Close()
 			return err
 		}
@@ -574,6 +681,9 @@ func (s *Store) dropAbandonedBatches(ctx context.Context) error {
 		if b.host == host {
 			gone = gone || !processAlive(int(b.pid))
 		}
+		// A failed batch is nobody's work any more: its import gave up removing it
+		// (rollbackBudget) or died removing it.
+		gone = gone || b.failed
 		if gone {
 			dead = append(dead, b)
 		}

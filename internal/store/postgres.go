@@ -115,6 +115,7 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*Store, error)
 		} else if err := s.migrate(ctx); err != nil {
 			return fail(fmt.Errorf("open %s: %w", where, err))
 		}
+		s.createdSchema = st.version == 0
 	}
 	if !opts.ReadOnly {
 		// A writer is refused at open when the role may not write, as an unwritable SQLite
@@ -173,7 +174,13 @@ func (s *Store) checkWritablePG(ctx context.Context, schema string) error {
 	}
 	return fmt.Errorf("%w: the role %s may not write the campaign's tables in schema %s (no INSERT or UPDATE on %s): "+
 		"use the campaign's writing role for this command, or grant it (GRANT INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA %s TO %s; GRANT USAGE ON ALL SEQUENCES IN SCHEMA %s TO %s); nothing was changed",
-		ErrPermission, role, schema, strings.Join(missing, ", "), schema, role, schema, role)
+		ErrPermission, role, schema, strings.Join(missing, ", "), pgIdent(schema), pgIdent(role), pgIdent(schema), pgIdent(role))
+}
+
+// pgIdent quotes a name for the SQL m3eval suggests that people paste: a schema or role
+// named `x TO ro; DROP TABLE t; --` must stay one name, and "Pilot" must not become pilot.
+func pgIdent(name string) string {
+	return pgx.Identifier{name}.Sanitize()
 }
 
 // connectError says why the first query on a PostgreSQL connection failed: the server
@@ -232,7 +239,7 @@ func (s *Store) checkSchemaPG(ctx context.Context) (schemaState, error) {
 		if hidden {
 			return st, fmt.Errorf("%w: the role %s may not read the campaign's tables in schema %s: grant it "+
 				"(GRANT USAGE ON SCHEMA %s TO %s; GRANT SELECT ON ALL TABLES IN SCHEMA %s TO %s; GRANT SELECT ON ALL SEQUENCES IN SCHEMA %s TO %s, as the campaign's writing role); nothing was changed",
-				ErrPermission, role, schema, schema, role, schema, role, schema, role)
+				ErrPermission, role, schema, pgIdent(schema), pgIdent(role), pgIdent(schema), pgIdent(role), pgIdent(schema), pgIdent(role))
 		}
 		var tables int
 		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()`).Scan(&tables); err != nil {
@@ -366,4 +373,50 @@ func (s *Store) OtherSessions(ctx context.Context) (int, error) {
 	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
 		WHERE datname = current_database() AND application_name = 'm3eval' AND pid <> pg_backend_pid()`).Scan(&n)
 	return n, err
+}
+
+// CreatedTables tells whether this open created the campaign's tables, in a PostgreSQL schema
+// that held none: a copy that fails into it removes them again (DropCreatedTables), so that
+// a rerun does not find an empty campaign there and go on silently.
+func (s *Store) CreatedTables() bool { return s.createdSchema }
+
+// DropCreatedTables removes the tables this open created (CreatedTables), in one
+// transaction; it does nothing otherwise. The schema held no tables before, so every table
+// in it is m3eval's.
+func (s *Store) DropCreatedTables(ctx context.Context) error {
+	if !s.createdSchema {
+		return nil
+	}
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema()`)
+	if err != nil {
+		return err
+	}
+	var tables []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			rows.Close()
+			return err
+		}
+		tables = append(tables, pgIdent(t))
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(tables) > 0 {
+		if _, err := tx.ExecContext(ctx, `DROP TABLE `+strings.Join(tables, ", ")+` CASCADE`); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.createdSchema = false
+	return nil
 }

@@ -165,7 +165,7 @@ func TestPostgresRoleWithoutPrivileges(t *testing.T) {
 		strings.Contains(err.Error(), "import turns first") {
 		t.Fatalf("a reader without SELECT: %v", err)
 	}
-	if !strings.Contains(err.Error(), "GRANT SELECT ON ALL TABLES IN SCHEMA "+sch+" TO "+role) {
+	if !strings.Contains(err.Error(), "GRANT SELECT ON ALL TABLES IN SCHEMA \""+sch+"\" TO \""+role+"\"") {
 		t.Errorf("the message does not say what to grant: %v", err)
 	}
 	if _, err := admin.Exec(`GRANT SELECT ON ALL TABLES IN SCHEMA ` + sch + ` TO ` + role); err != nil {

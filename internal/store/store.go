@@ -87,7 +87,9 @@ type Store struct {
 	d dialect
 	// interactive stores (Options.Durable: annotate, adjudicate, serve) leave checkpoints to
 	// bulk writers and to checkpointAside.
-	interactive   bool
+	interactive bool
+	// createdSchema: this open created the campaign's tables in an empty PostgreSQL schema.
+	createdSchema bool
 	saves         atomic.Int64
 	checkpointing atomic.Bool
 	notifying     atomic.Bool // a change notification is on its way (notify.go)
