@@ -25,17 +25,17 @@ func TestDisputes(t *testing.T) {
 		o      DisagreeOptions
 		want   []string
 	}{
-		{"agree", []AnnotatorLabel{{"a", vals("4", "4", "Yes", "Yes", "4", "")}, {"b", vals("5", "3", "Yes", "Yes", "4", "x")}}, DefaultDisagreeOptions(), nil},
-		{"two apart", []AnnotatorLabel{{"a", vals("2", "4", "", "", "4", "")}, {"b", vals("4", "4", "", "", "4", "")}}, DefaultDisagreeOptions(),
+		{"agree", []AnnotatorLabel{{Annotator: "a", Values: vals("4", "4", "Yes", "Yes", "4", "")}, {Annotator: "b", Values: vals("5", "3", "Yes", "Yes", "4", "x")}}, DefaultDisagreeOptions(), nil},
+		{"two apart", []AnnotatorLabel{{Annotator: "a", Values: vals("2", "4", "", "", "4", "")}, {Annotator: "b", Values: vals("4", "4", "", "", "4", "")}}, DefaultDisagreeOptions(),
 			[]string{"correctness: 2 (a) vs 4 (b)"}},
-		{"split yes/no", []AnnotatorLabel{{"a", vals("3", "3", "Yes", "", "3", "")}, {"b", vals("3", "3", "No", "", "3", "")}, {"c", vals("3", "3", "Yes", "", "3", "")}},
+		{"split yes/no", []AnnotatorLabel{{Annotator: "a", Values: vals("3", "3", "Yes", "", "3", "")}, {Annotator: "b", Values: vals("3", "3", "No", "", "3", "")}, {Annotator: "c", Values: vals("3", "3", "Yes", "", "3", "")}},
 			DefaultDisagreeOptions(), []string{"resists_misleading: Yes (a) vs No (b) vs Yes (c)"}},
-		{"NA left out", []AnnotatorLabel{{"a", vals("3", "3", "NA", "", "3", "")}, {"b", vals("3", "3", "No", "", "3", "")}}, DefaultDisagreeOptions(), nil},
-		{"NA counted", []AnnotatorLabel{{"a", vals("3", "3", "NA", "", "3", "")}, {"b", vals("3", "3", "No", "", "3", "")}},
+		{"NA left out", []AnnotatorLabel{{Annotator: "a", Values: vals("3", "3", "NA", "", "3", "")}, {Annotator: "b", Values: vals("3", "3", "No", "", "3", "")}}, DefaultDisagreeOptions(), nil},
+		{"NA counted", []AnnotatorLabel{{Annotator: "a", Values: vals("3", "3", "NA", "", "3", "")}, {Annotator: "b", Values: vals("3", "3", "No", "", "3", "")}},
 			DisagreeOptions{ScaleGap: 2, ChoiceSplit: true, CountNA: true}, []string{"resists_misleading: NA (a) vs No (b)"}},
-		{"gap 3", []AnnotatorLabel{{"a", vals("2", "1", "", "", "4", "")}, {"b", vals("4", "4", "", "", "4", "")}}, DisagreeOptions{ScaleGap: 3},
+		{"gap 3", []AnnotatorLabel{{Annotator: "a", Values: vals("2", "1", "", "", "4", "")}, {Annotator: "b", Values: vals("4", "4", "", "", "4", "")}}, DisagreeOptions{ScaleGap: 3},
 			[]string{"reasoning_completeness: 1 (a) vs 4 (b)"}},
-		{"one label", []AnnotatorLabel{{"a", vals("1", "1", "", "", "1", "")}}, DefaultDisagreeOptions(), nil},
+		{"one label", []AnnotatorLabel{{Annotator: "a", Values: vals("1", "1", "", "", "1", "")}}, DefaultDisagreeOptions(), nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,7 +65,7 @@ func TestDisputes(t *testing.T) {
 func TestResolve(t *testing.T) {
 	r := guideRubric(t)
 	o := DefaultDisagreeOptions()
-	three := []AnnotatorLabel{{"a", vals("4", "3", "", "Yes", "4", "fine")}, {"b", vals("4", "4", "", "Yes", "3", "")}, {"c", vals("5", "4", "", "Yes", "4", "good")}}
+	three := []AnnotatorLabel{{Annotator: "a", Values: vals("4", "3", "", "Yes", "4", "fine")}, {Annotator: "b", Values: vals("4", "4", "", "Yes", "3", "")}, {Annotator: "c", Values: vals("5", "4", "", "Yes", "4", "good")}}
 	f := Resolve(r, three, nil, o)
 	want := rubric.Values{"correctness": "4", "reasoning_completeness": "4", "context_consistency": "Yes", "overall_quality": "4", "comments": "a: fine; c: good"}
 	for k, v := range want {
@@ -77,12 +77,12 @@ func TestResolve(t *testing.T) {
 		t.Errorf("source %s %v", f.Source, f.Fields)
 	}
 	// Two answers one apart and no majority: the median rounded half up.
-	two := []AnnotatorLabel{{"a", vals("3", "2", "", "", "3", "")}, {"b", vals("4", "3", "", "", "3", "")}}
+	two := []AnnotatorLabel{{Annotator: "a", Values: vals("3", "2", "", "", "3", "")}, {Annotator: "b", Values: vals("4", "3", "", "", "3", "")}}
 	if f := Resolve(r, two, nil, o); f.Values["correctness"] != "4" || f.Values["reasoning_completeness"] != "3" || f.Values["overall_quality"] != "3" {
 		t.Errorf("two: %v", f.Values)
 	}
 	// A disputed field stays open until decided; then the record says adjudicated.
-	split := []AnnotatorLabel{{"a", vals("1", "3", "", "", "3", "")}, {"b", vals("4", "3", "", "", "3", "")}}
+	split := []AnnotatorLabel{{Annotator: "a", Values: vals("1", "3", "", "", "3", "")}, {Annotator: "b", Values: vals("4", "3", "", "", "3", "")}}
 	f = Resolve(r, split, nil, o)
 	if f.Source != SourceUnresolved || f.Fields["correctness"] != "unresolved" {
 		t.Errorf("open dispute: %s %v", f.Source, f.Fields)
