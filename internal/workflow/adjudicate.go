@@ -157,7 +157,7 @@ type DecideOptions struct {
 	// ClearFlag clears the turn's flags: the adjudicator reviewed what the annotators flagged.
 	ClearFlag bool
 	Rubric    *rubric.Rubric
-	Disagree    campaign.DisagreeOptions
+	Disagree  campaign.DisagreeOptions
 }
 
 // Decide records an adjudicator's final values for one turn in one transaction and returns
