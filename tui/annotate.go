@@ -765,12 +765,15 @@ func (m *annotateModel) leaving() bool {
 type commentTickMsg struct{ rev int }
 
 func (m *annotateModel) commentKey(msg tea.KeyMsg) tea.Cmd {
-	if key.Matches(msg, m.keys.LeaveEditor) {
+	if key.Matches(msg, m.keys.LeaveEditor, m.keys.SaveSubmit) {
 		cmd := m.saveComment()
 		m.comment.Blur()
 		m.mode = modeNormal
 		m.rub.dirty = true
 		m.layout()
+		if key.Matches(msg, m.keys.SaveSubmit) && !m.readOnly && !m.leaving() {
+			return tea.Batch(cmd, m.submit())
+		}
 		return cmd
 	}
 	if msg.Paste {

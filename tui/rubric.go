@@ -166,7 +166,7 @@ func (p *rubricPane) render(s rubricState, width int) string {
 	}
 	if s.commenting {
 		f, _ := p.r.Field(p.r.CommentField)
-		lines = append(lines, p.st.Label.Render(f.LabelEn+" "+f.LabelZh)+p.st.Dim.Render(" — esc when done"))
+		lines = append(lines, p.st.Label.Render(f.LabelEn+" "+f.LabelZh)+p.st.Dim.Render(" — esc when done · ctrl+s save & submit"))
 		return strings.Join(lines, "\n") // rubricPane adds the live editor below
 	}
 	if s.focus >= 0 {

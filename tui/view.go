@@ -203,7 +203,7 @@ func (m *annotateModel) CapturesKeys() bool { return m.mode == modeComment || m.
 func (m *annotateModel) ShortHelp() []key.Binding {
 	switch m.mode {
 	case modeComment:
-		return []key.Binding{m.keys.LeaveEditor, m.keys.ForceQuit}
+		return []key.Binding{m.keys.LeaveEditor, m.keys.SaveSubmit, m.keys.ForceQuit}
 	case modeFlag:
 		return []key.Binding{m.keys.ConfirmFlag, m.keys.CancelFlag}
 	case modeRead:
