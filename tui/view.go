@@ -74,6 +74,7 @@ func (m *annotateModel) layout() {
 	if !m.wide() {
 		ctxH -= lipgloss.Height(m.rubricPane())
 	}
+	m.turn.SetCompact(m.compact())
 	m.turn.SetSize(m.contextWidth(), max(1, ctxH)+1)
 	if m.wide() {
 		m.image.SetSize(m.rubricWidth(), max(0, body-m.rubricHeight))
