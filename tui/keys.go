@@ -102,7 +102,7 @@ func newKeyMap(r *rubric.Rubric) keyMap {
 		LeaveEditor: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "done editing")),
 		// In the comment box enter is a new line: ctrl+s saves the comment and submits in
 		// one key (raw mode turns off XON/XOFF, so the terminal passes it through).
-		SaveSubmit: key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "save & submit")),
+		SaveSubmit:  key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "save & submit")),
 		ConfirmFlag: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "flag")),
 		CancelFlag:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel (f brings the reason back)")),
 		ForceQuit:   key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
