@@ -636,6 +636,7 @@ func (m *AdjudicateModel) View() string {
 	if room < 2 {
 		return table + "\n" + foot
 	}
+	m.turn.SetCompact(m.height < 32)
 	m.turn.SetSize(w, room)
 	return strings.Join(append(m.turn.Lines(), table, foot), "\n")
 }
@@ -756,7 +757,8 @@ func (m *AdjudicateModel) table(w int) (grid, notes string) {
 	colW := max(8, min(16, (w-30)/(len(c.Labels)+1)))
 	cell := func(s string) string { return padRight(ansi.Truncate(s, colW-1, "…"), colW) }
 	var b strings.Builder
-	b.WriteString(m.st.Dim.Render(padRight("", 28)))
+	// The turn's sample_id heads the names column: the id the CLI (--turn) and the lists use.
+	b.WriteString(m.st.Label.Render(padRight(ansi.Truncate(clean(c.SampleID), 27, "…"), 28)))
 	for _, l := range c.Labels {
 		b.WriteString(m.st.Label.Render(cell(fmt.Sprintf("%c %s", 'A'+m.letters[l.Annotator], clean(l.Annotator)))))
 	}

@@ -1,0 +1,278 @@
+package e2e
+
+// The third pass over the annotator and the adjudicator (issue 40), in a real terminal
+// (tmux), each test checking the database as well as the screen.
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// dbString runs a query that returns one text value (sql.ErrNoRows gives "<none>").
+func dbString(t *testing.T, db, query string, args ...any) string {
+	t.Helper()
+	conn, err := sql.Open("sqlite3", "file:"+db+"?mode=ro&_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var v sql.NullString
+	err = conn.QueryRow(query, args...).Scan(&v)
+	if err == sql.ErrNoRows {
+		return "<none>"
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return v.String
+}
+
+// valueOf reads an annotator's value of a field on a turn ("<none>" when unanswered).
+func valueOf(t *testing.T, db, annotator, sample, field string) string {
+	t.Helper()
+	return dbString(t, db, `SELECT v.value FROM annotation_values v JOIN annotations a ON a.id = v.annotation_id
+		JOIN turns t ON t.id = a.turn_id JOIN annotators an ON an.id = a.annotator_id
+		WHERE an.name = ? AND t.sample_id = ? AND v.field = ?`, annotator, sample, field)
+}
+
+// statusOf reads an annotator's status on a turn.
+func statusOf(t *testing.T, db, annotator, sample string) string {
+	t.Helper()
+	return dbString(t, db, `SELECT a.status FROM annotations a JOIN turns t ON t.id = a.turn_id
+		JOIN annotators an ON an.id = a.annotator_id WHERE an.name = ? AND t.sample_id = ?`, annotator, sample)
+}
+
+// startSized runs the command in a window of the given size.
+func (term *terminal) startSized(name string, w, h int, command string) int {
+	pid := term.start(name, command)
+	term.tmux("resize-window", "-t", name, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h))
+	return pid
+}
+
+// fillItem answers every open field of the item on screen with 3 or y (a digit on a choice
+// field and a letter on a scale are refused with a message, so the pair fits either kind)
+// without submitting.
+func (term *terminal) fillItem(name string) {
+	for i := 0; i < 6; i++ {
+		term.keys(name, "3", "y")
+	}
+}
+
+// TestFlagInCampaignGoesToReview (issue 40 item 1): alice flags a turn of a campaign and
+// submits it; adjudicate --list lists it with her reason; export --final keeps the flag
+// and the reason; the adjudication screen shows it, and f clears it (in the database), after
+// which export --final writes the label unflagged.
+func TestFlagInCampaignGoesToReview(t *testing.T) {
+	term := newTerminal(t)
+	bin := binary(t)
+	db := filepath.Join(t.TempDir(), "flags.db")
+	m3 := cli(t, bin, db)
+	m3("import", "--demo")
+	m3("sample", "--name", "pilot", "--n", "6", "--by", "action_type", "--seed", "3")
+	var a struct {
+		Annotators []struct {
+			Name      string   `json:"name"`
+			SampleIDs []string `json:"sample_ids"`
+		} `json:"annotators"`
+	}
+	if err := json.Unmarshal([]byte(m3("assign", "--sample", "pilot", "--annotators", "alice,bob", "--overlap", "2", "--format", "json")), &a); err != nil {
+		t.Fatal(err)
+	}
+	first := a.Annotators[0].SampleIDs[0]
+	const reason = "image missing; judged from expected answer only"
+
+	term.startSized("f", 80, 24, fmt.Sprintf("%s --db %s annotate --annotator alice", bin, db))
+	term.waitFor("f", "alice · campaign pilot", "0 done")
+	term.keys("f", "f")
+	term.tmux("send-keys", "-t", "f", "-l", reason)
+	term.keys("f", "Enter")
+	term.waitFor("f", "flagged for review")
+	term.fillItem("f")
+	term.keys("f", "Enter")
+	term.waitFor("f", "1 done", "submitted")
+	term.keys("f", "q")
+	if got := statusOf(t, db, "alice", first); got != "done" {
+		t.Fatalf("alice's flagged label of %s is %q in the database, want done", first, got)
+	}
+
+	list := m3("adjudicate", "--list", "--campaign", "pilot")
+	if !strings.Contains(list, first) || !strings.Contains(list, "flagged by alice: "+reason) {
+		t.Fatalf("adjudicate --list does not list alice's flag:\n%s", list)
+	}
+	final := func() map[string]any {
+		t.Helper()
+		for _, line := range strings.Split(m3("export", "--final", "--campaign", "pilot", "--format", "jsonl"), "\n") {
+			if strings.Contains(line, `"sample_id":"`+first+`"`) {
+				var rec map[string]any
+				if err := json.Unmarshal([]byte(line), &rec); err != nil {
+					t.Fatal(err)
+				}
+				label, _ := rec["human_annotation"].(map[string]any)
+				return label
+			}
+		}
+		t.Fatalf("export --final wrote no label for %s", first)
+		return nil
+	}
+	if l := final(); l["flagged"] != true || l["flag_reason"] != "alice: "+reason || l["final_source"] != "single" {
+		t.Fatalf("export --final before review: %v", l)
+	}
+
+	pid := term.startSized("j", 80, 24, fmt.Sprintf("%s --db %s adjudicate --adjudicator judy --campaign pilot", bin, db))
+	term.waitFor("j", first, "⚑ A alice flagged (f clears): image missing", "1 open")
+	term.keys("j", "f")
+	term.waitFor("j", "⚑ A alice flagged (cleared)", "0 open", "✓ saved")
+	term.keys("j", "q")
+	waitExit(t, pid)
+	if got := dbString(t, db, `SELECT f.value || ' by ' || f.adjudicator FROM final_labels f JOIN turns t ON t.id = f.turn_id
+		WHERE t.sample_id = ? AND f.field = '#flag'`, first); got != "cleared by judy" {
+		t.Fatalf("the cleared flag in the database: %q", got)
+	}
+	if l := final(); l["flagged"] != false || l["flag_reason"] != nil {
+		t.Fatalf("export --final after review: %v", l)
+	}
+	if list := m3("adjudicate", "--list", "--campaign", "pilot"); !strings.Contains(list, "0 still open") {
+		t.Fatalf("adjudicate --list after review:\n%s", list)
+	}
+}
+
+// TestEscBurstsActAsTyped (issue 40 item 2): Esc and the next key sent in one write (tmux
+// send-keys with two keys, as SSH delivers them) both act: Esc u closes the comment box and
+// undoes (no word upper-cased), Esc d closes it (no word deleted), Esc Enter closes and
+// submits, Esc 5 in the reader closes it and scores 5; ctrl+s saves the comment and submits.
+func TestEscBurstsActAsTyped(t *testing.T) {
+	term := newTerminal(t)
+	bin := binary(t)
+	db := filepath.Join(t.TempDir(), "esc.db")
+	m3 := cli(t, bin, db)
+	m3("import", "--demo")
+	const item1, item2, item3 = "demo_zh_umbrella_0_turn_1", "demo_zh_umbrella_0_turn_2", "demo_zh_umbrella_0_turn_3"
+	term.startSized("e", 80, 24, fmt.Sprintf("%s --db %s annotate --annotator alice", bin, db))
+	term.waitFor("e", "item 1 of 35")
+
+	// Esc u: the box closes (saving the comment) and u undoes that save.
+	term.keys("e", "c")
+	term.waitFor("e", "esc when done · ctrl+s save & submit")
+	term.tmux("send-keys", "-t", "e", "-l", "the dog sat")
+	term.tmux("send-keys", "-t", "e", "Escape", "u")
+	term.waitFor("e", "undid Comments", "(none) — c to write")
+	if got := valueOf(t, db, "alice", item1, "comments"); got != "<none>" {
+		t.Fatalf("after Esc u the comment in the database is %q, want none", got)
+	}
+	if n := dbString(t, db, `SELECT count(*) FROM changes WHERE new_value GLOB '*THE*'`); n != "0" {
+		t.Fatalf("Esc u upper-cased a word: %s change(s) hold THE", n)
+	}
+
+	// Esc d: the box closes with the comment whole.
+	term.keys("e", "c")
+	term.waitFor("e", "esc when done")
+	term.tmux("send-keys", "-t", "e", "-l", "the dog sat")
+	term.tmux("send-keys", "-t", "e", "Escape", "d")
+	term.waitFor("e", "Comments               评论          the dog sat", "c comment")
+	if got := valueOf(t, db, "alice", item1, "comments"); got != "the dog sat" {
+		t.Fatalf("after Esc d the comment in the database is %q", got)
+	}
+
+	// Esc Enter: the box closes and the item is submitted.
+	term.fillItem("e")
+	term.keys("e", "c")
+	term.waitFor("e", "esc when done")
+	term.tmux("send-keys", "-t", "e", "-l", " ok")
+	term.tmux("send-keys", "-t", "e", "Escape", "Enter")
+	term.waitFor("e", "item 2 of 35", "1 done")
+	if st, c := statusOf(t, db, "alice", item1), valueOf(t, db, "alice", item1, "comments"); st != "done" || c != "the dog sat ok" {
+		t.Fatalf("after Esc Enter item 1 is %q with comment %q, want done with \"the dog sat ok\"", st, c)
+	}
+
+	// Esc 5 in the reader: it closes and 5 scores the focused field (Correctness).
+	term.keys("e", "r")
+	term.waitFor("e", "esc back to the rubric")
+	term.tmux("send-keys", "-t", "e", "Escape", "5")
+	term.waitFor("e", "5 Fully right")
+	if got := valueOf(t, db, "alice", item2, "correctness"); got != "5" {
+		t.Fatalf("after Esc 5 in the reader Correctness of item 2 is %q, want 5", got)
+	}
+
+	// ctrl+s in the comment box: saved and submitted in one key.
+	term.fillItem("e")
+	term.keys("e", "c")
+	term.waitFor("e", "esc when done")
+	term.tmux("send-keys", "-t", "e", "-l", "sure")
+	term.keys("e", "C-s")
+	term.waitFor("e", "item 3 of 35", "2 done")
+	if st, c := statusOf(t, db, "alice", item2), valueOf(t, db, "alice", item2, "comments"); st != "done" || c != "sure" {
+		t.Fatalf("after ctrl+s item 2 is %q with comment %q", st, c)
+	}
+	if got := statusOf(t, db, "alice", item3); got != "<none>" && got != "draft" {
+		t.Fatalf("item 3 is %q before anything was typed on it", got)
+	}
+}
+
+// TestAnswerOnScreenAt80x24 (issue 40 item 3): at 80×24 the first line of the model's answer
+// is on screen on every demo item and on a turn whose question and expected answer are long;
+// scoring one of them lands in the database.
+func TestAnswerOnScreenAt80x24(t *testing.T) {
+	term := newTerminal(t)
+	bin := binary(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "read.db")
+	m3 := cli(t, bin, db)
+	m3("import", "--demo")
+	long := strings.Repeat("The question goes on and on about the picture, its corners and its light. ", 12)
+	rec := map[string]any{"episode_id": "long_ep", "turns": []map[string]any{{
+		"sample_id": "long_ep_turn_1", "episode_id": "long_ep", "turn": 1, "action_type": "initial", "task_type": "counting",
+		"user_message": long, "expected_answer": long, "vlm_response": "ANSWERSTART the model's answer follows here.",
+	}}}
+	b, _ := json.Marshal(rec)
+	p := filepath.Join(dir, "long.jsonl")
+	if err := os.WriteFile(p, append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m3("import", p)
+
+	// The queue: the demo's turns in file order, then the long one.
+	n := 1
+	demo, err := os.ReadFile("../annotations/demo/episodes.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(demo)), "\n") {
+		var ep struct {
+			Turns []any `json:"turns"`
+		}
+		if err := json.Unmarshal([]byte(line), &ep); err != nil {
+			t.Fatal(err)
+		}
+		n += len(ep.Turns)
+	}
+	term.startSized("r", 80, 24, fmt.Sprintf("%s --db %s annotate --annotator zed", bin, db))
+	for i := 0; i < n; i++ {
+		s := term.waitSettled("r", fmt.Sprintf("item %d of %d", i+1, n))
+		found := false
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(l, "Model   ") {
+				found = true
+			}
+		}
+		if !found {
+			t.Fatalf("item %d at 80×24: the answer's first line is not on screen:\n%s", i+1, s)
+		}
+		if i+1 < n {
+			term.keys("r", "Right")
+		}
+	}
+	s := term.waitFor("r", "Model   ANSWERSTART")
+	if !strings.Contains(s, "earlier above") && !strings.Contains(s, "long_ep") {
+		t.Fatalf("the long turn:\n%s", s)
+	}
+	term.keys("r", "4")
+	term.waitFor("r", "4 Mostly right")
+	if got := valueOf(t, db, "zed", "long_ep_turn_1", "correctness"); got != "4" {
+		t.Fatalf("Correctness of the long turn in the database: %q", got)
+	}
+}
