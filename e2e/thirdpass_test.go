@@ -276,3 +276,129 @@ func TestAnswerOnScreenAt80x24(t *testing.T) {
 		t.Fatalf("Correctness of the long turn in the database: %q", got)
 	}
 }
+
+// writeLabels writes labels of the demo's turns that vals gives (nil: not labeled).
+func writeLabels(t *testing.T, path string, vals func(sample string) map[string]any) {
+	t.Helper()
+	demo, err := os.ReadFile("../annotations/demo/episodes.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(string(demo)), "\n") {
+		var ep struct {
+			Turns []map[string]any `json:"turns"`
+		}
+		if err := json.Unmarshal([]byte(line), &ep); err != nil {
+			t.Fatal(err)
+		}
+		for _, turn := range ep.Turns {
+			v := vals(turn["sample_id"].(string))
+			if v == nil {
+				continue
+			}
+			turn["human_annotation"] = v
+			out, _ := json.Marshal(turn)
+			b.Write(out)
+			b.WriteByte('\n')
+		}
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAdjudicationThirdPass (issue 40 items 5–7) at 80×24: "agreed" only where every
+// annotator gave the value, else a marked proposal; a capital letter takes a field and
+// leaves the comment, t and a letter take the whole label with its comment; the comment box
+// starts empty; the weighted suggestion, the meanings and the earlier turns (pgup) are
+// shown, and scrolling writes nothing.
+func TestAdjudicationThirdPass(t *testing.T) {
+	term := newTerminal(t)
+	bin := binary(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "adj3.db")
+	m3 := cli(t, bin, db)
+	m3("import", "--demo")
+	const turn1, turn2 = "demo_zh_umbrella_0_turn_1", "demo_zh_umbrella_0_turn_2"
+	labels := map[string]map[string]map[string]any{
+		"ann": {
+			turn1: {"correctness": 2, "reasoning_completeness": 3, "overall_quality": 2, "comments": ""},
+			turn2: {"correctness": 2, "reasoning_completeness": 2, "overall_quality": 2, "context_consistency": "Yes", "comments": ""},
+		},
+		"ben": {
+			turn1: {"correctness": 4, "reasoning_completeness": 2, "overall_quality": 3, "comments": "ben: looks fine"},
+			turn2: {"correctness": 4, "reasoning_completeness": 4, "overall_quality": 4, "context_consistency": "Yes", "comments": ""},
+		},
+	}
+	for who, byTurn := range labels {
+		p := filepath.Join(dir, who+".jsonl")
+		writeLabels(t, p, func(s string) map[string]any { return byTurn[s] })
+		m3("import", "--annotator", who, p)
+	}
+	final := func(sample, field string) string {
+		t.Helper()
+		return dbString(t, db, `SELECT f.value || ' from ' || f.source FROM final_labels f JOIN turns t ON t.id = f.turn_id
+			WHERE t.sample_id = ? AND f.field = ?`, sample, field)
+	}
+	row := func(s, field string) string {
+		for _, l := range strings.Split(s, "\n") {
+			if strings.Contains(l, field) {
+				return l
+			}
+		}
+		return ""
+	}
+
+	pid := term.startSized("a", 80, 24, fmt.Sprintf("%s --db %s adjudicate --adjudicator judy", bin, db))
+	s := term.waitSettled("a", turn1, "turn 1 of 2", "≠ Correctness")
+	// Item 5: 3 vs 2 is close (no dispute) but not agreed: a proposal, marked so.
+	if r := row(s, "Reasoning Completeness"); !strings.Contains(r, "3 proposed") || strings.Contains(r, "agreed") {
+		t.Errorf("Reasoning Completeness (ann 3, ben 2) shows %q, want a marked proposal", r)
+	}
+	if r := row(s, "Overall Quality  "); !strings.Contains(r, "3 proposed") {
+		t.Errorf("Overall Quality (ann 2, ben 3) shows %q", r)
+	}
+	// Item 7: the weighted suggestion and what the focused field's values mean.
+	if !strings.Contains(s, "suggested by the guide's weights") || !strings.Contains(s, "Correctness: 1 Wrong · 2 Mostly wrong") {
+		t.Errorf("no weighted suggestion or meanings:\n%s", s)
+	}
+
+	// Item 6: A takes ann's Correctness; the comment stays undecided.
+	term.keys("a", "A")
+	term.waitFor("a", "Correctness = 2 saved")
+	if got, c := final(turn1, "correctness"), final(turn1, "comments"); got != "2 from ann" || c != "<none>" {
+		t.Fatalf("after A: correctness %q, comment %q; want 2 from ann and no comment decided", got, c)
+	}
+	// t B takes ben's whole label, his comment with it.
+	term.keys("a", "t")
+	term.waitFor("a", "take whose whole label")
+	term.keys("a", "B")
+	term.waitFor("a", "final comment: ben: looks fine (B)")
+	if got, c := final(turn1, "overall_quality"), final(turn1, "comments"); got != "3 from ben" || c != "ben: looks fine from ben" {
+		t.Fatalf("after t B: overall %q, comment %q", got, c)
+	}
+	// The adjudicator's comment box starts empty.
+	term.keys("a", "c")
+	s = term.waitSettled("a", "Your comment:")
+	if r := row(s, "Your comment:"); strings.Contains(r, "looks fine") {
+		t.Fatalf("the adjudicator's comment box is pre-filled: %q", r)
+	}
+	term.keys("a", "Escape")
+	term.waitFor("a", "comment not changed")
+
+	// Turn 2: CC agreed by both; pgup shows turn 1 above, and writes nothing.
+	term.keys("a", "Right")
+	s = term.waitSettled("a", turn2, "turn 2 of 2")
+	if r := row(s, "Context Consistency"); !strings.Contains(r, "Yes agreed") {
+		t.Errorf("Context Consistency (both Yes) shows %q", r)
+	}
+	before := dbString(t, db, `SELECT count(*) FROM final_changes`)
+	term.keys("a", "PPage")
+	term.waitFor("a", "── turn 1 · initial", "图中有什么？")
+	term.keys("a", "q")
+	waitExit(t, pid)
+	if after := dbString(t, db, `SELECT count(*) FROM final_changes`); after != before {
+		t.Fatalf("scrolling wrote %s → %s adjudication changes", before, after)
+	}
+}
