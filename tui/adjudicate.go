@@ -638,6 +638,9 @@ func (m *AdjudicateModel) View() string {
 	}
 	m.turn.SetCompact(m.height < 32)
 	m.turn.SetSize(w, room)
+	if n := m.turn.vp.TotalLineCount() + 1; n < room {
+		m.turn.SetSize(w, n) // a short turn: the table follows it, not a gap
+	}
 	return strings.Join(append(m.turn.Lines(), table, foot), "\n")
 }
 
