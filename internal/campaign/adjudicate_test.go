@@ -103,3 +103,57 @@ func TestResolve(t *testing.T) {
 		t.Errorf("single: %+v", f)
 	}
 }
+
+// TestFlagsGoToReview: a flagged label makes its turn a case even when labeled once and
+// agreed; the final label keeps the flag and every reason until the flag is cleared.
+func TestFlagsGoToReview(t *testing.T) {
+	r := guideRubric(t)
+	o := DefaultDisagreeOptions()
+	alone := []AnnotatorLabel{{Annotator: "alice", Values: vals("3", "3", "", "", "3", ""), Flagged: true, FlagReason: "image missing"}}
+	both := []AnnotatorLabel{
+		{Annotator: "alice", Values: vals("3", "3", "", "", "3", ""), Flagged: true, FlagReason: " image missing "},
+		{Annotator: "bob", Values: vals("3", "3", "", "", "3", ""), Flagged: true},
+	}
+	plain := []AnnotatorLabel{{Annotator: "carol", Values: vals("3", "3", "", "", "3", "")}}
+	cases := FindCases(r, []TurnLabels{{SampleID: "x", Labels: alone}, {SampleID: "y", Labels: both}, {SampleID: "z", Labels: plain}}, o)
+	if len(cases) != 2 || cases[0].SampleID != "x" || cases[1].SampleID != "y" || len(cases[1].Disputes) != 0 {
+		t.Fatalf("cases %+v", cases)
+	}
+	if got := cases[1].Flags; len(got) != 2 || got[0] != "alice: image missing" || got[1] != "bob: (no reason)" {
+		t.Errorf("flags %q", got)
+	}
+	f := Resolve(r, alone, nil, o)
+	if !f.Flagged || len(f.FlagReasons) != 1 || f.FlagReasons[0] != "alice: image missing" || f.Source != SourceSingle {
+		t.Errorf("flagged single: %+v", f)
+	}
+	cleared := map[string]Decision{FlagField: {Value: FlagCleared, Adjudicator: "judy"}}
+	if f := Resolve(r, alone, cleared, o); f.Flagged || f.FlagReasons != nil || f.Values[FlagField] != "" {
+		t.Errorf("cleared: %+v", f)
+	}
+	if FlagOpen(plain, nil) || !FlagOpen(both, nil) || FlagOpen(both, cleared) {
+		t.Error("FlagOpen")
+	}
+}
+
+// TestUnanimous: agreed means every label gives the same value, not a majority or a median.
+func TestUnanimous(t *testing.T) {
+	a := AnnotatorLabel{Annotator: "a", Values: rubric.Values{"o": "2", "c": "Yes"}}
+	b := AnnotatorLabel{Annotator: "b", Values: rubric.Values{"o": "1", "c": "Yes"}}
+	c := AnnotatorLabel{Annotator: "c", Values: rubric.Values{"o": "2"}}
+	for _, tc := range []struct {
+		labels []AnnotatorLabel
+		field  string
+		want   bool
+	}{
+		{[]AnnotatorLabel{a, b}, "o", false},
+		{[]AnnotatorLabel{a, b}, "c", true},
+		{[]AnnotatorLabel{a, c}, "o", true},
+		{[]AnnotatorLabel{a, c}, "c", false}, // c gave none
+		{[]AnnotatorLabel{a, c, b}, "o", false},
+		{nil, "o", false},
+	} {
+		if got := Unanimous(tc.labels, tc.field); got != tc.want {
+			t.Errorf("Unanimous(%d labels, %s) = %v, want %v", len(tc.labels), tc.field, got, tc.want)
+		}
+	}
+}
