@@ -257,7 +257,12 @@ func block(label, text string, ls lipgloss.Style, width int) string {
 	}
 	text = shownString(text)             // text from data: escape sequences shown, never obeyed
 	textW := max(10, width-labelWidth-1) // one column of air before the pane's edge
-	body := lipgloss.NewStyle().Width(textW).Render(strings.TrimRight(text, "\n"))
+	// wrapText keeps list and code indents and the line-start rules of Chinese text.
+	lines := wrapText(strings.TrimRight(text, "\n"), textW)
+	for i, l := range lines {
+		lines[i] = padRight(l, textW)
+	}
+	body := strings.Join(lines, "\n")
 	return lipgloss.JoinHorizontal(lipgloss.Top, ls.Width(labelWidth).Render(label), body)
 }
 
