@@ -402,3 +402,31 @@ func TestAdjudicationThirdPass(t *testing.T) {
 		t.Fatalf("scrolling wrote %s → %s adjudication changes", before, after)
 	}
 }
+
+// TestHelpHasGuideCases (issue 40 item 8): ? holds the guide's edge cases (案例1–4, EN and ZH)
+// and when a comment is required, reachable by scrolling at 80×24.
+func TestHelpHasGuideCases(t *testing.T) {
+	term := newTerminal(t)
+	bin := binary(t)
+	db := filepath.Join(t.TempDir(), "help.db")
+	cli(t, bin, db)("import", "--demo")
+	term.startSized("h", 80, 24, fmt.Sprintf("%s --db %s annotate --annotator alice", bin, db))
+	term.waitFor("h", "item 1 of 35")
+	term.keys("h", "?")
+	term.waitFor("h", "m3eval — keys")
+	term.keys("h", "End")
+	term.waitFor("h", "A comment is required when · 必须写评论的情况", "模型被误导但整体评分为 4 或 5")
+	seen := map[string]bool{}
+	for i := 0; i < 80 && len(seen) < 4; i++ {
+		s := term.screen("h")
+		for _, c := range []string{"案例1", "案例2", "案例3", "案例4"} {
+			if strings.Contains(s, c) {
+				seen[c] = true
+			}
+		}
+		term.keys("h", "Up")
+	}
+	if len(seen) < 4 {
+		t.Fatalf("the help screen shows only %v of the guide's four edge cases", seen)
+	}
+}

@@ -44,6 +44,7 @@ type annotateModel struct {
 	q          session.Queue
 	r          *rubric.Rubric
 	actions    rubric.Actions
+	guide      string // the guide's edge cases and comment advice, for ?
 	st         Styles
 	keys       keyMap
 	now        func() time.Time
@@ -141,7 +142,7 @@ func newAnnotateModel(o Options, st Styles, r *lipgloss.Renderer) *annotateModel
 	bar := progress.New(progress.WithSolidFill(fill), progress.WithoutPercentage(), progress.WithColorProfile(r.ColorProfile()))
 	bar.Width = 16
 	m := &annotateModel{
-		ctx: o.Context, q: o.Queue, r: o.Rubric, actions: o.Actions, st: st,
+		ctx: o.Context, q: o.Queue, r: o.Rubric, actions: o.Actions, guide: o.Guide, st: st,
 		keys: newKeyMap(o.Rubric), now: o.Now, openImages: o.OpenImages, start: o.StartSample,
 		comment: ta, flagReason: ti, turn: newTurnPane(st, o.Actions, o.Rubric), bar: bar, focus: -1, rub: newRubricPane(o.Rubric, st),
 		unsaved: map[fieldKey]int{}, image: newImagePane(o.Images, st, r.ColorProfile()),

@@ -46,6 +46,9 @@ type Options struct {
 	// Graphics is the protocol of the full-screen image view (GraphicsKitty, GraphicsITerm,
 	// GraphicsNone); "" means none (half-blocks). See DetectGraphics.
 	Graphics string
+	// Guide is the annotation guide's longer text for the help screen (?): its edge cases and
+	// its advice on comments (annotations.GuideCases for the M3Bench guide); "" shows none.
+	Guide string
 }
 
 // Model is the root model: it owns the terminal size, the header and the footer and the keys

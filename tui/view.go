@@ -276,7 +276,20 @@ func (m *annotateModel) Reference(width int) string {
 			lipgloss.NewStyle().Width(width).Render(m.st.Action.Render(textsafe.String(text))), "", ref)
 	}
 	guide := lipgloss.NewStyle().Width(width).Render(m.st.Dim.Render(m.r.GuideEn + "\n" + m.r.GuideZh))
-	return lipgloss.JoinVertical(lipgloss.Left, m.st.Label.Render("Quick reference · 评分速查表"), ref, "", guide)
+	parts := []string{m.st.Label.Render("Quick reference · 评分速查表"), ref, "", guide}
+	if m.guide != "" {
+		parts = append(parts, "", strings.Join(wrapText(textsafe.String(strings.TrimSpace(m.guide)), width), "\n"))
+	}
+	// When a comment is required, from the rubric's rules (data, not code).
+	if len(m.r.CommentRules) > 0 {
+		var rules []string
+		for _, cr := range m.r.CommentRules {
+			rules = append(rules, "• "+cr.En+"\n  "+cr.Zh)
+		}
+		parts = append(parts, "", m.st.Label.Render("A comment is required when · 必须写评论的情况"),
+			strings.Join(wrapText(strings.Join(rules, "\n"), width), "\n"))
+	}
+	return lipgloss.JoinVertical(lipgloss.Left, parts...)
 }
 
 func padRight(s string, w int) string {

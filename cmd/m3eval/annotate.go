@@ -72,7 +72,7 @@ guide's quick reference. See docs/annotating.md.`,
 			if err := tui.ApplyTheme(renderer, theme, os.Getenv); err != nil {
 				return usageErrorf("--theme: %v", err)
 			}
-			m := tui.New(tui.Options{Context: cmd.Context(), Queue: q, Rubric: r, Actions: actions, StartSample: start, Renderer: renderer, Graphics: gfx})
+			m := tui.New(tui.Options{Context: cmd.Context(), Queue: q, Rubric: r, Actions: actions, Guide: guideCases(r), StartSample: start, Renderer: renderer, Graphics: gfx})
 			if err := tui.Run(cmd.Context(), m, os.Stdin, cmd.OutOrStdout(), tea.WithMouseCellMotion()); err != nil {
 				return fmt.Errorf("annotate: %w", err)
 			}
