@@ -193,6 +193,9 @@ func (p *rubricPane) valueText(s rubricState, f *rubric.Field, it rubric.Item) s
 	if f.Kind == rubric.KindText {
 		v := strings.TrimSpace(s.values[f.Name])
 		if v == "" {
+			if s.readOnly {
+				return p.st.ValueUnset.Render("(none)") // c is refused until e
+			}
 			return p.st.ValueUnset.Render("(none) — c to write")
 		}
 		out := p.st.Value.Render(shownLine(v))

@@ -186,6 +186,9 @@ func (m *annotateModel) commentUnsaved() bool {
 
 // openReader opens the reading view on the turn being labelled.
 func (m *annotateModel) openReader() {
+	if m.noted && !m.noteNext {
+		m.message, m.messageItem, m.noted = "", 0, false // the last item's confirmation is old news
+	}
 	t := m.item.Turn
 	title := fmt.Sprintf("reading · %s · turn %d", textsafe.Line(t.EpisodeID), t.Turn)
 	m.reader.Open(title, func(width int) string {
