@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // dbString runs a query that returns one text value (sql.ErrNoRows gives "<none>").
@@ -38,6 +39,23 @@ func valueOf(t *testing.T, db, annotator, sample, field string) string {
 	return dbString(t, db, `SELECT v.value FROM annotation_values v JOIN annotations a ON a.id = v.annotation_id
 		JOIN turns t ON t.id = a.turn_id JOIN annotators an ON an.id = a.annotator_id
 		WHERE an.name = ? AND t.sample_id = ? AND v.field = ?`, annotator, sample, field)
+}
+
+// waitValue waits until an annotator's value of a field on a turn is want (the screen shows a
+// value as soon as it is typed; the database has it once the write lands).
+func waitValue(t *testing.T, db, annotator, sample, field, want string) {
+	t.Helper()
+	deadline := time.Now().Add(waitDeadline)
+	for {
+		got := valueOf(t, db, annotator, sample, field)
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %v for %s's %s of %s to be %q in the database; it is %q", waitDeadline, annotator, field, sample, want, got)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // statusOf reads an annotator's status on a turn.
@@ -174,9 +192,7 @@ func TestEscBurstsActAsTyped(t *testing.T) {
 	term.tmux("send-keys", "-t", "e", "-l", "the dog sat")
 	term.tmux("send-keys", "-t", "e", "Escape", "d")
 	term.waitFor("e", "Comments               评论          the dog sat", "c comment")
-	if got := valueOf(t, db, "alice", item1, "comments"); got != "the dog sat" {
-		t.Fatalf("after Esc d the comment in the database is %q", got)
-	}
+	waitValue(t, db, "alice", item1, "comments", "the dog sat")
 
 	// Esc Enter: the box closes and the item is submitted.
 	term.fillItem("e")
@@ -194,9 +210,7 @@ func TestEscBurstsActAsTyped(t *testing.T) {
 	term.waitFor("e", "esc back to the rubric")
 	term.tmux("send-keys", "-t", "e", "Escape", "5")
 	term.waitFor("e", "5 Fully right")
-	if got := valueOf(t, db, "alice", item2, "correctness"); got != "5" {
-		t.Fatalf("after Esc 5 in the reader Correctness of item 2 is %q, want 5", got)
-	}
+	waitValue(t, db, "alice", item2, "correctness", "5")
 
 	// ctrl+s in the comment box: saved and submitted in one key.
 	term.fillItem("e")
@@ -272,9 +286,7 @@ func TestAnswerOnScreenAt80x24(t *testing.T) {
 	}
 	term.keys("r", "4")
 	term.waitFor("r", "4 Mostly right")
-	if got := valueOf(t, db, "zed", "long_ep_turn_1", "correctness"); got != "4" {
-		t.Fatalf("Correctness of the long turn in the database: %q", got)
-	}
+	waitValue(t, db, "zed", "long_ep_turn_1", "correctness", "4")
 }
 
 // writeLabels writes labels of the demo's turns that vals gives (nil: not labeled).
