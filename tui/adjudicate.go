@@ -896,9 +896,13 @@ func (m *AdjudicateModel) messageLine(w int) string {
 	if m.message != "" {
 		return m.st.Message.Render(ansi.Truncate(m.message, w, "…"))
 	}
+	c := m.o.Cases[m.idx]
 	var ds []string
-	for _, d := range m.o.Cases[m.idx].Disputes {
+	for _, d := range c.Disputes {
 		ds = append(ds, clean(strings.Replace(d.Reason, d.Field, m.label(d.Field), 1)))
+	}
+	if len(ds) == 0 && campaign.FlagOpen(c.Labels, m.finals[c.SampleID]) {
+		ds = append(ds, "flagged for review: read the reasons (⚑), decide a field if it needs it, f clears the flags")
 	}
 	return m.st.Warning.Render(ansi.Truncate(strings.Join(ds, " · "), w, "…"))
 }
