@@ -24,6 +24,12 @@ var Actions []byte
 //go:embed maps
 var Maps embed.FS
 
+// GuideCases is the annotation guide's edge cases (案例1–4) and its advice on comments, in
+// English and Chinese, as the annotator's help screen (?) shows them.
+//
+//go:embed guide/edge_cases.txt
+var GuideCases string
+
 // Demo holds the demo episodes (demo/episodes.jsonl) and their images.
 //
 //go:embed demo

@@ -117,7 +117,7 @@ func TestAdjudicateScreenSecondPass(t *testing.T) {
 		}
 	}
 	// The turn's image: named on screen, full screen with i, back with esc.
-	term.waitFor("a", "umbrella.png (i full screen)")
+	term.waitFor("a", "image 1 of 1: annotations/demo/images/umbrella.png", "i image full screen")
 	term.until("a", "the image preview beside the table", func(s string) bool {
 		for _, l := range strings.Split(s, "\n") {
 			if strings.Contains(l, "≠ Correctness") && strings.Contains(l, "▀") {

@@ -297,7 +297,9 @@ func longEpisodeDB(t *testing.T, bin, dir string) string {
 
 // TestFocusedTurnStaysInViewOnResize: the turn being labelled stays on screen through
 // resizes (200×60 → 60×20 → 80×24, and 120×40 → 80×24), and at 80×24 its expected answer
-// shows without scrolling, however long the response (issue 25 item 5).
+// shows without scrolling, however long the response (issue 25 item 5); at every size the
+// first line of its answer shows too, the turn's rule from 120 columns (issue 40 item 3:
+// on a small screen the answer comes before the turn's header).
 func TestFocusedTurnStaysInViewOnResize(t *testing.T) {
 	term := newTerminal(t)
 	bin := binary(t)
@@ -308,14 +310,17 @@ func TestFocusedTurnStaysInViewOnResize(t *testing.T) {
 	for _, size := range [][2]string{{"60", "20"}, {"80", "24"}, {"120", "40"}, {"80", "24"}} {
 		term.tmux("resize-window", "-t", "z", "-x", size[0], "-y", size[1])
 		// The redrawn screen at the new size: the header's right edge sits in its last column.
-		// At 60×20 the conversation has four lines: the turn's own lines, not its answer.
+		// At 60×20 the conversation has four lines: the answer's first lines and what is
+		// just above them.
 		wantExpect := size[0] != "60"
-		term.until("z", "turn 8 (and at 80 columns and up its expected answer) at "+size[0]+"×"+size[1], func(s string) bool {
+		wantRule := size[0] == "120"
+		term.until("z", "turn 8's answer (and at 80 columns and up its expected answer) at "+size[0]+"×"+size[1], func(s string) bool {
 			lines := strings.Split(s, "\n")
 			w, _ := strconv.Atoi(size[0])
 			return len(lines) > 0 && strings.HasSuffix(strings.TrimRight(lines[0], " "), "saved") &&
-				len([]rune(lines[0])) >= w-1 &&
-				strings.Contains(s, "turn 8 · follow_up (to label)") && (!wantExpect || strings.Contains(s, "EXPECTED-8"))
+				len([]rune(lines[0])) >= w-1 && strings.Contains(s, "ep8 · turn 8") &&
+				strings.Contains(s, "R8 line 01") && (!wantRule || strings.Contains(s, "turn 8 · follow_up (to label)")) &&
+				(!wantExpect || strings.Contains(s, "EXPECTED-8"))
 		})
 	}
 	term.keys("z", "q")
@@ -334,7 +339,16 @@ func TestHelpScrollsAt80x24(t *testing.T) {
 	term.keys("h", "?")
 	term.waitFor("h", "m3eval — keys", "more lines (j/pgdn)")
 	term.keys("h", "End")
-	s := term.waitFor("h", "end (k/pgup back)", "Overall Quality 整体质量")
+	term.waitFor("h", "end (k/pgup back)", "必须写评论的情况")
+	// The guide's edge cases and comment rules follow the quick reference (issue 40 item 8):
+	// back up, a line a press, until its last row shows.
+	s := term.until("h", "the quick reference's last row", func(s string) bool {
+		if strings.Contains(s, "Overall Quality 整体质量") && strings.Contains(s, "4 Mostly right 基本正确") {
+			return true
+		}
+		term.tmux("send-keys", "-t", "h", "k")
+		return false
+	})
 	if !strings.Contains(s, "4 Mostly right 基本正确") {
 		t.Errorf("the quick reference breaks a word or lost a score:\n%s", s)
 	}

@@ -400,8 +400,11 @@ func TestServeCampaignQueue(t *testing.T) {
 	alice := a.Annotators[0].SampleIDs
 	ep, turn, _ := strings.Cut(alice[0], "_turn_")
 	srv := startServer(t, f.bin, f.db, f.dir)
-	f.term.start("alice", srv.sshCommand(f.alice))
+	// The pane outlives the client, so that the session's last line stays on screen.
+	f.term.start("alice", "sh -c '"+srv.sshCommand(f.alice)+"; sleep 60'")
 	f.term.waitFor("alice", "alice · campaign pilot", fmt.Sprintf("item 1 of %d", len(alice)), ep+" · turn "+turn)
 	f.term.tmux("send-keys", "-t", "alice", "q")
 	srv.waitLog(`session end alice `)
+	// As m3eval annotate does, the session ends with what it did (issue 40 item 9).
+	f.term.waitFor("alice", "m3eval: 0 item(s) submitted this session in", fmt.Sprintf("0 of %d done", len(alice)))
 }

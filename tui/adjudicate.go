@@ -23,6 +23,7 @@ type AdjudicateOptions struct {
 	Context     context.Context
 	Store       session.AdjudicationStore
 	Rubric      *rubric.Rubric
+	Actions     rubric.Actions // what each action type tests, as the annotate screen shows it
 	Adjudicator string
 	Cases       []campaign.Case
 	// Start is the case shown first (e.g. the first one still open).
@@ -43,6 +44,8 @@ type adjKeys struct {
 	NextCase, PrevCase           key.Binding
 	Comment, Undo, Quit          key.Binding
 	Save, Cancel, Image          key.Binding
+	ClearFlag                    key.Binding
+	ScrollUp, ScrollDown         key.Binding
 }
 
 func defaultAdjKeys() adjKeys {
@@ -60,7 +63,11 @@ func defaultAdjKeys() adjKeys {
 		NextCase:  key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "next turn")),
 		PrevCase:  key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "prev turn")),
 		Undo:      key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo")),
-		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		ClearFlag: key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "clear/restore flags")),
+		// The episode's earlier turns scroll as on the annotate screen.
+		ScrollUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "earlier turns")),
+		ScrollDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "scroll down")),
+		Quit:       key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 	}
 }
 
@@ -75,6 +82,7 @@ type AdjudicateModel struct {
 
 	idx, field int
 	item       *session.Item
+	turn       *turnPane // the episode's earlier turns and this one, scrollable
 	// letters gives each annotator of the campaign's cases one column letter for the whole
 	// session (by name), so "A" means the same person on every turn.
 	letters map[string]int
@@ -152,9 +160,11 @@ func newAdjudicateScreen(o AdjudicateOptions) *AdjudicateModel {
 	}
 	m.imgView = newImageView(o.Images, m.st, r.ColorProfile(), o.Graphics)
 	m.preview = newImagePane(o.Images, m.st, r.ColorProfile())
+	m.turn = newTurnPane(m.st, o.Actions, o.Rubric)
 	m.comment = textinput.New()
 	m.comment.Prompt = "Your comment: "
 	m.comment.Placeholder = "why this final label (enter saves, esc cancels)"
+	m.comment.CharLimit = 0 // a comment is as long as it needs to be
 	// The score and choice keys come from the rubric, as on the annotate screen.
 	km := newKeyMap(o.Rubric)
 	m.keys.Score = km.Score
@@ -199,6 +209,7 @@ func (m *AdjudicateModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.idx, m.item, m.finals, m.err, m.message = msg.idx, msg.item, msg.finals, nil, ""
+		m.turn.SetItem(msg.item)
 		m.chosen, m.takeAll = map[string]bool{}, false
 		m.field = 0
 		m.moveToOpen(0)
@@ -308,6 +319,24 @@ func (m *AdjudicateModel) key(k tea.KeyMsg) tea.Cmd {
 		return m.load(m.idx - 1)
 	case key.Matches(k, m.keys.Undo):
 		return m.write(m.undoCmd())
+	case key.Matches(k, m.keys.ScrollUp):
+		m.turn.vp.HalfPageUp()
+		m.turn.anchor = -1
+	case key.Matches(k, m.keys.ScrollDown):
+		m.turn.vp.HalfPageDown()
+		m.turn.anchor = -1
+	case key.Matches(k, m.keys.ClearFlag):
+		c := m.o.Cases[m.idx]
+		if len(c.Flags) == 0 {
+			m.message = "nobody flagged this turn"
+			return nil
+		}
+		// f toggles: clearing says the flags were reviewed; f again puts them back.
+		if campaign.FlagOpen(c.Labels, m.finals[c.SampleID]) {
+			v := campaign.FlagCleared
+			return m.write(m.setCmd(session.FinalEdit{Field: campaign.FlagField, Value: &v}))
+		}
+		return m.write(m.setCmd(session.FinalEdit{Field: campaign.FlagField}))
 	case key.Matches(k, m.keys.TakeAll):
 		m.takeAll = true
 		m.message = "take whose whole label (every field and the comment)? press their letter: " + m.lettersHere()
@@ -325,7 +354,9 @@ func (m *AdjudicateModel) key(k tea.KeyMsg) tea.Cmd {
 			return nil
 		}
 		m.editing = true
-		m.comment.SetValue(m.finalComment())
+		// The box holds the adjudicator's own comment only: the annotators' comments are
+		// shown above it, and taking one is t and their letter.
+		m.comment.SetValue(m.ownComment())
 		m.comment.CursorEnd()
 		return m.comment.Focus()
 	case key.Matches(k, m.keys.Take):
@@ -407,16 +438,18 @@ func (m *AdjudicateModel) takeWhole(r rune) tea.Cmd {
 	var edits []session.FinalEdit
 	for _, f := range m.o.Rubric.Fields {
 		v, ok := l.Values[f.Name]
-		if _, _, fixed := f.FixedValue(it); fixed || !ok {
-			continue
+		if f.Name == m.o.Rubric.CommentField {
+			// The whole label comes with its comment, or with none when they wrote none:
+			// another annotator's comment would explain values it does not hold.
+			v, ok = strings.TrimSpace(v), true
 		}
-		if f.Kind == rubric.KindText && strings.TrimSpace(v) == "" {
+		if _, _, fixed := f.FixedValue(it); fixed || !ok {
 			continue
 		}
 		edits = append(edits, session.FinalEdit{Field: f.Name, Value: &v, Source: l.Annotator})
 		m.chosen[f.Name] = true
 	}
-	if len(edits) == 0 {
+	if len(edits) <= 1 && m.o.Rubric.CommentField != "" || len(edits) == 0 {
 		m.message = fmt.Sprintf("%s gave no answers on this turn", clean(l.Annotator))
 		return nil
 	}
@@ -451,11 +484,14 @@ func (m *AdjudicateModel) commentKey(k tea.KeyMsg) tea.Cmd {
 	return cmd
 }
 
-// finalComment is the comment of the final label as it stands (decided or joined).
-func (m *AdjudicateModel) finalComment() string {
-	c := m.o.Cases[m.idx]
-	fin := campaign.Resolve(m.o.Rubric, c.Labels, m.finals[c.SampleID], m.o.Disagree)
-	return fin.Values[m.o.Rubric.CommentField]
+// ownComment is the comment this turn's adjudication wrote anew ("" when none, or when the
+// final comment was taken from an annotator).
+func (m *AdjudicateModel) ownComment() string {
+	d, ok := m.finals[m.o.Cases[m.idx].SampleID][m.o.Rubric.CommentField]
+	if !ok || d.Source != "" {
+		return ""
+	}
+	return d.Value
 }
 
 // applies reports whether a field takes a decision on this turn (an NA rule may fix it).
@@ -536,7 +572,7 @@ func (m *AdjudicateModel) setCmd(edits ...session.FinalEdit) tea.Cmd {
 	var what []string
 	for i := range edits {
 		edits[i].TurnID, edits[i].Adjudicator, edits[i].RubricVersion = c.TurnID, m.o.Adjudicator, m.o.Rubric.Version
-		what = append(what, fmt.Sprintf("%s = %s", m.label(edits[i].Field), textsafe.Line(*edits[i].Value)))
+		what = append(what, m.editText(edits[i]))
 	}
 	return func() tea.Msg {
 		if err := m.o.Store.SetFinal(m.o.Context, edits...); err != nil {
@@ -545,6 +581,19 @@ func (m *AdjudicateModel) setCmd(edits ...session.FinalEdit) tea.Cmd {
 		f, err := m.o.Store.Finals(m.o.Context)
 		return adjSavedMsg{what: strings.Join(what, ", ") + " saved", finals: f, err: err}
 	}
+}
+
+// editText says what a write sets: "Overall Quality = 3", "flags cleared".
+func (m *AdjudicateModel) editText(e session.FinalEdit) string {
+	switch {
+	case e.Field == campaign.FlagField && e.Value == nil:
+		return "flags restored"
+	case e.Field == campaign.FlagField:
+		return "flags cleared"
+	case e.Value == nil:
+		return m.label(e.Field) + " cleared"
+	}
+	return fmt.Sprintf("%s = %s", m.label(e.Field), textsafe.Line(*e.Value))
 }
 
 func (m *AdjudicateModel) undoCmd() tea.Cmd {
@@ -572,18 +621,27 @@ func (m *AdjudicateModel) View() string {
 	if m.viewing {
 		return m.imgView.View()
 	}
-	table := m.withPreview(m.table(w), w)
+	grid, notes := m.table(w)
+	table := m.withPreview(grid, w)
+	if notes != "" {
+		table += "\n" + notes
+	}
 	foot := m.messageLine(w)
 	if m.editing {
 		foot = m.comment.View()
 	}
+	// The turn pane takes the room the table leaves: the episode's earlier turns scroll
+	// in it (pgup), as on the annotate screen.
 	room := m.height - lipgloss.Height(table) - 1
-	turn := m.turnLines(w)
-	if room < len(turn) {
-		turn = turn[:max(0, room)]
+	if room < 2 {
+		return table + "\n" + foot
 	}
-	parts := append(turn, table, foot)
-	return strings.Join(parts, "\n")
+	m.turn.SetCompact(m.height < 32)
+	m.turn.SetSize(w, room)
+	if n := m.turn.vp.TotalLineCount() + 1; n < room {
+		m.turn.SetSize(w, n) // a short turn: the table follows it, not a gap
+	}
+	return strings.Join(append(m.turn.Lines(), table, foot), "\n")
 }
 
 // withPreview puts the turn's image beside the table when there are 20 columns to spare.
@@ -641,9 +699,14 @@ func (m *AdjudicateModel) Reference(width int) string {
 	return lipgloss.NewStyle().Width(width).Render(m.st.Dim.Render(
 		"Each column is one annotator's answer; an annotator keeps their letter on every turn of the campaign. " +
 			"The final column is the decision: \"(A)\" took A's answer, \"(new)\" is the adjudicator's own value, " +
-			"NA a field that does not apply to the turn. ≠ marks the fields in dispute; the cursor starts on the first " +
-			"one still open and moves on after each decision. t and a letter take that annotator's whole label " +
-			"(every field and the comment); c writes your own comment."))
+			"NA a field that does not apply to the turn. \"agreed\" means every annotator gave that value; \"proposed\" is " +
+			"computed from close answers that differ (a majority, or the median rounded up) until you decide it. " +
+			"≠ marks the fields in dispute; the cursor starts on the first " +
+			"one still open and moves on after each decision. A letter takes that annotator's answer for the field and " +
+			"leaves the comment as it is; t and a letter take their whole label (every field and their comment, or none). " +
+			"c writes your own comment (the box starts empty: the annotators' comments are shown above it). " +
+			"⚑ lines are annotators' flags: a flagged turn stays open, and export --final keeps the flag and the reasons, " +
+			"until f clears them (f again restores them). pgup/pgdn scroll the episode's earlier turns."))
 }
 
 // ShortHelp implements help.KeyMap; the root adds "? help" and "q quit".
@@ -655,16 +718,24 @@ func (m *AdjudicateModel) ShortHelp() []key.Binding {
 	if m.viewing {
 		return m.imgView.ShortHelp()
 	}
-	return []key.Binding{k.Take, k.TakeAll, k.Score, k.Choice, k.NextField, k.PrevCase, k.NextCase, k.Comment, k.Image, k.Undo}
+	short := []key.Binding{k.Take, k.TakeAll, k.Score, k.Choice, k.NextField, k.PrevCase, k.NextCase, k.Comment, k.Image, k.Undo}
+	if m.item != nil && len(m.o.Cases[m.idx].Flags) > 0 {
+		short = append(short, k.ClearFlag)
+	}
+	return short
 }
 
 // FullHelp implements help.KeyMap.
 func (m *AdjudicateModel) FullHelp() [][]key.Binding {
 	k := m.keys
-	return [][]key.Binding{{k.Take, k.TakeAll, k.Score, k.Choice}, {k.NextField, k.PrevField, k.Comment, k.Image}, {k.PrevCase, k.NextCase, k.Undo, k.Quit}}
+	// The root adds "? help" and "q quit" once.
+	return [][]key.Binding{{k.Take, k.TakeAll, k.Score, k.Choice}, {k.NextField, k.PrevField, k.Comment, k.Image}, {k.PrevCase, k.NextCase, k.Undo, k.ClearFlag}, {k.ScrollUp, k.ScrollDown}}
 }
 
 func (m *AdjudicateModel) decided(c campaign.Case) bool {
+	if campaign.FlagOpen(c.Labels, m.finals[c.SampleID]) {
+		return false
+	}
 	for _, d := range c.Disputes {
 		if _, ok := m.finals[c.SampleID][d.Field]; !ok {
 			return false
@@ -673,30 +744,12 @@ func (m *AdjudicateModel) decided(c campaign.Case) bool {
 	return true
 }
 
-// turnLines renders the turn under adjudication: what was asked, answered and expected.
-func (m *AdjudicateModel) turnLines(w int) []string {
-	t := &m.item.Turn
-	title := fmt.Sprintf("─ %s · turn %d · %s", clean(t.SampleID), t.Turn, clean(t.ActionType))
-	if n := len(m.item.Earlier); n > 0 {
-		title += fmt.Sprintf(" · earlier turns: %d", n)
-	}
-	lines := []string{m.st.PaneTitle.Render(ansi.Truncate(title+" ", w, "…"))}
-	for i, img := range t.Images {
-		lines = append(lines, line("Image", fmt.Sprintf("image %d of %d: %s (i full screen)", i+1, len(t.Images), img), m.st.Dim, w))
-	}
-	for _, b := range []struct {
-		label, text string
-		style       lipgloss.Style
-	}{{"User", t.UserMessage, m.st.User}, {"Model", t.VLMResponse, m.st.Model}, {"Expect", t.ExpectedAnswer, m.st.Expected}} {
-		body := lipgloss.NewStyle().Width(max(10, w-9)).Render(clean(b.text))
-		lines = append(lines, strings.Split(lipgloss.JoinHorizontal(lipgloss.Top, b.style.Width(8).Render(b.label), " ", body), "\n")...)
-	}
-	return lines
-}
-
 // table renders one row per rating field: each annotator's answer, and the final value
-// (decided, agreed, or ? while a dispute is open), with the focused field marked.
-func (m *AdjudicateModel) table(w int) string {
+// (decided, agreed, proposed, or ? while a dispute is open), with the focused field marked;
+// then the notes below it (the weighted suggestion, what the focused field's values mean,
+// flags, comments), which run the screen's full width and so are kept apart from the grid
+// the image preview sits beside.
+func (m *AdjudicateModel) table(w int) (grid, notes string) {
 	c := m.o.Cases[m.idx]
 	decided := m.finals[c.SampleID]
 	fin := campaign.Resolve(m.o.Rubric, c.Labels, decided, m.o.Disagree)
@@ -707,7 +760,8 @@ func (m *AdjudicateModel) table(w int) string {
 	colW := max(8, min(16, (w-30)/(len(c.Labels)+1)))
 	cell := func(s string) string { return padRight(ansi.Truncate(s, colW-1, "…"), colW) }
 	var b strings.Builder
-	b.WriteString(m.st.Dim.Render(padRight("", 28)))
+	// The turn's sample_id heads the names column: the id the CLI (--turn) and the lists use.
+	b.WriteString(m.st.Label.Render(padRight(ansi.Truncate(clean(c.SampleID), 27, "…"), 28)))
 	for _, l := range c.Labels {
 		b.WriteString(m.st.Label.Render(cell(fmt.Sprintf("%c %s", 'A'+m.letters[l.Annotator], clean(l.Annotator)))))
 	}
@@ -745,9 +799,65 @@ func (m *AdjudicateModel) table(w int) string {
 			b.WriteString(m.st.Warning.Render(cell("?")))
 		case strings.HasPrefix(src, string(campaign.SourceAdjudicated)):
 			b.WriteString(m.st.Suggestion.Render(cell(clean(v) + " " + m.sourceTag(src))))
-		default:
+		case campaign.Unanimous(c.Labels, f.Name):
 			b.WriteString(m.st.Dim.Render(cell(clean(v) + " agreed")))
+		default:
+			// Close answers that differ: the value is computed (a majority, or a median
+			// rounded up), a proposal nobody gave as such; a key decides it.
+			b.WriteString(m.st.Warning.Render(cell(clean(v) + " proposed")))
 		}
+	}
+	grid = b.String()
+	b.Reset()
+	// The guide's weighted suggestion for the final values as they stand, and for each
+	// annotator's: Overall is judged against it.
+	it := m.item.Turn.Item()
+	if sf, ok := m.o.Rubric.Field(m.o.Rubric.SuggestField); ok {
+		var parts []string
+		if sg := m.o.Rubric.Suggest(fin.Values, it); sg.OK {
+			parts = append(parts, fmt.Sprintf("final %.1f", sg.Score))
+		}
+		for _, l := range c.Labels {
+			if sg := m.o.Rubric.Suggest(l.Values, it); sg.OK {
+				parts = append(parts, fmt.Sprintf("%c %.1f", 'A'+m.letters[l.Annotator], sg.Score))
+			}
+		}
+		if len(parts) > 0 {
+			b.WriteString(m.st.Suggestion.Render(ansi.Truncate("  "+sf.LabelEn+" suggested by the guide's weights: "+strings.Join(parts, " · "), w, "…")))
+		}
+	}
+	// What each value of the focused field means, on one line (two when it wraps).
+	{
+		f := m.fields[m.field]
+		opts := f.Levels
+		if f.Kind == rubric.KindChoice {
+			opts = f.Choices
+		}
+		var parts []string
+		for _, o := range opts {
+			k := o.Value
+			if o.Key != "" {
+				k = o.Key + "=" + o.Value
+			}
+			parts = append(parts, k+" "+o.ShortEn)
+		}
+		if len(parts) > 0 {
+			b.WriteString("\n" + m.st.Meaning.Render(ansi.Truncate("  "+f.LabelEn+": "+strings.Join(parts, " · "), w, "…")))
+		}
+	}
+	for _, l := range c.Labels {
+		if !l.Flagged {
+			continue
+		}
+		why := strings.TrimSpace(l.FlagReason)
+		if why == "" {
+			why = "(no reason)"
+		}
+		state := "f clears"
+		if !campaign.FlagOpen(c.Labels, decided) {
+			state = "cleared"
+		}
+		b.WriteString("\n" + m.st.Warning.Render(ansi.Truncate(fmt.Sprintf("  ⚑ %c %s flagged (%s): %s", 'A'+m.letters[l.Annotator], clean(l.Annotator), state, shownLine(why)), w, "…")))
 	}
 	if m.o.Rubric.CommentField != "" {
 		for _, l := range c.Labels {
@@ -756,10 +866,17 @@ func (m *AdjudicateModel) table(w int) string {
 			}
 		}
 		if d, ok := decided[m.o.Rubric.CommentField]; ok {
-			b.WriteString("\n" + m.st.Suggestion.Render(ansi.Truncate("  final comment: "+shownLine(d.Value), w, "…")))
+			text := shownLine(d.Value)
+			if text == "" {
+				text = "(none)"
+			}
+			if d.Source != "" {
+				text += " " + m.sourceTag(string(campaign.SourceAdjudicated)+":"+d.Source)
+			}
+			b.WriteString("\n" + m.st.Suggestion.Render(ansi.Truncate("  final comment: "+text, w, "…")))
 		}
 	}
-	return b.String()
+	return grid, strings.TrimPrefix(b.String(), "\n")
 }
 
 // sourceTag says whose answer a decided value is: "(B)" for the annotator with letter B,
@@ -779,15 +896,22 @@ func (m *AdjudicateModel) messageLine(w int) string {
 	if m.message != "" {
 		return m.st.Message.Render(ansi.Truncate(m.message, w, "…"))
 	}
+	c := m.o.Cases[m.idx]
 	var ds []string
-	for _, d := range m.o.Cases[m.idx].Disputes {
+	for _, d := range c.Disputes {
 		ds = append(ds, clean(strings.Replace(d.Reason, d.Field, m.label(d.Field), 1)))
+	}
+	if len(ds) == 0 && campaign.FlagOpen(c.Labels, m.finals[c.SampleID]) {
+		ds = append(ds, "flagged for review: read the reasons (⚑), decide a field if it needs it, f clears the flags")
 	}
 	return m.st.Warning.Render(ansi.Truncate(strings.Join(ds, " · "), w, "…"))
 }
 
 // label is a field's name as the rubric labels it for people ("Overall Quality").
 func (m *AdjudicateModel) label(field string) string {
+	if field == campaign.FlagField {
+		return "the flags"
+	}
 	if f, ok := m.o.Rubric.Field(field); ok && f.LabelEn != "" {
 		return f.LabelEn
 	}

@@ -44,6 +44,7 @@ type annotateModel struct {
 	q          session.Queue
 	r          *rubric.Rubric
 	actions    rubric.Actions
+	guide      string // the guide's edge cases and comment advice, for ?
 	st         Styles
 	keys       keyMap
 	now        func() time.Time
@@ -79,10 +80,15 @@ type annotateModel struct {
 	rubNeed      int // the rubric pane's width without a cut (rubricNeed)
 	message      string
 	messageStyle lipgloss.Style
-	// messageItem is the item a warning is about ("missing: …", "submitted · e to edit");
-	// it goes when another item is shown. 0: the message is not tied to the item on screen
-	// (a confirmation of what happened to the item just left).
+	// messageItem is the item a message is about or shown on ("missing: …", "submitted · e
+	// to edit"); it goes when another item is shown. 0: tied to no item (a queue error).
+	// noteNext: a confirmation of what happened to the item being left ("submitted"), which
+	// stays for the next item shown and then goes with it (see note).
 	messageItem int64
+	noteNext    bool
+	// noted says the message is such a confirmation: it is old news once the annotator
+	// acts on the next item, so opening the reader drops it.
+	noted bool
 	// flagDraft is the flag reason typed and cancelled with esc, for this item: f brings it
 	// back.
 	flagDraft     string
@@ -141,8 +147,8 @@ func newAnnotateModel(o Options, st Styles, r *lipgloss.Renderer) *annotateModel
 	bar := progress.New(progress.WithSolidFill(fill), progress.WithoutPercentage(), progress.WithColorProfile(r.ColorProfile()))
 	bar.Width = 16
 	m := &annotateModel{
-		ctx: o.Context, q: o.Queue, r: o.Rubric, actions: o.Actions, st: st,
-		keys: newKeyMap(o.Rubric), now: o.Now, openImages: o.OpenImages, start: o.StartSample,
+		ctx: o.Context, q: o.Queue, r: o.Rubric, actions: o.Actions, guide: o.Guide, st: st,
+		keys: annotateKeys(o), now: o.Now, openImages: o.OpenImages, start: o.StartSample,
 		comment: ta, flagReason: ti, turn: newTurnPane(st, o.Actions, o.Rubric), bar: bar, focus: -1, rub: newRubricPane(o.Rubric, st),
 		unsaved: map[fieldKey]int{}, image: newImagePane(o.Images, st, r.ColorProfile()),
 		reader: newReaderPane(st), imgView: newImageView(o.Images, st, r.ColorProfile(), o.Graphics),
@@ -270,17 +276,24 @@ func (m *annotateModel) takeActive() time.Duration {
 func (m *annotateModel) say(style lipgloss.Style, format string, args ...any) {
 	// Messages quote data (sample ids, paths, errors naming values): one safe line.
 	m.message, m.messageStyle = textsafe.Line(fmt.Sprintf(format, args...)), style
-	m.messageItem = 0
+	m.messageItem, m.noteNext, m.noted = 0, false, false
 	if m.item != nil {
 		m.messageItem = m.item.Ref.TurnID
 	}
 }
 
-// note says what happened to an item (submitted, skipped, flagged): it stays when the next
-// item opens, as its confirmation.
-func (m *annotateModel) note(style lipgloss.Style, format string, args ...any) {
+// note says what happened to item turnID (submitted, skipped, flagged): it stays when the
+// next item opens, as its confirmation, and goes when that one is left, so it is never
+// shown beside an item it is not about for longer than one step.
+func (m *annotateModel) note(turnID int64, style lipgloss.Style, format string, args ...any) {
 	m.say(style, format, args...)
-	m.messageItem = 0
+	m.noted = true
+	switch {
+	case m.item != nil && m.item.Ref.TurnID == turnID && !m.loading:
+		m.messageItem = turnID // about the item on screen, which stays (flagged)
+	case m.item == nil || m.item.Ref.TurnID == turnID:
+		m.messageItem, m.noteNext = 0, true // the next item is on its way: bound to it
+	}
 }
 
 func (m *annotateModel) handleResult(msg tea.Msg) tea.Cmd {
@@ -328,7 +341,7 @@ func (m *annotateModel) handleResult(msg tea.Msg) tea.Cmd {
 		}
 		m.recovered()
 		if msg.note != "" {
-			m.note(m.st.Message, "%s", msg.note)
+			m.note(msg.turnID, m.st.Message, "%s", msg.note)
 		}
 		m.absorb(msg.turnID, msg.ann)
 	case undoneMsg:
@@ -386,10 +399,24 @@ func (m *annotateModel) absorb(turnID int64, a *session.Annotation) {
 	m.rub.dirty = true
 }
 
+// annotateKeys are the annotate screen's keys for these options. Over SSH (Remote) no
+// viewer can open on the annotator's machine: o lists the images' paths on the server, and
+// its hint says so rather than promising to open them (i shows them in the terminal).
+func annotateKeys(o Options) keyMap {
+	k := newKeyMap(o.Rubric)
+	if o.Remote {
+		k.Open.SetHelp("o", "image paths")
+	}
+	return k
+}
+
 // show puts an item on screen.
 func (m *annotateModel) show(it *session.Item) {
-	if m.messageItem != 0 && m.messageItem != it.Ref.TurnID {
-		m.message, m.messageItem = "", 0 // a warning about the item left behind
+	switch {
+	case m.noteNext:
+		m.messageItem, m.noteNext = it.Ref.TurnID, false // the confirmation of the item left
+	case m.messageItem != 0 && m.messageItem != it.Ref.TurnID:
+		m.message, m.messageItem, m.noted = "", 0, false // about the item left behind
 	}
 	if m.flagDraftItem != it.Ref.TurnID {
 		m.flagDraft, m.flagDraftItem = "", 0
@@ -765,12 +792,15 @@ func (m *annotateModel) leaving() bool {
 type commentTickMsg struct{ rev int }
 
 func (m *annotateModel) commentKey(msg tea.KeyMsg) tea.Cmd {
-	if key.Matches(msg, m.keys.LeaveEditor) {
+	if key.Matches(msg, m.keys.LeaveEditor, m.keys.SaveSubmit) {
 		cmd := m.saveComment()
 		m.comment.Blur()
 		m.mode = modeNormal
 		m.rub.dirty = true
 		m.layout()
+		if key.Matches(msg, m.keys.SaveSubmit) && !m.readOnly && !m.leaving() {
+			return tea.Batch(cmd, m.submit())
+		}
 		return cmd
 	}
 	if msg.Paste {

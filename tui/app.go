@@ -46,6 +46,9 @@ type Options struct {
 	// Graphics is the protocol of the full-screen image view (GraphicsKitty, GraphicsITerm,
 	// GraphicsNone); "" means none (half-blocks). See DetectGraphics.
 	Graphics string
+	// Guide is the annotation guide's longer text for the help screen (?): its edge cases and
+	// its advice on comments (annotations.GuideCases for the M3Bench guide); "" shows none.
+	Guide string
 }
 
 // Model is the root model: it owns the terminal size, the header and the footer and the keys
@@ -123,6 +126,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, tea.Quit
 	case tea.KeyMsg:
+		if msg.Alt && !msg.Paste {
+			return m, m.escBurst(msg)
+		}
 		if msg.Type == tea.KeyRunes && !msg.Paste && len(msg.Runes) > 1 {
 			return m, m.burst(msg)
 		}
@@ -156,6 +162,23 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	// (the quit guard of docs/annotating.md), and it handles ctrl+c even in a text box.
 	_, cmd := m.screen.Update(k)
 	return cmd
+}
+
+// escBurst undoes Bubble Tea v1's reading of Esc and the key after it as one Alt key. The
+// terminal sends Esc as the byte ESC and Alt+x as ESC x, so when Esc and the next key arrive
+// in one read (tmux send-keys, fast typing, routinely over SSH) v1 hands over "alt+enter",
+// "alt+u", "alt+5": the comment box then upper-cases a word (alt+u) or deletes one (alt+d)
+// and Enter or the digit is lost. No binding of these screens uses Alt, so every Alt key is
+// what the user typed, Esc and then the key: both act, in order. Bubble Tea v1 has no Esc
+// timeout to set (v2's input reader does this itself), hence the split by hand. A
+// terminal's Option-as-Meta word motions in the comment box are given up for it.
+func (m *Model) escBurst(k tea.KeyMsg) tea.Cmd {
+	esc := m.key(tea.KeyMsg{Type: tea.KeyEscape})
+	k.Alt = false
+	if k.Type == tea.KeyRunes && len(k.Runes) > 1 {
+		return tea.Batch(esc, m.burst(k))
+	}
+	return tea.Batch(esc, m.key(k))
 }
 
 // burst hands the keys of one terminal read over one at a time, in order. Bubble Tea v1

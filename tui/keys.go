@@ -33,7 +33,7 @@ type keyMap struct {
 	Top, Bottom, Read, Image            key.Binding
 	Quit                                key.Binding
 	LeaveEditor, ConfirmFlag, ForceQuit key.Binding
-	CancelFlag                          key.Binding
+	CancelFlag, SaveSubmit              key.Binding
 }
 
 // newKeyMap builds the annotate keys from the rubric: the score keys are the digits of its
@@ -100,6 +100,9 @@ func newKeyMap(r *rubric.Rubric) keyMap {
 		Image:       key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "image full screen")),
 		Quit:        key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
 		LeaveEditor: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "done editing")),
+		// In the comment box enter is a new line: ctrl+s saves the comment and submits in
+		// one key (raw mode turns off XON/XOFF, so the terminal passes it through).
+		SaveSubmit:  key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "save & submit")),
 		ConfirmFlag: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "flag")),
 		CancelFlag:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel (f brings the reason back)")),
 		ForceQuit:   key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),

@@ -166,7 +166,7 @@ func (p *rubricPane) render(s rubricState, width int) string {
 	}
 	if s.commenting {
 		f, _ := p.r.Field(p.r.CommentField)
-		lines = append(lines, p.st.Label.Render(f.LabelEn+" "+f.LabelZh)+p.st.Dim.Render(" — esc when done"))
+		lines = append(lines, p.st.Label.Render(f.LabelEn+" "+f.LabelZh)+p.st.Dim.Render(" — esc when done · ctrl+s save & submit"))
 		return strings.Join(lines, "\n") // rubricPane adds the live editor below
 	}
 	if s.focus >= 0 {
@@ -193,6 +193,9 @@ func (p *rubricPane) valueText(s rubricState, f *rubric.Field, it rubric.Item) s
 	if f.Kind == rubric.KindText {
 		v := strings.TrimSpace(s.values[f.Name])
 		if v == "" {
+			if s.readOnly {
+				return p.st.ValueUnset.Render("(none)") // c is refused until e
+			}
 			return p.st.ValueUnset.Render("(none) — c to write")
 		}
 		out := p.st.Value.Render(shownLine(v))

@@ -31,8 +31,14 @@ type turnPane struct {
 	// pane last put itself at to show it (-1 once the annotator scrolled away): until they
 	// scroll, every resize shows the turn being labelled again, wherever it now starts.
 	current, anchor int
-	lines           []string
-	linesOffset     int
+	// answer is the line where the model's answer of the turn being labelled starts: the
+	// pane opens low enough to show its first lines, however long what comes before it.
+	answer      int
+	lines       []string
+	linesOffset int
+	// compact folds the turn's header (small terminals): action, task and images go on the
+	// rule and one line, so the answer being scored is on screen at 80×24.
+	compact bool
 }
 
 func newTurnPane(st Styles, actions rubric.Actions, r *rubric.Rubric) *turnPane {
@@ -62,9 +68,22 @@ func (p *turnPane) SetSize(w, h int) {
 // labelled (the annotator has not scrolled since).
 func (p *turnPane) anchored() bool { return p.anchor >= 0 && p.vp.YOffset == p.anchor }
 
-// showCurrent scrolls to the turn being labelled.
+// SetCompact folds the turn's header (see compact); it renders again when that changes.
+func (p *turnPane) SetCompact(c bool) {
+	if c != p.compact {
+		p.compact, p.renderedFor = c, ""
+	}
+}
+
+// showCurrent scrolls to the turn being labelled: its start, or, when the answer would begin
+// below the pane, low enough that the answer's first two lines show (the title says what is
+// above), so a turn is never scored without its answer on screen.
 func (p *turnPane) showCurrent() {
-	p.vp.SetYOffset(p.current)
+	off := p.current
+	if need := p.answer - (p.vp.Height - 2); need > off {
+		off = need
+	}
+	p.vp.SetYOffset(off)
 	p.anchor = p.vp.YOffset
 	p.lines = nil
 }
@@ -73,7 +92,7 @@ func (p *turnPane) render() {
 	if p.item == nil || p.vp.Width == 0 {
 		return
 	}
-	key := fmt.Sprintf("%d/%d", p.item.Ref.TurnID, p.vp.Width)
+	key := fmt.Sprintf("%d/%d/%t", p.item.Ref.TurnID, p.vp.Width, p.compact)
 	if key == p.renderedFor {
 		return
 	}
@@ -87,9 +106,9 @@ func (p *turnPane) render() {
 	if n := p.vp.TotalLineCount(); sameItem && n > 0 {
 		frac = float64(p.vp.YOffset) / float64(n)
 	}
-	content, current := p.renderContext(p.vp.Width)
+	content, current, answer := p.renderContext(p.vp.Width)
 	p.vp.SetContent(content)
-	p.current = current
+	p.current, p.answer = current, answer
 	if anchored {
 		p.showCurrent()
 	} else {
@@ -154,8 +173,8 @@ func (p *turnPane) title() string {
 }
 
 // renderContext renders the episode's earlier turns and the current one, and returns the
-// line where the current turn starts.
-func (p *turnPane) renderContext(width int) (string, int) {
+// line where the current turn starts and the line where its model answer starts.
+func (p *turnPane) renderContext(width int) (string, int, int) {
 	st := p.st
 	var parts []string
 	lines := 0
@@ -170,13 +189,6 @@ func (p *turnPane) renderContext(width int) (string, int) {
 	}
 	current := lines
 	t := &p.item.Turn
-	add(rule(fmt.Sprintf("turn %d · %s (to label)", t.Turn, t.ActionType), width, st.CurrentRule))
-	// The action's intent is the same for every item of its type: one line each, so the
-	// response being scored stays on screen; the full text is behind ?.
-	add(line("Action", p.actions.Describe(t.ActionType), st.Action, width))
-	if at, ok := p.actions[t.ActionType]; ok && at.IntentZh != "" {
-		add(line("意图", at.CapabilityZh+"："+at.IntentZh, st.Action, width))
-	}
 	var info []string
 	if t.TaskType != "" { // imported logs have none
 		info = append(info, "task "+t.TaskType)
@@ -184,9 +196,34 @@ func (p *turnPane) renderContext(width int) (string, int) {
 	if t.Model != "" {
 		info = append(info, "model "+t.Model)
 	}
-	add(block("", strings.Join(info, " · "), st.Dim, width))
-	for i, img := range t.Images {
-		add(line("Image", fmt.Sprintf("image %d of %d: %s", i+1, len(t.Images), img), st.Dim, width))
+	if p.compact {
+		// Small terminals: the task, the model and the image count ride on the rule, the
+		// action and its intent share one line; the full texts are behind ? and i.
+		ruleText := fmt.Sprintf("turn %d · %s (to label)", t.Turn, t.ActionType)
+		for _, x := range info {
+			ruleText += " · " + strings.TrimPrefix(strings.TrimPrefix(x, "task "), "model ")
+		}
+		if n := len(t.Images); n > 0 {
+			ruleText += fmt.Sprintf(" · %d image%s", n, map[bool]string{true: "s"}[n > 1])
+		}
+		add(rule(ruleText, width, st.CurrentRule))
+		action := p.actions.Describe(t.ActionType)
+		if at, ok := p.actions[t.ActionType]; ok && at.IntentZh != "" {
+			action += " · " + at.IntentZh
+		}
+		add(line("Action", action, st.Action, width))
+	} else {
+		add(rule(fmt.Sprintf("turn %d · %s (to label)", t.Turn, t.ActionType), width, st.CurrentRule))
+		// The action's intent is the same for every item of its type: one line each, so the
+		// response being scored stays on screen; the full text is behind ?.
+		add(line("Action", p.actions.Describe(t.ActionType), st.Action, width))
+		if at, ok := p.actions[t.ActionType]; ok && at.IntentZh != "" {
+			add(line("意图", at.CapabilityZh+"："+at.IntentZh, st.Action, width))
+		}
+		add(block("", strings.Join(info, " · "), st.Dim, width))
+		for i, img := range t.Images {
+			add(line("Image", fmt.Sprintf("image %d of %d: %s", i+1, len(t.Images), img), st.Dim, width))
+		}
 	}
 	add(block("User", t.UserMessage, st.User, width))
 	// The expected answer comes before the response, so that it is on screen when the turn
@@ -204,8 +241,9 @@ func (p *turnPane) renderContext(width int) (string, int) {
 	} else {
 		add(block("Expect", t.ExpectedAnswer, st.Expected, width))
 	}
+	answer := lines
 	add(block("Model", t.VLMResponse, st.Model, width))
-	return strings.Join(parts, "\n"), current
+	return strings.Join(parts, "\n"), current, answer
 }
 
 // labelWidth is the width of the label column of the turn pane.
@@ -219,7 +257,12 @@ func block(label, text string, ls lipgloss.Style, width int) string {
 	}
 	text = shownString(text)             // text from data: escape sequences shown, never obeyed
 	textW := max(10, width-labelWidth-1) // one column of air before the pane's edge
-	body := lipgloss.NewStyle().Width(textW).Render(strings.TrimRight(text, "\n"))
+	// wrapText keeps list and code indents and the line-start rules of Chinese text.
+	lines := wrapText(strings.TrimRight(text, "\n"), textW)
+	for i, l := range lines {
+		lines[i] = padRight(l, textW)
+	}
+	body := strings.Join(lines, "\n")
 	return lipgloss.JoinHorizontal(lipgloss.Top, ls.Width(labelWidth).Render(label), body)
 }
 

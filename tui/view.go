@@ -74,6 +74,7 @@ func (m *annotateModel) layout() {
 	if !m.wide() {
 		ctxH -= lipgloss.Height(m.rubricPane())
 	}
+	m.turn.SetCompact(m.compact())
 	m.turn.SetSize(m.contextWidth(), max(1, ctxH)+1)
 	if m.wide() {
 		m.image.SetSize(m.rubricWidth(), max(0, body-m.rubricHeight))
@@ -185,6 +186,9 @@ func (m *annotateModel) commentUnsaved() bool {
 
 // openReader opens the reading view on the turn being labelled.
 func (m *annotateModel) openReader() {
+	if m.noted && !m.noteNext {
+		m.message, m.messageItem, m.noted = "", 0, false // the last item's confirmation is old news
+	}
 	t := m.item.Turn
 	title := fmt.Sprintf("reading · %s · turn %d", textsafe.Line(t.EpisodeID), t.Turn)
 	m.reader.Open(title, func(width int) string {
@@ -203,7 +207,7 @@ func (m *annotateModel) CapturesKeys() bool { return m.mode == modeComment || m.
 func (m *annotateModel) ShortHelp() []key.Binding {
 	switch m.mode {
 	case modeComment:
-		return []key.Binding{m.keys.LeaveEditor, m.keys.ForceQuit}
+		return []key.Binding{m.keys.LeaveEditor, m.keys.SaveSubmit, m.keys.ForceQuit}
 	case modeFlag:
 		return []key.Binding{m.keys.ConfirmFlag, m.keys.CancelFlag}
 	case modeRead:
@@ -275,7 +279,20 @@ func (m *annotateModel) Reference(width int) string {
 			lipgloss.NewStyle().Width(width).Render(m.st.Action.Render(textsafe.String(text))), "", ref)
 	}
 	guide := lipgloss.NewStyle().Width(width).Render(m.st.Dim.Render(m.r.GuideEn + "\n" + m.r.GuideZh))
-	return lipgloss.JoinVertical(lipgloss.Left, m.st.Label.Render("Quick reference · 评分速查表"), ref, "", guide)
+	parts := []string{m.st.Label.Render("Quick reference · 评分速查表"), ref, "", guide}
+	if m.guide != "" {
+		parts = append(parts, "", strings.Join(wrapText(textsafe.String(strings.TrimSpace(m.guide)), width), "\n"))
+	}
+	// When a comment is required, from the rubric's rules (data, not code).
+	if len(m.r.CommentRules) > 0 {
+		var rules []string
+		for _, cr := range m.r.CommentRules {
+			rules = append(rules, "• "+cr.En+"\n  "+cr.Zh)
+		}
+		parts = append(parts, "", m.st.Label.Render("A comment is required when · 必须写评论的情况"),
+			strings.Join(wrapText(strings.Join(rules, "\n"), width), "\n"))
+	}
+	return lipgloss.JoinVertical(lipgloss.Left, parts...)
 }
 
 func padRight(s string, w int) string {

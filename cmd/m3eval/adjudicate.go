@@ -15,15 +15,17 @@ func newAdjudicateCmd(g *globalOptions) *cobra.Command {
 	var output string
 	cmd := &cobra.Command{
 		Use:   "adjudicate --adjudicator NAME (--list | --turn SAMPLE_ID ...)",
-		Short: "Find the turns annotators disagree on and record final labels",
+		Short: "Find the turns annotators disagree on or flagged and record final labels",
 		Long: `Adjudicate finds the turns whose submitted labels disagree (answers --gap or more apart
-on a 1-5 field, or split on a choice field) and records final values, durably and with an
-audit trail; m3eval export --final writes them.
-  --list                       the turns that disagree, open or decided
+on a 1-5 field, or split on a choice field) or that an annotator flagged, and records final
+values, durably and with an audit trail; m3eval export --final writes them, flagged (with
+the reasons) until an adjudicator clears the flags.
+  --list                       the turns that disagree or are flagged, open or decided
   --turn ID --take bob         take bob's answers on the disputed fields (or on --field)
   --turn ID --set FIELD=VALUE  score a field anew
+  --turn ID --clear-flag       the flags are reviewed: export --final drops them
 Without --list or --turn it opens the adjudication screen: every annotator's answers side
-by side; A, B, ... take one, 1-5 or y/n/a score anew, u undoes. See docs/campaign.md.`,
+by side; A, B, ... take one, 1-5 or y/n/a score anew, f clears flags, u undoes. See docs/campaign.md.`,
 		Example: `  m3eval adjudicate --adjudicator judy --campaign pilot
   m3eval adjudicate --list --campaign pilot
   m3eval adjudicate --adjudicator judy --turn ep7_turn_3 --take bob
@@ -51,7 +53,7 @@ func (g *globalOptions) adjudicateScreen(cmd *cobra.Command, o *workflow.Adjudic
 		return usageIf(err)
 	}
 	ctx := cmd.Context()
-	s, r, err := g.openDB(ctx, o.StoreOptions(), false)
+	s, r, actions, err := g.openForAnnotating(ctx, o.StoreOptions())
 	if err != nil {
 		return err
 	}
@@ -62,7 +64,7 @@ func (g *globalOptions) adjudicateScreen(cmd *cobra.Command, o *workflow.Adjudic
 	}
 	// The full-screen image view (i) speaks what the terminal announces (none inside tmux).
 	gfx, _ := tui.DetectGraphics("", os.Getenv)
-	m := tui.NewAdjudicate(tui.AdjudicateOptions{Context: ctx, Store: s, Rubric: r, Adjudicator: o.Adjudicator,
+	m := tui.NewAdjudicate(tui.AdjudicateOptions{Context: ctx, Store: s, Rubric: r, Actions: actions, Adjudicator: o.Adjudicator,
 		Cases: cases, Start: start, Disagree: o.Disagree, Graphics: gfx})
 	if err := tui.Run(ctx, m, os.Stdin, cmd.OutOrStdout()); err != nil {
 		return fmt.Errorf("adjudicate: %w", err)

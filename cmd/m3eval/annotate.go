@@ -65,6 +65,13 @@ guide's quick reference. See docs/annotating.md.`,
 				if _, ok, err := q.Find(cmd.Context(), start); err != nil {
 					return err
 				} else if !ok {
+					if c := q.Campaign(); c != "" {
+						// The campaign was chosen for them (the latest that assigns them
+						// turns): say which, and how to open another queue.
+						return usageErrorf("--start %s: not in %s's queue of campaign %s%s, which holds only the turns assigned to %s; "+
+							"check the id (m3eval assign --sample %s --show), or open another campaign's queue with --campaign NAME",
+							start, annotator, c, workflow.DescribeFilter(filters), annotator, c)
+					}
 					return usageErrorf("--start %s: no such sample_id in this queue%s", start, workflow.DescribeFilter(filters))
 				}
 			}
@@ -72,7 +79,7 @@ guide's quick reference. See docs/annotating.md.`,
 			if err := tui.ApplyTheme(renderer, theme, os.Getenv); err != nil {
 				return usageErrorf("--theme: %v", err)
 			}
-			m := tui.New(tui.Options{Context: cmd.Context(), Queue: q, Rubric: r, Actions: actions, StartSample: start, Renderer: renderer, Graphics: gfx})
+			m := tui.New(tui.Options{Context: cmd.Context(), Queue: q, Rubric: r, Actions: actions, Guide: guideCases(r), StartSample: start, Renderer: renderer, Graphics: gfx})
 			if err := tui.Run(cmd.Context(), m, os.Stdin, cmd.OutOrStdout(), tea.WithMouseCellMotion()); err != nil {
 				return fmt.Errorf("annotate: %w", err)
 			}

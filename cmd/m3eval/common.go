@@ -38,6 +38,16 @@ func (o *globalOptions) openForAnnotating(ctx context.Context, so store.Options)
 	return s, r, actions, err
 }
 
+// guideCases is the M3Bench guide's edge cases for the annotator's help screen when r is
+// that guide's rubric (another rubric has its own guide, which m3eval does not know).
+func guideCases(r *rubric.Rubric) string {
+	def, err := rubric.Parse(annotations.DefaultRubric)
+	if err != nil || r.Name != def.Name {
+		return ""
+	}
+	return annotations.GuideCases
+}
+
 // loadRubric reads --rubric, or the built-in rubric of the annotation guide.
 func (o *globalOptions) loadRubric() (*rubric.Rubric, error) {
 	if o.rubric != nil {

@@ -45,7 +45,7 @@ save, then exits. Sessions are logged to standard error. See docs/serve.md.`,
 				if err != nil {
 					return nil, err
 				}
-				m := tui.New(tui.Options{Context: in.Context, Queue: q, Rubric: r, Actions: actions,
+				m := tui.New(tui.Options{Context: in.Context, Queue: q, Rubric: r, Actions: actions, Guide: guideCases(r),
 					Renderer: in.Renderer, Remote: true})
 				m.Update(tea.WindowSizeMsg{Width: in.Width, Height: in.Height})
 				return &serve.App{Model: m, Done: func(ctx context.Context) (int, error) {

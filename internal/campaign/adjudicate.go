@@ -23,10 +23,61 @@ type DisagreeOptions struct {
 // DefaultDisagreeOptions are the issue's: 2 or more apart on a 1–5 field, or split Yes/No.
 func DefaultDisagreeOptions() DisagreeOptions { return DisagreeOptions{ScaleGap: 2, ChoiceSplit: true} }
 
-// AnnotatorLabel is one annotator's submitted values of a turn.
+// AnnotatorLabel is one annotator's submitted values of a turn, with their flag: a flagged
+// label asks for review whatever its values say.
 type AnnotatorLabel struct {
-	Annotator string
-	Values    rubric.Values
+	Annotator  string
+	Values     rubric.Values
+	Flagged    bool
+	FlagReason string
+}
+
+// FlagField is the name under which an adjudicator's clearing of a turn's flags is kept
+// among its final values (value FlagCleared). It is not a rubric field: keeping it with the
+// decisions gives it their audit trail and undo without a table of its own, and the "#"
+// keeps it apart from the rubric's field names, which are identifiers.
+const FlagField = "#flag"
+
+// FlagCleared is FlagField's value once an adjudicator has reviewed the flags of a turn.
+const FlagCleared = "cleared"
+
+// FlagReasons lists the flags of a turn's labels, one "alice: reason" each, in annotator
+// order ("alice: (no reason)" when none was given).
+func FlagReasons(labels []AnnotatorLabel) []string {
+	var out []string
+	for _, l := range labels {
+		if !l.Flagged {
+			continue
+		}
+		why := strings.TrimSpace(l.FlagReason)
+		if why == "" {
+			why = "(no reason)"
+		}
+		out = append(out, l.Annotator+": "+why)
+	}
+	return out
+}
+
+// FlagOpen reports whether a turn has flags no adjudicator has cleared yet.
+func FlagOpen(labels []AnnotatorLabel, decided map[string]Decision) bool {
+	return len(FlagReasons(labels)) > 0 && decided[FlagField].Value != FlagCleared
+}
+
+// Unanimous reports whether every label gives field the same value: only then is the
+// value agreed rather than computed from the answers (a majority or a median).
+func Unanimous(labels []AnnotatorLabel, field string) bool {
+	first, seen := "", false
+	for _, l := range labels {
+		v, ok := l.Values[field]
+		if !ok {
+			return false
+		}
+		if seen && v != first {
+			return false
+		}
+		first, seen = v, true
+	}
+	return seen
 }
 
 // TurnLabels are the submitted labels of one turn, in annotator-name order.
@@ -42,10 +93,12 @@ type FieldDispute struct {
 	Reason string // one line: "correctness: 2 (alice) vs 5 (bob)"
 }
 
-// Case is a turn to adjudicate.
+// Case is a turn to adjudicate: its labels disagree (Disputes), or an annotator flagged it
+// for review (Flags, "alice: reason"), or both.
 type Case struct {
 	TurnLabels
 	Disputes []FieldDispute
+	Flags    []string
 }
 
 // Disputes lists the rating fields of a turn's labels that disagree under o.
@@ -107,15 +160,19 @@ func isNA(f rubric.Field, v string) bool {
 	return false
 }
 
-// FindCases returns the turns with two or more labels that disagree, in the order given.
+// FindCases returns the turns to review, in the order given: those with two or more labels
+// that disagree, and those an annotator flagged (even when labeled once), since a flag says
+// the label itself may not be trusted.
 func FindCases(r *rubric.Rubric, turns []TurnLabels, o DisagreeOptions) []Case {
 	var out []Case
 	for _, t := range turns {
-		if len(t.Labels) < 2 {
-			continue
+		var d []FieldDispute
+		if len(t.Labels) >= 2 {
+			d = Disputes(r, t.Labels, o)
 		}
-		if d := Disputes(r, t.Labels, o); len(d) > 0 {
-			out = append(out, Case{t, d})
+		flags := FlagReasons(t.Labels)
+		if len(d) > 0 || len(flags) > 0 {
+			out = append(out, Case{TurnLabels: t, Disputes: d, Flags: flags})
 		}
 	}
 	return out
@@ -148,6 +205,10 @@ type Final struct {
 	// adjudicator took alice's answer).
 	Fields      map[string]string
 	Adjudicator string
+	// Flagged says an annotator flagged the turn and no adjudicator has cleared it; FlagReasons
+	// are the flags ("alice: image missing"), kept until then.
+	Flagged     bool
+	FlagReasons []string
 }
 
 // Resolve settles a turn's final label: a field an adjudicator decided takes that value; an
@@ -156,6 +217,9 @@ type Final struct {
 // field joins the annotators' comments ("alice: …; bob: …") unless the adjudicator wrote one.
 func Resolve(r *rubric.Rubric, labels []AnnotatorLabel, decided map[string]Decision, o DisagreeOptions) Final {
 	fin := Final{Values: rubric.Values{}, Fields: map[string]string{}, Source: SourceAgreed}
+	if FlagOpen(labels, decided) {
+		fin.Flagged, fin.FlagReasons = true, FlagReasons(labels)
+	}
 	if len(labels) == 1 {
 		fin.Source = SourceSingle
 	}

@@ -202,6 +202,13 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 		case endKeyRemoved:
 			wish.Errorln(sess, "m3eval: your key was removed from this server's key files: session closed. Everything shown saved is saved.")
 		}
+		// The line m3eval annotate prints when its screen is gone: what this session did
+		// and where the queue stands (lost with the connection when it dropped).
+		if sm, ok := st.appModel().(interface{ Summary() string }); ok {
+			if line := sm.Summary(); line != "" {
+				wish.Errorln(sess, "m3eval: "+textsafe.Line(line))
+			}
+		}
 	}
 }
 

@@ -113,7 +113,9 @@ func (s *Store) Export(ctx context.Context, o ExportOptions, fn func(*dataset.La
 	return nil
 }
 
-// AnnotatorStatus is one annotator's line of `m3eval status`.
+// AnnotatorStatus is one annotator's line of `m3eval status`. Draft counts started labels
+// not submitted: an item only skipped (moved to the end of the queue, nothing answered or
+// flagged) is Skipped, not a draft, since nobody started it.
 type AnnotatorStatus struct {
 	Name                          string
 	Done, Draft, Flagged, Skipped int
@@ -137,7 +139,9 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 		return nil, fmt.Errorf("status: %w", err)
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT an.id, an.name,
-		count(*) FILTER (WHERE a.status = 'done'), count(*) FILTER (WHERE a.status = 'draft'),
+		count(*) FILTER (WHERE a.status = 'done'),
+		count(*) FILTER (WHERE a.status = 'draft' AND (a.skip_seq IS NULL OR a.flagged
+			OR EXISTS (SELECT 1 FROM annotation_values v WHERE v.annotation_id = a.id))),
 		count(*) FILTER (WHERE a.flagged), count(*) FILTER (WHERE a.skip_seq IS NOT NULL),
 		count(*) FILTER (WHERE a.stale)
 		FROM annotators an JOIN visible_annotations a ON a.annotator_id = an.id WHERE an.repeat_of IS NULL GROUP BY an.id ORDER BY an.name`)

@@ -19,6 +19,12 @@ type ReviewLabel struct {
 	Values     rubric.Values
 	Active     time.Duration
 	At         time.Time
+	// Flagged and FlagReason are the annotator's flag: adjudication reviews flagged labels.
+	Flagged    bool
+	FlagReason string
+	// Imported says the label came from a file (m3eval import), not from a session of the
+	// annotator's: a count of what was submitted today leaves it out.
+	Imported bool
 }
 
 // ReviewData is what `m3eval qc` and adjudication read: submitted labels, gold labels and
@@ -43,7 +49,7 @@ func (s *Store) Review(ctx context.Context, campaign string) (*ReviewData, error
 		args = append(args, id)
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT an.name, t.id, t.sample_id, t.action_type, t.turn, a.active_ms,
-		COALESCE(a.annotated_at, a.updated_at),
+		COALESCE(a.annotated_at, a.updated_at), a.flagged, a.flag_reason, a.import_batch IS NOT NULL,
 		(SELECT `+s.d.jsonGroupObject("v.field", "v.value")+` FROM annotation_values v WHERE v.annotation_id = a.id)
 		FROM visible_annotations a JOIN annotators an ON an.id = a.annotator_id JOIN visible_turns t ON t.id = a.turn_id
 		WHERE a.status = 'done' AND an.repeat_of IS NULL AND `+where+` ORDER BY t.episode_id, t.turn, an.name`, args...)
@@ -56,7 +62,7 @@ func (s *Store) Review(ctx context.Context, campaign string) (*ReviewData, error
 		var l ReviewLabel
 		var ms int64
 		var at, values string
-		if err := rows.Scan(&l.Annotator, &l.TurnID, &l.SampleID, &l.ActionType, &l.Turn, &ms, &at, &values); err != nil {
+		if err := rows.Scan(&l.Annotator, &l.TurnID, &l.SampleID, &l.ActionType, &l.Turn, &ms, &at, &l.Flagged, &l.FlagReason, &l.Imported, &values); err != nil {
 			return nil, fmt.Errorf("review: %w", err)
 		}
 		l.Active = time.Duration(ms) * time.Millisecond

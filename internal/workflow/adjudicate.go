@@ -14,9 +14,9 @@ import (
 	"github.com/m3bench/m3eval/internal/store"
 )
 
-// Cases lists the turns of a campaign ("" for all) whose submitted labels disagree, in queue
-// order: what the adjudication screen walks. Decided tells, per case, whether every disputed
-// field has a final value already.
+// Cases lists the turns of a campaign ("" for all) whose submitted labels disagree or that an
+// annotator flagged, in queue order: what the adjudication screen walks. Decided tells, per
+// case, whether every disputed field has a final value already and every flag is cleared.
 func Cases(ctx context.Context, st CaseStore, name string, r *rubric.Rubric, o campaign.DisagreeOptions) ([]campaign.Case, []bool, error) {
 	d, err := st.Review(ctx, name)
 	if err != nil {
@@ -29,7 +29,8 @@ func Cases(ctx context.Context, st CaseStore, name string, r *rubric.Rubric, o c
 	cases := campaign.FindCases(r, turnLabels(d), o)
 	decided := make([]bool, len(cases))
 	for i, c := range cases {
-		decided[i] = true
+		// A flagged turn stays open until an adjudicator clears its flags.
+		decided[i] = !campaign.FlagOpen(c.Labels, finals[c.SampleID])
 		for _, dp := range c.Disputes {
 			if _, ok := finals[c.SampleID][dp.Field]; !ok {
 				decided[i] = false
@@ -48,7 +49,7 @@ func turnLabels(d *store.ReviewData) []campaign.TurnLabels {
 			out = append(out, campaign.TurnLabels{TurnID: l.TurnID, SampleID: l.SampleID})
 		}
 		t := &out[len(out)-1]
-		t.Labels = append(t.Labels, campaign.AnnotatorLabel{Annotator: l.Annotator, Values: l.Values})
+		t.Labels = append(t.Labels, campaign.AnnotatorLabel{Annotator: l.Annotator, Values: l.Values, Flagged: l.Flagged, FlagReason: l.FlagReason})
 	}
 	return out
 }
@@ -108,7 +109,7 @@ func ExportFinal(ctx context.Context, st ExportStore, name string, r *rubric.Rub
 		labels := make([]campaign.AnnotatorLabel, len(l.Labels))
 		var last time.Time
 		for i, x := range l.Labels {
-			labels[i] = campaign.AnnotatorLabel{Annotator: x.Annotator, Values: x.Values}
+			labels[i] = campaign.AnnotatorLabel{Annotator: x.Annotator, Values: x.Values, Flagged: x.Flagged, FlagReason: x.FlagReason}
 			if x.AnnotatedAt.After(last) {
 				last = x.AnnotatedAt
 			}
@@ -133,8 +134,10 @@ func ExportFinal(ctx context.Context, st ExportStore, name string, r *rubric.Rub
 		default:
 			c.Agreed++
 		}
+		// A flag nobody cleared stays on the final label, with every annotator's reason.
 		out := &dataset.Labeled{Turn: l.Turn, Labels: []dataset.Label{{
 			Annotator: "final", Values: f.Values, Status: dataset.StatusDone, AnnotatedAt: last, RubricVersion: r.Version,
+			Flagged: f.Flagged, FlagReason: strings.Join(f.FlagReasons, "; "),
 			Final: &dataset.FinalInfo{Source: string(f.Source), Fields: f.Fields, Adjudicator: f.Adjudicator},
 		}}}
 		return fn(out)
@@ -151,8 +154,10 @@ type DecideOptions struct {
 	Take        string
 	Fields      []string
 	Set         map[string]string
-	Rubric      *rubric.Rubric
-	Disagree    campaign.DisagreeOptions
+	// ClearFlag clears the turn's flags: the adjudicator reviewed what the annotators flagged.
+	ClearFlag bool
+	Rubric    *rubric.Rubric
+	Disagree  campaign.DisagreeOptions
 }
 
 // Decide records an adjudicator's final values for one turn in one transaction and returns
@@ -225,8 +230,15 @@ func Decide(ctx context.Context, st CaseStore, o DecideOptions) ([]session.Final
 			return nil, usagef("--set %s: the rubric has no such field", k)
 		}
 	}
+	if o.ClearFlag {
+		if len(campaign.FlagReasons(tl.Labels)) == 0 {
+			return nil, usagef("nobody flagged %s: there is no flag to clear", o.SampleID)
+		}
+		v := campaign.FlagCleared
+		edits = append(edits, session.FinalEdit{TurnID: tl.TurnID, Field: campaign.FlagField, Value: &v})
+	}
 	if len(edits) == 0 {
-		return nil, usagef("nothing to decide: give --take ANNOTATOR or --set FIELD=VALUE")
+		return nil, usagef("nothing to decide: give --take ANNOTATOR, --set FIELD=VALUE or --clear-flag")
 	}
 	for i := range edits {
 		edits[i].Adjudicator, edits[i].RubricVersion = o.Adjudicator, o.Rubric.Version

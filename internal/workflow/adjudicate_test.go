@@ -2,6 +2,7 @@ package workflow_test
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -140,5 +141,83 @@ func TestAdjudicateAndExportFinal(t *testing.T) {
 	// The list now shows two decided, one open.
 	if out := mustCommand(t, db, workflow.NewAdjudicateCommand(), "--list"); !strings.Contains(out, "3 turns disagree, 1 still open") {
 		t.Errorf("list:\n%s", out)
+	}
+}
+
+// TestExportFinalKeepsFlags (issue 40 item 1): a flagged label of a campaign goes to review:
+// adjudicate --list lists it with the reason, export --final keeps "flagged" and the reason
+// until --clear-flag, and the list then counts it decided.
+func TestExportFinalKeepsFlags(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "flags.db")
+	importFiles(t, db, "")
+	mustCommand(t, db, &workflow.SampleCommand{}, "--name", "pilot", "--n", "6", "--by", "model", "--seed", "3")
+	a := decodeAssign(t, mustCommand(t, db, &workflow.AssignCommand{}, "--sample", "pilot", "--annotators", "alice,bob", "--overlap", "1", "--format", "json"))
+	var flagged string
+	for _, an := range a.Annotators {
+		if an.Name == "alice" {
+			flagged = an.SampleIDs[0]
+		}
+	}
+	p := filepath.Join(dir, "alice.jsonl")
+	testkit.WriteDemoLabels(t, p, func(int, map[string]any) (int, float64) { return 3, 30 })
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if strings.Contains(l, `"sample_id":"`+flagged+`"`) {
+			l = strings.Replace(l, `"human_annotation":{`, `"human_annotation":{"flagged":true,"flag_reason":"image missing; judged from expected answer only",`, 1)
+		}
+		lines = append(lines, l)
+	}
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	importFiles(t, db, "alice", p)
+
+	list := mustCommand(t, db, workflow.NewAdjudicateCommand(), "--list", "--campaign", "pilot")
+	if !strings.Contains(list, flagged) || !strings.Contains(list, "flagged by alice: image missing; judged from expected answer only") ||
+		!strings.Contains(list, "1 turns disagree or are flagged, 1 still open") {
+		t.Fatalf("list:\n%s", list)
+	}
+	label := func() map[string]any {
+		t.Helper()
+		o := workflow.ExportOptions{Final: true, Campaign: "pilot", Disagree: campaign.DefaultDisagreeOptions()}
+		o.Format.Format = "json"
+		data, _, err := export(t, db, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var recs []struct {
+			SampleID string         `json:"sample_id"`
+			Label    map[string]any `json:"human_annotation"`
+		}
+		if err := json.Unmarshal([]byte(data), &recs); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range recs {
+			if r.SampleID == flagged {
+				return r.Label
+			}
+		}
+		t.Fatalf("export --final left %s out:\n%.800s", flagged, data)
+		return nil
+	}
+	if l := label(); l["flagged"] != true || l["flag_reason"] != "alice: image missing; judged from expected answer only" || l["final_source"] != "single" {
+		t.Fatalf("export --final of the flagged turn: %v", l)
+	}
+	if _, err := runCommand(t, db, workflow.NewAdjudicateCommand(), "--adjudicator", "judy", "--turn", a.Annotators[1].SampleIDs[0], "--clear-flag"); err == nil {
+		t.Error("--clear-flag on a turn nobody flagged passed")
+	}
+	if out := mustCommand(t, db, workflow.NewAdjudicateCommand(), "--adjudicator", "judy", "--turn", flagged, "--clear-flag"); !strings.Contains(out, flagged+" flags cleared") {
+		t.Errorf("--clear-flag said %q", out)
+	}
+	if l := label(); l["flagged"] != false || l["flag_reason"] != nil {
+		t.Fatalf("export --final after --clear-flag: %v", l)
+	}
+	if list := mustCommand(t, db, workflow.NewAdjudicateCommand(), "--list", "--campaign", "pilot"); !strings.Contains(list, "0 still open") {
+		t.Errorf("list after --clear-flag:\n%s", list)
 	}
 }

@@ -322,6 +322,7 @@ func (c *AdjudicateCommand) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Take, "take", "", "take this annotator's answers")
 	fs.StringArrayVar(&c.Fields, "field", nil, "with --take: only this field (repeatable)")
 	fs.StringArrayVar(&c.Sets, "set", nil, "FIELD=VALUE: score a field anew (repeatable)")
+	fs.BoolVar(&c.ClearFlag, "clear-flag", false, "clear the turn's flags once reviewed (export --final keeps them until then)")
 	fs.IntVar(&c.Disagree.ScaleGap, "gap", c.Disagree.ScaleGap, "1-5 answers this far apart disagree")
 	fs.BoolVar(&c.Disagree.CountNA, "count-na", false, "NA against an answer is a disagreement too")
 	cmdutil.EnumVar(fs, &c.Format, "format", render.Table, Formats, "output format (with --list)")
@@ -365,6 +366,10 @@ func (c *AdjudicateCommand) Run(ctx context.Context, st Store, r *rubric.Rubric)
 	edits, err := Decide(ctx, st, c.DecideOptions)
 	return func(w io.Writer) error {
 		for _, e := range edits {
+			if e.Field == campaign.FlagField {
+				fmt.Fprintf(w, "%s flags cleared\n", c.SampleID)
+				continue
+			}
 			from := "scored anew"
 			if e.Source != "" {
 				from = "from " + e.Source
@@ -384,7 +389,7 @@ func (c *AdjudicateCommand) OpenCases(ctx context.Context, st Store, r *rubric.R
 		return nil, 0, err
 	}
 	if len(cases) == 0 {
-		return nil, 0, fmt.Errorf("no disagreements to adjudicate%s", inCampaign(c.Campaign))
+		return nil, 0, fmt.Errorf("no disagreements or flags to adjudicate%s", inCampaign(c.Campaign))
 	}
 	start := 0
 	for start < len(decided)-1 && decided[start] {

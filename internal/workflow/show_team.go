@@ -19,8 +19,8 @@ import (
 type Team struct {
 	Status *store.Status
 	Now    time.Time
-	// Today counts each annotator's labels submitted since local midnight; First is the
-	// earliest of them.
+	// Today counts each annotator's labels submitted since local midnight in a session of
+	// theirs (imported labels left out); First is the earliest of them.
 	Today map[string]int
 	First map[string]time.Time
 	QC    []campaign.AnnotatorQC

@@ -22,7 +22,9 @@ func TeamStatus(ctx context.Context, st TeamStore, r *rubric.Rubric, now time.Ti
 	t := &Team{Status: s, Now: now, Today: map[string]int{}, First: map[string]time.Time{}}
 	midnight := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
 	for _, l := range d.Labels {
-		if l.At.Before(midnight) {
+		// Imported labels were not submitted here, whatever their time says: counting them
+		// would show a pace nobody worked at ("bob 35 today" for a bob who never annotated).
+		if l.At.Before(midnight) || l.Imported {
 			continue
 		}
 		t.Today[l.Annotator]++
