@@ -374,3 +374,42 @@ func TestImagesForLogs(t *testing.T) {
 		t.Fatalf("exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestRaterFileWithoutImages: the answers come in one file (with the picture and the
+// model), each rater's scores in another that repeats the question and the answer but not
+// the picture. The raters' labels attach to the turns the first file made: the turns are
+// unchanged, not a conflict, and keep their images and model.
+func TestRaterFileWithoutImages(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "m3eval.db")
+	rubric, err := os.ReadFile(filepath.Join(byodFixture, "rubric.json")) // overall_quality 1–5
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "rubric.json"), string(rubric))
+	writeFile(t, filepath.Join(dir, "answers.jsonl"),
+		`{"qid": 7, "q": "图中有几只猫？", "a": "两只。", "img": "p.png", "pair": "qwen-vs-llava"}`+"\n")
+	writeFile(t, filepath.Join(dir, "p.png"), "not decoded at import")
+	writeFile(t, filepath.Join(dir, "ratings.jsonl"),
+		`{"item": "7", "rater": "张三", "score": "4", "q": "图中有几只猫？", "a": "两只。"}`+"\n"+
+			`{"item": 7, "rater": "li", "score": 5, "q": "图中有几只猫？", "a": "两只。"}`+"\n")
+	r := runBin(t, dir, nil, "--db", db, "--rubric", "rubric.json", "import", "--map", "sample_id=qid", "--map", "user_message=q",
+		"--map", "vlm_response=a", "--map", "images=img", "--map", "model=pair", "answers.jsonl")
+	if r.code != 0 {
+		t.Fatalf("answers: exit %d: %s", r.code, r.stderr)
+	}
+	rate := []string{"--db", db, "--rubric", "rubric.json", "import", "--map", "sample_id=item", "--map", "annotator=rater",
+		"--map", "label.overall_quality=score", "--map", "user_message=q", "--map", "vlm_response=a", "ratings.jsonl"}
+	r = runBin(t, dir, nil, rate...)
+	if r.code != 0 || !strings.Contains(r.stdout, "0 turns new, 2 unchanged, 0 replaced; 2 labels new") {
+		t.Fatalf("ratings: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runBin(t, dir, nil, rate...)
+	if r.code != 0 || !strings.Contains(r.stdout, "0 labels new, 2 unchanged") {
+		t.Fatalf("ratings again: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runBin(t, dir, nil, "--db", db, "--rubric", "rubric.json", "export", "-o", "-")
+	if r.code != 0 || !strings.Contains(r.stdout, `"model": "qwen-vs-llava"`) || !strings.Contains(r.stdout, "p.png") {
+		t.Errorf("export lost the turn's model or image: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -418,6 +418,15 @@ func TestMapLabels(t *testing.T) {
 	if tu.SampleID != "13" || tu.EpisodeID != "13" || tu.Turn != 1 || tu.ActionType != DefaultActionType || !tu.Omitted.Meta {
 		t.Errorf("turn %+v", tu)
 	}
+	// Neither images nor model mapped: the stored turn keeps its own (a rater's file
+	// without the picture is not a conflict with the fuller file imported before).
+	if !tu.Omitted.Images || !tu.Omitted.Model {
+		t.Errorf("images and model not mapped, but not marked omitted: %+v", tu.Omitted)
+	}
+	withModel, err := tryReadAll(p, "", nil, append(maps[:len(maps):len(maps)], "model=who")...)
+	if err != nil || withModel[0].Turn.Omitted.Model || withModel[0].Turn.Model != "ann" {
+		t.Errorf("model mapped: %+v, %v", withModel, err)
+	}
 	if len(recs[0].Labels) != 1 {
 		t.Fatalf("labels %+v", recs[0].Labels)
 	}

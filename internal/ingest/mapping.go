@@ -363,6 +363,12 @@ func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 	// rater's, with other extra fields) is the same turn, not a conflict: a stored turn keeps
 	// the meta it has.
 	t.Omitted.Meta = true
+	// Likewise images and model a record does not give (a rater's file that has the
+	// question and the answer but not the picture): the stored turn keeps its own, so the
+	// labels attach to the turns an earlier, fuller file made instead of conflicting.
+	t.Omitted.Images = images == nil
+	_, hasModel := vals["model"]
+	t.Omitted.Model = !hasModel
 	if _, named := label["annotator"]; len(label) > 0 && !(named && len(label) == 1) {
 		rec.Labels = append(rec.Labels, RawLabel{Field: "label", Line: line, Fields: label, Mapped: c.labelPaths()})
 	}
