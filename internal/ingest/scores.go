@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -48,6 +50,28 @@ func checkScoreField(r *rubric.Rubric, key string) error {
 type ScoreMap struct {
 	Sample FieldPath
 	Fields []FieldPath // Field is a rubric field
+
+	// Per file: which field paths some record holds, and the first record's keys. A
+	// path that no record holds is a typo in --map (output.ratng), not a judge that
+	// scored nothing: the file fails instead of importing 0 scores with exit 0.
+	found     []bool
+	firstKeys []string
+	read      bool // a record was read
+}
+
+// checkFound reports the mapped field paths that no record of the file held.
+func (m *ScoreMap) checkFound(name string) error {
+	var absent []string
+	for i, fp := range m.Fields {
+		if !m.found[i] {
+			absent = append(absent, fmt.Sprintf("%s (mapped to %s)", fp.Path, fp.Field))
+		}
+	}
+	if len(absent) == 0 || !m.read {
+		return nil
+	}
+	return &Error{File: name, Line: 1, Field: strings.Join(absent, ", "), Err: fmt.Errorf(
+		"%w: in no record of the file; check the --map path (the first record's keys: %s)", ErrBadRecord, strings.Join(m.firstKeys, ", "))}
 }
 
 // ParseScoreMap parses import-scores --map flags: sample_id=PATH and FIELD=PATH for rubric
@@ -109,7 +133,14 @@ func ReadScoresMapped(name string, rd io.Reader, r *rubric.Rubric, m *ScoreMap, 
 		return &Error{File: name, Line: 1, Err: err}
 	}
 	if b == '[' || b == '{' {
-		return readScoresJSON(name, br, lc, r, m, fn)
+		if m == nil {
+			return readScoresJSON(name, br, lc, r, m, fn)
+		}
+		m.found, m.firstKeys, m.read = make([]bool, len(m.Fields)), nil, false
+		if err := readScoresJSON(name, br, lc, r, m, fn); err != nil {
+			return err
+		}
+		return m.checkFound(name)
 	}
 	if m != nil {
 		return &Error{File: name, Line: 1, Err: fmt.Errorf("%w: --map reads JSON records; a CSV file names its columns sample_id,<field>,...", ErrBadRecord)}
@@ -322,8 +353,12 @@ func (m *ScoreMap) parse(name string, rec *ScoreRecord, raw json.RawMessage, _ *
 	if err := dec.Decode(&top); err != nil {
 		return bad("", "%v", err)
 	}
-	if _, ok := top.(map[string]any); !ok {
+	obj, ok := top.(map[string]any)
+	if !ok {
 		return bad("", "a score record must be a JSON object")
+	}
+	if !m.read {
+		m.read, m.firstKeys = true, slices.Sorted(maps.Keys(obj))
 	}
 	var problems []string
 	rec.Sample = ""
@@ -340,8 +375,11 @@ func (m *ScoreMap) parse(name string, rec *ScoreRecord, raw json.RawMessage, _ *
 		problems = append(problems, m.Sample.Path+" (mapped to sample_id): missing")
 	}
 	rec.Values = rec.Values[:0]
-	for _, fp := range m.Fields {
+	for i, fp := range m.Fields {
 		v, ok := lookup(top, fp.steps)
+		if ok && i < len(m.found) {
+			m.found[i] = true
+		}
 		sv := ScoreValue{Field: fp.Field}
 		switch x := v.(type) {
 		case nil:
