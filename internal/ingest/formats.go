@@ -124,6 +124,10 @@ func NewSource(name string, r io.Reader, opts Options) (Source, error) {
 	rd.SetLimits(opts.Limits)
 	c.rd = rd
 	rd.convert = c.fn
+	if len(c.paths) > 0 {
+		c.found = map[string]bool{}
+		rd.atEnd = c.checkLabelPaths
+	}
 	return rd, nil
 }
 
@@ -137,9 +141,11 @@ type conv struct {
 	model, task string // lmms-eval: the model folder and the task
 	dataset     string // vlmevalkit
 	paths       []FieldPath
-	seen        map[string]int // --map without a turn path: turns so far per episode
-	row         bool           // lines are spreadsheet rows
-	images      *ImageDir      // --images: the pictures of a log that has none
+	seen        map[string]int  // --map without a turn path: turns so far per episode
+	row         bool            // lines are spreadsheet rows
+	images      *ImageDir       // --images: the pictures of a log that has none
+	found       map[string]bool // --map label and annotator paths some record held
+	firstKeys   []string        // the first record's keys, for the error of a path in none
 }
 
 func stem(name string) string {

@@ -437,6 +437,12 @@ func TestMapLabels(t *testing.T) {
 	if string(recs[1].Labels[0].Fields["overall_quality"]) != `2` {
 		t.Errorf("label %+v", recs[1].Labels[0])
 	}
+	// A label path in no record is a typo, not a file without labels: the file fails.
+	typo := append(maps[:4:4], "label.overall_quality=human_anwser")
+	_, err = tryReadAll(p, "", nil, typo...)
+	if err == nil || !strings.Contains(err.Error(), "rater.jsonl:1: human_anwser (mapped to label.overall_quality): bad record: in no record of the file; check the --map path (the first record's keys: a, extra, human_answer, q, score_id, who)") {
+		t.Errorf("a label path in no record: %v", err)
+	}
 	os.WriteFile(p, []byte(`{"score_id": 1}`+"\n"), 0o644)
 	_, err = tryReadAll(p, "", nil, maps...)
 	if err == nil || !strings.Contains(err.Error(), ":1: q (mapped to user_message), a (mapped to vlm_response): bad record: missing") {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -85,8 +86,10 @@ func (c *conv) overlay(line int, raw []byte, recs []Record) ([]Record, error) {
 		return nil, c.errorf(line, "", "%v", err)
 	}
 	label := map[string]json.RawMessage{}
+	c.noteKeys(top)
 	for _, fp := range c.paths {
 		v, ok := lookup(top, fp.steps)
+		c.noteFound(fp, ok)
 		if !ok || v == nil {
 			continue
 		}
@@ -231,8 +234,10 @@ func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 	badf := func(path, format string, args ...any) {
 		bad = append(bad, path+": "+fmt.Sprintf(format, args...))
 	}
+	c.noteKeys(top)
 	for _, fp := range c.paths {
 		v, ok := lookup(top, fp.steps)
+		c.noteFound(fp, ok)
 		if len(fp.steps) == 1 {
 			used[fp.steps[0].key] = true
 		}
@@ -373,6 +378,40 @@ func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 		rec.Labels = append(rec.Labels, RawLabel{Field: "label", Line: line, Fields: label, Mapped: c.labelPaths()})
 	}
 	return []Record{rec}, nil
+}
+
+// noteKeys keeps the first record's keys, for the error of a path that no record holds.
+func (c *conv) noteKeys(top any) {
+	if obj, ok := top.(map[string]any); ok && c.firstKeys == nil {
+		c.firstKeys = slices.Sorted(maps.Keys(obj))
+	}
+}
+
+// noteFound records that a record held a label or annotator path.
+func (c *conv) noteFound(fp FieldPath, ok bool) {
+	if ok && c.found != nil && (fp.Field == "annotator" || strings.HasPrefix(fp.Field, labelPrefix)) {
+		c.found[fp.Field] = true
+	}
+}
+
+// checkLabelPaths fails the file when a mapped label or annotator path is in no record: a
+// typo in --map (label.correctness=scor) would otherwise import the turns without a
+// single label and exit 0. A path that some records lack is no label on those.
+func (c *conv) checkLabelPaths() error {
+	if c.firstKeys == nil {
+		return nil // no record
+	}
+	var absent []string
+	for _, fp := range c.paths {
+		if (fp.Field == "annotator" || strings.HasPrefix(fp.Field, labelPrefix)) && !c.found[fp.Field] {
+			absent = append(absent, fmt.Sprintf("%s (mapped to %s)", fp.Path, fp.Field))
+		}
+	}
+	if len(absent) == 0 {
+		return nil
+	}
+	return &Error{File: c.name, Line: 1, Field: strings.Join(absent, ", "), Row: c.row, Err: fmt.Errorf(
+		"%w: in no record of the file; check the --map path (the first record's keys: %s)", ErrBadRecord, strings.Join(c.firstKeys, ", "))}
 }
 
 // labelPaths are the source paths of the mapped label fields, by label key, for errors.
