@@ -376,9 +376,9 @@ func TestImagesForLogs(t *testing.T) {
 }
 
 // TestRaterFileWithoutImages: the answers come in one file (with the picture and the
-// model), each rater's scores in another that repeats the question and the answer but not
-// the picture. The raters' labels attach to the turns the first file made: the turns are
-// unchanged, not a conflict, and keep their images and model.
+// model), each rater's scores in another (JSON Lines, or a CSV table) that repeats the
+// question and the answer but not the picture. The raters' labels attach to the turns the
+// first file made: the turns are unchanged, not a conflict, and keep their images and model.
 func TestRaterFileWithoutImages(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "m3eval.db")
@@ -407,6 +407,12 @@ func TestRaterFileWithoutImages(t *testing.T) {
 	r = runBin(t, dir, nil, rate...)
 	if r.code != 0 || !strings.Contains(r.stdout, "0 labels new, 2 unchanged") {
 		t.Fatalf("ratings again: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	// A third rater's scores as a CSV table: its columns are the paths.
+	writeFile(t, filepath.Join(dir, "ratings.csv"), "item,rater,score,q,a\n7,wang,3,图中有几只猫？,两只。\n")
+	r = runBin(t, dir, nil, append(rate[:len(rate)-1:len(rate)-1], "ratings.csv")...)
+	if r.code != 0 || !strings.Contains(r.stdout, "ratings.csv: 0 turns new, 1 unchanged, 0 replaced; 1 labels new") {
+		t.Fatalf("ratings.csv: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
 	r = runBin(t, dir, nil, "--db", db, "--rubric", "rubric.json", "export", "-o", "-")
 	if r.code != 0 || !strings.Contains(r.stdout, `"model": "qwen-vs-llava"`) || !strings.Contains(r.stdout, "p.png") {

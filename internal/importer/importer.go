@@ -138,6 +138,9 @@ func (imp *Importer) file(ctx context.Context, path string) error {
 	switch {
 	case len(imp.o.Map) > 0 && format == "":
 		format = ingest.FormatMap
+		if ingest.IsDelimited(name) {
+			r = ingest.DelimitedAsJSON(name, r) // a table's columns are the record's keys
+		}
 	case format == "":
 		var why string
 		format, why, r, err = ingest.DetectReaderLimits(name, r, imp.o.Limits)

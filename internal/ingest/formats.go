@@ -68,7 +68,11 @@ func Open(path string, opts Options) (Source, io.Closer, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	src, err := NewSource(path, f, opts)
+	var r io.Reader = f
+	if opts.Format == FormatMap && IsDelimited(path) {
+		r = DelimitedAsJSON(path, f)
+	}
+	src, err := NewSource(path, r, opts)
 	if err != nil {
 		f.Close()
 		return nil, nil, err

@@ -134,6 +134,10 @@ func (r *Reader) start() error {
 	if err == io.EOF {
 		return io.EOF
 	}
+	var ie *Error
+	if errors.As(err, &ie) {
+		return err // already names its line (a CSV row read as JSON)
+	}
 	if err != nil {
 		return &Error{File: r.name, Line: 1, Err: err}
 	}
