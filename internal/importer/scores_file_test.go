@@ -292,3 +292,21 @@ func TestMappedScoresPathInNoRecord(t *testing.T) {
 		t.Errorf("stored %q, want %q", storedScores(t, db), want)
 	}
 }
+
+// TestMappedScoresTable: import-scores --map reads a judge's CSV table, the paths naming its
+// columns; an empty cell is no score.
+func TestMappedScoresTable(t *testing.T) {
+	db, dir := judgeDB(t)
+	p := writeScoreFile(t, dir, "j.csv", "id,verdict\ne_turn_1,4\ne_turn_2,\n")
+	r := defaultRubric(t)
+	s := storetest.Open(t, db, store.Options{})
+	defer s.Close()
+	m, _ := ingest.ParseScoreMap([]string{"sample_id=id", "correctness=verdict"}, r)
+	var out bytes.Buffer
+	if err := importer.Scores(context.Background(), s, []string{p}, importer.ScoreOptions{Rubric: r, Judge: "j", Out: &out, Map: m}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"j|e_turn_1|correctness=4"}; !reflect.DeepEqual(storedScores(t, db), want) {
+		t.Errorf("stored %q, want %q", storedScores(t, db), want)
+	}
+}

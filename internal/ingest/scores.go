@@ -123,11 +123,18 @@ func ReadScores(name string, rd io.Reader, r *rubric.Rubric, fn func(*ScoreRecor
 // ReadScoresMapped is ReadScores with --map paths (nil: the records are m3eval's layout).
 // Mapped files are JSON only.
 func ReadScoresMapped(name string, rd io.Reader, r *rubric.Rubric, m *ScoreMap, fn func(*ScoreRecord) error) error {
+	if m != nil && IsDelimited(name) {
+		rd = DelimitedAsJSON(name, rd) // a judge's table: the paths name its columns
+	}
 	lc := lineindex.New(rd, 0)
 	br := bufio.NewReaderSize(lc, 64<<10)
 	b, err := firstByte(br)
 	if err == io.EOF {
 		return &Error{File: name, Line: 1, Err: fmt.Errorf("%w: empty file", ErrBadRecord)}
+	}
+	var ie *Error
+	if errors.As(err, &ie) {
+		return err // names its line already (a table's row)
 	}
 	if err != nil {
 		return &Error{File: name, Line: 1, Err: err}
@@ -143,7 +150,7 @@ func ReadScoresMapped(name string, rd io.Reader, r *rubric.Rubric, m *ScoreMap, 
 		return m.checkFound(name)
 	}
 	if m != nil {
-		return &Error{File: name, Line: 1, Err: fmt.Errorf("%w: --map reads JSON records; a CSV file names its columns sample_id,<field>,...", ErrBadRecord)}
+		return &Error{File: name, Line: 1, Err: fmt.Errorf("%w: --map reads JSON records, or a table named .csv or .tsv; without --map a CSV file names its columns sample_id,<field>,...", ErrBadRecord)}
 	}
 	return readScoresCSV(name, br, r, fn)
 }
