@@ -259,8 +259,16 @@ func (r *Rubric) check() error {
 			}
 		}
 		for _, t := range cr.All {
-			if _, ok := r.index[t.Field]; !ok {
+			j, ok := r.index[t.Field]
+			if !ok {
 				return fmt.Errorf("%w: comment rule %d: %q names no field", ErrInvalid, i+1, t.Field)
+			}
+			// A value the field cannot take ("tie" for Tie) would make the rule never
+			// hold: the comment it asks for would silently never be asked.
+			for _, v := range t.In {
+				if err := r.Fields[j].checkValue(v); err != nil {
+					return fmt.Errorf("comment rule %d: field %s: %w", i+1, t.Field, err)
+				}
 			}
 		}
 	}
