@@ -370,7 +370,7 @@ func TestImagesForLogs(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "map.csv"), "id,file\n0,cat.png\n1,gone.png\n")
 	db2 := filepath.Join(dir, "m2.db")
 	r = runBin(t, dir, nil, "--db", db2, "import", "--from", "lmms-eval", "--images", "imgs", "--image-map", "map.csv", log)
-	if r.code != 0 || !strings.Contains(r.stdout, "1 image files are missing or unreadable") || !strings.Contains(r.stdout, filepath.Join(imgs, "gone.png")) {
+	if r.code != 0 || !strings.Contains(r.stdout, "1 image file is missing or unreadable") || !strings.Contains(r.stdout, filepath.Join(imgs, "gone.png")) {
 		t.Fatalf("exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
 }
