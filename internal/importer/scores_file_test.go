@@ -309,4 +309,10 @@ func TestMappedScoresTable(t *testing.T) {
 	if want := []string{"j|e_turn_1|correctness=4"}; !reflect.DeepEqual(storedScores(t, db), want) {
 		t.Errorf("stored %q, want %q", storedScores(t, db), want)
 	}
+	// A bad value names the column it is in.
+	bad := writeScoreFile(t, dir, "bad.csv", "id,verdict\ne_turn_2,9\n")
+	err := importer.Scores(context.Background(), s, []string{bad}, importer.ScoreOptions{Rubric: r, Judge: "j", Out: io.Discard, Map: m})
+	if err == nil || !strings.Contains(err.Error(), "bad.csv:2: verdict (mapped to correctness): invalid") {
+		t.Errorf("error %v", err)
+	}
 }
