@@ -437,6 +437,13 @@ func TestMapLabels(t *testing.T) {
 	if string(recs[1].Labels[0].Fields["overall_quality"]) != `2` {
 		t.Errorf("label %+v", recs[1].Labels[0])
 	}
+	// A whole number written as a float (pandas: 14.0) is the sample 14 of the other files.
+	os.WriteFile(filepath.Join(dir, "float.jsonl"), []byte(`{"score_id": 14.0, "q": "Q2", "a": "A2", "who": "bob", "human_answer": 2}`+"\n"+
+		`{"score_id": 1.5, "q": "Q2", "a": "A2", "who": "bob", "human_answer": 2}`+"\n"), 0o644)
+	floats, err := tryReadAll(filepath.Join(dir, "float.jsonl"), "", nil, maps...)
+	if err != nil || len(floats) != 2 || floats[0].Turn.SampleID != "14" || floats[1].Turn.SampleID != "1.5" {
+		t.Errorf("float ids: %+v, %v", floats, err)
+	}
 	// A label path in no record is a typo, not a file without labels: the file fails.
 	typo := append(maps[:4:4], "label.overall_quality=human_anwser")
 	_, err = tryReadAll(p, "", nil, typo...)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -298,6 +299,9 @@ func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 			vals[fp.Field] = x
 		case json.Number:
 			vals[fp.Field] = x.String()
+			if fp.Field == "sample_id" || fp.Field == "episode_id" || fp.Field == "turn" {
+				vals[fp.Field] = idText(x)
+			}
 		case bool:
 			vals[fp.Field] = strconv.FormatBool(x)
 		default:
@@ -434,6 +438,21 @@ func pathOf(paths []FieldPath, field string) string {
 		}
 	}
 	return field
+}
+
+// idText is the text of a number used as an id: a whole number in its integer digits, so
+// that 7.0 (pandas writes integer columns with missing values as floats) is the same
+// sample as 7 and "7" in another file. Other numbers keep their digits as written.
+func idText(n json.Number) string {
+	s := n.String()
+	if _, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return s
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return s
+	}
+	return strconv.FormatInt(int64(f), 10)
 }
 
 // jsonKind names the kind of a decoded JSON value with its article, for "got an object".

@@ -373,7 +373,7 @@ func (m *ScoreMap) parse(name string, rec *ScoreRecord, raw json.RawMessage, _ *
 	case string:
 		rec.Sample = strings.TrimSpace(x)
 	case json.Number:
-		rec.Sample = x.String()
+		rec.Sample = idText(x)
 	case nil:
 	default:
 		problems = append(problems, fmt.Sprintf("%s (mapped to sample_id): expected text or a number, got %s", m.Sample.Path, jsonKind(v)))
