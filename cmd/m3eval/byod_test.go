@@ -370,7 +370,52 @@ func TestImagesForLogs(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "map.csv"), "id,file\n0,cat.png\n1,gone.png\n")
 	db2 := filepath.Join(dir, "m2.db")
 	r = runBin(t, dir, nil, "--db", db2, "import", "--from", "lmms-eval", "--images", "imgs", "--image-map", "map.csv", log)
-	if r.code != 0 || !strings.Contains(r.stdout, "1 image files are missing or unreadable") || !strings.Contains(r.stdout, filepath.Join(imgs, "gone.png")) {
+	if r.code != 0 || !strings.Contains(r.stdout, "1 image file is missing or unreadable") || !strings.Contains(r.stdout, filepath.Join(imgs, "gone.png")) {
 		t.Fatalf("exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestRaterFileWithoutImages: the answers come in one file (with the picture and the
+// model), each rater's scores in another (JSON Lines, or a CSV table) that repeats the
+// question and the answer but not the picture. The raters' labels attach to the turns the
+// first file made: the turns are unchanged, not a conflict, and keep their images and model.
+func TestRaterFileWithoutImages(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "m3eval.db")
+	rubric, err := os.ReadFile(filepath.Join(byodFixture, "rubric.json")) // overall_quality 1–5
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "rubric.json"), string(rubric))
+	writeFile(t, filepath.Join(dir, "answers.jsonl"),
+		`{"qid": 7, "q": "图中有几只猫？", "a": "两只。", "img": "p.png", "pair": "qwen-vs-llava"}`+"\n")
+	writeFile(t, filepath.Join(dir, "p.png"), "not decoded at import")
+	writeFile(t, filepath.Join(dir, "ratings.jsonl"),
+		`{"item": "7", "rater": "张三", "score": "4", "q": "图中有几只猫？", "a": "两只。"}`+"\n"+
+			`{"item": 7, "rater": "li", "score": 5, "q": "图中有几只猫？", "a": "两只。"}`+"\n")
+	r := runBin(t, dir, nil, "--db", db, "--rubric", "rubric.json", "import", "--map", "sample_id=qid", "--map", "user_message=q",
+		"--map", "vlm_response=a", "--map", "images=img", "--map", "model=pair", "answers.jsonl")
+	if r.code != 0 {
+		t.Fatalf("answers: exit %d: %s", r.code, r.stderr)
+	}
+	rate := []string{"--db", db, "--rubric", "rubric.json", "import", "--map", "sample_id=item", "--map", "annotator=rater",
+		"--map", "label.overall_quality=score", "--map", "user_message=q", "--map", "vlm_response=a", "ratings.jsonl"}
+	r = runBin(t, dir, nil, rate...)
+	if r.code != 0 || !strings.Contains(r.stdout, "0 turns new, 2 unchanged, 0 replaced; 2 labels new") {
+		t.Fatalf("ratings: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runBin(t, dir, nil, rate...)
+	if r.code != 0 || !strings.Contains(r.stdout, "0 labels new, 2 unchanged") {
+		t.Fatalf("ratings again: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	// A third rater's scores as a CSV table: its columns are the paths.
+	writeFile(t, filepath.Join(dir, "ratings.csv"), "item,rater,score,q,a\n7,wang,3,图中有几只猫？,两只。\n")
+	r = runBin(t, dir, nil, append(rate[:len(rate)-1:len(rate)-1], "ratings.csv")...)
+	if r.code != 0 || !strings.Contains(r.stdout, "ratings.csv: 0 turns new, 1 unchanged, 0 replaced; 1 labels new") {
+		t.Fatalf("ratings.csv: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runBin(t, dir, nil, "--db", db, "--rubric", "rubric.json", "export", "-o", "-")
+	if r.code != 0 || !strings.Contains(r.stdout, `"model": "qwen-vs-llava"`) || !strings.Contains(r.stdout, "p.png") {
+		t.Errorf("export lost the turn's model or image: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -37,9 +37,9 @@ func newImportCmd(g *globalOptions) *cobra.Command {
 		Short: "Import turn records, labeled samples or other tools' conversation logs",
 		Long: `Import reads turn records, episode records and labeled samples (JSON array or JSON
 Lines), and other tools' logs: openai chat logs, sharegpt conversations, vlmevalkit
-predictions (xlsx, tsv, json), lmms-eval --log_samples, or any JSON records with --map
-FIELD=PATH (turn fields, annotator, label.FIELD; with --from the maps add to the format's
-turns). --from names the format; without it, it is detected and printed. Embedded
+predictions (xlsx, tsv, json), lmms-eval --log_samples, or any JSON records (or CSV/TSV
+rows, columns as keys) with --map FIELD=PATH (turn fields, annotator, label.FIELD; with
+--from the maps add to the format's turns). --from names the format; without it, it is detected and printed. Embedded
 images are written beside the database (DB name + "-media").
 Each file imports in one transaction: on a bad record nothing of that file is written.
 Re-importing an identical file changes nothing; a changed record is an error unless

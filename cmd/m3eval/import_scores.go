@@ -35,7 +35,8 @@ the rubric's rules for the turn, as human labels do (a field fixed to NA must be
 Each file imports in one transaction: on an error nothing of that file is written.
 Re-importing identical scores changes nothing; a changed score is an error unless --replace.
 A judge's file in its own layout is read with --map sample_id=PATH --map FIELD=PATH (JSON
-paths such as result.judge; "4" and 4 alike; other keys ignored). --skip-unknown skips the
+paths such as result.judge, or a .csv/.tsv table's column names; "4" and 4 alike; other
+keys ignored). --skip-unknown skips the
 scores of samples not imported, --on-duplicate first|last chooses between a sample's records.`,
 		Example: `  m3eval import-scores --judge gpt4o scores.jsonl
   m3eval import-scores --judge rules --replace rule_scores.csv

@@ -138,6 +138,9 @@ func (imp *Importer) file(ctx context.Context, path string) error {
 	switch {
 	case len(imp.o.Map) > 0 && format == "":
 		format = ingest.FormatMap
+		if ingest.IsDelimited(name) {
+			r = ingest.DelimitedAsJSON(name, r) // a table's columns are the record's keys
+		}
 	case format == "":
 		var why string
 		format, why, r, err = ingest.DetectReaderLimits(name, r, imp.o.Limits)
@@ -229,7 +232,11 @@ func (imp *Importer) streamFrom(ctx context.Context, name string, src ingest.Sou
 		fmt.Fprintf(out, "%s: %d embedded images written to %s\n", textsafe.Line(name), n, textsafe.Line(imp.media.Dir))
 	}
 	if counts.MissingImages > 0 {
-		fmt.Fprintf(out, "%s: %d image files are missing or unreadable (the annotator shows none for them):\n", textsafe.Line(name), counts.MissingImages)
+		files, them := "image files are", "them"
+		if counts.MissingImages == 1 {
+			files, them = "image file is", "it"
+		}
+		fmt.Fprintf(out, "%s: %d %s missing or unreadable (the annotator shows none for %s):\n", textsafe.Line(name), counts.MissingImages, files, them)
 		for _, p := range counts.MissingList {
 			fmt.Fprintf(out, "  %s\n", textsafe.Line(p))
 		}

@@ -123,7 +123,7 @@ func scoresFile(ctx context.Context, s Store, path string, files *progress.Files
 			}
 			val, err := fd.ParseScore(v.Text, v.Null, item)
 			if err != nil {
-				return fail(v.Field, err)
+				return fail(mappedFrom(o.Map, v.Field), err)
 			}
 			out, err := im.PutScore(turnID, v.Field, val)
 			if err != nil {
@@ -194,4 +194,17 @@ func firstIDs(ids []string, n int) string {
 		return strings.Join(ids, ", ")
 	}
 	return strings.Join(ids[:n], ", ") + fmt.Sprintf(" and %d more", len(ids)-n)
+}
+
+// mappedFrom names a score field as the user's file holds it: "output.rating (mapped to
+// preference)" under --map, so a bad value is found where it is written.
+func mappedFrom(m *ingest.ScoreMap, field string) string {
+	if m != nil {
+		for _, fp := range m.Fields {
+			if fp.Field == field {
+				return fp.Path + " (mapped to " + field + ")"
+			}
+		}
+	}
+	return field
 }

@@ -260,3 +260,59 @@ func TestMappedScores(t *testing.T) {
 		}
 	}
 }
+
+// TestMappedScoresPathInNoRecord: a --map path that no record of the file holds is a typo
+// (result.jugde), not a judge that scored nothing: the file fails, naming the path and the
+// first record's keys, and nothing is stored. A path some records lack is no score there.
+func TestMappedScoresPathInNoRecord(t *testing.T) {
+	db, dir := judgeDB(t)
+	p := writeScoreFile(t, dir, "j.jsonl", `{"id": "e_turn_1", "result": {"judge": "4"}}
+{"id": "e_turn_2", "result": {}}
+`)
+	r := defaultRubric(t)
+	s := storetest.Open(t, db, store.Options{})
+	defer s.Close()
+	typo, err := ingest.ParseScoreMap([]string{"sample_id=id", "correctness=result.jugde"}, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = importer.Scores(context.Background(), s, []string{p}, importer.ScoreOptions{Rubric: r, Judge: "j", Out: io.Discard, Map: typo})
+	if err == nil || !strings.Contains(err.Error(), "j.jsonl:1: result.jugde (mapped to correctness): bad record: in no record of the file; check the --map path (the first record's keys: id, result)") {
+		t.Errorf("error %v", err)
+	}
+	if got := storedScores(t, db); len(got) != 0 {
+		t.Fatalf("a failed import stored %q", got)
+	}
+	m, _ := ingest.ParseScoreMap([]string{"sample_id=id", "correctness=result.judge"}, r)
+	var out bytes.Buffer
+	if err := importer.Scores(context.Background(), s, []string{p}, importer.ScoreOptions{Rubric: r, Judge: "j", Out: &out, Map: m}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"j|e_turn_1|correctness=4"}; !reflect.DeepEqual(storedScores(t, db), want) {
+		t.Errorf("stored %q, want %q", storedScores(t, db), want)
+	}
+}
+
+// TestMappedScoresTable: import-scores --map reads a judge's CSV table, the paths naming its
+// columns; an empty cell is no score.
+func TestMappedScoresTable(t *testing.T) {
+	db, dir := judgeDB(t)
+	p := writeScoreFile(t, dir, "j.csv", "id,verdict\ne_turn_1,4\ne_turn_2,\n")
+	r := defaultRubric(t)
+	s := storetest.Open(t, db, store.Options{})
+	defer s.Close()
+	m, _ := ingest.ParseScoreMap([]string{"sample_id=id", "correctness=verdict"}, r)
+	var out bytes.Buffer
+	if err := importer.Scores(context.Background(), s, []string{p}, importer.ScoreOptions{Rubric: r, Judge: "j", Out: &out, Map: m}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"j|e_turn_1|correctness=4"}; !reflect.DeepEqual(storedScores(t, db), want) {
+		t.Errorf("stored %q, want %q", storedScores(t, db), want)
+	}
+	// A bad value names the column it is in.
+	bad := writeScoreFile(t, dir, "bad.csv", "id,verdict\ne_turn_2,9\n")
+	err := importer.Scores(context.Background(), s, []string{bad}, importer.ScoreOptions{Rubric: r, Judge: "j", Out: io.Discard, Map: m})
+	if err == nil || !strings.Contains(err.Error(), "bad.csv:2: verdict (mapped to correctness): invalid") {
+		t.Errorf("error %v", err)
+	}
+}

@@ -68,7 +68,11 @@ func Open(path string, opts Options) (Source, io.Closer, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	src, err := NewSource(path, f, opts)
+	var r io.Reader = f
+	if opts.Format == FormatMap && IsDelimited(path) {
+		r = DelimitedAsJSON(path, f)
+	}
+	src, err := NewSource(path, r, opts)
 	if err != nil {
 		f.Close()
 		return nil, nil, err
@@ -124,6 +128,10 @@ func NewSource(name string, r io.Reader, opts Options) (Source, error) {
 	rd.SetLimits(opts.Limits)
 	c.rd = rd
 	rd.convert = c.fn
+	if len(c.paths) > 0 {
+		c.found = map[string]bool{}
+		rd.atEnd = c.checkLabelPaths
+	}
 	return rd, nil
 }
 
@@ -137,9 +145,11 @@ type conv struct {
 	model, task string // lmms-eval: the model folder and the task
 	dataset     string // vlmevalkit
 	paths       []FieldPath
-	seen        map[string]int // --map without a turn path: turns so far per episode
-	row         bool           // lines are spreadsheet rows
-	images      *ImageDir      // --images: the pictures of a log that has none
+	seen        map[string]int  // --map without a turn path: turns so far per episode
+	row         bool            // lines are spreadsheet rows
+	images      *ImageDir       // --images: the pictures of a log that has none
+	found       map[string]bool // --map label and annotator paths some record held
+	firstKeys   []string        // the first record's keys, for the error of a path in none
 }
 
 func stem(name string) string {

@@ -418,6 +418,15 @@ func TestMapLabels(t *testing.T) {
 	if tu.SampleID != "13" || tu.EpisodeID != "13" || tu.Turn != 1 || tu.ActionType != DefaultActionType || !tu.Omitted.Meta {
 		t.Errorf("turn %+v", tu)
 	}
+	// Neither images nor model mapped: the stored turn keeps its own (a rater's file
+	// without the picture is not a conflict with the fuller file imported before).
+	if !tu.Omitted.Images || !tu.Omitted.Model {
+		t.Errorf("images and model not mapped, but not marked omitted: %+v", tu.Omitted)
+	}
+	withModel, err := tryReadAll(p, "", nil, append(maps[:len(maps):len(maps)], "model=who")...)
+	if err != nil || withModel[0].Turn.Omitted.Model || withModel[0].Turn.Model != "ann" {
+		t.Errorf("model mapped: %+v, %v", withModel, err)
+	}
 	if len(recs[0].Labels) != 1 {
 		t.Fatalf("labels %+v", recs[0].Labels)
 	}
@@ -427,6 +436,19 @@ func TestMapLabels(t *testing.T) {
 	}
 	if string(recs[1].Labels[0].Fields["overall_quality"]) != `2` {
 		t.Errorf("label %+v", recs[1].Labels[0])
+	}
+	// A whole number written as a float (pandas: 14.0) is the sample 14 of the other files.
+	os.WriteFile(filepath.Join(dir, "float.jsonl"), []byte(`{"score_id": 14.0, "q": "Q2", "a": "A2", "who": "bob", "human_answer": 2}`+"\n"+
+		`{"score_id": 1.5, "q": "Q2", "a": "A2", "who": "bob", "human_answer": 2}`+"\n"), 0o644)
+	floats, err := tryReadAll(filepath.Join(dir, "float.jsonl"), "", nil, maps...)
+	if err != nil || len(floats) != 2 || floats[0].Turn.SampleID != "14" || floats[1].Turn.SampleID != "1.5" {
+		t.Errorf("float ids: %+v, %v", floats, err)
+	}
+	// A label path in no record is a typo, not a file without labels: the file fails.
+	typo := append(maps[:4:4], "label.overall_quality=human_anwser")
+	_, err = tryReadAll(p, "", nil, typo...)
+	if err == nil || !strings.Contains(err.Error(), "rater.jsonl:1: human_anwser (mapped to label.overall_quality): bad record: in no record of the file; check the --map path (the first record's keys: a, extra, human_answer, q, score_id, who)") {
+		t.Errorf("a label path in no record: %v", err)
 	}
 	os.WriteFile(p, []byte(`{"score_id": 1}`+"\n"), 0o644)
 	_, err = tryReadAll(p, "", nil, maps...)

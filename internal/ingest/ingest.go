@@ -92,6 +92,9 @@ type Reader struct {
 	// convert turns one top-level JSON value into records; nil reads m3eval's own records.
 	// Importers of other formats (openai, sharegpt, ...) set it.
 	convert func(line int, raw []byte) ([]Record, error)
+	// atEnd, when set, checks the whole file after its last record (a --map path that no
+	// record held); its error fails the file.
+	atEnd func() error
 }
 
 // NewConvertingReader reads top-level JSON values of r (a JSON array or JSON Lines) and
@@ -130,6 +133,10 @@ func (r *Reader) start() error {
 	b, err := firstByte(r.br)
 	if err == io.EOF {
 		return io.EOF
+	}
+	var ie *Error
+	if errors.As(err, &ie) {
+		return err // already names its line (a CSV row read as JSON)
 	}
 	if err != nil {
 		return &Error{File: r.name, Line: 1, Err: err}
@@ -174,6 +181,18 @@ func firstByte(br *bufio.Reader) (byte, error) {
 
 // Next returns the next record, or io.EOF after the last.
 func (r *Reader) Next() (*Record, error) {
+	rec, err := r.next()
+	if err == io.EOF && r.atEnd != nil {
+		check := r.atEnd
+		r.atEnd = nil
+		if cerr := check(); cerr != nil {
+			return nil, cerr
+		}
+	}
+	return rec, err
+}
+
+func (r *Reader) next() (*Record, error) {
 	if len(r.pending) > 0 {
 		rec := r.pending[0]
 		r.pending = r.pending[1:]

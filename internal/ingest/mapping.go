@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -85,8 +87,10 @@ func (c *conv) overlay(line int, raw []byte, recs []Record) ([]Record, error) {
 		return nil, c.errorf(line, "", "%v", err)
 	}
 	label := map[string]json.RawMessage{}
+	c.noteKeys(top)
 	for _, fp := range c.paths {
 		v, ok := lookup(top, fp.steps)
+		c.noteFound(fp, ok)
 		if !ok || v == nil {
 			continue
 		}
@@ -231,8 +235,10 @@ func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 	badf := func(path, format string, args ...any) {
 		bad = append(bad, path+": "+fmt.Sprintf(format, args...))
 	}
+	c.noteKeys(top)
 	for _, fp := range c.paths {
 		v, ok := lookup(top, fp.steps)
+		c.noteFound(fp, ok)
 		if len(fp.steps) == 1 {
 			used[fp.steps[0].key] = true
 		}
@@ -293,6 +299,9 @@ func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 			vals[fp.Field] = x
 		case json.Number:
 			vals[fp.Field] = x.String()
+			if fp.Field == "sample_id" || fp.Field == "episode_id" || fp.Field == "turn" {
+				vals[fp.Field] = idText(x)
+			}
 		case bool:
 			vals[fp.Field] = strconv.FormatBool(x)
 		default:
@@ -363,10 +372,50 @@ func (c *conv) mapped(line int, raw []byte) ([]Record, error) {
 	// rater's, with other extra fields) is the same turn, not a conflict: a stored turn keeps
 	// the meta it has.
 	t.Omitted.Meta = true
+	// Likewise images and model a record does not give (a rater's file that has the
+	// question and the answer but not the picture): the stored turn keeps its own, so the
+	// labels attach to the turns an earlier, fuller file made instead of conflicting.
+	t.Omitted.Images = images == nil
+	_, hasModel := vals["model"]
+	t.Omitted.Model = !hasModel
 	if _, named := label["annotator"]; len(label) > 0 && !(named && len(label) == 1) {
 		rec.Labels = append(rec.Labels, RawLabel{Field: "label", Line: line, Fields: label, Mapped: c.labelPaths()})
 	}
 	return []Record{rec}, nil
+}
+
+// noteKeys keeps the first record's keys, for the error of a path that no record holds.
+func (c *conv) noteKeys(top any) {
+	if obj, ok := top.(map[string]any); ok && c.firstKeys == nil {
+		c.firstKeys = slices.Sorted(maps.Keys(obj))
+	}
+}
+
+// noteFound records that a record held a label or annotator path.
+func (c *conv) noteFound(fp FieldPath, ok bool) {
+	if ok && c.found != nil && (fp.Field == "annotator" || strings.HasPrefix(fp.Field, labelPrefix)) {
+		c.found[fp.Field] = true
+	}
+}
+
+// checkLabelPaths fails the file when a mapped label or annotator path is in no record: a
+// typo in --map (label.correctness=scor) would otherwise import the turns without a
+// single label and exit 0. A path that some records lack is no label on those.
+func (c *conv) checkLabelPaths() error {
+	if c.firstKeys == nil {
+		return nil // no record
+	}
+	var absent []string
+	for _, fp := range c.paths {
+		if (fp.Field == "annotator" || strings.HasPrefix(fp.Field, labelPrefix)) && !c.found[fp.Field] {
+			absent = append(absent, fmt.Sprintf("%s (mapped to %s)", fp.Path, fp.Field))
+		}
+	}
+	if len(absent) == 0 {
+		return nil
+	}
+	return &Error{File: c.name, Line: 1, Field: strings.Join(absent, ", "), Row: c.row, Err: fmt.Errorf(
+		"%w: in no record of the file; check the --map path (the first record's keys: %s)", ErrBadRecord, strings.Join(c.firstKeys, ", "))}
 }
 
 // labelPaths are the source paths of the mapped label fields, by label key, for errors.
@@ -389,6 +438,21 @@ func pathOf(paths []FieldPath, field string) string {
 		}
 	}
 	return field
+}
+
+// idText is the text of a number used as an id: a whole number in its integer digits, so
+// that 7.0 (pandas writes integer columns with missing values as floats) is the same
+// sample as 7 and "7" in another file. Other numbers keep their digits as written.
+func idText(n json.Number) string {
+	s := n.String()
+	if _, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return s
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return s
+	}
+	return strconv.FormatInt(int64(f), 10)
 }
 
 // jsonKind names the kind of a decoded JSON value with its article, for "got an object".

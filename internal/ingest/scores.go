@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,6 +55,28 @@ func checkScoreField(r *rubric.Rubric, key string) error {
 type ScoreMap struct {
 	Sample FieldPath
 	Fields []FieldPath // Field is a rubric field
+
+	// Per file: which field paths some record holds, and the first record's keys. A
+	// path that no record holds is a typo in --map (output.ratng), not a judge that
+	// scored nothing: the file fails instead of importing 0 scores with exit 0.
+	found     []bool
+	firstKeys []string
+	read      bool // a record was read
+}
+
+// checkFound reports the mapped field paths that no record of the file held.
+func (m *ScoreMap) checkFound(name string) error {
+	var absent []string
+	for i, fp := range m.Fields {
+		if !m.found[i] {
+			absent = append(absent, fmt.Sprintf("%s (mapped to %s)", fp.Path, fp.Field))
+		}
+	}
+	if len(absent) == 0 || !m.read {
+		return nil
+	}
+	return &Error{File: name, Line: 1, Field: strings.Join(absent, ", "), Err: fmt.Errorf(
+		"%w: in no record of the file; check the --map path (the first record's keys: %s)", ErrBadRecord, strings.Join(m.firstKeys, ", "))}
 }
 
 // ParseScoreMap parses import-scores --map flags: sample_id=PATH and FIELD=PATH for rubric
@@ -102,7 +126,7 @@ func ReadScores(name string, rd io.Reader, r *rubric.Rubric, fn func(*ScoreRecor
 }
 
 // ReadScoresMapped is ReadScores with --map paths (nil: the records are m3eval's layout).
-// Mapped files are JSON only.
+// Mapped files are JSON, or a table named .csv or .tsv whose columns the paths name.
 func ReadScoresMapped(name string, rd io.Reader, r *rubric.Rubric, m *ScoreMap, fn func(*ScoreRecord) error) error {
 	return ReadScoresWith(name, rd, r, m, Limits{}, fn)
 }
@@ -112,6 +136,9 @@ func ReadScoresMapped(name string, rd io.Reader, r *rubric.Rubric, m *ScoreMap, 
 // a 1 GiB cell took 9.87 GB of memory before it was refused.
 func ReadScoresWith(name string, rd io.Reader, r *rubric.Rubric, m *ScoreMap, lim Limits, fn func(*ScoreRecord) error) error {
 	lim = lim.withDefaults()
+	if m != nil && IsDelimited(name) {
+		rd = DelimitedAsJSON(name, rd) // a judge's table: the paths name its columns
+	}
 	lc := lineindex.New(rd, 0)
 	guard := &recordGuard{r: lc, max: lim.MaxRecord}
 	br := bufio.NewReaderSize(guard, 64<<10)
@@ -134,14 +161,24 @@ func ReadScoresWith(name string, rd io.Reader, r *rubric.Rubric, m *ScoreMap, li
 	if err == io.EOF {
 		return &Error{File: name, Line: 1, Err: fmt.Errorf("%w: empty file", ErrBadRecord)}
 	}
+	var ie *Error
+	if errors.As(err, &ie) {
+		return err // names its line already (a table's row)
+	}
 	if err != nil {
 		return &Error{File: name, Line: 1, Err: err}
 	}
 	var err2 error
 	if b == '[' || b == '{' {
+		if m != nil {
+			m.found, m.firstKeys, m.read = make([]bool, len(m.Fields)), nil, false
+		}
 		err2 = readScoresJSON(name, br, lc, r, m, fn)
+		if err2 == nil && m != nil && !guard.over {
+			err2 = m.checkFound(name)
+		}
 	} else if m != nil {
-		return &Error{File: name, Line: 1, Err: fmt.Errorf("%w: --map reads JSON records; a CSV file names its columns sample_id,<field>,...", ErrBadRecord)}
+		return &Error{File: name, Line: 1, Err: fmt.Errorf("%w: --map reads JSON records, or a table named .csv or .tsv; without --map a CSV file names its columns sample_id,<field>,...", ErrBadRecord)}
 	} else {
 		err2 = readScoresCSV(name, br, r, fn)
 	}
@@ -410,11 +447,15 @@ func (m *ScoreMap) parse(name string, rec *ScoreRecord, raw json.RawMessage, _ *
 	if err := dec.Decode(&top); err != nil {
 		return bad("", "%v", err)
 	}
-	if _, ok := top.(map[string]any); !ok {
+	obj, ok := top.(map[string]any)
+	if !ok {
 		return bad("", "a score record must be a JSON object")
 	}
 	if key, ok := duplicateKey(raw); ok {
 		return bad(key, "the key is given twice (which value is meant?)")
+	}
+	if !m.read {
+		m.read, m.firstKeys = true, slices.Sorted(maps.Keys(obj))
 	}
 	var problems []string
 	rec.Sample = ""
@@ -422,7 +463,7 @@ func (m *ScoreMap) parse(name string, rec *ScoreRecord, raw json.RawMessage, _ *
 	case string:
 		rec.Sample = strings.TrimSpace(x)
 	case json.Number:
-		rec.Sample = x.String()
+		rec.Sample = idText(x)
 	case nil:
 	default:
 		problems = append(problems, fmt.Sprintf("%s (mapped to sample_id): expected text or a number, got %s", m.Sample.Path, jsonKind(v)))
@@ -431,8 +472,11 @@ func (m *ScoreMap) parse(name string, rec *ScoreRecord, raw json.RawMessage, _ *
 		problems = append(problems, m.Sample.Path+" (mapped to sample_id): missing")
 	}
 	rec.Values = rec.Values[:0]
-	for _, fp := range m.Fields {
+	for i, fp := range m.Fields {
 		v, ok := lookup(top, fp.steps)
+		if ok && i < len(m.found) {
+			m.found[i] = true
+		}
 		sv := ScoreValue{Field: fp.Field}
 		switch x := v.(type) {
 		case nil:

@@ -96,3 +96,24 @@ func TestReadScoresStopsAtTheCallersError(t *testing.T) {
 		t.Fatalf("got %v after %d records", err, n)
 	}
 }
+
+// TestMappedScoreFloatID: a whole-number id written as a float (pandas: 7.0) is sample "7",
+// as a JSON 7 or "7" in the raters' files; 7.5 keeps its digits.
+func TestMappedScoreFloatID(t *testing.T) {
+	r, err := rubric.Parse(annotations.DefaultRubric)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ingest.ParseScoreMap([]string{"sample_id=id", "correctness=s"}, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	err = ingest.ReadScoresMapped("j.jsonl", strings.NewReader(`{"id": 7.0, "s": 3}`+"\n"+`{"id": 7.5, "s": 3}`+"\n"), r, m, func(rec *ingest.ScoreRecord) error {
+		got = append(got, rec.Sample)
+		return nil
+	})
+	if err != nil || strings.Join(got, ",") != "7,7.5" {
+		t.Errorf("ids %q, %v", got, err)
+	}
+}

@@ -181,7 +181,34 @@ func jsonError(data []byte, err error) error {
 	case errors.As(err, &typ):
 		return fmt.Errorf("line %d: %s: got a JSON %s, want %s", lineOf(data, typ.Offset), typ.Field, typ.Value, jsonKind(typ.Type))
 	}
-	return errors.New(strings.TrimPrefix(err.Error(), "json: "))
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	if key, ok := strings.CutPrefix(msg, "unknown field "); ok {
+		// encoding/json names the key but not where it is: the key's first occurrence as
+		// an object key in the file is where a misspelled key ("requird") stands.
+		if at := keyOffset(data, key); at >= 0 {
+			return fmt.Errorf("line %d: unknown key %s (docs/rubric.md lists the keys)", lineOf(data, int64(at)), key)
+		}
+		return fmt.Errorf("unknown key %s (docs/rubric.md lists the keys)", key)
+	}
+	return errors.New(msg)
+}
+
+// keyOffset is the byte offset of quoted (a JSON string with its quotes) used as an object
+// key, the first one followed by a colon, or -1.
+func keyOffset(data []byte, quoted string) int {
+	for from := 0; from < len(data); {
+		i := bytes.Index(data[from:], []byte(quoted))
+		if i < 0 {
+			return -1
+		}
+		at := from + i
+		rest := bytes.TrimLeft(data[at+len(quoted):], " \t\r\n")
+		if len(rest) > 0 && rest[0] == ':' {
+			return at
+		}
+		from = at + len(quoted)
+	}
+	return -1
 }
 
 // jsonKind names the JSON a Go type decodes from, for messages.
@@ -259,8 +286,16 @@ func (r *Rubric) check() error {
 			}
 		}
 		for _, t := range cr.All {
-			if _, ok := r.index[t.Field]; !ok {
+			j, ok := r.index[t.Field]
+			if !ok {
 				return fmt.Errorf("%w: comment rule %d: %q names no field", ErrInvalid, i+1, t.Field)
+			}
+			// A value the field cannot take ("tie" for Tie) would make the rule never
+			// hold: the comment it asks for would silently never be asked.
+			for _, v := range t.In {
+				if err := r.Fields[j].checkValue(v); err != nil {
+					return fmt.Errorf("comment rule %d: field %s: %w", i+1, t.Field, err)
+				}
 			}
 		}
 	}

@@ -195,7 +195,10 @@ func TestParseRejectsBadRubrics(t *testing.T) {
 		{"unknown kind", `{"fields":[{"name":"a","kind":"stars"}]}`, "unknown kind"},
 		{"bad comment field", `{"comment_field":"b","fields":[{"name":"a","kind":"text"}]}`, "names no field"},
 		{"fixed to a foreign value", `{"fields":[{"name":"a","kind":"choice","choices":[{"value":"Y"},{"value":"N"}],"fixed":[{"when":{"first_turn":true},"value":"Z"}]}]}`, "fixed value"},
-		{"unknown key", `{"fields":[{"name":"a","kind":"text","colour":"red"}]}`, "unknown field"},
+		{"unknown key", `{"fields":[{"name":"a","kind":"text","colour":"red"}]}`, `line 1: unknown key "colour"`},
+		{"unknown key on its line", "{\"fields\":[\n{\"name\":\"requird\",\"kind\":\"text\",\n \"requird\" : true}]}", `line 3: unknown key "requird"`},
+		{"comment rule on a value the field cannot take", `{"fields":[{"name":"a","kind":"choice","choices":[{"value":"A"},{"value":"Tie"}]}],"comment_rules":[{"all":[{"field":"a","in":["tie"]}]}]}`, `comment rule 1: field a: invalid: "tie" is not one of`},
+		{"comment rule off the scale", `{"fields":[{"name":"a","kind":"scale","min":1,"max":5}],"comment_rules":[{"all":[{"field":"a","in":["6"]}]}]}`, "comment rule 1: field a: invalid: 6 is outside 1–5"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
