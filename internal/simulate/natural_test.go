@@ -15,10 +15,10 @@ import (
 // for that state, which object attributes it gets wrong, and which required evidence of the
 // task it truly asserts (the only evidence a redundancy or follow-up turn may quote).
 type naturalItem struct {
-	ID     string `json:"id"`
-	Scene  string `json:"scene"`
-	Task   int    `json:"task"`
-	State  []struct {
+	ID    string `json:"id"`
+	Scene string `json:"scene"`
+	Task  int    `json:"task"`
+	State []struct {
 		Entity, Attribute, Value string
 	} `json:"state"`
 	Answer   string   `json:"answer"`
