@@ -41,6 +41,9 @@ type Meta struct {
 	OldValue          string         `json:"old_value,omitempty"`
 	NewValue          string         `json:"new_value,omitempty"`
 	RequiredEvidence  []string       `json:"required_evidence,omitempty"`
+	// EvidenceDependsOn is the chain's graph: for each item of RequiredEvidence, the indices
+	// of the items it depends on (the judge's Logic Dependency follows it, not list order).
+	EvidenceDependsOn [][]int `json:"evidence_depends_on,omitempty"`
 	ObjectsPerImage   [][]MetaObject `json:"objects_per_image,omitempty"`
 	Ambiguous         *bool          `json:"ambiguous,omitempty"`
 	TargetImage       int            `json:"target_image,omitempty"`
@@ -145,6 +148,7 @@ type rules struct {
 	lastErrors []wrongValue
 	updates    int // scene updates used
 	required   []string
+	dependsOn  [][]int // of required, by index
 	asked      map[string]bool // user turns asked so far, to ask no question twice
 }
 
@@ -169,18 +173,20 @@ func (r *rules) startTask() {
 	nReason := max(1, r.turns/10)
 	r.reason = r.turns - nReason + 1
 	r.memEnd = max(1, r.reason/2) // half of the turns before the test, rounded up
-	r.required = chainOrder(t)
+	r.required, r.dependsOn = chainOrder(t)
 }
 
 // chainOrder lists a task's evidence texts in dependency order (each after the evidence it
-// depends on; otherwise in the scene's order), as meta.required_evidence: the judge's Logic
-// Dependency reads the list as the reasoning chain.
-func chainOrder(t *Task) []string {
+// depends on; otherwise in the scene's order), as meta.required_evidence, and for each the
+// indices in that list of the evidence it depends on, as meta.evidence_depends_on: the
+// judge's Logic Dependency follows the graph.
+func chainOrder(t *Task) ([]string, [][]int) {
 	done := map[string]bool{}
-	var out []string
-	for len(out) < len(t.RequiredEvidence) {
+	var order []*Evidence
+	for len(order) < len(t.RequiredEvidence) {
 		progressed := false
-		for _, ev := range t.RequiredEvidence {
+		for i := range t.RequiredEvidence {
+			ev := &t.RequiredEvidence[i]
 			if done[ev.ID] {
 				continue
 			}
@@ -190,19 +196,33 @@ func chainOrder(t *Task) []string {
 			}
 			if ready {
 				done[ev.ID], progressed = true, true
-				out = append(out, ev.Text)
+				order = append(order, ev)
 			}
 		}
 		if !progressed { // a dependency cycle: the rest in the scene's order
-			for _, ev := range t.RequiredEvidence {
-				if !done[ev.ID] {
+			for i := range t.RequiredEvidence {
+				if ev := &t.RequiredEvidence[i]; !done[ev.ID] {
 					done[ev.ID] = true
-					out = append(out, ev.Text)
+					order = append(order, ev)
 				}
 			}
 		}
 	}
-	return out
+	at := map[string]int{}
+	texts := make([]string, len(order))
+	for i, ev := range order {
+		at[ev.ID], texts[i] = i, ev.Text
+	}
+	deps := make([][]int, len(order))
+	for i, ev := range order {
+		deps[i] = []int{}
+		for _, d := range ev.DependsOn {
+			if j, ok := at[d]; ok {
+				deps[i] = append(deps[i], j)
+			}
+		}
+	}
+	return texts, deps
 }
 
 func (r *rules) task() *Task { return r.tasks[r.ti] }
@@ -257,7 +277,7 @@ func (r *rules) next(answer string) (Step, bool) {
 	s.Meta.Language, s.Meta.Phase = r.lang, r.phase
 	s.Meta.Coverage = &cov
 	if s.Meta.RequiredEvidence == nil {
-		s.Meta.RequiredEvidence = r.required
+		s.Meta.RequiredEvidence, s.Meta.EvidenceDependsOn = r.required, r.dependsOn
 	}
 	return s, true
 }
