@@ -32,18 +32,18 @@ const (
 // dataset.Meta reads them (that type carries no JSON names to write with; TestMetaContract
 // checks that every meta written here reads back through dataset.ParseMeta unchanged).
 type Meta struct {
-	Language          Language       `json:"language"`
-	Phase             Phase          `json:"phase"`
-	Entity            string         `json:"entity,omitempty"`
-	Attribute         string         `json:"attribute,omitempty"`
-	FalseValue        string         `json:"false_value,omitempty"`
-	TrueValue         string         `json:"true_value,omitempty"`
-	OldValue          string         `json:"old_value,omitempty"`
-	NewValue          string         `json:"new_value,omitempty"`
-	RequiredEvidence  []string       `json:"required_evidence,omitempty"`
+	Language         Language `json:"language"`
+	Phase            Phase    `json:"phase"`
+	Entity           string   `json:"entity,omitempty"`
+	Attribute        string   `json:"attribute,omitempty"`
+	FalseValue       string   `json:"false_value,omitempty"`
+	TrueValue        string   `json:"true_value,omitempty"`
+	OldValue         string   `json:"old_value,omitempty"`
+	NewValue         string   `json:"new_value,omitempty"`
+	RequiredEvidence []string `json:"required_evidence,omitempty"`
 	// EvidenceDependsOn is the chain's graph: for each item of RequiredEvidence, the indices
 	// of the items it depends on (the judge's Logic Dependency follows it, not list order).
-	EvidenceDependsOn [][]int `json:"evidence_depends_on,omitempty"`
+	EvidenceDependsOn [][]int        `json:"evidence_depends_on,omitempty"`
 	ObjectsPerImage   [][]MetaObject `json:"objects_per_image,omitempty"`
 	Ambiguous         *bool          `json:"ambiguous,omitempty"`
 	TargetImage       int            `json:"target_image,omitempty"`
@@ -148,7 +148,7 @@ type rules struct {
 	lastErrors []wrongValue
 	updates    int // scene updates used
 	required   []string
-	dependsOn  [][]int // of required, by index
+	dependsOn  [][]int         // of required, by index
 	asked      map[string]bool // user turns asked so far, to ask no question twice
 }
 
