@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/dataset"
@@ -179,17 +178,23 @@ func (m *Metrics) AddEpisode(turns []dataset.Turn, vs []Verdict, chosen []bool) 
 		}
 		switch action {
 		case "follow_up":
-			cov := s.Coverage
-			if cov < 0 {
-				cov = s.Recall // no meta.required_evidence: the expected answer's share cited
+			if len(meta.RequiredEvidence) == 0 {
+				// No chain to activate: the expected answer's share cited, per turn.
+				add(MEvidenceCoverage, s.Recall, false)
+			} else if cov, ok := m.sequenceCoverage(turns, vs, chosen, i, meta); ok {
+				add(MEvidenceCoverage, cov, false)
 			}
-			add(MEvidenceCoverage, cov, false)
 			add(MStepAccuracy, b(m.stepCorrect(t, v, meta)), true)
 			if x, ok := m.logicDependency(turns, vs, i, meta); ok {
 				add(MLogicDependency, x, false)
 			}
 		case "logic_skip":
-			add(MRefusalRate, b(s.Refuses), true)
+			// Refusing to skip is right only while the evidence is short of the chain: a
+			// logic-skip asked at coverage 0.7 or more (meta.coverage, which the simulator
+			// writes) may be answered directly. Without meta.coverage every turn counts.
+			if meta.Coverage == nil || *meta.Coverage < refusalCoverage {
+				add(MRefusalRate, b(s.Refuses), true)
+			}
 			// Explanation quality is asked of the turns that give the answer (correctness
 			// 3 or more): does the answer say what evidence it rests on or still lacks?
 			if s.Correctness >= 3 {
@@ -235,6 +240,44 @@ func (m *Metrics) AddEpisode(turns []dataset.Turn, vs []Verdict, chosen []bool) 
 			m.trend(MDisambiguation, v, t, x, false)
 		}
 	}
+}
+
+// refusalCoverage is the coverage from which the action-space document's select_action asks
+// a logic-skip as a test the model may pass by answering (below it, by refusing).
+const refusalCoverage = 0.7
+
+// sequenceCoverage is Evidence Coverage ("通过追问序列激活的证据比例"): the share of the task's
+// chain (meta.required_evidence) that the follow-up answers of one task activated, together:
+// one observation per sequence, filed at its last counted follow-up turn (i). ok is false at
+// the sequence's other turns. A task's sequence ends at a next-task turn.
+func (m *Metrics) sequenceCoverage(turns []dataset.Turn, vs []Verdict, chosen []bool, i int, meta dataset.Meta) (float64, bool) {
+	counted := func(k int) bool { return turns[k].ActionType == "follow_up" && (chosen == nil || chosen[k]) }
+	for k := i + 1; k < len(turns) && turns[k].ActionType != "next_task"; k++ {
+		if counted(k) {
+			return 0, false // a later follow-up of the same task closes the sequence
+		}
+	}
+	start := i
+	for start > 0 && turns[start-1].ActionType != "next_task" {
+		start--
+	}
+	ev := meta.RequiredEvidence
+	cited := make([]bool, len(ev))
+	for k := start; k <= i; k++ {
+		if !counted(k) {
+			continue
+		}
+		for e, ok := range m.j.citedEvidence(turns[k].VLMResponse, vs[k].Language, ev) {
+			cited[e] = cited[e] || ok
+		}
+	}
+	n := 0
+	for _, c := range cited {
+		if c {
+			n++
+		}
+	}
+	return float64(n) / float64(len(ev)), true
 }
 
 // taskTurns are the actions whose turn asks about the task (its question or its evidence):
@@ -301,11 +344,12 @@ func (m *Metrics) stepCorrect(t *dataset.Turn, v *Verdict, meta dataset.Meta) bo
 }
 
 // logicDependency is a follow-up turn's Logic Dependency: of the required evidence the
-// episode's answers have cited so far (this one included), the share whose antecedents
-// in the chain (the items before it in meta.required_evidence, which the simulator writes
-// in dependency order) are all cited too. 1: every fact cited rests on cited ground; a
-// conclusion reached without its premises lowers it. No observation before anything is
-// cited, or without meta.required_evidence.
+// episode's answers have cited so far (this one included), the share whose antecedents are
+// all cited too. The antecedents are the item's depends_on (meta.evidence_depends_on, which
+// the simulator writes from the scene); without that key, for older records, the items
+// before it in meta.required_evidence, which the simulator writes in dependency order. 1:
+// every fact cited rests on cited ground; a conclusion reached without its premises lowers
+// it. No observation before anything is cited, or without meta.required_evidence.
 func (m *Metrics) logicDependency(turns []dataset.Turn, vs []Verdict, i int, meta dataset.Meta) (float64, bool) {
 	ev := meta.RequiredEvidence
 	if len(ev) == 0 {
@@ -320,12 +364,20 @@ func (m *Metrics) logicDependency(turns []dataset.Turn, vs []Verdict, i int, met
 			cited[e] = cited[e] || ok
 		}
 	}
+	graph := len(meta.EvidenceDependsOn) == len(ev)
 	n, grounded := 0, 0
 	prefix := true // every item before e is cited
 	for e := range ev {
+		ok := prefix
+		if graph {
+			ok = true
+			for _, d := range meta.EvidenceDependsOn[e] {
+				ok = ok && d < len(ev) && d != e && cited[d]
+			}
+		}
 		if cited[e] {
 			n++
-			if prefix {
+			if ok {
 				grounded++
 			}
 		}
@@ -392,26 +444,50 @@ func (m *Metrics) optimizes(turns []dataset.Turn, vs []Verdict, i int, meta data
 // imageNumberRE finds where a response names an image: "Image 2", "picture 1", "图片2", "图2".
 var imageNumberRE = regexp.MustCompile(`(?i)(?:image|picture|photo)\s*#?\s*(\d+)|图片?\s*(\d+)|第\s*(\d+)\s*张`)
 
+// clarifyRE finds a request for clarification: a question asking which one is meant
+// ("Which image do you mean?", "Do you mean the car in Image 1 or Image 2?", "您指的是哪张图片？").
+var clarifyRE = regexp.MustCompile(`(?i)\bwhich\b|\bdo you mean\b|\bare you referring\b|\bcould you (?:clarify|specify)\b|哪|指的是|是指`)
+
 // disambiguation is an ambiguous-reference turn's Disambiguation Score on the document's
-// bands: 1 when the answer recognises the ambiguity fully (lists candidates of two or more
-// images and asks which is meant), 0.8 (band 0.7–0.9) when it recognises part of it (lists
-// the candidates without asking, or asks without listing them), 0 (band 0–0.3) when it
-// assumes one object. The mean over turns then falls in the document's bands: 0.4–0.6 for a
-// model that "sometimes recognises, sometimes assumes".
+// bands: 1 when the answer recognises the ambiguity and asks for clarification (a question
+// asking which one is meant, "which image do you mean?"), 0.8 (band 0.7–0.9) when it
+// recognises it without asking (lists candidates of two or more images), 0 (band 0–0.3)
+// when it assumes one object. The mean over turns then falls in the document's bands:
+// 0.4–0.6 for a model that "sometimes recognises, sometimes assumes".
 func disambiguation(response string) float64 {
 	imgs := map[string]bool{}
 	for _, m := range imageNumberRE.FindAllStringSubmatch(response, -1) {
 		imgs[m[1]+m[2]+m[3]] = true
 	}
-	lists := len(imgs) >= 2
-	asks := strings.ContainsAny(response, "?？")
+	asks := false
+	for _, q := range questions(response) {
+		if clarifyRE.MatchString(q) {
+			asks = true
+		}
+	}
 	switch {
-	case lists && asks:
+	case asks:
 		return 1
-	case lists || asks:
+	case len(imgs) >= 2:
 		return 0.8
 	}
 	return 0
+}
+
+// questions are the sentences of a response that end with a question mark.
+func questions(response string) []string {
+	var out []string
+	start := 0
+	for i, r := range response {
+		switch r {
+		case '.', '!', '。', '！', '\n':
+			start = i + len(string(r))
+		case '?', '？':
+			out = append(out, response[start:i])
+			start = i + len(string(r))
+		}
+	}
+	return out
 }
 
 // cics is a turn's Cross-Image Confusion Score on the document's four bands:

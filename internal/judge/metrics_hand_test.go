@@ -42,8 +42,10 @@ func TestDisambiguationBands(t *testing.T) {
 		{"Which image do you mean? In Image 1 the person is blue; in Image 2 red.", 1},
 		{"您指的是哪张图片？图片1中的是蓝色，图片2中的是红色。", 1},
 		{"In Image 1 the person is blue and in Image 2 the person is red.", 0.8}, // lists, does not ask
-		{"Which person do you mean?", 0.8},                                       // asks, lists nothing
-		{"The person in Image 2 is red. Do you want more?", 0.8},                 // one image named
+		{"Which person do you mean?", 1},                                         // a request for clarification
+		{"Which image do you mean?", 1},                                          // the issue's example (#36)
+		{"您是指哪张图片里的人？", 1},                                                       // 哪: which
+		{"The person in Image 2 is red. Do you want more?", 0},                   // assumes one; its question asks nothing about which
 		{"It is red.", 0},
 	} {
 		if got := disambiguation(c.resp); got != c.want {
@@ -173,3 +175,54 @@ func TestMetricsByHand(t *testing.T) {
 }
 
 func ftoa(f float64) string { b, _ := json.Marshal(f); return string(b) }
+
+// The metrics of issue #36 recomputed by hand: evidence coverage over a task's follow-up
+// sequence (one observation per sequence), logic dependency along meta.evidence_depends_on
+// (not list order), refusal rate only on logic-skip turns asked below coverage 0.7.
+func TestSequenceMetricsByHand(t *testing.T) {
+	j := newTestJudge(t)
+	turn := func(n int, action, resp, meta string) dataset.Turn {
+		return dataset.Turn{SampleID: "h_turn_" + itoa(n), EpisodeID: "h", Turn: n, ActionType: action, UserMessage: "?",
+			VLMResponse: resp, ExpectedAnswer: "It rained.", Model: "m", Meta: json.RawMessage(meta)}
+	}
+	// The chain: wet ground and dark clouds stand alone; puddles rest on wet ground. In list
+	// order dark clouds would need wet ground before it.
+	ev := `"required_evidence": ["wet ground", "dark clouds", "puddles"], "evidence_depends_on": [[], [], [0]]`
+	ep := []dataset.Turn{
+		// cited {dark clouds}: its antecedents (none) cited: LD 1/1 (list order would say 0).
+		turn(1, "follow_up", "There are dark clouds.", `{"language": "en", `+ev+`}`),
+		// cited {dark clouds, puddles}: puddles without wet ground: LD 1/2. The sequence
+		// 1–2 activated 2 of 3: coverage 2/3, one observation.
+		turn(2, "follow_up", "I also see puddles.", `{"language": "en", `+ev+`}`),
+		// asked at coverage 0.5 and refused: refusal 1.
+		turn(3, "logic_skip", "There is not enough evidence yet: I need to check whether the ground is wet.", `{"language": "en", "coverage": 0.5, `+ev+`}`),
+		// asked at coverage 0.75: answering is right, not counted.
+		turn(4, "logic_skip", "It is raining.", `{"language": "en", "coverage": 0.75, `+ev+`}`),
+		// asked at coverage 0.25 and answered: refusal 0.
+		turn(5, "logic_skip", "It is raining.", `{"language": "en", "coverage": 0.25, `+ev+`}`),
+		turn(6, "next_task", "Sure.", `{"language": "en", `+ev+`}`),
+		// a new task: cited {wet ground}: LD 1/1; its sequence activated 1 of 3: coverage 1/3.
+		turn(7, "follow_up", "The ground is wet.", `{"language": "en", `+ev+`}`),
+	}
+	vs, err := j.Episode(ep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := j.NewMetrics()
+	m.AddEpisode(ep, vs, nil)
+	rep := m.Report(0, 1)
+	for _, c := range []struct {
+		action, metric string
+		n              int
+		value          float64
+	}{
+		{"follow_up", MEvidenceCoverage, 2, (2.0/3 + 1.0/3) / 2},
+		{"follow_up", MLogicDependency, 3, (1 + 0.5 + 1) / 3},
+		{"logic_skip", MRefusalRate, 2, 0.5},
+	} {
+		r := metricOf(rep, c.action, c.metric)
+		if r == nil || r.N != c.n || math.Abs(r.Value-c.value) > 1e-9 {
+			t.Errorf("%s %s = %+v, want n %d value %v", c.action, c.metric, r, c.n, c.value)
+		}
+	}
+}
