@@ -1,0 +1,208 @@
+package answer
+
+import (
+	"strings"
+)
+
+// Language is the language of a response. The reader reads both languages in every text (a
+// Chinese answer may name "Image 2"); the language only decides which object names a scene's
+// objects are given when the scene names them in one language.
+type Language string
+
+// The languages the reader has word lists for.
+const (
+	English Language = "en"
+	Chinese Language = "zh"
+)
+
+// Image is the attribute of a claim that places an object in an image ("the truck is in image
+// 2": object truck, attribute image, value "2").
+const Image = "image"
+
+// Stance is how a claim is put: only an Asserted claim commits the model to its value.
+type Stance uint8
+
+// The stances, from committed to taken back.
+const (
+	Asserted    Stance = iota // "the cup is green"
+	Negated                   // "the cup is not green"
+	Questioned                // "is the cup green?", "whether there are five apples"
+	Hedged                    // "the cup might be green"
+	Uncertain                 // "I'm not sure the cup is green", "I still need to check…"
+	Alternative               // "black, red, blue…", "black or red": commits to none
+	Attributed                // "people often assume the cup is green", "you said…"
+	Retracted                 // "the cup is green. Just kidding, …"
+)
+
+var stanceNames = [...]string{"asserted", "negated", "questioned", "hedged", "uncertain", "alternative", "attributed", "retracted"}
+
+// String is the stance's name.
+func (s Stance) String() string {
+	if int(s) < len(stanceNames) {
+		return stanceNames[s]
+	}
+	return "unknown"
+}
+
+// Object is one object of the scene a response is read against: its identity, the image that
+// holds it (1-based; 0 when any image may), the names and aliases a response may call it by
+// (any language) and its attribute values.
+type Object struct {
+	ID         string
+	Image      int
+	Names      []string
+	Attributes map[string]string
+}
+
+// Scope is what one response is read against: the scene's objects (their names make object
+// mentions, their attribute values make values of those attributes), extra values per
+// attribute (Values: attribute → spellings; a spelling "canonical=spelling" maps a spelling to
+// a canonical value), the number of images (for "the last image"), the image a claim belongs
+// to when the text names none (0: none), and the language.
+type Scope struct {
+	Language Language
+	Objects  []Object
+	Values   map[string][]string
+	Images   int
+	Image    int
+}
+
+// Claim is one value the response states about an attribute of an object.
+type Claim struct {
+	// Image is the image the claim is about: named in its clause or an earlier one ("Image 2
+	// shows…"), else the Scope's image; 0 when neither says.
+	Image int
+	// Object is the scene object's ID when Known, else the noun phrase as written and
+	// singularized ("umbrella", "lawn mower"); "" when the claim binds to no object ("Black.").
+	Object string
+	Known  bool
+	// Attribute is Color, Count, Position, Size, State, Image or a scene attribute.
+	Attribute string
+	// Value is the canonical value ("grey" for "gray" and "灰色"; a count in digits); Text is
+	// the value as written.
+	Value, Text string
+	Stance      Stance
+	// Cue is the word that set the stance ("not", "might", "just kidding"); "" when asserted.
+	Cue string
+	// Sentence and Clause number the claim's sentence and clause (from 0); At is its byte
+	// offset in the Reading's Folded text.
+	Sentence, Clause, At int
+}
+
+// Reading is a response read into claims.
+type Reading struct {
+	// Folded is the text the offsets refer to: width-folded, lower case, spaces collapsed.
+	Folded string
+	// Claims in text order.
+	Claims []Claim
+	// Objects are the objects the text mentions (scene IDs or noun phrases), in order of first
+	// mention, without words that name nothing in a scene ("evidence", "image", "things").
+	Objects []string
+	// Clauses and Sentences count the text's clauses and sentences that hold a word.
+	Clauses, Sentences int
+	// Salad is true when the text strings words together without a sentence's grammar ("dog
+	// grass tree lies under the on"): such text asserts nothing, and every claim in it is
+	// read as Uncertain.
+	Salad bool
+	// Retraction is the retraction cue, when the text takes back what it said before.
+	Retraction string
+	known      int // mentions of objects of the scope's vocabulary
+}
+
+// Final returns the last asserted claim about an attribute of an object: what the response
+// says about it once it has finished. An empty object matches any object; a claim bound to no
+// object ("Black.") matches every object.
+func (r *Reading) Final(attribute, object string) (Claim, bool) {
+	for i := len(r.Claims) - 1; i >= 0; i-- {
+		c := r.Claims[i]
+		if c.Stance == Asserted && c.Attribute == attribute && SameObject(c.Object, object) {
+			return c, true
+		}
+	}
+	return Claim{}, false
+}
+
+// About returns every claim about an attribute of an object, in text order, whatever its
+// stance (same object matching as Final).
+func (r *Reading) About(attribute, object string) []Claim {
+	var out []Claim
+	for _, c := range r.Claims {
+		if c.Attribute == attribute && SameObject(c.Object, object) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Committed returns the final asserted claim of every (image, object, attribute) the response
+// asserts something about, in text order of those final claims.
+func (r *Reading) Committed() []Claim {
+	type key struct {
+		img       int
+		obj, attr string
+	}
+	last := map[key]int{}
+	for i, c := range r.Claims {
+		if c.Stance == Asserted {
+			last[key{c.Image, c.Object, c.Attribute}] = i
+		}
+	}
+	var out []Claim
+	for i, c := range r.Claims {
+		if c.Stance == Asserted && last[key{c.Image, c.Object, c.Attribute}] == i {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// HasContent tells whether the response says something about the scene: a claim that is
+// neither retracted nor attributed to others, or an object of the scope it talks about
+// (unknown noun phrases do not count: "the answer follows" names nothing). Cue phrases alone ("Based on the evidence in the
+// image, I can see several things") have none.
+func (r *Reading) HasContent() bool {
+	if r.Salad {
+		return false
+	}
+	for _, c := range r.Claims {
+		if c.Stance != Retracted && c.Stance != Attributed {
+			return true
+		}
+	}
+	return r.known > 0
+}
+
+// SameObject tells whether two objects of claims are the same: equal after folding and
+// singularizing, or either one empty (a claim bound to no object).
+func SameObject(a, b string) bool {
+	if a == "" || b == "" {
+		return true
+	}
+	return a == b || singular(fold(a)) == singular(fold(b))
+}
+
+// Canonical is the canonical form of a value of an attribute ("gray" → "grey", "三" → "3",
+// "灰色" → "grey"); a value the vocabulary does not know is returned folded.
+func Canonical(attribute, value string) string {
+	v := strings.TrimSpace(fold(value))
+	if attribute == Count || attribute == Image {
+		if n, ok := parseCount(v); ok {
+			return n
+		}
+	}
+	for _, e := range builtinTable().phrases[phraseKey(v)] {
+		if e.kind == kValue && (attribute == "" || e.attr == attribute) {
+			return e.key
+		}
+	}
+	return v
+}
+
+// SameValue tells whether two values of an attribute are the same value.
+func SameValue(attribute, a, b string) bool {
+	return Canonical(attribute, a) == Canonical(attribute, b)
+}
+
+// Read reads one response against a scope. For many responses against one scope, NewReader
+// compiles the scope's vocabulary once.
+func Read(text string, sc Scope) Reading { return NewReader(sc).Read(text) }

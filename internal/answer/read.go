@@ -1,0 +1,714 @@
+package answer
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// phraseKey is the table key of a phrase.
+func phraseKey(s string) string {
+	var b strings.Builder
+	return joinUnits(units(fold(strings.TrimSpace(s))), &b)
+}
+
+// tkind is what a token of a response is.
+type tkind uint8
+
+const (
+	tWord   tkind = iota // a word or character the vocabulary does not know
+	tPunct               // punctuation
+	tEntry               // a phrase of the vocabulary (ents)
+	tObject              // an object: a vocabulary phrase or an unknown noun phrase
+	tNumber              // a count
+	tImage               // an image reference
+)
+
+// tok is one token of a response.
+type tok struct {
+	kind  tkind
+	s, e  int
+	text  string
+	ents  []entry
+	punct rune
+	cjk   bool
+	// object: key and whether it is a scene object; number and image: n.
+	key   string
+	known bool
+	n     int
+}
+
+func (t *tok) has(c cue) bool {
+	for _, e := range t.ents {
+		if e.kind == kCue && e.cue == c {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *tok) value() (entry, bool) {
+	for _, e := range t.ents {
+		if e.kind == kValue {
+			return e, true
+		}
+	}
+	return entry{}, false
+}
+
+func (t *tok) isValue() bool {
+	if t.kind == tNumber {
+		return true
+	}
+	_, ok := t.value()
+	return t.kind == tEntry && ok
+}
+
+func (t *tok) plainLatin() bool { return t.kind == tWord && !t.cjk && !fnWords[t.text] }
+
+// lookup returns the meanings of the longest phrase at us[i:] (local vocabulary first) and its
+// length in units; 0 when none. A phrase never spans punctuation unless it is spelled with it.
+func (rd *Reader) lookup(us []unit, i int, b *strings.Builder) ([]entry, int) {
+	bt := builtinTable()
+	maxN := min(rd.local.maxLen, len(us)-i)
+	for n := maxN; n >= 1; n-- {
+		k := joinUnits(us[i:i+n], b)
+		le, be := rd.local.phrases[k], bt.phrases[k]
+		if len(le) == 0 && len(be) == 0 {
+			continue
+		}
+		// A single CJK character of the built-in list inside a longer run of letters is
+		// kept only when it is a cue or value the run cannot be part of a word for: the
+		// scene's own words were tried first at every length.
+		return append(slices.Clip(le), be...), n
+	}
+	return nil, 0
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// tokenize turns units into tokens: image references, counts, vocabulary phrases, words.
+func (rd *Reader) tokenize(us []unit) []tok {
+	out := make([]tok, 0, len(us))
+	var b strings.Builder
+	for i := 0; i < len(us); {
+		u := us[i]
+		if u.punct != 0 {
+			out = append(out, tok{kind: tPunct, s: u.s, e: u.e, text: u.text, punct: u.punct})
+			i++
+			continue
+		}
+		if t, n := rd.imageRef(us, i); n > 0 {
+			out = append(out, t)
+			i += n
+			continue
+		}
+		// Chinese counts: a numeral or digits with a measure word ("三个", "2只").
+		if num, used := zhNumber(us[i:]); used > 0 || isDigits(u.text) {
+			if used == 0 {
+				num, _ = strconv.Atoi(u.text)
+				used = 1
+			}
+			if i+used < len(us) && us[i+used].cjk && strings.Contains(zhMeasure, us[i+used].text) {
+				out = append(out, tok{kind: tNumber, s: u.s, e: us[i+used].e, text: u.text, n: num, cjk: true})
+				i += used + 1
+				continue
+			}
+		}
+		if isDigits(u.text) {
+			// A decimal or a percentage is a measurement, not a count.
+			if i+2 < len(us) && (us[i+1].punct == '.' || us[i+1].punct == ',') && isDigits(us[i+2].text) && us[i+1].e == us[i+2].s {
+				out = append(out, tok{kind: tWord, s: u.s, e: us[i+2].e, text: u.text})
+				i += 3
+				continue
+			}
+			if i+1 < len(us) && us[i+1].punct == '%' {
+				out = append(out, tok{kind: tWord, s: u.s, e: us[i+1].e, text: u.text})
+				i += 2
+				continue
+			}
+			n, _ := strconv.Atoi(u.text)
+			out = append(out, tok{kind: tNumber, s: u.s, e: u.e, text: u.text, n: n})
+			i++
+			continue
+		}
+		if ents, n := rd.lookup(us, i, &b); n > 0 {
+			t := tok{kind: tEntry, s: u.s, e: us[i+n-1].e, text: joinUnits(us[i:i+n], &b), ents: ents, cjk: u.cjk}
+			for _, e := range ents {
+				switch e.kind {
+				case kObject:
+					if _, isVal := t.value(); !isVal {
+						t.kind, t.key, t.known = tObject, e.key, e.known
+					}
+				case kNumber:
+					if _, isVal := t.value(); !isVal {
+						t.kind, t.n = tNumber, e.n
+					}
+				}
+			}
+			out = append(out, t)
+			i += n
+			continue
+		}
+		out = append(out, tok{kind: tWord, s: u.s, e: u.e, text: u.text, cjk: u.cjk})
+		i++
+	}
+	return nounPhrases(out)
+}
+
+// imageRef reads "image 2", "picture #3", "the second image", "the last photo", "图2",
+// "图片2", "第二张图", "第2张", "最后一张图" at us[i:]; n is the units it took.
+func (rd *Reader) imageRef(us []unit, i int) (tok, int) {
+	u := us[i]
+	isImg := func(j int) bool {
+		if j >= len(us) || us[j].cjk {
+			return false
+		}
+		for _, w := range imageWords {
+			if us[j].text == w || us[j].text == w+"s" {
+				return true
+			}
+		}
+		return false
+	}
+	last := rd.sc.Images
+	if isImg(i) {
+		j := i + 1
+		if j < len(us) && us[j].punct == '#' {
+			j++
+		}
+		if j < len(us) && isDigits(us[j].text) {
+			n, _ := strconv.Atoi(us[j].text)
+			return tok{kind: tImage, s: u.s, e: us[j].e, text: u.text, n: n}, j + 1 - i
+		}
+		return tok{}, 0
+	}
+	if n, ok := ordinals[u.text]; ok || u.text == "last" {
+		if !ok {
+			n = last
+		}
+		j := i + 1
+		if j < len(us) && us[j].text == "one" {
+			j++
+		}
+		if isImg(j) && n > 0 {
+			return tok{kind: tImage, s: u.s, e: us[j].e, text: u.text, n: n}, j + 1 - i
+		}
+		return tok{}, 0
+	}
+	if !u.cjk {
+		return tok{}, 0
+	}
+	// 图2, 图片2, 图片二
+	if u.text == "图" {
+		j := i + 1
+		if j < len(us) && (us[j].text == "片" || us[j].text == "像") {
+			j++
+		}
+		if j < len(us) && isDigits(us[j].text) {
+			n, _ := strconv.Atoi(us[j].text)
+			return tok{kind: tImage, s: u.s, e: us[j].e, text: "图", n: n}, j + 1 - i
+		}
+		if n, used := zhNumber(us[j:]); used > 0 && j > i+1 {
+			return tok{kind: tImage, s: u.s, e: us[j+used-1].e, text: "图", n: n}, j + used - i
+		}
+		return tok{}, 0
+	}
+	// 第二张（图）, 第2幅, 最后一张
+	n, j := 0, i+1
+	switch {
+	case u.text == "第":
+		if j < len(us) && isDigits(us[j].text) {
+			n, _ = strconv.Atoi(us[j].text)
+			j++
+		} else if v, used := zhNumber(us[j:]); used > 0 {
+			n = v
+			j += used
+		} else {
+			return tok{}, 0
+		}
+	case u.text == "最" && j+2 < len(us) && us[j].text == "后" && us[j+1].text == "一":
+		n, j = last, j+2
+		if n <= 0 {
+			return tok{}, 0
+		}
+	default:
+		return tok{}, 0
+	}
+	if j >= len(us) || (us[j].text != "张" && us[j].text != "幅") {
+		return tok{}, 0
+	}
+	j++
+	if j < len(us) && (us[j].text == "图" || us[j].text == "照") {
+		j++
+		if j < len(us) && (us[j].text == "片" || us[j].text == "像") {
+			j++
+		}
+	}
+	return tok{kind: tImage, s: u.s, e: us[j-1].e, text: "第", n: n}, j - i
+}
+
+// nounPhrases joins English words after a determiner, a count or a value into one unknown
+// noun phrase ("the lawn mower", "six apples", "a red coat" → "coat"), and Chinese characters
+// after a count ("三个苹果" → "苹果", up to four characters).
+func nounPhrases(ts []tok) []tok {
+	out := ts[:0:0]
+	out = make([]tok, 0, len(ts))
+	for i := 0; i < len(ts); i++ {
+		t := ts[i]
+		out = append(out, t)
+		opens := t.has(cueDet) || t.kind == tNumber || t.isValue()
+		if !opens {
+			continue
+		}
+		j := i + 1
+		for j < len(ts) && ts[j].isValue() && ts[j].kind != tNumber {
+			out = append(out, ts[j])
+			j++
+		}
+		k := j
+		if t.cjk {
+			for k < len(ts) && k-j < 4 && ts[k].kind == tWord && ts[k].cjk && ts[k].text != "的" {
+				k++
+			}
+		} else {
+			for k < len(ts) && k-j < 3 && ts[k].plainLatin() {
+				k++
+			}
+		}
+		if k == j {
+			i = j - 1
+			continue
+		}
+		var b strings.Builder
+		for x := j; x < k; x++ {
+			if x > j && !ts[x].cjk {
+				b.WriteByte(' ')
+			}
+			b.WriteString(ts[x].text)
+		}
+		out = append(out, tok{kind: tObject, s: ts[j].s, e: ts[k-1].e, text: b.String(), key: singular(b.String()), cjk: t.cjk})
+		i = k - 1
+	}
+	return out
+}
+
+// vacuous are nouns that name nothing in a scene.
+var vacuous = map[string]bool{
+	"evidence": true, "image": true, "picture": true, "photo": true, "thing": true, "things": true,
+	"answer": true, "detail": true, "scene": true, "something": true, "everything": true,
+	"question": true, "fact": true, "reason": true, "conclusion": true, "observation": true,
+	"way": true, "part": true, "kind": true, "information": true, "context": true, "clue": true,
+	"aspect": true, "element": true, "feature": true, "point": true, "step": true, "analysis": true,
+	"view": true, "look": true, "case": true, "result": true, "situation": true,
+}
+
+// clause is a run of tokens between clause breaks.
+type clause struct {
+	toks     []tok
+	sentence int
+}
+
+func isClauseBreak(r rune) bool {
+	switch r {
+	case '.', ',', ';', ':', '!', '?', '。', '，', '；', '：', '！', '？', '\n', '(', ')', '（', '）', '—', '…':
+		return true
+	}
+	return false
+}
+
+func isSentenceEnd(r rune) bool {
+	switch r {
+	case '.', '!', '?', '。', '！', '？', ';', '；', '\n', '…':
+		return true
+	}
+	return false
+}
+
+// Read reads one response into claims.
+func (rd *Reader) Read(text string) Reading {
+	f := fold(text)
+	r := Reading{Folded: f}
+	ts := rd.tokenize(units(f))
+
+	// Clauses and sentences.
+	var cls []clause
+	var qs []bool // per sentence: ends with a question mark
+	sent := 0
+	cur := clause{}
+	flush := func() {
+		if len(cur.toks) > 0 {
+			cls = append(cls, cur)
+		}
+		cur = clause{sentence: sent}
+	}
+	for _, t := range ts {
+		if t.kind == tPunct && isClauseBreak(t.punct) {
+			flush()
+			if isSentenceEnd(t.punct) {
+				for len(qs) <= sent {
+					qs = append(qs, false)
+				}
+				qs[sent] = t.punct == '?' || t.punct == '？'
+				sent++
+				cur.sentence = sent
+			}
+			continue
+		}
+		if t.kind == tPunct {
+			continue
+		}
+		if (t.has(cueContrast) || t.has(cueRetract)) && len(cur.toks) > 0 {
+			flush()
+		}
+		cur.toks = append(cur.toks, t)
+	}
+	flush()
+	for len(qs) <= sent {
+		qs = append(qs, false)
+	}
+
+	// Sentence flags.
+	nSent := sent + 1
+	sentEnd := make([]int, nSent)
+	for i := range sentEnd {
+		sentEnd[i] = len(f)
+	}
+	for _, c := range cls {
+		if c.sentence > 0 && len(c.toks) > 0 && c.toks[0].s < sentEnd[c.sentence-1] {
+			sentEnd[c.sentence-1] = c.toks[0].s
+		}
+	}
+	uncertain := make([]string, nSent)
+	salad := make([]bool, nSent)
+	words := make([]int, nSent)
+	sentToks := make([][]tok, nSent)
+	for _, c := range cls {
+		for _, t := range c.toks {
+			if t.has(cueUncertain) && uncertain[c.sentence] == "" {
+				uncertain[c.sentence] = t.text
+			}
+			words[c.sentence]++
+		}
+		sentToks[c.sentence] = append(sentToks[c.sentence], c.toks...)
+	}
+	allSalad, worded := true, 0
+	for s := range nSent {
+		if words[s] == 0 {
+			continue
+		}
+		worded++
+		salad[s] = isSalad(sentToks[s], f)
+		allSalad = allSalad && salad[s]
+	}
+	r.Salad = worded > 0 && allSalad
+	r.Sentences = worded
+	r.Clauses = len(cls)
+
+	img := rd.sc.Image
+	lastSubj, lastKnown := "", false
+	attributed, attribSent := "", -1
+	seen := map[string]bool{}
+	for ci, c := range cls {
+		if c.sentence != attribSent {
+			attributed = ""
+		}
+		// The clause's image, subject and cues.
+		var clauseImg []tok
+		subj, known := "", false
+		prevPrep := false
+		copulaAt := -1
+		for k, t := range c.toks {
+			switch {
+			case t.kind == tImage:
+				clauseImg = append(clauseImg, t)
+			case t.kind == tObject:
+				if t.known {
+					r.known++
+				}
+				if !vacuous[t.key] && !seen[t.key] {
+					seen[t.key] = true
+					r.Objects = append(r.Objects, t.key)
+				}
+				if attrNouns[t.key] != "" || vacuous[t.key] {
+					break
+				}
+				if t.cjk || hasCJK(t.key) {
+					if copulaAt < 0 { // Chinese: the head noun before the copula
+						subj, known = t.key, t.known
+					}
+				} else if subj == "" && !prevPrep {
+					subj, known = t.key, t.known
+				}
+			}
+			if t.has(cueCopula) && copulaAt < 0 {
+				copulaAt = k
+			}
+			if t.has(cuePronoun) && subj == "" && k+1 < len(c.toks) && c.toks[k+1].kind != tObject {
+				subj, known = lastSubj, lastKnown
+			}
+			if t.kind == tWord && t.text == "的" && copulaAt < 0 {
+				subj, known = "", false // Chinese: "苹果旁边的杯子": what follows 的 is the head
+			}
+			if t.has(cuePrep) {
+				prevPrep = true
+			} else if t.kind != tWord || !fnWords[t.text] {
+				if !t.has(cueDet) {
+					prevPrep = false
+				}
+			}
+			if t.has(cueAttrib) && attributed == "" {
+				attributed, attribSent = t.text, c.sentence
+			}
+		}
+		if len(c.toks) > 0 && c.toks[0].has(cueContrast) {
+			attributed = ""
+		}
+		if subj == "" {
+			// No subject of its own: the first object of the clause, else the last subject.
+			for _, t := range c.toks {
+				if t.kind == tObject && attrNouns[t.key] == "" && !vacuous[t.key] {
+					subj, known = t.key, t.known
+					break
+				}
+			}
+		}
+		if subj == "" {
+			subj, known = lastSubj, lastKnown
+		}
+		if len(clauseImg) > 0 {
+			img = clauseImg[len(clauseImg)-1].n
+		}
+		stance := func(at int) (Stance, string) {
+			switch {
+			case salad[c.sentence]:
+				return Uncertain, "word salad"
+			case uncertain[c.sentence] != "":
+				return Uncertain, uncertain[c.sentence]
+			case attributed != "":
+				return Attributed, attributed
+			}
+			for k := 0; k < at; k++ {
+				t := c.toks[k]
+				if t.has(cueNegation) && !(t.text == "not" && k+1 < len(c.toks) && c.toks[k+1].text == "only") {
+					return Negated, t.text
+				}
+			}
+			for _, t := range c.toks {
+				if t.has(cueQuestion) {
+					return Questioned, t.text
+				}
+			}
+			if qs[c.sentence] {
+				return Questioned, "?"
+			}
+			for _, t := range c.toks {
+				if t.has(cueHedge) {
+					return Hedged, t.text
+				}
+			}
+			return Asserted, ""
+		}
+		claimImg := func(objKnown bool, obj string) int {
+			if len(clauseImg) == 0 && objKnown && rd.objImage[obj] > 0 {
+				return rd.objImage[obj]
+			}
+			return img
+		}
+		add := func(k int, attr, val, text, obj string, objKnown bool) {
+			st, cue := stance(k)
+			r.Claims = append(r.Claims, Claim{Image: claimImg(objKnown, obj), Object: obj, Known: objKnown, Attribute: attr,
+				Value: val, Text: text, Stance: st, Cue: cue, Sentence: c.sentence, Clause: ci, At: c.toks[k].s})
+		}
+		for k, t := range c.toks {
+			var attr, val string
+			switch {
+			case t.kind == tNumber:
+				if t.n < 0 {
+					continue
+				}
+				attr, val = Count, strconv.Itoa(t.n)
+			case t.kind == tEntry:
+				e, ok := t.value()
+				if !ok {
+					continue
+				}
+				attr, val = e.attr, e.key
+			case t.kind == tImage:
+				// "the truck is in image 2": a placement, when the clause has an object.
+				if subj != "" && k > 0 {
+					add(k, Image, strconv.Itoa(t.n), t.text, subj, known)
+				} else if subj == "" && len(c.toks) <= 3 {
+					add(k, Image, strconv.Itoa(t.n), t.text, "", false)
+				}
+				continue
+			default:
+				continue
+			}
+			// Attributive: the value modifies the noun after it.
+			obj, objKnown := "", false
+			for j := k + 1; j < len(c.toks) && j <= k+3; j++ {
+				n := c.toks[j]
+				if n.kind == tObject {
+					if attrNouns[n.key] == "" && !vacuous[n.key] {
+						obj, objKnown = n.key, n.known
+					}
+					break
+				}
+				if n.isValue() || (n.kind == tWord && n.text == "的") || n.has(cueAnd) {
+					continue
+				}
+				break
+			}
+			if obj == "" {
+				if t.kind == tNumber && !t.cjk && t.text == "one" {
+					continue // "the one on the left", "one of them": not a count
+				}
+				obj, objKnown = subj, known
+			}
+			add(k, attr, val, t.text, obj, objKnown)
+		}
+		if subj != "" {
+			lastSubj, lastKnown = subj, known
+		}
+		// A retraction takes back everything said before it.
+		for _, t := range c.toks {
+			if t.has(cueRetract) {
+				r.Retraction = t.text
+				for i := range r.Claims {
+					cl := &r.Claims[i]
+					if cl.At < t.s && (cl.Stance == Asserted || cl.Stance == Hedged || cl.Stance == Alternative) {
+						cl.Stance, cl.Cue = Retracted, t.text
+					}
+				}
+			}
+		}
+	}
+	markAlternatives(&r, ts, sentEnd)
+	return r
+}
+
+// markAlternatives marks the values a sentence lists for one attribute of one object without
+// committing to one: three or more distinct values, or two joined by "or" (或, 还是). A count
+// followed by a total ("…so five apples in total") is a sum, not a list.
+func markAlternatives(r *Reading, ts []tok, sentEnd []int) {
+	type key struct {
+		sent, img int
+		obj, attr string
+	}
+	groups := map[key][]int{}
+	var order []key
+	for i, c := range r.Claims {
+		if c.Stance != Asserted && c.Stance != Hedged {
+			continue
+		}
+		k := key{c.Sentence, c.Image, c.Object, c.Attribute}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	for _, k := range order {
+		idx := groups[k]
+		vals := map[string]bool{}
+		for _, i := range idx {
+			vals[r.Claims[i].Value] = true
+		}
+		if len(vals) < 2 {
+			continue
+		}
+		lo, hi := r.Claims[idx[0]].At, r.Claims[idx[len(idx)-1]].At
+		or, total := "", false
+		end := sentEnd[k.sent]
+		for _, t := range ts {
+			if t.s > lo && t.s < hi && t.has(cueOr) && or == "" {
+				or = t.text
+			}
+			if t.s > lo && t.s < end && t.has(cueTotal) {
+				total = true
+			}
+		}
+		if total && k.attr == Count {
+			continue
+		}
+		if len(vals) >= 3 || or != "" {
+			cue := or
+			if cue == "" {
+				cue = "list of " + strconv.Itoa(len(vals)) + " values"
+			}
+			for _, i := range idx {
+				r.Claims[i].Stance, r.Claims[i].Cue = Alternative, cue
+			}
+		}
+	}
+}
+
+// isSalad tells whether the tokens of one sentence string words together without grammar:
+// English that ends on a function word ("…under the on") or puts a determiner before a
+// preposition ("the on"), or runs three bare nouns together with no verb; Chinese characters
+// separated by spaces.
+func isSalad(ts []tok, folded string) bool {
+	latin, cjk := 0, 0
+	for _, t := range ts {
+		if t.cjk {
+			cjk++
+		} else if t.kind != tPunct {
+			latin++
+		}
+	}
+	if cjk >= 3 && latin == 0 {
+		spaced := 0
+		for i := 1; i < len(ts); i++ {
+			if ts[i].cjk && ts[i-1].cjk && ts[i].s > ts[i-1].e && folded[ts[i-1].e] == ' ' {
+				spaced++
+			}
+		}
+		return spaced*2 >= len(ts)
+	}
+	if latin < 4 {
+		return false
+	}
+	last := ts[len(ts)-1]
+	if last.kind == tWord || last.kind == tEntry {
+		switch last.text {
+		case "the", "a", "an", "on", "in", "under", "of", "to", "with", "at", "by", "and", "or", "from", "into":
+			return true
+		}
+	}
+	for i := 1; i < len(ts); i++ {
+		if ts[i-1].has(cueDet) && ts[i].has(cuePrep) && !ts[i].has(cueDet) {
+			return true
+		}
+	}
+	verb := false
+	run, maxRun := 0, 0
+	for i, t := range ts {
+		if t.has(cueCopula) || t.has(cueNegation) || t.has(cueHedge) {
+			verb = true
+		}
+		if t.kind == tWord && !fnWords[t.text] && !t.cjk && (strings.HasSuffix(t.text, "ing") || strings.HasSuffix(t.text, "ed")) {
+			verb = true
+		}
+		bare := (t.kind == tWord && !t.cjk && !fnWords[t.text]) || (t.kind == tObject && (i == 0 || !ts[i-1].has(cueDet)))
+		if bare {
+			run++
+			maxRun = max(maxRun, run)
+		} else {
+			run = 0
+		}
+	}
+	return maxRun >= 3 && !verb
+}
+
+var _ = utf8.RuneLen
