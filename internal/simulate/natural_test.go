@@ -100,7 +100,7 @@ func naturalKnowledge(t testing.TB, scenes map[string]*Scene, it naturalItem) *k
 		if oi < 0 {
 			t.Fatalf("%s: state names no object %q", it.ID, s.Entity)
 		}
-		k.cur[oi][s.Attribute] = s.Value
+		k.setValue(oi, s.Attribute, s.Value)
 	}
 	return k
 }
@@ -147,8 +147,12 @@ func TestNaturalAnswers(t *testing.T) {
 	for _, set := range []string{"dev.jsonl", "heldout.jsonl"} {
 		f := measureNatural(t, set)
 		t.Logf("%s: %s", set, f)
-		for _, l := range slices.Concat(f.falseCorrections, f.misses, f.unasserted) {
-			t.Logf("  %s", l)
+		// The held-out answers' misreadings are listed only on request: rules are developed
+		// on the development set, and the held-out set only measures them.
+		if set == "dev.jsonl" || os.Getenv("M3EVAL_SHOW_HELDOUT") != "" {
+			for _, l := range slices.Concat(f.falseCorrections, f.misses, f.unasserted) {
+				t.Logf("  %s", l)
+			}
 		}
 	}
 }

@@ -125,6 +125,12 @@ func (t *Tracker) Clone() *Tracker {
 	for i, m := range t.k.cur {
 		k.cur[i] = maps.Clone(m)
 	}
+	k.said = make([]map[string]string, len(t.k.said))
+	for i, m := range t.k.said {
+		k.said[i] = maps.Clone(m)
+	}
+	k.mentioned = slices.Clone(t.k.mentioned)
+	k.coarse = slices.Clone(t.k.coarse)
 	return &Tracker{&k}
 }
 

@@ -162,12 +162,10 @@ func newRules(sc *Scene, turns int, rng *rand.Rand) *rules {
 func (r *rules) startTask() {
 	t := r.tasks[r.ti]
 	if r.ti > 0 {
-		// A new task starts from the scene as given (the document: the model should "清空之前的
-		// 状态"): the earlier task's updates no longer hold.
+		// A new task drops the earlier task's conclusions (the document: the model should
+		// "清空之前的状态"), not the state of the scene: an update announced earlier in the
+		// conversation still holds, so the new task's evidence takes the updated values.
 		r.k.setTask(t)
-		for i := range r.k.cur {
-			r.k.cur[i] = maps.Clone(r.k.objs[i].Attributes)
-		}
 	}
 	r.phase, r.local = PhaseMemoryBuild, 0
 	nReason := max(1, r.turns/10)
@@ -551,7 +549,7 @@ func (r *rules) update() (Step, bool) {
 		}
 	}
 	old := r.k.cur[oi][attr]
-	r.k.cur[oi][attr] = nv
+	r.k.setValue(oi, attr, nv)
 	sl := r.slots()
 	sl["entity"], sl["attribute"], sl["old_value"], sl["new_value"] = r.name(oi), attributeName(attr, r.lang), old, nv
 	text, _ := render(r.rng, templateKey(ActUpdate), r.lang, sl)

@@ -245,12 +245,12 @@ func answer(sc *simulate.Scene, p Persona, msgs []vlm.Message) string {
 	}
 	tr := trackerFor(sc, ti, msgs[from:])
 	var last string
-	for _, m := range msgs[from:] {
+	for _, m := range msgs {
 		switch m.Role {
 		case vlm.RoleUser:
 			last = m.Text
-			// Updates the user announced (in the current task: a new task starts from the
-			// scene as given) change what every persona believes from then on.
+			// Updates the user announced change what every persona believes from then on,
+			// in a later task too: a new task drops conclusions, not the scene's state.
 			if r := recognize(m.Text, w.lang); r.Key == string(simulate.ActUpdate) {
 				if i := w.find(r.Slots["entity"], 0); i >= 0 {
 					if a := w.attrOf(i, r.Slots["attribute"], r.Slots["new_value"]); a != "" {
@@ -260,6 +260,12 @@ func answer(sc *simulate.Scene, p Persona, msgs []vlm.Message) string {
 				}
 			}
 		}
+	}
+	// The task's own question, asked directly, is answered as such, whatever template its
+	// words happen to fit ("What color is the plate, and what color is the cup?" reads as a
+	// cross-image question "What {attribute} is the {type}?").
+	if task != nil && strings.TrimSpace(last) == strings.TrimSpace(task.Question) {
+		return answerWithEvidence(w, task)
 	}
 	r := recognize(last, w.lang)
 	s := r.Slots
@@ -421,7 +427,15 @@ func answerWithEvidence(w *world, task *simulate.Task) string {
 	}
 	var facts []string
 	for i := range task.RequiredEvidence {
-		facts = append(facts, task.RequiredEvidence[i].Text)
+		ev := &task.RequiredEvidence[i]
+		f := ev.Text
+		for _, k := range keys {
+			nv := w.updated[k]
+			if v := w.objs[k.obj].Attributes[k.attr]; w.objs[k.obj].ID == ev.Entity && v != "" && v != nv && strings.Count(f, v) == 1 {
+				f = strings.Replace(f, v, nv, 1)
+			}
+		}
+		facts = append(facts, f)
 	}
 	return ans + w.pick(" Evidence: "+strings.Join(facts, "; ")+".", "依据："+strings.Join(facts, "；")+"。")
 }

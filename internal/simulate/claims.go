@@ -1,0 +1,238 @@
+package simulate
+
+import (
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/m3bench/m3eval/internal/answer"
+)
+
+// The simulator reads a model's answer through internal/answer, the reader the rule judge
+// uses too: an answer becomes claims (image, object, attribute, value, stance), and only a
+// final asserted claim is something the model said. This file is the thin adapter between
+// the reader's claims and the simulator's knowledge: which scene object a claim means, which
+// of the object's attributes it speaks of, and whether its value agrees with the scene.
+
+// groupPrefix marks a scope object that stands for a name several images' objects share
+// ("person" in a two-image street scene): the claim's image says which one it means.
+const groupPrefix = "~"
+
+// kwPrefix marks the pseudo-attribute of an evidence's keywords: the reader reads a keyword
+// as a value, so it gets a stance like any claim ("Nobody is standing on the platform" does
+// not assert "on the platform").
+const kwPrefix = "evidence:"
+
+// readerScope is the reader's vocabulary for the knowledge: every object under its own
+// names, a name shared across images as one group object, every value the scene, its
+// updates and its evidence give an attribute, and each evidence's keywords.
+func (k *knowledge) readerScope() (answer.Scope, map[string][]int) {
+	sc := answer.Scope{Language: answer.Language(k.lang), Images: len(k.sc.Images), Values: map[string][]string{}}
+	owners := map[string][]int{}
+	for oi, ts := range k.terms {
+		for _, t := range ts {
+			if !slices.Contains(owners[t], oi) {
+				owners[t] = append(owners[t], oi)
+			}
+		}
+	}
+	// A value spelled as an object's name (the puddles' position "地面", which is the ground)
+	// is read as the object: the reader prefers a value to an object of the same span, and
+	// the ground would never be mentioned.
+	isName := func(v string) bool { _, ok := owners[strings.ToLower(strings.TrimSpace(v))]; return ok }
+	groups := map[string][]int{}
+	for oi, o := range k.objs {
+		attrs := map[string]string{}
+		for a, v := range k.cur[oi] {
+			if !isName(v) {
+				attrs[a] = v
+			}
+		}
+		obj := answer.Object{ID: o.ID, Image: k.image[oi] + 1, Attributes: attrs}
+		for _, t := range k.terms[oi] {
+			if len(owners[t]) == 1 {
+				obj.Names = append(obj.Names, t)
+			}
+		}
+		sc.Objects = append(sc.Objects, obj)
+	}
+	for _, t := range slices.Sorted(maps.Keys(owners)) {
+		if os := owners[t]; len(os) > 1 {
+			id := groupPrefix + t
+			groups[id] = os
+			sc.Objects = append(sc.Objects, answer.Object{ID: id, Names: []string{t}})
+		}
+	}
+	for _, v := range k.values {
+		if v.attr != "count" && !isName(v.word) && !slices.Contains(sc.Values[v.attr], v.word) {
+			sc.Values[v.attr] = append(sc.Values[v.attr], v.word)
+		}
+	}
+	for _, st := range k.evidence {
+		if len(st.keywords) > 0 {
+			sc.Values[kwPrefix+st.ev.ID] = slices.Clone(st.keywords)
+		}
+	}
+	return sc, groups
+}
+
+// reader is the answer reader of the knowledge's current vocabulary, compiled once per
+// version (an update or a new task changes the vocabulary).
+func (k *knowledge) reader() *answer.Reader {
+	if k.rd == nil || k.rdVersion != k.version {
+		sc, groups := k.readerScope()
+		k.rd, k.groups, k.rdVersion = answer.NewReader(sc), groups, k.version
+		k.class = make([]map[string]string, len(k.objs))
+		for oi := range k.objs {
+			k.class[oi] = map[string]string{}
+			for a, v := range k.cur[oi] {
+				k.class[oi][a] = valueClass(a, v)
+			}
+		}
+	}
+	return k.rd
+}
+
+// valueClass is the reader's attribute for a scene value: the built-in attribute the value
+// is a spelling of (the scene's "height: tall" is a size), else the scene's attribute.
+func valueClass(attr, v string) string {
+	for _, c := range answer.Read(v, answer.Scope{}).Claims {
+		if c.Attribute != "" {
+			return c.Attribute
+		}
+	}
+	return attr
+}
+
+// setValue changes an object's current value (an update) and the vocabulary with it.
+func (k *knowledge) setValue(oi int, attr, v string) {
+	k.cur[oi][attr] = v
+	k.version++
+}
+
+// resolve is the scene object a claim means: its own, or the one of the claim's image among
+// the objects sharing its name; -1 when the claim names no scene object or no image says
+// which (a correction must name the object the model spoke about).
+func (k *knowledge) resolve(c answer.Claim) int {
+	if !c.Known || c.Object == "" {
+		return -1
+	}
+	if os, ok := k.groups[c.Object]; ok {
+		found := -1
+		for _, oi := range os {
+			if c.Image > 0 && k.image[oi] == c.Image-1 {
+				if found >= 0 {
+					return -1
+				}
+				found = oi
+			}
+		}
+		return found
+	}
+	return k.index(c.Object)
+}
+
+// attrOf is the object's attribute a claim speaks of: the claim's own when the object has
+// it, else the object's attribute whose value is of the claim's kind ("short" of a platform
+// whose height is tall); "" when the object has none.
+func (k *knowledge) attrOf(oi int, c answer.Claim) string {
+	if _, ok := k.cur[oi][c.Attribute]; ok {
+		return c.Attribute
+	}
+	for _, a := range slices.Sorted(maps.Keys(k.cur[oi])) {
+		if k.class[oi][a] == c.Attribute {
+			return a
+		}
+	}
+	return ""
+}
+
+// countOf is a count's canonical digits: the reader's, after dropping a Chinese measure
+// word it does not list ("三处" → 3); ok is false when the value is no count.
+func countOf(v string) (string, bool) {
+	c := answer.Canonical(answer.Count, v)
+	if isDigitString(c) {
+		return c, true
+	}
+	if r, n := utf8.DecodeLastRuneInString(v); n > 0 && r > 0x2E80 {
+		if c := answer.Canonical(answer.Count, v[:len(v)-n]); isDigitString(c) {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+func isDigitString(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// agrees tells whether a claimed value states the scene's value of the attribute: the same
+// canonical value; for a count, the same number; for a place or a state written in words,
+// one inside the other ("右边" of "树干右边", "left" of "top left"). Colors and counts must
+// match exactly: 粉红色 holds 红色 and is another color.
+func agrees(attr string, c answer.Claim, scene string) bool {
+	if attr == "count" || c.Attribute == answer.Count {
+		a, okA := countOf(c.Value)
+		b, okB := countOf(scene)
+		if okA && okB {
+			return a == b
+		}
+	}
+	sv := answer.Canonical(c.Attribute, scene)
+	if sv == c.Value || answer.SameValue(attr, c.Text, scene) {
+		return true
+	}
+	if attr == "color" || c.Attribute == answer.Color {
+		return false
+	}
+	f := strings.ToLower(strings.TrimSpace(scene))
+	t := strings.ToLower(c.Text)
+	return strings.Contains(f, t) || strings.Contains(t, f) || strings.Contains(sv, c.Value) || strings.Contains(c.Value, sv)
+}
+
+// coordRE finds an English " and " (or " but ") that joins a new subject to the clause
+// before it: "the sofa is grey and the cat is black".
+var coordRE = regexp.MustCompile(`(?i)\s+(and|but|while|whereas)\s+(the|a|an|its|their|his|her|this|that)\s`)
+
+// predicateRE is a verb that makes what follows "and the …" a clause of its own.
+var predicateRE = regexp.MustCompile(`(?i)\b(is|are|was|were|wears|wear|looks|look|sits|sit|stands|stand|lies|lie|seems|seem|hangs|hang|has|have)\b`)
+
+// splitCoordination puts a comma before an " and " that starts a clause with its own
+// subject and verb ("the sofa is grey, and the cat is black"), where the reader would
+// otherwise keep the first clause's subject for the second clause's value. Written by hand:
+// it is one rule of English punctuation, which no segmentation library applies. A list of
+// objects ("a plate on the left and the apples in the middle") has no verb after "and" and
+// stays as it is.
+func splitCoordination(text string) string {
+	ms := coordRE.FindAllStringIndex(text, -1)
+	if len(ms) == 0 {
+		return text
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range ms {
+		rest := text[m[1]:]
+		if i := strings.IndexAny(rest, ".,;:!?"); i >= 0 {
+			rest = rest[:i]
+		}
+		before := text[last:m[0]]
+		if !predicateRE.MatchString(rest) || strings.HasSuffix(strings.TrimSpace(before), ",") {
+			continue
+		}
+		b.WriteString(text[last:m[0]])
+		b.WriteString(",")
+		last = m[0]
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
