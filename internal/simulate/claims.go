@@ -195,6 +195,15 @@ func agrees(attr string, c answer.Claim, scene string) bool {
 	if attr == "color" || c.Attribute == answer.Color {
 		return false
 	}
+	// A Chinese state in another wording of the same verb or adjective: 空着 and 空的, 躺着
+	// and 躺, 撑开 and 撑着 (the first character carries the meaning).
+	if attr == "state" || c.Attribute == answer.State {
+		a, _ := utf8.DecodeRuneInString(strings.TrimSpace(scene))
+		b, _ := utf8.DecodeRuneInString(c.Text)
+		if a >= 0x2E80 && a == b {
+			return true
+		}
+	}
 	f := strings.ToLower(strings.TrimSpace(scene))
 	t := strings.ToLower(c.Text)
 	return strings.Contains(f, t) || strings.Contains(t, f) || strings.Contains(sv, c.Value) || strings.Contains(c.Value, sv)
@@ -235,4 +244,134 @@ func splitCoordination(text string) string {
 	}
 	b.WriteString(text[last:])
 	return b.String()
+}
+
+// clothingWords are garments: a color said of one is the wearer's ("人穿着蓝色衣服", "a
+// person in a red jacket"), the way scenes give a person's color.
+var clothingWords = map[string]bool{
+	"衣服": true, "外套": true, "上衣": true, "衬衫": true, "裙子": true, "t恤": true, "大衣": true, "夹克": true,
+	"clothes": true, "shirt": true, "jacket": true, "coat": true, "dress": true, "sweater": true, "top": true, "hoodie": true,
+}
+
+// vagueNouns name nothing: a count of them ("there are five things") is no count of an object.
+var vagueNouns = map[string]bool{"things": true, "items": true, "objects": true, "stuff": true, "pieces": true}
+
+// mention is where the folded text names a scene object (or a name group).
+type mention struct {
+	at, end int
+	id      string
+}
+
+// mentionsIn finds where the folded text names scene objects, longest name first, skipping
+// names inside a claimed value ("树" in the keyword "树荫").
+func (k *knowledge) mentionsIn(folded string, claims []answer.Claim) []mention {
+	taken := make([]bool, len(folded))
+	for _, c := range claims {
+		for i := c.At; i < min(c.At+len(c.Text), len(folded)); i++ {
+			taken[i] = true
+		}
+	}
+	type name struct{ term, id string }
+	var names []name
+	for oi, ts := range k.terms {
+		for _, t := range ts {
+			id := k.objs[oi].ID
+			for g, os := range k.groups {
+				if strings.TrimPrefix(g, groupPrefix) == t && len(os) > 1 {
+					id = g
+				}
+			}
+			names = append(names, name{t, id})
+		}
+	}
+	slices.SortStableFunc(names, func(a, b name) int { return len(b.term) - len(a.term) })
+	var out []mention
+	for _, n := range names {
+		for from := 0; ; {
+			i := strings.Index(folded[from:], n.term)
+			if i < 0 {
+				break
+			}
+			i += from
+			from = i + len(n.term)
+			if taken[i] || !hasCJKPrefix(n.term) && (i > 0 && isLatin(folded[i-1]) || from < len(folded) && isLatin(folded[from]) && folded[from] != 's') {
+				continue
+			}
+			for j := i; j < from; j++ {
+				taken[j] = true
+			}
+			out = append(out, mention{i, from, n.id})
+		}
+	}
+	slices.SortFunc(out, func(a, b mention) int { return a.at - b.at })
+	return out
+}
+
+func hasCJKPrefix(s string) bool { r, _ := utf8.DecodeRuneInString(s); return r >= 0x2E80 }
+
+func isLatin(b byte) bool { return b >= 'a' && b <= 'z' || b >= '0' && b <= '9' }
+
+// rebind corrects, in place, claims the reader bound to what is not their object. Written by
+// hand for this adapter (no library reads these constructions):
+//   - a garment's color is its wearer's: the object named before it in the sentence ("人穿着
+//     蓝色衣服"), else the first named after it ("穿黑色外套的人");
+//   - a Chinese value bound to no scene object, or a state verb before 在 ("狗坐在长椅上"), is
+//     the clause's subject's: the object named last before it in the clause;
+//   - a count of "things" counts no object.
+func (k *knowledge) rebind(r *answer.Reading) {
+	ms := k.mentionsIn(r.Folded, r.Claims)
+	breakIn := func(s string, ends string) bool { return strings.ContainsAny(s, ends) }
+	const sentenceEnds, clauseEnds = ".!?;\n。！？；", ".!?;:,\n。！？；：，"
+	before := func(at int, ends string) (mention, bool) {
+		for i := len(ms) - 1; i >= 0; i-- {
+			if ms[i].end <= at {
+				if breakIn(r.Folded[ms[i].end:at], ends) {
+					return mention{}, false
+				}
+				return ms[i], true
+			}
+		}
+		return mention{}, false
+	}
+	after := func(at int) (mention, bool) {
+		for _, m := range ms {
+			if m.at >= at {
+				if breakIn(r.Folded[at:m.at], sentenceEnds) {
+					return mention{}, false
+				}
+				return m, true
+			}
+		}
+		return mention{}, false
+	}
+	keep := r.Claims[:0]
+	for _, c := range r.Claims {
+		end := min(c.At+len(c.Text), len(r.Folded))
+		next := strings.TrimSpace(r.Folded[end:])
+		switch {
+		case !c.Known && clothingWords[c.Object]:
+			m, ok := before(c.At, sentenceEnds)
+			if !ok {
+				m, ok = after(end)
+			}
+			if ok {
+				c.Object, c.Known = m.id, true
+			}
+		case hasCJKPrefix(c.Text) && (!c.Known || strings.HasPrefix(next, "在")) && !strings.HasPrefix(c.Attribute, kwPrefix):
+			if m, ok := before(c.At, clauseEnds); ok {
+				c.Object, c.Known = m.id, true
+			}
+		case c.Attribute == answer.Count:
+			if w, _, _ := strings.Cut(next, " "); vagueNouns[strings.Trim(w, ".,;!?")] {
+				continue
+			}
+		}
+		if c.Image == 0 && c.Known {
+			if oi := k.index(c.Object); oi >= 0 {
+				c.Image = k.image[oi] + 1
+			}
+		}
+		keep = append(keep, c)
+	}
+	r.Claims = keep
 }

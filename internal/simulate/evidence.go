@@ -58,6 +58,7 @@ type evidenceState struct {
 	keywords  []string // lower case
 	turn      int      // turn whose answer activated it; 0 = not yet
 	statement string   // that answer's sentence
+	said      string   // the value as that answer asserted it ("" for a keyword)
 }
 
 // wrongValue is an attribute value an answer gave a known object that the scene contradicts.
@@ -223,6 +224,7 @@ func (k *knowledge) observe(text string, turn int) observation {
 	k.coarse = k.coarse[:0]
 	rd := k.reader()
 	r := rd.Read(splitCoordination(text))
+	k.rebind(&r)
 	committed := r.Committed()
 	type bound struct {
 		c    answer.Claim
@@ -287,7 +289,7 @@ func (k *knowledge) observe(text string, turn int) observation {
 		if st.turn != 0 {
 			continue
 		}
-		at := -1
+		at, said := -1, ""
 		for _, c := range committed {
 			if c.Attribute == kwPrefix+st.ev.ID {
 				at = c.At
@@ -297,13 +299,13 @@ func (k *knowledge) observe(text string, turn int) observation {
 		if at < 0 && st.value != "" {
 			for _, b := range claims {
 				if b.obj == st.obj && (b.attr == st.ev.Attribute || st.ev.Attribute == "") && agrees(b.attr, b.c, st.value) {
-					at = b.c.At
+					at, said = b.c.At, b.c.Text
 					break
 				}
 			}
 		}
 		if at >= 0 {
-			st.turn, st.statement = turn, sentenceAt(r.Folded, at)
+			st.turn, st.statement, st.said = turn, sentenceAt(r.Folded, at), said
 			k.active++
 			ob.activated = append(ob.activated, ei)
 		}

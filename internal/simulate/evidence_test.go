@@ -105,13 +105,16 @@ func TestTemplatesFillAndReadBack(t *testing.T) {
 		"statement": "the ground is wet", "value": "grey", "question": "Why is it wet?", "n": "2", "image": "2",
 		"type": "person", "false_value": "red",
 	}
+	agree(values)
 	for key, pair := range templates {
 		enSlots, zhSlots := map[string]bool{}, map[string]bool{}
 		for li, list := range [][]string{pair.en, pair.zh} {
 			lang := []Language{English, Chinese}[li]
 			for _, s := range list {
 				for _, m := range slotRE.FindAllStringSubmatch(s, -1) {
-					[]map[string]bool{enSlots, zhSlots}[li][m[1]] = true
+					if _, ok := agreement[m[1]]; !ok { // English grammar, no slot of its own
+						[]map[string]bool{enSlots, zhSlots}[li][m[1]] = true
+					}
 				}
 				tpl := parseTemplate(s)
 				if !tpl.fillable(values) {
@@ -138,6 +141,28 @@ func TestTemplatesFillAndReadBack(t *testing.T) {
 		if !maps.Equal(enSlots, zhSlots) {
 			t.Errorf("%s: English asks for %v, Chinese for %v", key, slices.Sorted(maps.Keys(enSlots)), slices.Sorted(maps.Keys(zhSlots)))
 		}
+	}
+}
+
+// English templates agree with the object's number (#36): "the apples are", "the cup is",
+// and read back whichever form they take.
+func TestTemplatesAgreeInNumber(t *testing.T) {
+	for _, c := range []struct{ entity, want string }{
+		{"apples", "I think the apples are pink, right?"},
+		{"cup", "I think the cup is pink, right?"},
+		{"Image 2's people", "I think the Image 2's people are pink, right?"},
+	} {
+		text := renderOneOf(rand.New(rand.NewPCG(1, 1)), templateKey(ActMislead), English, map[string]string{"entity": c.entity, "wrong_value": "pink"}, []int{0})
+		if text != c.want {
+			t.Errorf("%s: %q, want %q", c.entity, text, c.want)
+		}
+		if r := Recognize(text, English); r.Key != string(ActMislead) || r.Slots["entity"] != c.entity || r.Slots["wrong_value"] != "pink" {
+			t.Errorf("%q reads back as %+v", text, r)
+		}
+	}
+	text, _ := render(rand.New(rand.NewPCG(1, 1)), templateKey(ActUpdate), English, map[string]string{"entity": "apples", "old_value": "five", "new_value": "three", "attribute": "count"})
+	if strings.Contains(text, "apples has") || strings.Contains(text, "apples was") || strings.Contains(text, "it is now") {
+		t.Errorf("update about the apples: %q", text)
 	}
 }
 

@@ -445,21 +445,39 @@ func (r *rules) followUp() (Step, bool) {
 	if e < 0 || ti < 0 {
 		return Step{}, false
 	}
-	return r.followUpOn(e, &r.k.evidence[ti])
+	// A question not asked yet, about that entity or else the evidence's own object; none
+	// left: guidance instead (asking the same thing again tests nothing).
+	target := &r.k.evidence[ti]
+	for _, o := range []int{e, target.obj} {
+		for range 8 {
+			if s, ok := r.followUpOn(o, target); ok && !r.asked[s.Text] {
+				return s, true
+			}
+		}
+	}
+	return Step{}, false
 }
 
-// followUpOn asks about object e toward the evidence target.
+// followUpOn asks about object e toward the evidence target. What a follow-up says the
+// model said is only what it asserted: "You mentioned the {entity}" of an object its answers
+// named, "Why do you think the {entity} is {description}?" with the value it last asserted
+// of the object (never the scene's value: the model may not have said it).
 func (r *rules) followUpOn(e int, target *evidenceState) (Step, bool) {
 	sl := r.slots()
 	sl["entity"], sl["target"] = r.name(e), target.ev.Text
-	for _, a := range slices.Sorted(maps.Keys(r.k.cur[e])) {
+	allowed := []int{1, 2} // "can you describe it in more detail?", "where in the image is it?"
+	if r.k.mentioned[e] {
+		allowed = append(allowed, 0)
+	}
+	for _, a := range slices.Sorted(maps.Keys(r.k.said[e])) {
 		if a != "position" {
-			sl["description"] = r.k.cur[e][a]
+			sl["description"] = r.k.said[e][a]
+			allowed = append(allowed, 3)
 			break
 		}
 	}
-	text, ok := render(r.rng, templateKey(ActFollowUp), r.lang, sl)
-	if !ok {
+	text := renderOneOf(r.rng, templateKey(ActFollowUp), r.lang, sl, allowed)
+	if text == "" {
 		return Step{}, false
 	}
 	return Step{Action: ActFollowUp, Text: text,
@@ -595,11 +613,14 @@ func (r *rules) redundancy() (Step, bool) {
 	if len(pool) == 0 {
 		return Step{}, false
 	}
+	// Only what the model asserted is quoted: the sentence its assertion stood in, and the
+	// value as it asserted it (a keyword's evidence has none: "You said the {entity} is
+	// {value}" is not asked of it).
 	st := &r.k.evidence[pool[r.rng.IntN(len(pool))]]
-	oi, attr, val = st.obj, st.ev.Attribute, r.evidenceValue(st)
+	oi, attr, val = st.obj, st.ev.Attribute, st.said
 	sl["statement"] = st.statement
 	sl["entity"], sl["value"] = r.name(oi), val
-	if attr != "" {
+	if attr != "" && val != "" {
 		sl["attribute"] = attributeName(attr, r.lang)
 	}
 	text, ok := render(r.rng, templateKey(ActRedundancy), r.lang, sl)
@@ -607,12 +628,12 @@ func (r *rules) redundancy() (Step, bool) {
 		return Step{}, false
 	}
 	fact := sl["statement"]
-	if fact == "" || val != "" {
-		fact = pick(r.lang, "the "+sl["entity"]+" is "+val, sl["entity"]+"是"+val)
+	if fact == "" {
+		fact = pick(r.lang, "the "+sl["entity"]+" "+sl["is"]+" "+val, sl["entity"]+"是"+val)
 	}
 	return Step{Action: ActRedundancy, Text: text,
 		Expected: pick(r.lang, "Confirms briefly, without repeating itself at length: "+fact+".", "简洁确认，不冗长重复："+fact+"。"),
-		Meta:     Meta{Entity: sl["entity"], Attribute: attr, TrueValue: val, TargetImage: r.imageOf(oi)}}, true
+		Meta:     Meta{Entity: sl["entity"], Attribute: attr, TrueValue: r.evidenceValue(st), TargetImage: r.imageOf(oi)}}, true
 }
 
 // distraction asks about an object the task does not need.
