@@ -211,10 +211,14 @@ func agrees(attr string, c answer.Claim, scene string) bool {
 
 // coordRE finds an English " and " (or " but ") that joins a new subject to the clause
 // before it: "the sofa is grey and the cat is black".
-var coordRE = regexp.MustCompile(`(?i)\s+(and|but|while|whereas)\s+(the|a|an|its|their|his|her|this|that)\s`)
+var coordRE = regexp.MustCompile(`(?i)\s+(and|but|while|whereas)\s+(the|a|an|its|their|his|her|this|that|some|two|three|four|five|six)\s`)
 
-// predicateRE is a verb that makes what follows "and the …" a clause of its own.
-var predicateRE = regexp.MustCompile(`(?i)\b(is|are|was|were|wears|wear|looks|look|sits|sit|stands|stand|lies|lie|seems|seem|hangs|hang|has|have)\b`)
+// predicateRE is a verb, or a preposition that carries a place, that makes what follows
+// "and the …" a clause of its own ("and the cat is black", "and a cup on the right").
+var predicateRE = regexp.MustCompile(`(?i)\b(is|are|was|were|wears|wear|looks|look|sits|sit|stands|stand|lies|lie|seems|seem|hangs|hang|has|have|on|in|at|to|under|behind|above|below|next)\b`)
+
+// betweenRE: "between the plate and the cup" joins two objects, not two clauses.
+var betweenRE = regexp.MustCompile(`(?i)\bbetween\b[^,.;:!?]*$`)
 
 // splitCoordination puts a comma before an " and " that starts a clause with its own
 // subject and verb ("the sofa is grey, and the cat is black"), where the reader would
@@ -235,7 +239,7 @@ func splitCoordination(text string) string {
 			rest = rest[:i]
 		}
 		before := text[last:m[0]]
-		if !predicateRE.MatchString(rest) || strings.HasSuffix(strings.TrimSpace(before), ",") {
+		if !predicateRE.MatchString(rest) || strings.HasSuffix(strings.TrimSpace(before), ",") || betweenRE.MatchString(before) {
 			continue
 		}
 		b.WriteString(text[last:m[0]])
@@ -251,6 +255,20 @@ func splitCoordination(text string) string {
 var clothingWords = map[string]bool{
 	"衣服": true, "外套": true, "上衣": true, "衬衫": true, "裙子": true, "t恤": true, "大衣": true, "夹克": true,
 	"clothes": true, "shirt": true, "jacket": true, "coat": true, "dress": true, "sweater": true, "top": true, "hoodie": true,
+}
+
+// zhLocativePronouns at the start of a clause point back at the last object ("长椅在右边，上面
+// 空着": on the bench); they state no place of it.
+var zhLocativePronouns = map[string]bool{"上面": true, "下面": true, "里面": true, "旁边": true, "上方": true, "下方": true}
+
+// clauseStart reports whether only white space stands between the clause's start and at.
+func clauseStart(folded string, at int) bool {
+	head := strings.TrimRight(folded[:at], " ")
+	if head == "" {
+		return true
+	}
+	r, _ := utf8.DecodeLastRuneInString(head)
+	return strings.ContainsRune(".!?;:,\n。！？；：，", r)
 }
 
 // vagueNouns name nothing: a count of them ("there are five things") is no count of an object.
@@ -349,6 +367,23 @@ func (k *knowledge) rebind(r *answer.Reading) {
 		end := min(c.At+len(c.Text), len(r.Folded))
 		next := strings.TrimSpace(r.Folded[end:])
 		switch {
+		case c.Attribute == answer.Count:
+			if w, _, _ := strings.Cut(next, " "); vagueNouns[strings.Trim(w, ".,;!?")] {
+				continue
+			}
+			if !c.Known { // a count right before an object's name counts it ("两处积水")
+				for oi, ts := range k.terms {
+					_, n := utf8.DecodeRuneInString(next) // past a measure word: 两处积水
+					if slices.ContainsFunc(ts, func(t string) bool {
+						return hasCJKPrefix(t) && (strings.HasPrefix(next, t) || strings.HasPrefix(next[n:], t))
+					}) {
+						c.Object, c.Known = k.objs[oi].ID, true
+						break
+					}
+				}
+			}
+		case c.Attribute == answer.Position && zhLocativePronouns[c.Text] && clauseStart(r.Folded, c.At):
+			continue // "上面没有人": "on it", not the object's place
 		case !c.Known && clothingWords[c.Object]:
 			m, ok := before(c.At, sentenceEnds)
 			if !ok {
@@ -360,10 +395,6 @@ func (k *knowledge) rebind(r *answer.Reading) {
 		case hasCJKPrefix(c.Text) && (!c.Known || strings.HasPrefix(next, "在")) && !strings.HasPrefix(c.Attribute, kwPrefix):
 			if m, ok := before(c.At, clauseEnds); ok {
 				c.Object, c.Known = m.id, true
-			}
-		case c.Attribute == answer.Count:
-			if w, _, _ := strings.Cut(next, " "); vagueNouns[strings.Trim(w, ".,;!?")] {
-				continue
 			}
 		}
 		if c.Image == 0 && c.Known {
