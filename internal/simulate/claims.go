@@ -406,3 +406,21 @@ func (k *knowledge) rebind(r *answer.Reading) {
 	}
 	r.Claims = keep
 }
+
+// saidText is a claimed value as a correction quotes it: as written, without the
+// preposition of a place ("on the left" → "left"), a Chinese count with its measure word
+// ("两处").
+func saidText(folded string, c answer.Claim) string {
+	t := c.Text
+	for _, p := range []string{"on the ", "in the ", "at the ", "to the "} {
+		t = strings.TrimPrefix(t, p)
+	}
+	if c.Attribute == answer.Count && hasCJKPrefix(c.Text) {
+		if end := c.At + len(c.Text); end <= len(folded) {
+			if r, n := utf8.DecodeRuneInString(folded[end:]); n > 0 && r >= 0x2E80 && !strings.HasPrefix(folded[end:], c.Text) {
+				t += folded[end : end+n]
+			}
+		}
+	}
+	return t
+}

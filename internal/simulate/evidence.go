@@ -253,10 +253,10 @@ func (k *knowledge) observe(text string, turn int) observation {
 		if k.said[oi] == nil {
 			k.said[oi] = map[string]string{}
 		}
-		k.said[oi][a] = c.Text
+		k.said[oi][a] = saidText(r.Folded, c)
 		k.mentioned[oi] = true
 		if !agrees(a, c, k.cur[oi][a]) {
-			ob.errors = append(ob.errors, wrongValue{obj: oi, attr: a, said: c.Text, correct: k.cur[oi][a]})
+			ob.errors = append(ob.errors, wrongValue{obj: oi, attr: a, said: saidText(r.Folded, c), correct: k.cur[oi][a]})
 		}
 	}
 	// A denied value that the scene holds is wrong too ("the plate is not white"), when the
@@ -280,7 +280,7 @@ func (k *knowledge) observe(text string, turn int) observation {
 			continue
 		}
 		if a := k.attrOf(oi, c); a != "" && agrees(a, c, k.cur[oi][a]) {
-			ob.errors = append(ob.errors, wrongValue{obj: oi, attr: a, said: c.Text, correct: k.cur[oi][a], denied: true})
+			ob.errors = append(ob.errors, wrongValue{obj: oi, attr: a, said: saidText(r.Folded, c), correct: k.cur[oi][a], denied: true})
 		}
 	}
 	// Evidence: an asserted claim of its value about its object, or an asserted keyword.
@@ -299,7 +299,7 @@ func (k *knowledge) observe(text string, turn int) observation {
 		if at < 0 && st.value != "" {
 			for _, b := range claims {
 				if b.obj == st.obj && (b.attr == st.ev.Attribute || st.ev.Attribute == "") && agrees(b.attr, b.c, st.value) {
-					at, said = b.c.At, b.c.Text
+					at, said = b.c.At, saidText(r.Folded, b.c)
 					break
 				}
 			}

@@ -394,12 +394,24 @@ func (r *rules) negation(w wrongValue) Step {
 	sl := r.slots()
 	sl["entity"], sl["attribute"] = r.name(w.obj), attributeName(w.attr, r.lang)
 	sl["correct_value"], sl["wrong_value"] = w.correct, w.said
+	meta := Meta{Entity: sl["entity"], Attribute: w.attr, FalseValue: w.said, TrueValue: w.correct, TargetImage: r.imageOf(w.obj)}
+	if w.denied {
+		// The model denied the true value ("the plate is not white"): the correction states
+		// the value ("should be white"), and there is no false value it asserted.
+		text := renderOneOf(r.rng, templateKey(ActNegation), r.lang, sl, []int{0, 1})
+		meta.FalseValue = ""
+		return Step{Action: ActNegation, Text: text,
+			Expected: pick(r.lang,
+				fmt.Sprintf("Accepts the correction: the %s's %s is %s, and revises its reasoning.", sl["entity"], sl["attribute"], w.correct),
+				fmt.Sprintf("接受纠正：%s的%s是%s，并据此修正推理。", sl["entity"], sl["attribute"], w.correct)),
+			Meta: meta}
+	}
 	text, _ := render(r.rng, templateKey(ActNegation), r.lang, sl)
 	return Step{Action: ActNegation, Text: text,
 		Expected: pick(r.lang,
 			fmt.Sprintf("Accepts the correction: the %s's %s is %s, not %s, and revises its reasoning.", sl["entity"], sl["attribute"], w.correct, w.said),
 			fmt.Sprintf("接受纠正：%s的%s是%s，不是%s，并据此修正推理。", sl["entity"], sl["attribute"], w.correct, w.said)),
-		Meta: Meta{Entity: sl["entity"], Attribute: w.attr, FalseValue: w.said, TrueValue: w.correct, TargetImage: r.imageOf(w.obj)}}
+		Meta: meta}
 }
 
 // guidance points toward a missing evidence drawn at random (the document's
