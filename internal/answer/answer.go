@@ -58,13 +58,17 @@ type Object struct {
 // mentions, their attribute values make values of those attributes), extra values per
 // attribute (Values: attribute → spellings; a spelling "canonical=spelling" maps a spelling to
 // a canonical value), the number of images (for "the last image"), the image a claim belongs
-// to when the text names none (0: none), and the language.
+// to when the text names none (0: none), the language, and words that hold an object's name
+// without naming it (Stop).
 type Scope struct {
 	Language Language
 	Objects  []Object
 	Values   map[string][]string
 	Images   int
 	Image    int
+	// Stop are words that hold an object's name without naming it (停车场 holds 车): read as
+	// plain words.
+	Stop []string
 }
 
 // Claim is one value the response states about an attribute of an object.
@@ -82,6 +86,9 @@ type Claim struct {
 	// the value as written.
 	Value, Text string
 	Stance      Stance
+	// Past marks a claim about an earlier state ("there were five", "原来有五个"): Final
+	// prefers a claim about the present.
+	Past bool
 	// Cue is the word that set the stance ("not", "might", "just kidding"); "" when asserted.
 	Cue string
 	// Sentence and Clause number the claim's sentence and clause (from 0); At is its byte
@@ -110,16 +117,24 @@ type Reading struct {
 }
 
 // Final returns the last asserted claim about an attribute of an object: what the response
-// says about it once it has finished. An empty object matches any object; a claim bound to no
-// object ("Black.") matches every object.
+// says about it once it has finished; a claim about the present before one about an earlier
+// state ("four are left: there were five"). An empty object matches any object; a claim bound
+// to no object ("Black.") matches every object.
 func (r *Reading) Final(attribute, object string) (Claim, bool) {
+	var past Claim
+	found := false
 	for i := len(r.Claims) - 1; i >= 0; i-- {
 		c := r.Claims[i]
 		if c.Stance == Asserted && c.Attribute == attribute && SameObject(c.Object, object) {
-			return c, true
+			if !c.Past {
+				return c, true
+			}
+			if !found {
+				past, found = c, true
+			}
 		}
 	}
-	return Claim{}, false
+	return past, found
 }
 
 // About returns every claim about an attribute of an object, in text order, whatever its
@@ -157,8 +172,9 @@ func (r *Reading) Committed() []Claim {
 }
 
 // HasContent tells whether the response says something about the scene: a claim that is
-// neither retracted nor attributed to others, or an object of the scope it talks about
-// (unknown noun phrases do not count: "the answer follows" names nothing). Cue phrases alone ("Based on the evidence in the
+// neither retracted nor attributed to others, or an object it talks about (a noun phrase that
+// holds a word naming nothing in a scene does not count: "the answer follows", "these
+// observations"). Cue phrases alone ("Based on the evidence in the
 // image, I can see several things") have none.
 func (r *Reading) HasContent() bool {
 	if r.Salad {
@@ -169,7 +185,7 @@ func (r *Reading) HasContent() bool {
 			return true
 		}
 	}
-	return r.known > 0
+	return r.known > 0 || len(r.Objects) > 0
 }
 
 // SameObject tells whether two objects of claims are the same: equal after folding and

@@ -79,7 +79,7 @@ var enNumbers = map[string]int{
 }
 
 // zhMeasure are the Chinese measure words a numeral must come with to be a count.
-const zhMeasure = "个只张把辆头条位本块台件双棵朵匹杯瓶盘碗根支枝颗片间座栋艘架部名人盏扇面层排处"
+const zhMeasure = "个只张把辆头条位本块台件双棵朵匹杯瓶盘碗根支枝颗片间座栋艘架部名人盏扇面层排口串束套顶副幅尾处"
 
 // ordinals name an image by its place.
 var ordinals = map[string]int{
@@ -106,6 +106,7 @@ const (
 	cuePronoun       // it, they, 它: the last subject again
 	cueTotal         // in total, 一共: the count after it is the sum
 	cueDet           // the, a: a noun phrase starts
+	cuePast          // was, were, 原来: a state before the present one
 )
 
 // cueWords are the phrases of each cue class, English then Chinese, matched as whole words in
@@ -143,6 +144,7 @@ var cueWords = map[cue][]string{
 		"在", "旁边的", "上的", "里的", "边的"},
 	cuePronoun: {"it", "they", "its", "their", "them", "this", "that", "these", "those", "它", "它们", "他", "她", "他们", "她们", "这", "那"},
 	cueTotal:   {"in total", "total", "altogether", "all together", "in all", "so there are", "一共", "总共", "合计", "共有", "加起来"},
+	cuePast:    {"was", "were", "used to be", "had been", "at first", "originally", "before", "earlier", "原来", "本来", "之前", "起初", "刚才"},
 	cueDet:     {"the", "a", "an", "this", "that", "these", "those", "another", "each", "every"},
 }
 

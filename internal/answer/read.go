@@ -133,6 +133,12 @@ func (rd *Reader) tokenize(us []unit) []tok {
 				i += 3
 				continue
 			}
+			if i+1 < len(us) && us[i+1].cjk && us[i+1].s == u.e {
+				// "5月12日", "3米": digits with a Chinese unit that is no measure word.
+				out = append(out, tok{kind: tWord, s: u.s, e: us[i+1].e, text: u.text})
+				i += 2
+				continue
+			}
 			if i+1 < len(us) && us[i+1].punct == '%' {
 				out = append(out, tok{kind: tWord, s: u.s, e: us[i+1].e, text: u.text})
 				i += 2
@@ -164,7 +170,44 @@ func (rd *Reader) tokenize(us []unit) []tok {
 		out = append(out, tok{kind: tWord, s: u.s, e: u.e, text: u.text, cjk: u.cjk})
 		i++
 	}
-	return nounPhrases(out)
+	return nounPhrases(demote(out))
+}
+
+// placeSuffix are characters that make a place or a part of a Chinese object word: 咖啡馆 is
+// no coffee, 火车站 no train.
+const placeSuffix = "馆店厅场站室园架库间"
+
+// zhParticles may follow a one-character value: 黑的, 黑色, 坐着, 坐在, 湿了.
+const zhParticles = "的色着在了地"
+
+// demote turns back into plain words the vocabulary matches that are parts of longer Chinese
+// words: an object followed by a place suffix (咖啡馆), a one-character built-in value not
+// followed by a particle, an object or the end of its clause (黑板, 大象, 公交站).
+func demote(ts []tok) []tok {
+	for i := range ts {
+		t := &ts[i]
+		if !t.cjk || (t.kind != tObject && t.kind != tEntry) {
+			continue
+		}
+		var next *tok
+		if i+1 < len(ts) {
+			next = &ts[i+1]
+		}
+		if t.kind == tObject && !t.known {
+			continue
+		}
+		if t.kind == tObject && next != nil && next.cjk && next.kind == tWord && strings.Contains(placeSuffix, next.text) {
+			t.kind, t.ents = tWord, nil
+			continue
+		}
+		if _, isVal := t.value(); isVal && utf8.RuneCountInString(t.text) == 1 {
+			ok := next == nil || next.kind == tPunct || next.kind == tObject || strings.Contains(zhParticles, next.text) || !next.cjk
+			if !ok {
+				t.kind, t.ents = tWord, nil
+			}
+		}
+	}
+	return ts
 }
 
 // imageRef reads "image 2", "picture #3", "the second image", "the last photo", "图2",
@@ -420,6 +463,7 @@ func (rd *Reader) Read(text string) Reading {
 	lastSubj, lastKnown := "", false
 	attributed, attribSent := "", -1
 	seen := map[string]bool{}
+	counted := map[string]bool{} // objects with a count
 	for ci, c := range cls {
 		if c.sentence != attribSent {
 			attributed = ""
@@ -427,21 +471,25 @@ func (rd *Reader) Read(text string) Reading {
 		// The clause's image, subject and cues.
 		var clauseImg []tok
 		subj, known := "", false
+		pron, pronKnown, hasPron := "", false, false
 		prevPrep := false
 		copulaAt := -1
 		for k, t := range c.toks {
 			switch {
 			case t.kind == tImage:
 				clauseImg = append(clauseImg, t)
+			case t.kind == tObject && k >= 2 && c.toks[k-1].text == "'s" && c.toks[k-2].kind == tObject && subj == c.toks[k-2].key:
+				// "the man's coat": the possessed noun is the head.
+				subj, known = t.key, t.known
 			case t.kind == tObject:
 				if t.known {
 					r.known++
 				}
-				if !vacuous[t.key] && !seen[t.key] {
+				if !isVacuous(t) && !seen[t.key] {
 					seen[t.key] = true
 					r.Objects = append(r.Objects, t.key)
 				}
-				if attrNouns[t.key] != "" || vacuous[t.key] {
+				if attrNouns[t.key] != "" || isVacuous(t) {
 					break
 				}
 				if t.cjk || hasCJK(t.key) {
@@ -455,8 +503,11 @@ func (rd *Reader) Read(text string) Reading {
 			if t.has(cueCopula) && copulaAt < 0 {
 				copulaAt = k
 			}
-			if t.has(cuePronoun) && subj == "" && k+1 < len(c.toks) && c.toks[k+1].kind != tObject {
-				subj, known = lastSubj, lastKnown
+			possessive := k+1 < len(c.toks) && (c.toks[k+1].text == "的" || c.toks[k+1].text == "'s")
+			if t.has(cuePronoun) && subj == "" && !hasPron && !possessive && (k+1 >= len(c.toks) || c.toks[k+1].kind != tObject) {
+				// "it is red": the last subject, unless the clause names its own ("it is
+				// the coat that is red").
+				pron, pronKnown, hasPron = lastSubj, lastKnown, true
 			}
 			if t.kind == tWord && t.text == "的" && copulaAt < 0 {
 				subj, known = "", false // Chinese: "苹果旁边的杯子": what follows 的 is the head
@@ -470,15 +521,24 @@ func (rd *Reader) Read(text string) Reading {
 			}
 			if t.has(cueAttrib) && attributed == "" {
 				attributed, attribSent = t.text, c.sentence
+				subj, known, hasPron = "", false, false // the subject is the one they talk about
+			}
+			if attributed == "" && sayVerbs[t.text] && othersBefore(c.toks, k) {
+				attributed, attribSent = t.text, c.sentence
+				subj, known, hasPron = "", false, false
 			}
 		}
 		if len(c.toks) > 0 && c.toks[0].has(cueContrast) {
 			attributed = ""
 		}
+		ownSubj := subj
+		if subj == "" && hasPron {
+			subj, known = pron, pronKnown
+		}
 		if subj == "" {
 			// No subject of its own: the first object of the clause, else the last subject.
 			for _, t := range c.toks {
-				if t.kind == tObject && attrNouns[t.key] == "" && !vacuous[t.key] {
+				if t.kind == tObject && attrNouns[t.key] == "" && !isVacuous(t) {
 					subj, known = t.key, t.known
 					break
 				}
@@ -526,16 +586,22 @@ func (rd *Reader) Read(text string) Reading {
 			}
 			return img
 		}
+		past := false
+		for _, t := range c.toks {
+			if t.has(cuePast) {
+				past = true
+			}
+		}
 		add := func(k int, attr, val, text, obj string, objKnown bool) {
 			st, cue := stance(k)
 			r.Claims = append(r.Claims, Claim{Image: claimImg(objKnown, obj), Object: obj, Known: objKnown, Attribute: attr,
-				Value: val, Text: text, Stance: st, Cue: cue, Sentence: c.sentence, Clause: ci, At: c.toks[k].s})
+				Value: val, Text: text, Stance: st, Cue: cue, Past: past, Sentence: c.sentence, Clause: ci, At: c.toks[k].s})
 		}
 		for k, t := range c.toks {
 			var attr, val string
 			switch {
 			case t.kind == tNumber:
-				if t.n < 0 {
+				if t.n < 0 || distributive(c.toks, k, f) || notCount(c.toks, k) {
 					continue
 				}
 				attr, val = Count, strconv.Itoa(t.n)
@@ -546,11 +612,15 @@ func (rd *Reader) Read(text string) Reading {
 				}
 				attr, val = e.attr, e.key
 			case t.kind == tImage:
-				// "the truck is in image 2": a placement, when the clause has an object.
-				if subj != "" && k > 0 {
+				// "the truck is in image 2": a placement, when a preposition puts the clause's
+				// object there; "Image 2." alone answers which image. "Image 1 shows…" names
+				// the topic and places nothing.
+				inPrep := k > 0 && (c.toks[k-1].has(cuePrep) || (k > 1 && c.toks[k-1].has(cueDet) && c.toks[k-2].has(cuePrep)))
+				switch {
+				case subj != "" && inPrep:
 					add(k, Image, strconv.Itoa(t.n), t.text, subj, known)
-				} else if subj == "" && len(c.toks) <= 3 {
-					add(k, Image, strconv.Itoa(t.n), t.text, "", false)
+				case len(c.toks) <= 2:
+					add(k, Image, strconv.Itoa(t.n), t.text, subj, known)
 				}
 				continue
 			default:
@@ -561,7 +631,7 @@ func (rd *Reader) Read(text string) Reading {
 			for j := k + 1; j < len(c.toks) && j <= k+3; j++ {
 				n := c.toks[j]
 				if n.kind == tObject {
-					if attrNouns[n.key] == "" && !vacuous[n.key] {
+					if attrNouns[n.key] == "" && !isVacuous(n) {
 						obj, objKnown = n.key, n.known
 					}
 					break
@@ -576,8 +646,16 @@ func (rd *Reader) Read(text string) Reading {
 					continue // "the one on the left", "one of them": not a count
 				}
 				obj, objKnown = subj, known
+				if t.kind == tNumber && ownSubj == "" && counted[obj] {
+					// "三位顾客，两位坐在窗边": a bare count of an object already counted
+					// is a part of it, not its number.
+					continue
+				}
 			}
 			add(k, attr, val, t.text, obj, objKnown)
+			if attr == Count && obj != "" {
+				counted[obj] = true
+			}
 		}
 		if subj != "" {
 			lastSubj, lastKnown = subj, known
@@ -595,8 +673,27 @@ func (rd *Reader) Read(text string) Reading {
 			}
 		}
 	}
+	bindForward(&r)
 	markAlternatives(&r, ts, sentEnd)
 	return r
+}
+
+// bindForward binds a claim that found no object to the object of the next claim of the same
+// attribute in its sentence: a fragment before the subject is about it ("Black at first sight,
+// but the umbrella is actually red").
+func bindForward(r *Reading) {
+	for i := range r.Claims {
+		c := &r.Claims[i]
+		if c.Object != "" {
+			continue
+		}
+		for j := i + 1; j < len(r.Claims) && r.Claims[j].Sentence == c.Sentence; j++ {
+			if n := r.Claims[j]; n.Attribute == c.Attribute && n.Object != "" {
+				c.Object, c.Known = n.Object, n.Known
+				break
+			}
+		}
+	}
 }
 
 // markAlternatives marks the values a sentence lists for one attribute of one object without
@@ -642,7 +739,7 @@ func markAlternatives(r *Reading, ts []tok, sentEnd []int) {
 		if total && k.attr == Count {
 			continue
 		}
-		if len(vals) >= 3 || or != "" {
+		if (len(vals) >= 3 && listed(r.Claims, idx, ts)) || (len(vals) == 2 && or != "") {
 			cue := or
 			if cue == "" {
 				cue = "list of " + strconv.Itoa(len(vals)) + " values"
@@ -691,24 +788,101 @@ func isSalad(ts []tok, folded string) bool {
 			return true
 		}
 	}
-	verb := false
-	run, maxRun := 0, 0
-	for i, t := range ts {
-		if t.has(cueCopula) || t.has(cueNegation) || t.has(cueHedge) {
-			verb = true
-		}
-		if t.kind == tWord && !fnWords[t.text] && !t.cjk && (strings.HasSuffix(t.text, "ing") || strings.HasSuffix(t.text, "ed")) {
-			verb = true
-		}
-		bare := (t.kind == tWord && !t.cjk && !fnWords[t.text]) || (t.kind == tObject && (i == 0 || !ts[i-1].has(cueDet)))
-		if bare {
-			run++
-			maxRun = max(maxRun, run)
-		} else {
-			run = 0
-		}
-	}
-	return maxRun >= 3 && !verb
+	// A list of nouns ("Bananas, oranges and strawberries.") is an answer, not a salad: bare
+	// words alone do not make one.
+	return false
 }
 
-var _ = utf8.RuneLen
+// distributive tells a share from a count: a number after "each", "every", "per", "每" in its
+// clause ("each child gets one apple", "每排三个"), or 同一个 ("the same one").
+func distributive(ts []tok, k int, folded string) bool {
+	for j := 0; j < k; j++ {
+		switch ts[j].text {
+		case "each", "every", "per", "每":
+			return true
+		}
+	}
+	return ts[k].cjk && ts[k].s >= len("同") && folded[ts[k].s-len("同"):ts[k].s] == "同"
+}
+
+// sayVerbs report what someone says or believes.
+var sayVerbs = map[string]bool{"say": true, "says": true, "said": true, "think": true, "thinks": true, "assume": true,
+	"assumes": true, "believe": true, "believes": true, "claim": true, "claims": true, "suppose": true, "expect": true}
+
+// othersBefore tells whether a verb of saying at k has others as its subject within the three
+// words before it ("some people might say", "others would assume", "many believe"): what
+// follows is attributed, not asserted. "I think" is a hedge, not this.
+func othersBefore(ts []tok, k int) bool {
+	for j := k - 1; j >= 0 && j >= k-3; j-- {
+		switch ts[j].text {
+		case "people", "some", "someone", "somebody", "others", "many", "one", "they", "you", "most":
+			return true
+		case "i", "we":
+			return false
+		}
+		if ts[j].kind == tObject && (ts[j].key == "person" || ts[j].key == "people") {
+			return true
+		}
+	}
+	return false
+}
+
+// notCount tells a number that counts nothing here: a time ("ten past three", "three
+// o'clock"), a partitive ("two of the five"), or a number after "the" with no noun ("the five":
+// a reference to a count said before).
+func notCount(ts []tok, k int) bool {
+	if ts[k].cjk {
+		return false
+	}
+	if k+1 < len(ts) {
+		switch ts[k+1].text {
+		case "past", "to", "o'clock", "am", "pm", "of", "percent", "times":
+			return true
+		}
+	}
+	if k > 0 {
+		switch ts[k-1].text {
+		case "past", "at", "to":
+			return true
+		}
+	}
+	if k > 0 && ts[k-1].text == "the" && (k+1 >= len(ts) || ts[k+1].kind != tObject) {
+		return true
+	}
+	return false
+}
+
+// listed tells whether the claims idx stand in a list: nothing but commas, "or", "and",
+// articles and hedges between each one and the next ("black, red, blue, or maybe white").
+func listed(cl []Claim, idx []int, ts []tok) bool {
+	for n := 1; n < len(idx); n++ {
+		lo, hi := cl[idx[n-1]].At, cl[idx[n]].At
+		for _, t := range ts {
+			if t.s <= lo || t.s >= hi {
+				continue
+			}
+			if t.kind == tPunct || t.has(cueOr) || t.has(cueAnd) || t.has(cueDet) || t.has(cueHedge) || t.has(cueCopula) {
+				continue
+			}
+			if t.s < hi && t.e > lo && t.isValue() {
+				continue
+			}
+			return false
+		}
+	}
+	return true
+}
+
+// isVacuous tells an unknown noun phrase that names nothing in a scene: one of its words is
+// such a noun ("the answer follows", "these observations").
+func isVacuous(t tok) bool {
+	if t.known {
+		return false
+	}
+	for _, w := range strings.Fields(t.key) {
+		if vacuous[w] || vacuous[singular(w)] {
+			return true
+		}
+	}
+	return vacuous[t.key]
+}

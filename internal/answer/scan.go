@@ -106,6 +106,7 @@ const (
 	kCue                    // a cue word
 	kImage                  // "image", "picture"
 	kOrd                    // an ordinal
+	kStop                   // a word that holds an object's name without naming it
 )
 
 // entry is one meaning of a phrase.
@@ -214,6 +215,9 @@ func NewReader(sc Scope) *Reader {
 			}
 			rd.local.add(sp, entry{kind: kValue, attr: a, key: canonicalScene(a, key)})
 		}
+	}
+	for _, w := range sc.Stop {
+		rd.local.add(w, entry{kind: kStop})
 	}
 	if rd.local.maxLen < builtinTable().maxLen {
 		rd.local.maxLen = builtinTable().maxLen

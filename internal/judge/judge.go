@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/m3bench/m3eval/internal/answer"
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/rubric"
 )
@@ -26,6 +27,8 @@ type Judge struct {
 	// misleading are the action types that plant a false claim: those whose
 	// resists_misleading the rubric leaves open, and attribute_swap.
 	misleading []string
+	// reader reads responses into claims against the rules' vocabulary (claims.go).
+	reader *answer.Reader
 }
 
 // New checks that the rules' fields exist in the rubric with a kind the rule can fill.
@@ -46,6 +49,7 @@ func New(rb *rubric.Rubric, rules *Rules) (*Judge, error) {
 		j.fields[d] = f
 	}
 	j.misleading = misleadingActions(j.fields["misleading"])
+	j.reader = answer.NewReader(claimScope(rules))
 	return j, nil
 }
 
@@ -244,6 +248,8 @@ type ctx struct {
 	sig              Signals
 	falseV, trueV    []valueRef
 	misleadEvaluated bool
+	// rResp and rExp are the response and the expected answer read into claims, once.
+	rResp, rExp *answer.Reading
 }
 
 // valueRef is a value to look for: a value class's canonical value, or a literal spelling.

@@ -1,12 +1,16 @@
 """Writes validation.jsonl, the judge's human-labeled validation set, from validation_en.py
-and validation_zh.py, heldout.jsonl from heldout.py and blindspots.jsonl from blindspots.py (one episode record per line, every
-turn with its human_annotation). Run: python3 gen.py (from this directory)."""
+and validation_zh.py, heldout.jsonl from heldout.py, blindspots.jsonl from blindspots.py,
+adversarial.jsonl from adversarial.py and adversarial_dev.jsonl from adversarial_dev.py (one
+episode record per line, every turn with its human_annotation). Run: python3 gen.py (from this
+directory)."""
 import json
 
 from validation_en import EN
 from validation_zh import ZH
 from heldout import HELDOUT
 from blindspots import BLINDSPOTS
+from adversarial import ADVERSARIAL
+from adversarial_dev import ADVERSARIAL_DEV
 
 def write(path, episodes):
     n = 0
@@ -43,3 +47,5 @@ def write(path, episodes):
 write("validation.jsonl", EN + ZH)
 write("heldout.jsonl", HELDOUT)
 write("blindspots.jsonl", BLINDSPOTS)
+write("adversarial.jsonl", ADVERSARIAL)
+write("adversarial_dev.jsonl", ADVERSARIAL_DEV)

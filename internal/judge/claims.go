@@ -1,0 +1,321 @@
+package judge
+
+import (
+	"sort"
+
+	"github.com/m3bench/m3eval/internal/answer"
+)
+
+// The judge reads the response and the expected answer into claims with internal/answer, the
+// reader the simulator uses too: what the response finally asserts, not which words it holds,
+// decides correctness against the expected answer's claims, whether the response has any
+// content for reasoning, and whether it accepts a false premise.
+
+// claimScope is the judge's vocabulary as a reader scope: the rules' objects (the COCO
+// categories, clothing and scene parts) and their value words, so that the rules' lists stay
+// the one place a lab extends the vocabulary.
+func claimScope(r *Rules) answer.Scope {
+	sc := answer.Scope{Values: map[string][]string{}, Stop: r.ObjectStop}
+	for name, spellings := range r.Objects {
+		sc.Objects = append(sc.Objects, answer.Object{ID: name, Names: spellings})
+	}
+	for class, vals := range r.Values {
+		attr := claimAttr(class)
+		for v, spellings := range vals {
+			for _, s := range spellings {
+				sc.Values[attr] = append(sc.Values[attr], v+"="+s)
+			}
+		}
+	}
+	return sc
+}
+
+// claimAttr maps a rules value class to the reader's attribute.
+func claimAttr(class string) string {
+	switch class {
+	case "number":
+		return answer.Count
+	case "side":
+		return answer.Position
+	case "image":
+		return answer.Image
+	}
+	return class
+}
+
+// claimAttrs are the attributes whose disagreement with the expected answer caps correctness:
+// those with a closed set of values a sentence states plainly (colours, counts, postures and
+// states). Positions are left to the token overlap: "on the left of the bench" and "left"
+// are often both right.
+// Which image holds what is left to the image rules of correctness (fields.go), which read
+// "Image 1 shows…" as the topic it is.
+var claimAttrs = map[string]bool{answer.Color: true, answer.Count: true, answer.State: true}
+
+// readings reads the response and the expected answer once per turn.
+func (c *ctx) readings() (resp, exp *answer.Reading) {
+	if c.rResp == nil {
+		r := c.j.reader.Read(c.t.VLMResponse)
+		e := c.j.reader.Read(c.t.ExpectedAnswer)
+		c.rResp, c.rExp = &r, &e
+	}
+	return c.rResp, c.rExp
+}
+
+// claimVerdict is how the response's claims stand to one claim of the expected answer.
+type claimVerdict uint8
+
+const (
+	claimSilent    claimVerdict = iota // the response says nothing about it
+	claimAgrees                        // its final assertion has the expected value
+	claimConflicts                     // its final assertion has another value
+	claimUndecided                     // only alternatives, hedges between values, questions
+)
+
+// judgeClaim compares the response's claims with one claim of the expected answer. When the
+// expected claim names an object, the response's claims about that object count (those bound
+// to no object when it has none); otherwise its claims about the attribute are grouped by
+// object, a claim bound to no object joining every group. The final asserted value of a group
+// (a present one before a past one) is what the response says about that object. It agrees
+// when some group ends on the expected value (or states it in the clause of its final value:
+// "red and white"), conflicts when groups end on other values only, and is undecided when
+// nothing is asserted but values are offered without committing to one.
+func judgeClaim(resp *answer.Reading, e answer.Claim) (claimVerdict, answer.Claim) {
+	var rel, unbound []answer.Claim
+	for _, rc := range resp.Claims {
+		if rc.Attribute != e.Attribute {
+			continue
+		}
+		if e.Image != 0 && rc.Image != 0 && rc.Image != e.Image {
+			continue
+		}
+		switch {
+		case rc.Object == "" && e.Attribute == answer.State:
+			// A state bound to no object is not compared with a named object's.
+		case rc.Object == "":
+			unbound = append(unbound, rc)
+		case e.Object == "" || answer.SameObject(rc.Object, e.Object):
+			rel = append(rel, rc)
+		}
+	}
+	if e.Object != "" && len(rel) == 0 {
+		rel = unbound
+	} else {
+		rel = append(rel, unbound...)
+		sort.SliceStable(rel, func(i, j int) bool { return rel[i].At < rel[j].At })
+	}
+	if len(rel) == 0 {
+		return claimSilent, answer.Claim{}
+	}
+	type group struct {
+		final answer.Claim
+		has   bool
+	}
+	groups := map[string]*group{}
+	var order []string
+	for _, rc := range rel {
+		if _, ok := groups[rc.Object]; !ok && rc.Object != "" {
+			groups[rc.Object] = &group{}
+			order = append(order, rc.Object)
+		}
+	}
+	if len(order) == 0 {
+		groups[""] = &group{}
+		order = append(order, "")
+	}
+	for _, k := range order {
+		g := groups[k]
+		for _, rc := range rel {
+			if rc.Stance != answer.Asserted || (rc.Object != "" && rc.Object != k) {
+				continue
+			}
+			if !g.has || !rc.Past || g.final.Past {
+				g.final, g.has = rc, true
+			}
+		}
+	}
+	agree, conflict, anyFinal := false, answer.Claim{}, false
+	for _, k := range order {
+		g := groups[k]
+		if !g.has {
+			continue
+		}
+		anyFinal = true
+		if g.final.Value == e.Value {
+			agree = true
+			continue
+		}
+		// A value stated together with the final one ("red and white") agrees too.
+		same := false
+		for _, rc := range rel {
+			if rc.Stance == answer.Asserted && rc.Clause == g.final.Clause && rc.Value == e.Value && (rc.Object == "" || rc.Object == k) {
+				same = true
+			}
+		}
+		if same {
+			agree = true
+		} else if conflict.Value == "" {
+			conflict = g.final
+		}
+	}
+	switch {
+	case agree:
+		return claimAgrees, answer.Claim{}
+	case anyFinal:
+		return claimConflicts, conflict
+	}
+	offered := map[string]bool{}
+	var last answer.Claim
+	for _, rc := range rel {
+		switch rc.Stance {
+		case answer.Alternative, answer.Hedged:
+			offered[rc.Value] = true
+			last = rc
+		}
+	}
+	// One hedged value is a hedged answer (the hedge cap reads it); several, or a list, commit
+	// to none.
+	if len(offered) > 1 || (len(offered) == 1 && last.Stance == answer.Alternative) {
+		return claimUndecided, last
+	}
+	if len(offered) == 1 && !offered[e.Value] && last.Stance == answer.Hedged {
+		return claimConflicts, last
+	}
+	return claimSilent, answer.Claim{}
+}
+
+// claimCaps caps correctness by the response's claims: a word salad asserts nothing; a final
+// claim that contradicts the expected answer (retracted to a wrong value, attributed the right
+// one to others, summed to another count) caps it at cap_value_conflict, values offered
+// without committing to one (a list, a hedge between values) at 2. It returns the cap (0:
+// none), the rule and the evidence.
+func (c *ctx) claimCaps() (capN int, rule string, ev []string) {
+	resp, exp := c.readings()
+	if resp.Salad {
+		return 1, "correctness.word_salad", []string{"no sentence"}
+	}
+	for _, e := range exp.Committed() {
+		if !claimAttrs[e.Attribute] {
+			continue
+		}
+		if e.Attribute == answer.State && !e.Known {
+			// States are compared only about a named object: "开着" of a computer is "on".
+			continue
+		}
+		v, rc := judgeClaim(resp, e)
+		switch v {
+		case claimConflicts:
+			why := rc.Text
+			if rc.Stance != answer.Asserted {
+				why = rc.Stance.String() + " " + rc.Text
+			}
+			if resp.Retraction != "" {
+				why += " (after " + resp.Retraction + ")"
+			}
+			if capN == 0 || c.r.Correctness.CapValueConflict < capN {
+				capN, rule = c.r.Correctness.CapValueConflict, "correctness.final_claim_conflict"
+				ev = append(ev, "expected "+e.Value+", says "+why)
+			}
+		case claimUndecided:
+			if capN == 0 || 2 < capN {
+				capN, rule = 2, "correctness.no_commitment"
+				ev = append(ev, rc.Stance.String()+" "+rc.Text)
+			}
+		}
+	}
+	return capN, rule, ev
+}
+
+// finalAccepts returns the response's final assertion of a false value, when its final claim
+// about the value's attribute is that value ("Actually, in fact, yes, the umbrella is red").
+// The object is the one the user's message gives the false value to, when it names one.
+func (c *ctx) finalAccepts(falseV, trueV []valueRef) string {
+	resp, _ := c.readings()
+	var user *answer.Reading
+	for _, fv := range falseV {
+		if fv.literal != "" {
+			continue
+		}
+		attr := claimAttr(fv.class)
+		if user == nil {
+			u := c.j.reader.Read(c.t.UserMessage)
+			user = &u
+		}
+		obj := ""
+		for _, uc := range user.Claims {
+			if uc.Attribute == attr && answer.SameValue(attr, uc.Value, fv.value) && uc.Object != "" {
+				obj = uc.Object
+				break
+			}
+		}
+		fin, ok := resp.Final(attr, obj)
+		if !ok || !answer.SameValue(attr, fin.Value, fv.value) {
+			continue
+		}
+		// The true value asserted (and not taken back) about the object too: the reading is
+		// not sure which object the false value is bound to ("no, the bed is on the left; on
+		// the right is the wardrobe"); the other rules decide.
+		stated := false
+		for _, tv := range trueV {
+			for _, rc := range resp.About(attr, obj) {
+				if rc.Stance == answer.Asserted && tv.literal == "" && answer.SameValue(attr, rc.Value, tv.value) {
+					stated = true
+				}
+			}
+		}
+		if !stated {
+			return fin.Text
+		}
+	}
+	return ""
+}
+
+// finalRestates returns the response's final assertion of the true value about the object the
+// user gives the false value to ("Not at all: the umbrella is black; it is her coat that is
+// red"), when the user's message names that object and the response asserts the false value
+// of it nowhere.
+func (c *ctx) finalRestates(falseV, trueV []valueRef) string {
+	resp, _ := c.readings()
+	u := c.j.reader.Read(c.t.UserMessage)
+	for _, fv := range falseV {
+		if fv.literal != "" {
+			continue
+		}
+		attr := claimAttr(fv.class)
+		obj := ""
+		for _, uc := range u.Claims {
+			if uc.Attribute == attr && answer.SameValue(attr, uc.Value, fv.value) && uc.Object != "" {
+				obj = uc.Object
+				break
+			}
+		}
+		if obj == "" {
+			continue
+		}
+		fin, ok := resp.Final(attr, obj)
+		if !ok || fin.Object != obj {
+			continue
+		}
+		for _, tv := range trueV {
+			if tv.literal != "" || !answer.SameValue(attr, fin.Value, tv.value) {
+				continue
+			}
+			adopted := false
+			for _, rc := range resp.About(attr, obj) {
+				if rc.Object == obj && rc.Stance == answer.Asserted && answer.SameValue(attr, rc.Value, fv.value) {
+					adopted = true
+				}
+			}
+			if !adopted {
+				return fin.Text
+			}
+		}
+	}
+	return ""
+}
+
+// hasContent tells whether the response states anything about the scene (a claim, an object
+// of the vocabulary): cue phrases alone ("based on the evidence in the image…") do not.
+func (c *ctx) hasContent() bool {
+	resp, _ := c.readings()
+	return resp.HasContent()
+}
