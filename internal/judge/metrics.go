@@ -9,8 +9,10 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/answer"
 	"github.com/m3bench/m3eval/internal/dataset"
 )
 
@@ -202,7 +204,7 @@ func (m *Metrics) AddEpisode(turns []dataset.Turn, vs []Verdict, chosen []bool) 
 			}
 		case "negation":
 			add(MAcknowledgment, b(s.Acknowledges), true)
-			add(MUpdateRate, b(s.Correctness >= 4), true)
+			add(MUpdateRate, b(m.updates(t, v, meta)), true)
 			add(MReasoningAdjustment, b(m.adjusts(turns, vs, i, meta)), true)
 		case "guidance":
 			add(MUptake, b(s.Recall >= r.Metrics.UptakeRecall), true)
@@ -389,32 +391,55 @@ func (m *Metrics) logicDependency(turns []dataset.Turn, vs []Verdict, i int, met
 	return float64(grounded) / float64(n), true
 }
 
-// adjusts is a negation turn's Reasoning Adjustment: the answer (or the next one) takes the
-// correct value (meta.true_value) and no later turn of the episode states the false value
-// (meta.false_value) again; the reasoning built on the error is revised and stays revised.
-// Without those meta keys: the answer is correct (correctness 4 or more) and consistent.
+// adjusts is a negation turn's Reasoning Adjustment: the answer (or the next one) finally
+// asserts the correct value (meta.true_value) of the corrected object (meta.entity), and no
+// later turn's final claim about it states the false value (meta.false_value) again, until an
+// update of that attribute: the reasoning built on the error is revised and stays revised.
+// Without meta.entity, the values anywhere in the answers, as before; without the values: the
+// answer is correct (correctness 4 or more) and consistent.
 func (m *Metrics) adjusts(turns []dataset.Turn, vs []Verdict, i int, meta dataset.Meta) bool {
-	if meta.TrueValue == "" || meta.FalseValue == "" {
+	if meta.TrueValue == "" {
 		return vs[i].Signals.Correctness >= 4 && vs[i].Signals.Consistent != "No"
+	}
+	states := func(k int, v string) bool {
+		if meta.Entity != "" {
+			c, ok := m.finalValue(turns[k].VLMResponse, meta)
+			return ok && sameClaimValue(c, v)
+		}
+		return m.j.asserts(turns[k].VLMResponse, vs[k].Language, v)
 	}
 	took := false
 	for k := i; k < min(i+2, len(turns)); k++ {
-		if m.j.asserts(turns[k].VLMResponse, vs[k].Language, meta.TrueValue) {
+		if states(k, meta.TrueValue) {
 			took = true
 		}
 	}
 	if !took {
 		return false
 	}
+	if meta.FalseValue == "" {
+		return true // the model had denied the true value: taking it is the adjustment
+	}
 	for k := i; k < len(turns); k++ {
-		if turns[k].ActionType == "next_task" || turns[k].ActionType == "update" {
-			break // a new task or a new state: the value may change legitimately
+		if sameState(turns[k], meta) || meta.Entity == "" && (turns[k].ActionType == "next_task" || turns[k].ActionType == "update") {
+			break // a new state: the value may change legitimately
 		}
-		if m.j.asserts(turns[k].VLMResponse, vs[k].Language, meta.FalseValue) {
+		if states(k, meta.FalseValue) {
 			return false
 		}
 	}
 	return true
+}
+
+// updates is a negation turn's Update Rate ("模型更新推理的比例"): the answer finally asserts
+// the corrected value (meta.true_value) of the corrected object (meta.entity), not merely
+// words of the expected answer. Without those meta keys: the answer is correct (4 or more).
+func (m *Metrics) updates(t *dataset.Turn, v *Verdict, meta dataset.Meta) bool {
+	if meta.Entity == "" || meta.TrueValue == "" {
+		return v.Signals.Correctness >= 4
+	}
+	c, ok := m.finalValue(t.VLMResponse, meta)
+	return ok && sameClaimValue(c, meta.TrueValue)
 }
 
 // optimizes is a redundancy turn's Information Optimization: the answer restates the fact
@@ -540,14 +565,22 @@ func (m *Metrics) lengthBin(turn int) string {
 	return fmt.Sprintf("%d+", lo)
 }
 
-// responsive: the update turn's answer, or the next turn that speaks of the value, uses the
-// new value (meta.new_value); without meta, the update turn's answer is correct.
+// responsive: the update turn's answer, or the next turn whose final claim about the
+// updated object's attribute (meta.entity, meta.attribute) says anything, states the new value
+// (meta.new_value). Without meta.entity, the value anywhere in the answer, as before; without
+// meta.new_value, the update turn's answer is correct.
 func (m *Metrics) responsive(turns []dataset.Turn, vs []Verdict, i int) bool {
 	meta, _ := dataset.ParseMeta(turns[i].Meta)
 	if meta.NewValue == "" {
 		return vs[i].Signals.Correctness >= 4
 	}
 	for k := i; k < len(turns); k++ {
+		if meta.Entity != "" {
+			if c, ok := m.finalValue(turns[k].VLMResponse, meta); ok {
+				return sameClaimValue(c, meta.NewValue)
+			}
+			continue
+		}
 		newV := m.j.asserts(turns[k].VLMResponse, vs[k].Language, meta.NewValue)
 		oldV := meta.OldValue != "" && m.j.asserts(turns[k].VLMResponse, vs[k].Language, meta.OldValue)
 		if newV || oldV {
@@ -557,24 +590,90 @@ func (m *Metrics) responsive(turns []dataset.Turn, vs []Verdict, i int) bool {
 	return false
 }
 
-// temporal: no later turn of the episode states the old value as current (meta.old_value);
-// without meta, no later turn contradicts the earlier ones.
+// temporal: no later turn's final claim about the updated object's attribute states the old
+// value (meta.old_value) as current, until another update of the same attribute of the same
+// object (a next task keeps the updated state: the simulator carries updates into it).
+// Without meta.entity, the old value anywhere in an answer without the new one, as before;
+// without meta.old_value, no later turn is inconsistent.
 func (m *Metrics) temporal(turns []dataset.Turn, vs []Verdict, i int) bool {
 	meta, _ := dataset.ParseMeta(turns[i].Meta)
 	for k := i + 1; k < len(turns); k++ {
-		if turns[k].ActionType == "next_task" {
-			break // a new task starts from the scene as given: the old value may hold again
+		if sameState(turns[k], meta) {
+			break // the same attribute updated again: the old value may hold again
 		}
-		if meta.OldValue != "" {
+		switch {
+		case meta.OldValue != "" && meta.Entity != "":
+			if c, ok := m.finalValue(turns[k].VLMResponse, meta); ok && sameClaimValue(c, meta.OldValue) {
+				return false
+			}
+		case meta.OldValue != "":
 			if m.j.asserts(turns[k].VLMResponse, vs[k].Language, meta.OldValue) &&
 				(meta.NewValue == "" || !m.j.asserts(turns[k].VLMResponse, vs[k].Language, meta.NewValue)) {
 				return false
 			}
-		} else if vs[k].Signals.Consistent == "No" {
+		case vs[k].Signals.Consistent == "No":
 			return false
 		}
 	}
 	return true
+}
+
+// sameState reports whether turn t is an update of the attribute meta names.
+func sameState(t dataset.Turn, meta dataset.Meta) bool {
+	if t.ActionType != "update" {
+		return false
+	}
+	tm, _ := dataset.ParseMeta(t.Meta)
+	return tm.Entity == meta.Entity && tm.Attribute == meta.Attribute
+}
+
+// qualifiedRE reads the image out of a name the simulator qualified: "Image 2's person",
+// "图片2的人".
+var qualifiedRE = regexp.MustCompile(`^(?:Image (\d+)'s |图片(\d+)的)(.+)$`)
+
+// finalValue is what a response finally asserts of the object and attribute the turn's
+// meta names (meta.entity, meta.attribute), read by internal/answer: its last asserted claim
+// about that object (or bound to no object: "Blue.") whose attribute is meta.attribute or the
+// kind of the meta's values ("tall" is a size). Claims about other objects, and negated,
+// hedged, listed, attributed or retracted ones, are not the object's value. ok is false when
+// the response asserts nothing about it.
+func (m *Metrics) finalValue(response string, meta dataset.Meta) (answer.Claim, bool) {
+	base, img := meta.Entity, 0
+	if q := qualifiedRE.FindStringSubmatch(base); q != nil {
+		img, _ = strconv.Atoi(q[1] + q[2])
+		base = q[3]
+	}
+	ids := map[string]bool{}
+	for _, id := range m.j.reader.Read(base).Objects {
+		ids[id] = true
+	}
+	attrs := map[string]bool{meta.Attribute: true}
+	for _, v := range []string{meta.OldValue, meta.NewValue, meta.TrueValue, meta.FalseValue} {
+		if v == "" {
+			continue
+		}
+		for _, c := range m.j.reader.Read(v).Claims {
+			attrs[c.Attribute] = true
+		}
+	}
+	r := m.j.reader.Read(response)
+	cs := r.Committed()
+	for i := len(cs) - 1; i >= 0; i-- {
+		c := cs[i]
+		if !attrs[c.Attribute] || img > 0 && c.Image > 0 && c.Image != img {
+			continue
+		}
+		if c.Object == "" || ids[c.Object] || answer.SameObject(c.Object, base) {
+			return c, true
+		}
+	}
+	return answer.Claim{}, false
+}
+
+// sameClaimValue reports whether a claim states the value v.
+func sameClaimValue(c answer.Claim, v string) bool {
+	return answer.SameValue(c.Attribute, c.Value, v) || answer.SameValue(c.Attribute, c.Text, v) ||
+		strings.EqualFold(strings.TrimSpace(c.Text), strings.TrimSpace(v))
 }
 
 // asserts tells whether a response states a value (not negated).

@@ -226,3 +226,66 @@ func TestSequenceMetricsByHand(t *testing.T) {
 		}
 	}
 }
+
+// The metrics bound to objects (#36), recomputed by hand: temporal consistency, update
+// responsiveness, update rate and reasoning adjustment read the final claim about the
+// object meta.entity names, not any value anywhere in the answer. Each line says what a
+// bag of words would have scored instead.
+func TestObjectBoundMetricsByHand(t *testing.T) {
+	j := newTestJudge(t)
+	turn := func(ep string, n int, action, resp, meta string) dataset.Turn {
+		return dataset.Turn{SampleID: ep + "_turn_" + itoa(n), EpisodeID: ep, Turn: n, ActionType: action, UserMessage: "?",
+			VLMResponse: resp, ExpectedAnswer: "The cup is yellow.", Model: "m", Meta: json.RawMessage(meta)}
+	}
+	upd := `{"language": "en", "entity": "cup", "attribute": "color", "old_value": "green", "new_value": "yellow"}`
+	neg := `{"language": "en", "entity": "umbrella", "attribute": "color", "false_value": "red", "true_value": "black"}`
+	episodes := [][]dataset.Turn{
+		{
+			// the cup's final value is yellow: responsive 1 (a bag of words sees green too: 0).
+			turn("u", 1, "update", "Got it. The cup next to the green apples is yellow now.", upd),
+			// green of the apples is no claim about the cup: temporal 1 (a bag of words: 0).
+			turn("u", 2, "initial", "The apples are green.", `{"language": "en"}`),
+		},
+		{
+			// no claim about the cup: responsiveness reads on.
+			turn("v", 1, "update", "Okay.", upd),
+			// the cup is green again: responsive 0, temporal 0.
+			turn("v", 2, "initial", "The cup is green.", `{"language": "en"}`),
+		},
+		{
+			// attributed, then black: update rate 1; the red car later is another object:
+			// adjustment 1 (a bag of words: red stated, 0).
+			turn("w", 1, "negation", "People often assume the umbrella is red, but it is black.", neg),
+			turn("w", 2, "initial", "The car is red.", `{"language": "en"}`),
+		},
+		{
+			// alternatives commit to nothing: update rate 0, adjustment 0 (a bag of words
+			// sees black: 1).
+			turn("x", 1, "negation", "Black or red, I can't tell.", neg),
+		},
+	}
+	m := j.NewMetrics()
+	for _, ep := range episodes {
+		vs, err := j.Episode(ep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.AddEpisode(ep, vs, nil)
+	}
+	rep := m.Report(0, 1)
+	for _, c := range []struct {
+		action, metric string
+		n              int
+		value          float64
+	}{
+		{"update", MUpdateResponsiveness, 2, 0.5},  // u 1, v 0
+		{"update", MTemporalConsistency, 2, 0.5},   // u 1, v 0
+		{"negation", MUpdateRate, 2, 0.5},          // w 1, x 0
+		{"negation", MReasoningAdjustment, 2, 0.5}, // w 1, x 0
+	} {
+		r := metricOf(rep, c.action, c.metric)
+		if r == nil || r.N != c.n || math.Abs(r.Value-c.value) > 1e-9 {
+			t.Errorf("%s %s = %+v, want n %d value %v", c.action, c.metric, r, c.n, c.value)
+		}
+	}
+}
