@@ -305,7 +305,7 @@ func (k *knowledge) observe(text string, turn int) observation {
 			}
 		}
 		if at >= 0 {
-			st.turn, st.statement, st.said = turn, sentenceAt(r.Folded, at), said
+			st.turn, st.statement, st.said = turn, sentenceAt(text, r.Folded, at), said
 			k.active++
 			ob.activated = append(ob.activated, ei)
 		}
@@ -349,20 +349,30 @@ func (k *knowledge) observe(text string, turn int) observation {
 	return ob
 }
 
-// sentenceAt is the sentence of the reader's folded text around offset at: what a
-// redundancy turn quotes ("You mentioned earlier: …").
-func sentenceAt(folded string, at int) string {
+// sentenceAt is the sentence of the original answer that holds offset at of the reader's
+// folded text: what a redundancy turn quotes ("You mentioned earlier: …"), as the model wrote
+// it. Folding keeps sentence ends (it only lowers case, narrows full-width marks and collapses
+// white space), so the sentence's number is the same in both texts.
+func sentenceAt(text, folded string, at int) string {
 	const ends = ".!?;\n。！？；"
+	n := 0
+	for _, r := range folded[:min(at, len(folded))] {
+		if strings.ContainsRune(ends, r) {
+			n++
+		}
+	}
 	start := 0
-	if i := strings.LastIndexAny(folded[:min(at, len(folded))], ends); i >= 0 {
-		_, n := utf8.DecodeRuneInString(folded[i:])
-		start = i + n
+	for i, r := range text {
+		if !strings.ContainsRune(ends, r) {
+			continue
+		}
+		if n == 0 {
+			return strings.TrimSpace(text[start:i])
+		}
+		n--
+		start = i + utf8.RuneLen(r)
 	}
-	end := len(folded)
-	if i := strings.IndexAny(folded[min(at, len(folded)):], ends); i >= 0 {
-		end = at + i
-	}
-	return strings.TrimSpace(folded[start:end])
+	return strings.TrimSpace(text[start:])
 }
 
 // qualifiedNames names each object as user turns and meta do: its display name, and, when

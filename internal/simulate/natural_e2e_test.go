@@ -1,0 +1,147 @@
+package simulate_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/m3bench/m3eval/internal/simulate"
+	"github.com/m3bench/m3eval/internal/vlm"
+)
+
+// heldoutAnswer is a labeled natural answer of testdata/natural/heldout.jsonl (the fields
+// this test needs).
+type heldoutAnswer struct {
+	Scene    string `json:"scene"`
+	Answer   string `json:"answer"`
+	Correct  bool   `json:"correct"`
+	Evidence []string
+	State    []json.RawMessage `json:"state"`
+}
+
+// naturalServer is issue #36's reproduction: an OpenAI-compatible server on 127.0.0.1 that
+// answers every user turn in ordinary sentences, the correct held-out answers of the scene in
+// turn (hedges, negations, lists, self-corrections, attributions among them), instead of the
+// demo personas' templates.
+func naturalServer(t *testing.T, answers []heldoutAnswer) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		model, msgs, err := vlm.DecodeRequest(body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		n := 0
+		for _, m := range msgs {
+			if m.Role == vlm.RoleAssistant {
+				n++
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"id": "natural", "object": "chat.completion", "model": model,
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+				"message": map[string]any{"role": "assistant", "content": answers[n%len(answers)].Answer}}}})
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+var (
+	quotedStatementRE = regexp.MustCompile(`^You mentioned earlier: (.+)\. Can you repeat that\?$|^你之前提到(.+)，能重复一下吗？$`)
+	youSaidRE         = regexp.MustCompile(`^You said the .+? (?:is|are) (.+?)\. Just to confirm|^刚才说过.+?是(.+?)，再确认一下`)
+	whyRE             = regexp.MustCompile(`^Why do you think the .+? (?:is|are) (.+)\?$|^为什么你认为.+?是(.+)的？$`)
+)
+
+// The simulator against a model that answers in ordinary sentences (#36): a model whose every
+// answer is correct for the scene is never corrected before the scene changes, and no
+// redundancy or follow-up turn says the model said what none of its asserting answers said.
+func TestNaturalAnswersOverHTTP(t *testing.T) {
+	f, err := os.Open(filepath.Join("testdata", "natural", "heldout.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	byScene := map[string][]heldoutAnswer{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var a heldoutAnswer
+		if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
+			t.Fatal(err)
+		}
+		if a.Correct && len(a.State) == 0 {
+			byScene[a.Scene] = append(byScene[a.Scene], a)
+		}
+	}
+	scenes := loadDemo(t)
+	checked := map[string]int{}
+	for i := range scenes {
+		sc := scenes[i]
+		answers := byScene[sc.ID]
+		if sc.Task == nil || len(answers) == 0 {
+			continue
+		}
+		url := naturalServer(t, answers)
+		out, _, err := run(t, []simulate.Scene{sc}, client(t, url, "natural", nil), "natural", func(o *simulate.Options) {
+			o.Strategies, o.Turns = []simulate.Strategy{simulate.StrategyRules}, 20
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ep := range byEpisode(readTurns(t, out)) {
+			var said []heldoutAnswer // the answers given so far
+			updated := false
+			for _, r := range ep {
+				switch r.ActionType {
+				case simulate.ActUpdate:
+					updated = true
+				case simulate.ActNegation:
+					checked["negation"]++
+					if !updated {
+						t.Errorf("%s turn %d corrected a correct answer: %q after %q", r.EpisodeID, r.Turn, r.UserMessage, said[len(said)-1].Answer)
+					}
+				case simulate.ActRedundancy, simulate.ActFollowUp:
+					quote := ""
+					for _, re := range []*regexp.Regexp{quotedStatementRE, youSaidRE, whyRE} {
+						if m := re.FindStringSubmatch(r.UserMessage); m != nil {
+							quote = strings.ToLower(m[1] + m[2])
+						}
+					}
+					if quote == "" {
+						break
+					}
+					checked[string(r.ActionType)]++
+					// Some earlier answer that asserts something of the task states the quote.
+					if !slices.ContainsFunc(said, func(a heldoutAnswer) bool {
+						return strings.Contains(strings.ToLower(a.Answer), quote) && (r.ActionType == simulate.ActFollowUp || len(a.Evidence) > 0)
+					}) {
+						t.Errorf("%s turn %d quotes %q, which no asserting answer said: %q", r.EpisodeID, r.Turn, quote, r.UserMessage)
+					}
+				}
+				said = append(said, heldoutAnswer{Answer: r.VLMResponse, Evidence: answerEvidence(answers, r.VLMResponse)})
+			}
+		}
+	}
+	t.Logf("checked: %v", checked)
+	if checked["redundancy"]+checked["follow_up"] == 0 {
+		t.Error("no redundancy or follow-up turn quoted the model: the test checked nothing")
+	}
+}
+
+// answerEvidence is the labeled evidence of the served answer text.
+func answerEvidence(answers []heldoutAnswer, text string) []string {
+	for _, a := range answers {
+		if a.Answer == text {
+			return a.Evidence
+		}
+	}
+	return nil
+}
