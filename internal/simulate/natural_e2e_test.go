@@ -145,3 +145,37 @@ func answerEvidence(answers []heldoutAnswer, text string) []string {
 	}
 	return nil
 }
+
+// The faithful demo persona answers the apples scene's second task (#36): its question ("What
+// color is the plate, and what color is the cup?") fits the cross-image template "What
+// {attribute} is the {type}?", and the persona used to answer "I don't see one."
+func TestFaithfulAnswersSecondTask(t *testing.T) {
+	scenes := loadDemo(t)
+	srv, _ := demoServer(t, scenes)
+	var apples []simulate.Scene
+	for _, sc := range scenes {
+		if sc.ID == "apples_en" {
+			apples = append(apples, sc)
+		}
+	}
+	out, _, err := run(t, apples, client(t, srv.URL, "faithful", nil), "faithful", func(o *simulate.Options) {
+		o.Strategies = []simulate.Strategy{simulate.StrategyRules}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	for _, r := range readTurns(t, out) {
+		if r.UserMessage != apples[0].NextTasks[0].Question {
+			continue
+		}
+		asked++
+		// White and green, or what an update of the second task made them.
+		if !regexp.MustCompile(`^The plate is \w+ and the cup is \w+\. Evidence: `).MatchString(r.VLMResponse) {
+			t.Errorf("turn %d: %q answered %q", r.Turn, r.UserMessage, r.VLMResponse)
+		}
+	}
+	if asked == 0 {
+		t.Fatal("the second task's question was never asked")
+	}
+}

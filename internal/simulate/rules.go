@@ -294,7 +294,7 @@ func (r *rules) opening() Step {
 
 func (r *rules) direct() Step {
 	text, _ := render(r.rng, tplDirect, r.lang, map[string]string{"question": r.task().Question})
-	return Step{Action: ActInitial, Text: text, Expected: r.task().Answer}
+	return Step{Action: ActInitial, Text: text, Expected: r.taskAnswer()}
 }
 
 // nextTask opens the next task of the episode in the same conversation.
@@ -302,7 +302,34 @@ func (r *rules) nextTask() Step {
 	text, _ := render(r.rng, templateKey(ActNextTask), r.lang, map[string]string{"question": r.task().Question})
 	return Step{Action: ActNextTask, Text: text,
 		Expected: pick(r.lang, "Takes up the new task on its own, without carrying over the previous task's conclusions: ",
-			"独立处理新任务，不混入上一个任务的结论：") + r.task().Answer}
+			"独立处理新任务，不混入上一个任务的结论：") + r.taskAnswer()}
+}
+
+// taskAnswer is the current task's answer as the scene's state now stands: a value an
+// earlier update of the conversation changed is given as it is now (replaced where the
+// scene's answer states it once, else said after it), so that an expected answer never
+// contradicts an update the conversation made.
+func (r *rules) taskAnswer() string {
+	ans := r.task().Answer
+	var notes []string
+	for oi, o := range r.k.objs {
+		for _, a := range slices.Sorted(maps.Keys(o.Attributes)) {
+			old, now := o.Attributes[a], r.k.cur[oi][a]
+			if old == now {
+				continue
+			}
+			if strings.Count(ans, old) == 1 && strings.Count(r.task().Answer, old) == 1 && !strings.Contains(ans, now) {
+				ans = strings.Replace(ans, old, now, 1)
+			} else if strings.Contains(ans, old) {
+				notes = append(notes, pick(r.lang, fmt.Sprintf("the %s's %s is now %s", r.name(oi), attributeName(a, r.lang), now),
+					fmt.Sprintf("%s的%s现在是%s", r.name(oi), attributeName(a, r.lang), now)))
+			}
+		}
+	}
+	if len(notes) > 0 {
+		ans += pick(r.lang, " (after the update: "+strings.Join(notes, "; ")+")", "（更新后："+strings.Join(notes, "；")+"）")
+	}
+	return ans
 }
 
 // reasoningFollowUp asks, after the direct question, about the reasoning behind the answer:
@@ -569,7 +596,9 @@ func (r *rules) update() (Step, bool) {
 		r.updates++
 		oi, attr, nv = r.k.index(u.Entity), u.Attribute, u.NewValue
 	} else {
-		oi, attr = r.randomFact()
+		// A value a later task of the conversation rests on is not changed at random: that
+		// task's question and answer are the scene's.
+		oi, attr = r.randomFactExcept(r.laterEvidence)
 		if oi < 0 {
 			return Step{}, false
 		}
@@ -587,6 +616,18 @@ func (r *rules) update() (Step, bool) {
 		Expected: pick(r.lang, fmt.Sprintf("Takes the change: the %s's %s is now %s (no longer %s).", sl["entity"], sl["attribute"], nv, old),
 			fmt.Sprintf("接受变化：%s的%s现在是%s（不再是%s）。", sl["entity"], sl["attribute"], nv, old)),
 		Meta: Meta{Entity: sl["entity"], Attribute: attr, OldValue: old, NewValue: nv, TrueValue: nv, TargetImage: r.imageOf(oi)}}, true
+}
+
+// laterEvidence reports whether a task after the current one rests on the object's attribute.
+func (r *rules) laterEvidence(oi int, attr string) bool {
+	for _, t := range r.tasks[r.ti+1:] {
+		for _, ev := range t.RequiredEvidence {
+			if ev.Entity == r.k.objs[oi].ID && (ev.Attribute == attr || ev.Attribute == "") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // mislead claims a false value for a checkable attribute.
@@ -677,13 +718,19 @@ func (r *rules) distraction() Step {
 
 // randomFact picks an object and one of its attributes: a color when the scene has one,
 // else any attribute but position (a poor thing to mislead about).
-func (r *rules) randomFact() (int, string) {
+func (r *rules) randomFact() (int, string) { return r.randomFactExcept(nil) }
+
+// randomFactExcept is randomFact among the facts skip does not reject.
+func (r *rules) randomFactExcept(skip func(oi int, attr string) bool) (int, string) {
 	var cands, colored [][2]int
 	var attrs [][]string
 	for i := range r.k.objs {
 		keys := slices.Sorted(maps.Keys(r.k.cur[i]))
 		attrs = append(attrs, keys)
 		for j, a := range keys {
+			if skip != nil && skip(i, a) {
+				continue
+			}
 			if a != "position" {
 				cands = append(cands, [2]int{i, j})
 			}
