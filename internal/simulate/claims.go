@@ -70,6 +70,15 @@ func (k *knowledge) readerScope() (answer.Scope, map[string][]int) {
 			sc.Values[v.attr] = append(sc.Values[v.attr], v.word)
 		}
 	}
+	// The opposite of a scene value is a value of the same attribute ("干燥" of the ground that
+	// is 潮湿): the reader's built-in words may not hold the compound.
+	for oi := range k.objs {
+		for a, v := range k.cur[oi] {
+			if o, ok := opposites[strings.ToLower(v)]; ok && a != "count" && !isName(o) && !slices.Contains(sc.Values[a], o) {
+				sc.Values[a] = append(sc.Values[a], o)
+			}
+		}
+	}
 	for _, st := range k.evidence {
 		if len(st.keywords) > 0 {
 			sc.Values[kwPrefix+st.ev.ID] = slices.Clone(st.keywords)
