@@ -113,7 +113,12 @@ type Reading struct {
 	Salad bool
 	// Retraction is the retraction cue, when the text takes back what it said before.
 	Retraction string
-	known      int // mentions of objects of the scope's vocabulary
+	// Pivots are the byte offsets (in Folded) of the words that make what follows a
+	// correction or a conclusion of what precedes: a contrast ("but", "actually", "其实"), a
+	// retraction, a total ("so … in total", "一共"). A later claim that differs from an
+	// earlier one across a pivot replaces it; without one the two stand side by side.
+	Pivots []int
+	known  int // mentions of objects of the scope's vocabulary
 }
 
 // Final returns the last asserted claim about an attribute of an object: what the response
@@ -149,8 +154,8 @@ func (r *Reading) About(attribute, object string) []Claim {
 	return out
 }
 
-// Committed returns the final asserted claim of every (image, object, attribute) the response
-// asserts something about, in text order of those final claims.
+// Committed returns the final asserted claim (as Final chooses it) of every (image, object,
+// attribute) the response asserts something about, in text order of those final claims.
 func (r *Reading) Committed() []Claim {
 	type key struct {
 		img       int
@@ -158,8 +163,12 @@ func (r *Reading) Committed() []Claim {
 	}
 	last := map[key]int{}
 	for i, c := range r.Claims {
-		if c.Stance == Asserted {
-			last[key{c.Image, c.Object, c.Attribute}] = i
+		if c.Stance != Asserted {
+			continue
+		}
+		k := key{c.Image, c.Object, c.Attribute}
+		if j, ok := last[k]; !ok || !c.Past || r.Claims[j].Past {
+			last[k] = i // a claim about the present wins over a later one about the past
 		}
 	}
 	var out []Claim

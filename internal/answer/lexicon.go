@@ -144,7 +144,7 @@ var cueWords = map[cue][]string{
 		"在", "旁边的", "上的", "里的", "边的"},
 	cuePronoun: {"it", "they", "its", "their", "them", "this", "that", "these", "those", "它", "它们", "他", "她", "他们", "她们", "这", "那"},
 	cueTotal:   {"in total", "total", "altogether", "all together", "in all", "so there are", "一共", "总共", "合计", "共有", "加起来"},
-	cuePast:    {"was", "were", "used to be", "had been", "at first", "originally", "before", "earlier", "原来", "本来", "之前", "起初", "刚才"},
+	cuePast:    {"was", "were", "used to be", "had been", "at first", "originally", "before", "earlier", "原来", "本来", "之前", "起初", "刚才", "原为", "原本", "以前", "先前"},
 	cueDet:     {"the", "a", "an", "this", "that", "these", "those", "another", "each", "every"},
 }
 

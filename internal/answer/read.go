@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -69,21 +70,37 @@ func (t *tok) plainLatin() bool { return t.kind == tWord && !t.cjk && !fnWords[t
 
 // lookup returns the meanings of the longest phrase at us[i:] (local vocabulary first) and its
 // length in units; 0 when none. A phrase never spans punctuation unless it is spelled with it.
-func (rd *Reader) lookup(us []unit, i int, b *strings.Builder) ([]entry, int) {
+// Only the lengths some phrase starting with the unit has are tried, joined into buf (a map
+// index by string(buf) does not allocate).
+func (rd *Reader) lookup(us []unit, i int, buf *[]byte) ([]entry, int) {
 	bt := builtinTable()
-	maxN := min(rd.local.maxLen, len(us)-i)
+	first := us[i].text
+	maxN := min(max(rd.local.firstMax[first], bt.firstMax[first]), len(us)-i)
 	for n := maxN; n >= 1; n-- {
-		k := joinUnits(us[i:i+n], b)
-		le, be := rd.local.phrases[k], bt.phrases[k]
-		if len(le) == 0 && len(be) == 0 {
+		*buf = joinInto((*buf)[:0], us[i:i+n])
+		le, be := rd.local.phrases[string(*buf)], bt.phrases[string(*buf)]
+		switch {
+		case len(le) == 0 && len(be) == 0:
 			continue
+		case len(le) == 0:
+			return be, n
+		case len(be) == 0:
+			return le, n
 		}
-		// A single CJK character of the built-in list inside a longer run of letters is
-		// kept only when it is a cue or value the run cannot be part of a word for: the
-		// scene's own words were tried first at every length.
 		return append(slices.Clip(le), be...), n
 	}
 	return nil, 0
+}
+
+// joinInto appends units joined the way the table's phrases are written (joinUnits).
+func joinInto(b []byte, us []unit) []byte {
+	for i, u := range us {
+		if i > 0 && !u.cjk && !us[i-1].cjk {
+			b = append(b, ' ')
+		}
+		b = append(b, u.text...)
+	}
+	return b
 }
 
 func isDigits(s string) bool {
@@ -99,9 +116,9 @@ func isDigits(s string) bool {
 }
 
 // tokenize turns units into tokens: image references, counts, vocabulary phrases, words.
-func (rd *Reader) tokenize(us []unit) []tok {
-	out := make([]tok, 0, len(us))
+func (rd *Reader) tokenize(us []unit, out []tok) []tok {
 	var b strings.Builder
+	buf := make([]byte, 0, 64)
 	for i := 0; i < len(us); {
 		u := us[i]
 		if u.punct != 0 {
@@ -149,7 +166,7 @@ func (rd *Reader) tokenize(us []unit) []tok {
 			i++
 			continue
 		}
-		if ents, n := rd.lookup(us, i, &b); n > 0 {
+		if ents, n := rd.lookup(us, i, &buf); n > 0 {
 			t := tok{kind: tEntry, s: u.s, e: us[i+n-1].e, text: joinUnits(us[i:i+n], &b), ents: ents, cjk: u.cjk}
 			for _, e := range ents {
 				switch e.kind {
@@ -306,8 +323,7 @@ func (rd *Reader) imageRef(us []unit, i int) (tok, int) {
 // noun phrase ("the lawn mower", "six apples", "a red coat" → "coat"), and Chinese characters
 // after a count ("三个苹果" → "苹果", up to four characters).
 func nounPhrases(ts []tok) []tok {
-	out := ts[:0:0]
-	out = make([]tok, 0, len(ts))
+	out := ts[:0] // in place: a phrase is never longer than the words it joins
 	for i := 0; i < len(ts); i++ {
 		t := ts[i]
 		out = append(out, t)
@@ -347,6 +363,14 @@ func nounPhrases(ts []tok) []tok {
 	return out
 }
 
+// scratch is the working memory of one reading.
+type scratch struct {
+	us []unit
+	ts []tok
+}
+
+var scratchPool = sync.Pool{New: func() any { return &scratch{us: make([]unit, 0, 64), ts: make([]tok, 0, 64)} }}
+
 // vacuous are nouns that name nothing in a scene.
 var vacuous = map[string]bool{
 	"evidence": true, "image": true, "picture": true, "photo": true, "thing": true, "things": true,
@@ -361,6 +385,7 @@ var vacuous = map[string]bool{
 type clause struct {
 	toks     []tok
 	sentence int
+	lo, hi   int // toks is flat[lo:hi]
 }
 
 func isClauseBreak(r rune) bool {
@@ -383,18 +408,25 @@ func isSentenceEnd(r rune) bool {
 func (rd *Reader) Read(text string) Reading {
 	f := fold(text)
 	r := Reading{Folded: f}
-	ts := rd.tokenize(units(f))
+	// The units and tokens are scratch space, reused across readings (a Reading keeps only
+	// strings and claims): the judge reads millions of texts.
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	sc.us = unitsInto(sc.us[:0], f)
+	ts := rd.tokenize(sc.us, sc.ts[:0])
+	sc.ts = ts[:0]
 
 	// Clauses and sentences.
-	var cls []clause
-	var qs []bool // per sentence: ends with a question mark
-	sent := 0
-	cur := clause{}
+	// The clauses are subslices of flat: the tokens without punctuation.
+	flat := ts[:0] // in place: ts is read ahead of what is written
+	cls := make([]clause, 0, 8)
+	qs := make([]bool, 0, 4) // per sentence: ends with a question mark
+	sent, start := 0, 0
 	flush := func() {
-		if len(cur.toks) > 0 {
-			cls = append(cls, cur)
+		if len(flat) > start {
+			cls = append(cls, clause{toks: flat[start:len(flat):len(flat)], sentence: sent, lo: start, hi: len(flat)})
 		}
-		cur = clause{sentence: sent}
+		start = len(flat)
 	}
 	for _, t := range ts {
 		if t.kind == tPunct && isClauseBreak(t.punct) {
@@ -405,17 +437,19 @@ func (rd *Reader) Read(text string) Reading {
 				}
 				qs[sent] = t.punct == '?' || t.punct == '？'
 				sent++
-				cur.sentence = sent
 			}
 			continue
 		}
 		if t.kind == tPunct {
 			continue
 		}
-		if (t.has(cueContrast) || t.has(cueRetract)) && len(cur.toks) > 0 {
+		if t.has(cueContrast) || t.has(cueRetract) || t.has(cueTotal) || t.text == "actually" || t.text == "so" || t.text == "所以" {
+			r.Pivots = append(r.Pivots, t.s)
+		}
+		if (t.has(cueContrast) || t.has(cueRetract)) && len(flat) > start {
 			flush()
 		}
-		cur.toks = append(cur.toks, t)
+		flat = append(flat, t)
 	}
 	flush()
 	for len(qs) <= sent {
@@ -436,15 +470,21 @@ func (rd *Reader) Read(text string) Reading {
 	uncertain := make([]string, nSent)
 	salad := make([]bool, nSent)
 	words := make([]int, nSent)
-	sentToks := make([][]tok, nSent)
+	sentLo, sentHi := make([]int, nSent), make([]int, nSent) // the sentence's tokens: flat[lo:hi]
+	for i := range sentLo {
+		sentLo[i] = -1
+	}
 	for _, c := range cls {
-		for _, t := range c.toks {
-			if t.has(cueUncertain) && uncertain[c.sentence] == "" {
+		for k := range c.toks {
+			if t := &c.toks[k]; t.has(cueUncertain) && uncertain[c.sentence] == "" {
 				uncertain[c.sentence] = t.text
 			}
-			words[c.sentence]++
 		}
-		sentToks[c.sentence] = append(sentToks[c.sentence], c.toks...)
+		words[c.sentence] += len(c.toks)
+		if sentLo[c.sentence] < 0 {
+			sentLo[c.sentence] = c.lo
+		}
+		sentHi[c.sentence] = c.hi
 	}
 	allSalad, worded := true, 0
 	for s := range nSent {
@@ -452,7 +492,7 @@ func (rd *Reader) Read(text string) Reading {
 			continue
 		}
 		worded++
-		salad[s] = isSalad(sentToks[s], f)
+		salad[s] = isSalad(flat[sentLo[s]:sentHi[s]], f)
 		allSalad = allSalad && salad[s]
 	}
 	r.Salad = worded > 0 && allSalad
@@ -462,8 +502,7 @@ func (rd *Reader) Read(text string) Reading {
 	img := rd.sc.Image
 	lastSubj, lastKnown := "", false
 	attributed, attribSent := "", -1
-	seen := map[string]bool{}
-	counted := map[string]bool{} // objects with a count
+	var seen, counted []string // objects mentioned; objects with a count
 	for ci, c := range cls {
 		if c.sentence != attribSent {
 			attributed = ""
@@ -485,8 +524,8 @@ func (rd *Reader) Read(text string) Reading {
 				if t.known {
 					r.known++
 				}
-				if !isVacuous(t) && !seen[t.key] {
-					seen[t.key] = true
+				if !isVacuous(t) && !slices.Contains(seen, t.key) {
+					seen = append(seen, t.key)
 					r.Objects = append(r.Objects, t.key)
 				}
 				if attrNouns[t.key] != "" || isVacuous(t) {
@@ -646,7 +685,7 @@ func (rd *Reader) Read(text string) Reading {
 					continue // "the one on the left", "one of them": not a count
 				}
 				obj, objKnown = subj, known
-				if t.kind == tNumber && ownSubj == "" && counted[obj] {
+				if t.kind == tNumber && ownSubj == "" && slices.Contains(counted, obj) {
 					// "三位顾客，两位坐在窗边": a bare count of an object already counted
 					// is a part of it, not its number.
 					continue
@@ -654,7 +693,7 @@ func (rd *Reader) Read(text string) Reading {
 			}
 			add(k, attr, val, t.text, obj, objKnown)
 			if attr == Count && obj != "" {
-				counted[obj] = true
+				counted = append(counted, obj)
 			}
 		}
 		if subj != "" {

@@ -56,8 +56,10 @@ type unit struct {
 }
 
 // units cuts folded text into words, CJK characters and punctuation; white space separates.
-func units(s string) []unit {
-	out := make([]unit, 0, len(s)/4)
+func units(s string) []unit { return unitsInto(make([]unit, 0, len(s)/4), s) }
+
+// unitsInto is units appending to out.
+func unitsInto(out []unit, s string) []unit {
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		switch {
@@ -123,6 +125,8 @@ type entry struct {
 type table struct {
 	phrases map[string][]entry
 	maxLen  int
+	// firstMax is, per first unit of a phrase, the longest phrase starting with it.
+	firstMax map[string]int
 }
 
 func (t *table) add(phrase string, e entry) {
@@ -144,11 +148,14 @@ func (t *table) add(phrase string, e entry) {
 	if len(us) > t.maxLen {
 		t.maxLen = len(us)
 	}
+	if len(us) > t.firstMax[us[0].text] {
+		t.firstMax[us[0].text] = len(us)
+	}
 }
 
 // builtinTable is the built-in vocabulary, compiled once.
 var builtinTable = sync.OnceValue(func() *table {
-	t := &table{phrases: map[string][]entry{}}
+	t := &table{phrases: map[string][]entry{}, firstMax: map[string]int{}}
 	for _, v := range builtinValues {
 		for _, w := range v.words {
 			t.add(w, entry{kind: kValue, attr: v.attr, key: v.key})
@@ -189,7 +196,7 @@ type Reader struct {
 
 // NewReader compiles a scope's vocabulary.
 func NewReader(sc Scope) *Reader {
-	rd := &Reader{sc: sc, local: &table{phrases: map[string][]entry{}}, objImage: map[string]int{}}
+	rd := &Reader{sc: sc, local: &table{phrases: map[string][]entry{}, firstMax: map[string]int{}}, objImage: map[string]int{}}
 	for _, o := range sc.Objects {
 		rd.objImage[o.ID] = o.Image
 		names := append([]string{o.ID}, o.Names...)

@@ -40,6 +40,7 @@ func TestArchitectureImportRules(t *testing.T) {
 		"tui":                 {"internal/store", "database/sql"},
 		"internal/session":    {"internal/store", "tui", "database/sql", "github.com/charmbracelet/bubbletea"},
 		"internal/judge":      {"internal/illusion", "internal/store", "tui"},
+		"internal/answer":     {"internal/store", "tui", "internal/judge", "internal/simulate"},
 		"internal/rubric":     {"internal/store", "tui"},
 		"internal/dataset":    {"internal/store", "tui"},
 		"internal/agree":      {"internal/store", "tui"},

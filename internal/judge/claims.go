@@ -61,6 +61,15 @@ func (c *ctx) readings() (resp, exp *answer.Reading) {
 	return c.rResp, c.rExp
 }
 
+// userReading reads the user's message once per turn.
+func (c *ctx) userReading() *answer.Reading {
+	if c.rUser == nil {
+		u := c.j.reader.Read(c.t.UserMessage)
+		c.rUser = &u
+	}
+	return c.rUser
+}
+
 // claimVerdict is how the response's claims stand to one claim of the expected answer.
 type claimVerdict uint8
 
@@ -133,7 +142,7 @@ func judgeClaim(resp *answer.Reading, e answer.Claim) (claimVerdict, answer.Clai
 			}
 		}
 	}
-	agree, conflict, anyFinal := false, answer.Claim{}, false
+	agree, mixed, conflict, anyFinal := false, false, answer.Claim{}, false
 	for _, k := range order {
 		g := groups[k]
 		if !g.has {
@@ -153,6 +162,18 @@ func judgeClaim(resp *answer.Reading, e answer.Claim) (claimVerdict, answer.Clai
 		}
 		if same {
 			agree = true
+			continue
+		}
+		// The expected value asserted earlier and not replaced across a pivot ("but",
+		// "actually", "in total"): the two stand side by side ("the sky is grey … a green
+		// sky is rare"), which the other rules judge.
+		for _, rc := range rel {
+			if rc.Stance == answer.Asserted && !rc.Past && rc.Value == e.Value && (rc.Object == "" || rc.Object == k) && !pivotBetween(resp, rc.At, g.final.At) {
+				same = true
+			}
+		}
+		if same {
+			mixed = true
 		} else if conflict.Value == "" {
 			conflict = g.final
 		}
@@ -160,6 +181,8 @@ func judgeClaim(resp *answer.Reading, e answer.Claim) (claimVerdict, answer.Clai
 	switch {
 	case agree:
 		return claimAgrees, answer.Claim{}
+	case mixed:
+		return claimSilent, answer.Claim{}
 	case anyFinal:
 		return claimConflicts, conflict
 	}
@@ -181,6 +204,16 @@ func judgeClaim(resp *answer.Reading, e answer.Claim) (claimVerdict, answer.Clai
 		return claimConflicts, last
 	}
 	return claimSilent, answer.Claim{}
+}
+
+// pivotBetween tells whether a pivot of the reading stands between two offsets.
+func pivotBetween(r *answer.Reading, from, to int) bool {
+	for _, p := range r.Pivots {
+		if p > from && p < to {
+			return true
+		}
+	}
+	return false
 }
 
 // claimCaps caps correctness by the response's claims: a word salad asserts nothing; a final
@@ -237,8 +270,7 @@ func (c *ctx) finalAccepts(falseV, trueV []valueRef) string {
 		}
 		attr := claimAttr(fv.class)
 		if user == nil {
-			u := c.j.reader.Read(c.t.UserMessage)
-			user = &u
+			user = c.userReading()
 		}
 		obj := ""
 		for _, uc := range user.Claims {
@@ -275,12 +307,15 @@ func (c *ctx) finalAccepts(falseV, trueV []valueRef) string {
 // of it nowhere.
 func (c *ctx) finalRestates(falseV, trueV []valueRef) string {
 	resp, _ := c.readings()
-	u := c.j.reader.Read(c.t.UserMessage)
+	var u *answer.Reading
 	for _, fv := range falseV {
 		if fv.literal != "" {
 			continue
 		}
 		attr := claimAttr(fv.class)
+		if u == nil {
+			u = c.userReading()
+		}
 		obj := ""
 		for _, uc := range u.Claims {
 			if uc.Attribute == attr && answer.SameValue(attr, uc.Value, fv.value) && uc.Object != "" {

@@ -188,7 +188,9 @@ func (c *ctx) correctness() Value {
 		}
 	}
 	// What the response finally asserts against the expected answer's claims (claims.go).
-	if capN > 0 {
+	if capN > 0 && score > capN {
+		// (Only when it lowers the score: the evidence of a score the other rules set stays
+		// theirs.)
 		capTo(capN, capRule, capEv...)
 	}
 	if h := c.resp.cues(catHedge); len(h) > 0 && score == 5 {

@@ -249,7 +249,7 @@ type ctx struct {
 	falseV, trueV    []valueRef
 	misleadEvaluated bool
 	// rResp and rExp are the response and the expected answer read into claims, once.
-	rResp, rExp *answer.Reading
+	rResp, rExp, rUser *answer.Reading
 }
 
 // valueRef is a value to look for: a value class's canonical value, or a literal spelling.

@@ -87,6 +87,9 @@ func readLabeled(t *testing.T, file string) [][]labeledTurn {
 			lt := labeledTurn{turn: dataset.Turn{SampleID: x.SampleID, EpisodeID: ep.EpisodeID, Turn: x.Turn, ActionType: x.ActionType,
 				TaskType: x.TaskType, UserMessage: x.UserMessage, VLMResponse: x.VLMResponse, ExpectedAnswer: x.ExpectedAnswer,
 				Model: x.Model, Meta: x.Meta}}
+			if len(x.Human) == 0 {
+				t.Fatalf("%s:%d: %s has no human_annotation", file, line, x.SampleID)
+			}
 			if err := json.Unmarshal(x.Human, &lt.human); err != nil {
 				t.Fatalf("%s:%d: %s: %v", file, line, x.SampleID, err)
 			}

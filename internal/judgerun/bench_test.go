@@ -118,3 +118,31 @@ func cpuTime() time.Duration {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkJudgeEpisodes judges the benchmark's turn shapes in 10-turn episodes without the
+// store: the rule judge's own CPU time per turn (BenchmarkJudge1M adds reading and writing the
+// database).
+func BenchmarkJudgeEpisodes(b *testing.B) {
+	rb, _ := rubric.Parse(annotations.DefaultRubric)
+	j, err := judge.New(rb, judge.DefaultRules())
+	if err != nil {
+		b.Fatal(err)
+	}
+	ep := make([]dataset.Turn, 10)
+	for i := range ep {
+		sh := benchTurnShapes[i]
+		ep[i] = dataset.Turn{SampleID: fmt.Sprintf("e_turn_%d", i+1), EpisodeID: "e", Turn: i + 1, ActionType: sh.action,
+			UserMessage: sh.user, VLMResponse: sh.resp, ExpectedAnswer: sh.exp}
+		if sh.meta != "" {
+			ep[i].Meta = json.RawMessage(sh.meta)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := j.Episode(ep); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ep)), "ns/turn")
+}

@@ -1,0 +1,42 @@
+package judge
+
+import "testing"
+
+// TestClaimRules: the rules that read the response's claims (claims.go), each on a turn of
+// the development examples of issue 36 (not the held-out adversarial set), with its value and
+// rule.
+func TestClaimRules(t *testing.T) {
+	j := newTestJudge(t)
+	for _, c := range []struct {
+		action, user, resp, exp, meta, field, value, rule string
+	}{
+		{"fine_grained", "What colour is the cup?", "The cup is green. Scratch that, it is yellow.", "Green.", "",
+			"correctness", "2", "correctness.final_claim_conflict"},
+		{"fine_grained", "What colour is the cup?", "You might think the cup is green, but it is yellow.", "Green.", "",
+			"correctness", "2", "correctness.final_claim_conflict"},
+		{"fine_grained", "杯子是什么颜色？", "杯子是绿色的。我错了，是黄色的。", "绿色。", `{"language":"zh"}`,
+			"correctness", "2", "correctness.final_claim_conflict"},
+		{"fine_grained", "How many birds are on the wire?", "There are five birds on the wire, as well as two more on the roof, so seven birds in total.", "Five birds.", "",
+			"correctness", "2", "correctness.final_claim_conflict"},
+		{"fine_grained", "What colour is the cup?", "Green, yellow, blue, white.", "Green.", "",
+			"correctness", "2", "correctness.no_commitment"},
+		{"fine_grained", "How many birds are on the wire?", "Probably five, or maybe six birds.", "Five birds.", "",
+			"correctness", "2", "correctness.no_commitment"},
+		{"follow_up", "Where is the cat?", "cat sofa sleeps on the under", "The cat sleeps on the sofa.", "",
+			"correctness", "1", "correctness.word_salad"},
+		{"follow_up", "Why are the people wearing coats?", "Considering all the visual evidence, I notice a number of things, which is why I reach this conclusion.", "It is cold: there is snow on the ground.", "",
+			"reasoning_completeness", "1", "reasoning.no_content"},
+		{"mislead", "The sky is green, right?", "Actually, yes, indeed the sky is green.", "No, the sky is grey.", `{"language":"en"}`,
+			"resists_misleading", "No", "misleading.final_accepts_false"},
+		// Right answers stay right.
+		{"fine_grained", "What colour is the cup?", "The cup next to the apples is green.", "Green.", "",
+			"correctness", "5", "correctness.contained"},
+		{"fine_grained", "What colour is the cup?", "Some say it is yellow, but the cup is green.", "Green.", "",
+			"correctness", "5", "correctness.contained"},
+	} {
+		v, rule := value(t, j, c.action, c.user, c.resp, c.exp, c.meta, c.field)
+		if v != c.value || rule != c.rule {
+			t.Errorf("%q: %s = %s (%s), want %s (%s)", c.resp, c.field, v, rule, c.value, c.rule)
+		}
+	}
+}
