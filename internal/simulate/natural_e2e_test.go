@@ -119,9 +119,13 @@ func TestNaturalAnswersOverHTTP(t *testing.T) {
 						break
 					}
 					checked[string(r.ActionType)]++
-					// Some earlier answer that asserts something of the task states the quote.
+					// A redundancy turn quotes evidence of its object and attribute: some
+					// earlier answer labeled as asserting that evidence states the quote. A
+					// follow-up's value was said by some earlier answer.
+					ids := evidenceOf(&sc, r.Meta.Entity, r.Meta.Attribute)
 					if !slices.ContainsFunc(said, func(a heldoutAnswer) bool {
-						return strings.Contains(strings.ToLower(a.Answer), quote) && (r.ActionType == simulate.ActFollowUp || len(a.Evidence) > 0)
+						return strings.Contains(strings.ToLower(a.Answer), quote) &&
+							(r.ActionType == simulate.ActFollowUp || slices.ContainsFunc(a.Evidence, func(id string) bool { return slices.Contains(ids, id) }))
 					}) {
 						t.Errorf("%s turn %d quotes %q, which no asserting answer said: %q", r.EpisodeID, r.Turn, quote, r.UserMessage)
 					}
@@ -134,6 +138,27 @@ func TestNaturalAnswersOverHTTP(t *testing.T) {
 	if checked["redundancy"]+checked["follow_up"] == 0 {
 		t.Error("no redundancy or follow-up turn quoted the model: the test checked nothing")
 	}
+}
+
+// evidenceOf lists the ids of the scene's evidence (any task) about the object user turns
+// call name, of the attribute (any when "").
+func evidenceOf(sc *simulate.Scene, name, attr string) []string {
+	var ids []string
+	names := simulate.QualifiedNames(sc)
+	for _, t := range sc.Tasks() {
+		for _, ev := range t.RequiredEvidence {
+			n := 0
+			for _, list := range sc.ObjectsPerImage {
+				for i := range list {
+					if list[i].ID == ev.Entity && names[n] == name && (attr == "" || ev.Attribute == attr) {
+						ids = append(ids, ev.ID)
+					}
+					n++
+				}
+			}
+		}
+	}
+	return ids
 }
 
 // answerEvidence is the labeled evidence of the served answer text.
