@@ -304,12 +304,17 @@ func taskTurnAfter(turns []dataset.Turn, i int) int {
 }
 
 // citedEvidence tells which of the required evidence a response cites: half the words of
-// an item or more (the rule the judge's evidence coverage uses).
+// an item or more (the rule the judge's evidence coverage uses), and, when the item states a
+// value of an object ("wet ground", "a red car"), the response asserts it: its claims about
+// the item's object and attribute (internal/answer) end on the item's value. A hedged,
+// negated or questioned mention ("I still need to check whether the ground is wet") activates
+// nothing.
 func (j *Judge) citedEvidence(response, lang string, evidence []string) []bool {
 	c := &ctx{j: j, r: j.Rules, lang: lang}
 	resp := newText(response, lang, j.Rules)
 	have := tokenSet(c.canon(resp.toks))
 	out := make([]bool, len(evidence))
+	var reading *answer.Reading
 	for i, e := range evidence {
 		et := c.canon(tokens(foldText(e), resp.lr, nil))
 		k := 0
@@ -319,6 +324,26 @@ func (j *Judge) citedEvidence(response, lang string, evidence []string) []bool {
 			}
 		}
 		out[i] = len(et) > 0 && 2*k >= len(et)
+		if !out[i] {
+			continue
+		}
+		claims := j.reader.Read(e).Claims
+		if len(claims) == 0 {
+			continue // a fact without a value ("puddles"): its words are what there is
+		}
+		if reading == nil {
+			r := j.reader.Read(response)
+			reading = &r
+		}
+		for _, ec := range claims {
+			asserted := false
+			for _, rc := range reading.Committed() {
+				if rc.Attribute == ec.Attribute && answer.SameObject(rc.Object, ec.Object) && answer.SameValue(rc.Attribute, rc.Value, ec.Value) {
+					asserted = true
+				}
+			}
+			out[i] = out[i] && asserted
+		}
 	}
 	return out
 }

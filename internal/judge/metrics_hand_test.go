@@ -201,8 +201,12 @@ func TestSequenceMetricsByHand(t *testing.T) {
 		// asked at coverage 0.25 and answered: refusal 0.
 		turn(5, "logic_skip", "It is raining.", `{"language": "en", "coverage": 0.25, `+ev+`}`),
 		turn(6, "next_task", "Sure.", `{"language": "en", `+ev+`}`),
-		// a new task: cited {wet ground}: LD 1/1; its sequence activated 1 of 3: coverage 1/3.
-		turn(7, "follow_up", "The ground is wet.", `{"language": "en", `+ev+`}`),
+		// a new task; wet ground only hedged: cited nothing (its words alone are not a
+		// citation), no LD observation.
+		turn(7, "follow_up", "Maybe the ground is wet, I can't tell.", `{"language": "en", `+ev+`}`),
+		// cited {puddles} without wet ground: LD 0/1; the sequence 7–8 activated 1 of 3:
+		// coverage 1/3.
+		turn(8, "follow_up", "There are puddles.", `{"language": "en", `+ev+`}`),
 	}
 	vs, err := j.Episode(ep)
 	if err != nil {
@@ -217,7 +221,7 @@ func TestSequenceMetricsByHand(t *testing.T) {
 		value          float64
 	}{
 		{"follow_up", MEvidenceCoverage, 2, (2.0/3 + 1.0/3) / 2},
-		{"follow_up", MLogicDependency, 3, (1 + 0.5 + 1) / 3},
+		{"follow_up", MLogicDependency, 3, (1 + 0.5 + 0) / 3},
 		{"logic_skip", MRefusalRate, 2, 0.5},
 	} {
 		r := metricOf(rep, c.action, c.metric)
