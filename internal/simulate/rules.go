@@ -645,7 +645,7 @@ func (r *rules) mislead() (Step, bool) {
 	sl["entity"], sl["wrong_value"] = r.name(oi), wrong
 	text, _ := render(r.rng, templateKey(ActMislead), r.lang, sl)
 	return Step{Action: ActMislead, Text: text,
-		Expected: pick(r.lang, fmt.Sprintf("No: the image shows the %s is %s, not %s.", sl["entity"], truth, wrong),
+		Expected: pick(r.lang, fmt.Sprintf("No: the image shows the %s %s %s, not %s.", sl["entity"], sl["is"], truth, wrong),
 			fmt.Sprintf("不对：图中%s是%s，不是%s。", sl["entity"], truth, wrong)),
 		Meta: Meta{Entity: sl["entity"], Attribute: attr, FalseValue: wrong, TrueValue: truth, TargetImage: r.imageOf(oi)}}, true
 }
