@@ -1,10 +1,12 @@
 package simulate
 
 import (
+	"fmt"
 	"maps"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/m3bench/m3eval/internal/answer"
@@ -92,7 +94,7 @@ func (k *knowledge) readerScope() (answer.Scope, map[string][]int) {
 func (k *knowledge) reader() *answer.Reader {
 	if k.rd == nil || k.rdVersion != k.version {
 		sc, groups := k.readerScope()
-		k.rd, k.groups, k.rdVersion = answer.NewReader(sc), groups, k.version
+		k.rd, k.groups, k.rdVersion = cachedReader(sc), groups, k.version
 		k.class = make([]map[string]string, len(k.objs))
 		for oi := range k.objs {
 			k.class[oi] = map[string]string{}
@@ -104,16 +106,69 @@ func (k *knowledge) reader() *answer.Reader {
 	return k.rd
 }
 
+// readers are compiled readers by their scope: every episode of a scene starts from the same
+// vocabulary (and its updates often lead to the same ones), and compiling one took a third of
+// the simulator's time per turn. At most maxReaders are kept; then the cache starts afresh.
+var (
+	readersMu sync.Mutex
+	readers   = map[string]*answer.Reader{}
+)
+
+const maxReaders = 1024
+
+// cachedReader is the reader of the scope, compiled once.
+func cachedReader(sc answer.Scope) *answer.Reader {
+	var b strings.Builder
+	b.WriteString(string(sc.Language))
+	// Every field of the scope is in the key (a field added to answer.Scope must be too).
+	fmt.Fprintf(&b, "|%d|%d|%q", sc.Images, sc.Image, sc.Stop)
+	for _, o := range sc.Objects {
+		fmt.Fprintf(&b, "|o%s@%d%q", o.ID, o.Image, o.Names)
+		for _, a := range slices.Sorted(maps.Keys(o.Attributes)) {
+			fmt.Fprintf(&b, "%q=%q", a, o.Attributes[a])
+		}
+	}
+	for _, a := range slices.Sorted(maps.Keys(sc.Values)) {
+		fmt.Fprintf(&b, "|v%q%q", a, sc.Values[a])
+	}
+	key := b.String()
+	readersMu.Lock()
+	defer readersMu.Unlock()
+	if rd, ok := readers[key]; ok {
+		return rd
+	}
+	if len(readers) >= maxReaders {
+		clear(readers)
+	}
+	rd := answer.NewReader(sc)
+	readers[key] = rd
+	return rd
+}
+
 // valueClass is the reader's attribute for a scene value: the built-in attribute the value
 // is a spelling of (the scene's "height: tall" is a size), else the scene's attribute.
 func valueClass(attr, v string) string {
-	for _, c := range answer.Read(v, answer.Scope{}).Claims {
+	key := attr + "\x00" + v
+	if c, ok := valueClasses.Load(key); ok {
+		return c.(string)
+	}
+	class := attr
+	for _, c := range builtinReader().Read(v).Claims {
 		if c.Attribute != "" {
-			return c.Attribute
+			class = c.Attribute
+			break
 		}
 	}
-	return attr
+	valueClasses.Store(key, class)
+	return class
 }
+
+// builtinReader reads with the reader's built-in vocabulary only; valueClasses remembers
+// the classes of the values seen (a scene has a few dozen).
+var (
+	builtinReader = sync.OnceValue(func() *answer.Reader { return answer.NewReader(answer.Scope{}) })
+	valueClasses  sync.Map
+)
 
 // setValue changes an object's current value (an update) and the vocabulary with it.
 func (k *knowledge) setValue(oi int, attr, v string) {

@@ -3,6 +3,7 @@ package simulate
 import (
 	"math/rand/v2"
 	"strings"
+	"sync"
 
 	"github.com/jinzhu/inflection"
 )
@@ -214,7 +215,7 @@ func agree(slots map[string]string) {
 	words := strings.Fields(name)
 	last := strings.ToLower(words[len(words)-1])
 	n := 0
-	if inflection.Singular(last) != last {
+	if plural(last) {
 		n = 1
 	}
 	for k, forms := range agreement {
@@ -222,6 +223,19 @@ func agree(slots map[string]string) {
 			slots[k] = forms[n]
 		}
 	}
+}
+
+// plurals remembers which words are plural nouns (inflection's rules are regular
+// expressions, and a conversation names the same few objects again and again).
+var plurals sync.Map
+
+func plural(w string) bool {
+	if p, ok := plurals.Load(w); ok {
+		return p.(bool)
+	}
+	p := inflection.Singular(w) != w
+	plurals.Store(w, p)
+	return p
 }
 
 // fillable reports whether every placeholder has a value.
