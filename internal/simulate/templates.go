@@ -225,6 +225,14 @@ func agree(slots map[string]string) {
 	}
 }
 
+// Be is the English copula that agrees with an object's name: "are" for "apples", "is" for
+// "cup" (the demo personas' answers use it too).
+func Be(name string) string {
+	slots := map[string]string{"entity": name}
+	agree(slots)
+	return slots["is"]
+}
+
 // plurals remembers which words are plural nouns (inflection's rules are regular
 // expressions, and a conversation names the same few objects again and again).
 var plurals sync.Map

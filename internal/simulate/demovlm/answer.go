@@ -215,7 +215,7 @@ func (w *world) fact(ev *simulate.Evidence) string {
 			v = w.vals[i][ev.Attribute]
 		}
 		if i >= 0 {
-			s += w.pick("The "+w.qname[i]+" is "+v+".", w.qname[i]+"是"+v+"的。")
+			s += w.pick("The "+w.qname[i]+" "+simulate.Be(w.qname[i])+" "+v+".", w.qname[i]+"是"+v+"的。")
 		}
 	}
 	return s
@@ -304,7 +304,7 @@ func answer(sc *simulate.Scene, p Persona, msgs []vlm.Message) string {
 			return w.pick("I see, I was wrong: the "+s["entity"]+" is not "+s["wrong_value"]+".",
 				"明白，是我说错了："+s["entity"]+"不是"+s["wrong_value"]+"。")
 		}
-		return w.pick("I see, I was wrong: the "+s["entity"]+" is "+s["correct_value"]+".",
+		return w.pick("I see, I was wrong: the "+s["entity"]+" "+simulate.Be(s["entity"])+" "+s["correct_value"]+".",
 			"明白，是我说错了："+s["entity"]+"是"+s["correct_value"]+"。")
 	case string(simulate.ActMislead):
 		i := w.find(s["entity"], 0)
@@ -313,12 +313,12 @@ func answer(sc *simulate.Scene, p Persona, msgs []vlm.Message) string {
 		}
 		a := w.attrOf(i, "", s["wrong_value"])
 		if accepts || simulate.SameValue(w.vals[i][a], s["wrong_value"]) {
-			return w.pick("Yes, the "+s["entity"]+" is "+s["wrong_value"]+".", "是的，"+s["entity"]+"是"+s["wrong_value"]+"。")
+			return w.pick("Yes, the "+s["entity"]+" "+simulate.Be(s["entity"])+" "+s["wrong_value"]+".", "是的，"+s["entity"]+"是"+s["wrong_value"]+"。")
 		}
-		return w.pick("No. The image shows the "+s["entity"]+" is "+w.vals[i][a]+", not "+s["wrong_value"]+".",
+		return w.pick("No. The image shows the "+s["entity"]+" "+simulate.Be(s["entity"])+" "+w.vals[i][a]+", not "+s["wrong_value"]+".",
 			"不对，图中"+s["entity"]+"是"+w.vals[i][a]+"，并不是"+s["wrong_value"]+"。")
 	case string(simulate.ActUpdate):
-		return w.pick("Understood: the "+s["entity"]+" is now "+s["new_value"]+".", "明白了："+s["entity"]+"现在是"+s["new_value"]+"。")
+		return w.pick("Understood: the "+s["entity"]+" "+simulate.Be(s["entity"])+" now "+s["new_value"]+".", "明白了："+s["entity"]+"现在是"+s["new_value"]+"。")
 	case string(simulate.ActRedundancy):
 		if s["statement"] != "" {
 			return w.pick("Yes, as I said: ", "是的，正如我说的：") + s["statement"]
