@@ -251,3 +251,44 @@ func TestQualifiedNamesReadBack(t *testing.T) {
 		}
 	}
 }
+
+// The examples of issue #36, each read as the issue says the simulator must: a correction
+// only for what the model asserts wrongly, no evidence from negated or hedged text.
+func TestIssue36Examples(t *testing.T) {
+	for _, c := range []struct {
+		scene, answer string
+		wrong         string // object.attribute corrected, "" for none
+		evidence      int    // evidence activated
+	}{
+		{"apples_en", "The cup next to the apples is green.", "", 0},
+		{"street_en", "The car in the second image is red.", "car_2.color", 0},
+		{"park_zh", "狗躺在树干右边。", "", 1},
+		{"apples_en", "There are six apples.", "apple_1.count", 0},
+		{"apples_en", "The plate is not white.", "plate_1.color", 0},
+		{"umbrella_zh", "伞是收起的。", "umbrella_1.state", 0},
+		{"park_zh", "狗站在树旁边。", "dog_1.state", 0},
+		{"park_zh", "太阳在右上角。", "sun_1.position", 0},
+		{"street_en", "Nobody is standing on the platform.", "", 0},
+		{"apples_en", "I still need to check whether there are five apples.", "", 0},
+	} {
+		k := newKnowledge(demoScene(t, c.scene))
+		ob := k.observe(c.answer, 1)
+		var got []string
+		for _, e := range ob.errors {
+			got = append(got, k.objs[e.obj].ID+"."+e.attr)
+		}
+		if want := []string{c.wrong}; c.wrong == "" && len(got) > 0 || c.wrong != "" && !slices.Equal(got, want) {
+			t.Errorf("%s %q: corrected %v, want %q", c.scene, c.answer, got, c.wrong)
+		}
+		if len(ob.activated) != c.evidence {
+			t.Errorf("%s %q: %d evidence activated, want %d", c.scene, c.answer, len(ob.activated), c.evidence)
+		}
+	}
+	// "Why do you think the apples is pink?" is not asked of a model that never said so: the
+	// follow-up's value is only what the model asserted.
+	k := newKnowledge(demoScene(t, "apples_en"))
+	k.observe("Maybe the apples are pink, or red.", 1)
+	if len(k.said[k.index("apple_1")]) != 0 {
+		t.Errorf("a hedged color became something the model said: %v", k.said[k.index("apple_1")])
+	}
+}
