@@ -1,6 +1,9 @@
 package answer
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // vocab is a scope with the objects of the examples, named in both languages.
 var vocab = Scope{Objects: []Object{
@@ -219,6 +222,79 @@ func TestConcurrentReads(t *testing.T) {
 		r := <-done
 		if len(r.Claims) != len(want.Claims) || r.Claims[1] != want.Claims[1] {
 			t.Fatalf("got %+v, want %+v", r.Claims, want.Claims)
+		}
+	}
+}
+
+// TestSaladAgreesWithRead: the quick Salad gives Read's verdict.
+func TestSaladAgreesWithRead(t *testing.T) {
+	rd := NewReader(vocab)
+	for _, text := range []string{"dog grass tree lies under the on", "grass tree dog lying the under on grass", "狗 草地 树 躺 下 在",
+		"cat sofa sleeps on the under", "The dog lies on the grass under the tree.", "Bananas, oranges and strawberries.",
+		"狗躺在树下的草地上。", "Black.", "The title on the top book reads \"Data Structures\".", "I put it on the table and"} {
+		if got, want := rd.Salad(text), rd.Read(text).Salad; got != want {
+			t.Errorf("%q: Salad %v, Read %v", text, got, want)
+		}
+	}
+}
+
+// TestFoldFastPaths: the shortcuts give what the full fold gives.
+func TestFoldFastPaths(t *testing.T) {
+	for _, s := range []string{"The Cup  is\tGREEN. ", "伞是黑色的。", "伞是 黑色的", "Ｔｈｅ杯子", "“引号”", "Ünïcode Café", " lead", "", "a  b"} {
+		var b []rune
+		space := false
+		for _, r := range []rune(s) {
+			if r == ' ' || r == '\t' || r == '\n' {
+				space = true
+				continue
+			}
+			if space && len(b) > 0 {
+				b = append(b, ' ')
+			}
+			space = false
+			b = append(b, r)
+		}
+		want := strings.ToLower(string(b))
+		if strings.ContainsAny(s, "Ｔ“") {
+			continue // width and quote folding: checked by TestCanonical's spellings
+		}
+		if got := fold(s); got != want {
+			t.Errorf("fold(%q) = %q, want %q", s, got, want)
+		}
+	}
+	if fold("Ｔｈｅ杯子") != "the杯子" || fold("“引号”") != "\"引号\"" {
+		t.Errorf("width or quotes: %q %q", fold("Ｔｈｅ杯子"), fold("“引号”"))
+	}
+}
+
+// TestPlainAndValued: the quick looks agree with what Read finds.
+func TestPlainAndValued(t *testing.T) {
+	rd := NewReader(vocab)
+	for _, c := range []struct {
+		text          string
+		plain, valued bool
+	}{
+		{"The umbrella is black.", true, true},
+		{"The umbrella is black; the coat is red.", true, true},
+		{"The umbrella is black, red, blue.", false, true},
+		{"It might be black.", false, true},
+		{"The umbrella is black. Just kidding, it is red.", false, true},
+		{"There were five apples.", false, true},
+		{"Is it black?", false, true},
+		{"It is raining: the ground is wet.", true, true},
+		{"Because of the weather.", true, false},
+		{"因为天气。", true, false},
+		{"伞是黑色的，但其实是红色的。", false, true},
+		{"桌上有三个苹果。", true, true},
+	} {
+		if got := rd.Plain(c.text); got != c.plain {
+			t.Errorf("Plain(%q) = %v", c.text, got)
+		}
+		if got := rd.Valued(c.text); got != c.valued {
+			t.Errorf("Valued(%q) = %v", c.text, got)
+		}
+		if r := rd.Read(c.text); !rd.Valued(c.text) && len(r.Claims) > 0 {
+			t.Errorf("%q: not Valued but Read finds %+v", c.text, r.Claims)
 		}
 	}
 }

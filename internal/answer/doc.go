@@ -36,8 +36,16 @@
 //   - A retraction cue ("just kidding", "I was wrong", "说错了") retracts every earlier claim;
 //     three or more values of one attribute of one object in a sentence, or two joined by "or"
 //     (或, 还是), are alternatives that commit to none.
-//   - Final returns the last asserted claim about an attribute of an object: what the model
-//     says once it has finished saying it.
+//   - A claim in a clause with "was", "were", "原来" is about an earlier state (Claim.Past);
+//     the words after which a later value replaces an earlier one ("but", "actually", "so …
+//     in total", "其实", "一共") are the Reading's Pivots.
+//   - Final returns the last asserted claim about an attribute of an object, one about the
+//     present before one about the past: what the model says once it has finished saying it.
+//     Committed lists the final claim of every object and attribute.
+//
+// For the many texts a judge reads, Reader.Plain, Reader.Valued and Reader.Salad answer from
+// the words alone, much faster than Read: whether a text could hold a stance other than
+// asserted or negated (or a list), whether it holds a value at all, whether it is a salad.
 //
 // Chinese has no spaces. A general segmenter (gse, jieba ports) ships dictionaries of tens of
 // megabytes and cuts words the binding does not need; what binding needs is the scene's and

@@ -73,21 +73,12 @@ func (t *tok) plainLatin() bool { return t.kind == tWord && !t.cjk && !fnWords[t
 // Only the lengths some phrase starting with the unit has are tried, joined into buf (a map
 // index by string(buf) does not allocate).
 func (rd *Reader) lookup(us []unit, i int, buf *[]byte) ([]entry, int) {
-	bt := builtinTable()
-	first := us[i].text
-	maxN := min(max(rd.local.firstMax[first], bt.firstMax[first]), len(us)-i)
+	maxN := min(rd.local.firstMax[us[i].text], len(us)-i)
 	for n := maxN; n >= 1; n-- {
 		*buf = joinInto((*buf)[:0], us[i:i+n])
-		le, be := rd.local.phrases[string(*buf)], bt.phrases[string(*buf)]
-		switch {
-		case len(le) == 0 && len(be) == 0:
-			continue
-		case len(le) == 0:
-			return be, n
-		case len(be) == 0:
-			return le, n
+		if es := rd.local.phrases[string(*buf)]; len(es) > 0 {
+			return es, n
 		}
-		return append(slices.Clip(le), be...), n
 	}
 	return nil, 0
 }
@@ -126,7 +117,9 @@ func (rd *Reader) tokenize(us []unit, out []tok) []tok {
 			i++
 			continue
 		}
-		if t, n := rd.imageRef(us, i); n > 0 {
+		if !imageStarts[u.text] {
+			// no image reference starts here
+		} else if t, n := rd.imageRef(us, i); n > 0 {
 			out = append(out, t)
 			i += n
 			continue
@@ -167,7 +160,11 @@ func (rd *Reader) tokenize(us []unit, out []tok) []tok {
 			continue
 		}
 		if ents, n := rd.lookup(us, i, &buf); n > 0 {
-			t := tok{kind: tEntry, s: u.s, e: us[i+n-1].e, text: joinUnits(us[i:i+n], &b), ents: ents, cjk: u.cjk}
+			text := u.text
+			if n > 1 {
+				text = joinUnits(us[i:i+n], &b)
+			}
+			t := tok{kind: tEntry, s: u.s, e: us[i+n-1].e, text: text, ents: ents, cjk: u.cjk}
 			for _, e := range ents {
 				switch e.kind {
 				case kObject:
@@ -226,6 +223,18 @@ func demote(ts []tok) []tok {
 	}
 	return ts
 }
+
+// imageStarts are the units an image reference can start with.
+var imageStarts = func() map[string]bool {
+	m := map[string]bool{"last": true, "图": true, "第": true, "最": true}
+	for _, w := range imageWords {
+		m[w], m[w+"s"] = true, true
+	}
+	for w := range ordinals {
+		m[w] = true
+	}
+	return m
+}()
 
 // imageRef reads "image 2", "picture #3", "the second image", "the last photo", "图2",
 // "图片2", "第二张图", "第2张", "最后一张图" at us[i:]; n is the units it took.
@@ -428,7 +437,8 @@ func (rd *Reader) Read(text string) Reading {
 		}
 		start = len(flat)
 	}
-	for _, t := range ts {
+	for ti := range ts {
+		t := &ts[ti]
 		if t.kind == tPunct && isClauseBreak(t.punct) {
 			flush()
 			if isSentenceEnd(t.punct) {
@@ -449,7 +459,7 @@ func (rd *Reader) Read(text string) Reading {
 		if (t.has(cueContrast) || t.has(cueRetract)) && len(flat) > start {
 			flush()
 		}
-		flat = append(flat, t)
+		flat = append(flat, *t)
 	}
 	flush()
 	for len(qs) <= sent {
@@ -513,10 +523,11 @@ func (rd *Reader) Read(text string) Reading {
 		pron, pronKnown, hasPron := "", false, false
 		prevPrep := false
 		copulaAt := -1
-		for k, t := range c.toks {
+		for k := range c.toks {
+			t := &c.toks[k]
 			switch {
 			case t.kind == tImage:
-				clauseImg = append(clauseImg, t)
+				clauseImg = append(clauseImg, *t)
 			case t.kind == tObject && k >= 2 && c.toks[k-1].text == "'s" && c.toks[k-2].kind == tObject && subj == c.toks[k-2].key:
 				// "the man's coat": the possessed noun is the head.
 				subj, known = t.key, t.known
@@ -576,7 +587,8 @@ func (rd *Reader) Read(text string) Reading {
 		}
 		if subj == "" {
 			// No subject of its own: the first object of the clause, else the last subject.
-			for _, t := range c.toks {
+			for ti := range c.toks {
+				t := &c.toks[ti]
 				if t.kind == tObject && attrNouns[t.key] == "" && !isVacuous(t) {
 					subj, known = t.key, t.known
 					break
@@ -599,12 +611,13 @@ func (rd *Reader) Read(text string) Reading {
 				return Attributed, attributed
 			}
 			for k := 0; k < at; k++ {
-				t := c.toks[k]
+				t := &c.toks[k]
 				if t.has(cueNegation) && !(t.text == "not" && k+1 < len(c.toks) && c.toks[k+1].text == "only") {
 					return Negated, t.text
 				}
 			}
-			for _, t := range c.toks {
+			for ti := range c.toks {
+				t := &c.toks[ti]
 				if t.has(cueQuestion) {
 					return Questioned, t.text
 				}
@@ -612,7 +625,8 @@ func (rd *Reader) Read(text string) Reading {
 			if qs[c.sentence] {
 				return Questioned, "?"
 			}
-			for _, t := range c.toks {
+			for ti := range c.toks {
+				t := &c.toks[ti]
 				if t.has(cueHedge) {
 					return Hedged, t.text
 				}
@@ -626,7 +640,8 @@ func (rd *Reader) Read(text string) Reading {
 			return img
 		}
 		past := false
-		for _, t := range c.toks {
+		for ti := range c.toks {
+			t := &c.toks[ti]
 			if t.has(cuePast) {
 				past = true
 			}
@@ -636,7 +651,8 @@ func (rd *Reader) Read(text string) Reading {
 			r.Claims = append(r.Claims, Claim{Image: claimImg(objKnown, obj), Object: obj, Known: objKnown, Attribute: attr,
 				Value: val, Text: text, Stance: st, Cue: cue, Past: past, Sentence: c.sentence, Clause: ci, At: c.toks[k].s})
 		}
-		for k, t := range c.toks {
+		for k := range c.toks {
+			t := &c.toks[k]
 			var attr, val string
 			switch {
 			case t.kind == tNumber:
@@ -668,7 +684,7 @@ func (rd *Reader) Read(text string) Reading {
 			// Attributive: the value modifies the noun after it.
 			obj, objKnown := "", false
 			for j := k + 1; j < len(c.toks) && j <= k+3; j++ {
-				n := c.toks[j]
+				n := &c.toks[j]
 				if n.kind == tObject {
 					if attrNouns[n.key] == "" && !isVacuous(n) {
 						obj, objKnown = n.key, n.known
@@ -700,7 +716,8 @@ func (rd *Reader) Read(text string) Reading {
 			lastSubj, lastKnown = subj, known
 		}
 		// A retraction takes back everything said before it.
-		for _, t := range c.toks {
+		for ti := range c.toks {
+			t := &c.toks[ti]
 			if t.has(cueRetract) {
 				r.Retraction = t.text
 				for i := range r.Claims {
@@ -739,6 +756,9 @@ func bindForward(r *Reading) {
 // committing to one: three or more distinct values, or two joined by "or" (或, 还是). A count
 // followed by a total ("…so five apples in total") is a sum, not a list.
 func markAlternatives(r *Reading, ts []tok, sentEnd []int) {
+	if len(r.Claims) < 2 {
+		return
+	}
 	type key struct {
 		sent, img int
 		obj, attr string
@@ -832,6 +852,167 @@ func isSalad(ts []tok, folded string) bool {
 	return false
 }
 
+// saladEnds are the function words a salad ends on ("…under the on").
+var saladEnds = map[string]bool{"the": true, "a": true, "an": true, "on": true, "in": true, "under": true, "of": true,
+	"to": true, "with": true, "at": true, "by": true, "and": true, "or": true, "from": true, "into": true}
+
+// prepStarts are the first words of the prepositions.
+var prepStarts = func() map[string]bool {
+	m := map[string]bool{}
+	for _, p := range cueWords[cuePrep] {
+		if us := units(p); len(us) > 0 {
+			m[us[0].text] = true
+		}
+	}
+	return m
+}()
+
+// Salad tells whether a text strings words together without a sentence's grammar, as
+// Reading.Salad does, reading it whole only when a quick look at its words finds a sign of one
+// (Chinese characters spaced apart, a sentence ending on a function word, a determiner before
+// a preposition): much cheaper than Read for the texts that are not.
+func (rd *Reader) Salad(text string) bool {
+	f := fold(text)
+	sc := scratchPool.Get().(*scratch)
+	us := unitsInto(sc.us[:0], f)
+	sign := false
+	for i, u := range us {
+		var next *unit
+		if i+1 < len(us) {
+			next = &us[i+1]
+		}
+		switch {
+		case u.cjk && next != nil && next.cjk && next.s > u.e:
+			sign = true
+		case u.punct == 0 && !u.cjk && saladEnds[u.text] && (next == nil || next.punct != 0):
+			sign = true
+		case next != nil && !next.cjk && prepStarts[next.text] && (u.text == "the" || u.text == "a" || u.text == "an" || u.text == "this" || u.text == "that" || u.text == "these" || u.text == "those"):
+			sign = true
+		}
+		if sign {
+			break
+		}
+	}
+	sc.us = us[:0]
+	scratchPool.Put(sc)
+	if !sign {
+		return false
+	}
+	r := rd.Read(text)
+	return r.Salad
+}
+
+// stanceCues are the cues that can change a claim's stance or make a later claim replace an
+// earlier one, and the verbs of saying, each as its units' texts, by first unit.
+var stanceCues = func() map[string][][]string {
+	m := map[string][][]string{}
+	add := func(w string) {
+		us := units(w)
+		if len(us) == 0 {
+			return
+		}
+		p := make([]string, len(us))
+		for i, u := range us {
+			p[i] = u.text
+		}
+		m[p[0]] = append(m[p[0]], p)
+	}
+	for _, w := range []string{"actually", "so", "所以", "?", "？"} {
+		add(w)
+	}
+	for _, c := range []cue{cueHedge, cueUncertain, cueAttrib, cueRetract, cueContrast, cueOr, cueQuestion, cueTotal, cuePast} {
+		for _, w := range cueWords[c] {
+			add(w)
+		}
+	}
+	for w := range sayVerbs {
+		add(w)
+	}
+	return m
+}()
+
+// stanceCueAt tells whether a stance cue starts at us[i].
+func stanceCueAt(us []unit, i int) bool {
+	for _, p := range stanceCues[us[i].text] {
+		if i+len(p) > len(us) {
+			continue
+		}
+		match := true
+		for j := 1; j < len(p) && match; j++ {
+			match = us[i+j].text == p[j]
+		}
+		if match {
+			return true
+		}
+	}
+	return false
+}
+
+// Plain tells whether a text states what it says plainly: no word that could hedge, question,
+// attribute, retract or replace a claim (no "but", "or", "might", "just kidding", "in total",
+// "was", no question mark) and no list of three or more items. In a plain text every claim is
+// asserted or negated and none replaces another, so a reader of final claims learns nothing a
+// reader of values would not; Plain looks at the words only, far cheaper than Read.
+func (rd *Reader) Plain(text string) bool {
+	f := fold(text)
+	sc := scratchPool.Get().(*scratch)
+	us := unitsInto(sc.us[:0], f)
+	plain, run, last := true, 0, -10
+	for i := range us {
+		u := &us[i]
+		if stanceCueAt(us, i) {
+			plain = false
+			break
+		}
+		if rd.isValueUnit(u) {
+			// A list: values separated by commas alone ("black, red, blue").
+			if i == last+2 && (us[i-1].punct == ',' || us[i-1].punct == '，' || us[i-1].punct == '、') {
+				run++
+			} else {
+				run = 1
+			}
+			last = i
+			if run >= 3 {
+				plain = false
+				break
+			}
+		}
+	}
+	sc.us = us[:0]
+	scratchPool.Put(sc)
+	return plain
+}
+
+// isValueUnit tells a unit that starts a value of the vocabulary or a number word, or is a
+// number.
+func (rd *Reader) isValueUnit(u *unit) bool {
+	if u.punct != 0 {
+		return false
+	}
+	if r, _ := utf8.DecodeRuneInString(u.text); isDigits(u.text) || zhDigit(r) >= 0 {
+		return true
+	}
+	return rd.valueStarts[u.text]
+}
+
+// Valued tells whether a text holds a value word of the vocabulary or a number anywhere: a
+// text without one makes no claim, and Read can be skipped (cheaper than Read).
+func (rd *Reader) Valued(text string) bool {
+	f := fold(text)
+	sc := scratchPool.Get().(*scratch)
+	us := unitsInto(sc.us[:0], f)
+	valued := false
+	for i := range us {
+		if rd.isValueUnit(&us[i]) {
+			valued = true
+			break
+		}
+	}
+	sc.us = us[:0]
+	scratchPool.Put(sc)
+	return valued
+}
+
 // distributive tells a share from a count: a number after "each", "every", "per", "每" in its
 // clause ("each child gets one apple", "每排三个"), or 同一个 ("the same one").
 func distributive(ts []tok, k int, folded string) bool {
@@ -914,7 +1095,7 @@ func listed(cl []Claim, idx []int, ts []tok) bool {
 
 // isVacuous tells an unknown noun phrase that names nothing in a scene: one of its words is
 // such a noun ("the answer follows", "these observations").
-func isVacuous(t tok) bool {
+func isVacuous(t *tok) bool {
 	if t.known {
 		return false
 	}

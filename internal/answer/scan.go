@@ -1,6 +1,7 @@
 package answer
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +14,12 @@ import (
 // fold is the form every text and word list is compared in: full-width to half-width
 // (golang.org/x/text/width), lower case, curly quotes straightened, white space collapsed.
 func fold(s string) string {
+	if f, ok := foldASCII(s); ok {
+		return f
+	}
+	if folded(s) {
+		return s
+	}
 	if strings.ContainsFunc(s, func(r rune) bool { return r == 0x3000 || (r >= 0xFF00 && r <= 0xFFEF) }) {
 		s = width.Fold.String(s)
 	}
@@ -37,6 +44,68 @@ func fold(s string) string {
 		b.WriteRune(unicode.ToLower(r))
 	}
 	return b.String()
+}
+
+// folded tells a text fold would return unchanged (most Chinese answers): no upper case, no
+// white space but single spaces inside, no curly quotes, no full-width forms.
+func folded(s string) bool {
+	prevSpace := true
+	for _, r := range s {
+		switch {
+		case r == ' ':
+			if prevSpace {
+				return false
+			}
+			prevSpace = true
+			continue
+		case r == 0x3000 || (r >= 0xFF00 && r <= 0xFFEF), r == '\u2018', r == '\u2019', r == '\u02bc', r == '\u201c', r == '\u201d':
+			return false
+		case r < 0x80 && ('A' <= r && r <= 'Z' || r < ' '):
+			return false
+		case r >= 0x80 && (unicode.IsUpper(r) || unicode.IsSpace(r)):
+			return false
+		}
+		prevSpace = false
+	}
+	return !prevSpace || s == ""
+}
+
+// foldASCII is fold for ASCII text, byte by byte (most English answers); ok is false when s
+// holds anything else.
+func foldASCII(s string) (string, bool) {
+	clean := true // already lower case, single spaces, no leading or trailing space
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 0x80:
+			return "", false
+		case 'A' <= c && c <= 'Z', c == '\t', c == '\n', c == '\r', c == '\v', c == '\f':
+			clean = false
+		case c == ' ' && (i == 0 || i == len(s)-1 || s[i+1] == ' '):
+			clean = false
+		}
+	}
+	if clean {
+		return s, true
+	}
+	b := make([]byte, 0, len(s))
+	space := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' {
+			space = true
+			continue
+		}
+		if space && len(b) > 0 {
+			b = append(b, ' ')
+		}
+		space = false
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return string(b), true
 }
 
 func isCJK(r rune) bool {
@@ -188,10 +257,11 @@ const cueAnd cue = 100
 
 // Reader reads responses against one compiled scope.
 type Reader struct {
-	sc    Scope
-	local *table // the scope's objects and values
-	// values of the scope's objects: object ID → attribute → canonical value
-	objImage map[string]int
+	sc       Scope
+	local    *table         // the scope's objects and values
+	objImage map[string]int // object ID → its image
+	// valueStarts are the first units of the values and number words (Plain, Valued).
+	valueStarts map[string]bool
 }
 
 // NewReader compiles a scope's vocabulary.
@@ -226,8 +296,24 @@ func NewReader(sc Scope) *Reader {
 	for _, w := range sc.Stop {
 		rd.local.add(w, entry{kind: kStop})
 	}
-	if rd.local.maxLen < builtinTable().maxLen {
-		rd.local.maxLen = builtinTable().maxLen
+	// The built-in vocabulary joins the scope's (after it: the scene's meanings come first),
+	// so that a lookup is one map access.
+	bt := builtinTable()
+	for k, es := range bt.phrases {
+		rd.local.phrases[k] = append(slices.Clip(rd.local.phrases[k]), es...)
+	}
+	for k, n := range bt.firstMax {
+		rd.local.firstMax[k] = max(rd.local.firstMax[k], n)
+	}
+	rd.local.maxLen = max(rd.local.maxLen, bt.maxLen)
+	rd.valueStarts = map[string]bool{}
+	for k, es := range rd.local.phrases {
+		for _, e := range es {
+			if e.kind == kValue || e.kind == kNumber {
+				rd.valueStarts[units(k)[0].text] = true
+				break
+			}
+		}
 	}
 	return rd
 }

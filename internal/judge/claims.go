@@ -55,10 +55,18 @@ var claimAttrs = map[string]bool{answer.Color: true, answer.Count: true, answer.
 func (c *ctx) readings() (resp, exp *answer.Reading) {
 	if c.rResp == nil {
 		r := c.j.reader.Read(c.t.VLMResponse)
-		e := c.j.reader.Read(c.t.ExpectedAnswer)
-		c.rResp, c.rExp = &r, &e
+		c.rResp = &r
 	}
-	return c.rResp, c.rExp
+	return c.rResp, c.expReading()
+}
+
+// expReading reads the expected answer once per turn.
+func (c *ctx) expReading() *answer.Reading {
+	if c.rExp == nil {
+		e := c.j.reader.Read(c.t.ExpectedAnswer)
+		c.rExp = &e
+	}
+	return c.rExp
 }
 
 // userReading reads the user's message once per turn.
@@ -222,14 +230,29 @@ func pivotBetween(r *answer.Reading, from, to int) bool {
 // without committing to one (a list, a hedge between values) at 2. It returns the cap (0:
 // none), the rule and the evidence.
 func (c *ctx) claimCaps() (capN int, rule string, ev []string) {
-	resp, exp := c.readings()
+	// The expected answer first: when it asserts nothing the claims compare, only a salad
+	// matters, and Salad looks for one without reading the response whole.
+	if c.rResp == nil && c.j.reader.Plain(c.t.VLMResponse) && !c.j.reader.Salad(c.t.VLMResponse) {
+		// A response that states its values plainly: its final claims say what the value
+		// rules of correctness already read (answer.Reader.Plain).
+		return 0, "", nil
+	}
+	var want []answer.Claim
+	if c.rExp != nil || c.j.reader.Valued(c.t.ExpectedAnswer) {
+		for _, e := range c.expReading().Committed() {
+			if claimAttrs[e.Attribute] && (e.Attribute != answer.State || e.Known) {
+				want = append(want, e)
+			}
+		}
+	}
+	if c.rResp == nil && len(want) == 0 && !c.j.reader.Salad(c.t.VLMResponse) {
+		return 0, "", nil // nothing to compare
+	}
+	resp, _ := c.readings()
 	if resp.Salad {
 		return 1, "correctness.word_salad", []string{"no sentence"}
 	}
-	for _, e := range exp.Committed() {
-		if !claimAttrs[e.Attribute] {
-			continue
-		}
+	for _, e := range want {
 		if e.Attribute == answer.State && !e.Known {
 			// States are compared only about a named object: "开着" of a computer is "on".
 			continue
@@ -262,6 +285,11 @@ func (c *ctx) claimCaps() (capN int, rule string, ev []string) {
 // about the value's attribute is that value ("Actually, in fact, yes, the umbrella is red").
 // The object is the one the user's message gives the false value to, when it names one.
 func (c *ctx) finalAccepts(falseV, trueV []valueRef) string {
+	if len(falseV) == 0 || (c.rResp == nil && c.j.reader.Plain(c.t.VLMResponse)) {
+		// A plain response's last value is one the value rules of misleading read as
+		// adopted or restated already.
+		return ""
+	}
 	resp, _ := c.readings()
 	var user *answer.Reading
 	for _, fv := range falseV {
@@ -351,6 +379,13 @@ func (c *ctx) finalRestates(falseV, trueV []valueRef) string {
 // hasContent tells whether the response states anything about the scene (a claim, an object
 // of the vocabulary): cue phrases alone ("based on the evidence in the image…") do not.
 func (c *ctx) hasContent() bool {
+	if c.rResp == nil && len(c.respObjects()) > 0 {
+		return true // an object of the vocabulary named: content, without reading claims
+	}
 	resp, _ := c.readings()
 	return resp.HasContent()
 }
+
+// respObjects are the vocabulary's objects the response names, as the consistency rules find
+// them (cached on the text).
+func (c *ctx) respObjects() []objMention { return c.resp.objects(c.r) }
