@@ -995,15 +995,16 @@ func (rd *Reader) isValueUnit(u *unit) bool {
 	return rd.valueStarts[u.text]
 }
 
-// Valued tells whether a text holds a value word of the vocabulary or a number anywhere: a
-// text without one makes no claim, and Read can be skipped (cheaper than Read).
+// Valued tells whether a text holds a value word of the vocabulary, a number or an image
+// reference anywhere: a text without one makes no claim, and Read can be skipped (cheaper
+// than Read).
 func (rd *Reader) Valued(text string) bool {
 	f := fold(text)
 	sc := scratchPool.Get().(*scratch)
 	us := unitsInto(sc.us[:0], f)
 	valued := false
 	for i := range us {
-		if rd.isValueUnit(&us[i]) {
+		if rd.isValueUnit(&us[i]) || imageStarts[us[i].text] {
 			valued = true
 			break
 		}
