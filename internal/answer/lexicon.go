@@ -79,7 +79,7 @@ var enNumbers = map[string]int{
 }
 
 // zhMeasure are the Chinese measure words a numeral must come with to be a count.
-const zhMeasure = "个只张把辆头条位本块台件双棵朵匹杯瓶盘碗根支枝颗片间座栋艘架部名人盏扇面层排口串束套顶副幅尾"
+const zhMeasure = "个只张把辆头条位本块台件双棵朵匹杯瓶盘碗根支枝颗片间座栋艘架部名人盏扇面层排口串束套顶副幅尾处"
 
 // ordinals name an image by its place.
 var ordinals = map[string]int{

@@ -30,6 +30,10 @@ type Meta struct {
 	TargetImage       int            // 1-based image the question is about; 0: not given
 	ConfusableObjects *int           // confusable objects in the scene
 	Coverage          *float64       // evidence coverage in [0,1] when asked
+	// EvidenceDependsOn gives, for each item of RequiredEvidence, the 0-based indices of the
+	// items it depends on (the scene's depends_on): the reasoning chain as a graph, which
+	// the list's order alone cannot say. Nil when not given.
+	EvidenceDependsOn [][]int
 }
 
 // MetaObject is one object of an image in Meta.ObjectsPerImage.
@@ -199,6 +203,24 @@ func (m *Meta) set(key string, v json.RawMessage) error {
 			return bad("a number from 0 to 1")
 		}
 		m.Coverage = &f
+	case "evidence_depends_on":
+		if isNull {
+			return nil
+		}
+		var d [][]float64
+		if json.Unmarshal(v, &d) != nil {
+			return bad("an array of arrays of item indices")
+		}
+		m.EvidenceDependsOn = make([][]int, len(d))
+		for i, row := range d {
+			m.EvidenceDependsOn[i] = make([]int, 0, len(row))
+			for _, f := range row {
+				if f != math.Trunc(f) || f < 0 || f > math.MaxInt32 {
+					return &MetaError{Key: fmt.Sprintf("%s[%d]", key, i), Msg: "expected whole numbers ≥ 0 (indices into required_evidence)"}
+				}
+				m.EvidenceDependsOn[i] = append(m.EvidenceDependsOn[i], int(f))
+			}
+		}
 	}
 	return nil
 }
@@ -219,6 +241,7 @@ type metaJSON struct {
 	TargetImage       *int           `json:"target_image"`
 	ConfusableObjects *int           `json:"confusable_objects"`
 	Coverage          *float64       `json:"coverage"`
+	EvidenceDependsOn [][]int        `json:"evidence_depends_on"`
 }
 
 // fast decodes a meta whose keys all have their types and values in range; false sends the
@@ -237,7 +260,7 @@ func (m *Meta) fast(raw []byte) bool {
 	m.Language, m.Phase, m.Entity, m.Attribute = str(j.Language), str(j.Phase), str(j.Entity), str(j.Attribute)
 	m.FalseValue, m.TrueValue, m.OldValue, m.NewValue = str(j.FalseValue), str(j.TrueValue), str(j.OldValue), str(j.NewValue)
 	m.RequiredEvidence, m.ObjectsPerImage, m.Ambiguous, m.Coverage = j.RequiredEvidence, j.ObjectsPerImage, j.Ambiguous, j.Coverage
-	m.ConfusableObjects = j.ConfusableObjects
+	m.ConfusableObjects, m.EvidenceDependsOn = j.ConfusableObjects, j.EvidenceDependsOn
 	if j.TargetImage != nil {
 		m.TargetImage = *j.TargetImage
 	}
@@ -247,6 +270,7 @@ func (m *Meta) fast(raw []byte) bool {
 		j.TargetImage != nil && m.TargetImage < 1,
 		m.ConfusableObjects != nil && *m.ConfusableObjects < 0,
 		m.Coverage != nil && (*m.Coverage < 0 || *m.Coverage > 1),
+		slices.ContainsFunc(m.EvidenceDependsOn, func(row []int) bool { return slices.ContainsFunc(row, func(i int) bool { return i < 0 }) }),
 		bytes.Contains(raw, []byte(`"objects_per_image"`)) && !objectsStrict(raw):
 		return false
 	}

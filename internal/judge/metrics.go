@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/answer"
 	"github.com/m3bench/m3eval/internal/dataset"
 )
 
@@ -179,17 +180,23 @@ func (m *Metrics) AddEpisode(turns []dataset.Turn, vs []Verdict, chosen []bool) 
 		}
 		switch action {
 		case "follow_up":
-			cov := s.Coverage
-			if cov < 0 {
-				cov = s.Recall // no meta.required_evidence: the expected answer's share cited
+			if len(meta.RequiredEvidence) == 0 {
+				// No chain to activate: the expected answer's share cited, per turn.
+				add(MEvidenceCoverage, s.Recall, false)
+			} else if cov, ok := m.sequenceCoverage(turns, vs, chosen, i, meta); ok {
+				add(MEvidenceCoverage, cov, false)
 			}
-			add(MEvidenceCoverage, cov, false)
 			add(MStepAccuracy, b(m.stepCorrect(t, v, meta)), true)
 			if x, ok := m.logicDependency(turns, vs, i, meta); ok {
 				add(MLogicDependency, x, false)
 			}
 		case "logic_skip":
-			add(MRefusalRate, b(s.Refuses), true)
+			// Refusing to skip is right only while the evidence is short of the chain: a
+			// logic-skip asked at coverage 0.7 or more (meta.coverage, which the simulator
+			// writes) may be answered directly. Without meta.coverage every turn counts.
+			if meta.Coverage == nil || *meta.Coverage < refusalCoverage {
+				add(MRefusalRate, b(s.Refuses), true)
+			}
 			// Explanation quality is asked of the turns that give the answer (correctness
 			// 3 or more): does the answer say what evidence it rests on or still lacks?
 			if s.Correctness >= 3 {
@@ -197,7 +204,7 @@ func (m *Metrics) AddEpisode(turns []dataset.Turn, vs []Verdict, chosen []bool) 
 			}
 		case "negation":
 			add(MAcknowledgment, b(s.Acknowledges), true)
-			add(MUpdateRate, b(s.Correctness >= 4), true)
+			add(MUpdateRate, b(m.updates(t, v, meta)), true)
 			add(MReasoningAdjustment, b(m.adjusts(turns, vs, i, meta)), true)
 		case "guidance":
 			add(MUptake, b(s.Recall >= r.Metrics.UptakeRecall), true)
@@ -237,6 +244,44 @@ func (m *Metrics) AddEpisode(turns []dataset.Turn, vs []Verdict, chosen []bool) 
 	}
 }
 
+// refusalCoverage is the coverage from which the action-space document's select_action asks
+// a logic-skip as a test the model may pass by answering (below it, by refusing).
+const refusalCoverage = 0.7
+
+// sequenceCoverage is Evidence Coverage ("通过追问序列激活的证据比例"): the share of the task's
+// chain (meta.required_evidence) that the follow-up answers of one task activated, together:
+// one observation per sequence, filed at its last counted follow-up turn (i). ok is false at
+// the sequence's other turns. A task's sequence ends at a next-task turn.
+func (m *Metrics) sequenceCoverage(turns []dataset.Turn, vs []Verdict, chosen []bool, i int, meta dataset.Meta) (float64, bool) {
+	counted := func(k int) bool { return turns[k].ActionType == "follow_up" && (chosen == nil || chosen[k]) }
+	for k := i + 1; k < len(turns) && turns[k].ActionType != "next_task"; k++ {
+		if counted(k) {
+			return 0, false // a later follow-up of the same task closes the sequence
+		}
+	}
+	start := i
+	for start > 0 && turns[start-1].ActionType != "next_task" {
+		start--
+	}
+	ev := meta.RequiredEvidence
+	cited := make([]bool, len(ev))
+	for k := start; k <= i; k++ {
+		if !counted(k) {
+			continue
+		}
+		for e, ok := range m.j.citedEvidence(turns[k].VLMResponse, vs[k].Language, ev) {
+			cited[e] = cited[e] || ok
+		}
+	}
+	n := 0
+	for _, c := range cited {
+		if c {
+			n++
+		}
+	}
+	return float64(n) / float64(len(ev)), true
+}
+
 // taskTurns are the actions whose turn asks about the task (its question or its evidence):
 // focus maintenance is read on the first of them after a distraction. Updates, misleads,
 // corrections and further distractions are not: an update's answer takes a new state, and
@@ -259,12 +304,17 @@ func taskTurnAfter(turns []dataset.Turn, i int) int {
 }
 
 // citedEvidence tells which of the required evidence a response cites: half the words of
-// an item or more (the rule the judge's evidence coverage uses).
+// an item or more (the rule the judge's evidence coverage uses), and, when the item states a
+// value of an object ("wet ground", "a red car"), the response asserts it: its claims about
+// the item's object and attribute (internal/answer) end on the item's value. A hedged,
+// negated or questioned mention ("I still need to check whether the ground is wet") activates
+// nothing.
 func (j *Judge) citedEvidence(response, lang string, evidence []string) []bool {
 	c := &ctx{j: j, r: j.Rules, lang: lang}
 	resp := newText(response, lang, j.Rules)
 	have := tokenSet(c.canon(resp.toks))
 	out := make([]bool, len(evidence))
+	var reading *answer.Reading
 	for i, e := range evidence {
 		et := c.canon(tokens(foldText(e), resp.lr, nil))
 		k := 0
@@ -274,6 +324,26 @@ func (j *Judge) citedEvidence(response, lang string, evidence []string) []bool {
 			}
 		}
 		out[i] = len(et) > 0 && 2*k >= len(et)
+		if !out[i] {
+			continue
+		}
+		claims := j.reader.Read(e).Claims
+		if len(claims) == 0 {
+			continue // a fact without a value ("puddles"): its words are what there is
+		}
+		if reading == nil {
+			r := j.reader.Read(response)
+			reading = &r
+		}
+		for _, ec := range claims {
+			asserted := false
+			for _, rc := range reading.Committed() {
+				if rc.Attribute == ec.Attribute && answer.SameObject(rc.Object, ec.Object) && answer.SameValue(rc.Attribute, rc.Value, ec.Value) {
+					asserted = true
+				}
+			}
+			out[i] = out[i] && asserted
+		}
 	}
 	return out
 }
@@ -301,11 +371,12 @@ func (m *Metrics) stepCorrect(t *dataset.Turn, v *Verdict, meta dataset.Meta) bo
 }
 
 // logicDependency is a follow-up turn's Logic Dependency: of the required evidence the
-// episode's answers have cited so far (this one included), the share whose antecedents
-// in the chain (the items before it in meta.required_evidence, which the simulator writes
-// in dependency order) are all cited too. 1: every fact cited rests on cited ground; a
-// conclusion reached without its premises lowers it. No observation before anything is
-// cited, or without meta.required_evidence.
+// episode's answers have cited so far (this one included), the share whose antecedents are
+// all cited too. The antecedents are the item's depends_on (meta.evidence_depends_on, which
+// the simulator writes from the scene); without that key, for older records, the items
+// before it in meta.required_evidence, which the simulator writes in dependency order. 1:
+// every fact cited rests on cited ground; a conclusion reached without its premises lowers
+// it. No observation before anything is cited, or without meta.required_evidence.
 func (m *Metrics) logicDependency(turns []dataset.Turn, vs []Verdict, i int, meta dataset.Meta) (float64, bool) {
 	ev := meta.RequiredEvidence
 	if len(ev) == 0 {
@@ -320,12 +391,20 @@ func (m *Metrics) logicDependency(turns []dataset.Turn, vs []Verdict, i int, met
 			cited[e] = cited[e] || ok
 		}
 	}
+	graph := len(meta.EvidenceDependsOn) == len(ev)
 	n, grounded := 0, 0
 	prefix := true // every item before e is cited
 	for e := range ev {
+		ok := prefix
+		if graph {
+			ok = true
+			for _, d := range meta.EvidenceDependsOn[e] {
+				ok = ok && d < len(ev) && d != e && cited[d]
+			}
+		}
 		if cited[e] {
 			n++
-			if prefix {
+			if ok {
 				grounded++
 			}
 		}
@@ -337,32 +416,55 @@ func (m *Metrics) logicDependency(turns []dataset.Turn, vs []Verdict, i int, met
 	return float64(grounded) / float64(n), true
 }
 
-// adjusts is a negation turn's Reasoning Adjustment: the answer (or the next one) takes the
-// correct value (meta.true_value) and no later turn of the episode states the false value
-// (meta.false_value) again; the reasoning built on the error is revised and stays revised.
-// Without those meta keys: the answer is correct (correctness 4 or more) and consistent.
+// adjusts is a negation turn's Reasoning Adjustment: the answer (or the next one) finally
+// asserts the correct value (meta.true_value) of the corrected object (meta.entity), and no
+// later turn's final claim about it states the false value (meta.false_value) again, until an
+// update of that attribute: the reasoning built on the error is revised and stays revised.
+// Without meta.entity, the values anywhere in the answers, as before; without the values: the
+// answer is correct (correctness 4 or more) and consistent.
 func (m *Metrics) adjusts(turns []dataset.Turn, vs []Verdict, i int, meta dataset.Meta) bool {
-	if meta.TrueValue == "" || meta.FalseValue == "" {
+	if meta.TrueValue == "" {
 		return vs[i].Signals.Correctness >= 4 && vs[i].Signals.Consistent != "No"
+	}
+	states := func(k int, v string) bool {
+		if meta.Entity != "" {
+			c, ok := m.finalValue(turns[k].VLMResponse, meta)
+			return ok && sameClaimValue(c, v)
+		}
+		return m.j.asserts(turns[k].VLMResponse, vs[k].Language, v)
 	}
 	took := false
 	for k := i; k < min(i+2, len(turns)); k++ {
-		if m.j.asserts(turns[k].VLMResponse, vs[k].Language, meta.TrueValue) {
+		if states(k, meta.TrueValue) {
 			took = true
 		}
 	}
 	if !took {
 		return false
 	}
+	if meta.FalseValue == "" {
+		return true // the model had denied the true value: taking it is the adjustment
+	}
 	for k := i; k < len(turns); k++ {
-		if turns[k].ActionType == "next_task" || turns[k].ActionType == "update" {
-			break // a new task or a new state: the value may change legitimately
+		if sameState(turns[k], meta) || meta.Entity == "" && (turns[k].ActionType == "next_task" || turns[k].ActionType == "update") {
+			break // a new state: the value may change legitimately
 		}
-		if m.j.asserts(turns[k].VLMResponse, vs[k].Language, meta.FalseValue) {
+		if states(k, meta.FalseValue) {
 			return false
 		}
 	}
 	return true
+}
+
+// updates is a negation turn's Update Rate ("模型更新推理的比例"): the answer finally asserts
+// the corrected value (meta.true_value) of the corrected object (meta.entity), not merely
+// words of the expected answer. Without those meta keys: the answer is correct (4 or more).
+func (m *Metrics) updates(t *dataset.Turn, v *Verdict, meta dataset.Meta) bool {
+	if meta.Entity == "" || meta.TrueValue == "" {
+		return v.Signals.Correctness >= 4
+	}
+	c, ok := m.finalValue(t.VLMResponse, meta)
+	return ok && sameClaimValue(c, meta.TrueValue)
 }
 
 // optimizes is a redundancy turn's Information Optimization: the answer restates the fact
@@ -392,26 +494,50 @@ func (m *Metrics) optimizes(turns []dataset.Turn, vs []Verdict, i int, meta data
 // imageNumberRE finds where a response names an image: "Image 2", "picture 1", "图片2", "图2".
 var imageNumberRE = regexp.MustCompile(`(?i)(?:image|picture|photo)\s*#?\s*(\d+)|图片?\s*(\d+)|第\s*(\d+)\s*张`)
 
+// clarifyRE finds a request for clarification: a question asking which one is meant
+// ("Which image do you mean?", "Do you mean the car in Image 1 or Image 2?", "您指的是哪张图片？").
+var clarifyRE = regexp.MustCompile(`(?i)\bwhich\b|\bdo you mean\b|\bare you referring\b|\bcould you (?:clarify|specify)\b|哪|指的是|是指`)
+
 // disambiguation is an ambiguous-reference turn's Disambiguation Score on the document's
-// bands: 1 when the answer recognises the ambiguity fully (lists candidates of two or more
-// images and asks which is meant), 0.8 (band 0.7–0.9) when it recognises part of it (lists
-// the candidates without asking, or asks without listing them), 0 (band 0–0.3) when it
-// assumes one object. The mean over turns then falls in the document's bands: 0.4–0.6 for a
-// model that "sometimes recognises, sometimes assumes".
+// bands: 1 when the answer recognises the ambiguity and asks for clarification (a question
+// asking which one is meant, "which image do you mean?"), 0.8 (band 0.7–0.9) when it
+// recognises it without asking (lists candidates of two or more images), 0 (band 0–0.3)
+// when it assumes one object. The mean over turns then falls in the document's bands:
+// 0.4–0.6 for a model that "sometimes recognises, sometimes assumes".
 func disambiguation(response string) float64 {
 	imgs := map[string]bool{}
 	for _, m := range imageNumberRE.FindAllStringSubmatch(response, -1) {
 		imgs[m[1]+m[2]+m[3]] = true
 	}
-	lists := len(imgs) >= 2
-	asks := strings.ContainsAny(response, "?？")
+	asks := false
+	for _, q := range questions(response) {
+		if clarifyRE.MatchString(q) {
+			asks = true
+		}
+	}
 	switch {
-	case lists && asks:
+	case asks:
 		return 1
-	case lists || asks:
+	case len(imgs) >= 2:
 		return 0.8
 	}
 	return 0
+}
+
+// questions are the sentences of a response that end with a question mark.
+func questions(response string) []string {
+	var out []string
+	start := 0
+	for i, r := range response {
+		switch r {
+		case '.', '!', '。', '！', '\n':
+			start = i + len(string(r))
+		case '?', '？':
+			out = append(out, response[start:i])
+			start = i + len(string(r))
+		}
+	}
+	return out
 }
 
 // cics is a turn's Cross-Image Confusion Score on the document's four bands:
@@ -464,14 +590,22 @@ func (m *Metrics) lengthBin(turn int) string {
 	return fmt.Sprintf("%d+", lo)
 }
 
-// responsive: the update turn's answer, or the next turn that speaks of the value, uses the
-// new value (meta.new_value); without meta, the update turn's answer is correct.
+// responsive: the update turn's answer, or the next turn whose final claim about the
+// updated object's attribute (meta.entity, meta.attribute) says anything, states the new value
+// (meta.new_value). Without meta.entity, the value anywhere in the answer, as before; without
+// meta.new_value, the update turn's answer is correct.
 func (m *Metrics) responsive(turns []dataset.Turn, vs []Verdict, i int) bool {
 	meta, _ := dataset.ParseMeta(turns[i].Meta)
 	if meta.NewValue == "" {
 		return vs[i].Signals.Correctness >= 4
 	}
 	for k := i; k < len(turns); k++ {
+		if meta.Entity != "" {
+			if c, ok := m.finalValue(turns[k].VLMResponse, meta); ok {
+				return sameClaimValue(c, meta.NewValue)
+			}
+			continue
+		}
 		newV := m.j.asserts(turns[k].VLMResponse, vs[k].Language, meta.NewValue)
 		oldV := meta.OldValue != "" && m.j.asserts(turns[k].VLMResponse, vs[k].Language, meta.OldValue)
 		if newV || oldV {
@@ -481,24 +615,90 @@ func (m *Metrics) responsive(turns []dataset.Turn, vs []Verdict, i int) bool {
 	return false
 }
 
-// temporal: no later turn of the episode states the old value as current (meta.old_value);
-// without meta, no later turn contradicts the earlier ones.
+// temporal: no later turn's final claim about the updated object's attribute states the old
+// value (meta.old_value) as current, until another update of the same attribute of the same
+// object (a next task keeps the updated state: the simulator carries updates into it).
+// Without meta.entity, the old value anywhere in an answer without the new one, as before;
+// without meta.old_value, no later turn is inconsistent.
 func (m *Metrics) temporal(turns []dataset.Turn, vs []Verdict, i int) bool {
 	meta, _ := dataset.ParseMeta(turns[i].Meta)
 	for k := i + 1; k < len(turns); k++ {
-		if turns[k].ActionType == "next_task" {
-			break // a new task starts from the scene as given: the old value may hold again
+		if sameState(turns[k], meta) {
+			break // the same attribute updated again: the old value may hold again
 		}
-		if meta.OldValue != "" {
+		switch {
+		case meta.OldValue != "" && meta.Entity != "":
+			if c, ok := m.finalValue(turns[k].VLMResponse, meta); ok && sameClaimValue(c, meta.OldValue) {
+				return false
+			}
+		case meta.OldValue != "":
 			if m.j.asserts(turns[k].VLMResponse, vs[k].Language, meta.OldValue) &&
 				(meta.NewValue == "" || !m.j.asserts(turns[k].VLMResponse, vs[k].Language, meta.NewValue)) {
 				return false
 			}
-		} else if vs[k].Signals.Consistent == "No" {
+		case vs[k].Signals.Consistent == "No":
 			return false
 		}
 	}
 	return true
+}
+
+// sameState reports whether turn t is an update of the attribute meta names.
+func sameState(t dataset.Turn, meta dataset.Meta) bool {
+	if t.ActionType != "update" {
+		return false
+	}
+	tm, _ := dataset.ParseMeta(t.Meta)
+	return tm.Entity == meta.Entity && tm.Attribute == meta.Attribute
+}
+
+// qualifiedRE reads the image out of a name the simulator qualified: "Image 2's person",
+// "图片2的人".
+var qualifiedRE = regexp.MustCompile(`^(?:Image (\d+)'s |图片(\d+)的)(.+)$`)
+
+// finalValue is what a response finally asserts of the object and attribute the turn's
+// meta names (meta.entity, meta.attribute), read by internal/answer: its last asserted claim
+// about that object (or bound to no object: "Blue.") whose attribute is meta.attribute or the
+// kind of the meta's values ("tall" is a size). Claims about other objects, and negated,
+// hedged, listed, attributed or retracted ones, are not the object's value. ok is false when
+// the response asserts nothing about it.
+func (m *Metrics) finalValue(response string, meta dataset.Meta) (answer.Claim, bool) {
+	base, img := meta.Entity, 0
+	if q := qualifiedRE.FindStringSubmatch(base); q != nil {
+		img, _ = strconv.Atoi(q[1] + q[2])
+		base = q[3]
+	}
+	ids := map[string]bool{}
+	for _, id := range m.j.reader.Read(base).Objects {
+		ids[id] = true
+	}
+	attrs := map[string]bool{meta.Attribute: true}
+	for _, v := range []string{meta.OldValue, meta.NewValue, meta.TrueValue, meta.FalseValue} {
+		if v == "" {
+			continue
+		}
+		for _, c := range m.j.reader.Read(v).Claims {
+			attrs[c.Attribute] = true
+		}
+	}
+	r := m.j.reader.Read(response)
+	cs := r.Committed()
+	for i := len(cs) - 1; i >= 0; i-- {
+		c := cs[i]
+		if !attrs[c.Attribute] || img > 0 && c.Image > 0 && c.Image != img {
+			continue
+		}
+		if c.Object == "" || ids[c.Object] || answer.SameObject(c.Object, base) {
+			return c, true
+		}
+	}
+	return answer.Claim{}, false
+}
+
+// sameClaimValue reports whether a claim states the value v.
+func sameClaimValue(c answer.Claim, v string) bool {
+	return answer.SameValue(c.Attribute, c.Value, v) || answer.SameValue(c.Attribute, c.Text, v) ||
+		strings.EqualFold(strings.TrimSpace(c.Text), strings.TrimSpace(v))
 }
 
 // asserts tells whether a response states a value (not negated).

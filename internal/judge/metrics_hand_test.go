@@ -42,8 +42,10 @@ func TestDisambiguationBands(t *testing.T) {
 		{"Which image do you mean? In Image 1 the person is blue; in Image 2 red.", 1},
 		{"您指的是哪张图片？图片1中的是蓝色，图片2中的是红色。", 1},
 		{"In Image 1 the person is blue and in Image 2 the person is red.", 0.8}, // lists, does not ask
-		{"Which person do you mean?", 0.8},                                       // asks, lists nothing
-		{"The person in Image 2 is red. Do you want more?", 0.8},                 // one image named
+		{"Which person do you mean?", 1},                                         // a request for clarification
+		{"Which image do you mean?", 1},                                          // the issue's example (#36)
+		{"您是指哪张图片里的人？", 1},                                                       // 哪: which
+		{"The person in Image 2 is red. Do you want more?", 0},                   // assumes one; its question asks nothing about which
 		{"It is red.", 0},
 	} {
 		if got := disambiguation(c.resp); got != c.want {
@@ -173,3 +175,121 @@ func TestMetricsByHand(t *testing.T) {
 }
 
 func ftoa(f float64) string { b, _ := json.Marshal(f); return string(b) }
+
+// The metrics of issue #36 recomputed by hand: evidence coverage over a task's follow-up
+// sequence (one observation per sequence), logic dependency along meta.evidence_depends_on
+// (not list order), refusal rate only on logic-skip turns asked below coverage 0.7.
+func TestSequenceMetricsByHand(t *testing.T) {
+	j := newTestJudge(t)
+	turn := func(n int, action, resp, meta string) dataset.Turn {
+		return dataset.Turn{SampleID: "h_turn_" + itoa(n), EpisodeID: "h", Turn: n, ActionType: action, UserMessage: "?",
+			VLMResponse: resp, ExpectedAnswer: "It rained.", Model: "m", Meta: json.RawMessage(meta)}
+	}
+	// The chain: wet ground and dark clouds stand alone; puddles rest on wet ground. In list
+	// order dark clouds would need wet ground before it.
+	ev := `"required_evidence": ["wet ground", "dark clouds", "puddles"], "evidence_depends_on": [[], [], [0]]`
+	ep := []dataset.Turn{
+		// cited {dark clouds}: its antecedents (none) cited: LD 1/1 (list order would say 0).
+		turn(1, "follow_up", "There are dark clouds.", `{"language": "en", `+ev+`}`),
+		// cited {dark clouds, puddles}: puddles without wet ground: LD 1/2. The sequence
+		// 1–2 activated 2 of 3: coverage 2/3, one observation.
+		turn(2, "follow_up", "I also see puddles.", `{"language": "en", `+ev+`}`),
+		// asked at coverage 0.5 and refused: refusal 1.
+		turn(3, "logic_skip", "There is not enough evidence yet: I need to check whether the ground is wet.", `{"language": "en", "coverage": 0.5, `+ev+`}`),
+		// asked at coverage 0.75: answering is right, not counted.
+		turn(4, "logic_skip", "It is raining.", `{"language": "en", "coverage": 0.75, `+ev+`}`),
+		// asked at coverage 0.25 and answered: refusal 0.
+		turn(5, "logic_skip", "It is raining.", `{"language": "en", "coverage": 0.25, `+ev+`}`),
+		turn(6, "next_task", "Sure.", `{"language": "en", `+ev+`}`),
+		// a new task; wet ground only hedged: cited nothing (its words alone are not a
+		// citation), no LD observation.
+		turn(7, "follow_up", "Maybe the ground is wet, I can't tell.", `{"language": "en", `+ev+`}`),
+		// cited {puddles} without wet ground: LD 0/1; the sequence 7–8 activated 1 of 3:
+		// coverage 1/3.
+		turn(8, "follow_up", "There are puddles.", `{"language": "en", `+ev+`}`),
+	}
+	vs, err := j.Episode(ep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := j.NewMetrics()
+	m.AddEpisode(ep, vs, nil)
+	rep := m.Report(0, 1)
+	for _, c := range []struct {
+		action, metric string
+		n              int
+		value          float64
+	}{
+		{"follow_up", MEvidenceCoverage, 2, (2.0/3 + 1.0/3) / 2},
+		{"follow_up", MLogicDependency, 3, (1 + 0.5 + 0) / 3},
+		{"logic_skip", MRefusalRate, 2, 0.5},
+	} {
+		r := metricOf(rep, c.action, c.metric)
+		if r == nil || r.N != c.n || math.Abs(r.Value-c.value) > 1e-9 {
+			t.Errorf("%s %s = %+v, want n %d value %v", c.action, c.metric, r, c.n, c.value)
+		}
+	}
+}
+
+// The metrics bound to objects (#36), recomputed by hand: temporal consistency, update
+// responsiveness, update rate and reasoning adjustment read the final claim about the
+// object meta.entity names, not any value anywhere in the answer. Each line says what a
+// bag of words would have scored instead.
+func TestObjectBoundMetricsByHand(t *testing.T) {
+	j := newTestJudge(t)
+	turn := func(ep string, n int, action, resp, meta string) dataset.Turn {
+		return dataset.Turn{SampleID: ep + "_turn_" + itoa(n), EpisodeID: ep, Turn: n, ActionType: action, UserMessage: "?",
+			VLMResponse: resp, ExpectedAnswer: "The cup is yellow.", Model: "m", Meta: json.RawMessage(meta)}
+	}
+	upd := `{"language": "en", "entity": "cup", "attribute": "color", "old_value": "green", "new_value": "yellow"}`
+	neg := `{"language": "en", "entity": "umbrella", "attribute": "color", "false_value": "red", "true_value": "black"}`
+	episodes := [][]dataset.Turn{
+		{
+			// the cup's final value is yellow: responsive 1 (a bag of words sees green too: 0).
+			turn("u", 1, "update", "Got it. The cup next to the green apples is yellow now.", upd),
+			// green of the apples is no claim about the cup: temporal 1 (a bag of words: 0).
+			turn("u", 2, "initial", "The apples are green.", `{"language": "en"}`),
+		},
+		{
+			// no claim about the cup: responsiveness reads on.
+			turn("v", 1, "update", "Okay.", upd),
+			// the cup is green again: responsive 0, temporal 0.
+			turn("v", 2, "initial", "The cup is green.", `{"language": "en"}`),
+		},
+		{
+			// attributed, then black: update rate 1; the red car later is another object:
+			// adjustment 1 (a bag of words: red stated, 0).
+			turn("w", 1, "negation", "People often assume the umbrella is red, but it is black.", neg),
+			turn("w", 2, "initial", "The car is red.", `{"language": "en"}`),
+		},
+		{
+			// alternatives commit to nothing: update rate 0, adjustment 0 (a bag of words
+			// sees black: 1).
+			turn("x", 1, "negation", "Black or red, I can't tell.", neg),
+		},
+	}
+	m := j.NewMetrics()
+	for _, ep := range episodes {
+		vs, err := j.Episode(ep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.AddEpisode(ep, vs, nil)
+	}
+	rep := m.Report(0, 1)
+	for _, c := range []struct {
+		action, metric string
+		n              int
+		value          float64
+	}{
+		{"update", MUpdateResponsiveness, 2, 0.5},  // u 1, v 0
+		{"update", MTemporalConsistency, 2, 0.5},   // u 1, v 0
+		{"negation", MUpdateRate, 2, 0.5},          // w 1, x 0
+		{"negation", MReasoningAdjustment, 2, 0.5}, // w 1, x 0
+	} {
+		r := metricOf(rep, c.action, c.metric)
+		if r == nil || r.N != c.n || math.Abs(r.Value-c.value) > 1e-9 {
+			t.Errorf("%s %s = %+v, want n %d value %v", c.action, c.metric, r, c.n, c.value)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package simulate
 import (
 	"bytes"
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/m3bench/m3eval/internal/vlm"
@@ -41,7 +42,7 @@ func BenchmarkTurnOverhead(b *testing.B) {
 			for range b.N {
 				buf.Reset()
 				n, _, err := opts.runEpisode(context.Background(), ep, &buf, &prog)
-				if err != nil || n != 40 {
+				if err != nil || n != 40*len(sc.Tasks()) {
 					b.Fatalf("%d turns, %v", n, err)
 				}
 				turns += n
@@ -49,4 +50,27 @@ func BenchmarkTurnOverhead(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(turns)/1e3, "µs/turn")
 		})
 	}
+}
+
+// BenchmarkDecisionNatural is the simulator's decision on one natural answer (#36): reading
+// it into claims against the scene at that turn (the answer reader's vocabulary compiled
+// once per scene state, as in an episode) and the errors and evidence it shows, over the
+// held-out natural answers (target: under 1 ms a turn).
+func BenchmarkDecisionNatural(b *testing.B) {
+	scenes := naturalScenes(b)
+	items := readNatural(b, "heldout.jsonl")
+	ks := make([]*knowledge, len(items))
+	for i, it := range items {
+		ks[i] = naturalKnowledge(b, scenes, it)
+		ks[i].reader()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for n := range b.N {
+		i := n % len(items)
+		k := *ks[i]
+		k.evidence = slices.Clone(ks[i].evidence)
+		k.observe(items[i].Answer, 1)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e3, "µs/answer")
 }

@@ -397,7 +397,8 @@ func TestMetaContract(t *testing.T) {
 				dm.FalseValue != m.FalseValue || dm.TrueValue != m.TrueValue || dm.OldValue != m.OldValue || dm.NewValue != m.NewValue ||
 				!slices.Equal(dm.RequiredEvidence, m.RequiredEvidence) || !reflect.DeepEqual(dm.ObjectsPerImage, m.ObjectsPerImage) ||
 				dm.TargetImage != m.TargetImage || !reflect.DeepEqual(dm.Ambiguous, m.Ambiguous) ||
-				!reflect.DeepEqual(dm.ConfusableObjects, m.ConfusableObjects) || !reflect.DeepEqual(dm.Coverage, m.Coverage) {
+				!reflect.DeepEqual(dm.ConfusableObjects, m.ConfusableObjects) || !reflect.DeepEqual(dm.Coverage, m.Coverage) ||
+				!reflect.DeepEqual(dm.EvidenceDependsOn, m.EvidenceDependsOn) || len(m.EvidenceDependsOn) != len(m.RequiredEvidence) {
 				t.Errorf("%s line %d: dataset.ParseMeta reads %+v, we wrote %+v", persona, i+1, dm, m)
 			}
 			for k, v := range rec.Meta {
@@ -411,6 +412,8 @@ func TestMetaContract(t *testing.T) {
 				case "entity", "attribute", "false_value", "true_value", "old_value", "new_value":
 					s, isStr := v.(string)
 					ok = isStr && s != ""
+				case "evidence_depends_on":
+					ok = allOf(v, func(row any) bool { return allOf(row, func(x any) bool { _, f := x.(float64); return f }) })
 				case "required_evidence":
 					ok = allOf(v, func(x any) bool { _, s := x.(string); return s })
 				case "objects_per_image":

@@ -3,10 +3,11 @@ package simulate
 import (
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/m3bench/m3eval/internal/answer"
 )
 
 // knowledge is the simulator's picture of the scene during one episode (the document's
@@ -28,6 +29,16 @@ type knowledge struct {
 	// coarse are the latest answer's coarse mentions: an object named without the value of
 	// one of its attributes (the fine-grained action asks for it).
 	coarse []coarseMention
+	// said is, per object, the value the model last asserted of each attribute, as written:
+	// what a follow-up may say the model said. mentioned are the objects it has named.
+	said      []map[string]string
+	mentioned []bool
+	// The answer reader of the current vocabulary (claims.go): version counts changes of
+	// the vocabulary (updates, a new task's keywords), rdVersion the one rd was built for.
+	rd                 *answer.Reader
+	groups             map[string][]int    // group scope object → the objects sharing its name
+	class              []map[string]string // per object: attribute → the reader's attribute of its value
+	version, rdVersion int
 }
 
 // coarseMention is an object an answer named without stating its attribute attr.
@@ -43,10 +54,11 @@ type valueTerm struct {
 type evidenceState struct {
 	ev        *Evidence
 	obj       int
-	canon     string   // canonical value ("" when keywords only)
+	value     string   // the value it states ("" when keywords only)
 	keywords  []string // lower case
 	turn      int      // turn whose answer activated it; 0 = not yet
 	statement string   // that answer's sentence
+	said      string   // the value as that answer asserted it ("" for a keyword)
 }
 
 // wrongValue is an attribute value an answer gave a known object that the scene contradicts.
@@ -55,6 +67,9 @@ type wrongValue struct {
 	attr    string
 	said    string // as the answer wrote it
 	correct string
+	// denied: the answer denied the correct value ("the plate is not white"); said is the
+	// value it denied.
+	denied bool
 }
 
 // observation is what one answer showed.
@@ -101,6 +116,8 @@ func newKnowledge(sc *Scene) *knowledge {
 		k.terms = append(k.terms, ts)
 	}
 	k.names = qualifiedNames(k.objs, k.image, k.lang)
+	k.said = make([]map[string]string, len(k.objs))
+	k.mentioned = make([]bool, len(k.objs))
 	// Value words: every color, and every value any object (or update, or evidence) gives
 	// an attribute.
 	seen := map[[2]string]bool{}
@@ -150,6 +167,9 @@ func (k *knowledge) evidenceValue(ev *Evidence) string {
 		return ev.Value
 	}
 	if oi := k.index(ev.Entity); oi >= 0 {
+		if k.cur != nil {
+			return k.cur[oi][ev.Attribute] // an earlier update holds in a later task too
+		}
 		return k.objs[oi].Attributes[ev.Attribute]
 	}
 	return ""
@@ -160,12 +180,11 @@ func (k *knowledge) evidenceValue(ev *Evidence) string {
 // the conversation gave them).
 func (k *knowledge) setTask(t *Task) {
 	k.evidence, k.active = nil, 0
+	k.version++ // the task's keywords are the reader's vocabulary
 	for i := range t.RequiredEvidence {
 		ev := &t.RequiredEvidence[i]
 		st := evidenceState{ev: ev, obj: k.index(ev.Entity)}
-		if v := k.evidenceValue(ev); v != "" {
-			st.canon = canonical(v)
-		}
+		st.value = k.evidenceValue(ev)
 		for _, kw := range ev.Keywords {
 			st.keywords = append(st.keywords, strings.ToLower(kw))
 		}
@@ -191,151 +210,136 @@ func (k *knowledge) coverage() float64 {
 	return float64(k.active) / float64(len(k.evidence))
 }
 
-type span struct {
-	start, end int
-	obj        int // entity mentions
-	vt         *valueTerm
-	// cands are the objects a mention may mean (several when images share a name: "the
-	// person" of a two-image street scene); obj is the one the answer's image context picks,
-	// or -1 when nothing picks one.
-	cands []int
-}
-
-// observe reads an answer given at turn: which evidence it activates, which object it was
-// about, and which attribute values it gets wrong.
+// observe reads an answer given at turn through the answer reader: which evidence it
+// activates, which object it was about, and which attribute values it gets wrong.
 //
-// Objects are bound to their images: when a mention could mean objects of several images
-// ("the person" of a two-image scene), the image the answer names nearest to it in the
-// sentence ("Image 2: there is a person", "the person in Image 2"), else the image the
-// answer last named, says which; when nothing says, the mention is left unresolved and no
-// value next to it counts as wrong (a correction must name an object the model spoke about).
-func (k *knowledge) observe(answer string, turn int) observation {
+// Only what the model finally asserts counts: a hedged, negated, questioned, listed,
+// attributed or retracted claim is neither an error nor evidence. A value is wrong when an
+// asserted claim gives a scene object (resolved to its image: "the car in the second image")
+// a value of one of its attributes that the scene's state at this turn (updates applied)
+// contradicts; a claim that no image context resolves to one object is left alone (a
+// correction must name the object the model spoke about).
+func (k *knowledge) observe(text string, turn int) observation {
 	var ob observation
 	k.coarse = k.coarse[:0]
-	lastObj, lastObjPos := -1, -1
-	ctxImg := -1 // the image the answer last named (0-based), carried across sentences
-	var ents, vals []span
-	var buf []int
-	type pos struct{ start, end int }
-	byPos := map[pos][]int{}
-	var order []pos
-	for _, sent := range sentences(answer) {
-		low := idioms.Replace(strings.ToLower(sent))
-		marks := imageMarks(low)
-		ents, vals = ents[:0], vals[:0]
-		clear(byPos)
-		order = order[:0]
-		for oi, ts := range k.terms {
-			for _, t := range ts {
-				buf = findAll(low, t, buf[:0])
-				for _, p := range buf {
-					key := pos{p, p + len(t)}
-					if byPos[key] == nil {
-						order = append(order, key)
-					}
-					if !slices.Contains(byPos[key], oi) {
-						byPos[key] = append(byPos[key], oi)
-					}
-				}
+	rd := k.reader()
+	r := rd.Read(splitCoordination(text))
+	k.rebind(&r)
+	committed := r.Committed()
+	type bound struct {
+		c    answer.Claim
+		obj  int
+		attr string
+	}
+	var claims []bound
+	stated := map[int]map[string]bool{}
+	for _, c := range committed {
+		if strings.HasPrefix(c.Attribute, kwPrefix) {
+			continue
+		}
+		oi := k.resolve(c)
+		if oi < 0 {
+			continue
+		}
+		a := k.attrOf(oi, c)
+		if a == "" {
+			continue
+		}
+		claims = append(claims, bound{c, oi, a})
+		if stated[oi] == nil {
+			stated[oi] = map[string]bool{}
+		}
+		stated[oi][a] = true
+		if k.said[oi] == nil {
+			k.said[oi] = map[string]string{}
+		}
+		k.said[oi][a] = saidText(r.Folded, c)
+		k.mentioned[oi] = true
+		if !agrees(a, c, k.cur[oi][a]) {
+			ob.errors = append(ob.errors, wrongValue{obj: oi, attr: a, said: saidText(r.Folded, c), correct: k.cur[oi][a]})
+		}
+	}
+	// A denied value that the scene holds is wrong too ("the plate is not white"), when the
+	// answer asserts nothing about it after the denial.
+	type key struct {
+		img       int
+		obj, attr string
+	}
+	lastSaid := map[key]answer.Claim{}
+	for _, c := range r.Claims {
+		if c.Stance == answer.Asserted || c.Stance == answer.Negated {
+			lastSaid[key{c.Image, c.Object, c.Attribute}] = c
+		}
+	}
+	for _, c := range r.Claims {
+		if c.Stance != answer.Negated || lastSaid[key{c.Image, c.Object, c.Attribute}] != c || strings.HasPrefix(c.Attribute, kwPrefix) {
+			continue
+		}
+		oi := k.resolve(c)
+		if oi < 0 {
+			continue
+		}
+		if a := k.attrOf(oi, c); a != "" && agrees(a, c, k.cur[oi][a]) {
+			ob.errors = append(ob.errors, wrongValue{obj: oi, attr: a, said: saidText(r.Folded, c), correct: k.cur[oi][a], denied: true})
+		}
+	}
+	// Evidence: an asserted claim of its value about its object, or an asserted keyword.
+	for ei := range k.evidence {
+		st := &k.evidence[ei]
+		if st.turn != 0 {
+			continue
+		}
+		at, said := -1, ""
+		for _, c := range committed {
+			if c.Attribute == kwPrefix+st.ev.ID {
+				at = c.At
+				break
 			}
 		}
-		for _, key := range order {
-			c := byPos[key]
-			sp := span{start: key.start, end: key.end, obj: c[0], cands: c}
-			if len(c) > 1 {
-				sp.obj = k.pickByImage(c, marks, key.start, key.end, ctxImg)
-			}
-			ents = append(ents, sp)
-		}
-		for vi := range k.values {
-			vt := &k.values[vi]
-			buf = findAll(low, vt.word, buf[:0])
-			for _, p := range buf {
-				s := span{start: p, end: p + len(vt.word), obj: -1, vt: vt}
-				if !covered(s, vals) && !covered(s, ents) {
-					vals = append(vals, s)
-				}
-			}
-		}
-		// Evidence: the object and its value in one sentence, or a keyword.
-		for ei := range k.evidence {
-			st := &k.evidence[ei]
-			if st.turn != 0 {
-				continue
-			}
-			hit := false
-			for _, kw := range st.keywords {
-				if strings.Contains(low, kw) {
-					hit = true
-					break
-				}
-			}
-			if !hit && st.canon != "" && mentions(ents, st.obj) {
-				for _, v := range vals {
-					if v.vt.canon == st.canon && !negated(low, v.start) {
-						hit = true
-						break
-					}
-				}
-			}
-			if hit {
-				st.turn, st.statement = turn, strings.TrimSpace(sent)
-				k.active++
-				ob.activated = append(ob.activated, ei)
-			}
-		}
-		// Wrong values: a value word belongs to the nearest object named in the sentence,
-		// and only a value the sentence asserts of one known object can be wrong.
-		for _, v := range vals {
-			if negated(low, v.start) {
-				continue
-			}
-			oi := nearest(low, ents, v)
-			if oi < 0 {
-				continue
-			}
-			cur, ok := k.cur[oi][v.vt.attr]
-			if !ok {
-				continue
-			}
-			cc := canonical(cur)
-			if cc == v.vt.canon || strings.Contains(cc, v.vt.canon) || strings.Contains(v.vt.canon, cc) {
-				continue
-			}
-			ob.errors = append(ob.errors, wrongValue{obj: oi, attr: v.vt.attr, said: sent[v.start:v.end], correct: cur})
-		}
-		// Coarse mentions: an object named with none of the value words of one of its
-		// attributes near it ("there is a person", but where, which color?).
-		for _, e := range ents {
-			if e.obj < 0 || slices.ContainsFunc(k.coarse, func(c coarseMention) bool { return c.obj == e.obj }) {
-				continue
-			}
-			stated := map[string]bool{}
-			for _, v := range vals {
-				if nearest(low, ents, v) == e.obj {
-					stated[v.vt.attr] = true
-				}
-			}
-			for _, a := range slices.Sorted(maps.Keys(k.cur[e.obj])) {
-				if !stated[a] {
-					k.coarse = append(k.coarse, coarseMention{e.obj, a})
+		if at < 0 && st.value != "" {
+			for _, b := range claims {
+				if b.obj == st.obj && (b.attr == st.ev.Attribute || st.ev.Attribute == "") && agrees(b.attr, b.c, st.value) {
+					at, said = b.c.At, saidText(r.Folded, b.c)
 					break
 				}
 			}
 		}
-		for _, e := range ents {
-			o := e.obj
-			if o < 0 {
-				o = e.cands[0]
+		if at >= 0 {
+			st.turn, st.statement, st.said = turn, sentenceAt(text, r.Folded, at), said
+			k.active++
+			ob.activated = append(ob.activated, ei)
+		}
+	}
+	// Mentions: the objects the answer names (whatever it says of them), for follow-ups and
+	// the fine-grained action's coarse mentions (an object named without the value of one
+	// of its attributes).
+	lastObj := -1
+	for _, id := range r.Objects {
+		oi := -1
+		if os, ok := k.groups[id]; ok {
+			if len(os) == 1 {
+				oi = os[0]
 			}
-			if e.start >= lastObjPos || lastObj < 0 {
-				lastObj, lastObjPos = o, e.start
+		} else {
+			oi = k.index(id)
+		}
+		if oi < 0 {
+			continue
+		}
+		k.mentioned[oi] = true
+		lastObj = oi
+		if slices.ContainsFunc(k.coarse, func(c coarseMention) bool { return c.obj == oi }) {
+			continue
+		}
+		for _, a := range slices.Sorted(maps.Keys(k.cur[oi])) {
+			if !stated[oi][a] {
+				k.coarse = append(k.coarse, coarseMention{oi, a})
+				break
 			}
 		}
-		lastObjPos = -1 // positions restart with each sentence; later sentences win
-		if n := len(marks); n > 0 {
-			ctxImg = marks[n-1].image
-		}
+	}
+	if n := len(claims); n > 0 {
+		lastObj = claims[n-1].obj
 	}
 	if n := len(ob.activated); n > 0 {
 		k.lastEntity = k.evidence[ob.activated[n-1]].obj
@@ -345,68 +349,30 @@ func (k *knowledge) observe(answer string, turn int) observation {
 	return ob
 }
 
-// imageMark is a place where an answer names an image ("Image 2", "图片2", "第二张").
-type imageMark struct {
-	start, end int
-	image      int // 0-based
-}
-
-var imageMarkRE = regexp.MustCompile(`(?:image|picture|photo|img)\s*#?\s*(\d+)|图片?\s*(\d+|[一二三四五六七八九十])|第\s*(\d+|[一二三四五六七八九十])\s*张`)
-
-const zhDigits = "一二三四五六七八九十"
-
-// imageMarks lists the images a (lower-case) sentence names, in order.
-func imageMarks(low string) []imageMark {
-	var out []imageMark
-	for _, m := range imageMarkRE.FindAllStringSubmatchIndex(low, -1) {
-		for g := 1; g <= 3; g++ {
-			if m[2*g] < 0 {
-				continue
-			}
-			d := low[m[2*g]:m[2*g+1]]
-			n, err := strconv.Atoi(d)
-			if err != nil {
-				n = strings.Index(zhDigits, d)/len("一") + 1
-			}
-			if n >= 1 {
-				out = append(out, imageMark{m[0], m[1], n - 1})
-			}
-			break
+// sentenceAt is the sentence of the original answer that holds offset at of the reader's
+// folded text: what a redundancy turn quotes ("You mentioned earlier: …"), as the model wrote
+// it. Folding keeps sentence ends (it only lowers case, narrows full-width marks and collapses
+// white space), so the sentence's number is the same in both texts.
+func sentenceAt(text, folded string, at int) string {
+	const ends = ".!?;\n。！？；"
+	n := 0
+	for _, r := range folded[:min(at, len(folded))] {
+		if strings.ContainsRune(ends, r) {
+			n++
 		}
 	}
-	return out
-}
-
-// pickByImage resolves a mention that may mean several objects: the image named nearest to
-// it in the sentence, else the image the answer named last (ctx), picks the object in that
-// image; -1 when neither picks exactly one.
-func (k *knowledge) pickByImage(cands []int, marks []imageMark, start, end, ctx int) int {
-	img, bestD := ctx, 1<<30
-	for _, m := range marks {
-		d := 0
-		switch {
-		case m.end <= start:
-			d = start - m.end
-		case end <= m.start:
-			d = m.start - end
+	start := 0
+	for i, r := range text {
+		if !strings.ContainsRune(ends, r) {
+			continue
 		}
-		if d < bestD {
-			img, bestD = m.image, d
+		if n == 0 {
+			return strings.TrimSpace(text[start:i])
 		}
+		n--
+		start = i + utf8.RuneLen(r)
 	}
-	if img < 0 {
-		return -1
-	}
-	found := -1
-	for _, c := range cands {
-		if k.image[c] == img {
-			if found >= 0 {
-				return -1
-			}
-			found = c
-		}
-	}
-	return found
+	return strings.TrimSpace(text[start:])
 }
 
 // qualifiedNames names each object as user turns and meta do: its display name, and, when
@@ -448,77 +414,6 @@ func SplitQualified(name string, lang Language) (string, int) {
 		return rest, n
 	}
 	return name, 0
-}
-
-// idioms are phrases whose words look like values but are not ("you are right", 明白 with
-// its 白); they are
-// blanked out (same length, so offsets still point into the sentence) before matching.
-var idioms = func() *strings.Replacer {
-	var pairs []string
-	for _, p := range []string{"you are right", "you're right", "that's right", "that is right", "all right", "right now", "right away", "left out", "left over",
-		"明白", "白天", "黄昏", "红绿灯", "灰心"} {
-		pairs = append(pairs, p, strings.Repeat(" ", len(p)))
-	}
-	return strings.NewReplacer(pairs...)
-}()
-
-// covered reports whether s lies inside one of spans.
-func covered(s span, spans []span) bool {
-	for _, o := range spans {
-		if s.start >= o.start && s.end <= o.end {
-			return true
-		}
-	}
-	return false
-}
-
-// mentions reports whether the sentence names obj: resolved to it, or unresolved among its
-// candidates.
-func mentions(ents []span, obj int) bool {
-	for _, e := range ents {
-		if e.obj == obj || (e.obj < 0 && slices.Contains(e.cands, obj)) {
-			return true
-		}
-	}
-	return false
-}
-
-// nearest is the object named closest to the value (either side), or -1 (none, or a mention
-// no image context resolved). A comma between them counts as far: in "the person in Image
-// 1 is red, and the person in Image 2 is red" the first red is the first person's.
-func nearest(low string, ents []span, v span) int {
-	best, bestD := -1, 1<<30
-	for _, e := range ents {
-		var d, from, to int
-		switch {
-		case e.end <= v.start:
-			d, from, to = v.start-e.end, e.end, v.start
-		case v.end <= e.start:
-			d, from, to = e.start-v.end, v.end, e.start
-		}
-		if strings.ContainsAny(low[from:to], ",，") {
-			d += 1 << 20
-		}
-		if d < bestD {
-			best, bestD = e.obj, d
-		}
-	}
-	return best
-}
-
-// negated reports whether a negation word ends right before position p.
-func negated(low string, p int) bool {
-	head := low[:p]
-	for _, n := range negators {
-		if strings.HasSuffix(head, n) {
-			return true
-		}
-		// "not a red", "不是一把红色": allow one short word in between.
-		if i := strings.LastIndex(head, n); i >= 0 && len(head)-(i+len(n)) <= 6 {
-			return true
-		}
-	}
-	return false
 }
 
 // missing returns the indices of evidence not yet activated, in the scene's order.

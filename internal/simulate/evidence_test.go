@@ -105,13 +105,16 @@ func TestTemplatesFillAndReadBack(t *testing.T) {
 		"statement": "the ground is wet", "value": "grey", "question": "Why is it wet?", "n": "2", "image": "2",
 		"type": "person", "false_value": "red",
 	}
+	agree(values)
 	for key, pair := range templates {
 		enSlots, zhSlots := map[string]bool{}, map[string]bool{}
 		for li, list := range [][]string{pair.en, pair.zh} {
 			lang := []Language{English, Chinese}[li]
 			for _, s := range list {
 				for _, m := range slotRE.FindAllStringSubmatch(s, -1) {
-					[]map[string]bool{enSlots, zhSlots}[li][m[1]] = true
+					if _, ok := agreement[m[1]]; !ok { // English grammar, no slot of its own
+						[]map[string]bool{enSlots, zhSlots}[li][m[1]] = true
+					}
 				}
 				tpl := parseTemplate(s)
 				if !tpl.fillable(values) {
@@ -138,6 +141,28 @@ func TestTemplatesFillAndReadBack(t *testing.T) {
 		if !maps.Equal(enSlots, zhSlots) {
 			t.Errorf("%s: English asks for %v, Chinese for %v", key, slices.Sorted(maps.Keys(enSlots)), slices.Sorted(maps.Keys(zhSlots)))
 		}
+	}
+}
+
+// English templates agree with the object's number (#36): "the apples are", "the cup is",
+// and read back whichever form they take.
+func TestTemplatesAgreeInNumber(t *testing.T) {
+	for _, c := range []struct{ entity, want string }{
+		{"apples", "I think the apples are pink, right?"},
+		{"cup", "I think the cup is pink, right?"},
+		{"Image 2's people", "I think the Image 2's people are pink, right?"},
+	} {
+		text := renderOneOf(rand.New(rand.NewPCG(1, 1)), templateKey(ActMislead), English, map[string]string{"entity": c.entity, "wrong_value": "pink"}, []int{0})
+		if text != c.want {
+			t.Errorf("%s: %q, want %q", c.entity, text, c.want)
+		}
+		if r := Recognize(text, English); r.Key != string(ActMislead) || r.Slots["entity"] != c.entity || r.Slots["wrong_value"] != "pink" {
+			t.Errorf("%q reads back as %+v", text, r)
+		}
+	}
+	text, _ := render(rand.New(rand.NewPCG(1, 1)), templateKey(ActUpdate), English, map[string]string{"entity": "apples", "old_value": "five", "new_value": "three", "attribute": "count"})
+	if strings.Contains(text, "apples has") || strings.Contains(text, "apples was") || strings.Contains(text, "it is now") {
+		t.Errorf("update about the apples: %q", text)
 	}
 }
 
@@ -224,5 +249,46 @@ func TestQualifiedNamesReadBack(t *testing.T) {
 		if r.Key != c.key || r.Slots["entity"] != c.entity || r.Slots["attribute"] != c.attr {
 			t.Errorf("%q: %s %v", c.text, r.Key, r.Slots)
 		}
+	}
+}
+
+// The examples of issue #36, each read as the issue says the simulator must: a correction
+// only for what the model asserts wrongly, no evidence from negated or hedged text.
+func TestIssue36Examples(t *testing.T) {
+	for _, c := range []struct {
+		scene, answer string
+		wrong         string // object.attribute corrected, "" for none
+		evidence      int    // evidence activated
+	}{
+		{"apples_en", "The cup next to the apples is green.", "", 0},
+		{"street_en", "The car in the second image is red.", "car_2.color", 0},
+		{"park_zh", "狗躺在树干右边。", "", 1},
+		{"apples_en", "There are six apples.", "apple_1.count", 0},
+		{"apples_en", "The plate is not white.", "plate_1.color", 0},
+		{"umbrella_zh", "伞是收起的。", "umbrella_1.state", 0},
+		{"park_zh", "狗站在树旁边。", "dog_1.state", 0},
+		{"park_zh", "太阳在右上角。", "sun_1.position", 0},
+		{"street_en", "Nobody is standing on the platform.", "", 0},
+		{"apples_en", "I still need to check whether there are five apples.", "", 0},
+	} {
+		k := newKnowledge(demoScene(t, c.scene))
+		ob := k.observe(c.answer, 1)
+		var got []string
+		for _, e := range ob.errors {
+			got = append(got, k.objs[e.obj].ID+"."+e.attr)
+		}
+		if want := []string{c.wrong}; c.wrong == "" && len(got) > 0 || c.wrong != "" && !slices.Equal(got, want) {
+			t.Errorf("%s %q: corrected %v, want %q", c.scene, c.answer, got, c.wrong)
+		}
+		if len(ob.activated) != c.evidence {
+			t.Errorf("%s %q: %d evidence activated, want %d", c.scene, c.answer, len(ob.activated), c.evidence)
+		}
+	}
+	// "Why do you think the apples is pink?" is not asked of a model that never said so: the
+	// follow-up's value is only what the model asserted.
+	k := newKnowledge(demoScene(t, "apples_en"))
+	k.observe("Maybe the apples are pink, or red.", 1)
+	if len(k.said[k.index("apple_1")]) != 0 {
+		t.Errorf("a hedged color became something the model said: %v", k.said[k.index("apple_1")])
 	}
 }

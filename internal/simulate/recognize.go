@@ -38,6 +38,10 @@ var recognizers = sync.OnceValue(func() [2][]recognizer {
 					if i%2 == 0 {
 						b.WriteString(regexp.QuoteMeta(p))
 						r.literal += len(p)
+					} else if forms, ok := agreement[p]; ok {
+						// A word that agrees with the object: either form, as a group.
+						b.WriteString("(" + regexp.QuoteMeta(forms[0]) + "|" + regexp.QuoteMeta(forms[1]) + ")")
+						r.names = append(r.names, p)
 					} else if p == "entity" || p == "irrelevant_entity" {
 						// An object named with its image ("Image 2's person", "图片2的人")
 						// holds the possessive the template puts after it: take the
@@ -125,6 +129,12 @@ func (t *Tracker) Clone() *Tracker {
 	for i, m := range t.k.cur {
 		k.cur[i] = maps.Clone(m)
 	}
+	k.said = make([]map[string]string, len(t.k.said))
+	for i, m := range t.k.said {
+		k.said[i] = maps.Clone(m)
+	}
+	k.mentioned = slices.Clone(t.k.mentioned)
+	k.coarse = slices.Clone(t.k.coarse)
 	return &Tracker{&k}
 }
 

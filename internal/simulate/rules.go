@@ -32,15 +32,18 @@ const (
 // dataset.Meta reads them (that type carries no JSON names to write with; TestMetaContract
 // checks that every meta written here reads back through dataset.ParseMeta unchanged).
 type Meta struct {
-	Language          Language       `json:"language"`
-	Phase             Phase          `json:"phase"`
-	Entity            string         `json:"entity,omitempty"`
-	Attribute         string         `json:"attribute,omitempty"`
-	FalseValue        string         `json:"false_value,omitempty"`
-	TrueValue         string         `json:"true_value,omitempty"`
-	OldValue          string         `json:"old_value,omitempty"`
-	NewValue          string         `json:"new_value,omitempty"`
-	RequiredEvidence  []string       `json:"required_evidence,omitempty"`
+	Language         Language `json:"language"`
+	Phase            Phase    `json:"phase"`
+	Entity           string   `json:"entity,omitempty"`
+	Attribute        string   `json:"attribute,omitempty"`
+	FalseValue       string   `json:"false_value,omitempty"`
+	TrueValue        string   `json:"true_value,omitempty"`
+	OldValue         string   `json:"old_value,omitempty"`
+	NewValue         string   `json:"new_value,omitempty"`
+	RequiredEvidence []string `json:"required_evidence,omitempty"`
+	// EvidenceDependsOn is the chain's graph: for each item of RequiredEvidence, the indices
+	// of the items it depends on (the judge's Logic Dependency follows it, not list order).
+	EvidenceDependsOn [][]int        `json:"evidence_depends_on,omitempty"`
 	ObjectsPerImage   [][]MetaObject `json:"objects_per_image,omitempty"`
 	Ambiguous         *bool          `json:"ambiguous,omitempty"`
 	TargetImage       int            `json:"target_image,omitempty"`
@@ -148,6 +151,7 @@ type rules struct {
 	lastErrors []wrongValue
 	updates    int // scene updates used
 	required   []string
+	dependsOn  [][]int         // of required, by index
 	asked      map[string]bool // user turns asked so far, to ask no question twice
 }
 
@@ -161,29 +165,29 @@ func newRules(sc *Scene, turns int, rng *rand.Rand) *rules {
 func (r *rules) startTask() {
 	t := r.tasks[r.ti]
 	if r.ti > 0 {
-		// A new task starts from the scene as given (the document: the model should "清空之前的
-		// 状态"): the earlier task's updates no longer hold.
+		// A new task drops the earlier task's conclusions (the document: the model should
+		// "清空之前的状态"), not the state of the scene: an update announced earlier in the
+		// conversation still holds, so the new task's evidence takes the updated values.
 		r.k.setTask(t)
-		for i := range r.k.cur {
-			r.k.cur[i] = maps.Clone(r.k.objs[i].Attributes)
-		}
 	}
 	r.phase, r.local = PhaseMemoryBuild, 0
 	nReason := max(1, r.turns/10)
 	r.reason = r.turns - nReason + 1
 	r.memEnd = max(1, r.reason/2) // half of the turns before the test, rounded up
-	r.required = chainOrder(t)
+	r.required, r.dependsOn = chainOrder(t)
 }
 
 // chainOrder lists a task's evidence texts in dependency order (each after the evidence it
-// depends on; otherwise in the scene's order), as meta.required_evidence: the judge's Logic
-// Dependency reads the list as the reasoning chain.
-func chainOrder(t *Task) []string {
+// depends on; otherwise in the scene's order), as meta.required_evidence, and for each the
+// indices in that list of the evidence it depends on, as meta.evidence_depends_on: the
+// judge's Logic Dependency follows the graph.
+func chainOrder(t *Task) ([]string, [][]int) {
 	done := map[string]bool{}
-	var out []string
-	for len(out) < len(t.RequiredEvidence) {
+	var order []*Evidence
+	for len(order) < len(t.RequiredEvidence) {
 		progressed := false
-		for _, ev := range t.RequiredEvidence {
+		for i := range t.RequiredEvidence {
+			ev := &t.RequiredEvidence[i]
 			if done[ev.ID] {
 				continue
 			}
@@ -193,19 +197,33 @@ func chainOrder(t *Task) []string {
 			}
 			if ready {
 				done[ev.ID], progressed = true, true
-				out = append(out, ev.Text)
+				order = append(order, ev)
 			}
 		}
 		if !progressed { // a dependency cycle: the rest in the scene's order
-			for _, ev := range t.RequiredEvidence {
-				if !done[ev.ID] {
+			for i := range t.RequiredEvidence {
+				if ev := &t.RequiredEvidence[i]; !done[ev.ID] {
 					done[ev.ID] = true
-					out = append(out, ev.Text)
+					order = append(order, ev)
 				}
 			}
 		}
 	}
-	return out
+	at := map[string]int{}
+	texts := make([]string, len(order))
+	for i, ev := range order {
+		at[ev.ID], texts[i] = i, ev.Text
+	}
+	deps := make([][]int, len(order))
+	for i, ev := range order {
+		deps[i] = []int{}
+		for _, d := range ev.DependsOn {
+			if j, ok := at[d]; ok {
+				deps[i] = append(deps[i], j)
+			}
+		}
+	}
+	return texts, deps
 }
 
 func (r *rules) task() *Task { return r.tasks[r.ti] }
@@ -260,7 +278,7 @@ func (r *rules) next(answer string) (Step, bool) {
 	s.Meta.Language, s.Meta.Phase = r.lang, r.phase
 	s.Meta.Coverage = &cov
 	if s.Meta.RequiredEvidence == nil {
-		s.Meta.RequiredEvidence = r.required
+		s.Meta.RequiredEvidence, s.Meta.EvidenceDependsOn = r.required, r.dependsOn
 	}
 	return s, true
 }
@@ -279,7 +297,7 @@ func (r *rules) opening() Step {
 
 func (r *rules) direct() Step {
 	text, _ := render(r.rng, tplDirect, r.lang, map[string]string{"question": r.task().Question})
-	return Step{Action: ActInitial, Text: text, Expected: r.task().Answer}
+	return Step{Action: ActInitial, Text: text, Expected: r.taskAnswer()}
 }
 
 // nextTask opens the next task of the episode in the same conversation.
@@ -287,7 +305,34 @@ func (r *rules) nextTask() Step {
 	text, _ := render(r.rng, templateKey(ActNextTask), r.lang, map[string]string{"question": r.task().Question})
 	return Step{Action: ActNextTask, Text: text,
 		Expected: pick(r.lang, "Takes up the new task on its own, without carrying over the previous task's conclusions: ",
-			"独立处理新任务，不混入上一个任务的结论：") + r.task().Answer}
+			"独立处理新任务，不混入上一个任务的结论：") + r.taskAnswer()}
+}
+
+// taskAnswer is the current task's answer as the scene's state now stands: a value an
+// earlier update of the conversation changed is given as it is now (replaced where the
+// scene's answer states it once, else said after it), so that an expected answer never
+// contradicts an update the conversation made.
+func (r *rules) taskAnswer() string {
+	ans := r.task().Answer
+	var notes []string
+	for oi, o := range r.k.objs {
+		for _, a := range slices.Sorted(maps.Keys(o.Attributes)) {
+			old, now := o.Attributes[a], r.k.cur[oi][a]
+			if old == now {
+				continue
+			}
+			if strings.Count(ans, old) == 1 && strings.Count(r.task().Answer, old) == 1 && !strings.Contains(ans, now) {
+				ans = strings.Replace(ans, old, now, 1)
+			} else if strings.Contains(ans, old) {
+				notes = append(notes, pick(r.lang, fmt.Sprintf("the %s's %s is now %s", r.name(oi), attributeName(a, r.lang), now),
+					fmt.Sprintf("%s的%s现在是%s", r.name(oi), attributeName(a, r.lang), now)))
+			}
+		}
+	}
+	if len(notes) > 0 {
+		ans += pick(r.lang, " (after the update: "+strings.Join(notes, "; ")+")", "（更新后："+strings.Join(notes, "；")+"）")
+	}
+	return ans
 }
 
 // reasoningFollowUp asks, after the direct question, about the reasoning behind the answer:
@@ -379,12 +424,24 @@ func (r *rules) negation(w wrongValue) Step {
 	sl := r.slots()
 	sl["entity"], sl["attribute"] = r.name(w.obj), attributeName(w.attr, r.lang)
 	sl["correct_value"], sl["wrong_value"] = w.correct, w.said
+	meta := Meta{Entity: sl["entity"], Attribute: w.attr, FalseValue: w.said, TrueValue: w.correct, TargetImage: r.imageOf(w.obj)}
+	if w.denied {
+		// The model denied the true value ("the plate is not white"): the correction states
+		// the value ("should be white"), and there is no false value it asserted.
+		text := renderOneOf(r.rng, templateKey(ActNegation), r.lang, sl, []int{0, 1})
+		meta.FalseValue = ""
+		return Step{Action: ActNegation, Text: text,
+			Expected: pick(r.lang,
+				fmt.Sprintf("Accepts the correction: the %s's %s is %s, and revises its reasoning.", sl["entity"], sl["attribute"], w.correct),
+				fmt.Sprintf("接受纠正：%s的%s是%s，并据此修正推理。", sl["entity"], sl["attribute"], w.correct)),
+			Meta: meta}
+	}
 	text, _ := render(r.rng, templateKey(ActNegation), r.lang, sl)
 	return Step{Action: ActNegation, Text: text,
 		Expected: pick(r.lang,
 			fmt.Sprintf("Accepts the correction: the %s's %s is %s, not %s, and revises its reasoning.", sl["entity"], sl["attribute"], w.correct, w.said),
 			fmt.Sprintf("接受纠正：%s的%s是%s，不是%s，并据此修正推理。", sl["entity"], sl["attribute"], w.correct, w.said)),
-		Meta: Meta{Entity: sl["entity"], Attribute: w.attr, FalseValue: w.said, TrueValue: w.correct, TargetImage: r.imageOf(w.obj)}}
+		Meta: meta}
 }
 
 // guidance points toward a missing evidence drawn at random (the document's
@@ -430,21 +487,39 @@ func (r *rules) followUp() (Step, bool) {
 	if e < 0 || ti < 0 {
 		return Step{}, false
 	}
-	return r.followUpOn(e, &r.k.evidence[ti])
+	// A question not asked yet, about that entity or else the evidence's own object; none
+	// left: guidance instead (asking the same thing again tests nothing).
+	target := &r.k.evidence[ti]
+	for _, o := range []int{e, target.obj} {
+		for range 8 {
+			if s, ok := r.followUpOn(o, target); ok && !r.asked[s.Text] {
+				return s, true
+			}
+		}
+	}
+	return Step{}, false
 }
 
-// followUpOn asks about object e toward the evidence target.
+// followUpOn asks about object e toward the evidence target. What a follow-up says the
+// model said is only what it asserted: "You mentioned the {entity}" of an object its answers
+// named, "Why do you think the {entity} is {description}?" with the value it last asserted
+// of the object (never the scene's value: the model may not have said it).
 func (r *rules) followUpOn(e int, target *evidenceState) (Step, bool) {
 	sl := r.slots()
 	sl["entity"], sl["target"] = r.name(e), target.ev.Text
-	for _, a := range slices.Sorted(maps.Keys(r.k.cur[e])) {
+	allowed := []int{1, 2} // "can you describe it in more detail?", "where in the image is it?"
+	if r.k.mentioned[e] {
+		allowed = append(allowed, 0)
+	}
+	for _, a := range slices.Sorted(maps.Keys(r.k.said[e])) {
 		if a != "position" {
-			sl["description"] = r.k.cur[e][a]
+			sl["description"] = r.k.said[e][a]
+			allowed = append(allowed, 3)
 			break
 		}
 	}
-	text, ok := render(r.rng, templateKey(ActFollowUp), r.lang, sl)
-	if !ok {
+	text := renderOneOf(r.rng, templateKey(ActFollowUp), r.lang, sl, allowed)
+	if text == "" {
 		return Step{}, false
 	}
 	return Step{Action: ActFollowUp, Text: text,
@@ -524,7 +599,9 @@ func (r *rules) update() (Step, bool) {
 		r.updates++
 		oi, attr, nv = r.k.index(u.Entity), u.Attribute, u.NewValue
 	} else {
-		oi, attr = r.randomFact()
+		// A value a later task of the conversation rests on is not changed at random: that
+		// task's question and answer are the scene's.
+		oi, attr = r.randomFactExcept(r.laterEvidence)
 		if oi < 0 {
 			return Step{}, false
 		}
@@ -534,7 +611,7 @@ func (r *rules) update() (Step, bool) {
 		}
 	}
 	old := r.k.cur[oi][attr]
-	r.k.cur[oi][attr] = nv
+	r.k.setValue(oi, attr, nv)
 	sl := r.slots()
 	sl["entity"], sl["attribute"], sl["old_value"], sl["new_value"] = r.name(oi), attributeName(attr, r.lang), old, nv
 	text, _ := render(r.rng, templateKey(ActUpdate), r.lang, sl)
@@ -542,6 +619,18 @@ func (r *rules) update() (Step, bool) {
 		Expected: pick(r.lang, fmt.Sprintf("Takes the change: the %s's %s is now %s (no longer %s).", sl["entity"], sl["attribute"], nv, old),
 			fmt.Sprintf("接受变化：%s的%s现在是%s（不再是%s）。", sl["entity"], sl["attribute"], nv, old)),
 		Meta: Meta{Entity: sl["entity"], Attribute: attr, OldValue: old, NewValue: nv, TrueValue: nv, TargetImage: r.imageOf(oi)}}, true
+}
+
+// laterEvidence reports whether a task after the current one rests on the object's attribute.
+func (r *rules) laterEvidence(oi int, attr string) bool {
+	for _, t := range r.tasks[r.ti+1:] {
+		for _, ev := range t.RequiredEvidence {
+			if ev.Entity == r.k.objs[oi].ID && (ev.Attribute == attr || ev.Attribute == "") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // mislead claims a false value for a checkable attribute.
@@ -559,7 +648,7 @@ func (r *rules) mislead() (Step, bool) {
 	sl["entity"], sl["wrong_value"] = r.name(oi), wrong
 	text, _ := render(r.rng, templateKey(ActMislead), r.lang, sl)
 	return Step{Action: ActMislead, Text: text,
-		Expected: pick(r.lang, fmt.Sprintf("No: the image shows the %s is %s, not %s.", sl["entity"], truth, wrong),
+		Expected: pick(r.lang, fmt.Sprintf("No: the image shows the %s %s %s, not %s.", sl["entity"], sl["is"], truth, wrong),
 			fmt.Sprintf("不对：图中%s是%s，不是%s。", sl["entity"], truth, wrong)),
 		Meta: Meta{Entity: sl["entity"], Attribute: attr, FalseValue: wrong, TrueValue: truth, TargetImage: r.imageOf(oi)}}, true
 }
@@ -580,11 +669,14 @@ func (r *rules) redundancy() (Step, bool) {
 	if len(pool) == 0 {
 		return Step{}, false
 	}
+	// Only what the model asserted is quoted: the sentence its assertion stood in, and the
+	// value as it asserted it (a keyword's evidence has none: "You said the {entity} is
+	// {value}" is not asked of it).
 	st := &r.k.evidence[pool[r.rng.IntN(len(pool))]]
-	oi, attr, val = st.obj, st.ev.Attribute, r.evidenceValue(st)
+	oi, attr, val = st.obj, st.ev.Attribute, st.said
 	sl["statement"] = st.statement
 	sl["entity"], sl["value"] = r.name(oi), val
-	if attr != "" {
+	if attr != "" && val != "" {
 		sl["attribute"] = attributeName(attr, r.lang)
 	}
 	text, ok := render(r.rng, templateKey(ActRedundancy), r.lang, sl)
@@ -592,12 +684,12 @@ func (r *rules) redundancy() (Step, bool) {
 		return Step{}, false
 	}
 	fact := sl["statement"]
-	if fact == "" || val != "" {
-		fact = pick(r.lang, "the "+sl["entity"]+" is "+val, sl["entity"]+"是"+val)
+	if fact == "" {
+		fact = pick(r.lang, "the "+sl["entity"]+" "+sl["is"]+" "+val, sl["entity"]+"是"+val)
 	}
 	return Step{Action: ActRedundancy, Text: text,
 		Expected: pick(r.lang, "Confirms briefly, without repeating itself at length: "+fact+".", "简洁确认，不冗长重复："+fact+"。"),
-		Meta:     Meta{Entity: sl["entity"], Attribute: attr, TrueValue: val, TargetImage: r.imageOf(oi)}}, true
+		Meta:     Meta{Entity: sl["entity"], Attribute: attr, TrueValue: r.evidenceValue(st), TargetImage: r.imageOf(oi)}}, true
 }
 
 // distraction asks about an object the task does not need.
@@ -629,13 +721,19 @@ func (r *rules) distraction() Step {
 
 // randomFact picks an object and one of its attributes: a color when the scene has one,
 // else any attribute but position (a poor thing to mislead about).
-func (r *rules) randomFact() (int, string) {
+func (r *rules) randomFact() (int, string) { return r.randomFactExcept(nil) }
+
+// randomFactExcept is randomFact among the facts skip does not reject.
+func (r *rules) randomFactExcept(skip func(oi int, attr string) bool) (int, string) {
 	var cands, colored [][2]int
 	var attrs [][]string
 	for i := range r.k.objs {
 		keys := slices.Sorted(maps.Keys(r.k.cur[i]))
 		attrs = append(attrs, keys)
 		for j, a := range keys {
+			if skip != nil && skip(i, a) {
+				continue
+			}
 			if a != "position" {
 				cands = append(cands, [2]int{i, j})
 			}

@@ -3,6 +3,9 @@ package simulate
 import (
 	"math/rand/v2"
 	"strings"
+	"sync"
+
+	"github.com/jinzhu/inflection"
 )
 
 // Action is the action type a user turn carries (the action-space document's names, as in
@@ -47,7 +50,7 @@ const (
 // one) and English (ours, of the same intent). Placeholders are {name}.
 var templates = map[templateKey]struct{ en, zh []string }{
 	templateKey(ActFollowUp): {
-		en: []string{"You mentioned the {entity}. How is it related to {target}?", "About the {entity}: can you describe it in more detail?", "Where in the image is the {entity}?", "Why do you think the {entity} is {description}?"},
+		en: []string{"You mentioned the {entity}. How {is} {it} related to {target}?", "About the {entity}: can you describe {it} in more detail?", "Where in the image {is} the {entity}?", "Why do you think the {entity} {is} {description}?"},
 		zh: []string{"你提到了{entity}，它和{target}有什么关系？", "关于{entity}，你能详细描述一下吗？", "{entity}在图中的哪个位置？", "为什么你认为{entity}是{description}的？"},
 	},
 	templateKey(ActLogicSkip): {
@@ -55,7 +58,7 @@ var templates = map[templateKey]struct{ en, zh []string }{
 		zh: []string{"直接告诉我答案，不需要解释。", "简单说一下结论就行。", "我只要答案，省略推理过程。"},
 	},
 	templateKey(ActNegation): {
-		en: []string{"That's not right: the {entity}'s {attribute} should be {correct_value}.", "You're wrong, actually the {entity} is {correct_value}.", "That's not accurate: the {entity}'s {attribute} is not {wrong_value}."},
+		en: []string{"That's not right: the {entity}'s {attribute} should be {correct_value}.", "You're wrong, actually the {entity} {is} {correct_value}.", "That's not accurate: the {entity}'s {attribute} is not {wrong_value}."},
 		zh: []string{"不对，{entity}的{attribute}应该是{correct_value}。", "你说错了，实际上{entity}是{correct_value}。", "这不准确，{entity}的{attribute}并不是{wrong_value}。"},
 	},
 	templateKey(ActGuidance): {
@@ -63,11 +66,11 @@ var templates = map[templateKey]struct{ en, zh []string }{
 		zh: []string{"注意图中{region}的部分。", "看看{entity}周围的环境。", "关注{entity}的{attribute}。", "试着从{perspective}的角度观察。"},
 	},
 	templateKey(ActMislead): {
-		en: []string{"I think the {entity} is {wrong_value}, right?", "The image shows the {entity} is {wrong_value}, doesn't it?", "The {entity} looks {wrong_value}."},
+		en: []string{"I think the {entity} {is} {wrong_value}, right?", "The image shows the {entity} {is} {wrong_value}, doesn't it?", "The {entity} {looks} {wrong_value}."},
 		zh: []string{"我觉得{entity}应该是{wrong_value}，对吗？", "图中显示{entity}是{wrong_value}吧？", "{entity}看起来像是{wrong_value}。"},
 	},
 	templateKey(ActUpdate): {
-		en: []string{"Now the {entity}'s {attribute} has changed to {new_value}.", "Note that the {entity} has changed; it is now {new_value}.", "The {entity} was {old_value} a moment ago, but now it is {new_value}."},
+		en: []string{"Now the {entity}'s {attribute} has changed to {new_value}.", "Note that the {entity} {has} changed; {it_is} now {new_value}.", "The {entity} {was} {old_value} a moment ago, but now {it_is} {new_value}."},
 		zh: []string{"现在{entity}的{attribute}变成了{new_value}。", "注意，{entity}已经改变了，现在是{new_value}。", "{entity}刚才是{old_value}，但现在变成{new_value}了。"},
 	},
 	templateKey(ActDistraction): {
@@ -81,7 +84,7 @@ var templates = map[templateKey]struct{ en, zh []string }{
 	// The document's first redundancy template reads "{entity}是{attribute}" where it means the
 	// value; {value} says so.
 	templateKey(ActRedundancy): {
-		en: []string{"You said the {entity} is {value}. Just to confirm, is the {entity} really {value}?", "You mentioned earlier: {statement}. Can you repeat that?", "You already told me about the {entity}'s {attribute}, but I'd like to hear it again."},
+		en: []string{"You said the {entity} {is} {value}. Just to confirm, {is} the {entity} really {value}?", "You mentioned earlier: {statement}. Can you repeat that?", "You already told me about the {entity}'s {attribute}, but I'd like to hear it again."},
 		zh: []string{"刚才说过{entity}是{value}，再确认一下，{entity}真的是{value}吗？", "你之前提到{statement}，能重复一下吗？", "关于{entity}的{attribute}，你已经说过了，但我想再听一次。"},
 	},
 	templateKey(ActFineGrained): {
@@ -191,6 +194,58 @@ func parseTemplate(s string) template {
 	}
 }
 
+// agreement are the placeholders of English templates that agree in number with the
+// object the turn names ("the apples are", "the cup is"): singular and plural forms.
+var agreement = map[string][2]string{
+	"is": {"is", "are"}, "has": {"has", "have"}, "was": {"was", "were"}, "looks": {"looks", "look"},
+	"it": {"it", "they"}, "it_is": {"it is", "they are"},
+}
+
+// agree fills the agreement placeholders for the object the slots name (entity, or
+// irrelevant_entity): plural when the name's last word is a plural noun (its singular, by
+// github.com/jinzhu/inflection, differs: "apples", "people"). Slots already set are kept.
+func agree(slots map[string]string) {
+	name := slots["entity"]
+	if name == "" {
+		name = slots["irrelevant_entity"]
+	}
+	if name == "" {
+		return
+	}
+	words := strings.Fields(name)
+	last := strings.ToLower(words[len(words)-1])
+	n := 0
+	if plural(last) {
+		n = 1
+	}
+	for k, forms := range agreement {
+		if slots[k] == "" {
+			slots[k] = forms[n]
+		}
+	}
+}
+
+// Be is the English copula that agrees with an object's name: "are" for "apples", "is" for
+// "cup" (the demo personas' answers use it too).
+func Be(name string) string {
+	slots := map[string]string{"entity": name}
+	agree(slots)
+	return slots["is"]
+}
+
+// plurals remembers which words are plural nouns (inflection's rules are regular
+// expressions, and a conversation names the same few objects again and again).
+var plurals sync.Map
+
+func plural(w string) bool {
+	if p, ok := plurals.Load(w); ok {
+		return p.(bool)
+	}
+	p := inflection.Singular(w) != w
+	plurals.Store(w, p)
+	return p
+}
+
 // fillable reports whether every placeholder has a value.
 func (t *template) fillable(slots map[string]string) bool {
 	for i := 1; i < len(t.parts); i += 2 {
@@ -231,6 +286,9 @@ var parsed = func() map[templateKey][2][]template {
 // render fills a template of the list, chosen with rng among those whose placeholders all
 // have values. ok is false when none has.
 func render(rng *rand.Rand, key templateKey, lang Language, slots map[string]string) (string, bool) {
+	if slots != nil {
+		agree(slots)
+	}
 	list := parsed[key][langIndex(lang)]
 	var cand [16]int
 	n := 0
@@ -250,6 +308,7 @@ func render(rng *rand.Rand, key templateKey, lang Language, slots map[string]str
 // renderOneOf fills one of the templates of the list at the indices allowed (the first
 // fillable one if none of them is), chosen with rng.
 func renderOneOf(rng *rand.Rand, key templateKey, lang Language, slots map[string]string, allowed []int) string {
+	agree(slots)
 	list := parsed[key][langIndex(lang)]
 	var cand []int
 	for _, i := range allowed {

@@ -215,7 +215,7 @@ func (w *world) fact(ev *simulate.Evidence) string {
 			v = w.vals[i][ev.Attribute]
 		}
 		if i >= 0 {
-			s += w.pick("The "+w.qname[i]+" is "+v+".", w.qname[i]+"是"+v+"的。")
+			s += w.pick("The "+w.qname[i]+" "+simulate.Be(w.qname[i])+" "+v+".", w.qname[i]+"是"+v+"的。")
 		}
 	}
 	return s
@@ -245,12 +245,12 @@ func answer(sc *simulate.Scene, p Persona, msgs []vlm.Message) string {
 	}
 	tr := trackerFor(sc, ti, msgs[from:])
 	var last string
-	for _, m := range msgs[from:] {
+	for _, m := range msgs {
 		switch m.Role {
 		case vlm.RoleUser:
 			last = m.Text
-			// Updates the user announced (in the current task: a new task starts from the
-			// scene as given) change what every persona believes from then on.
+			// Updates the user announced change what every persona believes from then on,
+			// in a later task too: a new task drops conclusions, not the scene's state.
 			if r := recognize(m.Text, w.lang); r.Key == string(simulate.ActUpdate) {
 				if i := w.find(r.Slots["entity"], 0); i >= 0 {
 					if a := w.attrOf(i, r.Slots["attribute"], r.Slots["new_value"]); a != "" {
@@ -260,6 +260,12 @@ func answer(sc *simulate.Scene, p Persona, msgs []vlm.Message) string {
 				}
 			}
 		}
+	}
+	// The task's own question, asked directly, is answered as such, whatever template its
+	// words happen to fit ("What color is the plate, and what color is the cup?" reads as a
+	// cross-image question "What {attribute} is the {type}?").
+	if task != nil && strings.TrimSpace(last) == strings.TrimSpace(task.Question) {
+		return answerWithEvidence(w, task)
 	}
 	r := recognize(last, w.lang)
 	s := r.Slots
@@ -298,7 +304,7 @@ func answer(sc *simulate.Scene, p Persona, msgs []vlm.Message) string {
 			return w.pick("I see, I was wrong: the "+s["entity"]+" is not "+s["wrong_value"]+".",
 				"明白，是我说错了："+s["entity"]+"不是"+s["wrong_value"]+"。")
 		}
-		return w.pick("I see, I was wrong: the "+s["entity"]+" is "+s["correct_value"]+".",
+		return w.pick("I see, I was wrong: the "+s["entity"]+" "+simulate.Be(s["entity"])+" "+s["correct_value"]+".",
 			"明白，是我说错了："+s["entity"]+"是"+s["correct_value"]+"。")
 	case string(simulate.ActMislead):
 		i := w.find(s["entity"], 0)
@@ -307,12 +313,12 @@ func answer(sc *simulate.Scene, p Persona, msgs []vlm.Message) string {
 		}
 		a := w.attrOf(i, "", s["wrong_value"])
 		if accepts || simulate.SameValue(w.vals[i][a], s["wrong_value"]) {
-			return w.pick("Yes, the "+s["entity"]+" is "+s["wrong_value"]+".", "是的，"+s["entity"]+"是"+s["wrong_value"]+"。")
+			return w.pick("Yes, the "+s["entity"]+" "+simulate.Be(s["entity"])+" "+s["wrong_value"]+".", "是的，"+s["entity"]+"是"+s["wrong_value"]+"。")
 		}
-		return w.pick("No. The image shows the "+s["entity"]+" is "+w.vals[i][a]+", not "+s["wrong_value"]+".",
+		return w.pick("No. The image shows the "+s["entity"]+" "+simulate.Be(s["entity"])+" "+w.vals[i][a]+", not "+s["wrong_value"]+".",
 			"不对，图中"+s["entity"]+"是"+w.vals[i][a]+"，并不是"+s["wrong_value"]+"。")
 	case string(simulate.ActUpdate):
-		return w.pick("Understood: the "+s["entity"]+" is now "+s["new_value"]+".", "明白了："+s["entity"]+"现在是"+s["new_value"]+"。")
+		return w.pick("Understood: the "+s["entity"]+" "+simulate.Be(s["entity"])+" now "+s["new_value"]+".", "明白了："+s["entity"]+"现在是"+s["new_value"]+"。")
 	case string(simulate.ActRedundancy):
 		if s["statement"] != "" {
 			return w.pick("Yes, as I said: ", "是的，正如我说的：") + s["statement"]
@@ -421,7 +427,15 @@ func answerWithEvidence(w *world, task *simulate.Task) string {
 	}
 	var facts []string
 	for i := range task.RequiredEvidence {
-		facts = append(facts, task.RequiredEvidence[i].Text)
+		ev := &task.RequiredEvidence[i]
+		f := ev.Text
+		for _, k := range keys {
+			nv := w.updated[k]
+			if v := w.objs[k.obj].Attributes[k.attr]; w.objs[k.obj].ID == ev.Entity && v != "" && v != nv && strings.Count(f, v) == 1 {
+				f = strings.Replace(f, v, nv, 1)
+			}
+		}
+		facts = append(facts, f)
 	}
 	return ans + w.pick(" Evidence: "+strings.Join(facts, "; ")+".", "依据："+strings.Join(facts, "；")+"。")
 }
