@@ -218,7 +218,9 @@ func pearsonSpearman(x, y []float64, w []int32, rx []float64, xr []int32, ry []f
 }
 
 // corr3Swapped is corr3 when the points' tau-b is counted on the swapped points (j.pk: the
-// human means, which take few values, on the Fenwick tree; the scores in sorted order).
+// scores in sorted order; the human means, which take few values, counted by rank in a
+// table whose prefix sums, a few adds, replace kendallWeighted's Fenwick tree: the same
+// integers).
 // The pass of kendallWeighted visits the points in order of score, one group of equal
 // scores at a time, which is the order averageRanks gives the scores their ranks in: the
 // ranks are written in the same pass (same integers, same expression). The human means'
@@ -226,16 +228,13 @@ func pearsonSpearman(x, y []float64, w []int32, rx []float64, xr []int32, ry []f
 // of a few ranks replaces the sort order pass. The numbers are those of corr3's general
 // way, bit for bit. ws holds the weights in the pass's order (read in order, not gathered
 // through byXY), and the sample size and constant checks come from the pass's counts
-// (issue #43: a third less time per replicate on 100,000 continuous scores).
+// (issue #43, BenchmarkCorr3Swapped: 2.9 → 2.4 ms on 100,000 continuous scores, 3.4 → 2.4
+// ms on scores of 4 digits).
 func (j judgeUnits) corr3Swapped(w, ws []int32, s *corrScratch) [3]Value {
 	p, pk := j.p, j.pk
 	ry := s.ry[:len(p.x)]
 	k := pk.yCount
-	fen := s.fen[:k+1]
-	clear(fen)
-	ytie := s.ytie[:k] // weight at each rank of the human mean
-	clear(ytie)
-	aty := s.aty[:k]
+	aty := s.aty[:k] // weight inserted at each rank of the human mean
 	clear(aty)
 	var conc, disc, inserted, n1 int64
 	ord, yr, runs := pk.byXY, pk.yrXY, pk.xRuns
@@ -244,8 +243,7 @@ func (j judgeUnits) corr3Swapped(w, ws []int32, s *corrScratch) [3]Value {
 		i, e := int(runs[g]), int(runs[g+1])
 		if e == i+1 {
 			// A score held by one point (the usual case with continuous scores): its count
-			// against the points before it, then its insertion, in one step. A point of
-			// weight 0 adds 0 to every count, so it needs no branch.
+			// against the points before it, then its insertion, in one step.
 			we := int64(ws[i])
 			if we == 0 {
 				ry[ord[i]] = float64(inserted) + 0.5
@@ -253,33 +251,29 @@ func (j judgeUnits) corr3Swapped(w, ws []int32, s *corrScratch) [3]Value {
 			}
 			r := int(yr[i])
 			var below int64
-			for q := r; q > 0; q -= q & -q {
-				below += int64(fen[q])
+			for _, a := range aty[:r] {
+				below += a
 			}
 			conc += we * below
 			disc += we * (inserted - below - aty[r])
-			ytie[r] += we
 			aty[r] += we
-			for f := r + 1; f <= k; f += f & -f {
-				fen[f] += int32(we)
-			}
 			ry[ord[i]] = float64(inserted) + float64(we+1)/2
 			inserted += we
 			n1 += we * (we - 1) / 2
 			continue
 		}
-		var t int64
+		// A run of equal scores is in order of the human means' ranks: one scan of the
+		// weights by rank gives every point's count of points below it.
+		var t, below int64
+		c := 0
 		for q := i; q < e; q++ {
 			if we := int64(ws[q]); we > 0 {
 				r := int(yr[q])
-				var below int64
-				for f := r; f > 0; f -= f & -f {
-					below += int64(fen[f])
+				for ; c < r; c++ {
+					below += aty[c]
 				}
-				upto := below + aty[r]
 				conc += we * below
-				disc += we * (inserted - upto)
-				ytie[r] += we
+				disc += we * (inserted - below - aty[r])
 				t += we
 			}
 		}
@@ -287,19 +281,12 @@ func (j judgeUnits) corr3Swapped(w, ws []int32, s *corrScratch) [3]Value {
 		rank := float64(inserted) + float64(t+1)/2
 		for q := i; q < e; q++ {
 			ry[ord[q]] = rank
-			we := ws[q]
-			if we == 0 {
-				continue
-			}
-			r := int(yr[q])
-			aty[r] += int64(we)
-			for f := r + 1; f <= k; f += f & -f {
-				fen[f] += we
-			}
+			aty[yr[q]] += int64(ws[q])
 		}
 		inserted += t
 		n1 += t * (t - 1) / 2
 	}
+	ytie := aty // at the end of the pass, the weight at each rank of the human mean
 	var n2 int64
 	for _, t := range ytie {
 		n2 += t * (t - 1) / 2

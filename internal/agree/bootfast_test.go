@@ -159,32 +159,43 @@ func TestDrawClustersMatchesRand(t *testing.T) {
 	}
 }
 
-// BenchmarkCorr3Swapped is one replicate's three correlations of a judge with continuous
-// scores (every point distinct) against item means of 2–3 raters, 100,000 points with
-// bootstrap weights: the kernel that issue #43's profile of score found hottest.
+// BenchmarkCorr3Swapped is one replicate's three correlations of a judge against item means
+// of 2–3 raters, 100,000 points with bootstrap weights: the kernel that issue #43's profile
+// of score found hottest. Its scores are continuous (every score distinct) or, as in the
+// score benchmarks' databases, of 4 significant digits (runs of equal scores).
 func BenchmarkCorr3Swapped(b *testing.B) {
-	rng := rand.New(rand.NewPCG(43, 1))
-	n := 100_000
-	xs, ys := make([]float64, n), make([]float64, n)
-	for i := range xs {
-		xs[i] = float64(2+rng.IntN(13)) / float64(2+rng.IntN(2))
-		ys[i] = xs[i] + rng.NormFloat64()
-	}
-	p := newPairs(xs, ys)
-	j := judgeUnits{p: p, pk: newPairs(ys, xs), hasPoints: true}
-	if j.pk.yCount >= p.yCount {
-		b.Fatal("the points are not swapped")
-	}
-	s := newCorrScratch(n, max(p.yCount, j.pk.yCount))
-	w, ws := make([]int32, n), make([]int32, n)
-	for range n { // an item bootstrap's draws: about 37% of the points get weight 0
-		w[rng.IntN(n)]++
-	}
-	for e, pt := range j.pk.byXY {
-		ws[e] = w[pt]
-	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		j.corr3(w, ws, s)
+	for _, c := range []struct {
+		name string
+		step float64 // scores are multiples of step (0: continuous)
+	}{{"continuous", 0}, {"digits=4", 1.0 / 2000}} {
+		b.Run(c.name, func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(43, 1))
+			n := 100_000
+			xs, ys := make([]float64, n), make([]float64, n)
+			for i := range xs {
+				xs[i] = float64(2+rng.IntN(13)) / float64(2+rng.IntN(2))
+				ys[i] = xs[i] + rng.NormFloat64()
+				if c.step > 0 {
+					ys[i] = math.Round(ys[i]/c.step) * c.step
+				}
+			}
+			p := newPairs(xs, ys)
+			j := judgeUnits{p: p, pk: newPairs(ys, xs), hasPoints: true}
+			if j.pk.yCount >= p.yCount {
+				b.Fatal("the points are not swapped")
+			}
+			s := newCorrScratch(n, max(p.yCount, j.pk.yCount))
+			w, ws := make([]int32, n), make([]int32, n)
+			for range n { // an item bootstrap's draws: about 37% of the points get weight 0
+				w[rng.IntN(n)]++
+			}
+			for e, pt := range j.pk.byXY {
+				ws[e] = w[pt]
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				j.corr3(w, ws, s)
+			}
+		})
 	}
 }
