@@ -136,14 +136,20 @@ func (j judgeUnits) corr3(w, ws []int32, s *corrScratch) [3]Value {
 	averageRanks(p.xKeys, p.byXY, w, rx)
 	averageRanks(p.yKeys, p.byY, w, ry)
 	tau := j.pk.kendallWeighted(w, s, n)
-	r, rho := pearsonSpearman(x, y, w, rx, nil, ry)
+	r, rho := pearsonSpearman(x, y, w, rx, nil, ry, false)
 	return [3]Value{r, rho, tau}
 }
 
 // pearsonSpearman computes, for weights with a total of at least 2 and sides that are not
 // constant, scaledCorrelation of x and y and stat.Correlation of the ranks of x (rx[i], or
 // rx[xr[i]] when xr is not nil) and ry with the weights, in three fused passes.
-func pearsonSpearman(x, y []float64, w []int32, rx []float64, xr []int32, ry []float64) (Value, Value) {
+//
+// finite says that every x, y and rank is finite: the terms of points of weight 0 are then
+// exact zeros (±0), which leave every sum as it is (a sum that starts at +0 never becomes
+// −0, and s + ±0 = s), so passes 2 and 3 add them instead of branching on the weight (a
+// third of the points, at random: issue #43). The largest deviations take a point's
+// deviation times 0 or 1, which is 0 for a point of weight 0 and so never the largest.
+func pearsonSpearman(x, y []float64, w []int32, rx []float64, xr []int32, ry []float64, finite bool) (Value, Value) {
 	// Pass 1: the weighted sums of scaledCorrelation's first pass and of stat.Mean of the
 	// two rank vectors (their sums of weights are the same sum, sw).
 	var sw, sx, sy, srx, sry float64
@@ -168,13 +174,14 @@ func pearsonSpearman(x, y []float64, w []int32, rx []float64, xr []int32, ry []f
 	var ax, ay float64
 	var cxx, cyy, cxy, xcomp, ycomp, cw float64
 	for i, wi := range w {
-		if wi == 0 {
+		if !finite && wi == 0 {
 			continue
 		}
-		if d := math.Abs(x[i] - mx); d > ax {
+		in := float64(min(wi, 1))
+		if d := math.Abs(x[i]-mx) * in; d > ax {
 			ax = d
 		}
-		if d := math.Abs(y[i] - my); d > ay {
+		if d := math.Abs(y[i]-my) * in; d > ay {
 			ay = d
 		}
 		f := float64(wi)
@@ -203,7 +210,7 @@ func pearsonSpearman(x, y []float64, w []int32, rx []float64, xr []int32, ry []f
 	if ax != 0 && ay != 0 {
 		var pxy, pxx, pyy float64
 		for i, wi := range w {
-			if wi == 0 {
+			if !finite && wi == 0 {
 				continue
 			}
 			f := float64(wi)
@@ -319,6 +326,6 @@ func (j judgeUnits) corr3Swapped(w, ws []int32, s *corrScratch) [3]Value {
 		cum += t
 	}
 	xr := pk.yRank
-	r, rho := pearsonSpearman(p.x, p.y, w, xrank, xr, ry)
+	r, rho := pearsonSpearman(p.x, p.y, w, xrank, xr, ry, p.finite)
 	return [3]Value{r, rho, tau}
 }

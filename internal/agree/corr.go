@@ -26,10 +26,19 @@ type pairs struct {
 	// xRuns holds where each run of equal x begins along byXY, then len(x): the bootstrap's
 	// tau-b pass steps from run to run without comparing keys (issue #43).
 	xRuns []int32
+	// finite: no x or y is infinite or NaN (the bootstrap's passes may then add the zero
+	// terms of unweighted points instead of branching on them).
+	finite bool
 }
 
 func newPairs(x, y []float64) *pairs {
-	p := &pairs{x: x, y: y}
+	p := &pairs{x: x, y: y, finite: true}
+	for i := range x {
+		if math.IsInf(x[i], 0) || math.IsNaN(x[i]) || math.IsInf(y[i], 0) || math.IsNaN(y[i]) {
+			p.finite = false
+			break
+		}
+	}
 	p.sortOrders()
 	return p
 }
