@@ -51,6 +51,9 @@ func TestCorr3MatchesReference(t *testing.T) {
 				ys[i] = 3 // constant
 			}
 		}
+		if trial%10 == 9 { // an infinite score: r is NaN both ways, rho must be the same
+			ys[rng.IntN(n)] = math.Inf(1 - 2*rng.IntN(2))
+		}
 		p := newPairs(xs, ys)
 		j := judgeUnits{p: p, pk: p, hasPoints: true}
 		if sw := newPairs(ys, xs); sw.yCount < p.yCount {
@@ -67,7 +70,16 @@ func TestCorr3MatchesReference(t *testing.T) {
 				w[rng.IntN(n)] = 1
 			}
 			want := j.corr3Reference(w, s)
-			got := j.corr3(w, s)
+			got := j.corr3(w, nil, s)
+			if j.pk != j.p { // the bootstrap's way: the weights also given in sorted order
+				ws := make([]int32, n)
+				for e, pt := range j.pk.byXY {
+					ws[e] = w[pt]
+				}
+				if again := j.corr3(w, ws, s); again != got {
+					t.Fatalf("trial %d, replicate %d: with sorted weights %v, without %v", trial, rep, again, got)
+				}
+			}
 			for c := range got {
 				gx, gok := got[c].Float()
 				wx, wok := want[c].Float()
@@ -147,5 +159,46 @@ func TestDrawClustersMatchesRand(t *testing.T) {
 		if a, b := intN(&src, n), rng.IntN(int(n)); a != b {
 			t.Fatalf("draw %d of IntN(%d): %d, Rand.IntN %d", i, n, a, b)
 		}
+	}
+}
+
+// BenchmarkCorr3Swapped is one replicate's three correlations of a judge against item means
+// of 2–3 raters, 100,000 points with bootstrap weights: the kernel that issue #43's profile
+// of score found hottest. Its scores are continuous (every score distinct) or, as in the
+// score benchmarks' databases, of 4 significant digits (runs of equal scores).
+func BenchmarkCorr3Swapped(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		step float64 // scores are multiples of step (0: continuous)
+	}{{"continuous", 0}, {"digits=4", 1.0 / 2000}} {
+		b.Run(c.name, func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(43, 1))
+			n := 100_000
+			xs, ys := make([]float64, n), make([]float64, n)
+			for i := range xs {
+				xs[i] = float64(2+rng.IntN(13)) / float64(2+rng.IntN(2))
+				ys[i] = xs[i] + rng.NormFloat64()
+				if c.step > 0 {
+					ys[i] = math.Round(ys[i]/c.step) * c.step
+				}
+			}
+			p := newPairs(xs, ys)
+			j := judgeUnits{p: p, pk: newPairs(ys, xs), hasPoints: true}
+			if j.pk.yCount >= p.yCount {
+				b.Fatal("the points are not swapped")
+			}
+			s := newCorrScratch(n, max(p.yCount, j.pk.yCount))
+			w, ws := make([]int32, n), make([]int32, n)
+			for range n { // an item bootstrap's draws: about 37% of the points get weight 0
+				w[rng.IntN(n)]++
+			}
+			for e, pt := range j.pk.byXY {
+				ws[e] = w[pt]
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				j.corr3(w, ws, s)
+			}
+		})
 	}
 }

@@ -76,6 +76,7 @@ type repState struct {
 	t     *tally
 	buf   []int
 	jw    [][]int32 // per judge, per distinct point
+	jws   [][]int32 // per judge, per distinct point in the order of pk.byXY (nil: p == pk)
 	jtab  [][]int64 // per judge, majority × label table
 	corr  []*corrScratch
 	// jcorr caches each judge's three correlations in the replicate, for the comparisons
@@ -107,6 +108,9 @@ type judgeUnits struct {
 	hasPoints bool
 	// points and cells list each cluster's points and cells (clusterBootstrap sets them).
 	points, cells clusterLists
+	// sorted lists each cluster's points by their positions in pk.byXY when pk != p: a
+	// replicate adds the points' weights in that order too, for tau-b's pass (issue #43).
+	sorted clusterLists
 }
 
 // clusterBootstrap computes the intervals of every statistic of the field from one cluster
@@ -150,6 +154,20 @@ func clusterBootstrap(ctx context.Context, d *FieldData, res *FieldResult, value
 		}
 		judges[ji].points = newClusterLists(cl, nc, judges[ji].pointOf, np)
 		judges[ji].cells = newClusterLists(cl, nc, judges[ji].cellOf, k*k)
+		if j := &judges[ji]; j.pk != j.p {
+			pos := make([]int32, np)
+			for e, pt := range j.pk.byXY {
+				pos[pt] = int32(e)
+			}
+			posOf := make([]int32, len(j.pointOf))
+			for i, pt := range j.pointOf {
+				posOf[i] = -1
+				if pt >= 0 {
+					posOf[i] = pos[pt]
+				}
+			}
+			j.sorted = newClusterLists(cl, nc, posOf, np)
+		}
 	}
 	patterns := newClusterLists(cl, nc, patOf, pm.Items)
 
@@ -162,6 +180,11 @@ func clusterBootstrap(ctx context.Context, d *FieldData, res *FieldResult, value
 				n = len(j.p.x)
 			}
 			s.jw = append(s.jw, make([]int32, n))
+			var ws []int32
+			if j.pk != j.p {
+				ws = make([]int32, n)
+			}
+			s.jws = append(s.jws, ws)
 			s.jtab = append(s.jtab, make([]int64, k*k))
 			yc := 0
 			if j.p != nil {
@@ -189,6 +212,10 @@ func clusterBootstrap(ctx context.Context, d *FieldData, res *FieldResult, value
 			clear(jw)
 			clear(jtab)
 			j.points.add32(jw, cw)
+			if ws := s.jws[ji]; ws != nil {
+				clear(ws)
+				j.sorted.add32(ws, cw)
+			}
 			j.cells.add64(jtab, cw)
 		}
 	}
@@ -424,7 +451,7 @@ func addJudges(d *FieldData, res *FieldResult, judges []judgeUnits, add func(str
 			for c, name := range CorrNames {
 				add(prefix+name, full[c], func(s *repState) Value {
 					if c == 0 { // the three are evaluated in order: compute them together
-						s.jcorr[ji] = j.corr3(s.jw[ji], s.corr[ji])
+						s.jcorr[ji] = j.corr3(s.jw[ji], s.jws[ji], s.corr[ji])
 					}
 					return s.jcorr[ji][c]
 				})

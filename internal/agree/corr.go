@@ -23,10 +23,22 @@ type pairs struct {
 	yKeys  []uint64 // floatKey of y along byY
 	yRank  []int32  // dense rank of y[i] (0 = smallest distinct y)
 	yCount int      // number of distinct y
+	// xRuns holds where each run of equal x begins along byXY, then len(x): the bootstrap's
+	// tau-b pass steps from run to run without comparing keys (issue #43).
+	xRuns []int32
+	// finite: no x or y is infinite or NaN (the bootstrap's passes may then add the zero
+	// terms of unweighted points instead of branching on them).
+	finite bool
 }
 
 func newPairs(x, y []float64) *pairs {
-	p := &pairs{x: x, y: y}
+	p := &pairs{x: x, y: y, finite: true}
+	for i := range x {
+		if math.IsInf(x[i], 0) || math.IsNaN(x[i]) || math.IsInf(y[i], 0) || math.IsNaN(y[i]) {
+			p.finite = false
+			break
+		}
+	}
 	p.sortOrders()
 	return p
 }
@@ -36,11 +48,12 @@ type corrScratch struct {
 	w, rx, ry []float64
 	fen       []int32 // a replicate has at most 2^31 points; int32 keeps the tree in L1
 	ytie, aty []int64
+	ws        []int32 // the weights in the order of pk.byXY, when the caller has none
 }
 
 func newCorrScratch(n, ny int) *corrScratch {
 	return &corrScratch{w: make([]float64, n), rx: make([]float64, n), ry: make([]float64, n),
-		fen: make([]int32, ny+1), ytie: make([]int64, ny), aty: make([]int64, ny)}
+		fen: make([]int32, ny+1), ytie: make([]int64, ny), aty: make([]int64, ny), ws: make([]int32, n)}
 }
 
 // constant reports whether every point with positive weight has the same value of v.

@@ -90,5 +90,9 @@ func (p *pairs) sortOrders() {
 	s = radixSort(other, s)
 	for j, r := range s {
 		p.byXY[j], p.xKeys[j], p.yrXY[j] = r.i, r.k, r.r
+		if j == 0 || r.k != s[j-1].k {
+			p.xRuns = append(p.xRuns, int32(j))
+		}
 	}
+	p.xRuns = append(p.xRuns, int32(n))
 }
