@@ -2,9 +2,11 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
@@ -101,6 +103,12 @@ type AdjudicateModel struct {
 	early    []tea.KeyMsg // keys typed while a turn loads
 	busy     bool
 	quitting bool
+	// inflight is the write running now; a write that failed runs again (same key, so it
+	// cannot land twice) after a backoff, first in line, until it lands. failing says so in
+	// the header; a second quit while failing gives up on it.
+	inflight  tea.Cmd
+	failing   bool
+	retryWait time.Duration
 	stopped  bool // tea.Quit returned: the last frame is blank
 	message  string
 	err      error
@@ -114,6 +122,9 @@ type adjLoadedMsg struct {
 	finals map[string]map[string]campaign.Decision
 	err    error
 }
+
+// adjRetryMsg runs the failed write again once its backoff has passed.
+type adjRetryMsg struct{}
 
 type adjSavedMsg struct {
 	what   string
@@ -228,8 +239,20 @@ func (m *AdjudicateModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case imagesDecodedMsg:
 		m.preview.Update(msg)
 		return m, nil
-	case adjSavedMsg:
+	case adjRetryMsg:
 		m.busy = false
+		return m, m.next()
+	case adjSavedMsg:
+		if msg.err != nil && !errors.Is(msg.err, session.ErrRefused) && !m.stopped {
+			// Not saved yet: the same write (the same key) runs again first, after a
+			// backoff; nothing behind it overtakes it.
+			m.retryWait = min(max(2*m.retryWait, retryFirst), retryMax)
+			m.failing = true
+			m.err = fmt.Errorf("NOT SAVED YET, retrying: %w", msg.err)
+			m.pending = append([]tea.Cmd{m.inflight}, m.pending...)
+			return m, tea.Tick(m.retryWait, func(time.Time) tea.Msg { return adjRetryMsg{} })
+		}
+		m.busy, m.failing, m.retryWait = false, false, 0
 		if msg.err != nil {
 			m.err = fmt.Errorf("not saved: %w", msg.err)
 		} else {
@@ -262,7 +285,7 @@ func (m *AdjudicateModel) next() tea.Cmd {
 	if len(m.pending) > 0 {
 		cmd := m.pending[0]
 		m.pending = m.pending[1:]
-		m.busy = true
+		m.busy, m.inflight = true, cmd
 		return cmd
 	}
 	if m.quitting {
@@ -301,8 +324,15 @@ func (m *AdjudicateModel) key(k tea.KeyMsg) tea.Cmd {
 		return m.takeWhole(k.Runes[0])
 	}
 	switch {
+	case key.Matches(k, m.keys.Quit) && m.quitting && m.failing:
+		// Asked twice while the database is away: quit, and say the write is lost.
+		m.stopped = true
+		return tea.Quit
 	case key.Matches(k, m.keys.Quit):
 		m.quitting = true
+		if m.failing {
+			m.message = "NOT SAVED: waiting for the database; q again quits and loses the unsaved change"
+		}
 		return m.next()
 	case m.item == nil:
 		m.early = append(m.early, k)
@@ -570,8 +600,10 @@ func (m *AdjudicateModel) write(cmd tea.Cmd) tea.Cmd {
 func (m *AdjudicateModel) setCmd(edits ...session.FinalEdit) tea.Cmd {
 	c := m.o.Cases[m.idx]
 	var what []string
+	// One key for the whole write: its retry after a lost COMMIT reply is not applied twice.
+	key := newOpKey()
 	for i := range edits {
-		edits[i].TurnID, edits[i].Adjudicator, edits[i].RubricVersion = c.TurnID, m.o.Adjudicator, m.o.Rubric.Version
+		edits[i].TurnID, edits[i].Adjudicator, edits[i].RubricVersion, edits[i].Key = c.TurnID, m.o.Adjudicator, m.o.Rubric.Version, key
 		what = append(what, m.editText(edits[i]))
 	}
 	return func() tea.Msg {
@@ -598,8 +630,10 @@ func (m *AdjudicateModel) editText(e session.FinalEdit) string {
 
 func (m *AdjudicateModel) undoCmd() tea.Cmd {
 	c := m.o.Cases[m.idx]
+	// The key names this undo: retried after a lost COMMIT reply, it undoes nothing more.
+	key := newOpKey()
 	return func() tea.Msg {
-		field, ok, err := m.o.Store.UndoFinal(m.o.Context, c.TurnID, m.o.Adjudicator, m.o.Rubric.Version)
+		field, ok, err := m.o.Store.UndoFinal(m.o.Context, c.TurnID, m.o.Adjudicator, m.o.Rubric.Version, key)
 		if err != nil {
 			return adjSavedMsg{err: err}
 		}
@@ -685,7 +719,10 @@ func (m *AdjudicateModel) Header(int) (left, right string) {
 	left = m.st.HeaderDim.Render("adjudicate · ") + clean(m.o.Adjudicator) +
 		m.st.HeaderDim.Render(fmt.Sprintf(" · turn %d of %d · %d open", m.idx+1, len(m.o.Cases), open))
 	right = m.st.Saved.Render("✓ saved")
-	if m.busy || len(m.pending) > 0 {
+	switch {
+	case m.failing:
+		right = m.st.Error.Render("✗ NOT SAVED")
+	case m.busy || len(m.pending) > 0:
 		right = m.st.Saving.Render("… saving")
 	}
 	return left, right
