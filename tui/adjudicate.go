@@ -109,11 +109,11 @@ type AdjudicateModel struct {
 	inflight  tea.Cmd
 	failing   bool
 	retryWait time.Duration
-	stopped  bool // tea.Quit returned: the last frame is blank
-	message  string
-	err      error
-	width    int
-	height   int
+	stopped   bool // tea.Quit returned: the last frame is blank
+	message   string
+	err       error
+	width     int
+	height    int
 }
 
 type adjLoadedMsg struct {
