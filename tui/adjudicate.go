@@ -625,6 +625,10 @@ func (m *AdjudicateModel) editText(e session.FinalEdit) string {
 	case e.Value == nil:
 		return m.label(e.Field) + " cleared"
 	}
+	if *e.Value == "" {
+		// An empty comment taken with a whole label read "Comments =  saved".
+		return m.label(e.Field) + " = (none)"
+	}
 	return fmt.Sprintf("%s = %s", m.label(e.Field), textsafe.Line(*e.Value))
 }
 
@@ -852,7 +856,13 @@ func (m *AdjudicateModel) table(w int) (grid, notes string) {
 	if sf, ok := m.o.Rubric.Field(m.o.Rubric.SuggestField); ok {
 		var parts []string
 		if sg := m.o.Rubric.Suggest(fin.Values, it); sg.OK {
-			parts = append(parts, fmt.Sprintf("final %.1f", sg.Score))
+			// Undecided fields count for nothing: with only Context Consistency decided
+			// the bare number read "final 5.0". Say so, as the annotate screen does.
+			so := ""
+			if sg.Partial {
+				so = " so far"
+			}
+			parts = append(parts, fmt.Sprintf("final %.1f%s", sg.Score, so))
 		}
 		for _, l := range c.Labels {
 			if sg := m.o.Rubric.Suggest(l.Values, it); sg.OK {
