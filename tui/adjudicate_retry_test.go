@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"regexp"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -91,5 +92,31 @@ func TestAdjudicateRetriesLostReplies(t *testing.T) {
 	}
 	if n != 2 || undone != 1 {
 		t.Errorf("%d adjudication changes, %d undone; want 2 and 1 (each write once)", n, undone)
+	}
+}
+
+// TestAdjudicateSuggestionSoFar (#40): while fields of the final label are undecided, the
+// final's weighted suggestion says "so far" (it read "final 5.0" with one field decided).
+func TestAdjudicateSuggestionSoFar(t *testing.T) {
+	fx := newFixture(t)
+	ctx := context.Background()
+	fx.label(t, "ann", "demo_zh_umbrella_0_turn_1", "2")
+	fx.label(t, "ben", "demo_zh_umbrella_0_turn_1", "5")
+	cases, _, err := workflow.Cases(ctx, fx.s, "", fx.r, campaign.DefaultDisagreeOptions())
+	if err != nil || len(cases) != 1 {
+		t.Fatalf("cases %v %v", cases, err)
+	}
+	r := lipgloss.NewRenderer(os.Stdout)
+	r.SetColorProfile(termenv.Ascii)
+	m := tui.NewAdjudicate(tui.AdjudicateOptions{Context: ctx, Store: fx.s, Rubric: fx.r, Adjudicator: "judy",
+		Cases: cases, Disagree: campaign.DefaultDisagreeOptions(), Renderer: r})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+	waitFor(t, tm, "A ann")
+	tm.Type("B")
+	waitFor(t, tm, "Correctness = 5 saved")
+	tm.Type("q")
+	view := tm.FinalModel(t, teatest.WithFinalTimeout(60*time.Second)).(*tui.Model).Frame()
+	if !regexp.MustCompile(`final \d\.\d so far`).MatchString(view) {
+		t.Fatalf("the final's suggestion does not say it is partial:\n%s", view)
 	}
 }
