@@ -36,6 +36,9 @@ type AdjudicateOptions struct {
 	// as a fallback. Graphics is the full-screen view's protocol ("" means none).
 	Images   ImageSource
 	Graphics string
+	// Unsaved, if set, is told how many writes were given up when the adjudicator quit
+	// while the database did not answer (q twice), so the command can say so and exit 1.
+	Unsaved func(n int)
 }
 
 // adjKeys are the bindings of the adjudication screen. Capital letters take an annotator's
@@ -249,10 +252,13 @@ func (m *AdjudicateModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.retryWait = min(max(2*m.retryWait, retryFirst), retryMax)
 			m.failing = true
 			m.err = fmt.Errorf("NOT SAVED YET, retrying: %w", msg.err)
-			m.pending = append([]tea.Cmd{m.inflight}, m.pending...)
+			if m.quitting {
+				m.err = fmt.Errorf("NOT SAVED: waiting for the database; q again quits and loses it: %w", msg.err)
+			}
+			m.pending, m.inflight = append([]tea.Cmd{m.inflight}, m.pending...), nil
 			return m, tea.Tick(m.retryWait, func(time.Time) tea.Msg { return adjRetryMsg{} })
 		}
-		m.busy, m.failing, m.retryWait = false, false, 0
+		m.busy, m.inflight, m.failing, m.retryWait = false, nil, false, 0
 		if msg.err != nil {
 			m.err = fmt.Errorf("not saved: %w", msg.err)
 		} else {
@@ -327,11 +333,18 @@ func (m *AdjudicateModel) key(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, m.keys.Quit) && m.quitting && m.failing:
 		// Asked twice while the database is away: quit, and say the write is lost.
 		m.stopped = true
+		if m.o.Unsaved != nil {
+			n := len(m.pending) // the failed write is first among them, or running again
+			if m.inflight != nil {
+				n++
+			}
+			m.o.Unsaved(n)
+		}
 		return tea.Quit
 	case key.Matches(k, m.keys.Quit):
 		m.quitting = true
 		if m.failing {
-			m.message = "NOT SAVED: waiting for the database; q again quits and loses the unsaved change"
+			m.err = fmt.Errorf("NOT SAVED: waiting for the database; q again quits and loses it")
 		}
 		return m.next()
 	case m.item == nil:

@@ -120,3 +120,43 @@ func TestAdjudicateSuggestionSoFar(t *testing.T) {
 		t.Fatalf("the final's suggestion does not say it is partial:\n%s", view)
 	}
 }
+
+// downStore is a database that does not answer writes.
+type downStore struct{ session.AdjudicationStore }
+
+func (downStore) SetFinal(context.Context, ...session.FinalEdit) error {
+	return errors.New("dial tcp 127.0.0.1:5432: connection refused")
+}
+
+// TestAdjudicateQuitWhileDown (#40): while a decision cannot be saved the header says
+// "✗ NOT SAVED" and the screen keeps retrying; q waits for it and says so, q again quits
+// and reports the decision given up (the command then exits 1).
+func TestAdjudicateQuitWhileDown(t *testing.T) {
+	fx := newFixture(t)
+	ctx := context.Background()
+	fx.label(t, "ann", "demo_zh_umbrella_0_turn_1", "2")
+	fx.label(t, "ben", "demo_zh_umbrella_0_turn_1", "5")
+	cases, _, err := workflow.Cases(ctx, fx.s, "", fx.r, campaign.DefaultDisagreeOptions())
+	if err != nil || len(cases) != 1 {
+		t.Fatalf("cases %v %v", cases, err)
+	}
+	r := lipgloss.NewRenderer(os.Stdout)
+	r.SetColorProfile(termenv.Ascii)
+	unsaved := -1
+	m := tui.NewAdjudicate(tui.AdjudicateOptions{Context: ctx, Store: downStore{fx.s}, Rubric: fx.r, Adjudicator: "judy",
+		Cases: cases, Disagree: campaign.DefaultDisagreeOptions(), Renderer: r, Unsaved: func(n int) { unsaved = n }})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+	waitFor(t, tm, "A ann")
+	tm.Type("A")
+	waitFor(t, tm, "✗ NOT SAVED")
+	tm.Type("q")
+	waitFor(t, tm, "q again quits")
+	tm.Type("q")
+	tm.FinalModel(t, teatest.WithFinalTimeout(60*time.Second))
+	if unsaved != 1 {
+		t.Errorf("quit reported %d unsaved decisions, want 1", unsaved)
+	}
+	if finals, err := fx.s.Finals(ctx); err != nil || len(finals) != 0 {
+		t.Errorf("finals %v (%v), want none", finals, err)
+	}
+}
