@@ -13,6 +13,7 @@ import (
 // against 5 and 5) and the open comment box.
 func TestHeaderAlwaysOnScreen(t *testing.T) {
 	term := newTerminal(t)
+	term.start("keep", "sleep 3600") // the tmux server outlives each size's session
 	bin := build(t)
 	db := filepath.Join(t.TempDir(), "h.db")
 	demoInto(t, bin, db)
