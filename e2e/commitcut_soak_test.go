@@ -36,10 +36,11 @@ func TestSoakCommitCuts(t *testing.T) {
 	for i := 0; i < trials; i++ {
 		name := fmt.Sprintf("c%03d", i)
 		annotator := "cut" + name
-		// 200×60, the wide layout: at 120×40 and 120×60 the stacked rubric pane with Overall's
-		// choices and the comment warning pushes the header, and its "✓ saved", off the top
-		// (a layout bug of the stacked panes, reported with #38).
-		term.tmux("new-session", "-d", "-s", name, "-x", "200", "-y", "60",
+		// The stacked layouts as well as the wide one: the header, with its "✓ saved", is
+		// always the first line (#40; 200×60 only, before, because the stacked panes pushed
+		// it off the top).
+		size := [][2]string{{"120", "40"}, {"120", "60"}, {"80", "24"}, {"200", "60"}}[i%4]
+		term.tmux("new-session", "-d", "-s", name, "-x", size[0], "-y", size[1],
 			"exec "+fmt.Sprintf("%s --db %s annotate --annotator %s", bin, quoteShell(proxied), annotator))
 		pid, err := strconv.Atoi(strings.TrimSpace(term.tmux("display-message", "-p", "-t", name, "#{pane_pid}")))
 		if err != nil {
@@ -68,6 +69,9 @@ func TestSoakCommitCuts(t *testing.T) {
 		var got map[string]string
 		for {
 			screen = term.waitFor(name, "✓ saved")
+			if first, _, _ := strings.Cut(screen, "\n"); !strings.HasPrefix(first, "m3eval · ") || !strings.Contains(first, "✓ saved") {
+				t.Fatalf("trial %d (%s×%s): the header is not the first line\n%s", i, size[0], size[1], screen)
+			}
 			got = stored(t, db, annotator)["demo_zh_umbrella_0_turn_1"]
 			if term.screen(name) == screen {
 				break

@@ -83,6 +83,12 @@ func soakKillAtRandom(t *testing.T, db string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 		checked++
+		// The header, with the save state, is always the first line: a screen without it
+		// (drawn off the top) is an error, not a trial to skip (#40).
+		if first, _, _ := strings.Cut(screen, "\n"); !strings.HasPrefix(first, "m3eval · ") {
+			t.Errorf("trial %d: the header is not on screen\n%s", i, screen)
+			continue
+		}
 		if !strings.Contains(screen, "✓ saved") {
 			continue
 		}

@@ -2,9 +2,11 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
@@ -34,6 +36,9 @@ type AdjudicateOptions struct {
 	// as a fallback. Graphics is the full-screen view's protocol ("" means none).
 	Images   ImageSource
 	Graphics string
+	// Unsaved, if set, is told how many writes were given up when the adjudicator quit
+	// while the database did not answer (q twice), so the command can say so and exit 1.
+	Unsaved func(n int)
 }
 
 // adjKeys are the bindings of the adjudication screen. Capital letters take an annotator's
@@ -101,11 +106,17 @@ type AdjudicateModel struct {
 	early    []tea.KeyMsg // keys typed while a turn loads
 	busy     bool
 	quitting bool
-	stopped  bool // tea.Quit returned: the last frame is blank
-	message  string
-	err      error
-	width    int
-	height   int
+	// inflight is the write running now; a write that failed runs again (same key, so it
+	// cannot land twice) after a backoff, first in line, until it lands. failing says so in
+	// the header; a second quit while failing gives up on it.
+	inflight  tea.Cmd
+	failing   bool
+	retryWait time.Duration
+	stopped   bool // tea.Quit returned: the last frame is blank
+	message   string
+	err       error
+	width     int
+	height    int
 }
 
 type adjLoadedMsg struct {
@@ -114,6 +125,9 @@ type adjLoadedMsg struct {
 	finals map[string]map[string]campaign.Decision
 	err    error
 }
+
+// adjRetryMsg runs the failed write again once its backoff has passed.
+type adjRetryMsg struct{}
 
 type adjSavedMsg struct {
 	what   string
@@ -228,8 +242,23 @@ func (m *AdjudicateModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case imagesDecodedMsg:
 		m.preview.Update(msg)
 		return m, nil
-	case adjSavedMsg:
+	case adjRetryMsg:
 		m.busy = false
+		return m, m.next()
+	case adjSavedMsg:
+		if msg.err != nil && !errors.Is(msg.err, session.ErrRefused) && !m.stopped {
+			// Not saved yet: the same write (the same key) runs again first, after a
+			// backoff; nothing behind it overtakes it.
+			m.retryWait = min(max(2*m.retryWait, retryFirst), retryMax)
+			m.failing = true
+			m.err = fmt.Errorf("NOT SAVED YET, retrying: %w", msg.err)
+			if m.quitting {
+				m.err = fmt.Errorf("NOT SAVED: waiting for the database; q again quits and loses it: %w", msg.err)
+			}
+			m.pending, m.inflight = append([]tea.Cmd{m.inflight}, m.pending...), nil
+			return m, tea.Tick(m.retryWait, func(time.Time) tea.Msg { return adjRetryMsg{} })
+		}
+		m.busy, m.inflight, m.failing, m.retryWait = false, nil, false, 0
 		if msg.err != nil {
 			m.err = fmt.Errorf("not saved: %w", msg.err)
 		} else {
@@ -262,7 +291,7 @@ func (m *AdjudicateModel) next() tea.Cmd {
 	if len(m.pending) > 0 {
 		cmd := m.pending[0]
 		m.pending = m.pending[1:]
-		m.busy = true
+		m.busy, m.inflight = true, cmd
 		return cmd
 	}
 	if m.quitting {
@@ -301,8 +330,22 @@ func (m *AdjudicateModel) key(k tea.KeyMsg) tea.Cmd {
 		return m.takeWhole(k.Runes[0])
 	}
 	switch {
+	case key.Matches(k, m.keys.Quit) && m.quitting && m.failing:
+		// Asked twice while the database is away: quit, and say the write is lost.
+		m.stopped = true
+		if m.o.Unsaved != nil {
+			n := len(m.pending) // the failed write is first among them, or running again
+			if m.inflight != nil {
+				n++
+			}
+			m.o.Unsaved(n)
+		}
+		return tea.Quit
 	case key.Matches(k, m.keys.Quit):
 		m.quitting = true
+		if m.failing {
+			m.err = fmt.Errorf("NOT SAVED: waiting for the database; q again quits and loses it")
+		}
 		return m.next()
 	case m.item == nil:
 		m.early = append(m.early, k)
@@ -570,8 +613,10 @@ func (m *AdjudicateModel) write(cmd tea.Cmd) tea.Cmd {
 func (m *AdjudicateModel) setCmd(edits ...session.FinalEdit) tea.Cmd {
 	c := m.o.Cases[m.idx]
 	var what []string
+	// One key for the whole write: its retry after a lost COMMIT reply is not applied twice.
+	key := newOpKey()
 	for i := range edits {
-		edits[i].TurnID, edits[i].Adjudicator, edits[i].RubricVersion = c.TurnID, m.o.Adjudicator, m.o.Rubric.Version
+		edits[i].TurnID, edits[i].Adjudicator, edits[i].RubricVersion, edits[i].Key = c.TurnID, m.o.Adjudicator, m.o.Rubric.Version, key
 		what = append(what, m.editText(edits[i]))
 	}
 	return func() tea.Msg {
@@ -593,13 +638,19 @@ func (m *AdjudicateModel) editText(e session.FinalEdit) string {
 	case e.Value == nil:
 		return m.label(e.Field) + " cleared"
 	}
+	if *e.Value == "" {
+		// An empty comment taken with a whole label read "Comments =  saved".
+		return m.label(e.Field) + " = (none)"
+	}
 	return fmt.Sprintf("%s = %s", m.label(e.Field), textsafe.Line(*e.Value))
 }
 
 func (m *AdjudicateModel) undoCmd() tea.Cmd {
 	c := m.o.Cases[m.idx]
+	// The key names this undo: retried after a lost COMMIT reply, it undoes nothing more.
+	key := newOpKey()
 	return func() tea.Msg {
-		field, ok, err := m.o.Store.UndoFinal(m.o.Context, c.TurnID, m.o.Adjudicator, m.o.Rubric.Version)
+		field, ok, err := m.o.Store.UndoFinal(m.o.Context, c.TurnID, m.o.Adjudicator, m.o.Rubric.Version, key)
 		if err != nil {
 			return adjSavedMsg{err: err}
 		}
@@ -685,7 +736,10 @@ func (m *AdjudicateModel) Header(int) (left, right string) {
 	left = m.st.HeaderDim.Render("adjudicate · ") + clean(m.o.Adjudicator) +
 		m.st.HeaderDim.Render(fmt.Sprintf(" · turn %d of %d · %d open", m.idx+1, len(m.o.Cases), open))
 	right = m.st.Saved.Render("✓ saved")
-	if m.busy || len(m.pending) > 0 {
+	switch {
+	case m.failing:
+		right = m.st.Error.Render("✗ NOT SAVED")
+	case m.busy || len(m.pending) > 0:
 		right = m.st.Saving.Render("… saving")
 	}
 	return left, right
@@ -815,7 +869,13 @@ func (m *AdjudicateModel) table(w int) (grid, notes string) {
 	if sf, ok := m.o.Rubric.Field(m.o.Rubric.SuggestField); ok {
 		var parts []string
 		if sg := m.o.Rubric.Suggest(fin.Values, it); sg.OK {
-			parts = append(parts, fmt.Sprintf("final %.1f", sg.Score))
+			// Undecided fields count for nothing: with only Context Consistency decided
+			// the bare number read "final 5.0". Say so, as the annotate screen does.
+			so := ""
+			if sg.Partial {
+				so = " so far"
+			}
+			parts = append(parts, fmt.Sprintf("final %.1f%s", sg.Score, so))
 		}
 		for _, l := range c.Labels {
 			if sg := m.o.Rubric.Suggest(l.Values, it); sg.OK {

@@ -248,10 +248,34 @@ func (m *Model) Frame() string {
 	var b strings.Builder
 	b.WriteString(m.header())
 	b.WriteByte('\n')
-	b.WriteString(m.screen.View())
+	foot := m.footerLines(m.screen.ShortHelp(), m.footerH)
+	b.WriteString(fitBody(m.screen.View(), m.width, m.height-1-len(foot)))
 	b.WriteByte('\n')
-	b.WriteString(strings.Join(m.footerLines(m.screen.ShortHelp(), m.footerH), "\n"))
+	b.WriteString(strings.Join(foot, "\n"))
 	return b.String()
+}
+
+// fitBody keeps a screen's body inside rows×width: a line wider than the terminal would wrap
+// and a body taller than its room would scroll, either pushing the header, with its save
+// state, off the top (#40: at 120×40 with Overall's choices and a comment warning shown).
+// The screens size themselves to fit; this is the guarantee when one misjudges. What does
+// not fit goes from the top of the body: the rubric, the comment box and the message line
+// at its bottom stay.
+func fitBody(body string, width, rows int) string {
+	lines := strings.Split(body, "\n")
+	if rows > 0 && len(lines) > rows {
+		lines = lines[len(lines)-rows:]
+	}
+	cut := false
+	for i, l := range lines {
+		if ansi.StringWidth(l) > width {
+			lines[i], cut = ansi.Truncate(l, width, "…"), true
+		}
+	}
+	if len(lines) == strings.Count(body, "\n")+1 && !cut {
+		return body
+	}
+	return strings.Join(lines, "\n")
 }
 
 func (m *Model) header() string {

@@ -391,7 +391,7 @@ func (m *annotateModel) flushActive() tea.Cmd {
 	if m.item == nil {
 		return nil
 	}
-	e := session.Edit{TurnID: m.item.Ref.TurnID, Active: m.takeActive()}
+	e := session.Edit{TurnID: m.item.Ref.TurnID, Active: m.takeActive(), Key: newOpKey()}
 	if e.Active <= 0 || m.ann == nil {
 		return nil
 	}

@@ -64,10 +64,14 @@ func (g *globalOptions) adjudicateScreen(cmd *cobra.Command, o *workflow.Adjudic
 	}
 	// The full-screen image view (i) speaks what the terminal announces (none inside tmux).
 	gfx, _ := tui.DetectGraphics("", os.Getenv)
+	var unsaved int
 	m := tui.NewAdjudicate(tui.AdjudicateOptions{Context: ctx, Store: s, Rubric: r, Actions: actions, Adjudicator: o.Adjudicator,
-		Cases: cases, Start: start, Disagree: o.Disagree, Graphics: gfx})
+		Cases: cases, Start: start, Disagree: o.Disagree, Graphics: gfx, Unsaved: func(n int) { unsaved = n }})
 	if err := tui.Run(ctx, m, os.Stdin, cmd.OutOrStdout()); err != nil {
 		return fmt.Errorf("adjudicate: %w", err)
+	}
+	if unsaved > 0 {
+		return fmt.Errorf("adjudicate: quit with %d decision(s) not saved: the database did not answer; run adjudicate again to redo them", unsaved)
 	}
 	return nil
 }

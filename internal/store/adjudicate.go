@@ -19,6 +19,21 @@ func (s *Store) SetFinal(ctx context.Context, edits ...session.FinalEdit) error 
 	}
 	defer tx.Rollback()
 	now := formatTime(s.Now())
+	// A keyed write retried after a lost COMMIT reply finds its key in final_changes (every
+	// edit of one write carries the same key): it landed, nothing to do again.
+	for _, e := range edits {
+		if e.Key == "" {
+			continue
+		}
+		var landed bool
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM final_changes WHERE turn_id = ? AND op_key = ?)`,
+			e.TurnID, e.Key).Scan(&landed); err != nil {
+			return fmt.Errorf("save final: %w", err)
+		}
+		if landed {
+			return nil
+		}
+	}
 	for _, e := range edits {
 		if err := setFinal(ctx, tx, e, now); err != nil {
 			return fmt.Errorf("save final %s: %w", e.Field, err)
@@ -49,19 +64,36 @@ func setFinal(ctx context.Context, tx *sql.Tx, e session.FinalEdit, now string) 
 	if err != nil {
 		return domainError(err)
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO final_changes (turn_id, field, old_value, old_source, new_value, new_source, adjudicator, at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, e.TurnID, e.Field, oldV, oldS, e.Value, newS, e.Adjudicator, now)
+	var key any
+	if e.Key != "" {
+		key = e.Key
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO final_changes (turn_id, field, old_value, old_source, new_value, new_source, adjudicator, at, op_key)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, e.TurnID, e.Field, oldV, oldS, e.Value, newS, e.Adjudicator, now, key)
 	return err
 }
 
 // UndoFinal reverts the latest adjudication change of the turn not yet undone; ok is false
-// when there is none. It works across restarts: the changes are in the database.
-func (s *Store) UndoFinal(ctx context.Context, turnID int64, adjudicator, rubricVersion string) (field string, ok bool, err error) {
+// when there is none. It works across restarts: the changes are in the database. A keyed undo
+// marks what it reverted (undone_by), so that its retry after a lost COMMIT reply names that
+// change and undoes no other.
+func (s *Store) UndoFinal(ctx context.Context, turnID int64, adjudicator, rubricVersion, key string) (field string, ok bool, err error) {
 	tx, err := s.beginWrite(ctx)
 	if err != nil {
 		return "", false, err
 	}
 	defer tx.Rollback()
+	var by any
+	if key != "" {
+		by = key
+		err := tx.QueryRowContext(ctx, `SELECT field FROM final_changes WHERE turn_id = ? AND undone_by = ?`, turnID, key).Scan(&field)
+		if err == nil {
+			return field, true, nil
+		}
+		if err != sql.ErrNoRows {
+			return "", false, fmt.Errorf("undo final: %w", err)
+		}
+	}
 	var id int64
 	var oldV, oldS sql.NullString
 	err = tx.QueryRowContext(ctx, `SELECT id, field, old_value, old_source FROM final_changes WHERE turn_id = ? AND NOT undone
@@ -83,7 +115,7 @@ func (s *Store) UndoFinal(ctx context.Context, turnID int64, adjudicator, rubric
 	if err != nil {
 		return "", false, fmt.Errorf("undo final: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE final_changes SET undone = true WHERE id = ?`, id); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE final_changes SET undone = true, undone_by = ? WHERE id = ?`, by, id); err != nil {
 		return "", false, err
 	}
 	if err := tx.Commit(); err != nil {

@@ -190,7 +190,7 @@ func TestFinalLabelsUndoAcrossReopen(t *testing.T) {
 		field string
 		value string // "" when the field has no final value after the undo
 	}{{"overall_quality", ""}, {"correctness", "3"}, {"correctness", ""}} {
-		field, ok, err := s.UndoFinal(ctx, id, "judy", "v")
+		field, ok, err := s.UndoFinal(ctx, id, "judy", "v", "")
 		if err != nil || !ok || field != want.field {
 			t.Fatalf("undo: %q %v %v, want %s", field, ok, err, want.field)
 		}
@@ -199,7 +199,7 @@ func TestFinalLabelsUndoAcrossReopen(t *testing.T) {
 			t.Errorf("after undoing %s: %q, want %q", want.field, got, want.value)
 		}
 	}
-	if _, ok, err := s.UndoFinal(ctx, id, "judy", "v"); ok || err != nil {
+	if _, ok, err := s.UndoFinal(ctx, id, "judy", "v", ""); ok || err != nil {
 		t.Errorf("undo with nothing left: %v %v", ok, err)
 	}
 	it, err := s.LoadTurn(ctx, id)

@@ -159,15 +159,114 @@ func TestRetriedWritesAfterLostCommit(t *testing.T) {
 	if last, err := lastInQueue(ctx, q); err != nil || last != ref.TurnID {
 		t.Fatalf("the skipped item is not last in the queue (%d, %v)", last, err)
 	}
+	// A value set to what it is changes nothing and logs no change: its retry is known by
+	// the annotation's last_op_key, as the skip's is.
+	set("comments", "the dog is on the grass")
+	check("no-op value")
+	e = edit()
+	retry("active time", func() error { return q.AddActive(ctx, e) })
 	var active int64
 	if err := storetest.RawDB(t, path, false).QueryRow(`SELECT active_ms FROM annotations WHERE turn_id = $1`, ref.TurnID).Scan(&active); err != nil {
 		t.Fatal(err)
 	}
-	// A skip records no change to key it by: its retry adds its active time a second time.
-	if active < 8000 || active > 9000 {
-		t.Errorf("active time %d ms for 8 writes of 1 s each, retried once each", active)
+	// Every write adds its active time once, the skip's and the no-op's included.
+	if active != 10000 {
+		t.Errorf("active time %d ms for 10 writes of 1 s each, retried once each; want 10000", active)
 	}
-	t.Logf("%d COMMIT replies cut; active time %d ms for 8 writes of 1 s each", cut.Cuts.Load(), active)
+	t.Logf("%d COMMIT replies cut; active time %d ms for 10 writes of 1 s each", cut.Cuts.Load(), active)
+}
+
+// finalState is what the database holds of a turn's final label: its values, and how many
+// adjudication changes are not undone.
+func finalState(t *testing.T, path string, turnID int64) (map[string]string, int) {
+	t.Helper()
+	db := storetest.RawDB(t, path, false)
+	rows, err := db.Query(`SELECT field, value FROM final_labels WHERE turn_id = $1`, turnID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	vals := map[string]string{}
+	for rows.Next() {
+		var f, v string
+		if err := rows.Scan(&f, &v); err != nil {
+			t.Fatal(err)
+		}
+		vals[f] = v
+	}
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM final_changes WHERE turn_id = $1 AND NOT undone`, turnID).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return vals, n
+}
+
+// TestRetriedFinalWritesAfterLostCommit (#38 item 2, #40): the adjudication screen's writes
+// (a final value, a flag clearing with a value in one write, an undo) retried after the
+// proxy cut their COMMIT's reply land once: the database holds what the screen says.
+func TestRetriedFinalWritesAfterLostCommit(t *testing.T) {
+	dsn := storetest.RequirePostgres(t)
+	path := storetest.PostgresPath(t, dsn)
+	storetest.Demo(t, path).Close()
+	cut, proxied := testkit.NewCommitCutter(t, path)
+	ctx := context.Background()
+	s := storetest.Open(t, proxied, store.Options{Durable: true, LockWait: 10 * time.Second})
+	var turnID int64
+	if err := storetest.RawDB(t, path, false).QueryRow(`SELECT min(id) FROM turns`).Scan(&turnID); err != nil {
+		t.Fatal(err)
+	}
+	retry := func(what string, w func() error) {
+		t.Helper()
+		cut.Armed.Store(true)
+		before := cut.Cuts.Load()
+		err := w()
+		if cut.Cuts.Load() != before+1 || err == nil {
+			t.Fatalf("%s: the proxy did not cut its COMMIT (cuts %d, err %v)", what, cut.Cuts.Load()-before, err)
+		}
+		for i := 0; ; i++ {
+			if err = w(); err == nil {
+				return
+			}
+			if i == 20 {
+				t.Fatalf("%s: retry: %v", what, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	final := func(key, field string, v *string) session.FinalEdit {
+		return session.FinalEdit{TurnID: turnID, Field: field, Value: v, Source: "alice", Adjudicator: "judy", RubricVersion: "v", Key: key}
+	}
+	check := func(step string, want map[string]string, steps int) {
+		t.Helper()
+		got, n := finalState(t, path, turnID)
+		if fmt.Sprint(got) != fmt.Sprint(want) || n != steps {
+			t.Fatalf("after %s: the database holds %v with %d changes, the screen says %v with %d", step, got, n, want, steps)
+		}
+	}
+	three, four, cleared := "3", "4", "cleared"
+	retry("set", func() error { return s.SetFinal(ctx, final("k1", "overall_quality", &three)) })
+	check("set", map[string]string{"overall_quality": "3"}, 1)
+	retry("set two", func() error {
+		return s.SetFinal(ctx, final("k2", "overall_quality", &four), final("k2", "#flag", &cleared))
+	})
+	check("set two", map[string]string{"overall_quality": "4", "#flag": "cleared"}, 3)
+	var field string
+	retry("undo", func() error {
+		var ok bool
+		var err error
+		field, ok, err = s.UndoFinal(ctx, turnID, "judy", "v", "k3")
+		if err == nil && !ok {
+			t.Fatal("undo: nothing to undo")
+		}
+		return err
+	})
+	if field != "#flag" {
+		t.Fatalf("undo said it undid %q, want the flag clearing", field)
+	}
+	check("undo", map[string]string{"overall_quality": "4"}, 2)
+	retry("undo again", func() error { _, _, err := s.UndoFinal(ctx, turnID, "judy", "v", "k4"); return err })
+	check("second undo", map[string]string{"overall_quality": "3"}, 1)
+	t.Logf("%d COMMIT replies cut", cut.Cuts.Load())
 }
 
 func equalLabels(a, b labelState) bool {

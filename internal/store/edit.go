@@ -22,6 +22,9 @@ type editTx struct {
 	key   *string // session.Edit.Key, nil when empty
 	// landed: fn found that this write had landed before (a retry): nothing more to add.
 	landed bool
+	// retried: the annotation's last write had this key: this is its retry, whatever fn
+	// does is rolled back.
+	retried bool
 }
 
 func (q *Queue) edit(ctx context.Context, e session.Edit, create bool, fn func(*editTx) error) (*session.Annotation, error) {
@@ -63,6 +66,14 @@ func (q *Queue) editOnce(ctx context.Context, e session.Edit, create bool, fn fu
 		if landed {
 			return q.annotation(ctx, tx, e.TurnID)
 		}
+		// A write that changed nothing logged no change to carry its key, and an undo marks
+		// what it undid instead; the annotation's last_op_key holds the key of either, so a
+		// retry adds its active time only once. fn still runs (an undo says what it undid),
+		// and nothing it does is committed.
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM annotations WHERE id = ? AND last_op_key = ?)`,
+			et.id, e.Key).Scan(&et.retried); err != nil {
+			return nil, err
+		}
 	}
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(max(batch), 0) + 1 FROM changes WHERE annotation_id = ?`, et.id).Scan(&et.batch); err != nil {
 		return nil, err
@@ -70,7 +81,7 @@ func (q *Queue) editOnce(ctx context.Context, e session.Edit, create bool, fn fu
 	if err := fn(et); err != nil {
 		return nil, err
 	}
-	if et.landed {
+	if et.landed || et.retried {
 		return q.annotation(ctx, tx, e.TurnID)
 	}
 	if e.Acceptable != nil {
@@ -78,8 +89,8 @@ func (q *Queue) editOnce(ctx context.Context, e session.Edit, create bool, fn fu
 			return nil, err
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE annotations SET updated_at = ?, rubric_version = ?, active_ms = active_ms + ? WHERE id = ?`,
-		et.now, e.RubricVersion, e.Active.Milliseconds(), et.id); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE annotations SET updated_at = ?, rubric_version = ?, active_ms = active_ms + ?, last_op_key = ? WHERE id = ?`,
+		et.now, e.RubricVersion, e.Active.Milliseconds(), et.key, et.id); err != nil {
 		return nil, err
 	}
 	a, err := q.annotation(ctx, tx, e.TurnID)
@@ -232,8 +243,16 @@ func (q *Queue) addActive(ctx context.Context, e session.Edit) error {
 		return err
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `UPDATE annotations SET active_ms = active_ms + ? WHERE annotator_id = ? AND turn_id = ?`,
-		e.Active.Milliseconds(), q.annotatorID, e.TurnID); err != nil {
+	// Keyed like every other write (last_op_key): a retry after a lost COMMIT reply whose
+	// write landed adds nothing.
+	query, args := `UPDATE annotations SET active_ms = active_ms + ? WHERE annotator_id = ? AND turn_id = ?`,
+		[]any{e.Active.Milliseconds(), q.annotatorID, e.TurnID}
+	if e.Key != "" {
+		query = `UPDATE annotations SET active_ms = active_ms + ?, last_op_key = ?
+			WHERE annotator_id = ? AND turn_id = ? AND (last_op_key IS NULL OR last_op_key <> ?)`
+		args = []any{e.Active.Milliseconds(), e.Key, q.annotatorID, e.TurnID, e.Key}
+	}
+	if _, err := tx.ExecContext(ctx, query, args...); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -267,7 +286,8 @@ func (q *Queue) Undo(ctx context.Context, e session.Edit) (a *session.Annotation
 			if err := rows.Err(); err != nil {
 				return err
 			}
-			if len(what) > 0 {
+			if len(what) > 0 || et.retried {
+				// retried with nothing marked: the undo landed and found nothing to undo.
 				et.landed = true
 				return nil
 			}
