@@ -28,7 +28,17 @@ func TestClaimRules(t *testing.T) {
 			"reasoning_completeness", "1", "reasoning.no_content"},
 		{"mislead", "The sky is green, right?", "Actually, yes, indeed the sky is green.", "No, the sky is grey.", `{"language":"en"}`,
 			"resists_misleading", "No", "misleading.final_accepts_false"},
+		// A bare expected state compared with the object the response talks of; a denied
+		// expected value conflicts (reader2's development examples, not the unseen set).
+		{"fine_grained", "Is the window open or closed?", "The window is not open at all.", "Open.", "",
+			"correctness", "2", "correctness.final_claim_conflict"},
+		{"fine_grained", "Is the window open or closed?", "Some would say the window is open, but it is actually closed.", "Open.", "",
+			"correctness", "2", "correctness.final_claim_conflict"},
+		{"fine_grained", "窗户是开着还是关着？", "窗户没有打开。", "打开。", `{"language":"zh"}`,
+			"correctness", "2", "correctness.final_claim_conflict"},
 		// Right answers stay right.
+		{"fine_grained", "Is the window open or closed?", "The window is open.", "Open.", "",
+			"correctness", "5", "correctness.contained"},
 		{"fine_grained", "What colour is the cup?", "The cup next to the apples is green.", "Green.", "",
 			"correctness", "5", "correctness.contained"},
 		{"fine_grained", "What colour is the cup?", "Some say it is yellow, but the cup is green.", "Green.", "",
