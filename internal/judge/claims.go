@@ -198,13 +198,14 @@ func judgeClaim(resp *answer.Reading, e answer.Claim) (claimVerdict, answer.Clai
 	var last answer.Claim
 	for _, rc := range rel {
 		switch rc.Stance {
-		case answer.Alternative, answer.Hedged:
+		case answer.Alternative, answer.Hedged, answer.Uncertain:
 			offered[rc.Value] = true
 			last = rc
 		}
 	}
-	// One hedged value is a hedged answer (the hedge cap reads it); several, or a list, commit
-	// to none.
+	// One hedged or uncertain value is a hedged answer (the hedge cap reads it; the guide
+	// gives a right but unsure answer 3–4); several ("可能是黄色，也可能是橙色，看不清"), or a
+	// list, commit to none.
 	if len(offered) > 1 || (len(offered) == 1 && last.Stance == answer.Alternative) {
 		return claimUndecided, last
 	}

@@ -36,6 +36,9 @@ func TestClaimRules(t *testing.T) {
 			"correctness", "2", "correctness.final_claim_conflict"},
 		{"fine_grained", "窗户是开着还是关着？", "窗户没有打开。", "打开。", `{"language":"zh"}`,
 			"correctness", "2", "correctness.final_claim_conflict"},
+		// Two values under "看不清" commit to neither.
+		{"fine_grained", "杯子是什么颜色？", "杯子也许是绿色，也许是蓝色，我无法确定。", "绿色。", `{"language":"zh"}`,
+			"correctness", "2", "correctness.no_commitment"},
 		// Right answers stay right.
 		{"fine_grained", "Is the window open or closed?", "The window is open.", "Open.", "",
 			"correctness", "5", "correctness.contained"},

@@ -89,12 +89,13 @@ func TestUnseenFigures(t *testing.T) {
 	// 0.652 / 0.662, reasoning 0.450 / 0.538, overall 0.542 / 0.262, resists exact 0.900.
 	// After reader2's fixes (a bare expected state compared, a denied expected value a
 	// conflict): 10, 3, 1, 0, 1; correctness 0.706 / 0.662, overall 0.611 / 0.262, the rest
-	// unchanged.
+	// unchanged; then (two values under "看不清" commit to neither): 9, 2, 1, 0, 1; correctness
+	// 0.705 / 0.677, overall 0.627 / 0.277.
 	for _, c := range []struct {
 		name string
 		n    int
 		max  int
-	}{{"wrong answers with correctness > 2", len(f.wrongHigh), 10}, {"wrong answers above the short correct", len(f.wrongAbove), 3},
+	}{{"wrong answers with correctness > 2", len(f.wrongHigh), 9}, {"wrong answers above the short correct", len(f.wrongAbove), 2},
 		{"false caps", len(f.falseCaps), 1}, {"padding with reasoning", len(f.padReasoning), 0}, {"accepted premises not No", len(f.premiseResist), 1}} {
 		if c.n > c.max {
 			t.Errorf("%s: %d, at most %d", c.name, c.n, c.max)
@@ -104,7 +105,7 @@ func TestUnseenFigures(t *testing.T) {
 		field, stat string
 		min         float64
 	}{{"correctness", "kendall_tau_b", 0.70}, {"correctness", "exact_match_accuracy", 0.66},
-		{"reasoning_completeness", "kendall_tau_b", 0.44}, {"overall_quality", "kendall_tau_b", 0.61}} {
+		{"reasoning_completeness", "kendall_tau_b", 0.44}, {"overall_quality", "kendall_tau_b", 0.62}} {
 		if x := stat(t, res, c.field, c.stat); x < c.min {
 			t.Errorf("%s %s %.3f below %.2f", c.field, c.stat, x, c.min)
 		}
