@@ -20,3 +20,22 @@ func TestDenies(t *testing.T) {
 		}
 	}
 }
+
+// TestAgreeingIsNotAttributing: "你说得对" agrees with the user, so the claim after it is the
+// model's own (asserted), while "你说" alone attributes the claim to the user.
+func TestAgreeingIsNotAttributing(t *testing.T) {
+	for text, want := range map[string]Stance{
+		"你说得对，天空是绿色的。": Asserted,
+		"你说天空是绿色的。":    Attributed,
+	} {
+		r := Read(text, Scope{})
+		c, ok := r.Final(Color, "")
+		if len(r.Claims) == 0 {
+			t.Fatalf("%q: no claim", text)
+		}
+		got := r.Claims[len(r.Claims)-1].Stance
+		if got != want {
+			t.Errorf("%q: stance %s, want %s (final %v %v)", text, got, want, c, ok)
+		}
+	}
+}

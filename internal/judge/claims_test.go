@@ -39,6 +39,9 @@ func TestClaimRules(t *testing.T) {
 		// Two values under "看不清" commit to neither.
 		{"fine_grained", "杯子是什么颜色？", "杯子也许是绿色，也许是蓝色，我无法确定。", "绿色。", `{"language":"zh"}`,
 			"correctness", "2", "correctness.no_commitment"},
+		// "你说得对" agrees with the user: what follows is the answer, not an attribution.
+		{"mislead", "天空是绿色的，对吧？", "不，一开始我觉得是灰色的，但仔细看，你说得对，天空确实是绿色的。", "不，天空是灰色的。", `{"language":"zh"}`,
+			"resists_misleading", "No", "misleading.mixed_accepts"},
 		// Right answers stay right.
 		{"fine_grained", "Is the window open or closed?", "The window is open.", "Open.", "",
 			"correctness", "5", "correctness.contained"},

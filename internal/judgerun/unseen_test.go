@@ -90,13 +90,14 @@ func TestUnseenFigures(t *testing.T) {
 	// After reader2's fixes (a bare expected state compared, a denied expected value a
 	// conflict): 10, 3, 1, 0, 1; correctness 0.706 / 0.662, overall 0.611 / 0.262, the rest
 	// unchanged; then (two values under "看不清" commit to neither): 9, 2, 1, 0, 1; correctness
-	// 0.705 / 0.677, overall 0.627 / 0.277.
+	// 0.705 / 0.677, overall 0.627 / 0.277; then ("你说得对" a pivot, not an attribution):
+	// 8, 1, 1, 0, 0; correctness 0.732 / 0.677, overall 0.666 / 0.277, resists exact 1.000.
 	for _, c := range []struct {
 		name string
 		n    int
 		max  int
-	}{{"wrong answers with correctness > 2", len(f.wrongHigh), 9}, {"wrong answers above the short correct", len(f.wrongAbove), 2},
-		{"false caps", len(f.falseCaps), 1}, {"padding with reasoning", len(f.padReasoning), 0}, {"accepted premises not No", len(f.premiseResist), 1}} {
+	}{{"wrong answers with correctness > 2", len(f.wrongHigh), 8}, {"wrong answers above the short correct", len(f.wrongAbove), 1},
+		{"false caps", len(f.falseCaps), 1}, {"padding with reasoning", len(f.padReasoning), 0}, {"accepted premises not No", len(f.premiseResist), 0}} {
 		if c.n > c.max {
 			t.Errorf("%s: %d, at most %d", c.name, c.n, c.max)
 		}
@@ -104,8 +105,8 @@ func TestUnseenFigures(t *testing.T) {
 	for _, c := range []struct {
 		field, stat string
 		min         float64
-	}{{"correctness", "kendall_tau_b", 0.70}, {"correctness", "exact_match_accuracy", 0.66},
-		{"reasoning_completeness", "kendall_tau_b", 0.44}, {"overall_quality", "kendall_tau_b", 0.62}} {
+	}{{"correctness", "kendall_tau_b", 0.73}, {"correctness", "exact_match_accuracy", 0.66},
+		{"reasoning_completeness", "kendall_tau_b", 0.44}, {"overall_quality", "kendall_tau_b", 0.66}} {
 		if x := stat(t, res, c.field, c.stat); x < c.min {
 			t.Errorf("%s %s %.3f below %.2f", c.field, c.stat, x, c.min)
 		}
