@@ -45,8 +45,10 @@ func claimAttr(class string) string {
 
 // claimAttrs are the attributes whose disagreement with the expected answer caps correctness:
 // those with a closed set of values a sentence states plainly (colours, counts, postures and
-// states). Positions are left to the token overlap: "on the left of the bench" and "left"
-// are often both right.
+// states). Positions are left to the token overlap ("on the left of the bench" and "left"
+// are often both right), except when the expected answer is a bare position ("Left."): then
+// the response's final position is the answer, and a retraction or a hedge between sides
+// counts.
 // Which image holds what is left to the image rules of correctness (fields.go), which read
 // "Image 1 shows…" as the topic it is.
 var claimAttrs = map[string]bool{answer.Color: true, answer.Count: true, answer.State: true}
@@ -257,7 +259,8 @@ func (c *ctx) claimCaps() (capN int, rule string, ev []string) {
 	var want []answer.Claim
 	if c.rExp != nil || c.j.reader.Valued(c.t.ExpectedAnswer) {
 		for _, e := range c.expReading().Committed() {
-			if claimAttrs[e.Attribute] && (e.Attribute != answer.State || e.Known || bareAnswer(c.expReading())) {
+			bare := bareAnswer(c.expReading())
+			if (claimAttrs[e.Attribute] || (e.Attribute == answer.Position && bare)) && (e.Attribute != answer.State || e.Known || bare) {
 				want = append(want, e)
 			}
 		}
