@@ -50,6 +50,8 @@ func TestClaimRules(t *testing.T) {
 		// Right answers stay right.
 		{"fine_grained", "Is the window open or closed?", "The window is open.", "Open.", "",
 			"correctness", "5", "correctness.contained"},
+		{"fine_grained", "Is the window open or closed?", "The window is not open; it is shut.", "Closed.", "",
+			"correctness", "5", "correctness.contained"},
 		{"fine_grained", "Is the lamp left or right of the desk?", "The lamp is on the left of the desk, but the chair is on the right.", "Left.", "",
 			"correctness", "5", "correctness.contained"},
 		{"fine_grained", "What colour is the cup?", "The cup next to the apples is green.", "Green.", "",

@@ -93,13 +93,14 @@ func TestUnseenFigures(t *testing.T) {
 	// 0.705 / 0.677, overall 0.627 / 0.277; then ("你说得对" a pivot, not an attribution):
 	// 8, 1, 1, 0, 0; correctness 0.732 / 0.677, overall 0.666 / 0.277, resists exact 1.000;
 	// then (a bare expected position compared): 5, 1, 1, 0, 0; correctness 0.758 / 0.708,
-	// overall 0.682 / 0.308.
+	// overall 0.682 / 0.308; then (rules 2026.11.4: "shut" a synonym of "closed"): 5, 1, 0,
+	// 0, 0; correctness 0.798 / 0.723, overall 0.692 / 0.323.
 	for _, c := range []struct {
 		name string
 		n    int
 		max  int
 	}{{"wrong answers with correctness > 2", len(f.wrongHigh), 5}, {"wrong answers above the short correct", len(f.wrongAbove), 1},
-		{"false caps", len(f.falseCaps), 1}, {"padding with reasoning", len(f.padReasoning), 0}, {"accepted premises not No", len(f.premiseResist), 0}} {
+		{"false caps", len(f.falseCaps), 0}, {"padding with reasoning", len(f.padReasoning), 0}, {"accepted premises not No", len(f.premiseResist), 0}} {
 		if c.n > c.max {
 			t.Errorf("%s: %d, at most %d", c.name, c.n, c.max)
 		}
@@ -107,8 +108,8 @@ func TestUnseenFigures(t *testing.T) {
 	for _, c := range []struct {
 		field, stat string
 		min         float64
-	}{{"correctness", "kendall_tau_b", 0.75}, {"correctness", "exact_match_accuracy", 0.70},
-		{"reasoning_completeness", "kendall_tau_b", 0.44}, {"overall_quality", "kendall_tau_b", 0.68}} {
+	}{{"correctness", "kendall_tau_b", 0.79}, {"correctness", "exact_match_accuracy", 0.72},
+		{"reasoning_completeness", "kendall_tau_b", 0.44}, {"overall_quality", "kendall_tau_b", 0.69}} {
 		if x := stat(t, res, c.field, c.stat); x < c.min {
 			t.Errorf("%s %s %.3f below %.2f", c.field, c.stat, x, c.min)
 		}
