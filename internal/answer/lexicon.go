@@ -133,7 +133,10 @@ var cueWords = map[cue][]string{
 		"i misspoke", "that's wrong", "that was wrong", "no, actually", "actually no",
 		"开玩笑", "开个玩笑", "说错了", "我错了", "更正", "纠正一下", "不对", "收回"},
 	cueContrast: {"but", "however", "though", "although", "whereas", "while", "instead", "rather",
-		"但是", "但", "不过", "然而", "而是", "可是", "其实"},
+		"但是", "但", "不过", "然而", "而是", "可是", "其实",
+		// Agreeing with the user ("you're right") turns to what follows as the answer; the
+		// longer phrase keeps "你说" (attribution) from taking it.
+		"你说得对", "你说的对", "你说得没错", "你说的没错"},
 	cueOr:       {"or", "either", "or maybe", "或者", "或", "还是"},
 	cueQuestion: {"whether", "是否", "吗", "么"},
 	cueCopula: {"is", "are", "was", "were", "looks", "look", "appears", "remains", "remain", "becomes",
@@ -144,7 +147,7 @@ var cueWords = map[cue][]string{
 		"在", "旁边的", "上的", "里的", "边的"},
 	cuePronoun: {"it", "they", "its", "their", "them", "this", "that", "these", "those", "它", "它们", "他", "她", "他们", "她们", "这", "那"},
 	cueTotal:   {"in total", "total", "altogether", "all together", "in all", "so there are", "一共", "总共", "合计", "共有", "加起来"},
-	cuePast:    {"was", "were", "used to be", "had been", "at first", "originally", "before", "earlier", "原来", "本来", "之前", "起初", "刚才", "原为", "原本", "以前", "先前"},
+	cuePast:    {"was", "were", "used to be", "had been", "at first", "originally", "before", "earlier", "原来", "本来", "之前", "起初", "一开始", "刚才", "原为", "原本", "以前", "先前"},
 	cueDet:     {"the", "a", "an", "this", "that", "these", "those", "another", "each", "every"},
 }
 

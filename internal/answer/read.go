@@ -1107,3 +1107,48 @@ func isVacuous(t *tok) bool {
 	}
 	return vacuous[t.key]
 }
+
+// negationCues are the negation cue words, each as its units' texts, by first unit.
+var negationCues = func() map[string][][]string {
+	m := map[string][][]string{}
+	for _, w := range cueWords[cueNegation] {
+		us := units(w)
+		if len(us) == 0 {
+			continue
+		}
+		p := make([]string, len(us))
+		for i, u := range us {
+			p[i] = u.text
+		}
+		m[p[0]] = append(m[p[0]], p)
+	}
+	return m
+}()
+
+// Denies tells whether a text holds a negation cue ("not", "isn't", "不"): a plain text (see
+// Plain) that denies a value says something a reader of values alone gets backwards ("the
+// door isn't closed" holds the word "closed"). Like Plain it looks at the words only.
+func (rd *Reader) Denies(text string) bool {
+	f := fold(text)
+	sc := scratchPool.Get().(*scratch)
+	us := unitsInto(sc.us[:0], f)
+	found := false
+	for i := 0; i < len(us) && !found; i++ {
+		for _, p := range negationCues[us[i].text] {
+			if i+len(p) > len(us) {
+				continue
+			}
+			match := true
+			for j := 1; j < len(p) && match; j++ {
+				match = us[i+j].text == p[j]
+			}
+			if match {
+				found = true
+				break
+			}
+		}
+	}
+	sc.us = us[:0]
+	scratchPool.Put(sc)
+	return found
+}

@@ -45,8 +45,10 @@ func claimAttr(class string) string {
 
 // claimAttrs are the attributes whose disagreement with the expected answer caps correctness:
 // those with a closed set of values a sentence states plainly (colours, counts, postures and
-// states). Positions are left to the token overlap: "on the left of the bench" and "left"
-// are often both right.
+// states). Positions are left to the token overlap ("on the left of the bench" and "left"
+// are often both right), except when the expected answer is a bare position ("Left."): then
+// the response's final position is the answer, and a retraction or a hedge between sides
+// counts.
 // Which image holds what is left to the image rules of correctness (fields.go), which read
 // "Image 1 shows…" as the topic it is.
 var claimAttrs = map[string]bool{answer.Color: true, answer.Count: true, answer.State: true}
@@ -198,20 +200,37 @@ func judgeClaim(resp *answer.Reading, e answer.Claim) (claimVerdict, answer.Clai
 	var last answer.Claim
 	for _, rc := range rel {
 		switch rc.Stance {
-		case answer.Alternative, answer.Hedged:
+		case answer.Alternative, answer.Hedged, answer.Uncertain:
 			offered[rc.Value] = true
 			last = rc
 		}
 	}
-	// One hedged value is a hedged answer (the hedge cap reads it); several, or a list, commit
-	// to none.
+	// One hedged or uncertain value is a hedged answer (the hedge cap reads it; the guide
+	// gives a right but unsure answer 3–4); several ("可能是黄色，也可能是橙色，看不清"), or a
+	// list, commit to none.
 	if len(offered) > 1 || (len(offered) == 1 && last.Stance == answer.Alternative) {
 		return claimUndecided, last
 	}
 	if len(offered) == 1 && !offered[e.Value] && last.Stance == answer.Hedged {
 		return claimConflicts, last
 	}
+	// Nothing asserted or offered, but the expected value denied ("the door isn't closed"):
+	// the response says the expected answer is wrong.
+	if len(offered) == 0 {
+		for _, rc := range rel {
+			if rc.Stance == answer.Negated && rc.Value == e.Value && !rc.Past {
+				return claimConflicts, rc
+			}
+		}
+	}
 	return claimSilent, answer.Claim{}
+}
+
+// bareAnswer tells whether an expected answer is one value and nothing else ("Closed.",
+// "关着。"): the question named the object, so the value is about the object the response
+// talks of.
+func bareAnswer(exp *answer.Reading) bool {
+	return len(exp.Claims) == 1 && len(exp.Objects) == 0 && exp.Claims[0].Object == "" && exp.Claims[0].Stance == answer.Asserted
 }
 
 // pivotBetween tells whether a pivot of the reading stands between two offsets.
@@ -232,15 +251,16 @@ func pivotBetween(r *answer.Reading, from, to int) bool {
 func (c *ctx) claimCaps() (capN int, rule string, ev []string) {
 	// The expected answer first: when it asserts nothing the claims compare, only a salad
 	// matters, and Salad looks for one without reading the response whole.
-	if c.rResp == nil && c.j.reader.Plain(c.t.VLMResponse) && !c.j.reader.Salad(c.t.VLMResponse) {
-		// A response that states its values plainly: its final claims say what the value
-		// rules of correctness already read (answer.Reader.Plain).
+	if c.rResp == nil && c.j.reader.Plain(c.t.VLMResponse) && !c.j.reader.Salad(c.t.VLMResponse) && !c.j.reader.Denies(c.t.VLMResponse) {
+		// A response that states its values plainly and denies none: its final claims say
+		// what the value rules of correctness already read (answer.Reader.Plain).
 		return 0, "", nil
 	}
 	var want []answer.Claim
 	if c.rExp != nil || c.j.reader.Valued(c.t.ExpectedAnswer) {
 		for _, e := range c.expReading().Committed() {
-			if claimAttrs[e.Attribute] && (e.Attribute != answer.State || e.Known) {
+			bare := bareAnswer(c.expReading())
+			if (claimAttrs[e.Attribute] || (e.Attribute == answer.Position && bare)) && (e.Attribute != answer.State || e.Known || bare) {
 				want = append(want, e)
 			}
 		}
@@ -253,8 +273,9 @@ func (c *ctx) claimCaps() (capN int, rule string, ev []string) {
 		return 1, "correctness.word_salad", []string{"no sentence"}
 	}
 	for _, e := range want {
-		if e.Attribute == answer.State && !e.Known {
-			// States are compared only about a named object: "开着" of a computer is "on".
+		if e.Attribute == answer.State && !e.Known && !bareAnswer(c.expReading()) {
+			// States are compared only about a named object ("开着" of a computer is "on"), or
+			// when the expected answer is the bare state the question asks for ("Closed.").
 			continue
 		}
 		v, rc := judgeClaim(resp, e)

@@ -100,7 +100,7 @@ func TestJudgeIdempotentAndVersioned(t *testing.T) {
 	}
 	// A lab's rule file: stricter correctness thresholds, another version.
 	rules := string(judge.DefaultRulesJSON()) // judge --print-rules
-	rules = strings.Replace(rules, `"version": "2026.11.3"`, `"version": "lab-strict"`, 1)
+	rules = strings.Replace(rules, `"version": "2026.11.4"`, `"version": "lab-strict"`, 1)
 	rules = strings.Replace(rules, "0.7,\n      0.5,", "0.95,\n      0.9,", 1)
 	path := filepath.Join(dir, "strict.json")
 	if err := os.WriteFile(path, []byte(rules), 0o644); err != nil {
