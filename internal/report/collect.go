@@ -79,7 +79,7 @@ func Collect(ctx context.Context, s Store, r *rubric.Rubric, o Options) (*Data, 
 	if len(o.Judges) > 0 {
 		// The model scores of the first judge (report --judge NAME chooses it), without the
 		// ranking's bootstrap: the section draws estimates and intervals.
-		if d.ModelScores, err = estimate.Run(ctx, s, r, &estimate.Request{Judge: o.Judges[0]}, o.Database); err != nil {
+		if d.ModelScores, err = estimate.Compute(ctx, s, r, &estimate.Request{Judge: o.Judges[0]}, o.Database); err != nil {
 			return nil, err
 		}
 	}
