@@ -3,6 +3,7 @@ package testkit
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"testing"
@@ -59,4 +60,22 @@ func MustScore(t testing.TB, db string, o ScoreOptions, args ...string) string {
 		t.Fatalf("score %v: %v", args, err)
 	}
 	return out
+}
+
+// ScoredTurns is the number of labeled turns judge has scores on (score's
+// n_items_with_auto of the correctness field, without the interval cache); an error of
+// score or of its JSON fails the test, so that a broken run never reads as zero turns.
+func ScoredTurns(t testing.TB, db, judge string) float64 {
+	t.Helper()
+	out := MustScore(t, db, ScoreOptions{NoCache: true}, "--judge", judge, "--format", "json")
+	var rep struct {
+		Fields map[string]struct {
+			HumanVsAuto map[string]any `json:"human_vs_auto"`
+		} `json:"fields"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("score --judge %s --format json: %v", judge, err)
+	}
+	n, _ := rep.Fields["correctness"].HumanVsAuto["n_items_with_auto"].(float64)
+	return n
 }
