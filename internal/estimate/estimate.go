@@ -274,7 +274,7 @@ type turn struct {
 type cellKey struct{ field, group, model string }
 
 // Compute reads the judge's scores and the done labels and computes every estimate.
-func Compute(ctx context.Context, s Store, r *rubric.Rubric, q *Request, database string) (*Result, error) {
+func Compute(ctx context.Context, s *store.Store, r *rubric.Rubric, q *Request, database string) (*Result, error) {
 	// The one "no such judge" message of score and report.
 	if _, err := scoring.ChooseJudges(ctx, s, []string{q.Judge}); err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/store"
 )
 
 // Run is m3eval estimate once its flags are parsed and its database is open: it checks the
@@ -14,7 +15,7 @@ import (
 // path (issue #42). It computes before it returns the writer, as workflow.SampleCommand.Run
 // does, so that an error comes before any output file is touched. database is the name the
 // JSON gives the database (the file's base name).
-func (q *Request) Run(ctx context.Context, s Store, r *rubric.Rubric, database string) (func(io.Writer) error, error) {
+func (q *Request) Run(ctx context.Context, s *store.Store, r *rubric.Rubric, database string) (func(io.Writer) error, error) {
 	if err := q.Check(); err != nil {
 		return nil, err
 	}

@@ -95,7 +95,7 @@ func (q *Request) FindChromium() error {
 // Run checks the judges named in Options.Judges against the store (every judge when none
 // is), lists the annotators, builds the rule judge for the metrics and generates the report,
 // with the collector settings of agree.TuneGC.
-func (q *Request) Run(ctx context.Context, s Store, r *rubric.Rubric) (*Report, error) {
+func (q *Request) Run(ctx context.Context, s *store.Store, r *rubric.Rubric) (*Report, error) {
 	defer agree.TuneGC()()
 	o := q.Options
 	if o.Database == "" {
@@ -185,7 +185,7 @@ func writePDF(ctx context.Context, w io.Writer, chromium string, rep *Report) er
 
 // groupingFromData is the first attribute whose turns take two or more values: logs from
 // other tools have no action type (all "unknown"), and one group of everything says nothing.
-func groupingFromData(ctx context.Context, s Store) (string, error) {
+func groupingFromData(ctx context.Context, s *store.Store) (string, error) {
 	for _, key := range []string{"action_type", "model", "task_type"} {
 		counts, err := s.SampleStrata(ctx, store.SampleParams{By: []string{key}})
 		if err != nil {
