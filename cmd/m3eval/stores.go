@@ -16,8 +16,7 @@ import (
 // are asserted in internal/store itself. Both backends (SQLite and PostgreSQL) are this one
 // type, so these lines cover both.
 //
-// Beyond these lists the commands themselves call Close and RememberRubric (common.go) and,
-// for judge --explain, IsModelJudge, JudgeRuleVersions and ModelJudgeNote (judge.go). Of the
+// Beyond these lists the commands themselves call Close and RememberRubric (common.go). Of the
 // store's writers, ingest fills *store.Importer through ingest.Sink; Importer.PutTurn is
 // called only by tests.
 var (
@@ -25,4 +24,6 @@ var (
 	_ scoring.Store  = (*store.Store)(nil)
 	_ judgerun.Store = (*store.Store)(nil)
 	_ importer.Store = (*store.Store)(nil)
+	// judge --explain SAMPLE_ID --name NAME (judgerun.Request.ExplainStored).
+	_ judgerun.StoredJudgeReader = (*store.Store)(nil)
 )
