@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/estimate"
-	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/store"
 )
 
@@ -36,16 +35,11 @@ sets. docs/statistics.md defines every number.`,
 				return err
 			}
 			defer s.Close()
-			res, err := estimate.Run(cmd.Context(), s, r, o, store.BaseName(s.Path()))
+			write, err := o.Run(cmd.Context(), s, r, store.BaseName(s.Path()))
 			if err != nil {
 				return err
 			}
-			return writeOutput(cmd, o.Output, func(w io.Writer, _ bool) error {
-				if o.Format == render.JSON {
-					return render.WriteJSON(w, res)
-				}
-				return estimate.WriteTable(w, res)
-			})
+			return writeOutput(cmd, o.Output, func(w io.Writer, _ bool) error { return write(w) })
 		},
 	}
 	o.AddFlags(cmd.Flags())

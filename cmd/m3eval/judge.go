@@ -1,9 +1,8 @@
 package main
 
 import (
-	"fmt"
+	"errors"
 	"io"
-	"slices"
 
 	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/modeljudge"
@@ -90,17 +89,13 @@ func runJudge(cmd *cobra.Command, g *globalOptions, o *judgerun.Request) error {
 	return writeOutput(cmd, "", func(w io.Writer, _ bool) error { return o.Run(cmd.Context(), s, rb, j, filter, w) })
 }
 
-// explainJudge is judge --explain SAMPLE_ID --name NAME for a name other than "rules": a
-// model judge shows its stored answer; a rule judge stored under another name explains the
-// rules (recomputed, as for --name rules); a name the database does not hold follows the
-// unknown-name rule (names.go), and a judge with nothing to explain is an error too.
+// explainJudge is judge --explain SAMPLE_ID --name NAME for a name other than "rules"
+// (judgerun.Request.ExplainStored); a name the database does not hold follows the
+// unknown-name rule (names.go).
 func explainJudge(cmd *cobra.Command, g *globalOptions, s *store.Store, o *judgerun.Request, rules func(io.Writer) error) error {
 	ctx := cmd.Context()
-	judges, err := s.Judges(ctx)
-	if err != nil {
-		return err
-	}
-	if !slices.Contains(judges, o.Name) {
+	write, err := o.ExplainStored(ctx, s, g.rubric, store.DisplayName(g.dbPath), rules)
+	if errors.Is(err, judgerun.ErrUnknownJudge) {
 		c, err := store.OpenCompleter(ctx, g.dbPath)
 		if err != nil {
 			return err
@@ -108,34 +103,10 @@ func explainJudge(cmd *cobra.Command, g *globalOptions, s *store.Store, o *judge
 		defer c.Close()
 		return unknownName(ctx, c, nameFlag{command: "judge", flag: "name", from: store.CompleteJudges, kind: "judge"}, o.Name, store.DisplayName(g.dbPath))
 	}
-	model, err := s.IsModelJudge(ctx, o.Name)
 	if err != nil {
 		return err
 	}
-	if model {
-		n, err := s.ModelJudgeNote(ctx, o.Name, o.Explain)
-		if err != nil {
-			return err
-		}
-		return writeOutput(cmd, "", func(w io.Writer, _ bool) error {
-			return judgerun.WriteModelNote(w, n, g.rubric, o.Format)
-		})
-	}
-	versions, err := s.JudgeRuleVersions(ctx, o.Name)
-	if err != nil {
-		return err
-	}
-	ruled := false
-	for v, n := range versions {
-		ruled = ruled || (v != "" && n > 0)
-	}
-	switch {
-	case len(versions) == 0:
-		return fmt.Errorf("--name %s: judge %s has no scores in %s: nothing to explain", o.Name, o.Name, store.DisplayName(g.dbPath))
-	case !ruled:
-		return fmt.Errorf("--name %s: judge %s's scores were imported (import-scores), not judged here: nothing to explain", o.Name, o.Name)
-	}
-	return writeOutput(cmd, "", func(w io.Writer, _ bool) error { return rules(w) })
+	return writeOutput(cmd, "", func(w io.Writer, _ bool) error { return write(w) })
 }
 
 // runModelJudge is m3eval judge --endpoint: the model judge, with a progress bar on a

@@ -32,24 +32,6 @@ func modelJudgeFixture(t *testing.T) (dir, db string) {
 	return dir, db
 }
 
-// judgesWithScores counts a judge's stored scores through score's JSON (n_items_with_auto of
-// correctness); 0 when score finds none.
-func judgesWithScores(t *testing.T, db, judge string) (float64, error) {
-	t.Helper()
-	out, err := run(t, "--db", db, "score", "--judge", judge, "--format", "json")
-	if err != nil {
-		return 0, nil
-	}
-	var rep struct {
-		Fields map[string]struct {
-			HumanVsAuto map[string]any `json:"human_vs_auto"`
-		} `json:"fields"`
-	}
-	json.Unmarshal([]byte(out), &rep)
-	n, _ := rep.Fields["correctness"].HumanVsAuto["n_items_with_auto"].(float64)
-	return n, nil
-}
-
 // TestModelJudgeCarefulAgreement: the careful persona, given the validation set's human
 // labels, answers with them; score --judge then finds full agreement on every field, with
 // the rule judge compared beside it.
@@ -133,12 +115,12 @@ func TestModelJudgeKillAndRerun(t *testing.T) {
 	if _, err := fmt.Sscanf(r.stdout[strings.Index(r.stdout, "failed, ")+len("failed, "):], "%d already scored", &skipped); err != nil {
 		t.Fatalf("%v: %s", err, r.stdout)
 	}
-	total, _ := judgesWithScores(t, db, "k")
+	total := testkit.ScoredTurns(t, db, "k")
 	if skipped < 1 || scored < 1 || float64(skipped+scored) != total {
 		t.Fatalf("after the kill: %d already scored + %d scored, %v turns with scores\n%s", skipped, scored, total, r.stdout)
 	}
 	mustRun(t, "--db", db, "judge")
-	rules, _ := judgesWithScores(t, db, "rules")
+	rules := testkit.ScoredTurns(t, db, "rules")
 	if rules != total {
 		t.Fatalf("the model judge scored %v turns, the rules %v", total, rules)
 	}

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
-	"github.com/m3bench/m3eval/internal/illusion"
 	"github.com/m3bench/m3eval/internal/report"
 	"github.com/m3bench/m3eval/internal/store"
 )
@@ -48,13 +45,8 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *report.Request) error {
 		return err
 	}
 	ctx := cmd.Context()
-	if len(o.IllusionLogs) > 0 {
-		if o.Illusion, err = illusion.ScoreFiles(ctx, o.Testsets, o.IllusionLogs, illusion.ScoreOptions{Rule: illusion.RuleM3eval}); err != nil {
-			return usageIf(err)
-		}
-		for _, w := range o.Illusion.Warnings {
-			fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
-		}
+	if err := o.ScoreIllusion(ctx, cmd.ErrOrStderr()); err != nil {
+		return usageIf(err)
 	}
 	s, err := g.openStore(ctx, nil, store.Options{})
 	if err != nil {
@@ -62,12 +54,9 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *report.Request) error {
 	}
 	defer s.Close()
 	o.ByFromData = !cmd.Flags().Changed("by")
-	rep, err := o.Run(ctx, s, r)
+	write, err := o.Run(ctx, s, r, cmd.ErrOrStderr())
 	if err != nil {
 		return notFoundHint(err, "m3eval sample --list")
 	}
-	for _, n := range o.Notes {
-		fmt.Fprintln(cmd.ErrOrStderr(), n)
-	}
-	return writeOutput(cmd, o.Output, o.Writer(ctx, rep))
+	return writeOutput(cmd, o.Output, write)
 }

@@ -122,7 +122,9 @@ func TestSimulateKill9Resume(t *testing.T) {
 		var r struct {
 			SampleID string `json:"sample_id"`
 		}
-		json.Unmarshal([]byte(l), &r)
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("%v: %s", err, l)
+		}
 		if ids[r.SampleID] {
 			t.Fatalf("turn %s written twice", r.SampleID)
 		}

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/estimate"
-	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/testkit"
 	"github.com/m3bench/m3eval/internal/workflow"
@@ -30,7 +29,7 @@ var (
 	importScores = testkit.ImportScores
 )
 
-// runEstimate parses args as m3eval estimate's flags and runs estimate.Run and Write.
+// runEstimate parses args as m3eval estimate's flags and runs the command's Run.
 func runEstimate(t testing.TB, db string, args ...string) (string, error) {
 	t.Helper()
 	q := &estimate.Request{}
@@ -40,21 +39,14 @@ func runEstimate(t testing.TB, db string, args ...string) (string, error) {
 	if err := fs.Parse(args); err != nil {
 		return "", fmt.Errorf("%w: %v", errFlag, err)
 	}
-	if err := q.Check(); err != nil {
-		return "", err
-	}
 	s, r := openDB(t, db, store.Options{ReadOnly: true})
 	defer s.Close()
-	res, err := estimate.Run(context.Background(), s, r, q, "m3eval.db")
+	write, err := q.Run(context.Background(), s, r, "m3eval.db")
 	if err != nil {
 		return "", err
 	}
 	var out bytes.Buffer
-	if render.Format(q.Format) == render.JSON {
-		err = render.WriteJSON(&out, res)
-	} else {
-		err = estimate.WriteTable(&out, res)
-	}
+	err = write(&out)
 	return out.String(), err
 }
 

@@ -273,8 +273,8 @@ type turn struct {
 // cellKey names one row of the result.
 type cellKey struct{ field, group, model string }
 
-// Run reads the judge's scores and the done labels and computes every estimate.
-func Run(ctx context.Context, s Store, r *rubric.Rubric, q *Request, database string) (*Result, error) {
+// Compute reads the judge's scores and the done labels and computes every estimate.
+func Compute(ctx context.Context, s *store.Store, r *rubric.Rubric, q *Request, database string) (*Result, error) {
 	// The one "no such judge" message of score and report.
 	if _, err := scoring.ChooseJudges(ctx, s, []string{q.Judge}); err != nil {
 		return nil, err

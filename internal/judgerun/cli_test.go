@@ -4,15 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/judgerun"
-	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/testkit"
@@ -78,16 +80,12 @@ func runJudge(t testing.TB, db string, args ...string) (string, error) {
 	s, _ := openDB(t, db, q.Explain != "")
 	defer s.Close()
 	if q.Explain != "" && q.Name != "rules" {
-		if model, err := s.IsModelJudge(ctx, q.Name); err != nil {
-			t.Fatal(err)
-		} else if model {
-			n, err := s.ModelJudgeNote(ctx, q.Name, q.Explain)
-			if err != nil {
-				return "", err
-			}
-			err = judgerun.WriteModelNote(&out, n, rb, render.Format(q.Format))
-			return out.String(), err
+		write, err := q.ExplainStored(ctx, s, rb, "m3eval.db", func(w io.Writer) error { return q.Run(ctx, s, rb, j, filter, w) })
+		if err != nil {
+			return "", err
 		}
+		err = write(&out)
+		return out.String(), err
 	}
 	err = q.Run(ctx, s, rb, j, filter, &out)
 	return out.String(), err
@@ -117,5 +115,31 @@ func unmarshal(t testing.TB, s string, v any) {
 	t.Helper()
 	if err := json.Unmarshal([]byte(s), v); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestExplainStored calls judge --explain's reading of a stored judge with options: a name
+// the database does not hold is ErrUnknownJudge, and a rule judge stored under another name
+// explains the rules.
+func TestExplainStored(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "m3eval.db")
+	importFiles(t, db, "", filepath.Join("..", "..", "annotations", "demo", "episodes.jsonl"))
+	mustJudge(t, db, "--name", "r2")
+	s, rb := openDB(t, db, true)
+	defer s.Close()
+	ctx := context.Background()
+	rules := func(w io.Writer) error { _, err := io.WriteString(w, "the rules\n"); return err }
+	q := &judgerun.Request{Name: "nosuch", Explain: "demo_en_apples_1_turn_1"}
+	if _, err := q.ExplainStored(ctx, s, rb, "team.db", rules); !errors.Is(err, judgerun.ErrUnknownJudge) {
+		t.Errorf("unknown judge: %v, want ErrUnknownJudge", err)
+	}
+	q.Name = "r2"
+	write, err := q.ExplainStored(ctx, s, rb, "team.db", rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := write(&out); err != nil || out.String() != "the rules\n" {
+		t.Errorf("rule judge r2: %q, %v; want the rules' explanation", out.String(), err)
 	}
 }

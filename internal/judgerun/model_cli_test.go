@@ -156,7 +156,7 @@ func TestModelJudgeFailurePaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, j := range judges {
-		if model, _ := judgesWithScores(t, db, j); model > 0 {
+		if model := testkit.ScoredTurns(t, db, j); model > 0 {
 			t.Errorf("judge %s stored %v scores of failed turns", j, model)
 		}
 	}
@@ -172,24 +172,6 @@ func TestModelJudgeFailurePaths(t *testing.T) {
 			t.Fatalf("flaky: %s", out)
 		}
 	}
-}
-
-// judgesWithScores counts a judge's stored scores through score's JSON (n_items_with_auto of
-// correctness); 0 when score finds none.
-func judgesWithScores(t *testing.T, db, judge string) (float64, error) {
-	t.Helper()
-	out, err := runScore(t, db, "--judge", judge, "--format", "json")
-	if err != nil {
-		return 0, nil
-	}
-	var rep struct {
-		Fields map[string]struct {
-			HumanVsAuto map[string]any `json:"human_vs_auto"`
-		} `json:"fields"`
-	}
-	json.Unmarshal([]byte(out), &rep)
-	n, _ := rep.Fields["correctness"].HumanVsAuto["n_items_with_auto"].(float64)
-	return n, nil
 }
 
 // TestModelJudgeRerunAndVersion: a second run sends no request; another model is a new
@@ -298,7 +280,7 @@ func TestModelJudgeStopsOnDeadEndpoint(t *testing.T) {
 	if !strings.Contains(out, "1 turns scored") && !strings.Contains(out, "1 turn scored") {
 		t.Fatalf("the turn judged before the endpoint died is not reported:\n%s", out)
 	}
-	if n, _ := judgesWithScores(t, db, "d"); n != 1 {
+	if n := testkit.ScoredTurns(t, db, "d"); n != 1 {
 		t.Fatalf("%v turns stored, want 1", n)
 	}
 	live := testkit.StartJudgeVLM(t, nil, 0)

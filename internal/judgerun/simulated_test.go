@@ -109,7 +109,9 @@ func TestSimulateImportScore(t *testing.T) {
 				SampleID   string `json:"sample_id"`
 				ActionType string `json:"action_type"`
 			}
-			json.Unmarshal([]byte(line), &rec)
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				t.Fatalf("%v: %s", err, line)
+			}
 			if rec.ActionType != "mislead" {
 				continue
 			}

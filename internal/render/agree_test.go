@@ -69,12 +69,16 @@ func TestJSONUndefinedReasonsBeside(t *testing.T) {
 	}
 	c := doc.Fields["constant"]
 	var reasons map[string]string
-	json.Unmarshal(c["undefined_reason"], &reasons)
+	if err := json.Unmarshal(c["undefined_reason"], &reasons); err != nil {
+		t.Fatalf("undefined_reason %s: %v", c["undefined_reason"], err)
+	}
 	if string(c["fleiss_kappa"]) != "null" || !strings.HasPrefix(reasons["fleiss_kappa"], "expected agreement is 1") {
 		t.Fatalf("constant field: fleiss %s, reasons %s", c["fleiss_kappa"], c["undefined_reason"])
 	}
 	var ka map[string]any
-	json.Unmarshal(c["krippendorff_alpha"], &ka)
+	if err := json.Unmarshal(c["krippendorff_alpha"], &ka); err != nil {
+		t.Fatalf("krippendorff_alpha %s: %v", c["krippendorff_alpha"], err)
+	}
 	if ka["ordinal"] != nil || ka["undefined_reason"].(map[string]any)["ordinal"] == "" {
 		t.Fatalf("alpha block %v", ka)
 	}

@@ -46,7 +46,7 @@ type Options struct {
 // Collect reads everything the report draws out of the store: the campaign's activity and
 // the statistics of m3eval score (through the same scoring.Run), keeping the overall block's
 // ratings for the charts that need them.
-func Collect(ctx context.Context, s Store, r *rubric.Rubric, o Options) (*Data, error) {
+func Collect(ctx context.Context, s *store.Store, r *rubric.Rubric, o Options) (*Data, error) {
 	d := &Data{Title: "m3eval report · " + o.Database}
 	c, err := collectCampaign(ctx, s)
 	if err != nil {
@@ -79,7 +79,7 @@ func Collect(ctx context.Context, s Store, r *rubric.Rubric, o Options) (*Data, 
 	if len(o.Judges) > 0 {
 		// The model scores of the first judge (report --judge NAME chooses it), without the
 		// ranking's bootstrap: the section draws estimates and intervals.
-		if d.ModelScores, err = estimate.Run(ctx, s, r, &estimate.Request{Judge: o.Judges[0]}, o.Database); err != nil {
+		if d.ModelScores, err = estimate.Compute(ctx, s, r, &estimate.Request{Judge: o.Judges[0]}, o.Database); err != nil {
 			return nil, err
 		}
 	}
@@ -168,7 +168,7 @@ func listOrNone(xs []string) string {
 
 // collectTrends counts the labels of the rubric's scale fields by turn position and number of
 // confusable objects.
-func collectTrends(ctx context.Context, s Store, r *rubric.Rubric) (*Trends, error) {
+func collectTrends(ctx context.Context, s *store.Store, r *rubric.Rubric) (*Trends, error) {
 	t := &Trends{Min: math.Inf(1), Max: math.Inf(-1)}
 	for _, f := range r.Fields {
 		if f.Kind == rubric.KindScale {
@@ -186,7 +186,7 @@ func collectTrends(ctx context.Context, s Store, r *rubric.Rubric) (*Trends, err
 	return t, nil
 }
 
-func collectCampaign(ctx context.Context, s Store) (*Campaign, error) {
+func collectCampaign(ctx context.Context, s *store.Store) (*Campaign, error) {
 	st, err := s.Status(ctx)
 	if err != nil {
 		return nil, err
@@ -215,7 +215,7 @@ func collectCampaign(ctx context.Context, s Store) (*Campaign, error) {
 }
 
 // Generate reads the data and builds the report.
-func Generate(ctx context.Context, s Store, r *rubric.Rubric, o Options) (*Report, error) {
+func Generate(ctx context.Context, s *store.Store, r *rubric.Rubric, o Options) (*Report, error) {
 	d, err := Collect(ctx, s, r, o)
 	if err != nil {
 		return nil, err

@@ -17,7 +17,7 @@ import (
 func TestReportNamesTheDatabase(t *testing.T) {
 	run := func(t *testing.T, db, want string) {
 		s := storetest.Demo(t, db)
-		rep, err := (&report.Request{Options: report.Options{QC: true}}).Run(context.Background(), s, storetest.Rubric(t))
+		rep, err := (&report.Request{Options: report.Options{QC: true}}).Build(context.Background(), s, storetest.Rubric(t))
 		if err != nil {
 			t.Fatal(err)
 		}

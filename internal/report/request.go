@@ -12,6 +12,7 @@ import (
 
 	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/cmdutil"
+	"github.com/m3bench/m3eval/internal/illusion"
 	"github.com/m3bench/m3eval/internal/intervalcache"
 	"github.com/m3bench/m3eval/internal/judge"
 	"github.com/m3bench/m3eval/internal/judgerun"
@@ -36,7 +37,7 @@ type Request struct {
 	NoCache bool   // neither read nor write the interval cache
 	Output  string // -o: the file to write ("" or "-": standard output)
 	// IllusionLogs are IllusionBench sample logs (LOG or SPLIT=LOG), Testsets NAME=FILE of
-	// their test sets; the caller scores them into Options.Illusion.
+	// their test sets; ScoreIllusion scores them into Options.Illusion.
 	IllusionLogs []string
 	Testsets     []string
 
@@ -92,10 +93,41 @@ func (q *Request) FindChromium() error {
 	return nil
 }
 
-// Run checks the judges named in Options.Judges against the store (every judge when none
+// ScoreIllusion scores the IllusionBench logs of --illusion into Options.Illusion and
+// writes its warnings to errw. The command calls it before the database opens, so that a bad
+// log changes nothing; its errors of the command line are marked usage.Err.
+func (q *Request) ScoreIllusion(ctx context.Context, errw io.Writer) error {
+	if len(q.IllusionLogs) == 0 {
+		return nil
+	}
+	var err error
+	if q.Illusion, err = illusion.ScoreFiles(ctx, q.Testsets, q.IllusionLogs, illusion.ScoreOptions{Rule: illusion.RuleM3eval}); err != nil {
+		return err
+	}
+	for _, w := range q.Illusion.Warnings {
+		fmt.Fprintln(errw, "warning: "+w)
+	}
+	return nil
+}
+
+// Run is m3eval report once its flags are parsed, the logs scored (ScoreIllusion) and its
+// database open: it builds the report (Build), writes its notes to errw and returns the
+// function that writes it as asked. The command and the tests both call it (issue #42).
+func (q *Request) Run(ctx context.Context, s *store.Store, r *rubric.Rubric, errw io.Writer) (func(w io.Writer, color bool) error, error) {
+	rep, err := q.Build(ctx, s, r)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range q.Notes {
+		fmt.Fprintln(errw, n)
+	}
+	return q.Writer(ctx, rep), nil
+}
+
+// Build checks the judges named in Options.Judges against the store (every judge when none
 // is), lists the annotators, builds the rule judge for the metrics and generates the report,
 // with the collector settings of agree.TuneGC.
-func (q *Request) Run(ctx context.Context, s Store, r *rubric.Rubric) (*Report, error) {
+func (q *Request) Build(ctx context.Context, s *store.Store, r *rubric.Rubric) (*Report, error) {
 	defer agree.TuneGC()()
 	o := q.Options
 	if o.Database == "" {
@@ -185,7 +217,7 @@ func writePDF(ctx context.Context, w io.Writer, chromium string, rep *Report) er
 
 // groupingFromData is the first attribute whose turns take two or more values: logs from
 // other tools have no action type (all "unknown"), and one group of everything says nothing.
-func groupingFromData(ctx context.Context, s Store) (string, error) {
+func groupingFromData(ctx context.Context, s *store.Store) (string, error) {
 	for _, key := range []string{"action_type", "model", "task_type"} {
 		counts, err := s.SampleStrata(ctx, store.SampleParams{By: []string{key}})
 		if err != nil {

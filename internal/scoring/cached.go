@@ -8,10 +8,10 @@ import (
 	"github.com/m3bench/m3eval/internal/store"
 )
 
-// Replicates counts the bootstrap replicates Run has asked agree to draw in this process (per
-// field and block). A run whose intervals come from the cache adds nothing: tests read it to
-// tell a reused run from a computed one.
-var Replicates atomic.Int64
+// replicates counts the bootstrap replicates Run has asked agree to draw in this process (per
+// field and block). A run whose intervals come from the cache adds nothing: the tests read it
+// (export_test.go) to tell a reused run from a computed one; it is not part of the package's API.
+var replicates atomic.Int64
 
 // The cache entry of a run: what the bootstrap adds to each field's result, per block, in the
 // order of Result.Sections. agree.Value keeps its fields to itself, so values are stored as

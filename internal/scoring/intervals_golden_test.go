@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 
 	"path/filepath"
 	"reflect"
@@ -199,12 +200,12 @@ func reportOut(t *testing.T, db string, args ...string) string {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	rep, err := q.Run(ctx, s, defaultRubric(t))
+	write, err := q.Run(ctx, s, defaultRubric(t), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := q.Writer(ctx, rep)(&out, false); err != nil {
+	if err := write(&out, false); err != nil {
 		t.Fatal(err)
 	}
 	return out.String()

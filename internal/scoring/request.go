@@ -32,6 +32,9 @@ type Request struct {
 	NoCache       bool // neither read nor write the interval cache (intervalcache)
 	// Progress is told the bootstrap replicates done and their total (not a flag; nil: none).
 	Progress func(done, total int64)
+	// BootstrapGiven says whether --bootstrap was given (not a flag; the command sets it
+	// from its flag set): --metrics without it resamples 2000 times, the metrics' default.
+	BootstrapGiven bool
 }
 
 // AddFlags defines the flags of m3eval score on fs (all but -o).

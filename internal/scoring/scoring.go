@@ -288,7 +288,7 @@ func (sc *scorer) analyze(ctx context.Context, dbName string, opt agree.Options,
 		}
 		if opt.Bootstrap > 0 {
 			resampled = true
-			Replicates.Add(int64(opt.Bootstrap) * int64(len(data)))
+			replicates.Add(int64(opt.Bootstrap) * int64(len(data)))
 		}
 		res, err := agree.Analyze(ctx, data, opt)
 		if err == nil {

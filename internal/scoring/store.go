@@ -37,4 +37,6 @@ type Store interface {
 	// ExportAnnotators lists the annotators whose labels an export with these options
 	// contains: here, who has a label that counts.
 	ExportAnnotators(ctx context.Context, o store.ExportOptions) ([]string, error)
+	// Status counts the turns and each annotator's labels (Run: is there anything to score).
+	Status(ctx context.Context) (*store.Status, error)
 }

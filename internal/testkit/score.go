@@ -3,6 +3,7 @@ package testkit
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"testing"
@@ -21,10 +22,8 @@ type ScoreOptions struct {
 	NoCache bool
 }
 
-// RunScore parses args as m3eval score's flags, applies the command's default of the
-// metrics' bootstrap (cmd/m3eval/score.go: --metrics without --bootstrap is -1, 2000
-// replicates), and runs scoring.Score on the database opened read only, as the command does:
-// the output and the error. A flag error comes back wrapped in ErrFlag; stray arguments
+// RunScore parses args as m3eval score's flags and runs the command's Run
+// (scoring.Request.Run) on the database opened read only: the output and the error. A flag error comes back wrapped in ErrFlag; stray arguments
 // fail the test.
 func RunScore(t testing.TB, db string, o ScoreOptions, args ...string) (string, error) {
 	t.Helper()
@@ -41,16 +40,10 @@ func RunScore(t testing.TB, db string, o ScoreOptions, args ...string) (string, 
 	if fs.NArg() != 0 {
 		t.Fatalf("score %v: arguments %v", args, fs.Args())
 	}
-	st, err := q.Check()
-	if err != nil {
-		return "", err
-	}
-	if q.Metrics && !fs.Changed("bootstrap") {
-		q.Bootstrap = -1
-	}
+	q.BootstrapGiven = fs.Changed("bootstrap")
 	s, rb := OpenDB(t, db, store.Options{ReadOnly: true})
 	defer s.Close()
-	write, err := scoring.Score(context.Background(), s, rb, q, st)
+	write, err := q.Run(context.Background(), s, rb, "m3eval.db")
 	if err != nil {
 		return "", err
 	}
@@ -67,4 +60,22 @@ func MustScore(t testing.TB, db string, o ScoreOptions, args ...string) string {
 		t.Fatalf("score %v: %v", args, err)
 	}
 	return out
+}
+
+// ScoredTurns is the number of labeled turns judge has scores on (score's
+// n_items_with_auto of the correctness field, without the interval cache); an error of
+// score or of its JSON fails the test, so that a broken run never reads as zero turns.
+func ScoredTurns(t testing.TB, db, judge string) float64 {
+	t.Helper()
+	out := MustScore(t, db, ScoreOptions{NoCache: true}, "--judge", judge, "--format", "json")
+	var rep struct {
+		Fields map[string]struct {
+			HumanVsAuto map[string]any `json:"human_vs_auto"`
+		} `json:"fields"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("score --judge %s --format json: %v", judge, err)
+	}
+	n, _ := rep.Fields["correctness"].HumanVsAuto["n_items_with_auto"].(float64)
+	return n
 }

@@ -24,7 +24,9 @@ func TestComplete(t *testing.T) {
 			return
 		}
 		got = nil
-		json.Unmarshal(b, &got)
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Errorf("request body %s: %v", b, err)
+		}
 		io.WriteString(w, `{"choices":[{"message":{"content":"{\"a\":1}"}}],"usage":{"prompt_tokens":120,"completion_tokens":7}}`)
 	}))
 	defer srv.Close()

@@ -81,7 +81,9 @@ func TestStreamedAnswerIsReadWhole(t *testing.T) {
 	var sent map[string]any
 	srv, _ := script(t, func(_ int64, w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
-		json.Unmarshal(b, &sent)
+		if err := json.Unmarshal(b, &sent); err != nil {
+			t.Errorf("request body %s: %v", b, err)
+		}
 		w.Header().Set("Content-Type", "text/event-stream")
 		for _, chunk := range []string{
 			`{"choices":[{"delta":{"role":"assistant"}}]}`,

@@ -1,0 +1,93 @@
+package scoring
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/m3bench/m3eval/internal/render"
+	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/usage"
+)
+
+// NoTurnsLine is what score --metrics says of a database without turns.
+const NoTurnsLine = "no turns yet: nothing to measure (import turns with m3eval import)"
+
+// NoLabelsLine is what score says of a database without labels to compare.
+const NoLabelsLine = "no annotations yet: nothing to score (label turns with m3eval annotate, or import labels)"
+
+// Run is m3eval score once its flags are parsed and its database is open: it checks the
+// request, computes the report and returns the function that writes it (color: the table
+// may use the Landis–Koch colors). The command and the tests both call it, so the tests run
+// the command's own path (issue #42). It computes before it returns the writer, so that an
+// error comes before any output file is touched. database is the database's name as the
+// messages show it. Errors of the command line are marked usage.Err.
+func (q *Request) Run(ctx context.Context, s Store, r *rubric.Rubric, database string) (func(w io.Writer, color bool) error, error) {
+	st, err := q.Check()
+	if err != nil {
+		return nil, err
+	}
+	line := func(text string) func(io.Writer, bool) error {
+		return func(w io.Writer, _ bool) error {
+			_, err := fmt.Fprintln(w, text)
+			return err
+		}
+	}
+	tables := q.Format != render.JSON && q.Format != render.CSV
+	if q.Metrics {
+		if len(q.Judges) > 0 {
+			// The metrics read the rule judge's verdicts with their evidence (did the answer
+			// take the update, list the candidates, reject the false premise), recomputed from
+			// the turns; a stored judge's scores hold only the rubric's values.
+			return nil, usage.Errorf("--metrics comes from the rule judge's verdicts, recomputed with their evidence; a judge's stored scores (--judge %s) hold only the rubric's values: drop --judge", q.Judges[0])
+		}
+		if !q.BootstrapGiven {
+			q.Bootstrap = -1 // the metrics' default, 2000 replicates; --bootstrap 0 is none
+		}
+		if tables {
+			status, err := s.Status(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if status.Turns == 0 {
+				return line(NoTurnsLine), nil
+			}
+		}
+		return Score(ctx, s, r, q, st)
+	}
+	// Whether there are labels to score, asked once for the two checks below.
+	labeled := true
+	if len(q.Judges) >= 2 || tables {
+		if labeled, err = hasLabels(ctx, s, q.IncludeDrafts); err != nil {
+			return nil, err
+		}
+	}
+	if len(q.Judges) >= 2 && !labeled {
+		// Judges are compared through the human labels (each against the humans, and their
+		// difference tested on the same labeled turns); without labels there is nothing to
+		// compare them on, and one "nothing to score" line would read as success.
+		return nil, fmt.Errorf("--judge %s: score compares judges through human labels, and %s has none: label turns with m3eval annotate, or import labels (m3eval import --annotator NAME FILE)",
+			strings.Join(q.Judges, " --judge "), database)
+	}
+	if tables && !labeled {
+		// Nothing to score: one line, as status says it, rather than every statistic's
+		// table full of "—". JSON and CSV keep their shape for the programs that read them.
+		return line(NoLabelsLine), nil
+	}
+	return Score(ctx, s, r, q, st)
+}
+
+// hasLabels says whether any annotator has a done label (or a draft, with drafts).
+func hasLabels(ctx context.Context, s Store, drafts bool) (bool, error) {
+	st, err := s.Status(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, a := range st.Annotators {
+		if a.Done > 0 || (drafts && a.Draft > 0) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
