@@ -243,7 +243,7 @@ func TestFoldFastPaths(t *testing.T) {
 	for _, s := range []string{"The Cup  is\tGREEN. ", "伞是黑色的。", "伞是 黑色的", "Ｔｈｅ杯子", "“引号”", "Ünïcode Café", " lead", "", "a  b"} {
 		var b []rune
 		space := false
-		for _, r := range []rune(s) {
+		for _, r := range s {
 			if r == ' ' || r == '\t' || r == '\n' {
 				space = true
 				continue

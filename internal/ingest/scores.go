@@ -178,7 +178,7 @@ func ReadScoresWith(name string, rd io.Reader, r *rubric.Rubric, m *ScoreMap, li
 			err2 = m.checkFound(name)
 		}
 	} else if m != nil {
-		return &Error{File: name, Line: 1, Err: fmt.Errorf("%w: --map reads JSON records, or a table named .csv or .tsv; without --map a CSV file names its columns sample_id,<field>,...", ErrBadRecord)}
+		return &Error{File: name, Line: 1, Err: fmt.Errorf("%w: --map reads JSON records, or a table named .csv or .tsv; without --map a CSV file's header is sample_id followed by rubric fields", ErrBadRecord)}
 	} else {
 		err2 = readScoresCSV(name, br, r, fn)
 	}

@@ -100,12 +100,6 @@ func mustJudge(t testing.TB, db string, args ...string) string {
 	return out
 }
 
-// runScore is m3eval score (testkit.RunScore) without the interval cache.
-func runScore(t testing.TB, db string, args ...string) (string, error) {
-	t.Helper()
-	return testkit.RunScore(t, db, testkit.ScoreOptions{NoCache: true}, args...)
-}
-
 func mustScore(t testing.TB, db string, args ...string) string {
 	t.Helper()
 	return testkit.MustScore(t, db, testkit.ScoreOptions{NoCache: true}, args...)
