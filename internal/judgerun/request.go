@@ -259,7 +259,7 @@ func (q *Request) runModel(ctx context.Context, e *cmdio.IO, rb *rubric.Rubric, 
 
 // runRules judges the chosen turns and writes the counts to w, or with Explain writes the
 // verdict of that one sample (and stores nothing).
-func (q *Request) runRules(ctx context.Context, s RuleJudgeStore, rb *rubric.Rubric, j *judge.Judge, filter store.TurnFilter, w io.Writer) error {
+func (q *Request) runRules(ctx context.Context, s *store.Store, rb *rubric.Rubric, j *judge.Judge, filter store.TurnFilter, w io.Writer) error {
 	if q.Explain != "" {
 		v, err := Explain(ctx, s, j, q.Explain)
 		if err != nil {
@@ -278,7 +278,7 @@ func (q *Request) runRules(ctx context.Context, s RuleJudgeStore, rb *rubric.Rub
 
 // RubricMetrics is m3eval score --metrics: the action-space metrics of the built-in rules'
 // verdicts over every turn of the store.
-func RubricMetrics(ctx context.Context, s EpisodeReader, rb *rubric.Rubric, bootstrap int, seed uint64) (judge.MetricsReport, error) {
+func RubricMetrics(ctx context.Context, s *store.Store, rb *rubric.Rubric, bootstrap int, seed uint64) (judge.MetricsReport, error) {
 	j, err := NewJudge(rb, "")
 	if err != nil {
 		return judge.MetricsReport{}, err

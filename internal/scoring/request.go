@@ -68,7 +68,7 @@ func (q *Request) Check() (Stats, error) {
 // function that writes it (color: the table format may use the Landis–Koch colors). It
 // checks the named judges and annotators against the store and runs with the collector
 // settings of agree.TuneGC; with Metrics, the report is the rule judge's action-space metrics.
-func Score(ctx context.Context, s Store, r *rubric.Rubric, q *Request, st Stats) (func(w io.Writer, color bool) error, error) {
+func Score(ctx context.Context, s *store.Store, r *rubric.Rubric, q *Request, st Stats) (func(w io.Writer, color bool) error, error) {
 	if q.Metrics {
 		rep, err := judgerun.RubricMetrics(ctx, s, r, q.Bootstrap, q.Seed)
 		if err != nil {
@@ -119,7 +119,7 @@ func OpenCache(off bool) *intervalcache.Cache {
 
 // ChooseJudges returns the judges named (by --judge), all of them present in the database,
 // or every judge when none is named.
-func ChooseJudges(ctx context.Context, s JudgeLister, named []string) ([]string, error) {
+func ChooseJudges(ctx context.Context, s *store.Store, named []string) ([]string, error) {
 	all, err := s.Judges(ctx)
 	if err != nil {
 		return nil, err
@@ -145,7 +145,7 @@ func ChooseJudges(ctx context.Context, s JudgeLister, named []string) ([]string,
 
 // chooseAnnotators returns the annotators named (by --annotator), or everyone with a label
 // that counts. A named annotator without one is an error: nearly always a misspelt name.
-func chooseAnnotators(ctx context.Context, s Store, named []string, drafts bool) ([]string, error) {
+func chooseAnnotators(ctx context.Context, s *store.Store, named []string, drafts bool) ([]string, error) {
 	have, err := s.ExportAnnotators(ctx, store.ExportOptions{IncludeDrafts: drafts})
 	if err != nil {
 		return nil, err

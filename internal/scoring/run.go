@@ -53,7 +53,7 @@ func (q *Request) Run(ctx context.Context, e *cmdio.IO) error {
 // compute checks the request and computes the report of an open database, returning the
 // function that writes it (color: the table may use the Landis–Koch colors). database is the
 // database's name as the messages show it.
-func (q *Request) compute(ctx context.Context, s Store, r *rubric.Rubric, database string) (func(w io.Writer, color bool) error, error) {
+func (q *Request) compute(ctx context.Context, s *store.Store, r *rubric.Rubric, database string) (func(w io.Writer, color bool) error, error) {
 	st, err := q.Check()
 	if err != nil {
 		return nil, err
@@ -109,7 +109,7 @@ func (q *Request) compute(ctx context.Context, s Store, r *rubric.Rubric, databa
 }
 
 // hasLabels says whether any annotator has a done label (or a draft, with drafts).
-func hasLabels(ctx context.Context, s Store, drafts bool) (bool, error) {
+func hasLabels(ctx context.Context, s *store.Store, drafts bool) (bool, error) {
 	st, err := s.Status(ctx)
 	if err != nil {
 		return false, err
