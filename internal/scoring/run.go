@@ -27,7 +27,8 @@ const NoLabelsLine = "no annotations yet: nothing to score (label turns with m3e
 // that an error comes before any output file is touched. Errors of the command line are
 // marked usage.Err.
 func (q *Request) Run(ctx context.Context, e *cmdio.IO) error {
-	if _, err := q.Check(); err != nil {
+	st, err := q.Check()
+	if err != nil {
 		return err
 	}
 	if q.flags != nil {
@@ -41,7 +42,7 @@ func (q *Request) Run(ctx context.Context, e *cmdio.IO) error {
 	var write func(io.Writer, bool) error
 	err = e.WithBar("score", progress.Unit{Name: "replicates"}, func(p progress.Func, _, _ io.Writer) error {
 		q.Progress = p
-		write, err = q.compute(ctx, s, r, store.DisplayName(e.DB))
+		write, err = q.compute(ctx, s, r, st, store.DisplayName(e.DB))
 		return err
 	})
 	if err != nil {
@@ -50,14 +51,10 @@ func (q *Request) Run(ctx context.Context, e *cmdio.IO) error {
 	return e.Write(q.Output, string(q.Format), write)
 }
 
-// compute checks the request and computes the report of an open database, returning the
+// compute computes the report of an open database with the checked flags st, returning the
 // function that writes it (color: the table may use the Landis–Koch colors). database is the
 // database's name as the messages show it.
-func (q *Request) compute(ctx context.Context, s *store.Store, r *rubric.Rubric, database string) (func(w io.Writer, color bool) error, error) {
-	st, err := q.Check()
-	if err != nil {
-		return nil, err
-	}
+func (q *Request) compute(ctx context.Context, s *store.Store, r *rubric.Rubric, st Stats, database string) (func(w io.Writer, color bool) error, error) {
 	line := func(text string) func(io.Writer, bool) error {
 		return func(w io.Writer, _ bool) error {
 			_, err := fmt.Fprintln(w, text)
@@ -89,6 +86,7 @@ func (q *Request) compute(ctx context.Context, s *store.Store, r *rubric.Rubric,
 	// Whether there are labels to score, asked once for the two checks below.
 	labeled := true
 	if len(q.Judges) >= 2 || tables {
+		var err error
 		if labeled, err = hasLabels(ctx, s, q.IncludeDrafts); err != nil {
 			return nil, err
 		}
@@ -110,11 +108,11 @@ func (q *Request) compute(ctx context.Context, s *store.Store, r *rubric.Rubric,
 
 // hasLabels says whether any annotator has a done label (or a draft, with drafts).
 func hasLabels(ctx context.Context, s *store.Store, drafts bool) (bool, error) {
-	st, err := s.Status(ctx)
+	status, err := s.Status(ctx)
 	if err != nil {
 		return false, err
 	}
-	for _, a := range st.Annotators {
+	for _, a := range status.Annotators {
 		if a.Done > 0 || (drafts && a.Draft > 0) {
 			return true, nil
 		}
