@@ -239,7 +239,7 @@ func (q *Request) runModel(ctx context.Context, e *cmdio.IO, rb *rubric.Rubric, 
 		return err
 	}
 	q.Notices = e.Stderr()
-	pm, err := q.PrepareModel(rb, actions) // before the store opens: a bad prompt changes nothing
+	pm, err := q.prepareModel(rb, actions) // before the store opens: a bad prompt changes nothing
 	if err != nil {
 		return err
 	}
@@ -250,10 +250,15 @@ func (q *Request) runModel(ctx context.Context, e *cmdio.IO, rb *rubric.Rubric, 
 	defer s.Close()
 	if q.Model.PrintPrompt {
 		// What would be sent, byte for byte, and nothing sent.
-		return PrintRequests(ctx, s, pm, filter, e.Stdout())
+		return printRequests(ctx, s, pm, filter, e.Stdout())
 	}
 	return e.WithBar("judge "+q.Name, progress.Unit{Name: "turns"}, func(report progress.Func, out, _ io.Writer) error {
-		return q.RunModel(ctx, s, pm, filter, report, out)
+		sum, err := JudgeModel(ctx, s, ModelOptions{Name: q.Name, Judge: pm.Judge, Client: pm.Client, Version: pm.Version, Endpoint: pm.Client.URL(),
+			Filter: filter, Replace: q.Replace, Concurrency: q.Model.Concurrency, Progress: report})
+		if sum.Chosen > 0 { // the summary, failures first
+			fmt.Fprintf(out, "judge %s: %s", q.Name, sum)
+		}
+		return err
 	})
 }
 

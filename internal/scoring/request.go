@@ -64,11 +64,11 @@ func (q *Request) Check() (Stats, error) {
 	return q.StatFlags.Check()
 }
 
-// Score computes the report of m3eval score with the checked flags st and returns the
+// scoreReport computes the report of m3eval score with the checked flags st and returns the
 // function that writes it (color: the table format may use the Landis–Koch colors). It
 // checks the named judges and annotators against the store and runs with the collector
 // settings of agree.TuneGC; with Metrics, the report is the rule judge's action-space metrics.
-func Score(ctx context.Context, s *store.Store, r *rubric.Rubric, q *Request, st Stats) (func(w io.Writer, color bool) error, error) {
+func scoreReport(ctx context.Context, s *store.Store, r *rubric.Rubric, q *Request, st Stats) (func(w io.Writer, color bool) error, error) {
 	if q.Metrics {
 		rep, err := judgerun.RubricMetrics(ctx, s, r, q.Bootstrap, q.Seed)
 		if err != nil {

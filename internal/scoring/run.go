@@ -81,7 +81,7 @@ func (q *Request) compute(ctx context.Context, s *store.Store, r *rubric.Rubric,
 				return line(NoTurnsLine), nil
 			}
 		}
-		return Score(ctx, s, r, q, st)
+		return scoreReport(ctx, s, r, q, st)
 	}
 	// Whether there are labels to score, asked once for the two checks below.
 	labeled := true
@@ -103,7 +103,7 @@ func (q *Request) compute(ctx context.Context, s *store.Store, r *rubric.Rubric,
 		// table full of "—". JSON and CSV keep their shape for the programs that read them.
 		return line(NoLabelsLine), nil
 	}
-	return Score(ctx, s, r, q, st)
+	return scoreReport(ctx, s, r, q, st)
 }
 
 // hasLabels says whether any annotator has a done label (or a draft, with drafts).
