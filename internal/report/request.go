@@ -38,11 +38,11 @@ type Request struct {
 	NoCache bool   // neither read nor write the interval cache
 	Output  string // -o: the file to write ("" or "-": standard output)
 	// IllusionLogs are IllusionBench sample logs (LOG or SPLIT=LOG), Testsets NAME=FILE of
-	// their test sets; ScoreIllusion scores them into Options.Illusion.
+	// their test sets; Run scores them (scoreIllusion) into Options.Illusion.
 	IllusionLogs []string
 	Testsets     []string
 
-	chromium string // the Chromium that prints --pdf (FindChromium)
+	chromium string // the Chromium that prints --pdf (findChromium)
 	// Notes are one-line remarks for the terminal (what the report left out and why).
 	Notes []string
 	// ByFromData: --by was not given, so the grouping is the first attribute whose turns
@@ -87,8 +87,8 @@ func (q *Request) Check() error {
 	return nil
 }
 
-// FindChromium finds the Chromium that prints --pdf (nothing to find without --pdf).
-func (q *Request) FindChromium() error {
+// findChromium finds the Chromium that prints --pdf (nothing to find without --pdf).
+func (q *Request) findChromium() error {
 	if !q.PDF {
 		return nil
 	}
@@ -99,10 +99,10 @@ func (q *Request) FindChromium() error {
 	return nil
 }
 
-// ScoreIllusion scores the IllusionBench logs of --illusion into Options.Illusion and
-// writes its warnings to errw. The command calls it before the database opens, so that a bad
+// scoreIllusion scores the IllusionBench logs of --illusion into Options.Illusion and
+// writes its warnings to errw. Run calls it before the database opens, so that a bad
 // log changes nothing; its errors of the command line are marked usage.Err.
-func (q *Request) ScoreIllusion(ctx context.Context, errw io.Writer) error {
+func (q *Request) scoreIllusion(ctx context.Context, errw io.Writer) error {
 	if len(q.IllusionLogs) == 0 {
 		return nil
 	}
@@ -126,7 +126,7 @@ func (q *Request) Run(ctx context.Context, e *cmdio.IO) error {
 	if err := q.Check(); err != nil {
 		return err
 	}
-	if err := q.FindChromium(); err != nil {
+	if err := q.findChromium(); err != nil {
 		return err
 	}
 	if err := e.MustExist(); err != nil {
@@ -136,7 +136,7 @@ func (q *Request) Run(ctx context.Context, e *cmdio.IO) error {
 	if err != nil {
 		return err
 	}
-	if err := q.ScoreIllusion(ctx, e.Stderr()); err != nil {
+	if err := q.scoreIllusion(ctx, e.Stderr()); err != nil {
 		return err
 	}
 	s, err := e.OpenStore(ctx, nil, store.Options{})
@@ -157,7 +157,7 @@ func (q *Request) Run(ctx context.Context, e *cmdio.IO) error {
 	for _, n := range q.Notes {
 		fmt.Fprintln(e.Stderr(), n)
 	}
-	return e.Write(q.Output, string(q.Format), q.Writer(ctx, rep))
+	return e.Write(q.Output, string(q.Format), q.writer(ctx, rep))
 }
 
 // Build checks the judges named in Options.Judges against the store (every judge when none
@@ -203,9 +203,9 @@ func (q *Request) Build(ctx context.Context, s *store.Store, r *rubric.Rubric) (
 	return Generate(ctx, s, r, o)
 }
 
-// Writer returns the function that writes the report as asked: the page, its numbers as
+// writer returns the function that writes the report as asked: the page, its numbers as
 // JSON, or the page printed to PDF (color is not used).
-func (q *Request) Writer(ctx context.Context, rep *Report) func(w io.Writer, color bool) error {
+func (q *Request) writer(ctx context.Context, rep *Report) func(w io.Writer, color bool) error {
 	return func(w io.Writer, _ bool) error {
 		switch {
 		case q.Format == render.JSON:
