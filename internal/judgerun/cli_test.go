@@ -21,9 +21,8 @@ import (
 
 // The shared helpers, written once in internal/testkit.
 var (
-	isUsage       = testkit.IsUsage
-	defaultRubric = testkit.DefaultRubric
-	importFiles   = testkit.ImportFiles
+	isUsage     = testkit.IsUsage
+	importFiles = testkit.ImportFiles
 )
 
 // openDB opens (or creates) the database with the guide's rubric recorded unless readOnly,

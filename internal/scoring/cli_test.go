@@ -42,10 +42,9 @@ func TestMain(m *testing.M) {
 
 // The shared helpers, written once in internal/testkit.
 var (
-	isUsage       = testkit.IsUsage
-	defaultRubric = testkit.DefaultRubric
-	importFiles   = testkit.ImportFiles
-	importScores  = testkit.ImportScores
+	isUsage      = testkit.IsUsage
+	importFiles  = testkit.ImportFiles
+	importScores = testkit.ImportScores
 )
 
 // importScoreFixture imports the fixture's turns, the labels of three annotators and two
