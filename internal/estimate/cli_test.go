@@ -11,14 +11,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/estimate"
-	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/testkit"
 	"github.com/m3bench/m3eval/internal/workflow"
 )
 
-// These helpers import through the importer and run m3eval estimate's engine (its flags,
-// estimate.Run and Write) and sample --active (workflow.SampleCommand) the way the commands
-// do, without the commands (moved from cmd/m3eval/estimate_test.go).
+// These helpers import through the importer and run m3eval estimate (its Request's Run) and
+// sample --active (workflow.SampleCommand) (moved from cmd/m3eval/estimate_test.go).
 
 // The shared helpers, written once in internal/testkit.
 var (
@@ -29,25 +27,11 @@ var (
 	importScores = testkit.ImportScores
 )
 
-// runEstimate parses args as m3eval estimate's flags and runs the command's Run.
+// runEstimate is m3eval estimate with args on the database at db, through its Request's Run.
 func runEstimate(t testing.TB, db string, args ...string) (string, error) {
 	t.Helper()
-	q := &estimate.Request{}
-	fs := pflag.NewFlagSet("estimate", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	q.AddFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		return "", fmt.Errorf("%w: %v", errFlag, err)
-	}
-	s, r := openDB(t, db, store.Options{ReadOnly: true})
-	defer s.Close()
-	write, err := q.Run(context.Background(), s, r, "m3eval.db")
-	if err != nil {
-		return "", err
-	}
-	var out bytes.Buffer
-	err = write(&out)
-	return out.String(), err
+	out, _, err := testkit.RunCommand(t, &estimate.Request{}, db, args...)
+	return out, err
 }
 
 func mustEstimate(t testing.TB, db string, args ...string) string {

@@ -138,7 +138,7 @@ const flushEvery = 64
 // judge, Concurrency turns at a time, storing each few finished turns in a short transaction
 // of their own. A turn whose answer stays unusable after one re-ask, or whose request fails
 // after the client's retries, is listed in Failures and stores nothing.
-func JudgeModel(ctx context.Context, s ModelJudgeStore, o ModelOptions) (ModelSummary, error) {
+func JudgeModel(ctx context.Context, s *store.Store, o ModelOptions) (ModelSummary, error) {
 	start := time.Now()
 	sum := ModelSummary{Version: o.Version.Version}
 	done, err := s.StartModelJudge(ctx, o.Name, o.Version, o.Replace)
@@ -494,16 +494,16 @@ func WriteModelNote(w io.Writer, n *store.ModelJudgeNote, rb *rubric.Rubric, for
 	return nil
 }
 
-// PreparedModel is a model judge ready to run: the judge, its version and the client.
-type PreparedModel struct {
+// preparedModel is a model judge ready to run: the judge, its version and the client.
+type preparedModel struct {
 	Judge   *modeljudge.Judge
 	Version store.ModelJudgeVersion
 	Client  *vlm.Client
 }
 
-// PrepareModel reads the prompt, builds the judge and the client of the --endpoint flags;
+// prepareModel reads the prompt, builds the judge and the client of the --endpoint flags;
 // nothing is sent yet. Bad flags are usage errors.
-func (q *Request) PrepareModel(rb *rubric.Rubric, actions rubric.Actions) (*PreparedModel, error) {
+func (q *Request) prepareModel(rb *rubric.Rubric, actions rubric.Actions) (*preparedModel, error) {
 	m := &q.Model
 	text, name := modeljudge.DefaultPrompt, "(built-in)"
 	if m.Prompt != "" {
@@ -533,14 +533,14 @@ func (q *Request) PrepareModel(rb *rubric.Rubric, actions rubric.Actions) (*Prep
 	if err != nil {
 		return nil, usage.Wrap(fmt.Errorf("--endpoint: %w", err))
 	}
-	return &PreparedModel{Judge: j, Client: c, Version: store.ModelJudgeVersion{Version: version, Model: m.Model,
+	return &preparedModel{Judge: j, Client: c, Version: store.ModelJudgeVersion{Version: version, Model: m.Model,
 		PromptHash: p.Hash, Params: paramsJSON, Prompt: p.Text}}, nil
 }
 
-// PrintRequests is judge --print-prompt --endpoint: the request body of every turn the
+// printRequests is judge --print-prompt --endpoint: the request body of every turn the
 // filter chooses, one JSON a line, exactly as the client would send it (the same builder and
 // the same encoder), images and all; nothing is sent and nothing stored.
-func PrintRequests(ctx context.Context, s ModelJudgeStore, pm *PreparedModel, filter store.TurnFilter, w io.Writer) error {
+func printRequests(ctx context.Context, s *store.Store, pm *preparedModel, filter store.TurnFilter, w io.Writer) error {
 	images := newImageCache(nil)
 	n := 0
 	err := s.StreamJudgeTurns(ctx, filter, func(turns []dataset.Turn, _ []int64, chosen []bool) error {
@@ -565,16 +565,6 @@ func PrintRequests(ctx context.Context, s ModelJudgeStore, pm *PreparedModel, fi
 	})
 	if err == nil && n == 0 {
 		return ErrNoTurns
-	}
-	return err
-}
-
-// RunModel runs the prepared model judge and writes its summary (failures first) to w.
-func (q *Request) RunModel(ctx context.Context, s ModelJudgeStore, pm *PreparedModel, filter store.TurnFilter, progress func(done, total int64), w io.Writer) error {
-	sum, err := JudgeModel(ctx, s, ModelOptions{Name: q.Name, Judge: pm.Judge, Client: pm.Client, Version: pm.Version, Endpoint: pm.Client.URL(),
-		Filter: filter, Replace: q.Replace, Concurrency: q.Model.Concurrency, Progress: progress})
-	if sum.Chosen > 0 {
-		fmt.Fprintf(w, "judge %s: %s", q.Name, sum)
 	}
 	return err
 }

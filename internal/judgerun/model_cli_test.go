@@ -20,7 +20,7 @@ import (
 )
 
 // Moved from cmd/m3eval/modeljudge_test.go: the model judge's requests, failures, versions
-// and dead endpoints, through Request.PrepareModel and RunModel (runJudge). The command keeps
+// and dead endpoints, through the command's Request.Run (runJudge). The binary's tests keep
 // what needs a process (kill -9, Ctrl-C, the progress bar) and the names of --explain.
 
 // modelJudgeFixture is testkit's model judge turns (one English episode with an image file,

@@ -18,8 +18,8 @@ import (
 )
 
 // These helpers build the score fixture's database through the importer and run m3eval
-// score's engine (its flags, scoring.Score) the way the command does, without the command:
-// the checks of the scores live here, beside the code they check (moved from cmd/m3eval).
+// score through its Request's Run (testkit.RunScore): the checks of the scores live here,
+// beside the code they check (moved from cmd/m3eval).
 
 // scoreFixture is made by testdata/score/gen.py; its oracle_*.json files are the reference
 // oracle's output on the same ratings in long form (testdata/score/oracle.sh), so the
@@ -42,10 +42,9 @@ func TestMain(m *testing.M) {
 
 // The shared helpers, written once in internal/testkit.
 var (
-	isUsage       = testkit.IsUsage
-	defaultRubric = testkit.DefaultRubric
-	importFiles   = testkit.ImportFiles
-	importScores  = testkit.ImportScores
+	isUsage      = testkit.IsUsage
+	importFiles  = testkit.ImportFiles
+	importScores = testkit.ImportScores
 )
 
 // importScoreFixture imports the fixture's turns, the labels of three annotators and two
