@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/m3bench/m3eval/internal/outfile"
 	"github.com/m3bench/m3eval/internal/progress"
 	"github.com/m3bench/m3eval/internal/vlm"
 )
@@ -478,7 +479,7 @@ func openOutput(opts *Options) (*output, error) {
 		jb.WriteByte('\n')
 		o.done[e.Episode] = true
 	}
-	if err := writeFileAtomic(jpath, jb.Bytes()); err != nil {
+	if err := outfile.WriteFile(jpath, jb.Bytes(), 0o644); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -572,14 +573,6 @@ func (o *output) close() {
 		o.journal.Sync()
 		o.journal.Close()
 	}
-}
-
-func writeFileAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 // Digest identifies scenes input for --resume.

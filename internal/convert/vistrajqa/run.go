@@ -17,6 +17,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/m3bench/m3eval/internal/convert/domainav2"
+	"github.com/m3bench/m3eval/internal/outfile"
 	"github.com/m3bench/m3eval/internal/progress"
 )
 
@@ -95,10 +96,18 @@ func Run(ctx context.Context, opt RunOptions) (*Result, error) {
 		// The reader admitted the records, so this is a bug of the converter, not the data.
 		return res, fmt.Errorf("the converted output fails validation (a converter bug; please report it): %w", rep.Err())
 	}
+	// The files reached the disk as they were closed; the temporary directory's entries do
+	// now, before the rename shows them, and the parent's after it (outfile.SyncDir).
+	if err := outfile.SyncDir(tmp); err != nil {
+		return nil, err
+	}
 	if err := install(tmp, out, replace); err != nil {
 		return nil, err
 	}
 	done = true
+	if err := outfile.SyncDir(filepath.Dir(out)); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 
@@ -170,9 +179,13 @@ func createOut(dir, name string) (*outFile, error) {
 	return &outFile{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
 }
 
-// close flushes and closes the file, returning the first error.
+// close flushes, syncs and closes the file, returning the first error: the directory is
+// renamed into place only over files on the disk.
 func (o *outFile) close() error {
 	err := o.w.Flush()
+	if err == nil {
+		err = o.f.Sync()
+	}
 	if cerr := o.f.Close(); err == nil {
 		err = cerr
 	}
@@ -247,7 +260,7 @@ func write(ctx context.Context, dir string, opt RunOptions, res *Result) (err er
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, domainav2.ManifestFile), append(b, '\n'), 0o644)
+	return outfile.WriteFile(filepath.Join(dir, domainav2.ManifestFile), append(b, '\n'), 0o644)
 }
 
 // converted is one input line after parsing, mapping and encoding: either err is set or
