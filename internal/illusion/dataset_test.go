@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -314,9 +315,9 @@ func TestSampleProgress(t *testing.T) {
 		splits, sizes = append(splits, name+"="+p), append(sizes, fi.Size())
 	}
 	var got [][2]int64
-	f := SampleFlags{Splits: splits, N: 30, Seed: 42, Out: filepath.Join(dir, "out"),
+	q := SampleRequest{Splits: splits, N: 30, Seed: 42, Out: filepath.Join(dir, "out"),
 		Progress: func(done, total int64) { got = append(got, [2]int64{done, total}) }}
-	if _, err := Sample(context.Background(), f); err != nil {
+	if err := q.Run(context.Background(), io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	a, b := sizes[0], sizes[1]
