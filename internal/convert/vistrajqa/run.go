@@ -21,8 +21,10 @@ import (
 	"github.com/m3bench/m3eval/internal/progress"
 )
 
-// RunOptions is one conversion: input files, output directory and mode.
-type RunOptions struct {
+// Request is one conversion, m3eval convert vistrajqa's options: input files, output
+// directory and mode (its flags and arguments), and the progress callback. The command
+// parses its command line into one and calls Run; so do the tests (#42).
+type Request struct {
 	Inputs []string
 	Output string
 	Options
@@ -54,11 +56,11 @@ func SourceName(path string) string {
 	return base
 }
 
-// Run converts the inputs into a new directory beside Output, validates it with
+// ConvertFiles converts the inputs into a new directory beside Output, validates it with
 // domainav2.Validate and renames it to Output. Output is untouched unless all of that
 // succeeds; the temporary directory is removed on failure. Memory holds a few batches of
 // records at a time plus the sample ids (for duplicates and the manifest).
-func Run(ctx context.Context, opt RunOptions) (*Result, error) {
+func ConvertFiles(ctx context.Context, opt Request) (*Result, error) {
 	if len(opt.Inputs) == 0 {
 		return nil, errors.New("no input file")
 	}
@@ -193,7 +195,7 @@ func (o *outFile) close() error {
 }
 
 // write converts every input into the three files and the manifest in dir.
-func write(ctx context.Context, dir string, opt RunOptions, res *Result) (err error) {
+func write(ctx context.Context, dir string, opt Request, res *Result) (err error) {
 	var files [3]*outFile
 	for i, name := range []string{domainav2.MainFile, domainav2.MemoryFile, domainav2.QAFile} {
 		if files[i], err = createOut(dir, name); err != nil {
@@ -316,7 +318,7 @@ func (b *batch) convert(rd *Reader, opt Options) error {
 // mapping and encoding run on GOMAXPROCS workers (they are most of the work); reading, the
 // duplicate check and writing stay on one goroutine each, so the output is the same as a
 // sequential run. At most a few batches are in flight: memory does not grow with the file.
-func convertFile(ctx context.Context, path string, read *progress.Files, opt RunOptions, res *Result, firstSeen map[string]string, emit func(*converted) error) (err error) {
+func convertFile(ctx context.Context, path string, read *progress.Files, opt Request, res *Result, firstSeen map[string]string, emit func(*converted) error) (err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
