@@ -8,6 +8,7 @@ import (
 	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/usage"
 )
 
 // openDB is the wiring the commands that work on a database share: the database must exist
@@ -97,15 +98,4 @@ func (o *globalOptions) mustExist() error {
 
 // oneStdin fails when standard input (-) is given for more than one file argument: it can be
 // read only once.
-func oneStdin(paths ...string) error {
-	n := 0
-	for _, p := range paths {
-		if p == "-" {
-			n++
-		}
-	}
-	if n > 1 {
-		return usageErrorf("standard input (-) can be given for one file only")
-	}
-	return nil
-}
+func oneStdin(paths ...string) error { return usageIf(usage.OneStdin(paths...)) }
