@@ -330,9 +330,13 @@ func rssKB(t *testing.T, pid int) int {
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			if err != nil {
+				t.Fatalf("/proc/%d/status: VmRSS:%s: %v", pid, v, err)
+			}
 			return n
 		}
 	}
+	t.Fatalf("/proc/%d/status has no VmRSS line", pid) // a figure of 0 would pass any limit
 	return 0
 }

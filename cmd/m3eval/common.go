@@ -9,6 +9,7 @@ import (
 	"github.com/m3bench/m3eval/internal/cmdio"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/usage"
 )
 
 // io is the IO a command's Run gets (internal/cmdio): the root's flags, with the rubric
@@ -100,15 +101,4 @@ func (o *globalOptions) mustExist() error {
 
 // oneStdin fails when standard input (-) is given for more than one file argument: it can be
 // read only once.
-func oneStdin(paths ...string) error {
-	n := 0
-	for _, p := range paths {
-		if p == "-" {
-			n++
-		}
-	}
-	if n > 1 {
-		return usageErrorf("standard input (-) can be given for one file only")
-	}
-	return nil
-}
+func oneStdin(paths ...string) error { return usageIf(usage.OneStdin(paths...)) }

@@ -27,7 +27,7 @@ func newConvertCmd() *cobra.Command {
 }
 
 func newConvertVisTrajQACmd() *cobra.Command {
-	var opt vistrajqa.RunOptions
+	var q vistrajqa.Request
 	cmd := &cobra.Command{
 		Use:   "vistrajqa --input FILE... --output DIR [--multimodal] [--keep-going]",
 		Short: "Convert VisTrajQA sessions-*.jsonl into a domain_a_v2 directory",
@@ -39,14 +39,14 @@ lists the bad ones. See docs/vistrajqa.md.`,
 		Example: `  m3eval convert vistrajqa --input data/sessions-vab.jsonl data/sessions-arena.jsonl --output converted/all
   m3eval convert vistrajqa --input data/sessions-vab.jsonl --output converted/vab-mm --multimodal`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt.Inputs = append(opt.Inputs, args...)
+			q.Inputs = append(q.Inputs, args...)
 			return withBar(cmd, "convert", progress.Bytes, func(p progress.Func, out, errw io.Writer) error {
-				opt.Progress = p
-				return usageIf(vistrajqa.Main(cmd.Context(), opt, out, errw))
+				q.Progress = p
+				return usageIf(q.Run(cmd.Context(), out, errw))
 			})
 		},
 	}
-	opt.AddFlags(cmd.Flags())
+	q.AddFlags(cmd.Flags())
 	return cmd
 }
 
@@ -60,7 +60,8 @@ and exit 1 on any problem. See docs/vistrajqa.md.`,
 		Example: `  m3eval convert validate converted/all`,
 		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return domainav2.Check(args[0], cmd.OutOrStdout())
+			q := domainav2.ValidateRequest{Dir: args[0]}
+			return q.Run(cmd.Context(), cmd.OutOrStdout())
 		},
 	}
 }

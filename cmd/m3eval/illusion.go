@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/illusion"
 	"github.com/m3bench/m3eval/internal/progress"
 	"github.com/m3bench/m3eval/internal/render"
@@ -26,7 +25,7 @@ lmms-eval sample logs on them by shape and scene recall. See docs/illusionbench.
 }
 
 func newIllusionSampleCmd() *cobra.Command {
-	var o illusion.SampleFlags
+	var o illusion.SampleRequest
 	cmd := &cobra.Command{
 		Use:   "sample --split NAME=FILE [--split NAME=FILE ...] --out DIR",
 		Short: "Draw the stratified test set of each split",
@@ -43,12 +42,7 @@ format and rows: DIR/<split lowercased>_test<n>.<ext>, with DIR/summary.json.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withBar(cmd, "illusion sample", progress.Bytes, func(p progress.Func, out, errw io.Writer) error {
 				o.Progress = p
-				res, err := illusion.Sample(cmd.Context(), o)
-				if err != nil {
-					return usageIf(err)
-				}
-				illusion.WriteSampled(out, errw, res, o.Out)
-				return nil
+				return usageIf(o.Run(cmd.Context(), out, errw))
 			})
 		},
 	}
@@ -57,8 +51,7 @@ format and rows: DIR/<split lowercased>_test<n>.<ext>, with DIR/summary.json.`,
 }
 
 func newIllusionScoreCmd() *cobra.Command {
-	var o illusion.ScoreFlags
-	var output string
+	var o illusion.ScoreRequest
 	cmd := &cobra.Command{
 		Use:   "score [--testset NAME=FILE ...] LOG|NAME=LOG ...",
 		Short: "Shape and scene recall of lmms-eval sample logs",
@@ -76,18 +69,16 @@ and split are an error unless --latest or --pool. See docs/illusionbench.md.`,
   m3eval illusion score --by scene --format md -o by_scene.md --testset Illusion_ICON=icon.parquet Illusion_ICON=shape.jsonl`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rep, err := illusion.ScoreReport(cmd.Context(), o, args)
+			o.Logs = args
+			rep, err := o.Run(cmd.Context(), cmd.ErrOrStderr())
 			if err != nil {
 				return usageIf(err)
 			}
-			rep.WriteNotes(cmd.ErrOrStderr())
-			return writeOutput(cmd, output, func(w io.Writer, color bool) error {
+			return writeOutput(cmd, o.Output, func(w io.Writer, color bool) error {
 				return render.WriteIllusion(w, rep, render.Format(o.Format), color)
 			})
 		},
 	}
 	o.AddFlags(cmd.Flags())
-	cmdutil.EnumVar(cmd.Flags(), &o.Format, "format", string(render.Table), cmdutil.Strings(render.IllusionFormats...), "output format")
-	cmd.Flags().StringVarP(&output, "output", "o", "", "write the report to FILE instead of standard output")
 	return cmd
 }

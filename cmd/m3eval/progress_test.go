@@ -11,8 +11,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/creack/pty"
+
+	"github.com/m3bench/m3eval/internal/testkit"
 )
 
 // runPty runs the built binary in dir on a pseudo-terminal (standard input, output and
@@ -125,5 +128,34 @@ func TestScoreBootstrapProgress(t *testing.T) {
 	}
 	if out, code = runPty(t, dir, "--db", db, "score", "-o", "s.txt"); code != 0 || strings.Contains(out, "score") {
 		t.Errorf("without --bootstrap: exit %d\n%q", code, out)
+	}
+}
+
+// TestSimulateProgress: on a terminal simulate draws the shared progress bar (turns answered
+// of those planned) and ends with its own summary line; with --quiet it draws nothing and
+// says only the summary (issue #42: simulate's own progress line ignored --quiet).
+func TestSimulateProgress(t *testing.T) {
+	scenes, err := filepath.Abs("../../annotations/demo/images/scenes.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := testkit.DemoVLM(t, scenes, 30*time.Millisecond) // slow enough for several redraws
+	dir := t.TempDir()
+	args := []string{"simulate", "--scenes", scenes, "--endpoint", url, "--model", "faithful", "--strategy", "both"}
+	out, code := runPty(t, dir, append(args, "--out", "tty.jsonl")...)
+	if code != 0 {
+		t.Fatalf("simulate on a terminal: exit %d\n%s", code, out)
+	}
+	if !regexp.MustCompile(`simulate\s+\d+% \|[^|]*\| \(\d+/\d+, [0-9.]+ turns/(s|min|hr)\)`).MatchString(out) {
+		t.Errorf("no bar counting turns on a terminal:\n%q", out)
+	}
+	summary := regexp.MustCompile(`simulate: 6 of 6 episodes written to tty\.jsonl \(\d+ turns\) in `)
+	if n := len(summary.FindAllString(out, -1)); n != 1 {
+		t.Errorf("%d summary lines, want 1:\n%q", n, out)
+	}
+
+	out, code = runPty(t, dir, append([]string{"--quiet"}, append(args, "--out", "quiet.jsonl")...)...)
+	if code != 0 || strings.Contains(out, "%") || strings.Contains(out, "\x1b[") || !strings.Contains(out, "6 of 6 episodes written to quiet.jsonl") {
+		t.Errorf("--quiet on a terminal: exit %d\n%q", code, out)
 	}
 }

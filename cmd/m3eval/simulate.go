@@ -3,12 +3,13 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/m3bench/m3eval/internal/progress"
 	"github.com/m3bench/m3eval/internal/simulate"
 	"github.com/m3bench/m3eval/internal/simulate/demovlm"
 )
 
 func newSimulateCmd() *cobra.Command {
-	var o simulate.Flags
+	var o simulate.Request
 	cmd := &cobra.Command{
 		Use:   "simulate --scenes FILE --endpoint URL --model NAME",
 		Short: "Run M3Bench test episodes against a VLM (OpenAI-compatible API) and write turn records",
@@ -27,13 +28,12 @@ persona (faithful, gullible, confused, flaky, ...). See docs/simulate.md.`,
   m3eval simulate --scenes scenes.jsonl --model qwen2-vl-7b --replay turns.jsonl.requests.jsonl --out again.jsonl`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			in, err := simulate.Load(o)
-			if err == nil && o.DemoVLM {
-				err = demovlm.Serve(cmd.Context(), in.Scenes, o.Listen, o.Latency, cmd.OutOrStdout())
-			} else if err == nil {
-				err = in.Main(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
-			}
-			return usageIf(err)
+			// The run ends with its own summary line (episodes, turns, time), so the bar
+			// leaves none of its own: Stop, not Finish.
+			bar := newBar(cmd, "simulate", -1, progress.Unit{Name: "turns"})
+			defer bar.Stop()
+			o.Progress, o.ServeDemo = bar.Report, demovlm.Serve
+			return usageIf(o.Run(cmd.Context(), bar.Above(cmd.OutOrStdout()), bar.Above(cmd.ErrOrStderr())))
 		},
 	}
 	o.AddFlags(cmd.Flags())

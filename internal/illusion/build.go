@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/m3bench/m3eval/internal/outfile"
 	"github.com/m3bench/m3eval/internal/progress"
 )
 
@@ -105,7 +106,7 @@ func buildTestSets(ctx context.Context, inputs []SplitInput, n int, seed int64, 
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(outDir, SummaryFile), data, 0o644); err != nil {
+	if err := outfile.WriteFile(filepath.Join(outDir, SummaryFile), data, 0); err != nil {
 		return nil, err
 	}
 	return results, nil

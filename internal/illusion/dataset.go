@@ -9,13 +9,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/m3bench/m3eval/internal/outfile"
 )
 
 // Format is the file format of a split: Hugging Face Parquet or JSON Lines.
@@ -90,38 +91,25 @@ func ReadNames(ctx context.Context, paths []string, f Format) ([]string, error) 
 
 // CopyRows writes the rows of the split stored in srcs (its shards, in order) whose 0-based
 // numbers are in indices (sorted ascending) to dst in the same format, leaving every byte
-// of their content untouched. The file is written under a temporary name and renamed when
-// complete, so that an interrupted run leaves no truncated test set behind.
-func CopyRows(ctx context.Context, srcs []string, dst string, f Format, indices []int) (err error) {
+// of their content untouched. The file appears whole or not at all (outfile.Replace), so that
+// an interrupted run leaves no truncated test set behind.
+func CopyRows(ctx context.Context, srcs []string, dst string, f Format, indices []int) error {
 	if len(srcs) == 0 {
 		return errors.New("no input files")
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
+	return outfile.Replace(dst, 0, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<20)
+		var err error
+		if f == FormatJSONL {
+			err = copyJSONLRows(ctx, srcs, bw, indices)
+		} else {
+			err = copyParquetRows(ctx, srcs, bw, indices)
 		}
-	}()
-	bw := bufio.NewWriterSize(tmp, 1<<20)
-	if f == FormatJSONL {
-		err = copyJSONLRows(ctx, srcs, bw, indices)
-	} else {
-		err = copyParquetRows(ctx, srcs, bw, indices)
-	}
-	if err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), dst)
+		if err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
 }
 
 // openParquet opens a Parquet file and finds its image_name column.

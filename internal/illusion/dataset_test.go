@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -314,9 +315,9 @@ func TestSampleProgress(t *testing.T) {
 		splits, sizes = append(splits, name+"="+p), append(sizes, fi.Size())
 	}
 	var got [][2]int64
-	f := SampleFlags{Splits: splits, N: 30, Seed: 42, Out: filepath.Join(dir, "out"),
+	q := SampleRequest{Splits: splits, N: 30, Seed: 42, Out: filepath.Join(dir, "out"),
 		Progress: func(done, total int64) { got = append(got, [2]int64{done, total}) }}
-	if _, err := Sample(context.Background(), f); err != nil {
+	if err := q.Run(context.Background(), io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	a, b := sizes[0], sizes[1]
@@ -324,5 +325,46 @@ func TestSampleProgress(t *testing.T) {
 	want := [][2]int64{{0, total}, {a, total}, {2 * a, total}, {2*a + b, total}, {total, total}}
 	if !slices.Equal(got, want) {
 		t.Errorf("reports %v, want %v", got, want)
+	}
+}
+
+// TestCopyRowsFileIsWholeWithTheUsualMode: a test set appears whole under its name (never
+// while it is written: outfile.Replace) and with the mode any new file gets (0666 less the
+// umask; it was 0600 when the temporary file's mode was kept), and a failed copy leaves
+// nothing behind.
+func TestCopyRowsFileIsWholeWithTheUsualMode(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "split.jsonl")
+	var b strings.Builder
+	for i := range 5 {
+		fmt.Fprintf(&b, "{\"image_name\":\"animal-%d-Ocean-Easy-1.png\"}\n", i)
+	}
+	if err := os.WriteFile(src, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(dir, "set.jsonl")
+	if err := CopyRows(context.Background(), []string{src}, dst, FormatJSONL, []int{1, 3}); err != nil {
+		t.Fatal(err)
+	}
+	ref, err := os.Create(filepath.Join(dir, "ref"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref.Close()
+	got, err1 := os.Stat(dst)
+	want, err2 := os.Stat(ref.Name())
+	if err1 != nil || err2 != nil || got.Mode().Perm() != want.Mode().Perm() {
+		t.Fatalf("test set mode %v, a new file's %v (%v %v)", got.Mode(), want.Mode(), err1, err2)
+	}
+	if data, _ := os.ReadFile(dst); strings.Count(string(data), "\n") != 2 || !strings.Contains(string(data), "animal-3-") {
+		t.Fatalf("rows %q", data)
+	}
+	bad := filepath.Join(dir, "bad.jsonl")
+	if err := CopyRows(context.Background(), []string{filepath.Join(dir, "none.jsonl")}, bad, FormatJSONL, []int{0}); err == nil {
+		t.Fatal("a missing split copied")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 3 {
+		t.Errorf("a failed copy left files: %v", entries)
 	}
 }

@@ -25,10 +25,14 @@ var (
 	Kinds = []Kind{KindShape, KindScene}
 	// Rules are the values of --rule.
 	Rules = []Rule{RuleM3eval, RuleLMMSEval}
+	// Formats are the values of score's --format: the formats render.WriteIllusion writes
+	// (render imports this package, so the names are kept here).
+	Formats = []string{"table", "json", "md"}
 )
 
-// SampleFlags are the flags of m3eval illusion sample, as given.
-type SampleFlags struct {
+// SampleRequest is m3eval illusion sample's options: its flags as given, and the progress
+// callback. The command parses its flags into one and calls Run; so do the tests (#42).
+type SampleRequest struct {
 	Splits []string // NAME=FILE[,FILE...], globs allowed
 	N      int
 	Seed   int64
@@ -38,15 +42,27 @@ type SampleFlags struct {
 }
 
 // AddFlags defines the flags of m3eval illusion sample on fs.
-func (o *SampleFlags) AddFlags(fs *pflag.FlagSet) {
+func (o *SampleRequest) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.Splits, "split", nil, "NAME=FILE[,FILE...] of one split (shards in order; globs allowed); repeat in the order the splits are drawn")
 	fs.IntVar(&o.N, "n", 1000, "rows per split")
 	fs.Int64Var(&o.Seed, "seed", 42, "seed of random.Random")
 	fs.StringVar(&o.Out, "out", "", "output directory (created if missing)")
 }
 
-// Sample checks the flags and builds the test sets: m3eval illusion sample.
-func Sample(ctx context.Context, f SampleFlags) ([]SplitResult, error) {
+// Run is m3eval illusion sample once its flags are parsed: it checks them (usage errors),
+// builds the test sets, and says what it did: one line per split on stdout, warnings on
+// stderr.
+func (q *SampleRequest) Run(ctx context.Context, stdout, stderr io.Writer) error {
+	res, err := buildSample(ctx, *q)
+	if err != nil {
+		return err
+	}
+	writeSampled(stdout, stderr, res, q.Out)
+	return nil
+}
+
+// buildSample checks the flags and builds the test sets.
+func buildSample(ctx context.Context, f SampleRequest) ([]SplitResult, error) {
 	if len(f.Splits) == 0 {
 		return nil, usagef("give at least one --split NAME=FILE")
 	}
@@ -63,9 +79,9 @@ func Sample(ctx context.Context, f SampleFlags) ([]SplitResult, error) {
 	return buildTestSets(ctx, inputs, f.N, f.Seed, f.Out, f.Progress)
 }
 
-// WriteSampled says what Sample did: one line per split to out, the groups sampled short
+// writeSampled says what buildSample did: one line per split to out, the groups sampled short
 // or without a difficulty as warnings to errw, and where the summary is.
-func WriteSampled(out, errw io.Writer, res []SplitResult, dir string) {
+func writeSampled(out, errw io.Writer, res []SplitResult, dir string) {
 	for _, r := range res {
 		total, orig := 0, 0
 		var parts []string
@@ -126,19 +142,21 @@ func ParseSplits(flags []string) ([]SplitInput, error) {
 	return inputs, nil
 }
 
-// ScoreFlags are the flags of m3eval illusion score, as given.
-type ScoreFlags struct {
+// ScoreRequest is m3eval illusion score's options: its flags as given and its arguments,
+// the logs. The command parses its command line into one and calls Run; so do the tests.
+type ScoreRequest struct {
 	Testsets     []string // NAME=FILE
 	Kind, By     string
-	Format       string // the report's: one of render.IllusionFormats (the flag checks it; m3eval illusion score passes it to render.WriteIllusion)
+	Format       string // the report's: one of Formats, written by render.WriteIllusion
 	Top          int
 	Pool, Latest bool
 	Rule         string
+	Output       string   // -o: the report's file ("" or "-": standard output)
+	Logs         []string // the arguments: LOG or NAME=LOG
 }
 
-// AddFlags defines the flags of m3eval illusion score on fs but -o and --format, whose values
-// are render's (render.IllusionFormats; render imports illusion, so the command declares it).
-func (o *ScoreFlags) AddFlags(fs *pflag.FlagSet) {
+// AddFlags defines the flags of m3eval illusion score on fs.
+func (o *ScoreRequest) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.Testsets, "testset", nil, "NAME=FILE of a test set built by 'illusion sample' (Parquet or JSONL); repeatable")
 	cmdutil.EnumVar(fs, &o.Kind, "kind", "", cmdutil.Strings(Kinds...), "score every log as shape or scene instead of inferring it")
 	cmdutil.EnumVar(fs, &o.By, "by", "", cmdutil.Strings(Kinds...), "per-class rows by shape or scene instead of per difficulty")
@@ -146,11 +164,27 @@ func (o *ScoreFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Pool, "pool", false, "score several logs of the same task and split together")
 	fs.BoolVar(&o.Latest, "latest", false, "of several logs of the same task and split, score only the newest (date in the file name)")
 	cmdutil.EnumVar(fs, &o.Rule, "rule", string(RuleM3eval), cmdutil.Strings(Rules...), "matching rule: m3eval, or lmms-eval (the task's own _recall_match)")
+	cmdutil.EnumVar(fs, &o.Format, "format", Formats[0], Formats, "output format")
+	fs.StringVarP(&o.Output, "output", "o", "", "write the report to FILE instead of standard output")
 }
 
-// ScoreReport checks the flags, scores the logs (LOG or NAME=LOG) on the test sets and builds
-// the report: m3eval illusion score.
-func ScoreReport(ctx context.Context, f ScoreFlags, logs []string) (*Report, error) {
+// Run is m3eval illusion score once its command line is parsed: it checks the flags (usage
+// errors), scores the logs on the test sets and writes the notes and warnings to stderr. It
+// returns the report for the command to write in Format to Output (render.WriteIllusion,
+// through the -o writer every command shares; render imports this package, so it cannot be
+// called from here). Nothing is written before the scoring succeeded.
+func (q *ScoreRequest) Run(ctx context.Context, stderr io.Writer) (*Report, error) {
+	rep, err := scoreReport(ctx, *q, q.Logs)
+	if err != nil {
+		return nil, err
+	}
+	rep.WriteNotes(stderr)
+	return rep, nil
+}
+
+// scoreReport checks the flags, scores the logs (LOG or NAME=LOG) on the test sets and builds
+// the report.
+func scoreReport(ctx context.Context, f ScoreRequest, logs []string) (*Report, error) {
 	// --kind, --by, --format and --rule were checked when parsed (cmdutil.EnumVar).
 	kind, by, rule := Kind(f.Kind), Kind(f.By), Rule(f.Rule)
 	if f.Top < 0 {

@@ -13,35 +13,34 @@ import (
 )
 
 // TestFlagChecks: every bad flag value is a usage error, checked before any file is read (an
-// enumerated flag's when it is parsed). --format is declared by the command with render's
-// values: m3eval illusion score --format csv is refused before ScoreReport runs, see
-// cmd/m3eval TestIllusionUsageErrors.
+// enumerated flag's when it is parsed).
 func TestFlagChecks(t *testing.T) {
-	for _, args := range [][]string{{"--kind", "both"}, {"--by", "colour"}, {"--rule", "strict"}} {
+	for _, args := range [][]string{{"--kind", "both"}, {"--by", "colour"}, {"--rule", "strict"}, {"--format", "csv"}} {
 		fs := pflag.NewFlagSet("illusion score", pflag.ContinueOnError)
 		fs.SetOutput(io.Discard)
-		(&ScoreFlags{}).AddFlags(fs)
+		(&ScoreRequest{}).AddFlags(fs)
 		var ve *cmdutil.ValueError
 		if err := fs.Parse(args); !errors.As(err, &ve) || ve.Flag != args[0][2:] {
 			t.Errorf("%q: %v", args, err)
 		}
 	}
-	good := ScoreFlags{Format: "table", Rule: "m3eval"}
-	for _, f := range []ScoreFlags{
-		{Format: "md", Top: -1, Rule: "m3eval"},
-		{Format: "json", Rule: "m3eval", Pool: true, Latest: true},
-		{Format: "json", Rule: "m3eval", Testsets: []string{"nofile"}},
+	missing := []string{"missing.jsonl"}
+	good := ScoreRequest{Format: "table", Rule: "m3eval", Logs: missing}
+	for _, q := range []ScoreRequest{
+		{Format: "md", Top: -1, Rule: "m3eval", Logs: missing},
+		{Format: "json", Rule: "m3eval", Pool: true, Latest: true, Logs: missing},
+		{Format: "json", Rule: "m3eval", Testsets: []string{"nofile"}, Logs: missing},
 	} {
-		if _, err := ScoreReport(context.Background(), f, []string{"missing.jsonl"}); !errors.Is(err, usage.Err) {
-			t.Errorf("%+v: %v is not a usage error", f, err)
+		if _, err := q.Run(context.Background(), io.Discard); !errors.Is(err, usage.Err) {
+			t.Errorf("%+v: %v is not a usage error", q, err)
 		}
 	}
-	if _, err := ScoreReport(context.Background(), good, []string{"missing.jsonl"}); err == nil || errors.Is(err, usage.Err) {
+	if _, err := good.Run(context.Background(), io.Discard); err == nil || errors.Is(err, usage.Err) {
 		t.Errorf("a missing log: %v", err)
 	}
-	for _, f := range []SampleFlags{{Out: "x"}, {Splits: []string{"A=a.jsonl"}}, {Splits: []string{"A=a.jsonl"}, Out: "x", N: -1}, {Splits: []string{"A"}, Out: "x"}, {Splits: []string{"A=a,,b"}, Out: "x"}} {
-		if _, err := Sample(context.Background(), f); !errors.Is(err, usage.Err) {
-			t.Errorf("%+v: %v is not a usage error", f, err)
+	for _, q := range []SampleRequest{{Out: "x"}, {Splits: []string{"A=a.jsonl"}}, {Splits: []string{"A=a.jsonl"}, Out: "x", N: -1}, {Splits: []string{"A"}, Out: "x"}, {Splits: []string{"A=a,,b"}, Out: "x"}} {
+		if err := q.Run(context.Background(), io.Discard, io.Discard); !errors.Is(err, usage.Err) {
+			t.Errorf("%+v: %v is not a usage error", q, err)
 		}
 	}
 }

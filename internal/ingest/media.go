@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/m3bench/m3eval/internal/outfile"
 )
 
 // Media writes images that logs embed (data URLs, base64 cells) to files in Dir, named by
@@ -107,22 +109,8 @@ func (m *Media) Save(b []byte, mime string) (string, error) {
 		}
 		m.made = true
 	}
-	// Written whole or not at all: a temporary file renamed into place.
-	f, err := os.CreateTemp(m.Dir, ".image-*")
-	if err != nil {
-		return "", err
-	}
-	if err = f.Chmod(0o644); err == nil {
-		_, err = f.Write(b)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
+	// Written whole or not at all, and durably: a reader never finds a part of an image.
+	if err := outfile.WriteFile(path, b, 0o644); err != nil {
 		return "", err
 	}
 	m.written++

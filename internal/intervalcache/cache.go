@@ -24,6 +24,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/m3bench/m3eval/internal/outfile"
 )
 
 // EnvDir names the environment variable that overrides the cache's directory.
@@ -106,21 +108,9 @@ func (c *Cache) Store(key string, v any) error {
 	if err := os.MkdirAll(c.dir, 0o700); err != nil {
 		return fmt.Errorf("interval cache: %w", err)
 	}
-	f, err := os.CreateTemp(c.dir, ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("interval cache: %w", err)
-	}
-	_, werr := f.Write(b)
-	cerr := f.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), c.path(key))
-	}
-	if werr != nil {
-		_ = os.Remove(f.Name())
-		return fmt.Errorf("interval cache %s: %w", c.dir, werr)
+	// Whole or not at all (a reader never parses half an entry), readable by the user alone.
+	if err := outfile.WriteFile(c.path(key), b, 0o600); err != nil {
+		return fmt.Errorf("interval cache %s: %w", c.dir, err)
 	}
 	c.prune()
 	return nil
@@ -143,7 +133,7 @@ func (c *Cache) prune() {
 		if err != nil {
 			continue
 		}
-		if strings.HasPrefix(de.Name(), ".tmp-") && time.Since(info.ModTime()) > time.Hour {
+		if outfile.IsTemp(de.Name()) && time.Since(info.ModTime()) > time.Hour {
 			_ = os.Remove(filepath.Join(c.dir, de.Name()))
 		}
 		if !strings.HasSuffix(de.Name(), ".json") || strings.HasPrefix(de.Name(), ".") {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/m3bench/m3eval/internal/outfile"
 )
 
 type val struct {
@@ -49,8 +51,14 @@ func TestStoreLoad(t *testing.T) {
 	if none.Load("k1", &got) || none.Store("k1", want) != nil {
 		t.Error("a nil cache cached")
 	}
-	if tmps, _ := filepath.Glob(filepath.Join(c.dir, ".tmp-*")); len(tmps) != 0 {
-		t.Errorf("temporary files left: %v", tmps)
+	entries, err := os.ReadDir(c.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if outfile.IsTemp(e.Name()) {
+			t.Errorf("temporary file left: %s", e.Name())
+		}
 	}
 }
 
@@ -60,7 +68,7 @@ func TestPrune(t *testing.T) {
 	dir := t.TempDir()
 	c := At(dir)
 	old := time.Now().Add(-2 * time.Hour)
-	stale := filepath.Join(dir, ".tmp-123")
+	stale := filepath.Join(dir, ".k1.json.tmp-123") // as outfile.Replace names them
 	if err := os.WriteFile(stale, []byte("half"), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,10 @@ func TestSchemaProblem(t *testing.T) {
 		{`{"id":1,"items":[{"n":1},{}]}`, "items[1].n", "missing"},
 		{`{"id":1,"items":[{"n":"x"}]}`, "items[0].n", "got string, want integer"},
 	} {
-		inst, _ := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(tc.in)))
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(tc.in)))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.in, err)
+		}
 		var ve *jsonschema.ValidationError
 		if !errors.As(sch.Validate(inst), &ve) {
 			t.Fatalf("%s validated", tc.in)

@@ -1,6 +1,11 @@
-// Package outfile writes a command's output (-o FILE) whole or not at all: standard output,
-// a stream into a FIFO or device, or a regular file replaced atomically (temporary file,
-// fsync, rename). It refuses to write over an SQLite database.
+// Package outfile is m3eval's one writer of files that must appear whole or not at all. Write
+// writes a command's output (-o FILE): standard output, a stream into a FIFO or device, or a
+// regular file replaced atomically, refusing to write over an SQLite database. Replace and
+// WriteFile replace any regular file the same way (temporary file beside it, fsync, rename,
+// fsync of the directory): the test sets of illusion sample, the images import copies, the
+// interval cache, simulate's journal. One writer, so that every such file gets the same
+// care; the standard library has no atomic replace, and no small maintained module does
+// the directory's fsync as well, so it is written here.
 package outfile
 
 import (
@@ -158,11 +163,55 @@ func streamToFile(path string, fn func(io.Writer) error) error {
 	return nil
 }
 
+// Replace writes what fn produces to the regular file at path, whole or not at all: into a
+// temporary file beside it, which is fsynced, closed and renamed over path; then the directory
+// is fsynced, so the rename itself survives a power cut. A reader of path sees the old file or
+// the new one complete, never a part of it; when fn or a step fails, path is left as it was and
+// the temporary file is removed. perm is the file's mode; 0 keeps an existing file's mode and
+// gives a new one 0666 less the umask, as a shell's redirection would. Symbolic links are
+// not followed: path itself is replaced.
+func Replace(path string, perm fs.FileMode, fn func(io.Writer) error) error {
+	if perm == 0 {
+		if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
+			perm = fi.Mode().Perm()
+		}
+	}
+	return replaceFile(path, path, perm, fn)
+}
+
+// WriteFile is Replace with the file's whole content: os.WriteFile, atomic and durable.
+func WriteFile(path string, data []byte, perm fs.FileMode) error {
+	return Replace(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// tempMark is in the name of every temporary file Replace makes: ".<name>.tmp-<random>".
+const tempMark = ".tmp-"
+
+// IsTemp tells whether name (a base name) is one of Replace's temporary files, which a killed
+// process leaves behind; a directory of such files may remove the stale ones.
+func IsTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, tempMark)
+}
+
+// step, when set (by this package's tests), is told each durable step of replaceFile in order:
+// "sync file", "rename", "sync dir". The order is the guarantee, and a test cannot otherwise
+// see an fsync.
+var step func(string)
+
+func stepDone(s string) {
+	if step != nil {
+		step(s)
+	}
+}
+
 // replaceFile writes a temporary file beside target and renames it into place. mode 0 leaves
 // the mode to the umask (the file is created 0666 &^ umask, as a shell's redirection would).
 func replaceFile(path, target string, mode fs.FileMode, fn func(io.Writer) error) (err error) {
 	dir := filepath.Dir(target)
-	tmp, err := createTemp(dir, "."+filepath.Base(target)+".tmp-")
+	tmp, err := createTemp(dir, "."+filepath.Base(target)+tempMark)
 	if err != nil {
 		return fmt.Errorf("output %s: %w", path, err)
 	}
@@ -183,13 +232,19 @@ func replaceFile(path, target string, mode fs.FileMode, fn func(io.Writer) error
 	if err := tmp.Sync(); err != nil {
 		return fmt.Errorf("output %s: %w", path, err)
 	}
+	stepDone("sync file")
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("output %s: %w", path, err)
 	}
 	if err := os.Rename(tmp.Name(), target); err != nil {
 		return fmt.Errorf("output %s: %w", path, err)
 	}
-	return syncDir(dir)
+	stepDone("rename")
+	if err := SyncDir(dir); err != nil {
+		return fmt.Errorf("output %s: %w", path, err)
+	}
+	stepDone("sync dir")
+	return nil
 }
 
 // createTemp is os.CreateTemp with mode 0666 instead of 0600, so the umask decides who may
@@ -206,8 +261,10 @@ func createTemp(dir, prefix string) (*os.File, error) {
 	return nil, fmt.Errorf("cannot create a temporary file in %s", dir)
 }
 
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
+// SyncDir makes what was created, renamed or removed in dir durable (a directory's entries
+// reach the disk only when the directory itself is fsynced). A file system that cannot sync
+// a directory is not an error.
+func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err

@@ -66,3 +66,22 @@ func TestIllusionReportFormats(t *testing.T) {
 		t.Errorf("notes %q", b.String())
 	}
 }
+
+// TestIllusionFormatsAreRenderFormats: illusion score's --format values (kept in package
+// illusion, which render imports) are the formats WriteIllusion writes, in render's names.
+func TestIllusionFormatsAreRenderFormats(t *testing.T) {
+	rep := &illusion.Report{Rows: []illusion.Row{{Split: "S", Kind: illusion.KindShape, Group: "all", Stat: illusion.NewStat(1, 2)}}}
+	want := map[render.Format]string{render.Table: "S — shape recall", render.JSON: `"rows"`, render.Markdown: "### S — shape recall"}
+	if len(illusion.Formats) != len(want) {
+		t.Fatalf("illusion.Formats %v, want the %d of WriteIllusion", illusion.Formats, len(want))
+	}
+	for _, f := range illusion.Formats {
+		var b bytes.Buffer
+		if err := render.WriteIllusion(&b, rep, render.Format(f), false); err != nil {
+			t.Fatal(err)
+		}
+		if w, ok := want[render.Format(f)]; !ok || !strings.Contains(b.String(), w) || (f == "table" && strings.Contains(b.String(), "###")) {
+			t.Errorf("--format %s wrote:\n%s", f, b.String())
+		}
+	}
+}

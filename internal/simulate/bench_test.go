@@ -35,7 +35,7 @@ func BenchmarkTurnOverhead(b *testing.B) {
 				}}}
 			ep := episode{id: sc.ID + "_rules_bench", scene: sc, strategy: StrategyRules}
 			var buf bytes.Buffer
-			var prog progress
+			var prog turnCount
 			b.ReportAllocs()
 			b.ResetTimer()
 			turns := 0

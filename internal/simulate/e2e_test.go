@@ -377,7 +377,10 @@ func TestMetaContract(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _ := os.ReadFile(out)
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 			var rec struct{ Meta map[string]any }
 			if err := json.Unmarshal([]byte(line), &rec); err != nil {
@@ -386,8 +389,12 @@ func TestMetaContract(t *testing.T) {
 			// The judge's reader takes it, and reads what was written.
 			var raw struct{ Meta json.RawMessage }
 			var ours struct{ Meta simulate.Meta }
-			json.Unmarshal([]byte(line), &raw)
-			json.Unmarshal([]byte(line), &ours)
+			if err := json.Unmarshal([]byte(line), &raw); err != nil {
+				t.Fatalf("%s line %d: %v", persona, i+1, err)
+			}
+			if err := json.Unmarshal([]byte(line), &ours); err != nil {
+				t.Fatalf("%s line %d: simulate.Meta: %v", persona, i+1, err)
+			}
 			dm, err := dataset.ParseMeta(raw.Meta)
 			if err != nil {
 				t.Fatalf("%s line %d: dataset.ParseMeta: %v", persona, i+1, err)

@@ -19,6 +19,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/m3bench/m3eval/internal/outfile"
+	"github.com/m3bench/m3eval/internal/progress"
 	"github.com/m3bench/m3eval/internal/vlm"
 )
 
@@ -63,8 +65,9 @@ type Options struct {
 	Out    string
 	Stdout io.Writer
 	Resume bool
-	// Progress receives the progress line (a terminal); nil shows none.
-	Progress io.Writer
+	// Progress is told the turns done of the turns planned (internal/progress draws them,
+	// on a terminal and without --quiet); nil: nothing.
+	Progress progress.Func
 	// ScenesDigest identifies the scenes input, so --resume refuses another one.
 	ScenesDigest string
 	// Sampling is the system prompt sent first in every conversation and the sampling
@@ -222,12 +225,11 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		todo = append(todo, ep)
 	}
 
-	var prog progress
-	prog.total = len(todo)
+	prog := turnCount{report: opts.Progress}
 	for _, ep := range todo {
-		prog.plannedTurns += int64(opts.newPlanner(ep).planned())
+		prog.planned += int64(opts.newPlanner(ep).planned())
 	}
-	stopProgress := prog.show(opts.Progress, start)
+	prog.report.Report(0, prog.planned)
 
 	jobs := make(chan episode)
 	var mu sync.Mutex
@@ -251,7 +253,6 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 						ee = &EpisodeError{Episode: ep.id, Err: err}
 					}
 					sum.Failed = append(sum.Failed, ee)
-					prog.failed.Add(1)
 				} else if werr := out.commit(ep.id, n, buf.Bytes()); werr != nil {
 					if writeErr == nil {
 						writeErr = werr
@@ -260,7 +261,6 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 					sum.Done++
 					sum.Turns += n
 					sum.Truncated += cut
-					prog.done.Add(1)
 				}
 				mu.Unlock()
 			}
@@ -282,7 +282,6 @@ feed:
 	}
 	close(jobs)
 	wg.Wait()
-	stopProgress()
 	sum.Elapsed = time.Since(start)
 	switch {
 	case writeErr != nil:
@@ -298,7 +297,7 @@ feed:
 // runEpisode plays one episode against the VLM and encodes its turn records into buf; cut
 // counts its turns whose answer was cut at the token limit, kept and marked
 // meta.truncated: true, never as complete ones.
-func (opts *Options) runEpisode(ctx context.Context, ep episode, buf *bytes.Buffer, prog *progress) (n, cut int, err error) {
+func (opts *Options) runEpisode(ctx context.Context, ep episode, buf *bytes.Buffer, prog *turnCount) (n, cut int, err error) {
 	p := opts.newPlanner(ep)
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
@@ -341,7 +340,7 @@ func (opts *Options) runEpisode(ctx context.Context, ep episode, buf *bytes.Buff
 		if err := enc.Encode(&rec); err != nil {
 			return n, cut, err
 		}
-		prog.turns.Add(1)
+		prog.add()
 	}
 }
 
@@ -480,7 +479,7 @@ func openOutput(opts *Options) (*output, error) {
 		jb.WriteByte('\n')
 		o.done[e.Episode] = true
 	}
-	if err := writeFileAtomic(jpath, jb.Bytes()); err != nil {
+	if err := outfile.WriteFile(jpath, jb.Bytes(), 0o644); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -576,61 +575,25 @@ func (o *output) close() {
 	}
 }
 
-func writeFileAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
-}
-
 // Digest identifies scenes input for --resume.
 func Digest(data []byte) string {
 	s := sha256.Sum256(data)
 	return hex.EncodeToString(s[:8])
 }
 
-// progress counts what a run did, for the progress line.
-type progress struct {
-	total        int
-	plannedTurns int64
-	done, failed atomic.Int64
-	turns        atomic.Int64
+// turnCount counts the turns answered of those planned, for the progress bar. A rule
+// episode's length depends on the answers, so the planned count is its plan, not a promise.
+type turnCount struct {
+	report  progress.Func
+	planned int64
+	turns   atomic.Int64
 }
 
-// show draws the progress line every 200 ms until the returned stop is called.
-func (p *progress) show(w io.Writer, start time.Time) (stop func()) {
-	if w == nil {
-		return func() {}
-	}
-	quit := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(200 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-quit:
-				fmt.Fprint(w, "\r\x1b[2K")
-				return
-			case <-t.C:
-				fmt.Fprint(w, "\r\x1b[2K"+p.line(time.Since(start)))
-			}
-		}
-	}()
-	return func() { close(quit); <-finished }
-}
-
-func (p *progress) line(el time.Duration) string {
-	turns := p.turns.Load()
-	rate := float64(turns) / max(el.Seconds(), 0.001)
-	eta := "?"
-	if rate > 0 && p.plannedTurns > turns {
-		eta = (time.Duration(float64(p.plannedTurns-turns)/rate) * time.Second).Round(time.Second).String()
-	}
-	return fmt.Sprintf("simulate: %d/%d episodes · %d turns · %d errors · %.1f turns/s · ETA %s",
-		p.done.Load()+p.failed.Load(), p.total, turns, p.failed.Load(), rate, eta)
+// add counts one more turn answered and reports it (a total below the count would end the
+// bar early).
+func (c *turnCount) add() {
+	n := c.turns.Add(1)
+	c.report.Report(n, max(c.planned, n))
 }
 
 // PlannedTurn is a user turn a run would send before any answer can change the plan.

@@ -19,6 +19,15 @@ func ReadJSON(t testing.TB, path string, v any) {
 	}
 }
 
+// WriteFile writes text to the file at path; a failed write fails the test, so that a test
+// never goes on with an input that is not there.
+func WriteFile(t testing.TB, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // LabeledFixture (a labels file's JSON array) has the guide's three example shapes plus a draft and a flagged label.
 const LabeledFixture = `[
 {"sample_id":"ac_mscoco_0_turn_1","action_type":"initial","task_type":"spatial","user_message":"What do you see?","vlm_response":"Two images: a person on a motorcycle and a person on an elephant.","expected_answer":"Image 1 motorcycle, image 2 elephant","images":["a.png","b.png"],"model":"m1","meta":{"split":"dev","n":[1,2]},

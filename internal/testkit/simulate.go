@@ -51,23 +51,20 @@ func DemoVLM(t testing.TB, scenesFile string, delay time.Duration) string {
 	return srv.URL + "/v1"
 }
 
-// RunSimulate parses args (after "m3eval simulate") as the command's flags and runs
-// simulate.Load and Input.Main: standard output and standard error together, and the error;
-// a flag error comes back wrapped in ErrFlag.
+// RunSimulate parses args (after "m3eval simulate") into the command's request, as cobra
+// does, and calls its Run, the command's own path: standard output and standard error
+// together, and the error; a flag error comes back wrapped in ErrFlag.
 func RunSimulate(t testing.TB, args ...string) (string, error) {
 	t.Helper()
-	var o simulate.Flags
+	var q simulate.Request
 	fs := pflag.NewFlagSet("simulate", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	o.AddFlags(fs)
+	q.AddFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return "", fmt.Errorf("%w: %v", ErrFlag, err)
 	}
 	var out bytes.Buffer
-	in, err := simulate.Load(o)
-	if err == nil {
-		err = in.Main(context.Background(), &out, &out)
-	}
+	err := q.Run(context.Background(), &out, &out)
 	return out.String(), err
 }
 

@@ -19,6 +19,21 @@ func (e marked) Unwrap() error        { return e.error }
 // Errorf is fmt.Errorf marked as a usage error.
 func Errorf(format string, args ...any) error { return marked{fmt.Errorf(format, args...)} }
 
+// OneStdin fails, as a usage error, when standard input ("-") is given for more than one of
+// a command's files: it can be read only once.
+func OneStdin(paths ...string) error {
+	n := 0
+	for _, p := range paths {
+		if p == "-" {
+			n++
+		}
+	}
+	if n > 1 {
+		return Errorf("standard input (-) can be given for one file only")
+	}
+	return nil
+}
+
 // Wrap marks err as a usage error; nil stays nil.
 func Wrap(err error) error {
 	if err == nil {

@@ -1,6 +1,7 @@
 package domainav2
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -72,14 +73,21 @@ func (r *Report) WriteText(w io.Writer) error {
 	return err
 }
 
-// Check is m3eval convert validate: it validates dir, writes the report to w and returns
-// Report.Err (nil for a valid directory).
-func Check(dir string, w io.Writer) error {
-	rep, err := Validate(dir)
+// ValidateRequest is m3eval convert validate's options: the directory to check, its one
+// argument. The command parses its command line into one and calls Run; so do the tests.
+type ValidateRequest struct {
+	Dir string
+}
+
+// Run is m3eval convert validate: it validates the directory as the eval framework loads
+// it, writes the report with its statistics to stdout, and returns Report.Err (nil for a
+// valid directory).
+func (q *ValidateRequest) Run(_ context.Context, stdout io.Writer) error {
+	rep, err := Validate(q.Dir)
 	if err != nil {
 		return err
 	}
-	if err := rep.WriteText(w); err != nil {
+	if err := rep.WriteText(stdout); err != nil {
 		return err
 	}
 	return rep.Err()

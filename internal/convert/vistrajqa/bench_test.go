@@ -118,7 +118,7 @@ func BenchmarkConvert(b *testing.B) {
 			for i := range b.N {
 				out := filepath.Join(dir, fmt.Sprintf("out-%d", i))
 				p := peakHeap(func() {
-					res, err := Run(context.Background(), RunOptions{Inputs: []string{in}, Output: out})
+					res, err := ConvertFiles(context.Background(), Request{Inputs: []string{in}, Output: out})
 					if err != nil {
 						b.Fatal(err)
 					}

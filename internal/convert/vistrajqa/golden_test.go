@@ -29,7 +29,7 @@ func TestGolden(t *testing.T) {
 	}{{"text-only", false}, {"multimodal", true}} {
 		t.Run(mode.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
-			res, err := Run(context.Background(), RunOptions{Inputs: goldenInputs, Output: out, Options: Options{Multimodal: mode.multimodal}})
+			res, err := ConvertFiles(context.Background(), Request{Inputs: goldenInputs, Output: out, Options: Options{Multimodal: mode.multimodal}})
 			if err != nil {
 				t.Fatal(err)
 			}

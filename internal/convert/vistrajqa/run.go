@@ -17,11 +17,14 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/m3bench/m3eval/internal/convert/domainav2"
+	"github.com/m3bench/m3eval/internal/outfile"
 	"github.com/m3bench/m3eval/internal/progress"
 )
 
-// RunOptions is one conversion: input files, output directory and mode.
-type RunOptions struct {
+// Request is one conversion, m3eval convert vistrajqa's options: input files, output
+// directory and mode (its flags and arguments), and the progress callback. The command
+// parses its command line into one and calls Run; so do the tests (#42).
+type Request struct {
 	Inputs []string
 	Output string
 	Options
@@ -53,11 +56,11 @@ func SourceName(path string) string {
 	return base
 }
 
-// Run converts the inputs into a new directory beside Output, validates it with
+// ConvertFiles converts the inputs into a new directory beside Output, validates it with
 // domainav2.Validate and renames it to Output. Output is untouched unless all of that
 // succeeds; the temporary directory is removed on failure. Memory holds a few batches of
 // records at a time plus the sample ids (for duplicates and the manifest).
-func Run(ctx context.Context, opt RunOptions) (*Result, error) {
+func ConvertFiles(ctx context.Context, opt Request) (*Result, error) {
 	if len(opt.Inputs) == 0 {
 		return nil, errors.New("no input file")
 	}
@@ -95,10 +98,18 @@ func Run(ctx context.Context, opt RunOptions) (*Result, error) {
 		// The reader admitted the records, so this is a bug of the converter, not the data.
 		return res, fmt.Errorf("the converted output fails validation (a converter bug; please report it): %w", rep.Err())
 	}
+	// The files reached the disk as they were closed; the temporary directory's entries do
+	// now, before the rename shows them, and the parent's after it (outfile.SyncDir).
+	if err := outfile.SyncDir(tmp); err != nil {
+		return nil, err
+	}
 	if err := install(tmp, out, replace); err != nil {
 		return nil, err
 	}
 	done = true
+	if err := outfile.SyncDir(filepath.Dir(out)); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 
@@ -170,9 +181,13 @@ func createOut(dir, name string) (*outFile, error) {
 	return &outFile{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
 }
 
-// close flushes and closes the file, returning the first error.
+// close flushes, syncs and closes the file, returning the first error: the directory is
+// renamed into place only over files on the disk.
 func (o *outFile) close() error {
 	err := o.w.Flush()
+	if err == nil {
+		err = o.f.Sync()
+	}
 	if cerr := o.f.Close(); err == nil {
 		err = cerr
 	}
@@ -180,7 +195,7 @@ func (o *outFile) close() error {
 }
 
 // write converts every input into the three files and the manifest in dir.
-func write(ctx context.Context, dir string, opt RunOptions, res *Result) (err error) {
+func write(ctx context.Context, dir string, opt Request, res *Result) (err error) {
 	var files [3]*outFile
 	for i, name := range []string{domainav2.MainFile, domainav2.MemoryFile, domainav2.QAFile} {
 		if files[i], err = createOut(dir, name); err != nil {
@@ -247,7 +262,7 @@ func write(ctx context.Context, dir string, opt RunOptions, res *Result) (err er
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, domainav2.ManifestFile), append(b, '\n'), 0o644)
+	return outfile.WriteFile(filepath.Join(dir, domainav2.ManifestFile), append(b, '\n'), 0o644)
 }
 
 // converted is one input line after parsing, mapping and encoding: either err is set or
@@ -303,7 +318,7 @@ func (b *batch) convert(rd *Reader, opt Options) error {
 // mapping and encoding run on GOMAXPROCS workers (they are most of the work); reading, the
 // duplicate check and writing stay on one goroutine each, so the output is the same as a
 // sequential run. At most a few batches are in flight: memory does not grow with the file.
-func convertFile(ctx context.Context, path string, read *progress.Files, opt RunOptions, res *Result, firstSeen map[string]string, emit func(*converted) error) (err error) {
+func convertFile(ctx context.Context, path string, read *progress.Files, opt Request, res *Result, firstSeen map[string]string, emit func(*converted) error) (err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return err

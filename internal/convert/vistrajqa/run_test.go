@@ -50,7 +50,7 @@ func TestRunBadRecordWritesNothing(t *testing.T) {
 	bad := edit(t, func(m map[string]any) { m["session_id"] = "t-2"; delete(at(m, "step_plan", 1), "step_num") })
 	in := writeInput(t, dir, "sessions-1.jsonl", good, bad)
 	out := filepath.Join(dir, "out")
-	_, err := Run(context.Background(), RunOptions{Inputs: []string{in}, Output: out})
+	_, err := ConvertFiles(context.Background(), Request{Inputs: []string{in}, Output: out})
 	var re *RecordError
 	if !errors.As(err, &re) || !strings.HasSuffix(err.Error(), "sessions-1.jsonl:2: step_plan[1].step_num: missing") {
 		t.Fatalf("got %v", err)
@@ -65,7 +65,7 @@ func TestRunKeepGoing(t *testing.T) {
 	good3 := edit(t, func(m map[string]any) { m["session_id"] = "t-3" })
 	in := writeInput(t, dir, "sessions-a.jsonl", good, bad, "{", good3)
 	out := filepath.Join(dir, "out")
-	res, err := Run(context.Background(), RunOptions{Inputs: []string{in}, Output: out, KeepGoing: true})
+	res, err := ConvertFiles(context.Background(), Request{Inputs: []string{in}, Output: out, KeepGoing: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestRunAllBadWithKeepGoing(t *testing.T) {
 	dir := t.TempDir()
 	in := writeInput(t, dir, "sessions-a.jsonl", "{}", "[]")
 	out := filepath.Join(dir, "out")
-	if _, err := Run(context.Background(), RunOptions{Inputs: []string{in}, Output: out, KeepGoing: true}); err == nil || !strings.Contains(err.Error(), "no trajectory converted") {
+	if _, err := ConvertFiles(context.Background(), Request{Inputs: []string{in}, Output: out, KeepGoing: true}); err == nil || !strings.Contains(err.Error(), "no trajectory converted") {
 		t.Fatalf("got %v", err)
 	}
 	assertNothingWritten(t, out)
@@ -94,7 +94,7 @@ func TestRunDuplicateAcrossFiles(t *testing.T) {
 	a := writeInput(t, dir, "sessions-a.jsonl", good)
 	b := writeInput(t, dir, "sessions-b.jsonl", good)
 	out := filepath.Join(dir, "out")
-	_, err := Run(context.Background(), RunOptions{Inputs: []string{a, b}, Output: out})
+	_, err := ConvertFiles(context.Background(), Request{Inputs: []string{a, b}, Output: out})
 	if err == nil || !strings.Contains(err.Error(), "sessions-b.jsonl:1: session_id: duplicate: t-1 is already the trajectory at ") || !strings.Contains(err.Error(), "sessions-a.jsonl:1") {
 		t.Fatalf("got %v", err)
 	}
@@ -104,7 +104,7 @@ func TestRunDuplicateAcrossFiles(t *testing.T) {
 func TestRunMissingInput(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
-	if _, err := Run(context.Background(), RunOptions{Inputs: []string{filepath.Join(dir, "nope.jsonl")}, Output: out}); !errors.Is(err, os.ErrNotExist) {
+	if _, err := ConvertFiles(context.Background(), Request{Inputs: []string{filepath.Join(dir, "nope.jsonl")}, Output: out}); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("got %v", err)
 	}
 	assertNothingWritten(t, out)
@@ -116,7 +116,7 @@ func TestRunCancelled(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Run(ctx, RunOptions{Inputs: []string{in}, Output: out}); !errors.Is(err, context.Canceled) {
+	if _, err := ConvertFiles(ctx, Request{Inputs: []string{in}, Output: out}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v", err)
 	}
 	assertNothingWritten(t, out)
@@ -133,7 +133,7 @@ func TestRunExistingOutput(t *testing.T) {
 	if err := os.WriteFile(keep, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Run(context.Background(), RunOptions{Inputs: []string{in}, Output: out}); !errors.Is(err, ErrOutputExists) {
+	if _, err := ConvertFiles(context.Background(), Request{Inputs: []string{in}, Output: out}); !errors.Is(err, ErrOutputExists) {
 		t.Fatalf("got %v", err)
 	}
 	if _, err := os.Stat(keep); err != nil {
@@ -141,21 +141,21 @@ func TestRunExistingOutput(t *testing.T) {
 	}
 	// A failed forced run leaves the old directory as it was.
 	bad := writeInput(t, dir, "sessions-b.jsonl", "{")
-	if _, err := Run(context.Background(), RunOptions{Inputs: []string{bad}, Output: out, Force: true}); err == nil {
+	if _, err := ConvertFiles(context.Background(), Request{Inputs: []string{bad}, Output: out, Force: true}); err == nil {
 		t.Fatal("bad input converted")
 	}
 	if _, err := os.Stat(keep); err != nil {
 		t.Fatalf("existing output touched by a failed run: %v", err)
 	}
 	// --force replaces it, and reruns give identical files.
-	if _, err := Run(context.Background(), RunOptions{Inputs: []string{in}, Output: out, Force: true}); err != nil {
+	if _, err := ConvertFiles(context.Background(), Request{Inputs: []string{in}, Output: out, Force: true}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(keep); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("old output not replaced")
 	}
 	first, _ := os.ReadFile(filepath.Join(out, domainav2.MainFile))
-	if _, err := Run(context.Background(), RunOptions{Inputs: []string{in}, Output: out, Force: true}); err != nil {
+	if _, err := ConvertFiles(context.Background(), Request{Inputs: []string{in}, Output: out, Force: true}); err != nil {
 		t.Fatal(err)
 	}
 	second, _ := os.ReadFile(filepath.Join(out, domainav2.MainFile))
@@ -168,7 +168,7 @@ func TestRunExistingOutput(t *testing.T) {
 	if err := os.Mkdir(empty, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Run(context.Background(), RunOptions{Inputs: []string{in}, Output: empty}); err != nil {
+	if _, err := ConvertFiles(context.Background(), Request{Inputs: []string{in}, Output: empty}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -204,7 +204,7 @@ func TestRunOrderAcrossBatches(t *testing.T) {
 	}
 	in := writeInput(t, dir, "sessions-a.jsonl", lines...)
 	out := filepath.Join(dir, "out")
-	res, err := Run(context.Background(), RunOptions{Inputs: []string{in}, Output: out, KeepGoing: true})
+	res, err := ConvertFiles(context.Background(), Request{Inputs: []string{in}, Output: out, KeepGoing: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +231,7 @@ func TestRunOrderAcrossBatches(t *testing.T) {
 		t.Errorf("sample order %v, want %v", gotIDs, wantIDs)
 	}
 	// Without --keep-going the first bad record in input order fails the run.
-	_, err = Run(context.Background(), RunOptions{Inputs: []string{in}, Output: filepath.Join(dir, "out2")})
+	_, err = ConvertFiles(context.Background(), Request{Inputs: []string{in}, Output: filepath.Join(dir, "out2")})
 	var re *RecordError
 	if !errors.As(err, &re) || re.Line != 4 {
 		t.Fatalf("got %v, want the error of line 4", err)
@@ -264,7 +264,7 @@ func TestRunProgress(t *testing.T) {
 	var mu sync.Mutex
 	var last [2]int64
 	n := 0
-	opt := RunOptions{Inputs: inputs, Output: filepath.Join(dir, "out"), Progress: func(done, tot int64) {
+	opt := Request{Inputs: inputs, Output: filepath.Join(dir, "out"), Progress: func(done, tot int64) {
 		mu.Lock()
 		defer mu.Unlock()
 		if done < last[0] {
@@ -272,7 +272,7 @@ func TestRunProgress(t *testing.T) {
 		}
 		last, n = [2]int64{done, tot}, n+1
 	}}
-	if _, err := Run(context.Background(), opt); err != nil {
+	if _, err := ConvertFiles(context.Background(), opt); err != nil {
 		t.Fatal(err)
 	}
 	if last != [2]int64{total, total} || n < 2 {

@@ -16,6 +16,7 @@ import (
 	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/render"
+	"github.com/m3bench/m3eval/internal/scoring"
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
@@ -272,4 +273,45 @@ func addLevels(ctx context.Context, groups map[string]map[string]string, fields 
 		}
 	}
 	return nil
+}
+
+// Request is m3eval agree's options: its argument (the ratings file, Input.Files.Ratings),
+// its input flags and its statistics and output flags (-o is Stats.Output). The command
+// parses its command line into one and calls Run; so do the tests (issue #42).
+type Request struct {
+	Input RunOptions
+	Stats scoring.StatFlags
+}
+
+// AddFlags defines m3eval agree's flags on fs.
+func (q *Request) AddFlags(fs *pflag.FlagSet) {
+	q.Input.AddFlags(fs)
+	q.Stats.AddFlags(fs)
+	fs.StringVarP(&q.Stats.Output, "output", "o", "", "write to FILE instead of standard output")
+}
+
+// Run is m3eval agree once its command line is parsed: it checks the request (usage
+// errors), reads the files and computes every statistic (warnings about the input go to
+// stderr), and returns the function that writes the report in Stats.Format (color: the
+// table may use colors). The command writes it to Stats.Output through the -o writer every
+// command shares, so nothing is written before the statistics are computed.
+func (q *Request) Run(ctx context.Context, stderr io.Writer) (func(w io.Writer, color bool) error, error) {
+	st, err := q.Stats.Check()
+	if err != nil {
+		return nil, err
+	}
+	in := q.Input
+	if err := usage.OneStdin(in.Files.Ratings, in.Files.Auto, in.Files.Schema, in.Levels, in.Clusters); err != nil {
+		return nil, err
+	}
+	if err := in.Check(); err != nil {
+		return nil, err
+	}
+	in.Files.Warn = func(msg string) { fmt.Fprintln(stderr, "warning: "+msg) }
+	in.Analysis, in.Adjust = st.Analysis, st.Adjust
+	results, err := Run(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return st.Writer(results, in.Inputs(), in.ClusterName()), nil
 }

@@ -49,7 +49,9 @@ func post(t *testing.T, url string, images []string, text string) (int, string) 
 	var out struct {
 		Choices []struct{ Message struct{ Content string } }
 	}
-	json.NewDecoder(resp.Body).Decode(&out)
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil && resp.StatusCode == http.StatusOK {
+		t.Fatalf("a 200 answer that is not a chat completion: %v", err) // an error status may carry any body
+	}
 	if len(out.Choices) == 0 {
 		return resp.StatusCode, ""
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // AddFlags defines the flags of m3eval convert vistrajqa on fs.
-func (o *RunOptions) AddFlags(fs *pflag.FlagSet) {
+func (o *Request) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.Inputs, "input", nil, "VisTrajQA sessions-*.jsonl file(s); repeat, separate with commas, or list after the flag")
 	fs.StringVar(&o.Output, "output", "", "output directory (created; must not exist or be empty unless --force)")
 	fs.BoolVar(&o.Multimodal, "multimodal", false, "put image captions into attachments instead of the user turn text")
@@ -19,17 +19,19 @@ func (o *RunOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Force, "force", false, "replace an existing non-empty output directory")
 }
 
-// Main is m3eval convert vistrajqa: it checks the options (usage errors), runs the
-// conversion and says what it did: the validation report and a count on stdout, the
-// records --keep-going skipped on stderr (and the report of a failed validation).
-func Main(ctx context.Context, opt RunOptions, stdout, stderr io.Writer) error {
+// Run is m3eval convert vistrajqa once its command line is parsed: it checks the request
+// (usage errors), converts (Convert) and says what it did: the validation report and a
+// count on stdout, the records --keep-going skipped on stderr (and the report of a failed
+// validation).
+func (q *Request) Run(ctx context.Context, stdout, stderr io.Writer) error {
+	opt := *q
 	if len(opt.Inputs) == 0 {
 		return usage.Errorf("no input: give --input FILE...")
 	}
 	if opt.Output == "" {
 		return usage.Errorf("no output: give --output DIR")
 	}
-	res, err := Run(ctx, opt)
+	res, err := ConvertFiles(ctx, opt)
 	if res != nil && res.Report != nil && !res.Report.OK() {
 		res.Report.WriteText(stderr)
 	}

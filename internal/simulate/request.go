@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,10 +11,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/cmdutil"
+	"github.com/m3bench/m3eval/internal/progress"
 	"github.com/m3bench/m3eval/internal/textsafe"
 	"github.com/m3bench/m3eval/internal/usage"
 	"github.com/m3bench/m3eval/internal/vlm"
@@ -26,8 +27,10 @@ const DefaultTurnTimeout = 5 * time.Minute
 // StrategyFlags are the values of m3eval simulate --strategy (declared with them).
 var StrategyFlags = []string{"rules", "cross-image", "both"}
 
-// Flags are the flags of m3eval simulate, as given.
-type Flags struct {
+// Request is m3eval simulate's options: its flags as given, and the two things the command
+// supplies (the progress callback and the demo VLM's server). The command parses its flags
+// into a Request and calls Run; so do the tests (issue #42).
+type Request struct {
 	Scenes, Endpoint, Model, Strategy string
 	// Images is the directory the scenes' image paths resolve in ("": the scenes file's).
 	Images                         string
@@ -51,10 +54,16 @@ type Flags struct {
 	DemoVLM bool
 	Listen  string
 	Latency time.Duration
+
+	// Progress is told the turns answered of those planned (not a flag; nil: nothing).
+	Progress progress.Func
+	// ServeDemo serves the scripted VLM for --demo-vlm: demovlm.Serve, which the command
+	// passes in because package demovlm imports this one (nil: --demo-vlm is refused).
+	ServeDemo func(ctx context.Context, scenes []Scene, listen string, latency time.Duration, stdout io.Writer) error
 }
 
 // AddFlags defines the flags of m3eval simulate on fs.
-func (o *Flags) AddFlags(fs *pflag.FlagSet) {
+func (o *Request) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Scenes, "scenes", "", "scenes file (JSON Lines; see docs/simulate.md)")
 	fs.StringVar(&o.Images, "images", "", "directory the scenes' image paths resolve in; no image outside it is read (default: the scenes file's directory)")
 	fs.StringVar(&o.Endpoint, "endpoint", "", "OpenAI-compatible API base, e.g. http://127.0.0.1:8000/v1")
@@ -85,17 +94,35 @@ func (o *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.Latency, "demo-latency", 0, "delay each --demo-vlm answer (to watch the progress line)")
 }
 
-// Input is the checked flags with the scenes they name.
-type Input struct {
-	Flags
-	Scenes     []Scene
+// Run is m3eval simulate once its flags are parsed: it checks them (usage errors), reads the
+// scenes, and serves the demo VLM (--demo-vlm) or runs the simulation: a dry run, a replay
+// of a request log, or a run against the endpoint. Turns go to --out (or stdout), the
+// summary to stderr.
+func (q *Request) Run(ctx context.Context, stdout, stderr io.Writer) error {
+	in, err := load(*q)
+	if err != nil {
+		return err
+	}
+	if q.DemoVLM {
+		if q.ServeDemo == nil {
+			return errors.New("--demo-vlm: no demo VLM server given to simulate.Request")
+		}
+		return q.ServeDemo(ctx, in.scenes, q.Listen, q.Latency, stdout)
+	}
+	return in.main(ctx, stdout, stderr)
+}
+
+// input is the checked request with the scenes it names.
+type input struct {
+	Request
+	scenes     []Scene
 	strategies []Strategy
 	digest     string
 	sampling   Sampling
 }
 
-// Load checks the flags (usage errors) and reads the scenes, their images resolved.
-func Load(f Flags) (*Input, error) {
+// load checks the flags (usage errors) and reads the scenes, their images resolved.
+func load(f Request) (*input, error) {
 	if f.Scenes == "" {
 		return nil, usage.Errorf("--scenes is required")
 	}
@@ -144,11 +171,11 @@ func Load(f Flags) (*Input, error) {
 	if err := ResolveImages(scenes, f.Scenes, root); err != nil {
 		return nil, err
 	}
-	return &Input{Flags: f, Scenes: scenes, strategies: strategies, digest: Digest(data), sampling: sampling}, nil
+	return &input{Request: f, scenes: scenes, strategies: strategies, digest: Digest(data), sampling: sampling}, nil
 }
 
 // sampling reads --system (@FILE) and the sampling flags.
-func (f *Flags) sampling() (Sampling, error) {
+func (f *Request) sampling() (Sampling, error) {
 	var s Sampling
 	s.System = f.System
 	if name, ok := strings.CutPrefix(f.System, "@"); ok {
@@ -177,11 +204,11 @@ func (f *Flags) sampling() (Sampling, error) {
 	return s, nil
 }
 
-// Main is m3eval simulate but --demo-vlm: a dry run, a replay of a request log, or a run
-// against the endpoint. Turns go to Out (or stdout); the summary and progress to stderr.
-func (in *Input) Main(ctx context.Context, stdout, stderr io.Writer) error {
+// main is m3eval simulate but --demo-vlm: a dry run, a replay of a request log, or a run
+// against the endpoint.
+func (in *input) main(ctx context.Context, stdout, stderr io.Writer) error {
 	opts := Options{
-		Scenes: in.Scenes, Strategies: in.strategies, Turns: in.Turns, Difficulty: in.Difficulty, Seed: in.Seed,
+		Scenes: in.scenes, Progress: in.Progress, Strategies: in.strategies, Turns: in.Turns, Difficulty: in.Difficulty, Seed: in.Seed,
 		Model: in.Model, Concurrency: in.Concurrency, Out: in.Out, Stdout: stdout, Resume: in.Resume,
 		ScenesDigest: in.digest, Sampling: in.sampling,
 	}
@@ -236,14 +263,11 @@ func (in *Input) Main(ctx context.Context, stdout, stderr io.Writer) error {
 		return usage.Wrap(err)
 	}
 	opts.Chat = client
-	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
-		opts.Progress = stderr
-	}
 	return in.run(ctx, opts, stderr)
 }
 
 // run runs the episodes and writes the summary, also when the run failed.
-func (in *Input) run(ctx context.Context, opts Options, stderr io.Writer) error {
+func (in *input) run(ctx context.Context, opts Options, stderr io.Writer) error {
 	sum, err := Run(ctx, opts)
 	WriteSummary(stderr, sum, in.Out)
 	return err

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/m3bench/m3eval/internal/cmdutil"
-	"github.com/m3bench/m3eval/internal/render"
 	"image"
 	"image/png"
 	"io"
@@ -21,7 +19,7 @@ import (
 
 	"github.com/m3bench/m3eval/internal/golden"
 	"github.com/m3bench/m3eval/internal/illusion"
-	"github.com/m3bench/m3eval/internal/outfile"
+	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
@@ -31,10 +29,12 @@ var errFlag = errors.New("flag")
 // isUsage says whether m3eval would exit 2 for err.
 func isUsage(err error) bool { return errors.Is(err, usage.Err) || errors.Is(err, errFlag) }
 
-// illusionRun runs "m3eval illusion sample|score args..." without the command: its flags
-// parsed into a pflag.FlagSet, then illusion.Sample and WriteSampled, or ScoreReport and the
-// report's WriteNotes (standard error) and Write (standard output, or -o FILE). It returns
-// standard output and standard error (moved from cmd/m3eval/illusion_test.go).
+// illusionRun runs "m3eval illusion sample|score args..." through the command's own path:
+// its command line parsed into the subcommand's request, as cobra does, then the request's
+// Run; score's report goes to standard output in its --format through render.WriteIllusion,
+// as the command writes it (its -o, through the writer every command shares, is checked on
+// the binary: cmd/m3eval/testdata/script/illusion.txtar). It returns standard output and
+// standard error.
 func illusionRun(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
 	if len(args) < 2 || args[0] != "illusion" {
@@ -45,31 +45,26 @@ func illusionRun(t *testing.T, args ...string) (string, string, error) {
 	fs.SetOutput(io.Discard)
 	switch args[1] {
 	case "sample":
-		var o illusion.SampleFlags
-		o.AddFlags(fs)
+		var q illusion.SampleRequest
+		q.AddFlags(fs)
 		if err := fs.Parse(args[2:]); err != nil {
 			return "", "", fmt.Errorf("%w: %v", errFlag, err)
 		}
-		res, err := illusion.Sample(context.Background(), o)
-		if err != nil {
+		if err := q.Run(context.Background(), &out, &errb); err != nil {
 			return "", "", err
 		}
-		illusion.WriteSampled(&out, &errb, res, o.Out)
 	case "score":
-		var o illusion.ScoreFlags
-		var output string
-		o.AddFlags(fs)
-		cmdutil.EnumVar(fs, &o.Format, "format", string(render.Table), cmdutil.Strings(render.IllusionFormats...), "")
-		fs.StringVarP(&output, "output", "o", "", "")
+		var q illusion.ScoreRequest
+		q.AddFlags(fs)
 		if err := fs.Parse(args[2:]); err != nil {
 			return "", "", fmt.Errorf("%w: %v", errFlag, err)
 		}
-		rep, err := illusion.ScoreReport(context.Background(), o, fs.Args())
+		q.Logs = fs.Args()
+		rep, err := q.Run(context.Background(), &errb)
 		if err != nil {
 			return "", "", err
 		}
-		rep.WriteNotes(&errb)
-		if err := outfile.Write(output, &out, nil, func(w io.Writer) error { return render.WriteIllusion(w, rep, render.Format(o.Format), false) }); err != nil {
+		if err := render.WriteIllusion(&out, rep, render.Format(q.Format), false); err != nil {
 			return "", "", err
 		}
 	default:
@@ -93,6 +88,14 @@ var (
 	e2eScenes = []string{"Ocean", "Sand_dune", "Medieval_Village"}
 	e2eDiffs  = []string{"Easy", "Medium", "Hard", "Hard"}
 )
+
+// mustWrite writes text to path; a failed write fails the test.
+func mustWrite(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
 
 func e2eName(i int) string {
 	return fmt.Sprintf("%s-%d-%s-%s-1.%d-%d.png", e2eShapes[i%4], i, e2eScenes[i%3], e2eDiffs[(i/4)%4], i%5, i)
@@ -152,7 +155,7 @@ func readIllusionParquet(t *testing.T, path string) []illusionRow {
 	return rows
 }
 
-// TestIllusionEndToEnd (moved from cmd/m3eval/illusion_test.go) builds test sets from a Parquet and a JSONL split, writes lmms-eval
+// TestIllusionEndToEnd builds test sets from a Parquet and a JSONL split, writes lmms-eval
 // logs for them in two layouts, and scores them in every format.
 func TestIllusionEndToEnd(t *testing.T) {
 	dir := t.TempDir()
@@ -217,14 +220,14 @@ func TestIllusionEndToEnd(t *testing.T) {
 		fmt.Fprintf(&lg, `{"doc_id": %d, "target": "", "filtered_resps": [%q], "resps": [[%q]], "input": "q", "shape_recall": %d}`+"\n", id, resp, resp, 1-id%2)
 	}
 	shapeLog := filepath.Join(dir, "20250101_samples_illusionbench_arshia_icon_shape_test.jsonl")
-	os.WriteFile(shapeLog, []byte(lg.String()), 0o644)
+	mustWrite(t, shapeLog, lg.String())
 	// The scene log, oldest layout, for LOGO: every answer "sand dune".
 	var logs []string
 	for id := 0; id < 30; id++ {
 		logs = append(logs, fmt.Sprintf(`{"doc_id": %d, "filtered_resps": ["sand dune"]}`, id))
 	}
 	sceneLog := filepath.Join(dir, "illusionbench_arshia_logo_scene_test.json")
-	os.WriteFile(sceneLog, []byte(`{"args": {}, "logs": [`+strings.Join(logs, ",\n")+`]}`), 0o644)
+	mustWrite(t, sceneLog, `{"args": {}, "logs": [`+strings.Join(logs, ",\n")+`]}`)
 
 	args := []string{"illusion", "score", "--testset", "Illusion_ICON=" + filepath.Join(out, "illusion_icon_test30.parquet"),
 		"--testset", "Illusion_LOGO=" + filepath.Join(out, "illusion_logo_test30.jsonl"), shapeLog, sceneLog}
@@ -281,14 +284,6 @@ func TestIllusionEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.AssertString(t, filepath.Join("testdata", "illusion_score_by_scene.md.golden"), stdout)
-	// -o writes a file and nothing to standard output.
-	report := filepath.Join(dir, "r.md")
-	if stdout, _, err = illusionRun(t, append(args, "--format", "md", "-o", report)...); err != nil || stdout != "" {
-		t.Fatalf("-o: %v %q", err, stdout)
-	}
-	if b, _ := os.ReadFile(report); !strings.Contains(string(b), `Illusion\_ICON — shape recall`) {
-		t.Fatalf("report file:\n%s", b)
-	}
 }
 
 func TestIllusionUsageErrors(t *testing.T) {
@@ -316,7 +311,7 @@ func TestIllusionUsageErrors(t *testing.T) {
 	}
 	// A data error is not a usage error and names the file and line.
 	bad := filepath.Join(dir, "bad.jsonl")
-	os.WriteFile(bad, []byte(`{"image_name": "a-1-b-Easy-1.png"}`+"\n"+`{"name": 1}`+"\n"), 0o644)
+	mustWrite(t, bad, `{"image_name": "a-1-b-Easy-1.png"}`+"\n"+`{"name": 1}`+"\n")
 	_, _, err := illusionRun(t, "illusion", "sample", "--split", "A="+bad, "--out", dir)
 	if err == nil || isUsage(err) || !strings.Contains(err.Error(), bad+":2: field image_name: missing") {
 		t.Fatalf("error %v", err)
@@ -355,8 +350,11 @@ func TestIllusionSampleShards(t *testing.T) {
 	if _, stderr, err := illusionRun(t, "illusion", "sample", "--split", "Illusion_ICON="+whole, "--n", "40", "--out", filepath.Join(dir, "b")); err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	a, _ := os.ReadFile(filepath.Join(dir, "a", "illusion_icon_test40.jsonl"))
-	b, _ := os.ReadFile(filepath.Join(dir, "b", "illusion_icon_test40.jsonl"))
+	a, errA := os.ReadFile(filepath.Join(dir, "a", "illusion_icon_test40.jsonl"))
+	b, errB := os.ReadFile(filepath.Join(dir, "b", "illusion_icon_test40.jsonl"))
+	if errA != nil || errB != nil {
+		t.Fatal(errA, errB)
+	}
 	if len(a) == 0 || !bytes.Equal(a, b) {
 		t.Fatalf("shards gave\n%s\nthe whole file\n%s", a, b)
 	}
@@ -371,13 +369,15 @@ func TestIllusionSampleShards(t *testing.T) {
 func TestIllusionScoreRuns(t *testing.T) {
 	dir := t.TempDir()
 	ts := filepath.Join(dir, "icon.jsonl")
-	os.WriteFile(ts, []byte(`{"image_name": "animal-1-Ocean-Easy-1.png"}`+"\n"+`{"image_name": "vehicle-Ocean-Hard.png"}`+"\n"), 0o644)
+	mustWrite(t, ts, `{"image_name": "animal-1-Ocean-Easy-1.png"}`+"\n"+`{"image_name": "vehicle-Ocean-Hard.png"}`+"\n")
 	run := filepath.Join(dir, "llava_7b")
-	os.MkdirAll(run, 0o755)
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	const task = "_samples_unig2u_illusionbench_arshia_icon_shape_test.jsonl"
-	os.WriteFile(filepath.Join(run, "20250101_000000"+task), []byte(`{"doc_id": 0, "filtered_resps": "cat"}`+"\n"), 0o644)
-	os.WriteFile(filepath.Join(run, "20250301_000000"+task), []byte(`{"doc_id": 0, "filtered_resps": "animal", "shape_recall": 1}`+"\n"+`{"doc_id": 1, "filtered_resps": "Vehicle", "shape_recall": 1}`+"\n"), 0o644)
-	os.WriteFile(filepath.Join(run, "20250301_000000_results.json"), []byte(`{"results": {}}`), 0o644)
+	mustWrite(t, filepath.Join(run, "20250101_000000"+task), `{"doc_id": 0, "filtered_resps": "cat"}`+"\n")
+	mustWrite(t, filepath.Join(run, "20250301_000000"+task), `{"doc_id": 0, "filtered_resps": "animal", "shape_recall": 1}`+"\n"+`{"doc_id": 1, "filtered_resps": "Vehicle", "shape_recall": 1}`+"\n")
+	mustWrite(t, filepath.Join(run, "20250301_000000_results.json"), `{"results": {}}`)
 	logs, _ := filepath.Glob(filepath.Join(run, "*"))
 	args := append([]string{"illusion", "score", "--testset", "Illusion_ICON=" + ts}, logs...)
 	_, _, err := illusionRun(t, args...)

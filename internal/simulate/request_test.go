@@ -3,9 +3,11 @@ package simulate_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/m3bench/m3eval/internal/simulate"
 	"github.com/m3bench/m3eval/internal/testkit"
@@ -25,13 +28,15 @@ const demoScenesFile = "../../annotations/demo/images/scenes.jsonl"
 // isUsage says whether m3eval would exit 2 for err (written once in internal/testkit).
 var isUsage = testkit.IsUsage
 
-// TestSimulateUsageAndInputErrors and the tests below moved from cmd/m3eval/simulate_test.go.
+// The tests of this file run m3eval simulate through Request.Run, the command's own path:
+// testkit.RunSimulate parses the flags into a Request, as cobra does, and calls Run.
+
 func TestSimulateUsageAndInputErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.jsonl")
-	os.WriteFile(bad, []byte(`{"id":"x","language":"en","images":["a.png"],"objects_per_image":[[{"id":"o","type":"t","attributes":{"color":1}}]]}`+"\n"), 0o644)
+	testkit.WriteFile(t, bad, `{"id":"x","language":"en","images":["a.png"],"objects_per_image":[[{"id":"o","type":"t","attributes":{"color":1}}]]}`+"\n")
 	evil := filepath.Join(dir, "evil.jsonl")
-	os.WriteFile(evil, []byte(`{"id":"x","language":"en","images":["/etc/passwd"],"objects_per_image":[[{"id":"o","type":"t","attributes":{"color":"red"}}]]}`+"\n"), 0o644)
+	testkit.WriteFile(t, evil, `{"id":"x","language":"en","images":["/etc/passwd"],"objects_per_image":[[{"id":"o","type":"t","attributes":{"color":"red"}}]]}`+"\n")
 	cases := []struct {
 		args  []string
 		usage bool
@@ -110,9 +115,14 @@ func TestSimulateSystemAndSampling(t *testing.T) {
 	var mu sync.Mutex
 	var reqs []req
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
+		body, err := io.ReadAll(r.Body)
 		var q req
-		json.Unmarshal(body, &q)
+		if err == nil {
+			err = json.Unmarshal(body, &q)
+		}
+		if err != nil {
+			t.Errorf("request body: %v", err) // not Fatal: this runs on the server's goroutine
+		}
 		mu.Lock()
 		reqs = append(reqs, q)
 		mu.Unlock()
@@ -122,7 +132,7 @@ func TestSimulateSystemAndSampling(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	sys := "You are a careful visual assistant.\nAnswer from the images only."
-	os.WriteFile(filepath.Join(dir, "sys.txt"), []byte(sys+"\n"), 0o644)
+	testkit.WriteFile(t, filepath.Join(dir, "sys.txt"), sys+"\n")
 	out := filepath.Join(dir, "t.jsonl")
 	testkit.MustSimulate(t, "--scenes", demoScenesFile, "--endpoint", srv.URL+"/v1", "--model", "faithful", "--out", out,
 		"--system", "@"+filepath.Join(dir, "sys.txt"), "--temperature", "0.2", "--top-p", "0.9", "--max-tokens", "256", "--vlm-seed", "7")
@@ -138,7 +148,10 @@ func TestSimulateSystemAndSampling(t *testing.T) {
 		}
 	}
 	h := sha256.Sum256([]byte(sys))
-	f, _ := os.Open(out)
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<24)
@@ -149,7 +162,9 @@ func TestSimulateSystemAndSampling(t *testing.T) {
 				Sampling map[string]any `json:"sampling"`
 			} `json:"meta"`
 		}
-		json.Unmarshal(sc.Bytes(), &rec)
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatalf("turn %d: %v", n+1, err)
+		}
 		s := rec.Meta.Sampling
 		if s["system_sha256"] != hex.EncodeToString(h[:]) || s["temperature"] != 0.2 || s["top_p"] != 0.9 || s["max_tokens"] != 256.0 || s["seed"] != 7.0 || s["system"] != nil {
 			t.Fatalf("turn meta.sampling %v", s)
@@ -159,16 +174,21 @@ func TestSimulateSystemAndSampling(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no turns")
 	}
-	j, _ := os.ReadFile(simulate.JournalPath(out))
+	j, err := os.ReadFile(simulate.JournalPath(out))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var hdr struct {
 		Sampling map[string]any `json:"sampling"`
 	}
-	json.Unmarshal([]byte(strings.SplitN(string(j), "\n", 2)[0]), &hdr)
+	if err := json.Unmarshal([]byte(strings.SplitN(string(j), "\n", 2)[0]), &hdr); err != nil {
+		t.Fatalf("journal header: %v", err)
+	}
 	if hdr.Sampling["system"] != sys || hdr.Sampling["temperature"] != 0.2 || hdr.Sampling["seed"] != 7.0 {
 		t.Errorf("journal header sampling %v", hdr.Sampling)
 	}
 	// Resuming with other sampling parameters is refused, naming them.
-	_, err := testkit.RunSimulate(t, "--scenes", demoScenesFile, "--endpoint", srv.URL+"/v1", "--model", "faithful", "--out", out, "--resume", "--temperature", "0.7")
+	_, err = testkit.RunSimulate(t, "--scenes", demoScenesFile, "--endpoint", srv.URL+"/v1", "--model", "faithful", "--out", out, "--resume", "--temperature", "0.7")
 	if err == nil || !strings.Contains(err.Error(), "sampling") {
 		t.Errorf("resume with another temperature: %v", err)
 	}
@@ -201,5 +221,71 @@ func TestSimulateRefusesExistingOutFirstAndAlone(t *testing.T) {
 	}
 	if logAfter, _ := os.ReadFile(out + ".requests.jsonl"); !bytes.Equal(logAfter, logBefore) {
 		t.Errorf("the refused run appended %d bytes to the request log", len(logAfter)-len(logBefore))
+	}
+}
+
+// TestRunReportsProgress: Run tells Request.Progress every turn answered, out of a total
+// never below the count, and the last report counts every turn written.
+func TestRunReportsProgress(t *testing.T) {
+	url := testkit.DemoVLM(t, demoScenesFile, 0)
+	out := filepath.Join(t.TempDir(), "t.jsonl")
+	var mu sync.Mutex
+	var last, reports int64
+	bad := ""
+	q := simulate.Request{Scenes: demoScenesFile, Endpoint: url, Model: "faithful", Strategy: "both", Turns: 10,
+		Difficulty: 2, Seed: 42, Concurrency: 3, Out: out, Timeout: time.Minute, MaxRetryWait: time.Second,
+		TurnTimeout: time.Minute, Temperature: -1, TopP: -1, VLMSeed: -1, APIKeyEnv: "M3EVAL_NO_KEY"}
+	q.Progress = func(done, total int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		reports++
+		if done > total && bad == "" {
+			bad = fmt.Sprintf("reported %d of %d", done, total)
+		}
+		last = max(last, done)
+	}
+	var said bytes.Buffer
+	if err := q.Run(context.Background(), &said, &said); err != nil {
+		t.Fatalf("%v\n%s", err, said.String())
+	}
+	if bad != "" {
+		t.Error(bad)
+	}
+	if n := int64(testkit.LineCount(out)); last != n || reports < n {
+		t.Errorf("last report %d turns after %d reports; the run wrote %d", last, reports, n)
+	}
+}
+
+// TestRunServesTheDemoVLM: --demo-vlm hands the scenes, resolved, to Request.ServeDemo and
+// runs nothing else; without a server it is an error, not a silent simulation.
+func TestRunServesTheDemoVLM(t *testing.T) {
+	q := simulate.Request{Scenes: demoScenesFile, Strategy: "rules", Turns: 10, Difficulty: 2, Concurrency: 1,
+		MaxRetryWait: time.Second, TurnTimeout: time.Minute, Temperature: -1, TopP: -1, VLMSeed: -1,
+		DemoVLM: true, Listen: "127.0.0.1:0", Out: filepath.Join(t.TempDir(), "never.jsonl")}
+	if err := q.Run(context.Background(), io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "--demo-vlm") {
+		t.Fatalf("no server: %v", err)
+	}
+	var got []simulate.Scene
+	q.ServeDemo = func(_ context.Context, scenes []simulate.Scene, listen string, _ time.Duration, stdout io.Writer) error {
+		got = scenes
+		_, err := fmt.Fprintf(stdout, "serving on %s\n", listen)
+		return err
+	}
+	var out bytes.Buffer
+	if err := q.Run(context.Background(), &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) == 0 || out.String() != "serving on 127.0.0.1:0\n" {
+		t.Fatalf("served %d scenes, said %q", len(got), out.String())
+	}
+	for _, sc := range got {
+		for _, img := range sc.Images {
+			if _, err := os.Stat(img); err != nil {
+				t.Errorf("scene %s: image %s not resolved beside the scenes file: %v", sc.ID, img, err)
+			}
+		}
+	}
+	if _, err := os.Stat(q.Out); err == nil {
+		t.Error("--demo-vlm wrote a turns file")
 	}
 }

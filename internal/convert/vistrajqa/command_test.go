@@ -18,36 +18,38 @@ import (
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
-// Moved from cmd/m3eval/convert_test.go: the conversion and validation checks call
-// vistrajqa.Main (with "convert vistrajqa"'s flags) and domainav2.Check directly; the
-// command's exit statuses are cmd/m3eval/testdata/script/convert.txtar's.
+// The conversion and validation checks run the commands' own path: "convert vistrajqa"'s
+// command line parsed into a vistrajqa.Request, as cobra does, and its Run; "convert
+// validate" through domainav2.ValidateRequest's Run. The command's exit statuses are
+// cmd/m3eval/testdata/script/convert.txtar's.
 
 const convertTestdata = "testdata/in"
 
 // errFlag marks an error of flag parsing: the command reports it as a usage error too.
 var errFlag = errors.New("flag")
 
-// convert parses args as "m3eval convert vistrajqa"'s flags and arguments and runs Main:
-// standard output, standard error, and the error.
+// convert parses args as "m3eval convert vistrajqa"'s flags and arguments into its request
+// and calls Run: standard output, standard error, and the error.
 func convert(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
-	var opt vistrajqa.RunOptions
+	var q vistrajqa.Request
 	fs := pflag.NewFlagSet("convert vistrajqa", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	opt.AddFlags(fs)
+	q.AddFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return "", "", fmt.Errorf("%w: %v", errFlag, err)
 	}
-	opt.Inputs = append(opt.Inputs, fs.Args()...)
+	q.Inputs = append(q.Inputs, fs.Args()...)
 	var out, errb bytes.Buffer
-	err := vistrajqa.Main(context.Background(), opt, &out, &errb)
+	err := q.Run(context.Background(), &out, &errb)
 	return out.String(), errb.String(), err
 }
 
 // validate is "m3eval convert validate DIR".
 func validate(dir string) (string, error) {
 	var out bytes.Buffer
-	err := domainav2.Check(dir, &out)
+	q := domainav2.ValidateRequest{Dir: dir}
+	err := q.Run(context.Background(), &out)
 	return out.String(), err
 }
 

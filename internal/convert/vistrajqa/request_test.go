@@ -10,11 +10,12 @@ import (
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
-func TestMainUsage(t *testing.T) {
-	for _, opt := range []RunOptions{{Output: "x"}, {Inputs: []string{"a.jsonl"}}} {
-		err := Main(context.Background(), opt, &bytes.Buffer{}, &bytes.Buffer{})
+// TestRunUsage: a request without inputs or without an output is a usage error (exit 2).
+func TestRunUsage(t *testing.T) {
+	for _, q := range []Request{{Output: "x"}, {Inputs: []string{"a.jsonl"}}} {
+		err := q.Run(context.Background(), &bytes.Buffer{}, &bytes.Buffer{})
 		if !errors.Is(err, usage.Err) {
-			t.Errorf("%+v: %v is not a usage error", opt, err)
+			t.Errorf("%+v: %v is not a usage error", q, err)
 		}
 	}
 }

@@ -16,7 +16,6 @@ import (
 
 	"github.com/m3bench/m3eval/internal/agree/agreetest"
 	"github.com/m3bench/m3eval/internal/outfile"
-	"github.com/m3bench/m3eval/internal/scoring"
 	"github.com/m3bench/m3eval/internal/scoring/longform"
 	"github.com/m3bench/m3eval/internal/testkit"
 )
@@ -39,41 +38,30 @@ var (
 	isUsage = testkit.IsUsage
 )
 
-// runAgree parses args as m3eval agree's command line (the ratings file first or anywhere,
-// -o FILE) and runs the engine: standard output (or "" with -o), warnings, and the error.
+// runAgree runs m3eval agree through the command's own path: args (the ratings file first
+// or anywhere, -o FILE) parsed into a longform.Request, as cobra does, then its Run, and the
+// report written to -o or standard output by outfile.Write, the writer under the command's
+// -o. It returns standard output (or "" with -o), the warnings, and the error.
 func runAgree(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
-	var run longform.RunOptions
-	var stats scoring.StatFlags
+	var q longform.Request
 	fs := pflag.NewFlagSet("agree", pflag.ContinueOnError)
 	fs.SetOutput(new(bytes.Buffer))
-	run.AddFlags(fs)
-	stats.AddFlags(fs)
-	fs.StringVarP(&stats.Output, "output", "o", "", "")
+	q.AddFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return "", "", fmt.Errorf("%w: %v", errFlag, err)
 	}
 	if fs.NArg() != 1 {
 		t.Fatalf("agree %v: %d arguments", args, fs.NArg())
 	}
-	st, err := stats.Check()
-	if err != nil {
-		return "", "", err
-	}
-	run.Files.Ratings = fs.Arg(0)
-	if err := run.Check(); err != nil {
-		return "", "", err
-	}
+	q.Input.Files.Ratings = fs.Arg(0)
 	var warn bytes.Buffer
-	run.Files.Warn = func(msg string) { fmt.Fprintln(&warn, "warning: "+msg) }
-	run.Analysis, run.Adjust = st.Analysis, st.Adjust
-	results, err := longform.Run(context.Background(), run)
+	write, err := q.Run(context.Background(), &warn)
 	if err != nil {
 		return "", warn.String(), err
 	}
-	write := st.Writer(results, run.Inputs(), run.ClusterName())
 	var out bytes.Buffer
-	err = outfile.Write(stats.Output, &out, nil, func(w io.Writer) error { return write(w, false) })
+	err = outfile.Write(q.Stats.Output, &out, nil, func(w io.Writer) error { return write(w, false) })
 	return out.String(), warn.String(), err
 }
 
@@ -155,3 +143,19 @@ func writeFile(t *testing.T, path, s string) {
 }
 
 func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// TestRequestRunUsage: the checks Run makes before reading a file are usage errors (exit 2):
+// standard input named twice, flags that need another; nothing is written.
+func TestRequestRunUsage(t *testing.T) {
+	for _, q := range []longform.Request{
+		{Input: longform.RunOptions{Files: longform.Options{Ratings: "-", Auto: "-"}}},
+		{Input: longform.RunOptions{Files: longform.Options{Ratings: "r.csv"}, Levels: "levels.csv"}},
+		{Input: longform.RunOptions{Files: longform.Options{Ratings: "r.csv", Auto: "a.csv"}, Levels: "l.csv", Clusters: "c.csv", ClusterColumn: "system"}},
+	} {
+		var warn bytes.Buffer
+		write, err := q.Run(context.Background(), &warn)
+		if !isUsage(err) || write != nil || warn.Len() != 0 {
+			t.Errorf("%+v: err %v (usage %v), writer %v, said %q", q.Input, err, isUsage(err), write != nil, warn.String())
+		}
+	}
+}
