@@ -221,23 +221,6 @@ func copySameSchema(ctx context.Context, from *Store, src *sql.Tx, to *Store, ds
 	return nil
 }
 
-func appliedVersions(ctx context.Context, q querier) ([]int, error) {
-	rows, err := q.QueryContext(ctx, `SELECT version FROM schema_migrations ORDER BY version`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []int
-	for rows.Next() {
-		var v int
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
-}
-
 // copyClearTarget checks that the target holds no campaign, or deletes it when replace (in
 // the copy's transaction, children before parents). It returns the rows deleted.
 func copyClearTarget(ctx context.Context, to *Store, dst *sql.Tx, replace bool) (int64, error) {
