@@ -511,7 +511,16 @@ func (c *Client) Chat(ctx context.Context, tag Tag, msgs []Message) (string, err
 				if context.Cause(ctx) == errTurnTimeout {
 					return turnOver(attempt - 1)
 				}
-				return "", err
+				if ctx.Err() != nil {
+					return "", err
+				}
+				// The limiter refuses at once a wait that would outlast the context's
+				// deadline. When that deadline is the turn's, the turn is over now, as when a
+				// Retry-After outlasts it; when it is the caller's, it is the caller's.
+				if dl, _ := ctx.Deadline(); !turnEnd.IsZero() && dl.Equal(turnEnd) {
+					return turnOver(attempt - 1)
+				}
+				return "", fmt.Errorf("%w: the rate limit holds the next request past it (%v)", context.DeadlineExceeded, err)
 			}
 		}
 		text, retryAfter, e := c.attempt(ctx, tag, attempt, body, logged)
