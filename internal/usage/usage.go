@@ -8,7 +8,8 @@ import (
 	"fmt"
 )
 
-// Err is the mark: errors.Is(err, usage.Err) holds for every error Errorf or Wrap built.
+// Err is the mark of a usage error. errors.Is(err, usage.Err) holds for every error Errorf or
+// Wrap built.
 var Err = errors.New("usage")
 
 type marked struct{ error }
@@ -19,7 +20,7 @@ func (e marked) Unwrap() error        { return e.error }
 // Errorf is fmt.Errorf marked as a usage error.
 func Errorf(format string, args ...any) error { return marked{fmt.Errorf(format, args...)} }
 
-// Wrap marks err as a usage error; nil stays nil.
+// Wrap marks err as a usage error. A nil err stays nil.
 func Wrap(err error) error {
 	if err == nil {
 		return nil
