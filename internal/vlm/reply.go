@@ -10,9 +10,9 @@ import (
 	"strings"
 )
 
-// MaxAnswer bounds a response body, and so one answer: a chat completion is a few KB, and
-// the simulator sends every answer back with each later turn, so a 15 MB answer kept whole
-// would grow every request of its episode. A larger body fails the turn (not retried: the
+// MaxAnswer is the largest response body, and so the longest answer, the client reads. A
+// chat completion is a few KB, and the simulator sends every answer back with each later
+// turn, so a 15 MB answer kept whole would grow every request of its episode. A larger body fails the turn (not retried: the
 // server would send it again), for simulate and judge alike.
 const MaxAnswer = 16 << 20
 
