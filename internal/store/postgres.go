@@ -108,8 +108,8 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*Store, error)
 	return s, nil
 }
 
-// ErrPermission is a PostgreSQL role's missing privilege: asking again does not help, the
-// role must be granted it (or another used).
+// ErrPermission marks a PostgreSQL role's missing privilege. Asking again does not help: the
+// role must be granted it, or another role used.
 var ErrPermission = errors.New("permission denied")
 
 // pgInsufficientPrivilege is the SQLSTATE of a missing privilege.
@@ -330,9 +330,9 @@ func pgPool(dsn string, params, extra map[string]string) (*sql.DB, *pgx.ConnConf
 	return sql.OpenDB(rebindConnector{stdlib.GetConnector(*cfg)}), cfg, nil
 }
 
-// OtherSessions is the number of other m3eval connections to s's database (annotators,
-// servers, readers; any schema, for pg_stat_activity does not tell the schema), 0 on SQLite,
-// where a file's readers and writers cannot be counted.
+// OtherSessions returns the number of other m3eval connections to s's database: annotators,
+// servers and readers. It counts those of any schema, for pg_stat_activity does not tell the
+// schema, and returns 0 on SQLite, where a file's readers and writers cannot be counted.
 func (s *Store) OtherSessions(ctx context.Context) (int, error) {
 	if !s.d.pg {
 		return 0, nil
@@ -343,13 +343,13 @@ func (s *Store) OtherSessions(ctx context.Context) (int, error) {
 	return n, err
 }
 
-// CreatedTables tells whether this open created the campaign's tables, in a PostgreSQL schema
-// that held none: a copy that fails into it removes them again (DropCreatedTables), so that
-// a rerun does not find an empty campaign there and go on silently.
+// CreatedTables tells whether this open created the campaign's tables, in a PostgreSQL
+// schema that held none. A copy that fails into it removes them again (DropCreatedTables),
+// so that a rerun does not find an empty campaign there and go on silently.
 func (s *Store) CreatedTables() bool { return s.createdSchema }
 
 // DropCreatedTables removes the tables this open created (CreatedTables), in one
-// transaction; it does nothing otherwise. The schema held no tables before, so every table
+// transaction. It does nothing when the open created none. The schema held no tables before, so every table
 // in it is m3eval's.
 func (s *Store) DropCreatedTables(ctx context.Context) error {
 	if !s.createdSchema {
