@@ -39,8 +39,8 @@ var illusionLogHeaders = []string{"log", "model", "split", "samples", "status"}
 // IllusionFormats are the formats of m3eval illusion score's report: --format.
 var IllusionFormats = []Format{Table, JSON, Markdown}
 
-// WriteIllusion writes the report of m3eval illusion score in format f: Table, JSON or
-// Markdown. color styles the table for a terminal.
+// WriteIllusion writes the report of m3eval illusion score in format f (Table, JSON or
+// Markdown); color styles the table for a terminal.
 func WriteIllusion(w io.Writer, r *illusion.Report, f Format, color bool) error {
 	switch f {
 	case JSON:

@@ -20,7 +20,7 @@ func (e marked) Unwrap() error        { return e.error }
 // Errorf is fmt.Errorf marked as a usage error.
 func Errorf(format string, args ...any) error { return marked{fmt.Errorf(format, args...)} }
 
-// Wrap marks err as a usage error. A nil err stays nil.
+// Wrap marks err as a usage error; nil stays nil.
 func Wrap(err error) error {
 	if err == nil {
 		return nil
