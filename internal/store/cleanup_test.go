@@ -59,6 +59,34 @@ func seedScoredCampaign(t *testing.T, path string, n int) {
 	}
 }
 
+// putTurns puts n new turns, ten to an episode, into im in chunks of 500, each committed
+// (Flush) before the next: the rows a failed import leaves to remove.
+func putTurns(t *testing.T, im *store.Importer, prefix string, n int) {
+	t.Helper()
+	for i := 0; i < n; i += 500 {
+		ts := make([]dataset.Turn, 0, 500)
+		for j := i; j < min(n, i+500); j++ {
+			ts = append(ts, turn(fmt.Sprintf("%s%05d", prefix, j/10), j%10+1, "initial"))
+		}
+		if _, _, err := im.PutTurns(ts); err != nil {
+			t.Fatal(err)
+		}
+		if err := im.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// wantRows checks the number of rows of each table, when saying at what point.
+func wantRows(t *testing.T, path, when string, want map[string]int) {
+	t.Helper()
+	for table, n := range want {
+		if got := rawCount(t, path, table); got != n {
+			t.Errorf("%s: %d rows %s, want %d", table, got, when, n)
+		}
+	}
+}
+
 // TestCleanupLetsAnnotatorsSave (#38 item 1): while a failed import of 30,000 turns is removed
 // from a database with judge scores, a sample and assignments, an annotator saves again and
 // again; the longest a save waits stays under a second. Nothing of the batch is left once the
@@ -76,18 +104,7 @@ func TestCleanupLetsAnnotatorsSave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < n; i += 500 {
-		ts := make([]dataset.Turn, 0, 500)
-		for j := i; j < i+500; j++ {
-			ts = append(ts, turn(fmt.Sprintf("big%05d", j/10), j%10+1, "initial"))
-		}
-		if _, _, err := im.PutTurns(ts); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := im.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	putTurns(t, im, "big", n)
 	if got := rawCount(t, path, "turns"); got != 2*n {
 		t.Fatalf("%d turns stored before the cleanup, want %d", got, 2*n)
 	}
@@ -161,11 +178,7 @@ func TestCleanupLetsAnnotatorsSave(t *testing.T) {
 	if r.saves < 10 {
 		t.Errorf("only %d saves during the cleanup", r.saves)
 	}
-	for table, want := range map[string]int{"turns": n, "import_batches": 0, "judge_scores": 5 * n, "assignments": n, "sample_turns": n} {
-		if got := rawCount(t, path, table); got != want {
-			t.Errorf("%s: %d rows after the cleanup, want %d", table, got, want)
-		}
-	}
+	wantRows(t, path, "after the cleanup", map[string]int{"turns": n, "import_batches": 0, "judge_scores": 5 * n, "assignments": n, "sample_turns": n})
 }
 
 // TestFailedBatchRemovedByTheNextImport: a failed import whose rollback ran out of its budget
@@ -180,16 +193,7 @@ func TestFailedBatchRemovedByTheNextImport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := make([]dataset.Turn, 0, 100)
-	for j := 0; j < 100; j++ {
-		ts = append(ts, turn(fmt.Sprintf("failed%03d", j/5), j%5+1, "initial"))
-	}
-	if _, _, err := im.PutTurns(ts); err != nil {
-		t.Fatal(err)
-	}
-	if err := im.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	putTurns(t, im, "failed", 100)
 	// What dropBatch's first step does before the budget can end it: the batch is marked
 	// failed, and its rows are still there.
 	if _, err := storetest.RawDB(t, path, true).Exec(`UPDATE import_batches SET failed = true`); err != nil {
@@ -204,11 +208,7 @@ func TestFailedBatchRemovedByTheNextImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	next.Rollback()
-	for table, want := range map[string]int{"turns": 0, "episodes": 0, "import_batches": 0} {
-		if n := rawCount(t, path, table); n != want {
-			t.Errorf("%s: %d rows after the next import began, want %d", table, n, want)
-		}
-	}
+	wantRows(t, path, "after the next import began", map[string]int{"turns": 0, "episodes": 0, "import_batches": 0})
 	if _, _, err := im.PutTurns([]dataset.Turn{turn("late", 1, "initial")}); err == nil {
 		t.Error("the failed importer added to a batch that was removed")
 	}
@@ -229,18 +229,7 @@ func TestFailedImportTruncatesWAL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < 5000; i += 500 {
-		ts := make([]dataset.Turn, 0, 500)
-		for j := i; j < i+500; j++ {
-			ts = append(ts, turn(fmt.Sprintf("big%05d", j/10), j%10+1, "initial"))
-		}
-		if _, _, err := im.PutTurns(ts); err != nil {
-			t.Fatal(err)
-		}
-		if err := im.Flush(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	putTurns(t, im, "big", 5000)
 	fi, err := os.Stat(path + "-wal")
 	if err != nil || fi.Size() == 0 {
 		t.Fatalf("the import wrote no WAL (%v): the test shows nothing", err)
