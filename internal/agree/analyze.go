@@ -6,16 +6,16 @@ import (
 	"runtime/debug"
 )
 
-// GCPercent and MemoryLimit are the garbage-collector settings m3eval agree runs with
-// (runtime/debug): big inputs make a large heap that lives to the end of the run, so
-// collecting less often pays, within a soft limit under 1 GB.
+// GCPercent and MemoryLimit are the garbage-collector settings (runtime/debug) m3eval agree
+// runs with. Big inputs make a large heap that lives to the end of the run, so collecting
+// less often pays, within a soft limit under 1 GB.
 const (
 	GCPercent   = 400
 	MemoryLimit = 900 << 20
 )
 
 // TuneGC applies GCPercent and MemoryLimit for a run and returns the function that restores
-// the previous settings: defer agree.TuneGC()().
+// the previous settings, as in defer agree.TuneGC()().
 func TuneGC() (restore func()) {
 	gc := debug.SetGCPercent(GCPercent)
 	mem := debug.SetMemoryLimit(MemoryLimit)
@@ -161,8 +161,8 @@ func Analyze(ctx context.Context, fields []FieldData, opt Options) ([]FieldResul
 	return out, nil
 }
 
-// AnalyzeField computes every statistic of one field; index distinguishes the bootstrap
-// streams of fields analysed in one run (use the field's position).
+// AnalyzeField computes every statistic of one field. index distinguishes the bootstrap
+// streams of fields analysed in one run: use the field's position.
 func AnalyzeField(ctx context.Context, d *FieldData, index int, opt Options) (FieldResult, error) {
 	if err := d.Validate(); err != nil {
 		return FieldResult{}, fmt.Errorf("%w: %v", ErrInput, err)

@@ -9,7 +9,7 @@ import (
 )
 
 // Builder collects labelled ratings (item, rater, field, value strings) and automatic scores
-// into [FieldData], applying the oracle's input rules: values are trimmed; "" and "NA" are
+// into [FieldData]. It applies the oracle's input rules: values are trimmed; "" and "NA" are
 // missing (NA is a category of nominal fields with NACategory); a rater who gave only
 // missing values in a field is listed apart; items, raters and fields keep the order of
 // their first appearance; a duplicate non-missing rating is an error; without a declared
@@ -84,7 +84,7 @@ type autoAcc struct {
 	lines []uint32
 }
 
-// Location formats an error position: "file:line: column: ". Line 0 omits the line.
+// Location formats an error position as "file:line: column: ". Line 0 omits the line.
 type Location struct {
 	File   string
 	Line   int
@@ -115,8 +115,8 @@ func (e inputError) Error() string { return string(e) }
 // Is makes errors.Is(err, ErrInput) hold.
 func (e inputError) Is(target error) bool { return target == ErrInput }
 
-// NewBuilder returns a Builder; schema declares the types and categories of some or all
-// fields (nil: infer every field).
+// NewBuilder returns a Builder. schema declares the types and categories of some or all
+// fields; a nil schema infers every field.
 func NewBuilder(schema []Field) (*Builder, error) {
 	b := &Builder{schema: map[string]Field{}, byName: map[string]*fieldAcc{}, items: map[string]int32{}}
 	for _, f := range schema {
@@ -128,9 +128,9 @@ func NewBuilder(schema []Field) (*Builder, error) {
 	return b, nil
 }
 
-// SizeHint tells the Builder about how many distinct items to expect, so that the map of
-// item ids is allocated once instead of being rehashed as it grows (a large share of the
-// time on files with millions of rows). Call it before Add.
+// SizeHint tells the Builder about how many distinct items to expect. The map of item ids is
+// then allocated once instead of being rehashed as it grows, a large share of the time on
+// files with millions of rows. Call it before Add.
 func (b *Builder) SizeHint(items int) {
 	if len(b.items) == 0 && items > 0 {
 		b.items = make(map[string]int32, items)
@@ -313,9 +313,10 @@ func (b *Builder) AddScore(judge, item, field, value string, loc Location) error
 // missingLooking are values that usually mean "no rating" in exported data sets.
 var missingLooking = []string{"NULL", "null", "N/A", "n/a", "NaN", "nan", "None", "-", "?"}
 
-// Warnings lists, for every field without a schema entry, the values that look like missing
-// codes (NULL, N/A, NaN, -, ?) but were read as categories, with their counts: such a value
-// silently becomes a category and changes every coefficient. Declare them with Missing.
+// Warnings lists the values that look like missing codes but were read as categories, with
+// their counts, for every field without a schema entry. Such values are NULL, N/A, NaN, -
+// and ?. One silently becomes a category and changes every coefficient; declare them with
+// Missing.
 func (b *Builder) Warnings() []string {
 	var out []string
 	for _, f := range b.fields {
@@ -366,7 +367,7 @@ func inferField(name string, raw []string) Field {
 	return NewNominal(name, labels...)
 }
 
-// Build returns the fields in order of first appearance; file names the ratings source in
+// Build returns the fields in order of first appearance. file names the ratings source in
 // error messages.
 func (b *Builder) Build(file string) ([]FieldData, error) {
 	out := make([]FieldData, 0, len(b.fields))

@@ -40,8 +40,8 @@ const (
 const maxJackknife = 2000
 
 // Comparison is the paired comparison of two judges' correlations with the humans on one
-// field: the difference A − B of each coefficient with its paired bootstrap interval and
-// the bootstrap test of "no difference".
+// field. It holds the difference A − B of each coefficient, with its paired bootstrap
+// interval and the bootstrap test of "no difference".
 type Comparison struct {
 	A, B string
 	// Diff holds A − B for Pearson, Spearman and Kendall tau-b.
@@ -676,9 +676,9 @@ func williams(d *FieldData, a, b Judge, values []int64) (Test, int) {
 	return WilliamsTest(rha, rhb, rab, n), n
 }
 
-// WilliamsTest is Williams' t of H0 ρ12 = ρ13 for two correlations sharing variable 1, with
-// r23 the correlation of the other two, over n cases (Steiger 1980, eq. 7; R psych::r.test
-// with r12, r13, r23).
+// WilliamsTest is Williams' t test of H0 ρ12 = ρ13 for two correlations sharing variable 1.
+// r23 is the correlation of the other two, over n cases (Steiger 1980, eq. 7; R
+// psych::r.test with r12, r13, r23).
 func WilliamsTest(r12, r13, r23 float64, n int) Test {
 	if n < 4 {
 		return noTest("fewer than 4 items")

@@ -29,7 +29,7 @@ func (l Level) String() string {
 // Weighting selects the disagreement weights of Cohen's kappa and Gwet's AC2.
 type Weighting int
 
-// The weightings: identity, |c−k| and (c−k)² on the category values.
+// The weightings are identity, |c−k| and (c−k)² on the category values.
 const (
 	Unweighted Weighting = iota
 	Linear
@@ -77,8 +77,8 @@ func catValues(f Field) []int64 {
 	return v
 }
 
-// CohenTable is Cohen's kappa of a k × k confusion table (rows: first rater, columns:
-// second), with disagreement weights spaced by the category values:
+// CohenTable is Cohen's kappa of a k × k confusion table, with rows for the first rater and
+// columns for the second. Its disagreement weights are spaced by the category values:
 // kappa = 1 − n·Σ d·N / Σ d·r_c·s_k. Numerator and denominator are exact integers.
 func CohenTable(table []int64, values []int64, w Weighting) Value {
 	k := len(values)
@@ -211,7 +211,7 @@ func (v Value) oneMinus() Value {
 }
 
 // KrippendorffAlpha returns Krippendorff's alpha of an items × raters matrix with missing
-// values, at the given level; values are the category values (used by the interval metric).
+// values, at the given level. values are the category values, which the interval metric uses.
 func KrippendorffAlpha(m Matrix, values []int64, level Level) Value {
 	return krippendorff(tallyMatrix(m, len(values), tallyOpts{}), values, level)
 }
@@ -444,9 +444,10 @@ var ICCForms = [6]ICCForm{
 	{"ICC(3,k)", "ICC(C,k)", "two-way mixed, consistency, mean of k raters", "consistency, k"},
 }
 
-// PearsonTable is Pearson's r between two raters from their contingency table (rows: the
-// first rater's category, columns: the second's), each category standing for its value:
-// the correlation of their scores on the co-rated items, beside Cohen's kappa (#39).
+// PearsonTable is Pearson's r between two raters, from their contingency table. Rows are the
+// first rater's categories and columns the second's, each category standing for its value,
+// so r is the correlation of their scores on the co-rated items, shown beside Cohen's kappa
+// (#39).
 func PearsonTable(table []int64, values []int64) Value {
 	k := len(values)
 	var n, sx, sy float64

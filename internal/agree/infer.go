@@ -48,8 +48,9 @@ func noTest(reason string) Test {
 	return Test{Statistic: u, P: u, PAdjusted: u}
 }
 
-// PearsonTest is SciPy's pearsonr p-value: under independence (r√(n−2)/√(1−r²) ~ t with n−2
-// df), computed as 2·I_{(1−|r|)/2}(n/2−1, n/2−1), the beta form SciPy uses.
+// PearsonTest is SciPy's pearsonr p-value of r over n cases. Under independence
+// r√(n−2)/√(1−r²) ~ t with n−2 df; it is computed as 2·I_{(1−|r|)/2}(n/2−1, n/2−1), the beta
+// form SciPy uses.
 func PearsonTest(r Value, n int) Test {
 	x, undef := testable(r, n)
 	if undef != nil {
@@ -82,8 +83,9 @@ func tStat(r, df float64) Value {
 	return Num(r * math.Sqrt(df/((1+r)*(1-r))))
 }
 
-// SpearmanTest is SciPy's spearmanr p-value: t = ρ√((n−2)/((1+ρ)(1−ρ))) against Student's t
-// with n−2 df (asymptotic; exact only without ties for large n).
+// SpearmanTest is SciPy's spearmanr p-value of ρ over n cases. It compares
+// t = ρ√((n−2)/((1+ρ)(1−ρ))) with Student's t with n−2 df (asymptotic; exact only without
+// ties for large n).
 func SpearmanTest(rho Value, n int) Test {
 	x, undef := testable(rho, n)
 	if undef != nil {
@@ -262,9 +264,9 @@ func factorial(n int64) float64 {
 	return f
 }
 
-// CohenTest is the z-test of kappa = 0 with the variance under the null hypothesis of
-// Fleiss, Cohen & Everitt (1969), as statsmodels' cohens_kappa computes it (var_kappa0):
-// with agreement weights w = 1 − d/d_max,
+// CohenTest is the z-test of kappa = 0, as statsmodels' cohens_kappa computes it
+// (var_kappa0). It uses the variance under the null hypothesis of Fleiss, Cohen & Everitt
+// (1969): with agreement weights w = 1 − d/d_max,
 // var0 = (Σ p_i. p_.j (w_ij − (w̄_i. + w̄_.j))² − p_e²) / ((1 − p_e)² n).
 func CohenTest(table []int64, values []int64, wt Weighting) Test {
 	kappa := CohenTable(table, values, wt)
@@ -320,7 +322,7 @@ func CohenTest(table []int64, values []int64, wt Weighting) Test {
 	return Test{Method: MethodNormal, Statistic: Num(z), P: Num(2 * normSF(math.Abs(z))), PAdjusted: Undefined("not adjusted")}
 }
 
-// ICCTest is the F test of one ICC form against 0 and its confidence interval, as in
+// ICCTest is the F test of one ICC form against 0, with its confidence interval. It follows
 // McGraw & Wong (1996, tables 7 and 8) and R's psych::ICC.
 type ICCTest struct {
 	Test
@@ -405,7 +407,7 @@ const (
 )
 
 // AdjustP returns the adjusted p-values, as statsmodels' multipletests (method "holm" or
-// "fdr_bh") and R's p.adjust compute them; NaN entries are left out of the family and stay
+// "fdr_bh") and R's p.adjust compute them. NaN entries are left out of the family and stay
 // NaN.
 func AdjustP(p []float64, m Adjustment) []float64 {
 	out := make([]float64, len(p))
@@ -459,8 +461,8 @@ func KendallTest(x, y []float64) (Value, Test, KendallTies) {
 	return k.tauB(), k.test(), k.ties
 }
 
-// ForEachTest calls fn on every test of r: pairwise kappas and Pearson r, ICCs, and each judge's kappas
-// and correlations (system level included).
+// ForEachTest calls fn on every test of r. The tests are the pairwise kappas and Pearson r,
+// the ICCs, and each judge's kappas and correlations (system level included).
 func ForEachTest(r *FieldResult, fn func(*Test)) {
 	for i := range r.Pairwise {
 		for w := range r.Pairwise[i].KappaTest {
@@ -500,10 +502,10 @@ func levelTests(l *LevelCorr) *CorrTests {
 	return &l.Tests
 }
 
-// Adjust fills PAdjusted of every defined test in the reports (one or several blocks of
-// results), taking all of them (every block, field, judge and statistic) as one family. ICC(1,1) and ICC(1,k) share one
-// F test, as do the four two-way forms; each distinct test still counts once per form
-// reported, which errs on the conservative side.
+// Adjust fills PAdjusted of every defined test in the reports, one or several blocks of
+// results. It takes all of them (every block, field, judge and statistic) as one family.
+// ICC(1,1) and ICC(1,k) share one F test, as do the four two-way forms; each distinct test
+// still counts once per form reported, which errs on the conservative side.
 //
 // The one rule of p_adjusted (docs/statistics.md, "Multiple testing"): a test whose p is
 // undefined keeps p's reason and stays out of the family; with AdjustNone (or "") every

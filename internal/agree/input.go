@@ -23,8 +23,8 @@ type Type int
 const (
 	Nominal Type = iota
 	Ordinal
-	// Continuous fields hold any numbers (an aggregated score such as a mean faithfulness):
-	// they get the correlations with the judges and the ICC, not the categorical statistics.
+	// Continuous fields hold any numbers, such as an aggregated mean faithfulness score.
+	// They get the correlations with the judges and the ICC, not the categorical statistics.
 	Continuous
 )
 
@@ -101,8 +101,8 @@ func (f Field) Validate() error {
 	return nil
 }
 
-// Code returns the category code of a (trimmed) value string, as the oracle reads it: an
-// ordinal value is any number equal to an integer category value ("4", "4.0"), a nominal
+// Code returns the category code of a (trimmed) value string, as the oracle reads it. An
+// ordinal value is any number equal to an integer category value ("4", "4.0"); a nominal
 // value must equal a label exactly (case-sensitive).
 func (f Field) Code(s string) (uint8, bool) {
 	if f.Type == Ordinal {
@@ -151,8 +151,8 @@ func ParseInt(s string) (int64, bool) {
 	return int64(x), true
 }
 
-// Matrix holds the ratings of one field: Items × Raters category codes, row-major (one row
-// per item), Missing where a rater did not rate an item.
+// Matrix holds the ratings of one field as Items × Raters category codes. It is row-major
+// (one row per item), with Missing where a rater did not rate an item.
 type Matrix struct {
 	Items, Raters int
 	Codes         []uint8
@@ -208,8 +208,8 @@ func NewJudge(name string, n int) Judge {
 	return j
 }
 
-// SetString records the judge's score for item i from its text, read as the oracle does: the
-// number (if it is one) for the correlations and the category (if it is one) for the labels.
+// SetString records the judge's score for item i from its text, read as the oracle does. The
+// number (if it is one) serves the correlations, and the category (if it is one) the labels.
 // A missing value ("" or "NA") leaves the item unscored.
 func (j Judge) SetString(f Field, i int, s string) {
 	s = strings.TrimSpace(s)

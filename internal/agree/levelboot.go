@@ -5,9 +5,9 @@ import (
 	"math"
 )
 
-// LevelIntervals bootstraps the system- and segment-level correlations of judge j (the
-// statistics of [Levels]) with the clusters and replicates of opt, and returns their
-// percentile intervals, named as the report finds them beside the statistics
+// LevelIntervals returns percentile intervals of the system- and segment-level correlations
+// of judge j (the statistics of [Levels]). It bootstraps them with the clusters and
+// replicates of opt, and names each interval as the report finds it beside its statistic
 // ("human_vs_auto_[<judge>_]system_level_pearson" and so on). A replicate draws the
 // clusters as the field's bootstrap does, then:
 //

@@ -5,11 +5,11 @@ import (
 	"math/big"
 )
 
-// LevelCorr is a correlation between human ratings and a judge after aggregation: at the
-// system level (one point per system: the mean over its items of the mean human rating and
-// of the score) or at the segment level (one coefficient per segment, over the items of that
-// segment, averaged over the segments where it is defined), as in the HANNA and WMT
-// meta-evaluations.
+// LevelCorr is a correlation between human ratings and a judge after aggregation, as in the
+// HANNA and WMT meta-evaluations. At the system level there is one point per system: the
+// mean over its items of the mean human rating and of the score. At the segment level there
+// is one coefficient per segment, over the items of that segment, averaged over the
+// segments where it is defined.
 type LevelCorr struct {
 	// N is the number of systems (system level) or of segments (segment level).
 	N int

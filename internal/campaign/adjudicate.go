@@ -41,8 +41,8 @@ const FlagField = "#flag"
 // FlagCleared is FlagField's value once an adjudicator has reviewed the flags of a turn.
 const FlagCleared = "cleared"
 
-// FlagReasons lists the flags of a turn's labels, one "alice: reason" each, in annotator
-// order ("alice: (no reason)" when none was given).
+// FlagReasons lists the flags of a turn's labels in annotator order, one "alice: reason"
+// each. A flag without a reason reads "alice: (no reason)".
 func FlagReasons(labels []AnnotatorLabel) []string {
 	var out []string
 	for _, l := range labels {
@@ -63,8 +63,8 @@ func FlagOpen(labels []AnnotatorLabel, decided map[string]Decision) bool {
 	return len(FlagReasons(labels)) > 0 && decided[FlagField].Value != FlagCleared
 }
 
-// Unanimous reports whether every label gives field the same value: only then is the
-// value agreed rather than computed from the answers (a majority or a median).
+// Unanimous reports whether every label gives field the same value. Only then is the value
+// agreed rather than computed from the answers (a majority or a median).
 func Unanimous(labels []AnnotatorLabel, field string) bool {
 	first, seen := "", false
 	for _, l := range labels {
@@ -93,7 +93,7 @@ type FieldDispute struct {
 	Reason string // one line: "correctness: 2 (alice) vs 5 (bob)"
 }
 
-// Case is a turn to adjudicate: its labels disagree (Disputes), or an annotator flagged it
+// Case is a turn to adjudicate. Its labels disagree (Disputes), or an annotator flagged it
 // for review (Flags, "alice: reason"), or both.
 type Case struct {
 	TurnLabels
@@ -160,9 +160,9 @@ func isNA(f rubric.Field, v string) bool {
 	return false
 }
 
-// FindCases returns the turns to review, in the order given: those with two or more labels
-// that disagree, and those an annotator flagged (even when labeled once), since a flag says
-// the label itself may not be trusted.
+// FindCases returns the turns to review, in the order given. They are the turns with two or
+// more labels that disagree, and those an annotator flagged (even when labeled once), since
+// a flag says the label itself may not be trusted.
 func FindCases(r *rubric.Rubric, turns []TurnLabels, o DisagreeOptions) []Case {
 	var out []Case
 	for _, t := range turns {
@@ -178,8 +178,8 @@ func FindCases(r *rubric.Rubric, turns []TurnLabels, o DisagreeOptions) []Case {
 	return out
 }
 
-// Decision is an adjudicator's final value of one field: taken from an annotator (Source
-// names them) or scored anew (Source "").
+// Decision is an adjudicator's final value of one field. It is taken from an annotator
+// (Source names them) or scored anew (Source "").
 type Decision struct {
 	Value, Source, Adjudicator string
 }
@@ -211,9 +211,9 @@ type Final struct {
 	FlagReasons []string
 }
 
-// Resolve settles a turn's final label: a field an adjudicator decided takes that value; an
-// undisputed field takes the agreed value — the answer of a strict majority, else the median
-// (rounded half up) of a 1–5 field, else the first answer in annotator order; the comment
+// Resolve settles a turn's final label. A field an adjudicator decided takes that value. An
+// undisputed field takes the agreed value: the answer of a strict majority, else the median
+// (rounded half up) of a 1–5 field, else the first answer in annotator order. The comment
 // field joins the annotators' comments ("alice: …; bob: …") unless the adjudicator wrote one.
 func Resolve(r *rubric.Rubric, labels []AnnotatorLabel, decided map[string]Decision, o DisagreeOptions) Final {
 	fin := Final{Values: rubric.Values{}, Fields: map[string]string{}, Source: SourceAgreed}

@@ -74,8 +74,9 @@ type assigner struct {
 	rng    *rand.Rand
 }
 
-// Assign gives every item exactly Overlap annotators so that loads differ by at most one and,
-// with an overlap of two or more, every two annotators share at least one item. It starts
+// Assign gives every item of the request its annotators. Every item gets exactly Overlap
+// annotators, loads differ by at most one, and with an overlap of two or more every two
+// annotators share at least one item. It starts
 // from the locked work, fills each item with the least loaded annotators (preferring the
 // earlier assignment, then annotators who do not share an item yet, then a seeded draw),
 // then repairs uncovered pairs by swaps that keep loads and coverage, and finally evens out
@@ -322,10 +323,11 @@ func (a *assigner) balanceAny() bool {
 	return false
 }
 
-// NoSharedTurnError says that no assignment gives two annotators (indices into the request's
-// annotators) a turn in common: the caller, who knows their names, says which.
+// NoSharedTurnError says that no assignment gives two annotators a turn in common. A and B
+// are indices into the request's annotators: the caller, who knows their names, says which.
 type NoSharedTurnError struct{ A, B int }
 
+// Error implements error.
 func (e *NoSharedTurnError) Error() string {
 	return fmt.Sprintf("%v: found no swap that gives annotators %d and %d a shared turn; sample more turns", ErrAssign, e.A, e.B)
 }

@@ -7,8 +7,8 @@ import (
 	"slices"
 )
 
-// GoldCount is how many gold turns a queue of load sampled turns gets so that gold makes up
-// rate of the whole queue: load·rate/(1−rate), rounded half up.
+// GoldCount returns how many gold turns a queue of load sampled turns gets, so that gold
+// makes up rate of the whole queue. It is load·rate/(1−rate), rounded half up.
 func GoldCount(load int, rate float64) int {
 	if rate <= 0 || load <= 0 {
 		return 0
@@ -31,8 +31,9 @@ type GoldRequest struct {
 	Seed uint64
 }
 
-// PickGold chooses each annotator's gold turns: GoldCount(load, rate) of them (at most the
-// gold turns there are), the kept ones first, the rest drawn at random with the seed. The
+// PickGold chooses each annotator's gold turns. Each gets GoldCount(load, rate) of them (at
+// most the gold turns there are), the kept ones first, the rest drawn at random with the
+// seed. The
 // result lists each annotator's gold turns in the order of Gold.
 func PickGold(r GoldRequest) ([][]int64, error) {
 	if r.Rate < 0 || r.Rate >= 1 {
@@ -69,8 +70,9 @@ type RepeatRequest struct {
 	Seed uint64
 }
 
-// PickRepeats chooses round(rate × load) of each annotator's own turns to show again, the
-// kept ones first, the rest at random with the seed; each list is in queue order.
+// PickRepeats chooses round(rate × load) of each annotator's own turns to show again. The
+// kept ones come first, the rest are drawn at random with the seed, and each list is in
+// queue order.
 func PickRepeats(r RepeatRequest) ([][]int64, error) {
 	if r.Rate < 0 || r.Rate > 1 {
 		return nil, fmt.Errorf("%w: repeat share %g must be between 0 and 1", ErrAssign, r.Rate)

@@ -39,7 +39,7 @@ type QCInput struct {
 	Repeats []QCRepeat
 }
 
-// QCOptions are the thresholds; DefaultQCOptions gives the defaults.
+// QCOptions are the thresholds of the quality checks. DefaultQCOptions gives the defaults.
 type QCOptions struct {
 	// StraightRun: the same answers on this many items in a row is straight-lining.
 	StraightRun int
@@ -75,9 +75,9 @@ func DefaultQCOptions() QCOptions {
 		GoldMin:   0.7, GoldTolerance: 0, IntraMin: 0.7, MissingComments: 0, OutlierDelta: 0.1}
 }
 
-// GuideRushFloor is the default absolute floor of the rushing check, in seconds per item: a
-// quarter of the fastest pace the annotation guide names (时间估算: a simple item takes 1–2
-// minutes, 2–3 on average). Nobody reads a turn, looks at its image and answers the rubric
+// GuideRushFloor is the default absolute floor of the rushing check, in seconds per item. It
+// is a quarter of the fastest pace the annotation guide names (时间估算: a simple item takes
+// 1–2 minutes, 2–3 on average). Nobody reads a turn, looks at its image and answers the rubric
 // in under 15 s.
 const GuideRushFloor = 15.0
 

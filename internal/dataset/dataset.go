@@ -129,8 +129,8 @@ type Label struct {
 	Final *FinalInfo
 }
 
-// FinalInfo says where a final label's values came from: Source is "adjudicated" (an
-// adjudicator decided a field), "agreed" or "single" (one annotator); Fields gives it per
+// FinalInfo says where a final label's values came from. Source is "adjudicated" (an
+// adjudicator decided a field), "agreed" or "single" (one annotator). Fields gives it per
 // field ("adjudicated:alice" when the adjudicator took alice's answer).
 type FinalInfo struct {
 	Source      string
@@ -138,7 +138,7 @@ type FinalInfo struct {
 	Adjudicator string
 }
 
-// Labeled is a turn with labels, in annotator-name order: the unit of export.
+// Labeled is a turn with its labels, in annotator-name order. It is the unit of export.
 type Labeled struct {
 	Turn   Turn
 	Labels []Label

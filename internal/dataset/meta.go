@@ -53,6 +53,7 @@ type MetaError struct {
 	Msg string
 }
 
+// Error implements error.
 func (e *MetaError) Error() string { return "meta." + e.Key + ": " + e.Msg }
 
 // ParseMeta reads the typed keys of a meta object. Empty or null meta is the zero Meta. A

@@ -11,8 +11,8 @@ import (
 	"strings"
 )
 
-// IsDelimited reports whether name is a CSV or TSV file by its extension: import --map reads
-// its rows as records (a ratings table item,rater,score).
+// IsDelimited reports whether name is a CSV or TSV file, by its extension. import --map
+// reads the rows of such a file as records (a ratings table item,rater,score).
 func IsDelimited(name string) bool {
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".csv", ".tsv":
@@ -21,8 +21,8 @@ func IsDelimited(name string) bool {
 	return false
 }
 
-// DelimitedAsJSON reads a CSV (TSV for .tsv) file with a header row as JSON Lines: each row
-// an object of the header's names to its cells, so --map paths name columns
+// DelimitedAsJSON reads a CSV (TSV for .tsv) file with a header row as JSON Lines. Each row
+// becomes an object of the header's names to its cells, so --map paths name columns
 // (label.overall_quality=score). An empty cell is null (no value). Each object stands on the
 // line where its row starts in the file, blank lines before it, so that errors name the
 // file's own line even when a quoted cell spans several. encoding/csv parses; this only

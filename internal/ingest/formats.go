@@ -288,11 +288,12 @@ func rest(obj map[string]json.RawMessage, skip ...string) map[string]any {
 	return out
 }
 
-// ErrNoRecords is returned by Detect and DetectReader for a file without a record (empty,
-// blank lines, []): there is no format to tell, and nothing to import.
+// ErrNoRecords is returned by Detect and DetectReader for a file without a record: empty,
+// blank lines, or []. There is no format to tell, and nothing to import.
 var ErrNoRecords = errors.New("no records in the file")
 
-// IsSheet tells a spreadsheet (xlsx, tsv) by its name: VLMEvalKit's prediction files.
+// IsSheet reports whether name is a spreadsheet (xlsx, tsv), as VLMEvalKit's prediction
+// files are.
 func IsSheet(name string) bool {
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".xlsx", ".tsv":

@@ -10,9 +10,9 @@ import (
 	"strings"
 )
 
-// ImageDir is import --images DIR: the folder of the pictures a log refers to but does not
-// carry (lmms-eval and VLMEvalKit logs usually come without their images), so the annotator
-// is not asked about a picture it cannot see. A turn without images gets the file named by
+// ImageDir is the folder of the pictures a log refers to but does not carry (import --images
+// DIR). lmms-eval and VLMEvalKit logs usually come without their images, and the annotator
+// must not be asked about a picture it cannot see. A turn without images gets the file named by
 // the map (--image-map FILE: id,file lines) for the log's question id, or else the file
 // DIR/<id>.<png|jpg|jpeg|webp|gif> that exists. Relative image paths of the log are
 // resolved against DIR too (see LabelOptions.ImageBase).
@@ -24,8 +24,8 @@ type ImageDir struct {
 // imageExts are the extensions tried for DIR/<id>.
 var imageExts = []string{".png", ".jpg", ".jpeg", ".webp", ".gif"}
 
-// ForID returns the image of a question id: its mapped file (even when missing, so the
-// import summary lists it), or the first DIR/<id>.<ext> that exists.
+// ForID returns the image of a question id. That is its mapped file (even when missing, so
+// the import summary lists it), or the first DIR/<id>.<ext> that exists.
 func (d *ImageDir) ForID(id string) (string, bool) {
 	if d == nil || id == "" {
 		return "", false
@@ -46,8 +46,8 @@ func (d *ImageDir) ForID(id string) (string, bool) {
 	return "", false
 }
 
-// ReadImageMap reads --image-map: CSV lines id,file (a header line "id,file" is skipped),
-// the file relative to --images DIR.
+// ReadImageMap reads the file of --image-map, CSV lines id,file. A header line "id,file" is
+// skipped, and each file is relative to --images DIR.
 func ReadImageMap(path string) (map[string]string, error) {
 	f, err := os.Open(path)
 	if err != nil {

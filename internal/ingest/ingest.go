@@ -28,6 +28,7 @@ type Error struct {
 	Row bool
 }
 
+// Error implements error: "file:line: field: what".
 func (e *Error) Error() string {
 	loc := fmt.Sprintf("%s:%d", e.File, e.Line)
 	if e.Row {
@@ -39,6 +40,7 @@ func (e *Error) Error() string {
 	return loc + ": " + e.Err.Error()
 }
 
+// Unwrap returns the cause, for errors.Is and errors.As.
 func (e *Error) Unwrap() error { return e.Err }
 
 // ErrBadRecord marks input that is not a valid record.
@@ -52,7 +54,7 @@ type Record struct {
 	Labels []RawLabel
 }
 
-// Where locates the record in file name for messages: "name:line" or "name: row n".
+// Where locates the record in file name for messages, as "name:line" or "name: row n".
 func (r *Record) Where(name string) string {
 	if r.Row {
 		return fmt.Sprintf("%s: row %d", name, r.Line)
@@ -97,8 +99,9 @@ type Reader struct {
 	atEnd func() error
 }
 
-// NewConvertingReader reads top-level JSON values of r (a JSON array or JSON Lines) and
-// hands each to convert, which returns the value's records (possibly none).
+// NewConvertingReader returns a Reader of the records that convert makes of r's JSON values.
+// It reads the top-level values of r (a JSON array or JSON Lines) and hands each to convert,
+// which returns the value's records (possibly none).
 func NewConvertingReader(name string, r io.Reader, convert func(line int, raw []byte) ([]Record, error)) *Reader {
 	rd := NewReader(name, r)
 	rd.convert = convert
@@ -108,7 +111,7 @@ func NewConvertingReader(name string, r io.Reader, convert func(line int, raw []
 // Name is the file name used in errors.
 func (r *Reader) Name() string { return r.name }
 
-// NewReader reads the records of r; name is used in errors.
+// NewReader returns a Reader of the m3eval records in r. name is used in errors.
 func NewReader(name string, r io.Reader) *Reader {
 	lc := lineindex.New(r, 0)
 	return &Reader{name: name, lines: lc, br: bufio.NewReaderSize(lc, 256<<10), maxRecord: DefaultMaxRecord}

@@ -5,11 +5,11 @@ import (
 	"os"
 )
 
-// StdinName is how errors name standard input ("stdin:3: turn: ...").
+// StdinName is how errors name standard input, as in "stdin:3: turn: ...".
 const StdinName = "stdin"
 
-// OpenInput opens a file argument; "-" is standard input, for every file argument of every
-// command. The name is the one errors use.
+// OpenInput opens a file argument of any command. "-" is standard input. The name it
+// returns is the one errors use.
 func OpenInput(path string, stdin io.Reader) (io.ReadCloser, string, error) {
 	if path == "-" {
 		return io.NopCloser(stdin), StdinName, nil

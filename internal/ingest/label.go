@@ -20,7 +20,7 @@ var labelKeys = map[string]bool{
 	"flagged": true, "flag_reason": true, "status": true, "stale": true,
 }
 
-// MaxActiveSeconds bounds a label's active time: a year is more than anyone spends on one
+// MaxActiveSeconds bounds a label's active time. A year is more than anyone spends on one
 // turn, and far below where milliseconds overflow the store's int64 (about 9.2e15 s).
 const MaxActiveSeconds = 365 * 24 * 3600
 
@@ -51,7 +51,8 @@ type ImageResolver struct {
 	seen   map[string]string
 }
 
-// NewImageResolver resolves against base; exists tells whether a file is there.
+// NewImageResolver returns an ImageResolver that resolves image paths against base. exists
+// tells whether a file is there.
 func NewImageResolver(base string, exists func(string) bool) *ImageResolver {
 	return &ImageResolver{base: base, exists: exists, seen: map[string]string{}}
 }

@@ -13,9 +13,9 @@ import (
 	"strings"
 )
 
-// Limits bound what one record of an input may cost in memory, so that a hostile or broken
-// file (a zip bomb, a 100 MB line, a 300 MB cell) fails with one clear error instead of
-// taking gigabytes. Zero fields take the defaults.
+// Limits bound what one record of an input may cost in memory. A hostile or broken file (a
+// zip bomb, a 100 MB line, a 300 MB cell) then fails with one clear error instead of taking
+// gigabytes. Zero fields take the defaults.
 type Limits struct {
 	// MaxRecord is the longest record (a JSON line, a JSON value) read, in bytes.
 	MaxRecord int64
@@ -25,8 +25,8 @@ type Limits struct {
 	MaxUnzipped int64
 }
 
-// The default limits: far above what a benchmark log holds (a record with a few embedded
-// images is a few MB), far below what would exhaust a laptop's memory.
+// The default limits. They lie far above what a benchmark log holds (a record with a few
+// embedded images is a few MB), and far below what would exhaust a laptop's memory.
 const (
 	DefaultMaxRecord   = 16 << 20
 	DefaultMaxCell     = 8 << 20

@@ -468,14 +468,14 @@ func jsonKind(v any) string {
 	return fmt.Sprintf("a %T", v)
 }
 
-// ReadMapFile reads a map file: one FIELD=PATH a line, as --map takes it; blank lines and
-// lines starting with # are skipped. A lab saves the map of a format it brings often.
+// ReadMapFile reads a map file, which holds one FIELD=PATH a line as --map takes it. Blank
+// lines and lines starting with # are skipped. A lab saves the map of a format it brings often.
 func ReadMapFile(path string) ([]string, error) {
 	return ReadMapFileOr(path, nil)
 }
 
-// ReadMapFileOr is ReadMapFile; when no file is at path and path is a bare name, the map of
-// that name in builtin (NAME.map) is read instead: the maps m3eval ships.
+// ReadMapFileOr is ReadMapFile with a fallback to the maps m3eval ships. When no file is at
+// path and path is a bare name, the map of that name in builtin (NAME.map) is read instead.
 func ReadMapFileOr(path string, builtin fs.FS) ([]string, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) && builtin != nil && !strings.ContainsAny(path, `/\.`) {

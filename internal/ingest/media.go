@@ -14,8 +14,8 @@ import (
 	"github.com/m3bench/m3eval/internal/outfile"
 )
 
-// Media writes images that logs embed (data URLs, base64 cells) to files in Dir, named by
-// their content's hash, so a turn's images are paths like any other. The same image is
+// Media writes the images that logs embed (data URLs, base64 cells) to files in Dir. Each is
+// named by its content's hash, so a turn's images are paths like any other. The same image is
 // written once however often it appears; a file already there is left as it is. Files are
 // written before the import commits: a failed import may leave images no turn refers to,
 // which a later import of the corrected file reuses.
@@ -36,8 +36,8 @@ func (m *Media) Written() int {
 	return m.written
 }
 
-// Ref turns an image reference of a log into a turn's image path: a data URL is decoded
-// and written out; anything else (a path or an http URL) is kept as it is.
+// Ref turns an image reference of a log into a turn's image path. A data URL is decoded and
+// written out; anything else (a path or an http URL) is kept as it is.
 func (m *Media) Ref(ref string) (string, error) {
 	if !strings.HasPrefix(ref, "data:") {
 		return ref, nil

@@ -7,8 +7,8 @@ import (
 	"unicode/utf8"
 )
 
-// ParsePyLiteral parses the Python literal of a list cell, as str(list) writes it
-// (VLMEvalKit's MMDU question, answer and prediction cells): lists and tuples of strings,
+// ParsePyLiteral parses the Python literal of a list cell, as str(list) writes it. Such are
+// VLMEvalKit's MMDU question, answer and prediction cells: lists and tuples of strings,
 // numbers, None, True and False, nested. It is a parser of that grammar, written by hand
 // because no Go library reads Python literals: nothing is evaluated, so a cell can never
 // run code. Strings may be single-, double- or triple-quoted, with the prefixes r, u and b
@@ -27,8 +27,8 @@ func ParsePyLiteral(s string) (any, error) {
 	return v, nil
 }
 
-// PyStringList parses a literal that must be a list (or tuple) of strings; None items are
-// "" (a turn without an answer) and numbers their text (an answer of 3).
+// PyStringList parses a literal that must be a list (or tuple) of strings. None items become
+// "" (a turn without an answer), and numbers their text (an answer of 3).
 func PyStringList(s string) ([]string, error) {
 	v, err := ParsePyLiteral(s)
 	if err != nil {

@@ -49,8 +49,9 @@ func checkScoreField(r *rubric.Rubric, key string) error {
 	return nil
 }
 
-// ScoreMap is import-scores --map: where each JSON record holds its sample id and its
-// scores, for judges' files in their own layout ({"score_id": 3, "result": {"judge": "4"}}).
+// ScoreMap says where each JSON record of a score file holds its sample id and its scores
+// (import-scores --map). It reads judges' files in their own layout, such as
+// {"score_id": 3, "result": {"judge": "4"}}.
 // Keys no path names are ignored.
 type ScoreMap struct {
 	Sample FieldPath
@@ -119,21 +120,23 @@ func ParseScoreMap(flags []string, r *rubric.Rubric) (*ScoreMap, error) {
 	return m, nil
 }
 
-// ReadScores streams the records of a score file to fn: a JSON array or JSON objects when
-// the first character is [ or {, CSV otherwise. It reads within the default Limits.
+// ReadScores streams the records of a score file to fn. The file is a JSON array or JSON
+// objects when its first character is [ or {, and CSV otherwise. It reads within the default Limits.
 func ReadScores(name string, rd io.Reader, r *rubric.Rubric, fn func(*ScoreRecord) error) error {
 	return ReadScoresWith(name, rd, r, nil, Limits{}, fn)
 }
 
-// ReadScoresMapped is ReadScores with --map paths (nil: the records are m3eval's layout).
+// ReadScoresMapped is ReadScores with --map paths. With nil paths the records are in
+// m3eval's layout.
 // Mapped files are JSON, or a table named .csv or .tsv whose columns the paths name.
 func ReadScoresMapped(name string, rd io.Reader, r *rubric.Rubric, m *ScoreMap, fn func(*ScoreRecord) error) error {
 	return ReadScoresWith(name, rd, r, m, Limits{}, fn)
 }
 
-// ReadScoresWith is ReadScoresMapped with a record of at most lim.MaxRecord bytes and a CSV
-// cell or JSON value of at most lim.MaxCell (import's --max-record-size and --max-cell-size):
-// a 1 GiB cell took 9.87 GB of memory before it was refused.
+// ReadScoresWith is ReadScoresMapped within the limits lim. A record is at most
+// lim.MaxRecord bytes and a CSV cell or JSON value at most lim.MaxCell (import's
+// --max-record-size and --max-cell-size): a 1 GiB cell took 9.87 GB of memory before it was
+// refused.
 func ReadScoresWith(name string, rd io.Reader, r *rubric.Rubric, m *ScoreMap, lim Limits, fn func(*ScoreRecord) error) error {
 	lim = lim.withDefaults()
 	if m != nil && IsDelimited(name) {
@@ -226,8 +229,8 @@ func clipJSON(b []byte) string {
 // excerptMax is how much of a value a message quotes.
 const excerptMax = 40
 
-// Excerpt quotes at most the first 40 bytes of a value for a message, with its length when it
-// is longer: an error about a 100 MiB cell must not repeat the cell.
+// Excerpt quotes at most the first 40 bytes of a value for a message, with its length when
+// it is longer. An error about a 100 MiB cell must not repeat the cell.
 func Excerpt(s string) string {
 	if len(s) <= excerptMax {
 		return strconv.Quote(s)

@@ -39,8 +39,8 @@ type Cache struct {
 	dir string
 }
 
-// Dir returns the directory the cache uses: $M3EVAL_CACHE_DIR when set, else
-// m3eval/intervals under os.UserCacheDir(); "" when neither is known.
+// Dir returns the directory the cache uses. It is $M3EVAL_CACHE_DIR when set, else
+// m3eval/intervals under os.UserCacheDir(), and "" when neither is known.
 func Dir() string {
 	if d := os.Getenv(EnvDir); d != "" {
 		return d
@@ -158,16 +158,16 @@ func (c *Cache) prune() {
 	}
 }
 
-// Key accumulates the parts of a fingerprint: every part is written with its length, so
-// ("ab", "c") and ("a", "bc") differ.
+// Key is the fingerprint of an entry, built from its parts. Every part is written with its
+// length, so ("ab", "c") and ("a", "bc") differ.
 type Key struct {
 	h   hash.Hash
 	buf []byte
 }
 
-// NewKey starts a fingerprint with the program's identity: its module version and VCS
-// revision, and the size and modification time of its executable, so that a rebuilt m3eval
-// (whose statistics may differ) does not read what another build stored.
+// NewKey starts a fingerprint of kind with the program's identity. That is its module
+// version and VCS revision, and the size and modification time of its executable, so that a
+// rebuilt m3eval (whose statistics may differ) does not read what another build stored.
 func NewKey(kind string) *Key {
 	k := &Key{h: sha256.New()}
 	k.Add("m3eval interval cache v1", kind)

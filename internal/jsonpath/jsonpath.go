@@ -55,8 +55,9 @@ func CompileSchema(url string, doc []byte) (*jsonschema.Schema, error) {
 
 var printer = message.NewPrinter(language.English)
 
-// SchemaProblem picks the first leaf of a validation error tree (the innermost cause) and
-// says where and what: a missing property is named as the field, with "missing".
+// SchemaProblem says where and what a JSON Schema validation error is, from the first leaf
+// of its tree (the innermost cause). A missing property is named as the field, with
+// "missing".
 func SchemaProblem(ve *jsonschema.ValidationError) (field, msg string) {
 	ve = Leaf(ve)
 	field = Tokens(ve.InstanceLocation)

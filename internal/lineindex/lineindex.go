@@ -20,7 +20,8 @@ type Reader struct {
 	lastNL bool // the last byte read is a newline
 }
 
-// New wraps r; lines before is the number of lines that came before r's first byte.
+// New returns a Reader that reads r. linesBefore is the number of lines that came before
+// r's first byte.
 func New(r io.Reader, linesBefore int) *Reader {
 	return &Reader{r: r, before: linesBefore}
 }

@@ -15,8 +15,10 @@ type FieldError struct {
 	Err   error
 }
 
+// Error implements error.
 func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
 
+// Unwrap returns the field's error, for errors.Is and errors.As.
 func (e *FieldError) Unwrap() error { return e.Err }
 
 // DocID reads doc_id, a non-negative integer.
@@ -36,9 +38,9 @@ func DocID(sample map[string]json.RawMessage) (int64, error) {
 	return n, nil
 }
 
-// Response reads what the metrics saw: filtered_resps, else (older logs) resps, the raw
-// generation; a string or a (nested) list whose first string it returns. An empty list is
-// the empty response.
+// Response reads the model's answer that the metrics saw. It is filtered_resps, or in older
+// logs resps, the raw generation. The field holds a string, or a (nested) list whose first
+// string is the answer; an empty list is the empty answer.
 func Response(sample map[string]json.RawMessage) (string, error) {
 	field := "filtered_resps"
 	raw, ok := sample[field]
@@ -60,8 +62,8 @@ func Response(sample map[string]json.RawMessage) (string, error) {
 	return s, nil
 }
 
-// FirstString finds the first string in a value: a string, or a (nested) list as lmms-eval
-// writes filtered_resps (["text"]) and resps ([["text"]]).
+// FirstString finds the first string in a decoded JSON value. The value is a string, or a
+// (nested) list as lmms-eval writes filtered_resps (["text"]) and resps ([["text"]]).
 func FirstString(v any) (string, bool) {
 	switch x := v.(type) {
 	case string:

@@ -41,7 +41,7 @@ type Prompt struct {
 	Hash string // sha256 of Text, hex
 }
 
-// ParsePrompt parses a prompt template; name is the file it came from (for errors).
+// ParsePrompt parses a prompt template. name is the file it came from, for errors.
 func ParsePrompt(name string, text []byte) (*Prompt, error) {
 	t, err := template.New(name).Option("missingkey=error").Funcs(template.FuncMap{"join": strings.Join}).Parse(string(text))
 	if err != nil {
@@ -65,7 +65,8 @@ type Judge struct {
 	fields  []*rubric.Field // the fields a judge scores: scale and choice fields
 }
 
-// New returns a judge; it fails when the rubric has no field a judge can score.
+// New returns a judge of rb's fields with prompt p. It fails when the rubric has no field a
+// judge can score.
 func New(rb *rubric.Rubric, actions rubric.Actions, p *Prompt) (*Judge, error) {
 	j := &Judge{Rubric: rb, Actions: actions, Prompt: p}
 	for i := range rb.Fields {
@@ -193,8 +194,8 @@ func (j *Judge) data(turns []dataset.Turn, i int, images int) promptData {
 	return d
 }
 
-// Images are the images a turn is judged with: those of the episode's turns up to it, each
-// once, in order of first use (a turn usually repeats its episode's images).
+// Images returns the images turns[i] is judged with. They are those of the episode's turns
+// up to it, each once, in order of first use (a turn usually repeats its episode's images).
 func Images(turns []dataset.Turn, i int) []string {
 	var out []string
 	for _, t := range turns[:i+1] {
@@ -214,8 +215,8 @@ type Request struct {
 	Language string
 }
 
-// Build renders the request that judges turns[i] (turns: its episode, in order); images are
-// the references sent (data or http(s) URLs, or local paths the client reads).
+// Build renders the request that judges turns[i], where turns is its episode in order.
+// images are the references sent: data or http(s) URLs, or local paths the client reads.
 func (j *Judge) Build(turns []dataset.Turn, i int, images []string) (Request, error) {
 	d := j.data(turns, i, len(images))
 	var sys, user bytes.Buffer
@@ -235,9 +236,9 @@ func (j *Judge) Build(turns []dataset.Turn, i int, images []string) (Request, er
 	}, nil
 }
 
-// Schema is the response_format of a turn: a json_schema whose properties are the rubric's
-// fields with the values allowed on this turn (whole numbers for scales, the choices as
-// written), plus the rationale, all required.
+// Schema returns the response_format the judge sends with turn t. It is a json_schema whose
+// properties are the rubric's fields with the values allowed on this turn (whole numbers for
+// scales, the choices as written), plus the rationale, all required.
 func (j *Judge) Schema(t *dataset.Turn) json.RawMessage {
 	it := item(t)
 	var b bytes.Buffer
@@ -279,6 +280,7 @@ type AnswerError struct {
 	Problems []string
 }
 
+// Error implements error.
 func (e *AnswerError) Error() string { return strings.Join(e.Problems, "; ") }
 
 // Parse reads a judge's answer for a turn: one JSON object, bare, in a ``` fence or inside

@@ -4,7 +4,8 @@ package plural
 
 import "strconv"
 
-// N is n and its noun: noun for 1, noun+"s" otherwise ("0 items", "1 item", "2 items").
+// N writes the count n with its noun, in the plural unless n is 1: "0 items", "1 item",
+// "2 items".
 func N(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun

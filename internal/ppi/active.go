@@ -3,8 +3,8 @@ package ppi
 import "math"
 
 // MinEpisodes is the fewest episodes (clusters) with a labeled turn for which an interval is
-// given (and, for an active sample, λ is tuned), by m3eval estimate and, as one rule, by
-// m3eval score's bootstrap intervals. ppi_py's sandwich variance was biased downward by about
+// given. m3eval estimate (which also tunes λ of an active sample only then) and m3eval
+// score's bootstrap intervals follow it as one rule. ppi_py's sandwich variance was biased downward by about
 // (G − 1)/G and as unstable as a variance on G − 1 degrees of freedom (Cameron & Miller, "A
 // practitioner's guide to cluster-robust inference", J. Human Resources 2015). The jackknife
 // with a t quantile (small.go) corrects that and covered at 0.955 with 4 labeled episodes in
@@ -17,10 +17,10 @@ const MinEpisodes = 5
 // MinEpisodes episodes.
 const ReasonFewEpisodes = "labeled turns from fewer than 5 episodes"
 
-// ActiveData is one model's population of turns of which some were labeled after an active
-// draw: turn i was drawn with the known probability Pi[i] (m3eval sample --active records
-// it; the draw was over the turns of every model, so the Pi of one model's turns need not add
-// up to anything in particular) and, if drawn and labeled, has the human value Human[i].
+// ActiveData is one model's population of turns, of which some were labeled after an active
+// draw. Turn i was drawn with the known probability Pi[i] and, if drawn and labeled, has the
+// human value Human[i]. m3eval sample --active records Pi; the draw was over the turns of
+// every model, so the Pi of one model's turns need not add up to anything in particular.
 type ActiveData struct {
 	Judge   []float64 // the judge's score of every turn
 	Human   []float64 // the human value (read only where Labeled)
@@ -105,11 +105,12 @@ func clusterTotals(x []float64, cluster []int) []float64 {
 	return out
 }
 
-// ActiveLambda minimises the clustered variance Σ_c (A_c + λB_c)² of the estimate over λ:
-// −Σ A_cB_c / Σ B_c² over the episode sums of a and b, clipped to [0, 1]. With labels from
-// fewer than MinEpisodes episodes that minimum is fitted to a handful of sums (with two it
-// can make them cancel and the variance 0), so λ is then 1: plain PPI, the judge's mean
-// corrected by its weighted error on the labels, which uses the judge without tuning to it.
+// ActiveLambda returns the λ that minimises the clustered variance Σ_c (A_c + λB_c)² of the
+// estimate. It is −Σ A_cB_c / Σ B_c² over the episode sums of a and b, clipped to [0, 1].
+// With labels from fewer than MinEpisodes episodes that minimum is fitted to a handful of
+// sums (with two it can make them cancel and the variance 0), so λ is then 1: plain PPI, the
+// judge's mean corrected by its weighted error on the labels, which uses the judge without
+// tuning to it.
 // λ is 0 when B does not vary (the judge cannot help).
 func ActiveLambda(d *ActiveData) float64 {
 	p := activeSplit(d)
@@ -128,15 +129,15 @@ func ActiveLambda(d *ActiveData) float64 {
 	return math.Min(1, math.Max(0, -cov/vb))
 }
 
-// ActiveWithLambda is the inverse-probability-weighted PPI estimate of the mean human value
-// of d's turns, Hájek-normalised (see activeParts): the labels' weights 1/π are divided by
-// their own sum within d, so the human-only estimate (λ = 0) is a weighted mean of the
+// ActiveWithLambda returns the inverse-probability-weighted PPI estimate of the mean human
+// value of d's turns with parameter lam, and its interval. It is Hájek-normalised (see
+// activeParts): the labels' weights 1/π are divided by their own sum within d, so the human-only estimate (λ = 0) is a weighted mean of the
 // labels and stays in their range whatever the draw. Its 1 − alpha interval uses the
 // linearised variance Σ_episodes (Σ ψ_i)², which treats the draws as independent and with
 // replacement (for the fixed-size systematic draw of sample --active, whose draws are
 // slightly negatively dependent and without replacement, this errs on the wide side), times
-// G/(G − 1) with a t(G − 1) quantile for G labeled episodes (CR1). The interval is undefined with fewer than 2 labels or labels from fewer than MinEpisodes
-// episodes.
+// G/(G − 1) with a t(G − 1) quantile for G labeled episodes (CR1). The interval is undefined
+// with fewer than 2 labels or labels from fewer than MinEpisodes episodes.
 func ActiveWithLambda(d *ActiveData, lam, alpha float64) Result {
 	p := activeSplit(d)
 	est := lam*p.judgeMean + p.ry - lam*p.rj

@@ -20,8 +20,8 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// Data is what one estimate is made of: the turns with a human value (Human, Judge on them)
-// and the turns without one (Unlabeled: the judge's score only). Cluster ids put turns in
+// Data is what one estimate is made of. It holds the turns with a human value (Human, and
+// Judge on them) and the turns without one (Unlabeled, the judge's score only). Cluster ids put turns in
 // clusters (episodes); a labeled and an unlabeled turn with the same id are in the same
 // cluster. Nil Cluster slices make every turn its own cluster.
 type Data struct {
@@ -81,10 +81,10 @@ func mean(x []float64) float64 {
 	return s / float64(len(x))
 }
 
-// Lambda is PPI++'s power-tuning parameter for a mean, as ppi_py's _calc_lam_glm computes it
-// for d = 1 with clip=True: the labeled turns' covariance of human and judge values (divided
-// by n) over (1 + n/N) times the sample variance (divided by n+N−1) of the judge's scores on
-// all turns, clipped to [0, 1]. The gradients ppi_py centres first are the values minus the
+// Lambda returns PPI++'s power-tuning parameter for a mean, as ppi_py's _calc_lam_glm
+// computes it for d = 1 with clip=True. It is the labeled turns' covariance of human and
+// judge values (divided by n) over (1 + n/N) times the sample variance (divided by n+N−1) of
+// the judge's scores on all turns, clipped to [0, 1]. The gradients ppi_py centres first are the values minus the
 // λ = 1 estimate, a shift that changes neither the covariance nor the variance. Where ppi_py
 // divides by zero (no unlabeled turn, a constant judge) λ is 0: the judge cannot help, and
 // the estimate is the human-only one.
@@ -123,8 +123,9 @@ func Lambda(d *Data) float64 {
 	return math.Min(1, math.Max(0, lam))
 }
 
-// PointEstimate is the PPI estimate with parameter lam: λ × the judge's mean on the unlabeled
-// turns + the labeled turns' mean of (human − λ × judge). lam = 0 is the human-only mean.
+// PointEstimate returns the PPI estimate with parameter lam. It is λ × the judge's mean on
+// the unlabeled turns + the labeled turns' mean of (human − λ × judge); lam = 0 gives the
+// human-only mean.
 func PointEstimate(d *Data, lam float64) float64 {
 	var rect float64
 	for i := range d.Human {
@@ -232,22 +233,22 @@ func twoClusters(ids []int) bool {
 	return false
 }
 
-// Mean is the PPI++ estimate of the mean human value with λ tuned from the data (Lambda)
-// and its small-sample 1 − alpha interval: the jackknife over episodes, each replicate
-// re-tuning λ, with a t quantile (small.go). The point estimate and λ are ppi_py's; the
+// Mean returns the PPI++ estimate of the mean human value, with λ tuned from the data
+// (Lambda), and its small-sample 1 − alpha interval. The interval is the jackknife over
+// episodes, each replicate re-tuning λ, with a t quantile (small.go). The point estimate and λ are ppi_py's; the
 // interval is wider than ppi_py's (MeanPPIPy) by a factor that goes to 1 with many episodes.
 func Mean(d *Data, alpha float64) Result {
 	jt := NewJoint([]*Data{d}, true, 0)
 	return Result{Interval: jt.Interval(0, alpha), Lambda: jt.Lambda[0]}
 }
 
-// MeanPPIPy is Mean with ppi_py's own interval: the sandwich variance over episodes with λ
-// fixed at its tuned value and a normal quantile (equal to ppi_mean_ci with one turn per
-// episode). Too narrow with labels from few episodes; kept as the reference the tests check.
+// MeanPPIPy returns Mean's estimate with ppi_py's own interval. That is the sandwich
+// variance over episodes with λ fixed at its tuned value and a normal quantile (equal to
+// ppi_mean_ci with one turn per episode). Too narrow with labels from few episodes; kept as the reference the tests check.
 func MeanPPIPy(d *Data, alpha float64) Result { return WithLambda(d, Lambda(d), alpha) }
 
-// HumanOnly is the mean of the human values of the labeled turns and its small-sample
-// interval over episodes (the jackknife with λ = 0 and a t quantile).
+// HumanOnly returns the mean of the human values of the labeled turns and its small-sample
+// interval over episodes. The interval is the jackknife with λ = 0 and a t quantile.
 func HumanOnly(d *Data, alpha float64) Interval {
 	return NewJoint([]*Data{d}, false, 0).Interval(0, alpha)
 }
@@ -256,9 +257,10 @@ func HumanOnly(d *Data, alpha float64) Interval {
 // over episodes, normal quantile).
 func HumanOnlyPPIPy(d *Data, alpha float64) Interval { return WithLambda(d, 0, alpha).Interval }
 
-// JudgeOnly is the judge's mean over every turn, labeled or not, with the interval that
-// treats the judge's scores as if they were the human values: it is as narrow as the judge
-// has turns and ignores the judge's bias, which is why it is no estimate of the human score.
+// JudgeOnly returns the judge's mean over every turn, labeled or not, with an interval. The
+// interval treats the judge's scores as if they were the human values: it is as narrow as
+// the judge has turns and ignores the judge's bias, which is why it is no estimate of the
+// human score.
 // The interval is the same small-sample one as HumanOnly's over the episodes of all turns,
 // and undefined when they all lie in one episode (its sandwich variance was then 0, an
 // interval of zero width).
@@ -296,8 +298,8 @@ func clusterIDs(ids []int, n, start int) []int {
 	return out
 }
 
-// EffectiveN is the number of human labels alone that would give an interval as narrow as
-// PPI's: n × (SE_human / SE_ppi)², the ratio of the variances. NaN without either interval
+// EffectiveN returns the number of human labels alone that would give an interval as narrow
+// as PPI's. It is n × (SE_human / SE_ppi)², the ratio of the variances. NaN without either interval
 // or when PPI's SE is 0. Standard errors, not widths: the small-sample intervals' t
 // quantiles differ between the two (Satterthwaite's df of PPI's two strata against G − 1
 // of the labeled episodes alone), and a ratio of widths would count that difference of
@@ -315,10 +317,10 @@ type Difference struct {
 	P float64
 }
 
-// Diff is the difference of the PPI++ estimates of a and b (each with its own tuned λ) with
-// the small-sample interval of the jackknife over the union of their episodes (an episode
-// holding turns of both, the same episode scored for two models, is left out of both at
-// once, so their covariance is in it) and the two-sided t-test p-value. Cluster ids of a and
+// Diff returns the difference of the PPI++ estimates of a and b, each with its own tuned λ,
+// with its small-sample interval and the two-sided t-test p-value. The interval is the
+// jackknife over the union of their episodes: an episode holding turns of both (the same
+// episode scored for two models) is left out of both at once, so their covariance is in it. Cluster ids of a and
 // b must come from one numbering.
 func Diff(a, b *Data, alpha float64) Difference {
 	return NewJoint([]*Data{a, b}, true, 0).Diff(0, 1, alpha)

@@ -64,10 +64,10 @@ func (c *clusters) resample(d *Data, rng *rand.Rand, buf *Data) {
 	}
 }
 
-// RankShares ranks the PPI++ estimates of several models (rank 1: the highest) and, over B
-// bootstrap replicates that resample each model's clusters (episodes) with replacement and
-// re-estimate λ, returns shares[m][r]: the fraction of replicates in which model m holds
-// rank r+1. A replicate in which a model draws no labeled turn ranks it last. seed fixes the
+// RankShares ranks the PPI++ estimates of several models and says how often each model holds
+// each rank over B bootstrap replicates. Rank 1 is the highest. shares[m][r] is the fraction
+// of replicates in which model m holds rank r+1; a replicate resamples each model's clusters
+// (episodes) with replacement and re-estimates λ. A replicate in which a model draws no labeled turn ranks it last. seed fixes the
 // replicates (the same seed gives the same shares on any machine).
 func RankShares(models []*Data, B int, seed uint64) (rank []int, shares [][]float64) {
 	m := len(models)

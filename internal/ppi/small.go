@@ -78,8 +78,9 @@ func (m *moments) estimate(lam float64) float64 {
 // models) with model −1, and turns without a cluster id their own episode, per model.
 type clusterKey struct{ model, id int }
 
-// Joint is the jackknife over episodes of several models' estimates at once (one model, a
-// pair for a difference, or every model of a field for simultaneous intervals). Episodes
+// Joint is the jackknife over episodes of several models' estimates at once. The models are
+// one model, a pair for a difference, or every model of a field for simultaneous
+// intervals. Episodes
 // shared by models (the same id) are left out of every model at once, so the covariance of
 // models scored on the same episodes is in it.
 type Joint struct {
@@ -245,8 +246,8 @@ func NewJoint(models []*Data, tune bool, lam float64) *Joint {
 	return jt
 }
 
-// Var is the jackknife variance of Σ_k c_k θ̂_k and its Satterthwaite degrees of freedom:
-// the strata's variances v_h add up, df = (Σ v_h)² / Σ v_h²/(G_h − 1).
+// Var returns the jackknife variance of Σ_k c_k θ̂_k and its Satterthwaite degrees of
+// freedom. The strata's variances v_h add up, and df = (Σ v_h)² / Σ v_h²/(G_h − 1).
 func (jt *Joint) Var(c []float64) (v, df float64) {
 	var den float64
 	for _, st := range jt.strata {
@@ -292,8 +293,9 @@ func tInterval(est, se, df, alpha float64) Interval {
 	return Interval{Estimate: est, SE: se, Lo: est - h, Hi: est + h, DF: df}
 }
 
-// Interval is model k's estimate with its small-sample 1 − alpha interval; undefined (with
-// the reason) without labels, with one label, or with labels from a single episode.
+// Interval returns model k's estimate with its small-sample 1 − alpha interval. The interval
+// is undefined, with the reason, without labels, with one label, or with labels from a
+// single episode.
 func (jt *Joint) Interval(k int, alpha float64) Interval {
 	switch {
 	case jt.labeled[k] == 0:
@@ -348,8 +350,8 @@ func tP(est, se, df float64) float64 {
 // Pair names a comparison of two models by their index in a Joint, A − B.
 type Pair struct{ A, B int }
 
-// Simultaneous is the max-t critical value c for the pairs: with probability 1 − alpha every
-// interval (θ̂_A − θ̂_B) ± c·SE covers its difference at once (Tukey's idea for the
+// Simultaneous returns the max-t critical value c for the pairs. With probability 1 − alpha
+// every interval (θ̂_A − θ̂_B) ± c·SE covers its difference at once (Tukey's idea for the
 // correlated differences of several estimates; Hothorn, Bretz & Westfall 2008). Its
 // distribution is the maximum over the pairs of |Zᵀc_p|/SE_p / √(χ²_ν/ν), Z normal with the
 // jackknife covariance of the estimates and ν the smallest of the pairs' degrees of freedom
@@ -382,9 +384,9 @@ func (jt *Joint) Simultaneous(pairs []Pair, alpha float64, seed uint64) float64 
 	return MaxT(cov, pairs, nu, alpha, seed)
 }
 
-// MaxT is the 1 − alpha quantile of max over the pairs of |Z_A − Z_B|/SD(Z_A − Z_B) /
-// √(χ²_ν/ν), Z normal with covariance cov (ν = +Inf: no χ² factor), by seeded draws
-// (maxTDraws). Pairs whose difference has no variance are left out; NaN when none is left.
+// MaxT returns the 1 − alpha quantile of the maximum of a multivariate t over the pairs, by
+// seeded draws (maxTDraws). The maximum is that of |Z_A − Z_B|/SD(Z_A − Z_B) / √(χ²_ν/ν) over
+// the pairs, Z normal with covariance cov (ν = +Inf: no χ² factor). Pairs whose difference has no variance are left out; NaN when none is left.
 // Written here: gonum has the multivariate normal but no quantile of this maximum, and the
 // exact one (Genz's integration, as R's mvtnorm) is not needed to Monte-Carlo precision.
 func MaxT(cov [][]float64, pairs []Pair, nu, alpha float64, seed uint64) float64 {
@@ -465,14 +467,14 @@ func maxTDraws(pairs int) int {
 // Monte-Carlo error (0.007) is far above what the critical value's adds to it.
 var maxTDrawsMost = 200000
 
-// RankSet is a set of ranks {Lo, …, Hi} (rank 1: the highest estimate).
+// RankSet is a set of ranks {Lo, …, Hi}. Rank 1 is the highest estimate.
 type RankSet struct{ Lo, Hi int }
 
 // RankSets turns simultaneous intervals of every pair of K models into a confidence set of
-// ranks per model that holds for all models at once with the intervals' joint level (Klein,
-// Wright & Wieczorek, "A joint confidence region for an overall ranking of populations",
-// JRSS C 2020; Mogstad, Romano, Shaikh & Wilhelm, "Inference for ranks", REStud 2024): a
-// model's rank is at least 1 + the number of models whose interval of the difference lies
+// ranks per model. The sets hold for all models at once with the intervals' joint level
+// (Klein, Wright & Wieczorek, "A joint confidence region for an overall ranking of
+// populations", JRSS C 2020; Mogstad, Romano, Shaikh & Wilhelm, "Inference for ranks",
+// REStud 2024). A model's rank is at least 1 + the number of models whose interval of the difference lies
 // wholly above it, and at most K − the number wholly below. lo and hi hold the simultaneous
 // interval of θ_A − θ_B for each pair (NaN: that pair is not known, which widens both sets).
 func RankSets(K int, pairs []Pair, lo, hi []float64) []RankSet {

@@ -189,7 +189,8 @@ func (r *Random) GetRandBits(k int) *big.Int {
 	return new(big.Int).SetBytes(buf)
 }
 
-// Randbelow returns _randbelow(n): getrandbits(n.bit_length()) redrawn until it is below n.
+// Randbelow returns an integer in [0, n) as CPython's _randbelow(n) draws it. That is
+// getrandbits(n.bit_length()), drawn again until it is below n.
 // It panics if n <= 0 (CPython loops forever on 0 and fails on negative n).
 func (r *Random) Randbelow(n int) int {
 	if n <= 0 {
@@ -227,9 +228,9 @@ func (r *Random) Shuffle(n int, swap func(i, j int)) {
 	}
 }
 
-// SetSize is the threshold random.sample compares the population size with: a population
-// no larger than SetSize(k) is copied into a pool, a larger one is sampled with a set of
-// selected indices. The two branches consume the stream differently.
+// SetSize returns the population size up to which random.sample(population, k) copies the
+// population into a pool. A larger population is sampled with a set of selected indices
+// instead, and the two branches consume the stream differently.
 func SetSize(k int) int {
 	setsize := 21 // size of a small set minus size of an empty list
 	if k > 5 {

@@ -77,8 +77,9 @@ type AgreementInputs struct {
 	CI, Cluster, Adjust, Raters string
 }
 
-// JSON writes the results with the structure and key names of the oracle's oracle.json,
-// each statistic a number or null with its reason in "undefined_reason" beside it.
+// AgreementJSON writes agreement results as JSON, with the structure and key names of the
+// oracle's oracle.json. Each statistic is a number, or null with its reason in
+// "undefined_reason" beside it.
 func AgreementJSON(w io.Writer, in AgreementInputs, results []agree.FieldResult) error {
 	var top obj
 	top.set("m3eval", "agree 1")

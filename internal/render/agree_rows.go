@@ -263,7 +263,7 @@ type AgreementOptions struct {
 	CSV CSVOptions
 }
 
-// Write renders results in the chosen format.
+// WriteAgreement writes agreement results in the format o asks for.
 func WriteAgreement(w io.Writer, results []agree.FieldResult, o AgreementOptions) error {
 	if o.Matrix != "" {
 		return writeMatrix(w, results, o)

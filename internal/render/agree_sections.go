@@ -9,8 +9,8 @@ import (
 	"github.com/m3bench/m3eval/internal/agree"
 )
 
-// Section is one block of a grouped report (m3eval score --by): the results of every field
-// over the items of one group, or over all items.
+// Section is one block of a grouped report (m3eval score --by). It holds the results of
+// every field over the items of one group, or over all items.
 type Section struct {
 	// Value is the group's value of the grouping attribute ("mislead" for --by action_type);
 	// ignored for the overall section.
@@ -33,9 +33,9 @@ type ScoreInputs struct {
 	CI, Cluster, Adjust, Raters string
 }
 
-// WriteSections renders a report of several sections: JSON with the overall fields under
-// "fields" (as m3eval agree writes them) and each group's under "groups".<value>."fields";
-// the other formats as m3eval agree does, each field's heading naming its group, so that one
+// WriteSections writes a report of several sections. JSON has the overall fields under
+// "fields" (as m3eval agree writes them) and each group's under "groups".<value>."fields".
+// The other formats are m3eval agree's, each field's heading naming its group, so that one
 // legend and one list of footnotes serve the whole report.
 func WriteSections(w io.Writer, secs []Section, in ScoreInputs, o AgreementOptions) error {
 	switch o.Format {

@@ -78,8 +78,8 @@ func (w *CSVWriter) Error() error {
 // formula, so negative statistics stay numbers.
 var number = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
 
-// Neutralize prefixes a single quote to a cell that a spreadsheet would take for a formula:
-// one that begins with =, +, -, @, a tab or a carriage return (OWASP's list), unless it is a
+// Neutralize prefixes a single quote to a cell that a spreadsheet would take for a formula.
+// Such a cell begins with =, +, -, @, a tab or a carriage return (OWASP's list) and is not a
 // plain number. The quote shows in the cell, which is the point: the text is data.
 func Neutralize(cell string) string {
 	if cell == "" {

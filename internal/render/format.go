@@ -25,6 +25,6 @@ func list(fs []Format) string {
 	return strings.Join(names, ", ")
 }
 
-// EstimateFormats are the formats of m3eval estimate: its table (estimate.WriteTable), or
-// the estimate.Result as JSON.
+// EstimateFormats are the output formats of m3eval estimate. They are its table
+// (estimate.WriteTable) and the estimate.Result as JSON.
 var EstimateFormats = []Format{Table, JSON}

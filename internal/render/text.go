@@ -23,9 +23,9 @@ import (
 var markdownEscaper = strings.NewReplacer(`\`, `\\`, "|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`",
 	"<", `\<`, ">", `\>`)
 
-// EscapeMarkdown makes text from data safe for a Markdown table cell or heading: control and
-// escape sequences neutralized, one line, and the characters of Markdown's table and
-// emphasis syntax escaped.
+// EscapeMarkdown makes text from data safe for a Markdown table cell or heading. Control and
+// escape sequences are neutralized, the text is kept on one line, and the characters of
+// Markdown's table and emphasis syntax are escaped.
 func EscapeMarkdown(s string) string { return markdownEscaper.Replace(textsafe.Line(s)) }
 
 // MarkdownRow is one row of a Markdown table, every cell escaped.
@@ -49,16 +49,17 @@ func MarkdownTable(w io.Writer, head []string, rows [][]string) error {
 	return err
 }
 
-// Columns writes rows under head as plain columns two spaces apart, padded to the widest
-// cell by display width (go-runewidth: a Chinese character counts two), so CJK names align.
+// Columns writes rows under head as plain columns two spaces apart. Each is padded to its
+// widest cell by display width (go-runewidth: a Chinese character counts two), so CJK names
+// align.
 // Cells are neutralized for the terminal; the last column is not padded.
 func Columns(w io.Writer, head []string, rows [][]string) error {
 	return Aligned(w, "", append([][]string{head}, rows...), nil)
 }
 
 // Aligned writes rows as columns two spaces apart after indent, each padded by display width
-// to its widest cell, like Columns; columns for which right is true (nil: none) are aligned
-// right. A row may have fewer cells than others. Cells are neutralized for the terminal; no
+// to its widest cell, like Columns. The columns for which right is true are aligned right
+// (a nil right aligns none). A row may have fewer cells than others. Cells are neutralized for the terminal; no
 // line ends in blanks. It replaces text/tabwriter, which counts runes, not display columns,
 // and so shifts every row that holds a Chinese name.
 func Aligned(w io.Writer, indent string, rows [][]string, right func(col int) bool) error {
@@ -96,7 +97,7 @@ func Aligned(w io.Writer, indent string, rows [][]string, right func(col int) bo
 	return err
 }
 
-// Styles are the text styles of one output: with the Ascii profile (NO_COLOR, a pipe, a
+// Styles are the text styles of one output. With the Ascii profile (NO_COLOR, a pipe, a
 // file) every style is plain text and only the borders show.
 type Styles struct {
 	Renderer *lipgloss.Renderer
@@ -114,9 +115,9 @@ func NewStyles(w io.Writer, p termenv.Profile) Styles {
 	return Styles{Renderer: re, Title: re.NewStyle().Bold(true), Dim: re.NewStyle().Faint(true), Cell: cell, Head: cell.Bold(true)}
 }
 
-// Grid returns a bordered table under headers whose columns fit the widest cell (lipgloss
-// measures display width, so wide characters count two): header cells bold, borders faint,
-// columns for which right is true aligned right below the header. style, when not nil,
+// Grid returns a bordered table under headers whose columns fit their widest cell. lipgloss
+// measures display width, so wide characters count two. Header cells are bold, borders
+// faint, and the columns for which right is true are aligned right below the header. style, when not nil,
 // restyles a body cell from the style it would have. Cells from data must be neutralized by
 // the caller (textsafe.Line), as the table keeps them as they are.
 func (s Styles) Grid(headers []string, right func(col int) bool, style func(row, col int, st lipgloss.Style) lipgloss.Style) *table.Table {
@@ -156,7 +157,7 @@ func writeJSONIndent(w io.Writer, v any, indent string) error {
 	return enc.Encode(v)
 }
 
-// Pct shows a proportion as a whole percentage, "62%"; "—" when undefined (NaN).
+// Pct shows a proportion as a whole percentage, "62%". An undefined one (NaN) shows as "—".
 func Pct(v float64) string {
 	if math.IsNaN(v) {
 		return "—"

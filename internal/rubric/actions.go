@@ -26,7 +26,7 @@ type ActionType struct {
 // Actions is the catalogue of action types by name.
 type Actions map[string]ActionType
 
-// ParseActions reads the action-type catalogue ({"action_types": [...]}).
+// ParseActions reads the action-type catalogue, a JSON object {"action_types": [...]}.
 func ParseActions(data []byte) (Actions, error) {
 	var doc struct {
 		ActionTypes []ActionType `json:"action_types"`
@@ -68,8 +68,8 @@ func (a Actions) Names() []string {
 }
 
 // Nearest returns the catalogue's action type closest to name by edit distance, for a "did
-// you mean" hint, and whether one is close enough to be a likely typo (at most a third of
-// the name's letters differ).
+// you mean" hint. The bool says whether it is close enough to be a likely typo: at most a
+// third of the name's letters differ.
 func (a Actions) Nearest(name string) (string, bool) {
 	best, bestD := "", -1
 	for n := range a {

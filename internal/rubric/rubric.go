@@ -488,8 +488,8 @@ func (f *Field) choiceList(only []string) string {
 	return b.String()
 }
 
-// Load reads the rubric at path ("-": stdin), or parses builtin when path is "" (the
-// annotation guide's, which m3eval embeds).
+// Load reads the rubric at path, or from stdin when path is "-". When path is "" it parses
+// builtin, the annotation guide's rubric, which m3eval embeds.
 func Load(path string, stdin io.Reader, builtin []byte) (*Rubric, error) {
 	if path == "" {
 		return Parse(builtin)

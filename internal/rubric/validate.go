@@ -15,6 +15,7 @@ type Problem struct {
 	Err   error
 }
 
+// Error implements error.
 func (p Problem) Error() string { return p.Field + ": " + p.Err.Error() }
 
 // Apply returns the values with every fixed field set to its fixed value, so a draft always
@@ -29,8 +30,8 @@ func (r *Rubric) Apply(v Values, it Item) Values {
 	return out
 }
 
-// Check returns the problems of the values that are given; unanswered fields are not problems.
-// Unknown field names are.
+// Check returns the problems of the values that are given. Unanswered fields are not
+// problems; unknown field names are.
 func (r *Rubric) Check(v Values, it Item) []Problem {
 	var ps []Problem
 	for name, val := range v {
@@ -89,9 +90,9 @@ type Suggestion struct {
 	OK bool
 }
 
-// Suggest computes the guide's overall suggestion: the weighted mean of the answered,
-// applicable weighted fields (choices scored by their Score, e.g. Yes=5, No=1; NA leaves the
-// field out), with weights renormalized over the fields that count.
+// Suggest computes the guide's suggestion for the overall score. It is the weighted mean of
+// the answered, applicable weighted fields, with weights renormalized over the fields that
+// count. A choice is scored by its Score (e.g. Yes=5, No=1), and NA leaves the field out.
 func (r *Rubric) Suggest(v Values, it Item) Suggestion {
 	var sum, wsum float64
 	partial := false
@@ -283,8 +284,9 @@ func sortProblems(r *Rubric, ps []Problem) {
 	}
 }
 
-// ParseScore reads an automatic judge's value for this field on this turn: text as written
-// (a JSON string unquoted, a JSON number, a CSV cell), null for JSON null. It returns the
+// ParseScore reads an automatic judge's value for this field on this turn. The value comes
+// as text as written (a JSON string unquoted, a JSON number, a CSV cell), or null for JSON
+// null. It returns the
 // value as stored: "" for no score, one canonical spelling of a number for scale fields
 // (continuous scores such as 3.7 are kept), the rubric's spelling of a choice (any case in);
 // null and NA mean the NA choice. The value obeys the rubric's rules for the turn, as

@@ -13,14 +13,14 @@ import (
 // ICML 2024). No library draws a fixed-size sample with given inclusion probabilities in Go,
 // so the systematic design is written here.
 
-// DefaultMix is the share of the inclusion probability that follows the judge's uncertainty;
-// the rest is uniform, which keeps every turn's chance at least (1 − mix)·n/N and so the
-// weights 1/π bounded.
+// DefaultMix is the share of the inclusion probability that follows the judge's
+// uncertainty. The rest is uniform, which keeps every turn's chance at least (1 − mix)·n/N
+// and so the weights 1/π bounded.
 const DefaultMix = 0.5
 
 // Inclusion returns the probability with which each of the len(u) turns is to be drawn in a
-// sample of n: proportional to (1 − mix)/N + mix·u_i/Σu, scaled to add up to n, with any that
-// would exceed 1 set to 1 and the rest rescaled (repeatedly) so the total stays n. u are
+// sample of n. It is proportional to (1 − mix)/N + mix·u_i/Σu, scaled to add up to n; any
+// that would exceed 1 is set to 1 and the rest rescaled (repeatedly) so the total stays n. u are
 // non-negative uncertainties; all zero means uniform.
 func Inclusion(u []float64, n int, mix float64) ([]float64, error) {
 	N := len(u)
@@ -76,8 +76,8 @@ func Inclusion(u []float64, n int, mix float64) ([]float64, error) {
 }
 
 // DrawSystematic draws a sample of exactly round(Σπ) turns in which turn i is included with
-// probability π_i exactly: systematic sampling over a random order of the turns (Madow 1949;
-// the random order makes the joint inclusion of two turns depend on no list order). It
+// probability π_i exactly. It is systematic sampling over a random order of the turns (Madow
+// 1949); the random order makes the joint inclusion of two turns depend on no list order. It
 // returns the drawn indexes in increasing order.
 func DrawSystematic(pi []float64, rng *rand.Rand) []int {
 	order := rng.Perm(len(pi))

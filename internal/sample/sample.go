@@ -16,9 +16,9 @@ import (
 // that add up to more than the sample).
 var ErrInfeasible = errors.New("infeasible sample")
 
-// Allocate splits total over strata of the given sizes in proportion to their size, by the
-// guide's proportional_allocation: floor of the exact share, then one more for each stratum in
-// order of decreasing remainder until the total is reached. Python sorts (remainder, key)
+// Allocate splits total over strata of the given sizes in proportion to their size. It
+// follows the guide's proportional_allocation: the floor of the exact share, then one more
+// for each stratum in order of decreasing remainder until the total is reached. Python sorts (remainder, key)
 // pairs in reverse, so equal remainders go to the larger key first (string order). An empty
 // set of strata (or all sizes zero) gives all zeros. The result may exceed a stratum's size
 // when total exceeds the sum, as the guide's script allows.
@@ -70,8 +70,8 @@ func Allocate(keys []string, counts []int, total int) []int {
 	return alloc
 }
 
-// AllocateMin is Allocate with bounds: every stratum gets at least min(floor, its size) and at
-// most its size. Strata that break a bound are fixed at it and the rest of the total is
+// AllocateMin is Allocate with a lower and an upper bound per stratum. Every stratum gets at
+// least min(floor, its size) and at most its size. Strata that break a bound are fixed at it and the rest of the total is
 // allocated again over the others, proportionally, until no bound is broken (raising the rare
 // strata first). It fails with ErrInfeasible when total exceeds the strata's sizes or the
 // floors add up to more than total.
@@ -137,15 +137,16 @@ func AllocateMin(keys []string, counts []int, total, floor int) ([]int, error) {
 	return alloc, nil
 }
 
-// Pool is one stratum of the population: its key (the values of the attributes it is
+// Pool is one stratum of the population. It has a key (the values of the attributes it is
 // stratified by) and its members in a fixed order.
 type Pool struct {
 	Key   []string
 	Items []int64
 }
 
-// Stratum is the outcome for one pool: available, allocated and drawn (drawn equals
-// allocated here; the IllusionBench sampler keeps the guide's looser rule).
+// Stratum is the outcome of a draw for one pool: how many members were available, allocated
+// and drawn. Drawn equals allocated here; the IllusionBench sampler keeps the guide's looser
+// rule.
 type Stratum struct {
 	Key                         []string
 	Available, Allocated, Drawn int
@@ -156,8 +157,8 @@ type Stratum struct {
 	Inclusion []float64
 }
 
-// Request is what to draw: N members in total, at least MinPerStratum from every stratum
-// (or all of a smaller one), with random.Random(Seed).
+// Request says what to draw. That is N members in total, at least MinPerStratum from every
+// stratum (or all of a smaller one), with random.Random(Seed).
 type Request struct {
 	N             int
 	MinPerStratum int
@@ -178,9 +179,10 @@ type Drawn struct {
 	Positions                   []int
 }
 
-// DrawPositions allocates r.N over the strata and draws each stratum's share with one
-// generator, in the order of the strata, so the result depends only on the strata's keys
-// and sizes and the request. Callers give the strata in a fixed order (e.g. sorted by key).
+// DrawPositions draws a stratified sample and returns the drawn members' positions. It
+// allocates r.N over the strata and draws each stratum's share with one generator, in the
+// order of the strata, so the result depends only on the strata's keys and sizes and the
+// request. Callers give the strata in a fixed order (e.g. sorted by key).
 // Positions let a large population stay in the database: only the drawn members are read.
 func DrawPositions(strata []Count, r Request) ([]Drawn, error) {
 	keys := make([]string, len(strata))

@@ -34,16 +34,17 @@ func (k *Keys) Names() []string { return k.names }
 // Len is the number of listed keys.
 func (k *Keys) Len() int { return len(k.byKey) }
 
-// ParseAnnotators reads an annotators file: one key per line, `NAME KEYTYPE BASE64 [comment]`
-// (the authorized_keys format after the name), several lines per name allowed, `#` comments
-// and blank lines ignored. Errors name the file, line and field. A key listed under two names
+// ParseAnnotators reads an annotators file, which lists the annotators' SSH keys. Each line
+// is `NAME KEYTYPE BASE64 [comment]`, the authorized_keys format after the name, and a name
+// may have several lines. `#` comments and blank lines are ignored. Errors name the file,
+// line and field. A key listed under two names
 // is an error: the key is the identity.
 func ParseAnnotators(path string) (*Keys, error) {
 	return parseKeyFile(path, true)
 }
 
-// ParseAdmins reads an admin key file in the authorized_keys format (no names): every key
-// in it opens the read-only status screen.
+// ParseAdmins reads an admin key file, in the authorized_keys format without names. Every
+// key in it opens the read-only status screen.
 func ParseAdmins(path string) (*Keys, error) {
 	return parseKeyFile(path, false)
 }

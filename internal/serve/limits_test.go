@@ -118,7 +118,16 @@ func TestSessionsPerConnectionAndRemovedKeys(t *testing.T) {
 	}
 	waitFor("alice's sessions", func() bool { return count() == maxSessionsPerConn })
 	extra, extraErr := open(ca)
-	err = extra.Wait()
+	// The refused session ends at once; one the server let in would wait for keys for good,
+	// so the wait has a deadline, as waitFor does.
+	waited := make(chan error, 1)
+	go func() { waited <- extra.Wait() }()
+	select {
+	case err = <-waited:
+	case <-time.After(30 * time.Second):
+		extra.Close()
+		t.Fatalf("session %d on one connection was not refused within 30 s; log:\n%s", maxSessionsPerConn+1, logs.String())
+	}
 	var ee *gossh.ExitError
 	if !errors.As(err, &ee) || ee.ExitStatus() != 1 || !strings.Contains(extraErr.String(), "at most 4 sessions per SSH connection") {
 		t.Fatalf("session %d on one connection: %v, stderr %q", maxSessionsPerConn+1, err, extraErr.String())

@@ -196,7 +196,7 @@ func (s *Server) endRemovedKeys() {
 	}
 }
 
-// Run serves until ctx ends, then shuts down gracefully: no new connection is taken, every
+// Run serves until ctx ends, then shuts down gracefully. No new connection is taken, every
 // session is asked to save and quit, and the server waits up to Options.Grace for them.
 func (s *Server) Run(ctx context.Context) error {
 	if err := os.MkdirAll(filepath.Dir(s.o.HostKey), 0o700); err != nil {

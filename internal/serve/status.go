@@ -63,10 +63,10 @@ type settledMsg struct{}
 // changedMsg says another process changed the campaign.
 type changedMsg struct{}
 
-// NewStatus builds the admin's status screen around report, which returns plain text (tables
-// whose data is already sanitized); r renders for the admin's terminal. changes, when not
-// nil, receives when the campaign changed (store.WatchChanges); the screen then reads again
-// without waiting for its timer.
+// NewStatus builds the admin's status screen around report. report returns plain text,
+// tables whose data is already sanitized, and r renders for the admin's terminal. changes,
+// when not nil, receives when the campaign changed (store.WatchChanges), and the screen then
+// reads again without waiting for its timer.
 func NewStatus(ctx context.Context, title string, r *lipgloss.Renderer, report func(context.Context) (string, error), changes <-chan struct{}) tea.Model {
 	return &statusModel{ctx: ctx, report: report, changes: changes, refresh: StatusRefresh, title: title, w: 80, h: 24,
 		keys: statusKeys{

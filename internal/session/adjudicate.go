@@ -6,8 +6,8 @@ import (
 	"github.com/m3bench/m3eval/internal/campaign"
 )
 
-// FinalEdit is one adjudication write: the final value of a field of a turn (nil clears it),
-// taken from the annotator Source or scored anew (Source "").
+// FinalEdit is one adjudication write: the final value of one field of a turn. A nil Value
+// clears it. The value is taken from the annotator Source, or scored anew when Source is "".
 type FinalEdit struct {
 	TurnID        int64
 	Field         string

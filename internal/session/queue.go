@@ -5,10 +5,10 @@ import (
 	"time"
 )
 
-// Queue is what the annotate screen needs from storage: one annotator's queue, read and
-// written through typed calls. It is declared here, beside the types it speaks in, so that
-// the screens (tui) depend on this list and not on a backend; *store.Queue implements it
-// (asserted in internal/store), and a second backend implements the same list.
+// Queue is one annotator's queue, as the annotate screen reads and writes it. It is declared
+// here, beside the types it speaks in, so that the screens (tui) depend on this list and not
+// on a backend. *store.Queue implements it (asserted in internal/store), and a second
+// backend implements the same list.
 type Queue interface {
 	// Annotator is whose queue this is; Campaign the campaign it belongs to, "" outside one.
 	Annotator() string

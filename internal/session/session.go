@@ -14,9 +14,9 @@ import (
 	"github.com/m3bench/m3eval/internal/rubric"
 )
 
-// ErrRefused marks a write the database refuses for good: waiting and retrying cannot clear
-// it (a PostgreSQL role that lost its INSERT or UPDATE privilege, a SQLite file that became
-// read-only or was moved away). A storage backend wraps its error with it, so that a screen,
+// ErrRefused marks a write the database refuses for good. Waiting and retrying cannot clear
+// it: a PostgreSQL role lost its INSERT or UPDATE privilege, or a SQLite file became
+// read-only or was moved away. A storage backend wraps its error with it, so that a screen,
 // which never imports the store, stops retrying and says the change is not saved rather
 // than that it will land.
 var ErrRefused = errors.New("the database refuses this annotator's writes")

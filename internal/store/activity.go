@@ -63,8 +63,8 @@ type LabelCount struct {
 }
 
 // LabelCounts counts the done labels of the given fields by turn position, the turn's
-// meta.confusable_objects and value: what the report's trend charts need, aggregated by
-// SQLite instead of streamed.
+// meta.confusable_objects and value. The report's trend charts need these counts, and SQLite
+// aggregates them instead of streaming the labels.
 func (s *Store) LabelCounts(ctx context.Context, fields []string) ([]LabelCount, error) {
 	if len(fields) == 0 {
 		return nil, nil

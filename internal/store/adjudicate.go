@@ -9,9 +9,9 @@ import (
 	"github.com/m3bench/m3eval/internal/session"
 )
 
-// SetFinal records final values in one transaction (all or none), each change in
-// final_changes for the audit trail and undo: the same shape, and with Options.Durable the
-// same durability, as an annotator's save.
+// SetFinal records an adjudicator's final values in one transaction, all or none. Each
+// change goes to final_changes for the audit trail and undo: the same shape, and with
+// Options.Durable the same durability, as an annotator's save.
 func (s *Store) SetFinal(ctx context.Context, edits ...session.FinalEdit) error {
 	tx, err := s.beginWrite(ctx)
 	if err != nil {
@@ -73,7 +73,7 @@ func setFinal(ctx context.Context, tx *sql.Tx, e session.FinalEdit, now string) 
 	return err
 }
 
-// UndoFinal reverts the latest adjudication change of the turn not yet undone; ok is false
+// UndoFinal reverts the latest adjudication change of the turn not yet undone. ok is false
 // when there is none. It works across restarts: the changes are in the database. A keyed undo
 // marks what it reverted (undone_by), so that its retry after a lost COMMIT reply names that
 // change and undoes no other.

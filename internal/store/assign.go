@@ -85,8 +85,8 @@ func (s *Store) Campaign(ctx context.Context, name string) (*Campaign, error) {
 	return c, rows.Err()
 }
 
-// Started lists, for the given turns, which annotators have an annotation of them (any
-// status, also one an import under way is writing): work that must not move.
+// Started lists which annotators have an annotation of the given turns: work that must not
+// move. An annotation of any status counts, also one an import under way is writing.
 func (s *Store) Started(ctx context.Context, turnIDs []int64) (map[int64][]string, error) {
 	out := map[int64][]string{}
 	const chunk = 500

@@ -57,9 +57,9 @@ type ActiveParams struct {
 	Mix   float64 `json:"mix"` // the share of each probability that follows the uncertainty
 }
 
-// SampleStrata counts the population of a sample: the visible turns (none of an import
-// still under way) that match Where, grouped by the values of By, sorted by key. SQLite does the counting, so a million turns never
-// travel to Go.
+// SampleStrata counts the population of a sample. That is the visible turns (none of an
+// import still under way) that match Where, grouped by the values of By, sorted by key.
+// SQLite does the counting, so a million turns never travel to Go.
 func (s *Store) SampleStrata(ctx context.Context, p SampleParams) ([]sample.Count, error) {
 	cols, where, args, err := s.d.sampleSQL(p)
 	if err != nil {
@@ -255,7 +255,7 @@ func (s *Store) Samples(ctx context.Context) ([]SampleInfo, error) {
 	return out, nil
 }
 
-// Sample reads the stored sample of that name; ErrNotFound if there is none.
+// Sample reads the stored sample of that name. It returns ErrNotFound if there is none.
 func (s *Store) Sample(ctx context.Context, name string) (*SampleInfo, error) {
 	info := &SampleInfo{Name: name}
 	var id int64

@@ -6,9 +6,9 @@ import (
 	"fmt"
 )
 
-// OpenCampaignQueue opens the annotator's queue restricted to the turns the named campaign
-// (a sample's assignment) gives them: sampled and gold turns alike, in queue order, so an
-// episode's turns stay together and in order. Nothing in the queue tells gold turns apart.
+// OpenCampaignQueue opens the annotator's queue of the turns the named campaign (a sample's
+// assignment) gives them. Sampled and gold turns alike come in queue order, so an episode's
+// turns stay together and in order. Nothing in the queue tells gold turns apart.
 func (s *Store) OpenCampaignQueue(ctx context.Context, annotator, campaign string, f Filter) (*Queue, error) {
 	id, err := s.sampleID(ctx, s.db, campaign)
 	if err != nil {
@@ -24,9 +24,9 @@ func (s *Store) OpenCampaignQueue(ctx context.Context, annotator, campaign strin
 	return q, nil
 }
 
-// OpenRepeatQueue opens the annotator's queue of repeated turns in the named campaign: the
-// turns they see a second time, labeled afresh under their hidden repeat row (annotators.
-// repeat_of), so the first label is neither shown nor changed. The queue carries the
+// OpenRepeatQueue opens the annotator's queue of repeated turns in the named campaign. These
+// are the turns they see a second time, labeled afresh under their hidden repeat row
+// (annotators.repeat_of), so the first label is neither shown nor changed. The queue carries the
 // annotator's own name: nothing on the screen tells a repeated turn apart.
 func (s *Store) OpenRepeatQueue(ctx context.Context, annotator, campaign string, f Filter) (*Queue, error) {
 	id, err := s.sampleID(ctx, s.db, campaign)

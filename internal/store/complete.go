@@ -13,7 +13,8 @@ import (
 	"strings"
 )
 
-// A Completion names what to complete; only these queries' text ever reaches the SQL.
+// Completion names what shell completion completes. Only these queries' text ever reaches
+// the SQL.
 type Completion string
 
 // The completions a Completer answers.
@@ -75,8 +76,9 @@ func OpenCompleter(ctx context.Context, path string) (*Completer, error) {
 // Close closes the database.
 func (c *Completer) Close() error { return c.db.Close() }
 
-// Complete lists up to limit values of what that start with prefix, in byte order (SQLite's
-// BINARY collation, which is Go's string order: the rows that share the prefix come first).
+// Complete lists up to limit values of what that start with prefix, in byte order. That is
+// SQLite's BINARY collation, which is Go's string order: the rows that share the prefix come
+// first.
 func (c *Completer) Complete(ctx context.Context, what Completion, prefix string, limit int) ([]string, error) {
 	q, ok := completionQueries[what]
 	if !ok {

@@ -93,9 +93,9 @@ const copyBatchParams = 30000
 // kilobytes even for the turns' long texts.
 const copyBatchRows = 500
 
-// Copy copies the whole campaign of from into to: every table, row for row with the same ids,
-// read in one snapshot of from and written in one transaction on to, so that a reader of to
-// sees all of it or nothing, and a failed copy leaves to as it was. Either end may be SQLite
+// Copy copies the whole campaign of from into to. Every table is copied row for row with the
+// same ids, read in one snapshot of from and written in one transaction on to, so that a
+// reader of to sees all of it or nothing, and a failed copy leaves to as it was. Either end may be SQLite
 // or PostgreSQL. The export of both is then byte-identical.
 //
 // A target that already holds a campaign is refused (ErrTargetNotEmpty) unless
@@ -219,23 +219,6 @@ func copySameSchema(ctx context.Context, from *Store, src *sql.Tx, to *Store, ds
 		}
 	}
 	return nil
-}
-
-func appliedVersions(ctx context.Context, q querier) ([]int, error) {
-	rows, err := q.QueryContext(ctx, `SELECT version FROM schema_migrations ORDER BY version`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []int
-	for rows.Next() {
-		var v int
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
 }
 
 // copyClearTarget checks that the target holds no campaign, or deletes it when replace (in

@@ -53,8 +53,8 @@ func pgDSN(path string) string {
 var urlScheme = regexp.MustCompile(`^(?i)(?:([a-z][a-z0-9+.-]+)://|(postgres(?:ql)?):)`)
 
 // CheckAddress refuses a --db value that is neither an SQLite file name nor a PostgreSQL
-// address: an address of another scheme (mysql://…), or postgres: without its //, which
-// would otherwise be opened, or created, as a file named after it, password included. The
+// address. Such are an address of another scheme (mysql://…) and postgres: without its //,
+// which would otherwise be opened, or created, as a file named after it, password included. The
 // message quotes the scheme only, never the rest.
 func CheckAddress(db string) error {
 	if isPostgres(db) {
@@ -71,12 +71,12 @@ func CheckAddress(db string) error {
 	}
 }
 
-// IsPostgres tells whether a --db value names a PostgreSQL database (postgres://… or
-// postgresql://…) rather than an SQLite file.
+// IsPostgres tells whether a --db value names a PostgreSQL database rather than an SQLite
+// file. Such a value starts postgres:// or postgresql://.
 func IsPostgres(db string) bool { return isPostgres(db) }
 
-// DisplayName is how messages and reports name the database db (a --db value): a file as
-// given, a PostgreSQL address without its password.
+// DisplayName returns how messages and reports name the database db, a --db value. A file is
+// named as given, a PostgreSQL address without its password.
 func DisplayName(db string) string {
 	if isPostgres(db) {
 		return redactDSN(db)
@@ -88,9 +88,9 @@ func DisplayName(db string) string {
 	return db
 }
 
-// BaseName is a short name for the database db (a --db value), for files named after it: a
-// file's name without its directory, or a PostgreSQL database's name, followed by the schema
-// when the address names one (search_path).
+// BaseName returns a short name for the database db (a --db value), for files named after
+// it. That is a file's name without its directory, or a PostgreSQL database's name followed
+// by the schema when the address names one (search_path).
 func BaseName(db string) string {
 	if !isPostgres(db) {
 		return filepath.Base(db)

@@ -229,7 +229,7 @@ func (q *Queue) Skip(ctx context.Context, e session.Edit) (*session.Annotation, 
 	})
 }
 
-// AddActive adds active time to an annotation that exists; it creates none.
+// AddActive adds active time to an annotation that exists. It creates none.
 func (q *Queue) AddActive(ctx context.Context, e session.Edit) error {
 	return refused(q.addActive(ctx, e))
 }

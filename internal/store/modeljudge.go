@@ -25,8 +25,8 @@ type ModelJudgeVersion struct {
 	Prompt     string
 }
 
-// ModelJudgeTurn is one judged turn: the values of its fields (all of them: a turn is stored
-// whole or not at all), the judge's rationale and what the turn cost.
+// ModelJudgeTurn is one turn a model judge scored. It holds the values of its fields (all of
+// them: a turn is stored whole or not at all), the judge's rationale and what the turn cost.
 type ModelJudgeTurn struct {
 	TurnID              int64
 	Fields, Values      []string
@@ -86,9 +86,9 @@ func (s *Store) StartModelJudge(ctx context.Context, judge string, v ModelJudgeV
 	return done, tx.Commit()
 }
 
-// PutModelJudgeTurns stores judged turns: their scores through a ScoreImporter (the path
-// every judge's scores take; those of another version replaced), then, once those are
-// committed, each turn's row in judge_turns, which marks it scored. A run killed between the
+// PutModelJudgeTurns stores turns a model judge scored. It stores their scores through a
+// ScoreImporter (the path every judge's scores take; those of another version replaced),
+// then, once those are committed, each turn's row in judge_turns, which marks it scored. A run killed between the
 // two leaves scores without a row: the rerun asks for those turns again and replaces their
 // scores, so no turn is ever stored half or counted twice.
 func (s *Store) PutModelJudgeTurns(ctx context.Context, judge, version string, turns []ModelJudgeTurn) error {
@@ -140,8 +140,8 @@ type ModelJudgeNote struct {
 	Requests            int
 }
 
-// ModelJudgeNote returns the model judge's note on a sample; ErrNotFound when the sample is
-// not in the database or the judge has not scored it.
+// ModelJudgeNote returns the model judge's note on a sample. It returns ErrNotFound when the
+// sample is not in the database or the judge has not scored it.
 func (s *Store) ModelJudgeNote(ctx context.Context, judge, sampleID string) (*ModelJudgeNote, error) {
 	n := &ModelJudgeNote{SampleID: sampleID}
 	var turnID, judgeID int64

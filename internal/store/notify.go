@@ -54,7 +54,7 @@ const notifySendTimeout = 5 * time.Second
 const watchRetry = time.Second
 
 // WatchChanges returns a channel that receives soon after any process commits a write to the
-// campaign, this one included, until ctx ends (then it is closed). Notifications that come
+// campaign, this one included. It is closed when ctx ends. Notifications that come
 // while one is pending are merged into it: a receiver reads the campaign once for all of
 // them. When the connection it listens on is lost, it tells a change too (one may have been
 // missed) and listens again. On SQLite it returns nil, which never receives: callers keep

@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -43,25 +42,12 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*Store, error)
 	} else {
 		params["synchronous_commit"] = "off"
 	}
-	open := func(extra map[string]string) (*sql.DB, *pgx.ConnConfig, error) {
-		cfg, err := pgx.ParseConfig(dsn)
-		if err != nil {
-			return nil, nil, fmt.Errorf("open %s: the address is not one PostgreSQL understands: %v", where, redactErr(err, dsn))
-		}
-		for k, v := range params {
-			cfg.RuntimeParams[k] = v
-		}
-		for k, v := range extra {
-			cfg.RuntimeParams[k] = v
-		}
-		return sql.OpenDB(rebindConnector{stdlib.GetConnector(*cfg)}), cfg, nil
-	}
 	// Reads see one snapshot per transaction, as SQLite's deferred transactions do.
-	db, cfg, err := open(map[string]string{"default_transaction_isolation": "repeatable read"})
+	db, cfg, err := pgPool(dsn, params, map[string]string{"default_transaction_isolation": "repeatable read"})
 	if err != nil {
 		return nil, err
 	}
-	wdb, _, err := open(nil)
+	wdb, _, err := pgPool(dsn, params, nil)
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -73,12 +59,8 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*Store, error)
 	// (beginSave).
 	db.SetMaxOpenConns(pgMaxReaders)
 	wdb.SetMaxOpenConns(pgMaxWriters)
-	s := &Store{db: db, wdb: wdb, path: where, lockWait: opts.LockWait, priorityMax: importPriorityMax, chunkTime: importChunkTime,
-		Now: func() time.Time { return time.Now().UTC() }}
+	s := newStore(db, wdb, where, opts)
 	s.d.pg = true
-	if s.lockWait <= 0 {
-		s.lockWait = DefaultLockWait
-	}
 	fail := func(err error) (*Store, error) {
 		s.Close()
 		return nil, err
@@ -107,11 +89,9 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*Store, error)
 	if st.pending {
 		if opts.ReadOnly {
 			// The reader's queries need today's schema: a writable open upgrades it first.
-			w, err := openPostgres(ctx, dsn, Options{})
-			if err != nil {
-				return fail(fmt.Errorf("open %s: the database needs an upgrade to this m3eval's schema, and it cannot be written here: %w", where, err))
+			if err := upgrade(ctx, dsn, where); err != nil {
+				return fail(err)
 			}
-			w.Close()
 		} else if err := s.migrate(ctx); err != nil {
 			return fail(fmt.Errorf("open %s: %w", where, err))
 		}
@@ -128,8 +108,8 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*Store, error)
 	return s, nil
 }
 
-// ErrPermission is a PostgreSQL role's missing privilege: asking again does not help, the
-// role must be granted it (or another used).
+// ErrPermission marks a PostgreSQL role's missing privilege. Asking again does not help: the
+// role must be granted it, or another role used.
 var ErrPermission = errors.New("permission denied")
 
 // pgInsufficientPrivilege is the SQLSTATE of a missing privilege.
@@ -213,7 +193,9 @@ const (
 	pgMaxWriters = 8
 )
 
-// checkSchemaPG is checkSchema for PostgreSQL: the schema version, read without writing.
+// checkSchemaPG reads the schema version of the campaign in the connection's current schema,
+// without writing. Like checkSchemaSQLite it refuses a newer m3eval's campaign or another
+// program's tables; it also tells a campaign the role may not read from an empty schema.
 func (s *Store) checkSchemaPG(ctx context.Context) (schemaState, error) {
 	var st schemaState
 	var found bool
@@ -251,36 +233,11 @@ func (s *Store) checkSchemaPG(ctx context.Context) (schemaState, error) {
 		st.pending = len(known) > 0
 		return st, nil
 	}
-	applied := map[int]bool{}
-	rows, err := s.db.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	applied, err := appliedVersions(ctx, s.db)
 	if err != nil {
 		return st, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var v int
-		if err := rows.Scan(&v); err != nil {
-			return st, err
-		}
-		applied[v] = true
-		st.version = max(st.version, v)
-	}
-	if err := rows.Err(); err != nil {
-		return st, err
-	}
-	latest := 0
-	if len(known) > 0 {
-		latest = known[len(known)-1].version
-	}
-	if st.version > latest {
-		return st, fmt.Errorf("%w (schema version %d; this m3eval knows up to %d): use that m3eval or a newer one; nothing was changed", ErrNewerSchema, st.version, latest)
-	}
-	for _, m := range known {
-		if !applied[m.version] {
-			st.pending = true
-		}
-	}
-	return st, nil
+	return schemaOf(applied, known)
 }
 
 // hostPort names the server of a connection configuration in messages.
@@ -353,18 +310,29 @@ func noNUL(t *dataset.Turn) error {
 // openPostgresReader opens a read-only pool on dsn, with nothing checked or migrated: shell
 // completion reads through it.
 func openPostgresReader(dsn string) (*sql.DB, error) {
-	cfg, err := pgx.ParseConfig(dsn)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: the address is not one PostgreSQL understands: %v", redactDSN(dsn), redactErr(err, dsn))
-	}
-	cfg.RuntimeParams["default_transaction_read_only"] = "on"
-	cfg.RuntimeParams["application_name"] = "m3eval"
-	return sql.OpenDB(rebindConnector{stdlib.GetConnector(*cfg)}), nil
+	db, _, err := pgPool(dsn, map[string]string{"default_transaction_read_only": "on", "application_name": "m3eval"}, nil)
+	return db, err
 }
 
-// OtherSessions is the number of other m3eval connections to s's database (annotators,
-// servers, readers; any schema, for pg_stat_activity does not tell the schema), 0 on SQLite,
-// where a file's readers and writers cannot be counted.
+// pgPool is a connection pool on dsn whose sessions set the run-time parameters of params and
+// then of extra. It connects lazily: the first query says whether the server is there.
+func pgPool(dsn string, params, extra map[string]string) (*sql.DB, *pgx.ConnConfig, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open %s: the address is not one PostgreSQL understands: %v", redactDSN(dsn), redactErr(err, dsn))
+	}
+	for k, v := range params {
+		cfg.RuntimeParams[k] = v
+	}
+	for k, v := range extra {
+		cfg.RuntimeParams[k] = v
+	}
+	return sql.OpenDB(rebindConnector{stdlib.GetConnector(*cfg)}), cfg, nil
+}
+
+// OtherSessions returns the number of other m3eval connections to s's database: annotators,
+// servers and readers. It counts those of any schema, for pg_stat_activity does not tell the
+// schema, and returns 0 on SQLite, where a file's readers and writers cannot be counted.
 func (s *Store) OtherSessions(ctx context.Context) (int, error) {
 	if !s.d.pg {
 		return 0, nil
@@ -375,13 +343,13 @@ func (s *Store) OtherSessions(ctx context.Context) (int, error) {
 	return n, err
 }
 
-// CreatedTables tells whether this open created the campaign's tables, in a PostgreSQL schema
-// that held none: a copy that fails into it removes them again (DropCreatedTables), so that
-// a rerun does not find an empty campaign there and go on silently.
+// CreatedTables tells whether this open created the campaign's tables, in a PostgreSQL
+// schema that held none. A copy that fails into it removes them again (DropCreatedTables),
+// so that a rerun does not find an empty campaign there and go on silently.
 func (s *Store) CreatedTables() bool { return s.createdSchema }
 
 // DropCreatedTables removes the tables this open created (CreatedTables), in one
-// transaction; it does nothing otherwise. The schema held no tables before, so every table
+// transaction. It does nothing when the open created none. The schema held no tables before, so every table
 // in it is m3eval's.
 func (s *Store) DropCreatedTables(ctx context.Context) error {
 	if !s.createdSchema {

@@ -27,17 +27,18 @@ type ReviewLabel struct {
 	Imported bool
 }
 
-// ReviewData is what `m3eval qc` and adjudication read: submitted labels, gold labels and
-// the second labels of repeated turns (Repeats, under the real annotator's name).
+// ReviewData is the labels `m3eval qc` and adjudication read. They are the submitted labels,
+// the gold labels and the second labels of repeated turns (Repeats, under the real
+// annotator's name).
 type ReviewData struct {
 	Labels  []ReviewLabel
 	Gold    map[string]rubric.Values // by sample_id
 	Repeats []ReviewLabel
 }
 
-// Review reads the submitted, visible labels — of the named campaign's annotators on its turns (its
-// sample and gold turns), or of everybody on every turn when campaign is "" — in queue
-// order, with the gold labels and repeats.
+// Review reads the submitted, visible labels in queue order, with the gold labels and
+// repeats. They are the labels of the named campaign's annotators on its turns (its sample
+// and gold turns), or of everybody on every turn when campaign is "".
 func (s *Store) Review(ctx context.Context, campaign string) (*ReviewData, error) {
 	where, args := "true", []any{}
 	if campaign != "" {

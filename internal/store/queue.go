@@ -191,8 +191,8 @@ func seekArgs(q *Queue) []any {
 	return args
 }
 
-// MedianActive is the median active time of the annotator's submitted items (all of them, not
-// only this queue's: it measures the annotator's pace).
+// MedianActive returns the median active time of the annotator's submitted items. It counts
+// all of them, not only this queue's: it measures the annotator's pace.
 func (q *Queue) MedianActive(ctx context.Context) (time.Duration, bool, error) {
 	var n int
 	if err := q.s.db.QueryRowContext(ctx, `SELECT count(*) FROM annotations WHERE annotator_id = ? AND status = 'done'`,
@@ -292,7 +292,8 @@ func (q *Queue) seekSkipped(ctx context.Context, seq int64, forward, unfinished 
 	return r, true, nil
 }
 
-// First returns the first item of the queue; with unfinished, the first one not submitted.
+// First returns the first item of the queue. With unfinished, it is the first one not
+// submitted.
 func (q *Queue) First(ctx context.Context, unfinished bool) (session.Ref, bool, error) {
 	r, ok, err := q.seekMain(ctx, 0, 0, true, unfinished)
 	if err != nil || ok {
@@ -301,7 +302,7 @@ func (q *Queue) First(ctx context.Context, unfinished bool) (session.Ref, bool, 
 	return q.seekSkipped(ctx, 0, true, unfinished)
 }
 
-// Next returns the item after ref; with unfinished, the next one not submitted.
+// Next returns the item after ref. With unfinished, it is the next one not submitted.
 func (q *Queue) Next(ctx context.Context, ref session.Ref, unfinished bool) (session.Ref, bool, error) {
 	if ref.SkipSeq == 0 {
 		r, ok, err := q.seekMain(ctx, ref.Episode, ref.Turn, true, unfinished)

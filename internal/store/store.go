@@ -1,17 +1,16 @@
 // Package store keeps turns, annotators, annotations and their history in SQLite, or in
-// PostgreSQL when --db is a postgres:// address (dialect.go, postgres.go). Every line of SQL in
-// m3eval lives here; callers see domain types (dataset, rubric) and a few sentinel errors.
+// PostgreSQL when --db is a postgres:// address. Every line of SQL in m3eval lives here;
+// callers see domain types (dataset, rubric) and a few sentinel errors.
+//
+// open.go opens either backend and migrates it; sqlite.go and postgres.go hold what each
+// backend does on its own, and dialect.go the few spellings of SQL that differ.
 package store
 
 import (
 	"context"
 	"database/sql"
-	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
-	"net/url"
-	"os"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -21,50 +20,11 @@ import (
 	"github.com/m3bench/m3eval/internal/session"
 )
 
-//go:embed migrations/*.sql
-var migrationFS embed.FS
-
 // Sentinel errors the CLI and the TUI turn into sentences.
 var (
 	ErrNotFound = errors.New("not found")
 	ErrConflict = errors.New("conflict")
 )
-
-// Options tune how a database is opened.
-type Options struct {
-	// Durable makes every commit wait for the disk (synchronous=FULL; on PostgreSQL
-	// synchronous_commit=on). The annotator uses it so that a saved answer survives a power cut
-	// too; a process crash loses nothing either way.
-	Durable bool
-	// ReadOnly opens the file without the right to write, e.g. for export (on PostgreSQL:
-	// sessions with default_transaction_read_only=on, and no campaign is created).
-	ReadOnly bool
-	// LockWait is how long a write waits for another writer (an import chunk, another
-	// annotator) to let go of the database before it fails with ErrBusy; 0 means
-	// DefaultLockWait.
-	LockWait time.Duration
-	// Writers caps the write connections (0: no cap; SQLite only, see openPostgres). m3eval
-	// serve, where many sessions of one process save at once, uses 1: saves then queue in the
-	// pool in turn instead of all polling SQLite's lock every millisecond, which at 50
-	// sessions starved some of them past LockWait (TestServeLoad).
-	Writers int
-	// Application is the connection's application_name on PostgreSQL ("" is "m3eval"):
-	// OtherSessions counts the connections named "m3eval", so a command that must not count
-	// its own (copy) names them otherwise.
-	Application string
-}
-
-// DefaultLockWait is how long a batch write (an import's chunk, judge or import-scores) waits
-// for the write lock. One import holds it for one chunk (importChunkTime) at a time, but with
-// many writers at once a chunk queues behind all of theirs: 20 parallel label imports on a
-// loaded 2-core machine (TestParallelLabelImports, load average 16) saw waits over 5 s. Nobody
-// watches a batch write key by key, so it waits long enough for such a queue to drain; the
-// annotator waits far less (annotateLockWait) and retries, showing NOT SAVED meanwhile.
-const DefaultLockWait = 30 * time.Second
-
-// ErrNotDatabase marks a file that is not an m3eval database (empty, another format, or
-// another program's SQLite database): it is refused, and nothing is written to it.
-var ErrNotDatabase = errors.New("not an m3eval database")
 
 // ErrBusy is returned when another connection held the write lock for longer than LockWait.
 var ErrBusy = errors.New("the database is locked by another program")
@@ -95,115 +55,6 @@ type Store struct {
 	notifying     atomic.Bool // a change notification is on its way (notify.go)
 	// Now is the clock, replaceable in tests.
 	Now func() time.Time
-}
-
-// newPageSize is the page size of the databases m3eval creates: 16 KB, not SQLite's 4 KB. An
-// import then writes a quarter as many pages (BenchmarkImport1M: about +17% records/s), while
-// an annotator's save, which writes a few pages to the WAL whole, stays well under a
-// millisecond (BenchmarkSave). Existing files keep theirs: WAL mode fixes it.
-const newPageSize = 16384
-
-// Open opens (and creates or migrates) the database at path.
-//
-// A path of the form postgres://… or postgresql://… opens a PostgreSQL database instead
-// (postgres.go): the same store, with the same guarantees, on a server.
-func Open(ctx context.Context, path string, opts Options) (*Store, error) {
-	if isPostgres(path) {
-		return openPostgres(ctx, pgDSN(path), opts)
-	}
-	if err := CheckAddress(path); err != nil {
-		return nil, err
-	}
-	if opts.ReadOnly {
-		fi, err := os.Stat(path)
-		if err != nil {
-			return nil, fmt.Errorf("open %s: %w", path, err) // never created by a reader
-		}
-		if fi.Size() == 0 {
-			// A reader never makes a database of a file: it is left as it is.
-			return nil, fmt.Errorf("open %s: %w: the file is empty; nothing was changed (m3eval import FILE --db %s makes it one)", path, ErrNotDatabase, path)
-		}
-	} else if err := canWrite(path); err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	st, err := checkSchema(ctx, path)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	if opts.ReadOnly && st.pending {
-		if err := upgrade(ctx, path); err != nil {
-			return nil, err
-		}
-	}
-	if !opts.ReadOnly {
-		if err := create(ctx, path); err != nil {
-			return nil, fmt.Errorf("open %s: %w", path, err)
-		}
-	}
-	db, err := sql.Open("sqlite3", dsn(path, opts, false))
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	wdb, err := sql.Open("sqlite3", dsn(path, opts, true))
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	if opts.Writers > 0 {
-		wdb.SetMaxOpenConns(opts.Writers)
-	}
-	s := &Store{db: db, wdb: wdb, path: path, lockWait: opts.LockWait, priorityMax: importPriorityMax, chunkTime: importChunkTime, interactive: opts.Durable && !opts.ReadOnly, Now: func() time.Time { return time.Now().UTC() }}
-	if s.lockWait <= 0 {
-		s.lockWait = DefaultLockWait
-	}
-	if err := db.PingContext(ctx); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	switch {
-	case opts.ReadOnly:
-		if err := readable(ctx, db); err != nil {
-			s.Close()
-			return nil, fmt.Errorf("open %s: %w", path, err)
-		}
-	case st.pending:
-		// Only then is the write lock taken: an import running elsewhere cannot stop
-		// annotate or score from opening a current database.
-		if err := s.migrate(ctx); err != nil {
-			s.Close()
-			return nil, fmt.Errorf("open %s: %w", path, err)
-		}
-	}
-	return s, nil
-}
-
-// readBusyTimeout is SQLite's busy wait for reads. In WAL mode a read waits only in rare
-// moments (another process recovering the WAL after a crash), never for a writer.
-const readBusyTimeout = "5000"
-
-// dsn is the connection string of the read or the write pool.
-func dsn(path string, opts Options, write bool) string {
-	q := url.Values{}
-	q.Set("_foreign_keys", "on")
-	if write {
-		q.Set("_busy_timeout", "0") // beginWrite waits, polling
-		q.Set("_txlock", "immediate")
-	} else {
-		q.Set("_busy_timeout", readBusyTimeout)
-		q.Set("_txlock", "deferred")
-	}
-	if opts.ReadOnly {
-		// No journal mode to set: the file is only read.
-		readOnlyParams(path, q)
-	} else {
-		q.Set("_journal_mode", "WAL")
-	}
-	if opts.Durable {
-		q.Set("_synchronous", "FULL")
-	} else {
-		q.Set("_synchronous", "NORMAL")
-	}
-	return fileURI(path, q)
 }
 
 // lockPoll is how often a waiting write tries the lock again: an import lets go of it for a
@@ -377,94 +228,11 @@ func isBusy(err error) bool {
 	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
 }
 
-// create gives a database that does not exist yet its page size. It has to come before WAL
-// mode, which writes the file's header, so it cannot be one of the connection's settings.
-func create(ctx context.Context, path string) error {
-	fi, err := os.Stat(path)
-	switch {
-	case err == nil && fi.Size() > 0:
-		return nil // a database already
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return nil // the real open reports on it
-	}
-	db, err := sql.Open("sqlite3", fileURI(path, nil))
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	_, err = db.ExecContext(ctx, fmt.Sprintf(`PRAGMA page_size = %d; PRAGMA journal_mode = WAL`, newPageSize))
-	return err
-}
-
 // Close closes the database.
 func (s *Store) Close() error { return errors.Join(s.wdb.Close(), s.db.Close()) }
 
 // Path is the file the store was opened from.
 func (s *Store) Path() string { return s.path }
-
-// migrate applies, in order and one transaction each, the embedded migrations not yet
-// recorded in schema_migrations.
-func (s *Store) migrate(ctx context.Context) error {
-	names, err := s.migrationNames()
-	if err != nil {
-		return err
-	}
-	tx, err := s.beginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	for _, m := range names {
-		if err := s.applyMigration(ctx, m.version, m.name); err != nil {
-			return fmt.Errorf("migrate %s: %w", strings.TrimPrefix(m.name, "migrations/"), err)
-		}
-	}
-	return nil
-}
-
-// upgrade applies pending migrations before a read-only open: the reader's queries need
-// today's schema. A database that cannot be written is left as it is, with a sentence.
-func upgrade(ctx context.Context, path string) error {
-	s, err := Open(ctx, path, Options{})
-	if err != nil {
-		return fmt.Errorf("open %s: the database needs an upgrade to this m3eval's schema, and it cannot be written here: %w", path, err)
-	}
-	return s.Close()
-}
-
-func (s *Store) applyMigration(ctx context.Context, version int, name string) error {
-	tx, err := s.beginWrite(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version).Scan(&n); err != nil {
-		return err
-	}
-	if n > 0 {
-		return nil
-	}
-	body, err := s.migrationFS().ReadFile(name)
-	if err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
-		version, name, formatTime(s.Now())); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
 
 // domainError turns driver errors into the store's sentinel errors.
 func domainError(err error) error {

@@ -18,15 +18,15 @@ import (
 	"unicode/utf8"
 )
 
-// String returns s with control characters made visible; newlines and tabs are kept.
+// String returns s with its control characters made visible. Newlines and tabs are kept.
 func String(s string) string { return clean(s, true) }
 
-// Line returns s for one line of a table or a status line: like String, but a newline shows
-// as ⏎ and a tab as a space, so a cell never breaks its row.
+// Line returns s made safe for one line of a table or a status line. It is like String, but
+// a newline shows as ⏎ and a tab as a space, so a cell never breaks its row.
 func Line(s string) string { return clean(s, false) }
 
-// Safe reports whether s prints as itself: valid UTF-8 without control characters other
-// than newline and tab.
+// Safe reports whether s prints as itself. That is valid UTF-8 without control characters
+// other than newline and tab.
 func Safe(s string) bool {
 	for i := 0; i < len(s); {
 		c := s[i]

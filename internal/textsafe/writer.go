@@ -7,16 +7,16 @@ import (
 	"unicode/utf8"
 )
 
-// NewWriter returns a writer that passes text to w neutralized as String does (control
-// characters made visible, newlines and tabs kept): for CSV, JSON or any text a command
-// prints to a terminal, where a cell from data must not act on the screen. A file or a pipe
-// gets the bytes as they are; this is for the terminal only.
+// NewWriter returns a Writer that passes text to w made safe as String makes it. Control
+// characters are made visible, and newlines and tabs kept. It is for CSV, JSON or any text a
+// command prints to a terminal, where a cell from data must not act on the screen. A file or
+// a pipe gets the bytes as they are.
 func NewWriter(w io.Writer) *Writer {
 	return &Writer{w: w, fix: func(dst *bytes.Buffer, chunk []byte) { dst.WriteString(String(string(chunk))) }}
 }
 
-// NewJSONWriter returns a writer for JSON text that escapes, as \uXXXX, the characters
-// encoding/json leaves raw but a terminal or an editor acts on: DEL, the C1 controls
+// NewJSONWriter returns a Writer for JSON text that escapes some characters as \uXXXX. They
+// are those encoding/json leaves raw but a terminal or an editor acts on: DEL, the C1 controls
 // (U+009B is CSI) and the bidirectional controls (U+202E). Inside a JSON string such an
 // escape means the same character, so a file stays faithful; outside strings JSON has none
 // of them. encoding/json already escapes the C0 controls and U+2028/U+2029.
@@ -46,8 +46,9 @@ func escapeJSON(dst *bytes.Buffer, chunk []byte) {
 	}
 }
 
-// Writer applies its fix to whole runes: a rune split between two writes waits for its
-// last bytes. Flush writes what is left at the end.
+// Writer is an io.Writer that makes text safe for a terminal on its way to another writer.
+// It works on whole runes: a rune split between two writes waits for its last bytes, and
+// Flush writes what is left at the end.
 type Writer struct {
 	w       io.Writer
 	fix     func(dst *bytes.Buffer, chunk []byte)
@@ -55,6 +56,7 @@ type Writer struct {
 	out     bytes.Buffer
 }
 
+// Write implements io.Writer.
 func (rw *Writer) Write(p []byte) (int, error) {
 	data := p
 	if len(rw.pending) > 0 {
@@ -84,7 +86,8 @@ func (rw *Writer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Flush writes the bytes held back at the end (an incomplete rune: invalid UTF-8).
+// Flush writes the bytes held back at the end. They are an incomplete rune, so invalid
+// UTF-8.
 func (rw *Writer) Flush() error {
 	if len(rw.pending) == 0 {
 		return nil

@@ -8,7 +8,8 @@ import (
 	"fmt"
 )
 
-// Err is the mark: errors.Is(err, usage.Err) holds for every error Errorf or Wrap built.
+// Err is the mark of a usage error. errors.Is(err, usage.Err) holds for every error Errorf or
+// Wrap built.
 var Err = errors.New("usage")
 
 type marked struct{ error }

@@ -8,10 +8,11 @@ import (
 	"io"
 )
 
-// Replay answers from a request log instead of a VLM: each (episode, turn) gets the answer
-// its last successful attempt logged (a 200 with an answer, cut ones included, as cut). Replaying a run with the same scenes, settings and
-// seed asks the same questions and so writes the same turns; a question that differs from
-// the logged one is an error, since the log's answer was to another question.
+// Replay answers from a request log instead of a VLM. Each (episode, turn) gets the answer
+// its last successful attempt logged: a 200 with an answer, cut ones included, as cut.
+// Replaying a run with the same scenes, settings and seed asks the same questions and so
+// writes the same turns. A question that differs from the logged one is an error, since the
+// log's answer was to another question.
 type Replay struct {
 	answers map[Tag]logged
 }

@@ -10,9 +10,9 @@ import (
 	"strings"
 )
 
-// MaxAnswer bounds a response body, and so one answer: a chat completion is a few KB, and
-// the simulator sends every answer back with each later turn, so a 15 MB answer kept whole
-// would grow every request of its episode. A larger body fails the turn (not retried: the
+// MaxAnswer is the largest response body, and so the longest answer, the client reads. A
+// chat completion is a few KB, and the simulator sends every answer back with each later
+// turn, so a 15 MB answer kept whole would grow every request of its episode. A larger body fails the turn (not retried: the
 // server would send it again), for simulate and judge alike.
 const MaxAnswer = 16 << 20
 
@@ -105,7 +105,7 @@ func readAnswer(body []byte, contentType string) (answer, *Error) {
 		e.Body = snippet(body)
 		return answer{usage: a.usage, promptTokens: a.promptTokens, completionTokens: a.completionTokens}, e
 	}
-	if null && a.text == "" && a.finish != "length" {
+	if null && a.text == "" && a.finish != "length" && a.finish != "content_filter" {
 		// content null with nothing in its place: not an answer, and not an empty one.
 		return answer{}, &Error{Kind: KindMalformed, Err: errors.New(`choices[0].message.content is neither text nor a list of text parts`), Body: snippet(body)}
 	}
@@ -145,14 +145,15 @@ func (n *noText) see(c *wireContent) {
 }
 
 // check completes an answer without text: a refusal becomes its text; else a KindNoText
-// when the message had tool calls or only reasoning instead, and nil otherwise (an answer
-// cut at the token limit is the caller's KindTruncated, whatever it holds; an empty string
-// with nothing beside it is the model's own empty answer).
+// when the message had tool calls or only reasoning instead, and nil otherwise. An answer cut
+// at the token limit is the caller's KindTruncated, and one the content filter stopped its
+// KindFiltered, whatever they hold. An empty string with nothing beside it is the model's own
+// empty answer.
 func (n *noText) check(a *answer) *Error {
 	if a.text == "" && n.refusal.Len() > 0 {
 		a.text = n.refusal.String()
 	}
-	if a.text != "" || a.finish == "length" {
+	if a.text != "" || a.finish == "length" || a.finish == "content_filter" {
 		return nil
 	}
 	switch {

@@ -11,13 +11,15 @@ import (
 	"syscall"
 )
 
-// Unreachable says why the endpoint of a failed request cannot be reached or used at all —
-// the connection is refused, the host name does not resolve, the host or network is
-// unreachable, TLS fails, no answer came in time (after every retry, or within the turn's
-// time), or the server refuses the key (401, 403) or has no such URL or model (404, 405),
-// as an HTTP status or as the code of an error in a 200 body — or "" for any other error. These say the endpoint is down, wrong or stalled, so further
-// requests are likely to fail the same way; another HTTP status (400 for one turn's too
-// long context, 429, 5xx), a redirect (each turn says it) or a bad answer does not. A
+// Unreachable says why the endpoint of a failed request cannot be reached or used at all,
+// or returns "" when err says nothing of the kind. The reasons are: the connection is
+// refused, the host name does not resolve, the host or network is unreachable, TLS fails,
+// no answer came in time (after every retry, or within the turn's time), or the server
+// refuses the key (401, 403) or has no such URL or model (404, 405), as an HTTP status or
+// as the code of an error in a 200 body. These say the endpoint is down, wrong or stalled,
+// so further requests are likely to fail the same way. Another HTTP status (400 for one
+// turn's too long context, 429, 5xx), a redirect (each turn says it) or a bad answer does
+// not. A
 // timeout counts: an endpoint that never answers (or trickles its answer, a slowloris)
 // would otherwise hold every turn for all its retries. The reason of an HTTP error carries
 // the server's words (which model it does not know), so that the one line that stops a run

@@ -54,7 +54,8 @@ const (
 	RoleAssistant Role = "assistant"
 )
 
-// Message is one chat message: text, and images (local paths or http(s)/data URLs).
+// Message is one chat message: its text and its images. An image is a local path or an
+// http(s) or data URL.
 type Message struct {
 	Role   Role
 	Text   string
@@ -229,8 +230,8 @@ func (e *Error) retryable() bool {
 	return false
 }
 
-// IsTruncated reports whether err is an answer cut at the token limit; Chat returns the
-// cut text with it.
+// IsTruncated reports whether err is an answer cut at the token limit. Chat returns the cut
+// text with such an error.
 func IsTruncated(err error) bool {
 	var e *Error
 	return errors.As(err, &e) && e.Kind == KindTruncated
@@ -300,8 +301,8 @@ func New(opts Options) (*Client, error) {
 	return c, nil
 }
 
-// URL is the chat completions URL requests go to, without its secrets (user info and
-// api_key query values read REDACTED): the URL to show.
+// URL returns the chat completions URL requests go to, as it may be shown. Its secrets (user
+// info and api_key query values) read REDACTED.
 func (c *Client) URL() string { return c.logURL }
 
 // Wire types of the chat completions API (the subset we send and read).
@@ -410,7 +411,7 @@ func (c *Client) imageURL(ref string) (string, error) {
 	return u, nil
 }
 
-// DataURL reads a local image file into a data URL; the media type comes from the file name.
+// DataURL reads a local image file into a data URL. The media type comes from the file name.
 func DataURL(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -452,8 +453,8 @@ const DefaultMaxRetryWait = 2 * time.Minute
 // errTurnTimeout is the cause of a turn's context when Options.TurnTimeout ends it.
 var errTurnTimeout = errors.New("turn timeout")
 
-// RequestBody is the exact body Chat (format nil) or Complete sends for msgs: what
-// m3eval judge --print-prompt prints, byte for byte.
+// RequestBody returns the exact body Complete sends for msgs, or Chat when format is nil.
+// m3eval judge --print-prompt prints it, byte for byte.
 func (c *Client) RequestBody(msgs []Message, format json.RawMessage) ([]byte, error) {
 	body, err := c.body(msgs, c.imageURL)
 	if err != nil {
@@ -511,7 +512,16 @@ func (c *Client) Chat(ctx context.Context, tag Tag, msgs []Message) (string, err
 				if context.Cause(ctx) == errTurnTimeout {
 					return turnOver(attempt - 1)
 				}
-				return "", err
+				if ctx.Err() != nil {
+					return "", err
+				}
+				// The limiter refuses at once a wait that would outlast the context's
+				// deadline. When that deadline is the turn's, the turn is over now, as when a
+				// Retry-After outlasts it; when it is the caller's, it is the caller's.
+				if dl, _ := ctx.Deadline(); !turnEnd.IsZero() && dl.Equal(turnEnd) {
+					return turnOver(attempt - 1)
+				}
+				return "", fmt.Errorf("%w: the rate limit holds the next request past it (%v)", context.DeadlineExceeded, err)
 			}
 		}
 		text, retryAfter, e := c.attempt(ctx, tag, attempt, body, logged)
@@ -762,8 +772,8 @@ func snippet(b []byte) string {
 	return s
 }
 
-// Reply is a completion with what it cost: the server's token counts (0 when it reports
-// none) and the attempts it took.
+// Reply is a completion with what it cost. That is the server's token counts (0 when it
+// reports none) and the attempts it took.
 type Reply struct {
 	Text                           string
 	PromptTokens, CompletionTokens int
@@ -783,8 +793,9 @@ type call struct {
 
 type callKey struct{}
 
-// Complete is Chat with a response_format (nil: none; the model judge's json_schema), and
-// the reply's token counts and attempts (set on failure too).
+// Complete sends the conversation as Chat does, with a response_format, and returns the
+// reply with its token counts and attempts. A nil format sends none (the model judge sends
+// its json_schema). The counts and attempts are set on failure too.
 func (c *Client) Complete(ctx context.Context, tag Tag, msgs []Message, format json.RawMessage) (Reply, error) {
 	cl := &call{format: format}
 	text, err := c.Chat(context.WithValue(ctx, callKey{}, cl), tag, msgs)
