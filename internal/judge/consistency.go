@@ -278,17 +278,11 @@ func (c *ctx) consistency() Value {
 		if allExpected {
 			continue
 		}
-		var was fact
-		for _, f := range before {
-			if f.turn > was.turn {
-				was = f
-			}
-		}
-		var now fact
-		for _, f := range cur[k] {
-			now = f
-			break
-		}
+		// The evidence names the latest earlier statement and one current statement; both
+		// are chosen by turn and then by spelling, not by map order, so the same input
+		// always explains itself the same way.
+		was := latestFact(before)
+		now := latestFact(cur[k])
 		return Value{Value: "No", Rule: "consistency.contradiction",
 			Evidence: []string{"turn " + itoa(was.turn) + ": " + was.spelling, "now: " + now.spelling}}
 	}
@@ -296,6 +290,19 @@ func (c *ctx) consistency() Value {
 		return Value{Value: "Yes", Rule: "consistency.nothing_to_compare"}
 	}
 	return Value{Value: "Yes", Rule: "consistency.agrees", Evidence: []string{itoa(compared) + " statements compared"}}
+}
+
+// latestFact returns the fact of the latest turn in vals; among facts of one turn, the one
+// whose spelling sorts first.
+func latestFact(vals map[string]fact) fact {
+	var best fact
+	found := false
+	for _, f := range vals {
+		if !found || f.turn > best.turn || (f.turn == best.turn && f.spelling < best.spelling) {
+			best, found = f, true
+		}
+	}
+	return best
 }
 
 // related returns, for a statement that names no image ("the car is blue"), the statements
