@@ -1,15 +1,13 @@
 package main
 
 import (
-	"github.com/m3bench/m3eval/internal/importer"
 	"github.com/m3bench/m3eval/internal/judgerun"
 	"github.com/m3bench/m3eval/internal/scoring"
 	"github.com/m3bench/m3eval/internal/store"
-	"github.com/m3bench/m3eval/internal/workflow"
 )
 
 // The store implements what the engines not yet moved to *store.Store declare they need of
-// storage (a store.go in each; estimate and report take *store.Store, docs/architecture.md
+// storage (a store.go in each; estimate, report, workflow and importer take *store.Store, docs/architecture.md
 // says why). The assertions live here, where every engine meets the concrete store: in
 // internal/store they would make an import cycle, since the engines import store for its
 // filter and row types. The annotator's and adjudicator's interfaces (internal/session)
@@ -20,10 +18,8 @@ import (
 // store's writers, ingest fills *store.Importer through ingest.Sink; Importer.PutTurn is
 // called only by tests.
 var (
-	_ workflow.Store = (*store.Store)(nil)
 	_ scoring.Store  = (*store.Store)(nil)
 	_ judgerun.Store = (*store.Store)(nil)
-	_ importer.Store = (*store.Store)(nil)
 	// judge --explain SAMPLE_ID --name NAME (judgerun.Request.ExplainStored).
 	_ judgerun.StoredJudgeReader = (*store.Store)(nil)
 )

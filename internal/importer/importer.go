@@ -56,7 +56,7 @@ type Options struct {
 
 // Importer imports files of turn records, labeled samples and other tools' logs.
 type Importer struct {
-	s     Store
+	s     *store.Store
 	o     Options
 	media *ingest.Media
 	files *progress.Files // reading the files, for Options.Progress
@@ -68,7 +68,7 @@ type Importer struct {
 func (imp *Importer) Committed() int { return imp.committed }
 
 // New returns an Importer into s.
-func New(s Store, o Options) *Importer {
+func New(s *store.Store, o Options) *Importer {
 	o.Store.Rubric = o.Rubric
 	if o.Now == nil {
 		o.Now = func() time.Time { return time.Now().UTC() }

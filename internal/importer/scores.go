@@ -60,7 +60,7 @@ const maxScoreText = 256
 
 // Scores imports the judge's score files one after the other, each in one transaction, and
 // prints the counts of each.
-func Scores(ctx context.Context, s Store, paths []string, o ScoreOptions) error {
+func Scores(ctx context.Context, s *store.Store, paths []string, o ScoreOptions) error {
 	files := progress.NewFiles(paths, o.Progress)
 	for _, path := range paths {
 		fc, name, err := scoresFile(ctx, s, path, files, o)
@@ -84,7 +84,7 @@ func Scores(ctx context.Context, s Store, paths []string, o ScoreOptions) error 
 
 // scoresFile reads one file into the store in one transaction and returns the counts by
 // outcome and the name errors give the file.
-func scoresFile(ctx context.Context, s Store, path string, files *progress.Files, o ScoreOptions) (fileCounts, string, error) {
+func scoresFile(ctx context.Context, s *store.Store, path string, files *progress.Files, o ScoreOptions) (fileCounts, string, error) {
 	var fc fileCounts
 	counts := &fc.outcomes
 	f, name, err := ingest.OpenInput(path, o.In) // named in errors as m3eval import names its files

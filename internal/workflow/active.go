@@ -78,7 +78,7 @@ func (u *uncertainty) value() float64 {
 // that grows with the judges' uncertainty about it (sample.Inclusion, mixed with uniform by
 // Mix), by a systematic draw that includes each turn with exactly that probability, and
 // stores it with every drawn turn's probability (m3eval estimate --sample weights by it).
-func ActiveSample(ctx context.Context, st ActiveSampleStore, r *rubric.Rubric, o ActiveOptions) (*store.SampleInfo, error) {
+func ActiveSample(ctx context.Context, st *store.Store, r *rubric.Rubric, o ActiveOptions) (*store.SampleInfo, error) {
 	if strings.TrimSpace(o.Name) == "" {
 		return nil, usagef("--name is required")
 	}

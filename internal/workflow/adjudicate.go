@@ -17,7 +17,7 @@ import (
 // Cases lists the turns of a campaign ("" for all) whose submitted labels disagree or that an
 // annotator flagged, in queue order: what the adjudication screen walks. Decided tells, per
 // case, whether every disputed field has a final value already and every flag is cleared.
-func Cases(ctx context.Context, st CaseStore, name string, r *rubric.Rubric, o campaign.DisagreeOptions) ([]campaign.Case, []bool, error) {
+func Cases(ctx context.Context, st *store.Store, name string, r *rubric.Rubric, o campaign.DisagreeOptions) ([]campaign.Case, []bool, error) {
 	d, err := st.Review(ctx, name)
 	if err != nil {
 		return nil, nil, err
@@ -85,7 +85,7 @@ func (c FinalCounts) String() string {
 // ExportFinal streams one final label per submitted turn (of a campaign's turns, or all):
 // the adjudicated value where there is one, else the agreed one; the label says which.
 // Turns with a dispute nobody settled yet are left out and counted.
-func ExportFinal(ctx context.Context, st ExportStore, name string, r *rubric.Rubric, o campaign.DisagreeOptions, fn func(*dataset.Labeled) error) (FinalCounts, error) {
+func ExportFinal(ctx context.Context, st *store.Store, name string, r *rubric.Rubric, o campaign.DisagreeOptions, fn func(*dataset.Labeled) error) (FinalCounts, error) {
 	var c FinalCounts
 	var only map[string]bool
 	if name != "" {
@@ -162,7 +162,7 @@ type DecideOptions struct {
 
 // Decide records an adjudicator's final values for one turn in one transaction and returns
 // them.
-func Decide(ctx context.Context, st CaseStore, o DecideOptions) ([]session.FinalEdit, error) {
+func Decide(ctx context.Context, st *store.Store, o DecideOptions) ([]session.FinalEdit, error) {
 	if o.Adjudicator == "" {
 		return nil, usagef("--adjudicator NAME is required")
 	}

@@ -34,7 +34,7 @@ type Render func(w io.Writer) error
 type Command interface {
 	Check() error
 	StoreOptions() store.Options
-	Run(ctx context.Context, st Store, r *rubric.Rubric) (Render, error)
+	Run(ctx context.Context, st *store.Store, r *rubric.Rubric) (Render, error)
 }
 
 // pairs reads repeated KEY=VALUE flags; a value may be empty unless needValue.
@@ -114,7 +114,7 @@ func (c *SampleCommand) StoreOptions() store.Options {
 }
 
 // Run implements Command.
-func (c *SampleCommand) Run(ctx context.Context, st Store, r *rubric.Rubric) (Render, error) {
+func (c *SampleCommand) Run(ctx context.Context, st *store.Store, r *rubric.Rubric) (Render, error) {
 	switch {
 	case c.List:
 		samples, err := st.Samples(ctx)
@@ -238,7 +238,7 @@ func (c *AssignCommand) Check() error {
 func (c *AssignCommand) StoreOptions() store.Options { return store.Options{ReadOnly: c.Show} }
 
 // Run implements Command.
-func (c *AssignCommand) Run(ctx context.Context, st Store, r *rubric.Rubric) (Render, error) {
+func (c *AssignCommand) Run(ctx context.Context, st *store.Store, r *rubric.Rubric) (Render, error) {
 	if c.Show {
 		camp, err := st.Campaign(ctx, c.Sample)
 		return func(w io.Writer) error { return WriteCampaign(w, camp, nil, c.Format) }, err
@@ -290,7 +290,7 @@ func (c *QCCommand) Check() error {
 func (c *QCCommand) StoreOptions() store.Options { return store.Options{ReadOnly: true} }
 
 // Run implements Command.
-func (c *QCCommand) Run(ctx context.Context, st Store, r *rubric.Rubric) (Render, error) {
+func (c *QCCommand) Run(ctx context.Context, st *store.Store, r *rubric.Rubric) (Render, error) {
 	qs, err := QC(ctx, st, c.Campaign, r, c.QCOptions)
 	title := c.Campaign
 	if title == "" {
@@ -357,7 +357,7 @@ func (c *AdjudicateCommand) StoreOptions() store.Options {
 }
 
 // Run implements Command: --list, or a decision on one turn.
-func (c *AdjudicateCommand) Run(ctx context.Context, st Store, r *rubric.Rubric) (Render, error) {
+func (c *AdjudicateCommand) Run(ctx context.Context, st *store.Store, r *rubric.Rubric) (Render, error) {
 	c.Rubric = r
 	if c.List {
 		cases, decided, err := Cases(ctx, st, c.Campaign, r, c.Disagree)
@@ -382,7 +382,7 @@ func (c *AdjudicateCommand) Run(ctx context.Context, st Store, r *rubric.Rubric)
 
 // OpenCases are the disputed turns the adjudication screen shows, and the first still
 // open; no disputed turn is an error.
-func (c *AdjudicateCommand) OpenCases(ctx context.Context, st Store, r *rubric.Rubric) ([]campaign.Case, int, error) {
+func (c *AdjudicateCommand) OpenCases(ctx context.Context, st *store.Store, r *rubric.Rubric) ([]campaign.Case, int, error) {
 	c.Rubric = r
 	cases, decided, err := Cases(ctx, st, c.Campaign, r, c.Disagree)
 	if err != nil {

@@ -24,7 +24,7 @@ type ExportOptions struct {
 // Export writes the labels through open, which gives it the output: open is called only
 // once the options hold and there is something to export, so a mistake leaves no file. With
 // Final it returns what the final labels are made of.
-func Export(ctx context.Context, st ExportStore, r *rubric.Rubric, o ExportOptions, open func(func(io.Writer) error) error) (*FinalCounts, error) {
+func Export(ctx context.Context, st *store.Store, r *rubric.Rubric, o ExportOptions, open func(func(io.Writer) error) error) (*FinalCounts, error) {
 	lo := o.Format
 	lo.Rubric = r
 	if o.Final || o.Campaign != "" {

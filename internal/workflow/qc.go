@@ -5,10 +5,11 @@ import (
 
 	"github.com/m3bench/m3eval/internal/campaign"
 	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/store"
 )
 
 // QC checks the submitted labels of a campaign ("" for the whole database).
-func QC(ctx context.Context, st Reviewer, name string, r *rubric.Rubric, o campaign.QCOptions) ([]campaign.AnnotatorQC, error) {
+func QC(ctx context.Context, st *store.Store, name string, r *rubric.Rubric, o campaign.QCOptions) ([]campaign.AnnotatorQC, error) {
 	d, err := st.Review(ctx, name)
 	if err != nil {
 		return nil, err

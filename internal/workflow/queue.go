@@ -38,7 +38,7 @@ func DescribeFilter(specs []string) string {
 // assigns them turns) when there is one, else every imported turn; m3eval annotate and each
 // m3eval serve session open it the same way. filterText describes the filter for errors. A
 // name that keeps another annotator's repeated labels is a usage error (usage.Err).
-func AnnotatorQueue(ctx context.Context, s QueueStore, annotator, campaign string, filter store.Filter, filterText string) (*store.Queue, error) {
+func AnnotatorQueue(ctx context.Context, s *store.Store, annotator, campaign string, filter store.Filter, filterText string) (*store.Queue, error) {
 	if hidden, err := s.IsRepeatRow(ctx, annotator); err != nil || hidden {
 		if err == nil {
 			err = usagef("--annotator %q: the name keeps another annotator's repeated labels; choose another", annotator)
@@ -77,7 +77,7 @@ func AnnotatorQueue(ctx context.Context, s QueueStore, annotator, campaign strin
 // CampaignQueue opens the annotator's queue of the campaign; once every turn of it is
 // submitted, the turns assigned to be shown again (assign --repeat) follow, under the same
 // name and header.
-func CampaignQueue(ctx context.Context, s QueueStore, annotator, campaign string, f store.Filter) (*store.Queue, error) {
+func CampaignQueue(ctx context.Context, s *store.Store, annotator, campaign string, f store.Filter) (*store.Queue, error) {
 	q, err := s.OpenCampaignQueue(ctx, annotator, campaign, f)
 	if err != nil {
 		return nil, err

@@ -7,10 +7,11 @@ import (
 
 	"github.com/m3bench/m3eval/internal/campaign"
 	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/store"
 )
 
 // TeamStatus reads the team's status as of now: the admin's screen of m3eval serve.
-func TeamStatus(ctx context.Context, st TeamStore, r *rubric.Rubric, now time.Time) (*Team, error) {
+func TeamStatus(ctx context.Context, st *store.Store, r *rubric.Rubric, now time.Time) (*Team, error) {
 	s, err := st.Status(ctx)
 	if err != nil {
 		return nil, err
@@ -39,7 +40,7 @@ func TeamStatus(ctx context.Context, st TeamStore, r *rubric.Rubric, now time.Ti
 }
 
 // TeamScreen is the text of the admin's status screen of m3eval serve as of now.
-func TeamScreen(ctx context.Context, st TeamStore, r *rubric.Rubric, now time.Time) (string, error) {
+func TeamScreen(ctx context.Context, st *store.Store, r *rubric.Rubric, now time.Time) (string, error) {
 	t, err := TeamStatus(ctx, st, r, now)
 	if err != nil {
 		return "", err

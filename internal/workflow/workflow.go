@@ -34,7 +34,7 @@ type SampleOptions struct {
 }
 
 // Sample draws a stratified sample of the imported turns and stores it under its name.
-func Sample(ctx context.Context, st SampleStore, o SampleOptions) (*store.SampleInfo, error) {
+func Sample(ctx context.Context, st *store.Store, o SampleOptions) (*store.SampleInfo, error) {
 	if strings.TrimSpace(o.Name) == "" {
 		return nil, usagef("--name is required")
 	}
@@ -123,7 +123,7 @@ type AssignResult struct {
 
 // Assign gives the sample's turns to the annotators, extending an earlier assignment
 // without moving started work.
-func Assign(ctx context.Context, st AssignStore, o AssignOptions) (*AssignResult, error) {
+func Assign(ctx context.Context, st *store.Store, o AssignOptions) (*AssignResult, error) {
 	names, err := cleanNames(o.Annotators)
 	if err != nil {
 		return nil, err
@@ -285,7 +285,7 @@ func cleanNames(in []string) ([]string, error) {
 
 // loadGold reads a file of labeled turns in the guide's format (turn fields plus one
 // human_annotation) and stores their labels as gold. The turns must be imported.
-func loadGold(ctx context.Context, st AssignStore, path string, r *rubric.Rubric) error {
+func loadGold(ctx context.Context, st *store.Store, path string, r *rubric.Rubric) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("gold: %w", err)
