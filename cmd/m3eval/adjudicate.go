@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -11,8 +12,7 @@ import (
 )
 
 func newAdjudicateCmd(g *globalOptions) *cobra.Command {
-	o := workflow.NewAdjudicateCommand()
-	var output string
+	o := workflow.NewAdjudicateRequest()
 	cmd := &cobra.Command{
 		Use:   "adjudicate --adjudicator NAME (--list | --turn SAMPLE_ID ...)",
 		Short: "Find the turns annotators disagree on or flagged and record final labels",
@@ -35,20 +35,29 @@ by side; A, B, ... take one, 1-5 or y/n/a score anew, f clears flags, u undoes. 
 			if o.Screen() {
 				return g.adjudicateScreen(cmd, o)
 			}
-			if !o.List {
-				output = "" // a decision is printed, not written to --output
+			if err := o.Check(); err != nil {
+				return usageIf(err)
 			}
-			return g.runCampaign(cmd, o, output)
+			s, r, err := g.openDB(cmd.Context(), o.StoreOptions(), false)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			write, err := o.Run(cmd.Context(), s, r)
+			if err != nil {
+				return notFoundHint(usageIf(err), "m3eval sample --list")
+			}
+			return writeOutput(cmd, o.Output, func(w io.Writer, _ bool) error { return write(w) })
 		},
 	}
 	o.AddFlags(cmd.Flags())
-	cmd.Flags().StringVarP(&output, "output", "o", "", "write --list to FILE instead of standard output")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "write --list to FILE instead of standard output")
 	names(cmd, map[string]name{"campaign": campaignName, "take": annotatorName, "turn": sampleIDName})
 	return cmd
 }
 
 // adjudicateScreen opens the adjudication screen on the turns that disagree.
-func (g *globalOptions) adjudicateScreen(cmd *cobra.Command, o *workflow.AdjudicateCommand) error {
+func (g *globalOptions) adjudicateScreen(cmd *cobra.Command, o *workflow.AdjudicateRequest) error {
 	if err := o.Check(); err != nil {
 		return usageIf(err)
 	}

@@ -1,14 +1,15 @@
 package main
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/workflow"
 )
 
 func newQCCmd(g *globalOptions) *cobra.Command {
-	o := workflow.NewQCCommand()
-	var output string
+	o := workflow.NewQCRequest()
 	cmd := &cobra.Command{
 		Use:   "qc [--campaign NAME]",
 		Short: "Flag annotators whose work shows the failures the guide warns about",
@@ -19,10 +20,21 @@ annotator). The flags set the thresholds; docs/campaign.md defines each check.`,
 		Example: `  m3eval qc --campaign pilot
   m3eval qc --campaign pilot --rush-seconds 30 --format md -o qc.md`,
 		Args: exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error { return g.runCampaign(cmd, o, output) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, r, err := g.openDB(cmd.Context(), o.StoreOptions(), false)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			write, err := o.Run(cmd.Context(), s, r)
+			if err != nil {
+				return notFoundHint(usageIf(err), "m3eval sample --list")
+			}
+			return writeOutput(cmd, o.Output, func(w io.Writer, _ bool) error { return write(w) })
+		},
 	}
 	o.AddFlags(cmd.Flags())
-	cmd.Flags().StringVarP(&output, "output", "o", "", "write to FILE instead of standard output")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "write to FILE instead of standard output")
 	names(cmd, map[string]name{"campaign": campaignName})
 	return cmd
 }

@@ -8,6 +8,7 @@ import (
 )
 
 func newStatusCmd(g *globalOptions) *cobra.Command {
+	var o workflow.StatusRequest
 	return &cobra.Command{
 		Use:     "status",
 		Short:   "Show items and each annotator's progress",
@@ -17,16 +18,16 @@ func newStatusCmd(g *globalOptions) *cobra.Command {
 			if err := g.mustExist(); err != nil {
 				return err
 			}
-			s, err := g.openStore(cmd.Context(), nil, store.Options{ReadOnly: true})
+			s, err := g.openStore(cmd.Context(), nil, o.StoreOptions())
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			st, err := s.Status(cmd.Context())
+			write, err := o.Run(cmd.Context(), s, store.DisplayName(g.dbPath))
 			if err != nil {
 				return err
 			}
-			return workflow.WriteStatus(cmd.OutOrStdout(), store.DisplayName(g.dbPath), st)
+			return write(cmd.OutOrStdout())
 		},
 	}
 }

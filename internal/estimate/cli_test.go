@@ -17,7 +17,7 @@ import (
 )
 
 // These helpers import through the importer and run m3eval estimate's engine (its flags,
-// estimate.Run and Write) and sample --active (workflow.SampleCommand) the way the commands
+// estimate.Run and Write) and sample --active (workflow.SampleRequest) the way the commands
 // do, without the commands (moved from cmd/m3eval/estimate_test.go).
 
 // The shared helpers, written once in internal/testkit.
@@ -67,28 +67,26 @@ func estimateJSON(t testing.TB, db string, v any, args ...string) {
 	}
 }
 
-// runSample parses args as m3eval sample's flags and runs workflow.SampleCommand: what it
-// shows and, after it, the notes the command prints on standard error.
+// runSample parses args as m3eval sample's flags and calls its Run
+// (workflow.SampleRequest): what it shows and, after it, the notes the command prints on
+// standard error.
 func runSample(t testing.TB, db string, args ...string) (string, error) {
 	t.Helper()
-	c := &workflow.SampleCommand{}
+	c := &workflow.SampleRequest{}
 	fs := pflag.NewFlagSet("sample", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	c.AddFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return "", fmt.Errorf("%w: %v", errFlag, err)
 	}
-	if err := c.Check(); err != nil {
-		return "", err
-	}
 	s, r := openDB(t, db, c.StoreOptions())
 	defer s.Close()
-	render, err := c.Run(context.Background(), s, r)
+	write, err := c.Run(context.Background(), s, r)
 	if err != nil {
 		return "", err
 	}
 	var out bytes.Buffer
-	if err := render(&out); err != nil {
+	if err := write(&out); err != nil {
 		return "", err
 	}
 	for _, line := range c.Notes() {

@@ -12,7 +12,7 @@ import (
 // Run is m3eval estimate once its flags are parsed and its database is open: it checks the
 // request and computes every estimate (Compute), and returns the function that writes them
 // in q.Format. The command and the tests both call it, so the tests run the command's own
-// path (issue #42). It computes before it returns the writer, as workflow.SampleCommand.Run
+// path (issue #42). It computes before it returns the writer, as workflow.SampleRequest.Run
 // does, so that an error comes before any output file is touched. database is the name the
 // JSON gives the database (the file's base name).
 func (q *Request) Run(ctx context.Context, s *store.Store, r *rubric.Rubric, database string) (func(io.Writer) error, error) {

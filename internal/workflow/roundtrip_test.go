@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/m3bench/m3eval/annotations"
-	"github.com/m3bench/m3eval/internal/campaign"
 	"github.com/m3bench/m3eval/internal/importer"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
@@ -18,7 +17,7 @@ import (
 )
 
 // Moved from cmd/m3eval/cli_test.go: import and export round trips, errors and rubrics,
-// through importer and workflow.Export. TestImportExportRoundTrip compares the exports as
+// through importer and workflow.ExportRequest. TestImportExportRoundTrip compares the exports as
 // written rather than as -o files.
 
 func TestImportExportRoundTrip(t *testing.T) {
@@ -171,7 +170,7 @@ func TestCustomRubric(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustImportOut(t, db, importer.Options{Rubric: lab, Annotator: "lab"}, src)
-	eo := workflow.ExportOptions{Disagree: campaign.DefaultDisagreeOptions()}
+	eo := workflow.NewExportRequest()
 	eo.Format.Format = "jsonl"
 	out, _, err := exportWith(t, db, lab, eo)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -25,18 +26,6 @@ var (
 	QCFormats = []render.Format{render.Table, render.JSON, render.Markdown}
 )
 
-// Render writes what a command shows.
-type Render func(w io.Writer) error
-
-// A Command is one campaign command as given on the command line (sample, assign, qc,
-// adjudicate): Check finds the usage errors before the database is opened, StoreOptions
-// says how to open it, Run does the work and returns what to show.
-type Command interface {
-	Check() error
-	StoreOptions() store.Options
-	Run(ctx context.Context, st *store.Store, r *rubric.Rubric) (Render, error)
-}
-
 // pairs reads repeated KEY=VALUE flags; a value may be empty unless needValue.
 func pairs(flag string, vals []string, example string, needValue bool) (map[string][]string, error) {
 	m := map[string][]string{}
@@ -50,8 +39,9 @@ func pairs(flag string, vals []string, example string, needValue bool) (map[stri
 	return m, nil
 }
 
-// SampleCommand is m3eval sample: draw a sample (Name, N, By...), --list or --show one.
-type SampleCommand struct {
+// SampleRequest is m3eval sample's options: draw a sample (Name, N, By...), --list or
+// --show one.
+type SampleRequest struct {
 	SampleOptions
 	Where  []string // KEY=VALUE
 	List   bool
@@ -59,11 +49,12 @@ type SampleCommand struct {
 	Format render.Format
 	Active bool     // --active: draw by the judge's uncertainty (ActiveSample)
 	Judge  string   // --judge of --active
+	Output string   // -o FILE: the command writes there instead of standard output
 	notes  []string // for standard error, after the output
 }
 
 // AddFlags defines the flags of m3eval sample on fs but -o.
-func (c *SampleCommand) AddFlags(fs *pflag.FlagSet) {
+func (c *SampleRequest) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Name, "name", "", "name of the sample (required to draw one)")
 	fs.IntVar(&c.N, "n", 0, "number of turns to draw")
 	fs.StringArrayVar(&c.Params.By, "by", nil, "stratify by this turn attribute (repeatable: strata are the combinations)")
@@ -79,8 +70,8 @@ func (c *SampleCommand) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Judge, "judge", "", "with --active: the judge whose scores (and the other judges' disagreement with them) choose the turns")
 }
 
-// Check implements Command.
-func (c *SampleCommand) Check() error {
+// Check finds the usage errors of the flags before the database is opened (usage.Err).
+func (c *SampleRequest) Check() error {
 	var err error
 	if c.List && c.Show != "" {
 		return usagef("--list and --show cannot go together")
@@ -108,20 +99,34 @@ func (c *SampleCommand) Check() error {
 	return err
 }
 
-// StoreOptions implements Command: listing and showing only read.
-func (c *SampleCommand) StoreOptions() store.Options {
+// StoreOptions says how to open the database: listing and showing only read.
+func (c *SampleRequest) StoreOptions() store.Options {
 	return store.Options{ReadOnly: c.List || c.Show != ""}
 }
 
-// Run implements Command.
-func (c *SampleCommand) Run(ctx context.Context, st *store.Store, r *rubric.Rubric) (Render, error) {
+// Run is m3eval sample once its flags are parsed and its database is open (StoreOptions):
+// it checks the request, draws, lists or shows, and returns the function that writes the
+// result in c.Format; Notes has what to say on standard error after it. The command and the
+// tests both call it (issue #42). Like every Run of the workflow, it does the work before
+// it returns the writer, so that an error comes before any output file is touched.
+func (c *SampleRequest) Run(ctx context.Context, st *store.Store, r *rubric.Rubric) (func(io.Writer) error, error) {
+	if err := c.Check(); err != nil {
+		return nil, err
+	}
+	c.notes = nil
 	switch {
 	case c.List:
 		samples, err := st.Samples(ctx)
-		return func(w io.Writer) error { return WriteSamples(w, samples, c.Format) }, err
+		if err != nil {
+			return nil, err
+		}
+		return func(w io.Writer) error { return WriteSamples(w, samples, c.Format) }, nil
 	case c.Show != "":
 		info, err := st.Sample(ctx, c.Show)
-		if err == nil && info.Params.Active != nil {
+		if err != nil {
+			return nil, err
+		}
+		if info.Params.Active != nil {
 			// An active sample: say how its turns were drawn, with their probabilities.
 			incl, err := st.SampleInclusion(ctx, c.Show)
 			if err != nil {
@@ -132,25 +137,26 @@ func (c *SampleCommand) Run(ctx context.Context, st *store.Store, r *rubric.Rubr
 			}
 			return func(w io.Writer) error { return writeActive(w, info, c.Format) }, nil
 		}
-		return func(w io.Writer) error { return WriteSample(w, info, c.Format) }, err
+		return func(w io.Writer) error { return WriteSample(w, info, c.Format) }, nil
 	}
 	if c.Active {
 		info, err := ActiveSample(ctx, st, r, ActiveOptions{Name: c.Name, N: c.N, Seed: c.Seed, Judge: c.Judge, Mix: sample.DefaultMix})
-		return func(w io.Writer) error { return writeActive(w, info, c.Format) }, err
+		if err != nil {
+			return nil, err
+		}
+		return func(w io.Writer) error { return writeActive(w, info, c.Format) }, nil
 	}
 	info, err := Sample(ctx, st, c.SampleOptions)
-	if err == nil {
-		c.notes = emptyStrata(info)
+	if err != nil {
+		return nil, err
 	}
-	return func(w io.Writer) error { return WriteSample(w, info, c.Format) }, err
+	c.notes = emptyStrata(info)
+	return func(w io.Writer) error { return WriteSample(w, info, c.Format) }, nil
 }
 
-// Notes implements Noter: what the drawing wants the user to know, for standard error.
-func (c *SampleCommand) Notes() []string { return c.notes }
-
-// Noter is a command with notes for standard error after its output (a sample whose
-// allocation left strata empty).
-type Noter interface{ Notes() []string }
+// Notes are what the last Run wants the user to know, for standard error after the output:
+// the strata a drawn sample left empty, and how to give each a turn.
+func (c *SampleRequest) Notes() []string { return c.notes }
 
 // emptyStrata says which strata a drawn sample left without a turn, and how to give each
 // one: proportional allocation rounds a small stratum's share down to 0 without a word.
@@ -186,45 +192,72 @@ func emptyStrata(info *store.SampleInfo) []string {
 	return []string{note, hint}
 }
 
-// AssignCommand is m3eval assign: assign a sample to Names (comma-separated), or --show
-// the assignment.
-type AssignCommand struct {
+// AssignRequest is m3eval assign's options: assign a sample to Names (comma-separated), or
+// --show the assignment.
+type AssignRequest struct {
 	AssignOptions
 	Names  string
 	Show   bool
 	Format render.Format
+	Output string // -o FILE: the command writes there instead of standard output
+	// GoldRateGiven and RepeatGiven say whether --gold-rate and --repeat were given (their
+	// flags set them): a rate not given keeps the earlier run's (Check).
+	GoldRateGiven, RepeatGiven bool
 }
 
 // AddFlags defines the flags of m3eval assign on fs but -o.
-func (c *AssignCommand) AddFlags(fs *pflag.FlagSet) {
+func (c *AssignRequest) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Sample, "sample", "", "the sample to assign (m3eval sample --list)")
 	fs.StringVar(&c.Names, "annotators", "", "comma-separated annotator names; earlier ones first when extending")
 	fs.IntVar(&c.Overlap, "overlap", 0, "annotators per turn")
 	fs.Int64Var(&c.Seed, "seed", 42, "random seed for ties and gold turns")
 	fs.StringVar(&c.GoldFile, "gold", "", "labeled turns in the guide's format to use as gold")
-	fs.Float64Var(&c.GoldRate, "gold-rate", 0, "share of each queue that is gold, e.g. 0.05 (default: the earlier run's, or 0.05 with --gold)")
-	fs.Float64Var(&c.RepeatRate, "repeat", 0, "share of each annotator's turns shown to them again after their queue, e.g. 0.1 (default: the earlier run's)")
+	fs.Var(givenFloat{&c.GoldRate, &c.GoldRateGiven}, "gold-rate", "share of each queue that is gold, e.g. 0.05 (default: the earlier run's, or 0.05 with --gold)")
+	fs.Var(givenFloat{&c.RepeatRate, &c.RepeatGiven}, "repeat", "share of each annotator's turns shown to them again after their queue, e.g. 0.1 (default: the earlier run's)")
 	fs.BoolVar(&c.Show, "show", false, "show the assignment instead of changing it")
 	cmdutil.EnumVar(fs, &c.Format, "format", render.Table, Formats, "output format")
 }
 
-// RateDefaults sets the rates the user did not give: a re-run keeps the earlier ones (a
-// first run: none, or 0.05 of gold with --gold).
-func (c *AssignCommand) RateDefaults(goldRateGiven, repeatGiven bool) {
+// givenFloat is a float flag that also records that it was given, so that whoever parses
+// the flags (the command or a test) gets the same defaults from Check. It prints and parses
+// as pflag's own float flag does.
+type givenFloat struct {
+	v     *float64
+	given *bool
+}
+
+func (f givenFloat) String() string {
+	if f.v == nil {
+		return "0"
+	}
+	return strconv.FormatFloat(*f.v, 'g', -1, 64)
+}
+
+func (f givenFloat) Set(s string) error {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return err
+	}
+	*f.v, *f.given = v, true
+	return nil
+}
+
+func (f givenFloat) Type() string { return "float" }
+
+// Check finds the usage errors of the flags before the database is opened (usage.Err), and
+// sets the rates not given: a re-run keeps the earlier ones (-1; a first run: none, or 0.05
+// of gold with --gold).
+func (c *AssignRequest) Check() error {
 	switch {
-	case goldRateGiven:
+	case c.GoldRateGiven:
 	case c.GoldFile != "":
 		c.GoldRate = 0.05
 	default:
 		c.GoldRate = -1
 	}
-	if !repeatGiven {
+	if !c.RepeatGiven {
 		c.RepeatRate = -1
 	}
-}
-
-// Check implements Command.
-func (c *AssignCommand) Check() error {
 	if c.Sample == "" {
 		return usagef("--sample NAME is required (see m3eval sample --list)")
 	}
@@ -234,14 +267,22 @@ func (c *AssignCommand) Check() error {
 	return nil
 }
 
-// StoreOptions implements Command: showing only reads.
-func (c *AssignCommand) StoreOptions() store.Options { return store.Options{ReadOnly: c.Show} }
+// StoreOptions says how to open the database: showing only reads.
+func (c *AssignRequest) StoreOptions() store.Options { return store.Options{ReadOnly: c.Show} }
 
-// Run implements Command.
-func (c *AssignCommand) Run(ctx context.Context, st *store.Store, r *rubric.Rubric) (Render, error) {
+// Run is m3eval assign once its flags are parsed and its database is open (StoreOptions):
+// it checks the request, assigns (or reads the assignment with Show) and returns the
+// function that writes it in c.Format.
+func (c *AssignRequest) Run(ctx context.Context, st *store.Store, r *rubric.Rubric) (func(io.Writer) error, error) {
+	if err := c.Check(); err != nil {
+		return nil, err
+	}
 	if c.Show {
 		camp, err := st.Campaign(ctx, c.Sample)
-		return func(w io.Writer) error { return WriteCampaign(w, camp, nil, c.Format) }, err
+		if err != nil {
+			return nil, err
+		}
+		return func(w io.Writer) error { return WriteCampaign(w, camp, nil, c.Format) }, nil
 	}
 	o := c.AssignOptions
 	o.Rubric, o.Annotators = r, strings.Split(c.Names, ",")
@@ -252,19 +293,20 @@ func (c *AssignCommand) Run(ctx context.Context, st *store.Store, r *rubric.Rubr
 	return func(w io.Writer) error { return WriteCampaign(w, res.Campaign, res.Warnings, c.Format) }, nil
 }
 
-// QCCommand is m3eval qc: the quality-control flags of a campaign's annotators, or of
-// every label.
-type QCCommand struct {
+// QCRequest is m3eval qc's options: the quality-control flags of a campaign's annotators,
+// or of every label.
+type QCRequest struct {
 	campaign.QCOptions
 	Campaign string
 	Format   render.Format
+	Output   string // -o FILE: the command writes there instead of standard output
 }
 
-// NewQCCommand has the default thresholds.
-func NewQCCommand() *QCCommand { return &QCCommand{QCOptions: campaign.DefaultQCOptions()} }
+// NewQCRequest has the default thresholds.
+func NewQCRequest() *QCRequest { return &QCRequest{QCOptions: campaign.DefaultQCOptions()} }
 
 // AddFlags defines the flags of m3eval qc on fs but -o.
-func (c *QCCommand) AddFlags(fs *pflag.FlagSet) {
+func (c *QCRequest) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Campaign, "campaign", "", "check this campaign's annotators on its turns (default: every label)")
 	fs.IntVar(&c.StraightRun, "straight-run", c.StraightRun, "straight-lining: this many identical answer sets in a row")
 	fs.Float64Var(&c.MinSD, "min-sd", c.MinSD, "low variance: a 1-5 field's standard deviation under this")
@@ -281,40 +323,41 @@ func (c *QCCommand) AddFlags(fs *pflag.FlagSet) {
 	cmdutil.EnumVar(fs, &c.Format, "format", render.Table, QCFormats, "output format")
 }
 
-// Check implements Command.
-func (c *QCCommand) Check() error {
-	return nil
-}
+// StoreOptions says how to open the database: qc only reads.
+func (c *QCRequest) StoreOptions() store.Options { return store.Options{ReadOnly: true} }
 
-// StoreOptions implements Command: qc only reads.
-func (c *QCCommand) StoreOptions() store.Options { return store.Options{ReadOnly: true} }
-
-// Run implements Command.
-func (c *QCCommand) Run(ctx context.Context, st *store.Store, r *rubric.Rubric) (Render, error) {
+// Run is m3eval qc once its flags are parsed and its database is open (StoreOptions): it
+// checks the labels and returns the function that writes the flags in c.Format. Its flags
+// have no usage errors to find, so it has no Check.
+func (c *QCRequest) Run(ctx context.Context, st *store.Store, r *rubric.Rubric) (func(io.Writer) error, error) {
 	qs, err := QC(ctx, st, c.Campaign, r, c.QCOptions)
+	if err != nil {
+		return nil, err
+	}
 	title := c.Campaign
 	if title == "" {
 		title = "all labels"
 	}
-	return func(w io.Writer) error { return WriteQC(w, title, qs, c.Format) }, err
+	return func(w io.Writer) error { return WriteQC(w, title, qs, c.Format) }, nil
 }
 
-// AdjudicateCommand is m3eval adjudicate: --list the disputed turns, decide one (SampleID
-// with Take or Sets), or, with neither, open the adjudication screen (Screen).
-type AdjudicateCommand struct {
+// AdjudicateRequest is m3eval adjudicate's options: --list the disputed turns, decide one
+// (SampleID with Take or Sets), or, with neither, open the adjudication screen (Screen).
+type AdjudicateRequest struct {
 	DecideOptions
 	List   bool
 	Sets   []string // FIELD=VALUE
 	Format render.Format
+	Output string // -o FILE: where --list goes instead of standard output (Check drops it otherwise)
 }
 
-// NewAdjudicateCommand has the default disagreement rule.
-func NewAdjudicateCommand() *AdjudicateCommand {
-	return &AdjudicateCommand{DecideOptions: DecideOptions{Disagree: campaign.DefaultDisagreeOptions()}}
+// NewAdjudicateRequest has the default disagreement rule.
+func NewAdjudicateRequest() *AdjudicateRequest {
+	return &AdjudicateRequest{DecideOptions: DecideOptions{Disagree: campaign.DefaultDisagreeOptions()}}
 }
 
 // AddFlags defines the flags of m3eval adjudicate on fs but -o.
-func (c *AdjudicateCommand) AddFlags(fs *pflag.FlagSet) {
+func (c *AdjudicateRequest) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Adjudicator, "adjudicator", "", "your name, recorded with every decision")
 	fs.StringVar(&c.Campaign, "campaign", "", "only this campaign's annotators and turns")
 	fs.BoolVar(&c.List, "list", false, "list the turns that disagree")
@@ -329,10 +372,13 @@ func (c *AdjudicateCommand) AddFlags(fs *pflag.FlagSet) {
 }
 
 // Screen says whether the command opens the adjudication screen.
-func (c *AdjudicateCommand) Screen() bool { return !c.List && c.SampleID == "" }
+func (c *AdjudicateRequest) Screen() bool { return !c.List && c.SampleID == "" }
 
-// Check implements Command.
-func (c *AdjudicateCommand) Check() error {
+// Check finds the usage errors of the flags before the database is opened (usage.Err).
+func (c *AdjudicateRequest) Check() error {
+	if !c.List {
+		c.Output = "" // a decision is printed, not written to --output
+	}
 	if c.List && c.SampleID != "" {
 		return usagef("give --list, or --turn SAMPLE_ID with --take or --set, or neither for the screen")
 	}
@@ -351,19 +397,31 @@ func (c *AdjudicateCommand) Check() error {
 	return err
 }
 
-// StoreOptions implements Command: decisions are saved as durably as annotations.
-func (c *AdjudicateCommand) StoreOptions() store.Options {
+// StoreOptions says how to open the database: decisions are saved as durably as annotations.
+func (c *AdjudicateRequest) StoreOptions() store.Options {
 	return store.Options{Durable: true, ReadOnly: c.List}
 }
 
-// Run implements Command: --list, or a decision on one turn.
-func (c *AdjudicateCommand) Run(ctx context.Context, st *store.Store, r *rubric.Rubric) (Render, error) {
+// Run is m3eval adjudicate --list, or a decision on one turn, once its flags are parsed and
+// its database is open (StoreOptions): it checks the request, lists or decides, and returns
+// the function that writes the list in c.Format or the values decided. The screen
+// (Screen) is the command's: it starts from OpenCases.
+func (c *AdjudicateRequest) Run(ctx context.Context, st *store.Store, r *rubric.Rubric) (func(io.Writer) error, error) {
+	if err := c.Check(); err != nil {
+		return nil, err
+	}
 	c.Rubric = r
 	if c.List {
 		cases, decided, err := Cases(ctx, st, c.Campaign, r, c.Disagree)
-		return func(w io.Writer) error { return WriteCases(w, cases, decided, c.Format) }, err
+		if err != nil {
+			return nil, err
+		}
+		return func(w io.Writer) error { return WriteCases(w, cases, decided, c.Format) }, nil
 	}
 	edits, err := Decide(ctx, st, c.DecideOptions)
+	if err != nil {
+		return nil, err
+	}
 	return func(w io.Writer) error {
 		for _, e := range edits {
 			if e.Field == campaign.FlagField {
@@ -377,12 +435,12 @@ func (c *AdjudicateCommand) Run(ctx context.Context, st *store.Store, r *rubric.
 			fmt.Fprintf(w, "%s %s = %s (%s)\n", c.SampleID, e.Field, *e.Value, from)
 		}
 		return nil
-	}, err
+	}, nil
 }
 
 // OpenCases are the disputed turns the adjudication screen shows, and the first still
 // open; no disputed turn is an error.
-func (c *AdjudicateCommand) OpenCases(ctx context.Context, st *store.Store, r *rubric.Rubric) ([]campaign.Case, int, error) {
+func (c *AdjudicateRequest) OpenCases(ctx context.Context, st *store.Store, r *rubric.Rubric) ([]campaign.Case, int, error) {
 	c.Rubric = r
 	cases, decided, err := Cases(ctx, st, c.Campaign, r, c.Disagree)
 	if err != nil {
@@ -396,4 +454,21 @@ func (c *AdjudicateCommand) OpenCases(ctx context.Context, st *store.Store, r *r
 		start++ // the first turn still open
 	}
 	return cases, start, nil
+}
+
+// StatusRequest is m3eval status's options: it has none but the database, which Run names.
+type StatusRequest struct{}
+
+// StoreOptions says how to open the database: status only reads, and needs no rubric.
+func (StatusRequest) StoreOptions() store.Options { return store.Options{ReadOnly: true} }
+
+// Run is m3eval status once its database is open (StoreOptions): it reads the items and
+// each annotator's progress, and returns the function that writes them (WriteStatus).
+// database is the name the first line gives the database.
+func (StatusRequest) Run(ctx context.Context, st *store.Store, database string) (func(io.Writer) error, error) {
+	status, err := st.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return func(w io.Writer) error { return WriteStatus(w, database, status) }, nil
 }

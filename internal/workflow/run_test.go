@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/m3bench/m3eval/internal/campaign"
 	"github.com/m3bench/m3eval/internal/importer"
 	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
@@ -18,10 +17,9 @@ import (
 	"github.com/m3bench/m3eval/internal/workflow"
 )
 
-// These helpers import labels through the importer and run the campaign commands' engines
-// (their flags, workflow.Command's Check and Run, workflow.Export) the way cmd/m3eval does,
-// without the command: the checks of qc, adjudicate and export --final live here (moved
-// from cmd/m3eval/qc_test.go and adjudicate_test.go).
+// These helpers call the commands' own Run (issue #42): a request's flags parsed by its
+// AddFlags, the database opened as its StoreOptions say, then Run and its writer. Nothing of
+// the commands' wiring is copied here: Run checks the request itself.
 
 // The shared helpers, written once in internal/testkit.
 var (
@@ -33,71 +31,79 @@ var (
 	importFiles   = testkit.ImportFiles
 )
 
-// flagCommand is a campaign command with its flags.
-type flagCommand interface {
-	workflow.Command
+// request is a campaign command's request (workflow.SampleRequest, …).
+type request interface {
 	AddFlags(fs *pflag.FlagSet)
+	StoreOptions() store.Options
+	Run(ctx context.Context, st *store.Store, r *rubric.Rubric) (func(io.Writer) error, error)
 }
 
-// runCommand parses args into c's flags, checks them, and runs c on the database: what it
-// shows, and the error.
-func runCommand(t testing.TB, db string, c flagCommand, args ...string) (string, error) {
+// runCommand parses args into q's flags and runs q on the database: what it shows followed
+// by its notes for standard error (Notes, if it has them), and the error.
+func runCommand(t testing.TB, db string, q request, args ...string) (string, error) {
 	t.Helper()
 	fs := pflag.NewFlagSet("m3eval", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	c.AddFlags(fs)
+	q.AddFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return "", fmt.Errorf("%w: %v", errFlag, err)
 	}
-	if a, ok := c.(*workflow.AssignCommand); ok {
-		a.RateDefaults(fs.Changed("gold-rate"), fs.Changed("repeat")) // as assign's PreRun does
-	}
-	if err := c.Check(); err != nil {
-		return "", err
-	}
-	s, r := openDB(t, db, c.StoreOptions())
+	s, r := openDB(t, db, q.StoreOptions())
 	defer s.Close()
-	render, err := c.Run(context.Background(), s, r)
-	if err != nil {
-		return "", err
-	}
-	var out bytes.Buffer
-	err = render(&out)
-	if n, ok := c.(workflow.Noter); ok && err == nil {
-		for _, line := range n.Notes() { // the command prints them on standard error
-			fmt.Fprintln(&out, line)
-		}
-	}
-	return out.String(), err
+	return runWrite(q.Run(context.Background(), s, r))(q)
 }
 
-func mustCommand(t testing.TB, db string, c flagCommand, args ...string) string {
+// runWrite writes what a Run returned, then the request's notes.
+func runWrite(write func(io.Writer) error, err error) func(q any) (string, error) {
+	return func(q any) (string, error) {
+		if err != nil {
+			return "", err
+		}
+		var out bytes.Buffer
+		err := write(&out)
+		if n, ok := q.(interface{ Notes() []string }); ok && err == nil {
+			for _, line := range n.Notes() { // the command prints them on standard error
+				fmt.Fprintln(&out, line)
+			}
+		}
+		return out.String(), err
+	}
+}
+
+func mustCommand(t testing.TB, db string, q request, args ...string) string {
 	t.Helper()
-	out, err := runCommand(t, db, c, args...)
+	out, err := runCommand(t, db, q, args...)
 	if err != nil {
-		t.Fatalf("%T %v: %v", c, args, err)
+		t.Fatalf("%T %v: %v", q, args, err)
 	}
 	return out
 }
 
-// export runs workflow.Export (m3eval export) and returns what it wrote and the final
-// labels' counts line ("" without --final).
-func export(t testing.TB, db string, o workflow.ExportOptions) (string, string, error) {
+// export runs m3eval export's request o and returns what it wrote and its notes (the final
+// labels' counts line with --final, else "").
+func export(t testing.TB, db string, o *workflow.ExportRequest) (string, string, error) {
 	t.Helper()
 	return exportWith(t, db, defaultRubric(t), o)
 }
 
 // exportWith is export under rubric r (m3eval --rubric FILE export).
-func exportWith(t testing.TB, db string, r *rubric.Rubric, o workflow.ExportOptions) (string, string, error) {
+func exportWith(t testing.TB, db string, r *rubric.Rubric, o *workflow.ExportRequest) (string, string, error) {
 	t.Helper()
-	s, _ := openDBWith(t, db, store.Options{ReadOnly: true}, r)
+	s, _ := openDBWith(t, db, o.StoreOptions(), r)
 	defer s.Close()
+	write, err := o.Run(context.Background(), s, r)
+	if err != nil {
+		return "", "", err
+	}
 	var out bytes.Buffer
-	counts, err := workflow.Export(context.Background(), s, r, o, func(fn func(io.Writer) error) error { return fn(&out) })
-	if err != nil || counts == nil {
+	if err := write(&out); err != nil {
 		return out.String(), "", err
 	}
-	return out.String(), "final labels: " + counts.String(), nil
+	notes := o.Notes()
+	if len(notes) == 0 {
+		return out.String(), "", nil
+	}
+	return out.String(), notes[0], nil
 }
 
 // importOut is m3eval import with o (DB and Out filled in; Rubric nil: the guide's) of
@@ -127,7 +133,7 @@ func mustImportOut(t testing.TB, db string, o importer.Options, files ...string)
 // exportAs is m3eval export --format format [--include-drafts] [--annotator annotator].
 func exportAs(t testing.TB, db, format string, drafts bool, annotator string) string {
 	t.Helper()
-	o := workflow.ExportOptions{Disagree: campaign.DefaultDisagreeOptions()}
+	o := workflow.NewExportRequest()
 	o.Format.Format, o.Labels.IncludeDrafts, o.Labels.Annotator = render.Format(format), drafts, annotator
 	out, _, err := export(t, db, o)
 	if err != nil {
@@ -136,18 +142,15 @@ func exportAs(t testing.TB, db, format string, drafts bool, annotator string) st
 	return out
 }
 
-// statusOut is m3eval status: the store's status written by workflow.WriteStatus.
+// statusOut is m3eval status's Run on the database.
 func statusOut(t testing.TB, db string) string {
 	t.Helper()
-	s, _ := openDB(t, db, store.Options{ReadOnly: true})
+	var q workflow.StatusRequest
+	s, _ := openDB(t, db, q.StoreOptions())
 	defer s.Close()
-	st, err := s.Status(context.Background())
+	out, err := runWrite(q.Run(context.Background(), s, db))(q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	if err := workflow.WriteStatus(&out, db, st); err != nil {
-		t.Fatal(err)
-	}
-	return out.String()
+	return out
 }
