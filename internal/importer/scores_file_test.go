@@ -27,8 +27,8 @@ const judgeTurns = `{"sample_id":"e_turn_1","action_type":"initial","task_type":
 `
 
 // Moved from cmd/m3eval/import_scores_test.go: the checks of score files call
-// importer.Scores directly; import-scores' usage errors are cmd/m3eval's
-// (testdata/script/import-scores.txtar).
+// importer.Scores, or import-scores' own Run (ScoreRequest); its usage errors are checked in
+// TestScoreRequest and, through the binary, in cmd/m3eval/testdata/script/import-scores.txtar.
 
 func defaultRubric(t *testing.T) *rubric.Rubric {
 	t.Helper()
@@ -221,14 +221,15 @@ func TestMappedScores(t *testing.T) {
 			db, dir := judgeDB(t)
 			p := writeScoreFile(t, dir, "j.jsonl", body)
 			r := defaultRubric(t)
-			m, err := ingest.ParseScoreMap([]string{"sample_id=id", "correctness=result.judge"}, r)
-			if err != nil {
+			var out bytes.Buffer
+			q := parseScores(t, "--judge", "j", "--map", "sample_id=id", "--map", "correctness=result.judge",
+				"--skip-unknown", "--on-duplicate", string(tc.dup), p)
+			q.Out = &out
+			if err := q.Check(r); err != nil {
 				t.Fatal(err)
 			}
 			s := storetest.Open(t, db, store.Options{})
-			var out bytes.Buffer
-			err = importer.Scores(context.Background(), s, []string{p}, importer.ScoreOptions{Rubric: r, Judge: "j", Out: &out,
-				Map: m, SkipUnknown: true, OnDuplicate: tc.dup})
+			err := q.Run(context.Background(), s, r)
 			s.Close()
 			if err != nil {
 				t.Fatal(err)
