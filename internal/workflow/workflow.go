@@ -1,8 +1,8 @@
 // Package workflow runs the operations the annotation and campaign commands ask for (sample,
-// assign, adjudicate, qc, export, the annotator's queue): it reads what the store holds, lets
+// assign, adjudicate, qc, export, status, copy, the annotator's queue): it reads what the store holds, lets
 // the domain packages (sample, campaign) decide, and stores the outcome. It holds no SQL and
 // no statistics of its own. Each of these commands (sample, assign, qc, adjudicate, export,
-// status) has one request type here (SampleRequest, …): its flags, the checks of their
+// status, copy) has one request type here (SampleRequest, …): its flags, the checks of their
 // values, how to open the database, and a Run that does the work and returns the function
 // that writes what to show; cmd/m3eval only parses the flags, opens the database and prints.
 package workflow
