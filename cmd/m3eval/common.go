@@ -2,28 +2,54 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"os"
+
+	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/annotations"
+	"github.com/m3bench/m3eval/internal/cmdio"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 )
 
-// openDB is the wiring the commands that work on a database share: the database must exist
-// (unless create: import makes one), the rubric is --rubric or the guide's, and the store is
-// opened with the rubric recorded (unless read-only).
-func (o *globalOptions) openDB(ctx context.Context, so store.Options, create bool) (*store.Store, *rubric.Rubric, error) {
-	if !create {
-		if err := o.mustExist(); err != nil {
-			return nil, nil, err
-		}
+// io is the IO a command's Run gets (internal/cmdio): the root's flags, with the rubric
+// already read when --rubric was given (PersistentPreRunE), and cmd's streams.
+func (o *globalOptions) io(cmd *cobra.Command) *cmdio.IO {
+	e := cmdIO(cmd)
+	e.DB, e.RubricPath, e.Quiet, e.Rubric = o.dbPath, o.rubricPath, o.quiet, o.rubric
+	return e
+}
+
+// cmdIO is the IO of a command that has no globalOptions at hand: the shared flags as cmd's
+// flag set holds them, and cmd's streams.
+func cmdIO(cmd *cobra.Command) *cmdio.IO {
+	e := &cmdio.IO{In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr()}
+	if f := cmd.Flag("db"); f != nil {
+		e.DB = f.Value.String()
 	}
-	r, err := o.loadRubric()
-	if err != nil {
-		return nil, nil, err
+	if f := cmd.Flag("rubric"); f != nil {
+		e.RubricPath = f.Value.String()
 	}
-	s, err := o.openStore(ctx, r, so)
+	if f := cmd.Flag("quiet"); f != nil {
+		e.Quiet = f.Value.String() == "true"
+	}
+	return e
+}
+
+// env is the IO of the root's flags alone, for the commands not yet moved to a Run of their
+// own; what it reads of the rubric is kept for the next call.
+func (o *globalOptions) env(work func(e *cmdio.IO) error) error {
+	e := &cmdio.IO{DB: o.dbPath, RubricPath: o.rubricPath, Quiet: o.quiet, Rubric: o.rubric}
+	err := work(e)
+	o.rubric = e.Rubric
+	return err
+}
+
+// openDB is cmdio.IO.OpenDB on the root's flags.
+func (o *globalOptions) openDB(ctx context.Context, so store.Options, create bool) (s *store.Store, r *rubric.Rubric, err error) {
+	err = o.env(func(e *cmdio.IO) error {
+		s, r, err = e.OpenDB(ctx, so, create)
+		return err
+	})
 	return s, r, err
 }
 
@@ -48,51 +74,28 @@ func guideCases(r *rubric.Rubric) string {
 	return annotations.GuideCases
 }
 
-// loadRubric reads --rubric, or the built-in rubric of the annotation guide.
-func (o *globalOptions) loadRubric() (*rubric.Rubric, error) {
-	if o.rubric != nil {
-		return o.rubric, nil // read once: --rubric - reads standard input
-	}
-	r, err := rubric.Load(o.rubricPath, os.Stdin, annotations.DefaultRubric) // --rubric - reads stdin
-	if err != nil {
-		return nil, err
-	}
-	actions, err := rubric.ParseActions(annotations.Actions)
-	if err != nil {
-		return nil, err
-	}
-	// A turn whose action type the catalogue lacks (imported with --allow-unknown-actions)
-	// gets every field asked, not one fixed to NA by a guess.
-	r.SetActionTypes(actions.Names())
-	o.rubric = r
-	return r, nil
+// loadRubric is cmdio.IO.LoadRubric on the root's flags: read once, since --rubric - reads
+// standard input.
+func (o *globalOptions) loadRubric() (r *rubric.Rubric, err error) {
+	err = o.env(func(e *cmdio.IO) error {
+		r, err = e.LoadRubric()
+		return err
+	})
+	return r, err
 }
 
-// openStore opens --db and records the rubric in use.
-func (o *globalOptions) openStore(ctx context.Context, r *rubric.Rubric, so store.Options) (*store.Store, error) {
-	s, err := store.Open(ctx, o.dbPath, so)
-	if err != nil {
-		return nil, err
-	}
-	if r != nil && !so.ReadOnly {
-		if err := s.RememberRubric(ctx, r.Version, r.Source); err != nil {
-			s.Close()
-			return nil, err
-		}
-	}
-	return s, nil
+// openStore is cmdio.IO.OpenStore on the root's flags.
+func (o *globalOptions) openStore(ctx context.Context, r *rubric.Rubric, so store.Options) (s *store.Store, err error) {
+	err = o.env(func(e *cmdio.IO) error {
+		s, err = e.OpenStore(ctx, r, so)
+		return err
+	})
+	return s, err
 }
 
-// mustExist fails with a plain sentence when the database file is missing, instead of
-// creating an empty one for commands that only read.
+// mustExist is cmdio.IO.MustExist on the root's flags.
 func (o *globalOptions) mustExist() error {
-	if store.IsPostgres(o.dbPath) {
-		return nil // a server: the store's open says when it holds no campaign
-	}
-	if _, err := os.Stat(o.dbPath); err != nil {
-		return fmt.Errorf("no database at %s: import turns first (m3eval import FILE), or pass --db", o.dbPath)
-	}
-	return nil
+	return o.env(func(e *cmdio.IO) error { return e.MustExist() })
 }
 
 // oneStdin fails when standard input (-) is given for more than one file argument: it can be

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"io"
-
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/estimate"
-	"github.com/m3bench/m3eval/internal/store"
 )
 
 func newEstimateCmd(g *globalOptions) *cobra.Command {
@@ -26,24 +23,9 @@ sets. docs/statistics.md defines every number.`,
   m3eval estimate --judge rules --adjust bh
   m3eval estimate --judge gpt4o --by action_type --format json -o estimates.json`,
 		Args: exactArgs(0),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Check(); err != nil {
-				return usageIf(err)
-			}
-			s, r, err := g.openDB(cmd.Context(), store.Options{ReadOnly: true}, false)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			write, err := o.Run(cmd.Context(), s, r, store.BaseName(s.Path()))
-			if err != nil {
-				return err
-			}
-			return writeOutput(cmd, o.Output, func(w io.Writer, _ bool) error { return write(w) })
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return usageIf(o.Run(cmd.Context(), g.io(cmd))) },
 	}
 	o.AddFlags(cmd.Flags())
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "write to FILE instead of standard output")
 	names(cmd, map[string]name{"judge": judgeName, "annotator": annotatorName, "sample": sampleName})
 	return cmd
 }

@@ -11,14 +11,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/estimate"
-	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/testkit"
 	"github.com/m3bench/m3eval/internal/workflow"
 )
 
-// These helpers import through the importer and run m3eval estimate's engine (its flags,
-// estimate.Run and Write) and sample --active (workflow.SampleRequest) the way the commands
-// do, without the commands (moved from cmd/m3eval/estimate_test.go).
+// These helpers import through the importer and run m3eval estimate (its Request's Run) and
+// sample --active (workflow.SampleCommand) (moved from cmd/m3eval/estimate_test.go).
 
 // The shared helpers, written once in internal/testkit.
 var (
@@ -29,25 +27,11 @@ var (
 	importScores = testkit.ImportScores
 )
 
-// runEstimate parses args as m3eval estimate's flags and runs the command's Run.
+// runEstimate is m3eval estimate with args on the database at db, through its Request's Run.
 func runEstimate(t testing.TB, db string, args ...string) (string, error) {
 	t.Helper()
-	q := &estimate.Request{}
-	fs := pflag.NewFlagSet("estimate", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	q.AddFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		return "", fmt.Errorf("%w: %v", errFlag, err)
-	}
-	s, r := openDB(t, db, store.Options{ReadOnly: true})
-	defer s.Close()
-	write, err := q.Run(context.Background(), s, r, "m3eval.db")
-	if err != nil {
-		return "", err
-	}
-	var out bytes.Buffer
-	err = write(&out)
-	return out.String(), err
+	out, _, err := testkit.RunCommand(t, &estimate.Request{}, db, args...)
+	return out, err
 }
 
 func mustEstimate(t testing.TB, db string, args ...string) string {
@@ -67,26 +51,28 @@ func estimateJSON(t testing.TB, db string, v any, args ...string) {
 	}
 }
 
-// runSample parses args as m3eval sample's flags and calls its Run
-// (workflow.SampleRequest): what it shows and, after it, the notes the command prints on
-// standard error.
+// runSample parses args as m3eval sample's flags and runs workflow.SampleCommand: what it
+// shows and, after it, the notes the command prints on standard error.
 func runSample(t testing.TB, db string, args ...string) (string, error) {
 	t.Helper()
-	c := &workflow.SampleRequest{}
+	c := &workflow.SampleCommand{}
 	fs := pflag.NewFlagSet("sample", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	c.AddFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return "", fmt.Errorf("%w: %v", errFlag, err)
 	}
+	if err := c.Check(); err != nil {
+		return "", err
+	}
 	s, r := openDB(t, db, c.StoreOptions())
 	defer s.Close()
-	write, err := c.Run(context.Background(), s, r)
+	render, err := c.Run(context.Background(), s, r)
 	if err != nil {
 		return "", err
 	}
 	var out bytes.Buffer
-	if err := write(&out); err != nil {
+	if err := render(&out); err != nil {
 		return "", err
 	}
 	for _, line := range c.Notes() {

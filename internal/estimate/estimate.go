@@ -36,7 +36,7 @@ type Request struct {
 	Bootstrap  int      // replicates of the ranking (0: no ranking shares)
 	Seed       uint64
 	Format     render.Format // one of render.EstimateFormats (the flag checks it; the command renders)
-	Output     string        // -o (the caller defines the flag)
+	Output     string        // -o: the file to write ("" or "-": standard output)
 	// Sample names an active sample (m3eval sample --active): only its labeled turns count,
 	// each weighted by 1/its inclusion probability.
 	Sample string
@@ -57,8 +57,9 @@ func (q *Request) adjustment() agree.Adjustment {
 	return q.Adjust
 }
 
-// AddFlags defines m3eval estimate's flags (all but -o).
+// AddFlags defines m3eval estimate's flags.
 func (q *Request) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVarP(&q.Output, "output", "o", "", "write to FILE instead of standard output")
 	fs.StringVar(&q.Judge, "judge", "", "the judge whose scores are combined with the human labels: rules, a model judge, or imported scores (required)")
 	cmdutil.EnumVar(fs, &q.By, "by", "", GroupKeys(), "one row per model and group of turns")
 	fs.StringArrayVar(&q.Annotators, "annotator", nil, "use this annotator's done labels only (repeatable; default: everyone's)")

@@ -4,29 +4,33 @@ import (
 	"context"
 	"io"
 
+	"github.com/m3bench/m3eval/internal/cmdio"
 	"github.com/m3bench/m3eval/internal/render"
-	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 )
 
-// Run is m3eval estimate once its flags are parsed and its database is open: it checks the
-// request and computes every estimate (Compute), and returns the function that writes them
-// in q.Format. The command and the tests both call it, so the tests run the command's own
-// path (issue #42). It computes before it returns the writer, as workflow.SampleRequest.Run
-// does, so that an error comes before any output file is touched. database is the name the
-// JSON gives the database (the file's base name).
-func (q *Request) Run(ctx context.Context, s *store.Store, r *rubric.Rubric, database string) (func(io.Writer) error, error) {
+// Run is m3eval estimate once its flags are parsed (docs/architecture.md, "How a command is
+// wired"): it checks the request, opens the database read only, computes every estimate
+// (Compute) and writes them in q.Format to e's output or -o. It computes before it writes,
+// so that an error comes before any output file is touched. The JSON names the database by
+// its file's base name. Errors of the command line are marked usage.Err.
+func (q *Request) Run(ctx context.Context, e *cmdio.IO) error {
 	if err := q.Check(); err != nil {
-		return nil, err
+		return err
 	}
-	res, err := Compute(ctx, s, r, q, database)
+	s, r, err := e.OpenDB(ctx, store.Options{ReadOnly: true}, false)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return func(w io.Writer) error {
+	defer s.Close()
+	res, err := Compute(ctx, s, r, q, store.BaseName(s.Path()))
+	if err != nil {
+		return err
+	}
+	return e.Write(q.Output, string(q.Format), func(w io.Writer, _ bool) error {
 		if q.Format == render.JSON {
 			return render.WriteJSON(w, res)
 		}
 		return WriteTable(w, res)
-	}, nil
+	})
 }

@@ -99,10 +99,7 @@ func writeTable(w io.Writer, res *Result) error {
 		for _, d := range res.Differences {
 			if d.Field == f && d.Undefined == "" {
 				pairs[d.Group]++
-				g := ""
-				if res.By != "" {
-					g = " [" + d.Group + "]"
-				}
+				g := groupTag(res.By, d.Group)
 				if res.Adjust == "none" {
 					diffs = append(diffs, []string{d.A + " − " + d.B + g, num(d.Estimate, 2), ci(d.CI), "p " + pval(d.P)})
 				} else {
@@ -133,11 +130,7 @@ func writeTable(w io.Writer, res *Result) error {
 		var left []string
 		for _, r := range res.Rows {
 			if r.Field == f && r.Undefined != "" && r.NLabeled > 0 {
-				g := ""
-				if res.By != "" {
-					g = " [" + r.Group + "]"
-				}
-				left = append(left, textsafe.Line(r.Model+g))
+				left = append(left, textsafe.Line(r.Model+groupTag(res.By, r.Group)))
 			}
 		}
 		if len(left) > 0 {
@@ -149,33 +142,8 @@ func writeTable(w io.Writer, res *Result) error {
 				ranks = append(ranks, r)
 			}
 		}
-		if len(ranks) > 0 && res.Bootstrap == 0 && defined {
-			sort.SliceStable(ranks, func(i, j int) bool {
-				return ranks[i].Group < ranks[j].Group || ranks[i].Group == ranks[j].Group && ranks[i].Rank < ranks[j].Rank
-			})
-			parts := make([]string, 0, len(ranks))
-			for _, r := range ranks {
-				g := ""
-				if res.By != "" {
-					g = " [" + r.Group + "]"
-				}
-				parts = append(parts, fmt.Sprintf("%d. %s (%s)", r.Rank, textsafe.Line(r.Model+g), rankSet(r.RankSet)))
-			}
-			fmt.Fprintf(b, "  ranking (95%% rank sets for all models at once): %s\n", strings.Join(parts, ", "))
-		}
-		if len(ranks) > 0 && res.Bootstrap > 0 && defined {
-			sort.SliceStable(ranks, func(i, j int) bool {
-				return ranks[i].Group < ranks[j].Group || ranks[i].Group == ranks[j].Group && ranks[i].Rank < ranks[j].Rank
-			})
-			parts := make([]string, 0, len(ranks))
-			for _, r := range ranks {
-				g := ""
-				if res.By != "" {
-					g = " [" + r.Group + "]"
-				}
-				parts = append(parts, fmt.Sprintf("%d. %s (%s; %s)", r.Rank, textsafe.Line(r.Model+g), render.Pct(float64(r.Share)), rankSet(r.RankSet)))
-			}
-			fmt.Fprintf(b, "  ranking (share of %d bootstrap replicates holding the rank; 95%% rank set for all models at once): %s\n", res.Bootstrap, strings.Join(parts, ", "))
+		if len(ranks) > 0 && defined {
+			writeRanking(b, res, ranks)
 		}
 	}
 	fmt.Fprintf(b, `
@@ -248,14 +216,40 @@ func (res *Result) LeftOut(field string) string {
 		}
 		turns += r.LabelsWithoutScore
 		values += r.ValuesWithoutScore
-		name := r.Model
-		if res.By != "" {
-			name += " [" + r.Group + "]"
-		}
-		parts = append(parts, fmt.Sprintf("%s %d", textsafe.Line(name), r.LabelsWithoutScore))
+		parts = append(parts, fmt.Sprintf("%s %d", textsafe.Line(r.Model+groupTag(res.By, r.Group)), r.LabelsWithoutScore))
 	}
 	if turns == 0 {
 		return ""
 	}
 	return fmt.Sprintf("left out: %d labeled turns (%d labels) have no score of judge %s (%s)", turns, values, textsafe.Line(res.Judge), strings.Join(parts, ", "))
+}
+
+// writeRanking writes one field's ranking line: each model's rank and 95% rank set, with the
+// share of bootstrap replicates holding the rank when the ranking was resampled.
+func writeRanking(b io.Writer, res *Result, ranks []RankRow) {
+	sort.SliceStable(ranks, func(i, j int) bool {
+		return ranks[i].Group < ranks[j].Group || ranks[i].Group == ranks[j].Group && ranks[i].Rank < ranks[j].Rank
+	})
+	parts := make([]string, 0, len(ranks))
+	for _, r := range ranks {
+		held := rankSet(r.RankSet)
+		if res.Bootstrap > 0 {
+			held = render.Pct(float64(r.Share)) + "; " + held
+		}
+		parts = append(parts, fmt.Sprintf("%d. %s (%s)", r.Rank, textsafe.Line(r.Model+groupTag(res.By, r.Group)), held))
+	}
+	head := "95% rank sets for all models at once"
+	if res.Bootstrap > 0 {
+		head = fmt.Sprintf("share of %d bootstrap replicates holding the rank; 95%% rank set for all models at once", res.Bootstrap)
+	}
+	fmt.Fprintf(b, "  ranking (%s): %s\n", head, strings.Join(parts, ", "))
+}
+
+// groupTag is how a row names its group after the model, " [group]", when the estimates are
+// grouped (--by), and nothing when they are not.
+func groupTag(by, group string) string {
+	if by == "" {
+		return ""
+	}
+	return " [" + group + "]"
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -16,12 +15,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/pflag"
-
 	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/dataset"
-	"github.com/m3bench/m3eval/internal/judgerun"
-	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/testkit"
 )
 
@@ -159,8 +154,7 @@ func TestModelJudgeIsBlind(t *testing.T) {
 	}
 }
 
-// printRequests is m3eval judge --print-prompt with the model judge's flags, as the command
-// runs it (judgerun.PrintRequests on a read-only store).
+// printRequests is m3eval judge --print-prompt with the model judge's flags.
 func printRequests(t *testing.T, db string, args ...string) []byte {
 	t.Helper()
 	out, err := tryPrintRequests(t, db, args...)
@@ -170,33 +164,11 @@ func printRequests(t *testing.T, db string, args ...string) []byte {
 	return out
 }
 
-// tryPrintRequests is printRequests that returns PrintRequests' error.
+// tryPrintRequests is printRequests that returns the command's error.
 func tryPrintRequests(t *testing.T, db string, args ...string) ([]byte, error) {
 	t.Helper()
-	q := &judgerun.Request{}
-	fs := pflag.NewFlagSet("judge", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	q.AddFlags(fs)
-	if err := fs.Parse(append(slices.Clone(args), "--print-prompt")); err != nil {
-		t.Fatal(err)
-	}
-	filter, err := q.Check()
-	if err != nil {
-		t.Fatal(err)
-	}
-	actions, err := rubric.ParseActions(annotations.Actions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pm, err := q.PrepareModel(defaultRubric(t), actions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, _ := openDB(t, db, true)
-	defer s.Close()
-	var out bytes.Buffer
-	err = judgerun.PrintRequests(context.Background(), s, pm, filter, &out)
-	return out.Bytes(), err
+	out, err := runJudge(t, db, append(slices.Clone(args), "--print-prompt")...)
+	return []byte(out), err
 }
 
 // TestPrintPromptNamesTheTurnItCannotBuild: an image that is not there stops --print-prompt

@@ -15,26 +15,12 @@ import (
 // database; the command answers it with its unknown-name message (the names it knows).
 var ErrUnknownJudge = errors.New("no such judge")
 
-// StoredJudgeReader is what judge --explain SAMPLE_ID --name NAME reads of a stored judge
-// (ExplainStored).
-type StoredJudgeReader interface {
-	// Judges lists the judges with scores or a run stored.
-	Judges(ctx context.Context) ([]string, error)
-	// IsModelJudge says whether the judge's scores came from a model judge run.
-	IsModelJudge(ctx context.Context, judge string) (bool, error)
-	// ModelJudgeNote returns a model judge's stored answer on one turn.
-	ModelJudgeNote(ctx context.Context, judge, sampleID string) (*store.ModelJudgeNote, error)
-	// JudgeRuleVersions counts the judge's scores by the version of the rules that made them
-	// ("" for imported scores).
-	JudgeRuleVersions(ctx context.Context, judge string) (map[string]int, error)
-}
-
 // ExplainStored is judge --explain SAMPLE_ID --name NAME for a name other than "rules": a
 // model judge shows its stored answer; a rule judge stored under another name explains the
 // rules (rules, recomputed as for --name rules); a judge with nothing to explain is an
 // error, and a name the database does not hold is ErrUnknownJudge. It returns the function
 // that writes the explanation; database is the database's name as the messages show it.
-func (o *Request) ExplainStored(ctx context.Context, s StoredJudgeReader, rb *rubric.Rubric, database string, rules func(io.Writer) error) (func(io.Writer) error, error) {
+func (o *Request) ExplainStored(ctx context.Context, s *store.Store, rb *rubric.Rubric, database string, rules func(io.Writer) error) (func(io.Writer) error, error) {
 	judges, err := s.Judges(ctx)
 	if err != nil {
 		return nil, err

@@ -58,7 +58,7 @@ type episodeJob struct {
 
 // Judge scores the chosen turns and stores the scores in one transaction: all or nothing.
 // Episodes are judged on every core while one goroutine writes, in episode order.
-func Judge(ctx context.Context, s RuleJudgeStore, rb *rubric.Rubric, j *judge.Judge, o Options) (Counts, error) {
+func Judge(ctx context.Context, s *store.Store, rb *rubric.Rubric, j *judge.Judge, o Options) (Counts, error) {
 	c := Counts{Version: j.Rules.Version}
 	im, err := s.BeginJudgeRun(ctx, o.Name, j.Rules.Version, j.Rules.Source, o.Replace)
 	if err != nil {
@@ -182,7 +182,7 @@ func store1(im *store.ScoreImporter, rb *rubric.Rubric, job *episodeJob, c *Coun
 }
 
 // Explain judges the episode of one sample and returns that turn's verdict.
-func Explain(ctx context.Context, s EpisodeReader, j *judge.Judge, sampleID string) (*judge.Verdict, error) {
+func Explain(ctx context.Context, s *store.Store, j *judge.Judge, sampleID string) (*judge.Verdict, error) {
 	var found *judge.Verdict
 	err := s.StreamEpisodes(ctx, store.TurnFilter{"sample_id": {sampleID}}, func(turns []dataset.Turn, _ []int64, chosen []bool) error {
 		vs, err := j.Episode(turns)

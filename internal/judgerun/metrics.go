@@ -15,7 +15,7 @@ import (
 
 // Metrics judges the chosen turns in memory (nothing is stored) and computes the
 // action-space metrics from the verdicts.
-func Metrics(ctx context.Context, s EpisodeReader, j *judge.Judge, f store.TurnFilter, bootstrap int, seed uint64) (judge.MetricsReport, error) {
+func Metrics(ctx context.Context, s *store.Store, j *judge.Judge, f store.TurnFilter, bootstrap int, seed uint64) (judge.MetricsReport, error) {
 	m := j.NewMetrics()
 	err := s.StreamEpisodes(ctx, f, func(turns []dataset.Turn, _ []int64, chosen []bool) error {
 		if err := ctx.Err(); err != nil {

@@ -138,7 +138,7 @@ const flushEvery = 64
 // judge, Concurrency turns at a time, storing each few finished turns in a short transaction
 // of their own. A turn whose answer stays unusable after one re-ask, or whose request fails
 // after the client's retries, is listed in Failures and stores nothing.
-func JudgeModel(ctx context.Context, s ModelJudgeStore, o ModelOptions) (ModelSummary, error) {
+func JudgeModel(ctx context.Context, s *store.Store, o ModelOptions) (ModelSummary, error) {
 	start := time.Now()
 	sum := ModelSummary{Version: o.Version.Version}
 	done, err := s.StartModelJudge(ctx, o.Name, o.Version, o.Replace)
@@ -540,7 +540,7 @@ func (q *Request) PrepareModel(rb *rubric.Rubric, actions rubric.Actions) (*Prep
 // PrintRequests is judge --print-prompt --endpoint: the request body of every turn the
 // filter chooses, one JSON a line, exactly as the client would send it (the same builder and
 // the same encoder), images and all; nothing is sent and nothing stored.
-func PrintRequests(ctx context.Context, s ModelJudgeStore, pm *PreparedModel, filter store.TurnFilter, w io.Writer) error {
+func PrintRequests(ctx context.Context, s *store.Store, pm *PreparedModel, filter store.TurnFilter, w io.Writer) error {
 	images := newImageCache(nil)
 	n := 0
 	err := s.StreamJudgeTurns(ctx, filter, func(turns []dataset.Turn, _ []int64, chosen []bool) error {
@@ -570,7 +570,7 @@ func PrintRequests(ctx context.Context, s ModelJudgeStore, pm *PreparedModel, fi
 }
 
 // RunModel runs the prepared model judge and writes its summary (failures first) to w.
-func (q *Request) RunModel(ctx context.Context, s ModelJudgeStore, pm *PreparedModel, filter store.TurnFilter, progress func(done, total int64), w io.Writer) error {
+func (q *Request) RunModel(ctx context.Context, s *store.Store, pm *PreparedModel, filter store.TurnFilter, progress func(done, total int64), w io.Writer) error {
 	sum, err := JudgeModel(ctx, s, ModelOptions{Name: q.Name, Judge: pm.Judge, Client: pm.Client, Version: pm.Version, Endpoint: pm.Client.URL(),
 		Filter: filter, Replace: q.Replace, Concurrency: q.Model.Concurrency, Progress: progress})
 	if sum.Chosen > 0 {

@@ -13,8 +13,12 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/m3bench/m3eval/annotations"
+	"github.com/m3bench/m3eval/internal/cmdio"
 	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/judge"
+	"github.com/m3bench/m3eval/internal/modeljudge"
+	"github.com/m3bench/m3eval/internal/progress"
 	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
@@ -180,9 +184,82 @@ func NewJudge(rb *rubric.Rubric, path string) (*judge.Judge, error) {
 	return j, err
 }
 
-// Run judges the chosen turns and writes the counts to w, or with Explain writes the verdict
-// of that one sample (and stores nothing).
-func (q *Request) Run(ctx context.Context, s RuleJudgeStore, rb *rubric.Rubric, j *judge.Judge, filter store.TurnFilter, w io.Writer) error {
+// Run is m3eval judge once its flags are parsed (docs/architecture.md, "How a command is
+// wired"): the built-in rules or prompt printed, or the rule judge run over the chosen turns
+// (the counts on e's output), or one sample's verdict (--explain: the rules', or a stored
+// judge's with --name), or with --endpoint the model judge. A bad rule file or prompt is
+// found before the store opens, so that it changes nothing. Errors of the command line are
+// marked usage.Err; a --name the database does not hold with --explain is ErrUnknownJudge.
+func (q *Request) Run(ctx context.Context, e *cmdio.IO) error {
+	if q.PrintRules {
+		_, err := e.Stdout().Write(judge.DefaultRulesJSON())
+		return err
+	}
+	if q.Model.PrintPrompt && q.Model.Endpoint == "" {
+		_, err := e.Stdout().Write(modeljudge.DefaultPrompt)
+		return err
+	}
+	filter, err := q.Check()
+	if err != nil {
+		return err
+	}
+	if err := e.MustExist(); err != nil {
+		return err
+	}
+	rb, err := e.LoadRubric()
+	if err != nil {
+		return err
+	}
+	if q.Model.Endpoint != "" {
+		return q.runModel(ctx, e, rb, filter)
+	}
+	j, err := NewJudge(rb, q.Rules)
+	if err != nil {
+		return err
+	}
+	s, err := e.OpenStore(ctx, rb, store.Options{ReadOnly: q.Explain != ""})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	rules := func(w io.Writer) error { return q.runRules(ctx, s, rb, j, filter, w) }
+	if q.Explain != "" && q.Name != "rules" {
+		if rules, err = q.ExplainStored(ctx, s, rb, store.DisplayName(e.DB), rules); err != nil {
+			return err
+		}
+	}
+	return e.Write("", string(q.Format), func(w io.Writer, _ bool) error { return rules(w) })
+}
+
+// runModel is m3eval judge --endpoint: the model judge, with a progress bar on a terminal
+// and its summary on e's output; with --print-prompt, the requests it would send.
+func (q *Request) runModel(ctx context.Context, e *cmdio.IO, rb *rubric.Rubric, filter store.TurnFilter) error {
+	actions, err := rubric.ParseActions(annotations.Actions)
+	if err != nil {
+		return err
+	}
+	q.Notices = e.Stderr()
+	pm, err := q.PrepareModel(rb, actions) // before the store opens: a bad prompt changes nothing
+	if err != nil {
+		return err
+	}
+	s, err := e.OpenStore(ctx, rb, store.Options{ReadOnly: q.Model.PrintPrompt})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if q.Model.PrintPrompt {
+		// What would be sent, byte for byte, and nothing sent.
+		return PrintRequests(ctx, s, pm, filter, e.Stdout())
+	}
+	return e.WithBar("judge "+q.Name, progress.Unit{Name: "turns"}, func(report progress.Func, out, _ io.Writer) error {
+		return q.RunModel(ctx, s, pm, filter, report, out)
+	})
+}
+
+// runRules judges the chosen turns and writes the counts to w, or with Explain writes the
+// verdict of that one sample (and stores nothing).
+func (q *Request) runRules(ctx context.Context, s *store.Store, rb *rubric.Rubric, j *judge.Judge, filter store.TurnFilter, w io.Writer) error {
 	if q.Explain != "" {
 		v, err := Explain(ctx, s, j, q.Explain)
 		if err != nil {
@@ -201,7 +278,7 @@ func (q *Request) Run(ctx context.Context, s RuleJudgeStore, rb *rubric.Rubric, 
 
 // RubricMetrics is m3eval score --metrics: the action-space metrics of the built-in rules'
 // verdicts over every turn of the store.
-func RubricMetrics(ctx context.Context, s EpisodeReader, rb *rubric.Rubric, bootstrap int, seed uint64) (judge.MetricsReport, error) {
+func RubricMetrics(ctx context.Context, s *store.Store, rb *rubric.Rubric, bootstrap int, seed uint64) (judge.MetricsReport, error) {
 	j, err := NewJudge(rb, "")
 	if err != nil {
 		return judge.MetricsReport{}, err

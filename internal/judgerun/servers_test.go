@@ -1,7 +1,6 @@
 package judgerun_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -13,11 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/pflag"
-
-	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/judgerun"
-	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/simulate/demovlm"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/testkit"
@@ -26,35 +21,11 @@ import (
 // The client cases of issue #37 and the redirects and slow endpoints of issue #38, through
 // m3eval judge --endpoint's flags against the demo VLM's judge personas on 127.0.0.1.
 
-// runModelJudge is runJudge's model judge path with the client's notes (Request.Notices) as
-// the command writes them to standard error: the summary, the notes and the error.
+// runModelJudge is runJudge's model judge path with the client's notes (Request.Notices),
+// which the command writes to standard error: the summary, the notes and the error.
 func runModelJudge(t *testing.T, db string, args ...string) (out, notes string, err error) {
 	t.Helper()
-	q := &judgerun.Request{}
-	fs := pflag.NewFlagSet("judge", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	q.AddFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	filter, err := q.Check()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var o, n bytes.Buffer
-	q.Notices = &n
-	actions, err := rubric.ParseActions(annotations.Actions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pm, err := q.PrepareModel(defaultRubric(t), actions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, _ := openDB(t, db, false)
-	defer s.Close()
-	err = q.RunModel(context.Background(), s, pm, filter, nil, &o)
-	return o.String(), n.String(), err
+	return testkit.RunCommand(t, &judgerun.Request{}, db, args...)
 }
 
 // notes are the values a judge stored per sample of the fixture.

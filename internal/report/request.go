@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/cmdio"
 	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/illusion"
 	"github.com/m3bench/m3eval/internal/intervalcache"
@@ -46,11 +47,16 @@ type Request struct {
 	Notes []string
 	// ByFromData: --by was not given, so the grouping is the first attribute whose turns
 	// take two or more values (action_type, model, task_type), not a single "unknown" group.
+	// Run reads it off the flag set AddFlags defined.
 	ByFromData bool
+
+	flags *pflag.FlagSet // the flag set AddFlags defined the flags on (nil: none)
 }
 
-// AddFlags defines the flags of m3eval report on fs (all but -o).
+// AddFlags defines the flags of m3eval report on fs, and keeps fs to ask which were given.
 func (q *Request) AddFlags(fs *pflag.FlagSet) {
+	q.flags = fs
+	fs.StringVarP(&q.Output, "output", "o", "", "write to FILE instead of standard output")
 	fs.StringArrayVar(&q.Judges, "judge", nil, "compare with this judge only (repeatable; default: every judge)")
 	cmdutil.EnumVar(fs, &q.By, "by", "action_type", append(store.GroupKeys(), ""), "per-group charts by this turn attribute (\"\" for none)")
 	fs.StringArrayVar(&q.IllusionLogs, "illusion", nil, "IllusionBench sample log (LOG or SPLIT=LOG) to add recall for (repeatable)")
@@ -110,18 +116,48 @@ func (q *Request) ScoreIllusion(ctx context.Context, errw io.Writer) error {
 	return nil
 }
 
-// Run is m3eval report once its flags are parsed, the logs scored (ScoreIllusion) and its
-// database open: it builds the report (Build), writes its notes to errw and returns the
-// function that writes it as asked. The command and the tests both call it (issue #42).
-func (q *Request) Run(ctx context.Context, s *store.Store, r *rubric.Rubric, errw io.Writer) (func(w io.Writer, color bool) error, error) {
-	rep, err := q.Build(ctx, s, r)
+// Run is m3eval report once its flags are parsed (docs/architecture.md, "How a command is
+// wired"): it checks the request, finds Chromium for --pdf and scores the IllusionBench logs
+// (their warnings on e's standard error) before the database opens, so that a bad flag or
+// log changes nothing; then it builds the report (Build), writes its notes to standard error
+// and the report to e's output or -o. Errors of the command line are marked usage.Err; a
+// sample or campaign the database lacks says where to look.
+func (q *Request) Run(ctx context.Context, e *cmdio.IO) error {
+	if err := q.Check(); err != nil {
+		return err
+	}
+	if err := q.FindChromium(); err != nil {
+		return err
+	}
+	if err := e.MustExist(); err != nil {
+		return err
+	}
+	r, err := e.LoadRubric()
 	if err != nil {
-		return nil, err
+		return err
+	}
+	if err := q.ScoreIllusion(ctx, e.Stderr()); err != nil {
+		return err
+	}
+	s, err := e.OpenStore(ctx, nil, store.Options{})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if q.flags != nil {
+		q.ByFromData = !q.flags.Changed("by")
+	}
+	rep, err := q.Build(ctx, s, r)
+	if errors.Is(err, store.ErrNotFound) {
+		return errors.New(err.Error() + " (see m3eval sample --list)")
+	}
+	if err != nil {
+		return err
 	}
 	for _, n := range q.Notes {
-		fmt.Fprintln(errw, n)
+		fmt.Fprintln(e.Stderr(), n)
 	}
-	return q.Writer(ctx, rep), nil
+	return e.Write(q.Output, string(q.Format), q.Writer(ctx, rep))
 }
 
 // Build checks the judges named in Options.Judges against the store (every judge when none

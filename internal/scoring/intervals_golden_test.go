@@ -1,11 +1,8 @@
 package scoring_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 
 	"path/filepath"
 	"reflect"
@@ -13,11 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/pflag"
-
 	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/report"
-	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/testkit"
 )
 
@@ -181,32 +175,13 @@ func reportJSON(t *testing.T, db string, args ...string) any {
 	return doc
 }
 
-// reportOut parses args as m3eval report's flags and returns what internal/report
-// writes for the database.
+// reportOut is m3eval report with args on the database, through its Request's Run: what it
+// writes.
 func reportOut(t *testing.T, db string, args ...string) string {
 	t.Helper()
-	q := &report.Request{}
-	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
-	q.AddFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	if err := q.Check(); err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	s, err := store.Open(ctx, db, store.Options{})
+	out, _, err := testkit.RunCommand(t, &report.Request{}, db, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	write, err := q.Run(ctx, s, defaultRubric(t), io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	if err := write(&out, false); err != nil {
-		t.Fatal(err)
-	}
-	return out.String()
+	return out
 }

@@ -32,13 +32,17 @@ type Request struct {
 	NoCache       bool // neither read nor write the interval cache (intervalcache)
 	// Progress is told the bootstrap replicates done and their total (not a flag; nil: none).
 	Progress func(done, total int64)
-	// BootstrapGiven says whether --bootstrap was given (not a flag; the command sets it
-	// from its flag set): --metrics without it resamples 2000 times, the metrics' default.
+	// BootstrapGiven says whether --bootstrap was given (not a flag; Run reads it off the
+	// flag set AddFlags defined): --metrics without it resamples 2000 times, the metrics'
+	// default.
 	BootstrapGiven bool
+
+	flags *pflag.FlagSet // the flag set AddFlags defined the flags on (nil: none)
 }
 
-// AddFlags defines the flags of m3eval score on fs (all but -o).
+// AddFlags defines the flags of m3eval score on fs, and keeps fs to ask which were given.
 func (q *Request) AddFlags(fs *pflag.FlagSet) {
+	q.flags = fs
 	cmdutil.EnumVar(fs, &q.By, "by", "", store.GroupKeys(), "also report per group of turns")
 	fs.StringArrayVar(&q.Judges, "judge", nil, "compare with this judge only (repeatable; default: every judge)")
 	fs.StringArrayVar(&q.Annotators, "annotator", nil, "use this annotator's labels only (repeatable; default: everyone's)")
@@ -47,6 +51,7 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 	cmdutil.EnumVar(fs, &q.Cluster, "cluster", string(ClusterEpisode), cmdutil.Strings(Clusters...), "bootstrap unit")
 	fs.BoolVar(&q.NACategory, "na-category", false, "treat the NA choice as a category of choice fields instead of missing")
 	fs.BoolVar(&q.NoCache, "no-cache", false, "resample even when the interval cache holds these intervals, and store none (cache: $"+intervalcache.EnvDir+", default m3eval/intervals in the user's cache directory; docs/report.md)")
+	fs.StringVarP(&q.Output, "output", "o", "", "write to FILE instead of standard output")
 	fs.BoolVar(&q.Metrics, "metrics", false, "report the rule judge's action-space metrics instead (per action type and model, 95% intervals resampling episodes; reads --format, -o, --bootstrap (default 2000, 0: none), --seed; not --judge; docs/judge.md)")
 }
 
@@ -63,7 +68,7 @@ func (q *Request) Check() (Stats, error) {
 // function that writes it (color: the table format may use the Landis–Koch colors). It
 // checks the named judges and annotators against the store and runs with the collector
 // settings of agree.TuneGC; with Metrics, the report is the rule judge's action-space metrics.
-func Score(ctx context.Context, s Store, r *rubric.Rubric, q *Request, st Stats) (func(w io.Writer, color bool) error, error) {
+func Score(ctx context.Context, s *store.Store, r *rubric.Rubric, q *Request, st Stats) (func(w io.Writer, color bool) error, error) {
 	if q.Metrics {
 		rep, err := judgerun.RubricMetrics(ctx, s, r, q.Bootstrap, q.Seed)
 		if err != nil {
@@ -114,7 +119,7 @@ func OpenCache(off bool) *intervalcache.Cache {
 
 // ChooseJudges returns the judges named (by --judge), all of them present in the database,
 // or every judge when none is named.
-func ChooseJudges(ctx context.Context, s JudgeLister, named []string) ([]string, error) {
+func ChooseJudges(ctx context.Context, s *store.Store, named []string) ([]string, error) {
 	all, err := s.Judges(ctx)
 	if err != nil {
 		return nil, err
@@ -140,7 +145,7 @@ func ChooseJudges(ctx context.Context, s JudgeLister, named []string) ([]string,
 
 // chooseAnnotators returns the annotators named (by --annotator), or everyone with a label
 // that counts. A named annotator without one is an error: nearly always a misspelt name.
-func chooseAnnotators(ctx context.Context, s Store, named []string, drafts bool) ([]string, error) {
+func chooseAnnotators(ctx context.Context, s *store.Store, named []string, drafts bool) ([]string, error) {
 	have, err := s.ExportAnnotators(ctx, store.ExportOptions{IncludeDrafts: drafts})
 	if err != nil {
 		return nil, err

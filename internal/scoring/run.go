@@ -6,8 +6,11 @@ import (
 	"io"
 	"strings"
 
+	"github.com/m3bench/m3eval/internal/cmdio"
+	"github.com/m3bench/m3eval/internal/progress"
 	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
+	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
@@ -17,17 +20,41 @@ const NoTurnsLine = "no turns yet: nothing to measure (import turns with m3eval 
 // NoLabelsLine is what score says of a database without labels to compare.
 const NoLabelsLine = "no annotations yet: nothing to score (label turns with m3eval annotate, or import labels)"
 
-// Run is m3eval score once its flags are parsed and its database is open: it checks the
-// request, computes the report and returns the function that writes it (color: the table
-// may use the Landis–Koch colors). The command and the tests both call it, so the tests run
-// the command's own path (issue #42). It computes before it returns the writer, so that an
-// error comes before any output file is touched. database is the database's name as the
-// messages show it. Errors of the command line are marked usage.Err.
-func (q *Request) Run(ctx context.Context, s Store, r *rubric.Rubric, database string) (func(w io.Writer, color bool) error, error) {
+// Run is m3eval score once its flags are parsed (docs/architecture.md, "How a command is
+// wired"): it checks the request, opens the database read only (a read-only user in a
+// read-only directory can score too), computes the report under a progress bar of the
+// bootstrap replicates, and writes it to e's output or -o. It computes before it writes, so
+// that an error comes before any output file is touched. Errors of the command line are
+// marked usage.Err.
+func (q *Request) Run(ctx context.Context, e *cmdio.IO) error {
 	st, err := q.Check()
 	if err != nil {
-		return nil, err
+		return err
 	}
+	if q.flags != nil {
+		q.BootstrapGiven = q.flags.Changed("bootstrap")
+	}
+	s, r, err := e.OpenDB(ctx, store.Options{ReadOnly: true}, false)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	var write func(io.Writer, bool) error
+	err = e.WithBar("score", progress.Unit{Name: "replicates"}, func(p progress.Func, _, _ io.Writer) error {
+		q.Progress = p
+		write, err = q.compute(ctx, s, r, st, store.DisplayName(e.DB))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return e.Write(q.Output, string(q.Format), write)
+}
+
+// compute computes the report of an open database with the checked flags st, returning the
+// function that writes it (color: the table may use the Landis–Koch colors). database is the
+// database's name as the messages show it.
+func (q *Request) compute(ctx context.Context, s *store.Store, r *rubric.Rubric, st Stats, database string) (func(w io.Writer, color bool) error, error) {
 	line := func(text string) func(io.Writer, bool) error {
 		return func(w io.Writer, _ bool) error {
 			_, err := fmt.Fprintln(w, text)
@@ -59,6 +86,7 @@ func (q *Request) Run(ctx context.Context, s Store, r *rubric.Rubric, database s
 	// Whether there are labels to score, asked once for the two checks below.
 	labeled := true
 	if len(q.Judges) >= 2 || tables {
+		var err error
 		if labeled, err = hasLabels(ctx, s, q.IncludeDrafts); err != nil {
 			return nil, err
 		}
@@ -79,12 +107,12 @@ func (q *Request) Run(ctx context.Context, s Store, r *rubric.Rubric, database s
 }
 
 // hasLabels says whether any annotator has a done label (or a draft, with drafts).
-func hasLabels(ctx context.Context, s Store, drafts bool) (bool, error) {
-	st, err := s.Status(ctx)
+func hasLabels(ctx context.Context, s *store.Store, drafts bool) (bool, error) {
+	status, err := s.Status(ctx)
 	if err != nil {
 		return false, err
 	}
-	for _, a := range st.Annotators {
+	for _, a := range status.Annotators {
 		if a.Done > 0 || (drafts && a.Draft > 0) {
 			return true, nil
 		}

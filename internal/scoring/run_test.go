@@ -8,9 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/m3bench/m3eval/internal/cmdio"
 	"github.com/m3bench/m3eval/internal/scoring"
-	"github.com/m3bench/m3eval/internal/store"
-	"github.com/m3bench/m3eval/internal/testkit"
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
@@ -19,22 +18,15 @@ import (
 // judges cannot be compared (an error naming the database), --metrics refuses a judge as a
 // usage error, and JSON keeps its shape.
 func TestRunWithoutLabels(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "m3eval.db")
+	db := filepath.Join(t.TempDir(), "team.db")
 	importFiles(t, db, "", filepath.Join(scoreFixture, "turns.jsonl"))
 	importScores(t, db, "gpt", filepath.Join(scoreFixture, "judge_gpt.jsonl"))
 	importScores(t, db, "rules", filepath.Join(scoreFixture, "judge_rules.csv"))
-	s, r := testkit.OpenDB(t, db, store.Options{ReadOnly: true})
-	defer s.Close()
-	ctx := context.Background()
 	run := func(q *scoring.Request) (string, error) {
 		t.Helper()
 		q.NoCache = true
-		write, err := q.Run(ctx, s, r, "team.db")
-		if err != nil {
-			return "", err
-		}
 		var out bytes.Buffer
-		err = write(&out, false)
+		err := q.Run(context.Background(), &cmdio.IO{DB: db, Out: &out})
 		return out.String(), err
 	}
 
@@ -62,11 +54,10 @@ func TestRunWithoutLabels(t *testing.T) {
 func TestRunMetricsBootstrapDefault(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "m3eval.db")
 	importFiles(t, db, "", filepath.Join(scoreFixture, "turns.jsonl"))
-	s, r := testkit.OpenDB(t, db, store.Options{ReadOnly: true})
-	defer s.Close()
+	e := &cmdio.IO{DB: db}
 	q := &scoring.Request{Metrics: true}
 	q.Format = "json"
-	if _, err := q.Run(context.Background(), s, r, "m3eval.db"); err != nil {
+	if err := q.Run(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}
 	if q.Bootstrap != -1 {
@@ -74,7 +65,7 @@ func TestRunMetricsBootstrapDefault(t *testing.T) {
 	}
 	q = &scoring.Request{Metrics: true, BootstrapGiven: true}
 	q.Format = "json"
-	if _, err := q.Run(context.Background(), s, r, "m3eval.db"); err != nil {
+	if err := q.Run(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}
 	if q.Bootstrap != 0 {

@@ -59,7 +59,7 @@ type Result struct {
 
 // Run streams the chosen labels and scores out of the store and analyses every scale and
 // choice field of the rubric, over all turns and per group.
-func Run(ctx context.Context, s ScoreReader, r *rubric.Rubric, o Options) (*Result, error) {
+func Run(ctx context.Context, s *store.Store, r *rubric.Rubric, o Options) (*Result, error) {
 	sc, err := newScorer(r, o.NACategory, o.Filter.By != "", o.Filter.Judges)
 	if err != nil {
 		return nil, err

@@ -1,17 +1,10 @@
 package testkit
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"testing"
 
-	"github.com/spf13/pflag"
-
 	"github.com/m3bench/m3eval/internal/scoring"
-	"github.com/m3bench/m3eval/internal/store"
 )
 
 // ScoreOptions are where a test's run of m3eval score differs from the command's.
@@ -22,34 +15,15 @@ type ScoreOptions struct {
 	NoCache bool
 }
 
-// RunScore parses args as m3eval score's flags and runs the command's Run
-// (scoring.Request.Run) on the database opened read only: the output and the error. A flag error comes back wrapped in ErrFlag; stray arguments
-// fail the test.
+// RunScore is m3eval score with args on the database at db, through its Request's Run
+// (RunCommand): the output and the error. A flag error comes back wrapped in ErrFlag.
 func RunScore(t testing.TB, db string, o ScoreOptions, args ...string) (string, error) {
 	t.Helper()
-	q := &scoring.Request{}
-	fs := pflag.NewFlagSet("score", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	q.AddFlags(fs)
 	if o.NoCache {
 		args = append(args[:len(args):len(args)], "--no-cache")
 	}
-	if err := fs.Parse(args); err != nil {
-		return "", fmt.Errorf("%w: %v", ErrFlag, err)
-	}
-	if fs.NArg() != 0 {
-		t.Fatalf("score %v: arguments %v", args, fs.Args())
-	}
-	q.BootstrapGiven = fs.Changed("bootstrap")
-	s, rb := OpenDB(t, db, store.Options{ReadOnly: true})
-	defer s.Close()
-	write, err := q.Run(context.Background(), s, rb, "m3eval.db")
-	if err != nil {
-		return "", err
-	}
-	var out bytes.Buffer
-	err = write(&out, false)
-	return out.String(), err
+	out, _, err := RunCommand(t, &scoring.Request{}, db, args...)
+	return out, err
 }
 
 // MustScore is RunScore that fails the test on an error.

@@ -18,8 +18,8 @@ import (
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
-// ErrFlag marks an error of flag parsing in a test's copy of a command's wiring: the command
-// reports it as a usage error too.
+// ErrFlag marks an error of flag parsing in a test's run of a command (RunCommand): the
+// command reports it as a usage error too.
 var ErrFlag = errors.New("flag")
 
 // IsUsage says whether the command would exit 2 for err.
