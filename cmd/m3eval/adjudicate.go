@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -12,7 +11,7 @@ import (
 )
 
 func newAdjudicateCmd(g *globalOptions) *cobra.Command {
-	o := workflow.NewAdjudicateRequest()
+	o := workflow.NewAdjudicateCommand()
 	cmd := &cobra.Command{
 		Use:   "adjudicate --adjudicator NAME (--list | --turn SAMPLE_ID ...)",
 		Short: "Find the turns annotators disagree on or flagged and record final labels",
@@ -35,29 +34,16 @@ by side; A, B, ... take one, 1-5 or y/n/a score anew, f clears flags, u undoes. 
 			if o.Screen() {
 				return g.adjudicateScreen(cmd, o)
 			}
-			if err := o.Check(); err != nil {
-				return usageIf(err)
-			}
-			s, r, err := g.openDB(cmd.Context(), o.StoreOptions(), false)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			write, err := o.Run(cmd.Context(), s, r)
-			if err != nil {
-				return notFoundHint(usageIf(err), "m3eval sample --list")
-			}
-			return writeOutput(cmd, o.Output, func(w io.Writer, _ bool) error { return write(w) })
+			return notFoundHint(usageIf(o.Run(cmd.Context(), g.io(cmd))), "m3eval sample --list")
 		},
 	}
 	o.AddFlags(cmd.Flags())
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "write --list to FILE instead of standard output")
 	names(cmd, map[string]name{"campaign": campaignName, "take": annotatorName, "turn": sampleIDName})
 	return cmd
 }
 
 // adjudicateScreen opens the adjudication screen on the turns that disagree.
-func (g *globalOptions) adjudicateScreen(cmd *cobra.Command, o *workflow.AdjudicateRequest) error {
+func (g *globalOptions) adjudicateScreen(cmd *cobra.Command, o *workflow.AdjudicateCommand) error {
 	if err := o.Check(); err != nil {
 		return usageIf(err)
 	}

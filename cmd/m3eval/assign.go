@@ -1,15 +1,13 @@
 package main
 
 import (
-	"io"
-
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/workflow"
 )
 
 func newAssignCmd(g *globalOptions) *cobra.Command {
-	o := &workflow.AssignRequest{}
+	o := &workflow.AssignCommand{}
 	cmd := &cobra.Command{
 		Use:   "assign --sample NAME --annotators A,B,C --overlap K",
 		Short: "Give a sample's turns to annotators, each turn to exactly K of them",
@@ -25,23 +23,10 @@ each annotator's turns to them again after their queue (intra-annotator agreemen
   m3eval assign --sample pilot --show --format json`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Check(); err != nil {
-				return usageIf(err)
-			}
-			s, r, err := g.openDB(cmd.Context(), o.StoreOptions(), false)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			write, err := o.Run(cmd.Context(), s, r)
-			if err != nil {
-				return notFoundHint(usageIf(err), "m3eval sample --list")
-			}
-			return writeOutput(cmd, o.Output, func(w io.Writer, _ bool) error { return write(w) })
+			return notFoundHint(usageIf(o.Run(cmd.Context(), g.io(cmd))), "m3eval sample --list")
 		},
 	}
 	o.AddFlags(cmd.Flags())
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "write to FILE instead of standard output")
 	names(cmd, map[string]name{"sample": sampleName})
 	return cmd
 }

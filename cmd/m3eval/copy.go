@@ -7,7 +7,7 @@ import (
 )
 
 func newCopyCmd() *cobra.Command {
-	o := &workflow.CopyRequest{}
+	o := &workflow.CopyCommand{}
 	cmd := &cobra.Command{
 		Use:   "copy --from DB --to DB",
 		Short: "Copy a whole campaign to another database (SQLite file or PostgreSQL)",
@@ -34,9 +34,7 @@ this copy creates is removed again if the copy fails. See docs/postgres.md.`,
   m3eval copy --from postgres://m3eval@db.lab.example/m3eval --to backup.db
   m3eval copy --from new.db --to postgres://m3eval@db.lab.example/m3eval --replace`,
 		Args: exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usageIf(o.Run(cmd.Context(), cmd.ErrOrStderr()))
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return usageIf(o.Run(cmd.Context(), cmdIO(cmd))) },
 	}
 	o.AddFlags(cmd.Flags())
 	return cmd

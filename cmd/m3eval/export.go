@@ -1,15 +1,13 @@
 package main
 
 import (
-	"io"
-
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/workflow"
 )
 
 func newExportCmd(g *globalOptions) *cobra.Command {
-	o := workflow.NewExportRequest()
+	o := workflow.NewExportCommand()
 	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "Export labels in the annotation guide's JSON format (or JSONL, CSV)",
@@ -29,24 +27,10 @@ docs/campaign.md.`,
   m3eval export --final --campaign pilot -o final.json`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, r, err := g.openDB(cmd.Context(), o.StoreOptions(), false)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			write, err := o.Run(cmd.Context(), s, r)
-			if err == nil {
-				// The labels are read while written: their errors come from the writer.
-				err = writeOutput(cmd, o.Output, func(w io.Writer, _ bool) error { return write(w) })
-			}
-			if err != nil {
-				return notFoundHint(usageIf(err), "m3eval sample --list")
-			}
-			return printNotes(cmd, o.Notes())
+			return notFoundHint(usageIf(o.Run(cmd.Context(), g.io(cmd))), "m3eval sample --list")
 		},
 	}
 	o.AddFlags(cmd.Flags())
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "write to FILE instead of standard output")
 	names(cmd, map[string]name{"annotator": annotatorName, "campaign": campaignName})
 	return cmd
 }

@@ -1,20 +1,13 @@
 package main
 
 import (
-	"errors"
-	"io"
-	"io/fs"
-	"os"
-
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/importer"
-	"github.com/m3bench/m3eval/internal/progress"
-	"github.com/m3bench/m3eval/internal/store"
 )
 
 func newImportCmd(g *globalOptions) *cobra.Command {
-	o := &importer.Request{}
+	o := importer.NewImportCommand()
 	cmd := &cobra.Command{
 		Use:   "import FILE...",
 		Short: "Import turn records, labeled samples or other tools' conversation logs",
@@ -42,42 +35,9 @@ See docs/importing.md for the fields and formats.`,
 			}
 			return oneStdin(append(args, g.rubricPath)...)
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			// A new SQLite file that ends up holding nothing (the first file failed) is
-			// removed again: a failed import leaves no empty database behind (#39).
-			fresh := false
-			if !store.IsPostgres(g.dbPath) {
-				_, statErr := os.Stat(g.dbPath)
-				fresh = errors.Is(statErr, fs.ErrNotExist)
-			}
-			s, r, err := g.openDB(cmd.Context(), store.Options{}, true)
-			if err != nil {
-				if fresh {
-					removeSQLite(g.dbPath)
-				}
-				return err
-			}
-			defer func() {
-				s.Close()
-				if fresh && o.Committed() == 0 {
-					removeSQLite(g.dbPath)
-				}
-			}()
-			o.DB, o.In = g.dbPath, cmd.InOrStdin()
-			return usageIf(withBar(cmd, "import", progress.Bytes, func(p progress.Func, out, errw io.Writer) error {
-				o.Progress, o.Out = p, out
-				return o.Run(cmd.Context(), s, r)
-			}))
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return usageIf(o.Run(cmd.Context(), g.io(cmd))) },
 	}
 	o.AddFlags(cmd.Flags())
 	names(cmd, map[string]name{"annotator": annotatorName.fresh()})
 	return cmd
-}
-
-// removeSQLite removes a SQLite database file with its journal files.
-func removeSQLite(path string) {
-	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
-		os.Remove(path + suffix)
-	}
 }

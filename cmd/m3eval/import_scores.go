@@ -1,17 +1,13 @@
 package main
 
 import (
-	"io"
-
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/importer"
-	"github.com/m3bench/m3eval/internal/progress"
-	"github.com/m3bench/m3eval/internal/store"
 )
 
 func newImportScoresCmd(g *globalOptions) *cobra.Command {
-	o := &importer.ScoreRequest{}
+	o := importer.NewImportScoresCommand()
 	cmd := &cobra.Command{
 		Use:   "import-scores --judge NAME FILE...",
 		Short: "Import an automatic judge's scores per sample_id (JSON, JSONL or CSV)",
@@ -37,26 +33,7 @@ scores of samples not imported, --on-duplicate first|last chooses between a samp
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Files = args
-			r, err := g.loadRubric()
-			if err != nil {
-				return err
-			}
-			if err := o.Check(r); err != nil {
-				return usageIf(err)
-			}
-			if err := oneStdin(args...); err != nil {
-				return err
-			}
-			s, r, err := g.openDB(cmd.Context(), store.Options{}, false)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			o.In = cmd.InOrStdin()
-			return withBar(cmd, "import-scores", progress.Bytes, func(p progress.Func, out, errw io.Writer) error {
-				o.Progress, o.Out = p, out
-				return o.Run(cmd.Context(), s, r)
-			})
+			return usageIf(o.Run(cmd.Context(), g.io(cmd)))
 		},
 	}
 	o.AddFlags(cmd.Flags())

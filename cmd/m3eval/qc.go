@@ -1,15 +1,13 @@
 package main
 
 import (
-	"io"
-
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/workflow"
 )
 
 func newQCCmd(g *globalOptions) *cobra.Command {
-	o := workflow.NewQCRequest()
+	o := workflow.NewQCCommand()
 	cmd := &cobra.Command{
 		Use:   "qc [--campaign NAME]",
 		Short: "Flag annotators whose work shows the failures the guide warns about",
@@ -21,20 +19,10 @@ annotator). The flags set the thresholds; docs/campaign.md defines each check.`,
   m3eval qc --campaign pilot --rush-seconds 30 --format md -o qc.md`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, r, err := g.openDB(cmd.Context(), o.StoreOptions(), false)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			write, err := o.Run(cmd.Context(), s, r)
-			if err != nil {
-				return notFoundHint(usageIf(err), "m3eval sample --list")
-			}
-			return writeOutput(cmd, o.Output, func(w io.Writer, _ bool) error { return write(w) })
+			return notFoundHint(usageIf(o.Run(cmd.Context(), g.io(cmd))), "m3eval sample --list")
 		},
 	}
 	o.AddFlags(cmd.Flags())
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "write to FILE instead of standard output")
 	names(cmd, map[string]name{"campaign": campaignName})
 	return cmd
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/annotations"
@@ -30,7 +28,7 @@ first problem with its line and field.`,
 		Example: `  m3eval rubric check my-rubric.json`,
 		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return rubric.CheckRequest{File: args[0]}.Run(os.Stdin, cmd.OutOrStdout())
+			return rubric.CheckCommand{File: args[0]}.Run(cmd.InOrStdin(), cmd.OutOrStdout())
 		},
 	})
 	cmd.AddCommand(&cobra.Command{

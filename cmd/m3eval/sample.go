@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,7 +10,7 @@ import (
 )
 
 func newSampleCmd(g *globalOptions) *cobra.Command {
-	o := &workflow.SampleRequest{}
+	o := &workflow.SampleCommand{}
 	cmd := &cobra.Command{
 		Use:   "sample --name NAME --n N --by KEY [--by KEY]...",
 		Short: "Draw a named, stratified sample of the imported turns for a campaign",
@@ -29,36 +27,10 @@ See docs/campaign.md.`,
   m3eval sample --show pilot --format json`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Check(); err != nil {
-				return usageIf(err)
-			}
-			s, r, err := g.openDB(cmd.Context(), o.StoreOptions(), false)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			write, err := o.Run(cmd.Context(), s, r)
-			if err != nil {
-				return notFoundHint(usageIf(err), "m3eval sample --list")
-			}
-			if err := writeOutput(cmd, o.Output, func(w io.Writer, _ bool) error { return write(w) }); err != nil {
-				return err
-			}
-			return printNotes(cmd, o.Notes())
+			return notFoundHint(usageIf(o.Run(cmd.Context(), g.io(cmd))), "m3eval sample --list")
 		},
 	}
 	o.AddFlags(cmd.Flags())
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "write to FILE instead of standard output")
 	names(cmd, map[string]name{"show": sampleName, "judge": judgeName})
 	return cmd
-}
-
-// printNotes prints a command's notes on standard error, after its output.
-func printNotes(cmd *cobra.Command, notes []string) error {
-	for _, line := range notes {
-		if _, err := fmt.Fprintln(cmd.ErrOrStderr(), line); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -9,16 +9,17 @@ import (
 	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
-// CheckRequest is m3eval rubric check's options: the rubric file to check ("-": standard
+// CheckCommand is m3eval rubric check's options: the rubric file to check ("-": standard
 // input). A lab's rubric is an input like its data, so it can be checked before an import.
-type CheckRequest struct {
+type CheckCommand struct {
 	File string
 }
 
 // Run is m3eval rubric check: it reads the file as every command reads --rubric (Load) and
 // writes a summary of its fields to stdout, or returns the first problem, with its line and
-// field. It needs no database, so it takes no context: nothing it does waits.
-func (q CheckRequest) Run(stdin io.Reader, stdout io.Writer) error {
+// field. It takes the two streams it uses rather than a cmdio.IO, which imports this
+// package; and no context: it opens no database and waits for nothing.
+func (q CheckCommand) Run(stdin io.Reader, stdout io.Writer) error {
 	r, err := Load(q.File, stdin, nil)
 	if err != nil {
 		return err

@@ -8,9 +8,9 @@ import (
 	"testing"
 )
 
-// TestCheckRequest: m3eval rubric check's Run summarizes the guide's rubric, from a file or
+// TestCheckCommand: m3eval rubric check's Run summarizes the guide's rubric, from a file or
 // standard input, and names the line and field of a broken one.
-func TestCheckRequest(t *testing.T) {
+func TestCheckCommand(t *testing.T) {
 	const guide = "../../annotations/rubric.json"
 	data, err := os.ReadFile(guide)
 	if err != nil {
@@ -29,7 +29,7 @@ func TestCheckRequest(t *testing.T) {
 `
 	for _, tc := range []struct{ file, name string }{{guide, guide}, {"-", "-"}} {
 		var out bytes.Buffer
-		if err := (CheckRequest{File: tc.file}).Run(bytes.NewReader(data), &out); err != nil {
+		if err := (CheckCommand{File: tc.file}).Run(bytes.NewReader(data), &out); err != nil {
 			t.Fatal(err)
 		}
 		want := tc.name + ": rubric m3bench-human-eval, 6 fields, version " + r.Version + "\n" + fields
@@ -42,7 +42,7 @@ func TestCheckRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	err = CheckRequest{File: bad}.Run(nil, &out)
+	err = CheckCommand{File: bad}.Run(nil, &out)
 	if err == nil || !strings.Contains(err.Error(), "line 2: fields.name") || out.Len() > 0 {
 		t.Errorf("a broken rubric: %v, wrote %q", err, out.String())
 	}

@@ -46,7 +46,7 @@ func TestAdjudicateAndExportFinal(t *testing.T) {
 		Disputes []string `json:"disputes"`
 		Decided  bool     `json:"decided"`
 	}
-	if err := json.Unmarshal([]byte(mustCommand(t, db, workflow.NewAdjudicateRequest(), "--list", "--format", "json")), &cases); err != nil {
+	if err := json.Unmarshal([]byte(mustCommand(t, db, workflow.NewAdjudicateCommand(), "--list", "--format", "json")), &cases); err != nil {
 		t.Fatal(err)
 	}
 	if len(cases) != 3 || cases[0].SampleID != id(0) || len(cases[0].Disputes) != 3 || cases[0].Decided {
@@ -56,15 +56,15 @@ func TestAdjudicateAndExportFinal(t *testing.T) {
 		t.Errorf("dispute %q", cases[0].Disputes[0])
 	}
 	// A wider gap finds none.
-	if out := mustCommand(t, db, workflow.NewAdjudicateRequest(), "--list", "--gap", "4"); !strings.Contains(out, "no disagreements") {
+	if out := mustCommand(t, db, workflow.NewAdjudicateCommand(), "--list", "--gap", "4"); !strings.Contains(out, "no disagreements") {
 		t.Errorf("--gap 4:\n%s", out)
 	}
 
-	out := mustCommand(t, db, workflow.NewAdjudicateRequest(), "--adjudicator", "judy", "--turn", id(0), "--take", "ben")
+	out := mustCommand(t, db, workflow.NewAdjudicateCommand(), "--adjudicator", "judy", "--turn", id(0), "--take", "ben")
 	if !strings.Contains(out, "correctness = 3 (from ben)") {
 		t.Errorf("take said %q", out)
 	}
-	mustCommand(t, db, workflow.NewAdjudicateRequest(), "--adjudicator", "judy", "--turn", id(1), "--take", "ann", "--field", "correctness",
+	mustCommand(t, db, workflow.NewAdjudicateCommand(), "--adjudicator", "judy", "--turn", id(1), "--take", "ann", "--field", "correctness",
 		"--set", "reasoning_completeness=4", "--set", "overall_quality=4")
 	for _, bad := range [][]string{
 		{"--adjudicator", "judy", "--turn", id(2), "--set", "correctness=9"},
@@ -73,15 +73,15 @@ func TestAdjudicateAndExportFinal(t *testing.T) {
 		{"--adjudicator", "judy", "--turn", "nope", "--take", "ann"},
 		{"--turn", id(2), "--take", "ann"},
 	} {
-		if _, err := runCommand(t, db, workflow.NewAdjudicateRequest(), bad...); err == nil {
+		if _, err := runCommand(t, db, workflow.NewAdjudicateCommand(), bad...); err == nil {
 			t.Errorf("m3eval adjudicate %v passed", bad)
 		}
 	}
 	// A bare "m3eval adjudicate" opens the screen, which needs a terminal: the command's
 	// (cmd/m3eval/testdata/script/adjudicate.txtar).
 
-	finalOptions := func() *workflow.ExportRequest {
-		o := &workflow.ExportRequest{Final: true, Disagree: campaign.DefaultDisagreeOptions()}
+	finalOptions := func() *workflow.ExportCommand {
+		o := &workflow.ExportCommand{Final: true, Disagree: campaign.DefaultDisagreeOptions()}
 		o.Format.Format = "json"
 		return o
 	}
@@ -139,7 +139,7 @@ func TestAdjudicateAndExportFinal(t *testing.T) {
 		t.Errorf("csv:\n%.600s", csv)
 	}
 	// The list now shows two decided, one open.
-	if out := mustCommand(t, db, workflow.NewAdjudicateRequest(), "--list"); !strings.Contains(out, "3 turns disagree, 1 still open") {
+	if out := mustCommand(t, db, workflow.NewAdjudicateCommand(), "--list"); !strings.Contains(out, "3 turns disagree, 1 still open") {
 		t.Errorf("list:\n%s", out)
 	}
 }
@@ -151,8 +151,8 @@ func TestExportFinalKeepsFlags(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "flags.db")
 	importFiles(t, db, "")
-	mustCommand(t, db, &workflow.SampleRequest{}, "--name", "pilot", "--n", "6", "--by", "model", "--seed", "3")
-	a := decodeAssign(t, mustCommand(t, db, &workflow.AssignRequest{}, "--sample", "pilot", "--annotators", "alice,bob", "--overlap", "1", "--format", "json"))
+	mustCommand(t, db, &workflow.SampleCommand{}, "--name", "pilot", "--n", "6", "--by", "model", "--seed", "3")
+	a := decodeAssign(t, mustCommand(t, db, &workflow.AssignCommand{}, "--sample", "pilot", "--annotators", "alice,bob", "--overlap", "1", "--format", "json"))
 	var flagged string
 	for _, an := range a.Annotators {
 		if an.Name == "alice" {
@@ -177,14 +177,14 @@ func TestExportFinalKeepsFlags(t *testing.T) {
 	}
 	importFiles(t, db, "alice", p)
 
-	list := mustCommand(t, db, workflow.NewAdjudicateRequest(), "--list", "--campaign", "pilot")
+	list := mustCommand(t, db, workflow.NewAdjudicateCommand(), "--list", "--campaign", "pilot")
 	if !strings.Contains(list, flagged) || !strings.Contains(list, "flagged by alice: image missing; judged from expected answer only") ||
 		!strings.Contains(list, "1 turns disagree or are flagged, 1 still open") {
 		t.Fatalf("list:\n%s", list)
 	}
 	label := func() map[string]any {
 		t.Helper()
-		o := &workflow.ExportRequest{Final: true, Campaign: "pilot", Disagree: campaign.DefaultDisagreeOptions()}
+		o := &workflow.ExportCommand{Final: true, Campaign: "pilot", Disagree: campaign.DefaultDisagreeOptions()}
 		o.Format.Format = "json"
 		data, _, err := export(t, db, o)
 		if err != nil {
@@ -208,16 +208,16 @@ func TestExportFinalKeepsFlags(t *testing.T) {
 	if l := label(); l["flagged"] != true || l["flag_reason"] != "alice: image missing; judged from expected answer only" || l["final_source"] != "single" {
 		t.Fatalf("export --final of the flagged turn: %v", l)
 	}
-	if _, err := runCommand(t, db, workflow.NewAdjudicateRequest(), "--adjudicator", "judy", "--turn", a.Annotators[1].SampleIDs[0], "--clear-flag"); err == nil {
+	if _, err := runCommand(t, db, workflow.NewAdjudicateCommand(), "--adjudicator", "judy", "--turn", a.Annotators[1].SampleIDs[0], "--clear-flag"); err == nil {
 		t.Error("--clear-flag on a turn nobody flagged passed")
 	}
-	if out := mustCommand(t, db, workflow.NewAdjudicateRequest(), "--adjudicator", "judy", "--turn", flagged, "--clear-flag"); !strings.Contains(out, flagged+" flags cleared") {
+	if out := mustCommand(t, db, workflow.NewAdjudicateCommand(), "--adjudicator", "judy", "--turn", flagged, "--clear-flag"); !strings.Contains(out, flagged+" flags cleared") {
 		t.Errorf("--clear-flag said %q", out)
 	}
 	if l := label(); l["flagged"] != false || l["flag_reason"] != nil {
 		t.Fatalf("export --final after --clear-flag: %v", l)
 	}
-	if list := mustCommand(t, db, workflow.NewAdjudicateRequest(), "--list", "--campaign", "pilot"); !strings.Contains(list, "0 still open") {
+	if list := mustCommand(t, db, workflow.NewAdjudicateCommand(), "--list", "--campaign", "pilot"); !strings.Contains(list, "0 still open") {
 		t.Errorf("list after --clear-flag:\n%s", list)
 	}
 }

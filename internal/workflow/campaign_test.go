@@ -77,7 +77,7 @@ func TestSampleAssign(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "m.db")
 	importFiles(t, db, "")
-	out := mustCommand(t, db, &workflow.SampleRequest{}, "--name", "pilot", "--n", "20", "--by", "action_type", "--min-per-stratum", "1", "--format", "json")
+	out := mustCommand(t, db, &workflow.SampleCommand{}, "--name", "pilot", "--n", "20", "--by", "action_type", "--min-per-stratum", "1", "--format", "json")
 	var s struct {
 		Size   int `json:"size"`
 		Strata []struct {
@@ -99,14 +99,14 @@ func TestSampleAssign(t *testing.T) {
 	if drawn != 20 || avail != 35 || len(s.Strata) != 17 {
 		t.Fatalf("drawn %d of %d over %d strata", drawn, avail, len(s.Strata))
 	}
-	if shown := mustCommand(t, db, &workflow.SampleRequest{}, "--show", "pilot", "--format", "json"); shown != out {
+	if shown := mustCommand(t, db, &workflow.SampleCommand{}, "--show", "pilot", "--format", "json"); shown != out {
 		t.Errorf("--show differs from what sample printed:\n%s\n%s", shown, out)
 	}
-	table := mustCommand(t, db, &workflow.SampleRequest{}, "--show", "pilot")
+	table := mustCommand(t, db, &workflow.SampleCommand{}, "--show", "pilot")
 	if !strings.Contains(table, "mislead_subtle") || !strings.Contains(table, "total") {
 		t.Errorf("table:\n%s", table)
 	}
-	if list := mustCommand(t, db, &workflow.SampleRequest{}, "--list"); !strings.Contains(list, "pilot") {
+	if list := mustCommand(t, db, &workflow.SampleCommand{}, "--list"); !strings.Contains(list, "pilot") {
 		t.Errorf("list:\n%s", list)
 	}
 	for _, bad := range [][]string{
@@ -118,19 +118,19 @@ func TestSampleAssign(t *testing.T) {
 		{"assign", "--sample", "pilot", "--annotators", "a,b,c,d,e,f,g,h,i", "--overlap", "2"}, // 36 pairs, 20 turns
 		{"assign", "--sample", "pilot", "--annotators", "a,a", "--overlap", "2"},
 	} {
-		var c request = &workflow.SampleRequest{}
+		var c command = &workflow.SampleCommand{}
 		if bad[0] == "assign" {
-			c = &workflow.AssignRequest{}
+			c = &workflow.AssignCommand{}
 		}
 		if _, err := runCommand(t, db, c, bad[1:]...); err == nil {
 			t.Errorf("m3eval %v passed", bad)
 		}
 	}
-	if _, err := runCommand(t, db, &workflow.SampleRequest{}, "--name", "x", "--n", "5", "--by", "colour"); !isUsage(err) {
+	if _, err := runCommand(t, db, &workflow.SampleCommand{}, "--name", "x", "--n", "5", "--by", "colour"); !isUsage(err) {
 		t.Errorf("unknown --by is not a usage error: %v", err)
 	}
 
-	a := decodeAssign(t, mustCommand(t, db, &workflow.AssignRequest{}, "--sample", "pilot", "--annotators", "alice,bob,carol,dave", "--overlap", "2", "--format", "json"))
+	a := decodeAssign(t, mustCommand(t, db, &workflow.AssignCommand{}, "--sample", "pilot", "--annotators", "alice,bob,carol,dave", "--overlap", "2", "--format", "json"))
 	checkCampaign(t, a, 20)
 	if a.Annotators[0].Turns != 10 {
 		t.Errorf("alice has %d turns", a.Annotators[0].Turns)
@@ -138,8 +138,8 @@ func TestSampleAssign(t *testing.T) {
 	// The same database, options and seed elsewhere give the same sample and assignment.
 	db2 := filepath.Join(dir, "m2.db")
 	importFiles(t, db2, "")
-	mustCommand(t, db2, &workflow.SampleRequest{}, "--name", "pilot", "--n", "20", "--by", "action_type", "--min-per-stratum", "1")
-	a2 := decodeAssign(t, mustCommand(t, db2, &workflow.AssignRequest{}, "--sample", "pilot", "--annotators", "alice,bob,carol,dave", "--overlap", "2", "--format", "json"))
+	mustCommand(t, db2, &workflow.SampleCommand{}, "--name", "pilot", "--n", "20", "--by", "action_type", "--min-per-stratum", "1")
+	a2 := decodeAssign(t, mustCommand(t, db2, &workflow.AssignCommand{}, "--sample", "pilot", "--annotators", "alice,bob,carol,dave", "--overlap", "2", "--format", "json"))
 	for i := range a.Annotators {
 		if !slices.Equal(a.Annotators[i].SampleIDs, a2.Annotators[i].SampleIDs) {
 			t.Errorf("%s: not deterministic: %v vs %v", a.Annotators[i].Name, a.Annotators[i].SampleIDs, a2.Annotators[i].SampleIDs)
@@ -167,13 +167,13 @@ func TestSampleAssign(t *testing.T) {
 		}
 	}
 	st.Close()
-	if _, err := runCommand(t, db, &workflow.AssignRequest{}, "--sample", "pilot", "--annotators", "bob,carol,dave,erin", "--overlap", "2"); err == nil {
+	if _, err := runCommand(t, db, &workflow.AssignCommand{}, "--sample", "pilot", "--annotators", "bob,carol,dave,erin", "--overlap", "2"); err == nil {
 		t.Error("dropping alice passed")
 	}
-	if _, err := runCommand(t, db, &workflow.AssignRequest{}, "--sample", "pilot", "--annotators", "alice,bob,carol,dave", "--overlap", "1"); err == nil {
+	if _, err := runCommand(t, db, &workflow.AssignCommand{}, "--sample", "pilot", "--annotators", "alice,bob,carol,dave", "--overlap", "1"); err == nil {
 		t.Error("shrinking the overlap passed")
 	}
-	ext := decodeAssign(t, mustCommand(t, db, &workflow.AssignRequest{}, "--sample", "pilot", "--annotators", "alice,bob,carol,dave,erin", "--overlap", "3", "--format", "json"))
+	ext := decodeAssign(t, mustCommand(t, db, &workflow.AssignCommand{}, "--sample", "pilot", "--annotators", "alice,bob,carol,dave,erin", "--overlap", "3", "--format", "json"))
 	checkCampaign(t, ext, 20)
 	for _, sid := range started {
 		if !slices.Contains(ext.Annotators[0].SampleIDs, sid) {
@@ -185,7 +185,7 @@ func TestSampleAssign(t *testing.T) {
 	}
 
 	// Gold: the demo's three labeled turns, a fifth of each queue.
-	gold := mustCommand(t, db, &workflow.AssignRequest{}, "--sample", "pilot", "--annotators", "alice,bob,carol,dave,erin", "--overlap", "3",
+	gold := mustCommand(t, db, &workflow.AssignCommand{}, "--sample", "pilot", "--annotators", "alice,bob,carol,dave,erin", "--overlap", "3",
 		"--gold", "../../annotations/demo/labeled_sample.json", "--gold-rate", "0.2", "--format", "json")
 	g := decodeAssign(t, gold)
 	checkCampaign(t, g, 20)
@@ -210,11 +210,11 @@ func TestSampleAssign(t *testing.T) {
 			t.Errorf("%s: adding gold moved sampled turns", an.Name)
 		}
 	}
-	if out := mustCommand(t, db, &workflow.AssignRequest{}, "--sample", "pilot", "--show"); !strings.Contains(out, "gold rate 0.2") || !strings.Contains(out, "erin") {
+	if out := mustCommand(t, db, &workflow.AssignCommand{}, "--sample", "pilot", "--show"); !strings.Contains(out, "gold rate 0.2") || !strings.Contains(out, "erin") {
 		t.Errorf("--show:\n%s", out)
 	}
 	// A re-run without the gold flags keeps the gold rate and the gold turns given.
-	again := decodeAssign(t, mustCommand(t, db, &workflow.AssignRequest{}, "--sample", "pilot", "--annotators", "alice,bob,carol,dave,erin", "--overlap", "3", "--format", "json"))
+	again := decodeAssign(t, mustCommand(t, db, &workflow.AssignCommand{}, "--sample", "pilot", "--annotators", "alice,bob,carol,dave,erin", "--overlap", "3", "--format", "json"))
 	for i, an := range again.Annotators {
 		if !slices.Equal(an.GoldIDs, g.Annotators[i].GoldIDs) || !slices.Equal(an.SampleIDs, g.Annotators[i].SampleIDs) {
 			t.Errorf("%s: a plain re-run moved work: gold %v -> %v", an.Name, g.Annotators[i].GoldIDs, an.GoldIDs)
@@ -227,7 +227,7 @@ func TestAssignGoldErrors(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "g.db")
 	importFiles(t, db, "")
-	mustCommand(t, db, &workflow.SampleRequest{}, "--name", "p", "--n", "10", "--by", "action_type")
+	mustCommand(t, db, &workflow.SampleCommand{}, "--name", "p", "--n", "10", "--by", "action_type")
 	for name, body := range map[string]string{
 		"unknown.jsonl":  `{"sample_id":"nope_turn_1","episode_id":"nope","turn":1,"action_type":"initial","task_type":"t","user_message":"q","vlm_response":"a","expected_answer":"e","human_annotation":{"correctness":3,"reasoning_completeness":3,"overall_quality":3}}` + "\n",
 		"nolabel.jsonl":  `{"sample_id":"demo_en_park_3_turn_1","episode_id":"demo_en_park_3","turn":1,"action_type":"initial","task_type":"t","user_message":"q","vlm_response":"a","expected_answer":"e"}` + "\n",
@@ -237,12 +237,12 @@ func TestAssignGoldErrors(t *testing.T) {
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := runCommand(t, db, &workflow.AssignRequest{}, "--sample", "p", "--annotators", "a,b", "--overlap", "2", "--gold", p)
+		_, err := runCommand(t, db, &workflow.AssignCommand{}, "--sample", "p", "--annotators", "a,b", "--overlap", "2", "--gold", p)
 		if err == nil || !strings.Contains(err.Error(), p+":1") {
 			t.Errorf("%s: error %v, want one naming %s:1", name, err, p)
 		}
 	}
-	if out := mustCommand(t, db, &workflow.AssignRequest{}, "--sample", "p", "--show"); !strings.Contains(out, "not assigned yet") {
+	if out := mustCommand(t, db, &workflow.AssignCommand{}, "--sample", "p", "--show"); !strings.Contains(out, "not assigned yet") {
 		t.Errorf("a failed assign left an assignment:\n%s", out)
 	}
 }
@@ -254,15 +254,15 @@ func TestRepeat(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "r.db")
 	importFiles(t, db, "")
-	mustCommand(t, db, &workflow.SampleRequest{}, "--name", "p", "--n", "20", "--by", "action_type")
-	a := decodeAssign(t, mustCommand(t, db, &workflow.AssignRequest{}, "--sample", "p", "--annotators", "ann,ben", "--overlap", "2", "--repeat", "0.2", "--format", "json"))
+	mustCommand(t, db, &workflow.SampleCommand{}, "--name", "p", "--n", "20", "--by", "action_type")
+	a := decodeAssign(t, mustCommand(t, db, &workflow.AssignCommand{}, "--sample", "p", "--annotators", "ann,ben", "--overlap", "2", "--repeat", "0.2", "--format", "json"))
 	var repeats struct {
 		Annotators []struct {
 			Repeats   int      `json:"repeats"`
 			RepeatIDs []string `json:"repeat_sample_ids"`
 		} `json:"annotators"`
 	}
-	out := mustCommand(t, db, &workflow.AssignRequest{}, "--sample", "p", "--show", "--format", "json")
+	out := mustCommand(t, db, &workflow.AssignCommand{}, "--sample", "p", "--show", "--format", "json")
 	if err := json.Unmarshal([]byte(out), &repeats); err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +341,7 @@ func TestRepeat(t *testing.T) {
 			Flags          []struct{ Check string }
 		} `json:"annotators"`
 	}
-	if err := json.Unmarshal([]byte(mustCommand(t, db, workflow.NewQCRequest(), "--campaign", "p", "--format", "json")), &rep); err != nil {
+	if err := json.Unmarshal([]byte(mustCommand(t, db, workflow.NewQCCommand(), "--campaign", "p", "--format", "json")), &rep); err != nil {
 		t.Fatal(err)
 	}
 	if len(rep.Annotators) != 2 {
@@ -380,7 +380,7 @@ func TestRepeat(t *testing.T) {
 func TestSampleSaysEmptyStrata(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "m.db")
 	importFiles(t, db, "")
-	out := mustCommand(t, db, &workflow.SampleRequest{}, "--name", "pilot", "--n", "12", "--by", "action_type", "--seed", "3")
+	out := mustCommand(t, db, &workflow.SampleCommand{}, "--name", "pilot", "--n", "12", "--by", "action_type", "--seed", "3")
 	for _, want := range []string{
 		"sample pilot: 6 of 17 strata got no turns (--n 12 shared in proportion to their size): ambiguous_reference, attribute_swap, cross_image_confusion, long_context_recall, memory_injection, mislead_subtle",
 		"--min-per-stratum 1 and --n 17 or more",
@@ -389,7 +389,7 @@ func TestSampleSaysEmptyStrata(t *testing.T) {
 			t.Errorf("sample said:\n%s\nwant %q", out, want)
 		}
 	}
-	out = mustCommand(t, db, &workflow.SampleRequest{}, "--name", "all", "--n", "17", "--by", "action_type", "--min-per-stratum", "1")
+	out = mustCommand(t, db, &workflow.SampleCommand{}, "--name", "all", "--n", "17", "--by", "action_type", "--min-per-stratum", "1")
 	if strings.Contains(out, "got no turns") {
 		t.Errorf("a sample with every stratum drawn warns:\n%s", out)
 	}

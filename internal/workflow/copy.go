@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -12,15 +11,16 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/m3bench/m3eval/internal/cmdio"
 	"github.com/m3bench/m3eval/internal/plural"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
-// CopyRequest is m3eval copy's options: the two databases (SQLite files or postgres://
+// CopyCommand is m3eval copy's options: the two databases (SQLite files or postgres://
 // addresses) and what may happen to the target. Unlike the other commands, copy opens its
 // databases itself (--db is not used): it needs two, opened each its own way.
-type CopyRequest struct {
+type CopyCommand struct {
 	From, To string
 	store.CopyOptions
 	// Force replaces even while other m3eval sessions are connected to the target's
@@ -29,7 +29,7 @@ type CopyRequest struct {
 }
 
 // AddFlags defines the flags of m3eval copy on fs.
-func (q *CopyRequest) AddFlags(f *pflag.FlagSet) {
+func (q *CopyCommand) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&q.From, "from", "", "the database to copy: an SQLite file or postgres://…")
 	f.StringVar(&q.To, "to", "", "the database to copy into: an SQLite file (created if missing) or postgres://…")
 	f.BoolVar(&q.Replace, "replace", false, "delete the campaign the target holds, in the copy's transaction")
@@ -37,7 +37,7 @@ func (q *CopyRequest) AddFlags(f *pflag.FlagSet) {
 }
 
 // Check finds the usage errors of the flags before anything is opened (usage.Err).
-func (q *CopyRequest) Check() error {
+func (q *CopyCommand) Check() error {
 	if q.From == "" || q.To == "" {
 		return usage.Errorf("copy needs both --from and --to (an SQLite file or postgres://…)")
 	}
@@ -49,14 +49,16 @@ func (q *CopyRequest) Check() error {
 	return nil
 }
 
-// Run is m3eval copy: it checks the request, opens both databases, copies the source's
-// campaign into the target in one transaction and says what moved on stderr. A failed copy
-// leaves the target as it was: a target file it created is removed, and empty tables it
-// created in a PostgreSQL schema are dropped (stderr says so if that fails).
-func (q *CopyRequest) Run(ctx context.Context, stderr io.Writer) error {
+// Run is m3eval copy: it checks the command, opens both databases (not e's: --db is not
+// used), copies the source's campaign into the target in one transaction and says what
+// moved on e's standard error. A failed copy leaves the target as it was: a target file it
+// created is removed, and empty tables it created in a PostgreSQL schema are dropped
+// (standard error says so if that fails).
+func (q *CopyCommand) Run(ctx context.Context, e *cmdio.IO) error {
 	if err := q.Check(); err != nil {
 		return err
 	}
+	stderr := e.Stderr()
 	// The copy's own connections are named apart, so that it counts only others'.
 	src, err := store.Open(ctx, q.From, store.Options{ReadOnly: true, Application: "m3eval copy"})
 	if err != nil {

@@ -9,20 +9,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/m3bench/m3eval/internal/cmdio"
 	"github.com/m3bench/m3eval/internal/store/storetest"
 	"github.com/m3bench/m3eval/internal/usage"
 	"github.com/m3bench/m3eval/internal/workflow"
 )
 
-// TestCopyRequest: m3eval copy's Run between two SQLite files: the copy says what moved and
+// TestCopyCommand: m3eval copy's Run between two SQLite files: the copy says what moved and
 // holds what the source holds; a target with a campaign is refused unless Replace; a failed
 // copy removes the target file it created. (PostgreSQL ends: cmd/m3eval's
 // TestFailedCopyLeavesNoEmptySchema and e2e's copy tests.)
-func TestCopyRequest(t *testing.T) {
+func TestCopyCommand(t *testing.T) {
 	storetest.SQLiteOnly(t, "copies between SQLite files by path")
 	ctx := context.Background()
-	for _, q := range []workflow.CopyRequest{{From: "a.db"}, {To: "b.db"}, {From: "a.db", To: "mysql://x"}} {
-		if err := q.Run(ctx, &bytes.Buffer{}); !errors.Is(err, usage.Err) {
+	for _, q := range []workflow.CopyCommand{{From: "a.db"}, {To: "b.db"}, {From: "a.db", To: "mysql://x"}} {
+		if err := q.Run(ctx, &cmdio.IO{}); !errors.Is(err, usage.Err) {
 			t.Errorf("%+v: %v is not a usage error", q, err)
 		}
 	}
@@ -31,8 +32,8 @@ func TestCopyRequest(t *testing.T) {
 	importFiles(t, src, "")
 	importFiles(t, src, "bob", "../../annotations/tour/bob.json")
 	var errw bytes.Buffer
-	q := workflow.CopyRequest{From: src, To: dst}
-	if err := q.Run(ctx, &errw); err != nil {
+	q := workflow.CopyCommand{From: src, To: dst}
+	if err := q.Run(ctx, &cmdio.IO{Err: &errw}); err != nil {
 		t.Fatal(err)
 	}
 	if got := errw.String(); !strings.HasPrefix(got, "copied ") || !strings.Contains(got, "(35 turns, 1 annotator, 35 annotations)") ||
@@ -47,7 +48,7 @@ func TestCopyRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := q.Run(ctx, &errw); err == nil || !strings.Contains(err.Error(), "already holds a campaign") {
+	if err := q.Run(ctx, &cmdio.IO{Err: &errw}); err == nil || !strings.Contains(err.Error(), "already holds a campaign") {
 		t.Errorf("a second copy: %v", err)
 	}
 	if after, _ := os.ReadFile(dst); !bytes.Equal(before, after) {
@@ -55,7 +56,7 @@ func TestCopyRequest(t *testing.T) {
 	}
 	errw.Reset()
 	q.Replace = true
-	if err := q.Run(ctx, &errw); err != nil || !strings.Contains(errw.String(), "of the campaign it held were deleted") {
+	if err := q.Run(ctx, &cmdio.IO{Err: &errw}); err != nil || !strings.Contains(errw.String(), "of the campaign it held were deleted") {
 		t.Errorf("--replace: %v, said %q", err, errw.String())
 	}
 	// A source with an import in progress is refused after the target was opened: the
@@ -67,8 +68,8 @@ func TestCopyRequest(t *testing.T) {
 	}
 	raw.Close()
 	fresh := filepath.Join(dir, "fresh.db")
-	q = workflow.CopyRequest{From: src, To: fresh}
-	if err := q.Run(ctx, &errw); err == nil || !strings.Contains(err.Error(), "in progress or interrupted") {
+	q = workflow.CopyCommand{From: src, To: fresh}
+	if err := q.Run(ctx, &cmdio.IO{Err: &errw}); err == nil || !strings.Contains(err.Error(), "in progress or interrupted") {
 		t.Errorf("copy from a source with an import in progress: %v", err)
 	}
 	if _, err := os.Stat(fresh); !errors.Is(err, os.ErrNotExist) {

@@ -8,31 +8,31 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/campaign"
+	"github.com/m3bench/m3eval/internal/cmdio"
 	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 )
 
-// ExportRequest is m3eval export's options: each annotator's labels (Labels), or with
+// ExportCommand is m3eval export's options: each annotator's labels (Labels), or with
 // Final one final label per turn, of the Campaign's turns when it is given.
-type ExportRequest struct {
+type ExportCommand struct {
 	Labels   store.ExportOptions
 	Format   render.LabeledOptions // Rubric, Final and Multi are set by Run
 	Final    bool
 	Campaign string
 	Disagree campaign.DisagreeOptions
-	Output   string   // -o FILE: the command writes there instead of standard output
-	notes    []string // for standard error, after the output
+	Output   string // -o FILE: the command writes there instead of standard output
 }
 
-// NewExportRequest has the default disagreement rule of --final.
-func NewExportRequest() *ExportRequest {
-	return &ExportRequest{Disagree: campaign.DefaultDisagreeOptions()}
+// NewExportCommand has the default disagreement rule of --final.
+func NewExportCommand() *ExportCommand {
+	return &ExportCommand{Disagree: campaign.DefaultDisagreeOptions()}
 }
 
-// AddFlags defines the flags of m3eval export on fs but -o.
-func (q *ExportRequest) AddFlags(fs *pflag.FlagSet) {
+// AddFlags defines the flags of m3eval export on fs.
+func (q *ExportCommand) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&q.Labels.Annotator, "annotator", "", "export only this annotator's labels")
 	fs.BoolVar(&q.Labels.IncludeDrafts, "include-drafts", false, "include incomplete labels, marked \"status\": \"draft\"")
 	cmdutil.EnumVar(fs, &q.Format.Format, "format", render.JSON, render.LabeledFormats, "output format")
@@ -41,18 +41,37 @@ func (q *ExportRequest) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&q.Disagree.ScaleGap, "gap", q.Disagree.ScaleGap, "with --final: 1-5 answers this far apart disagree")
 	fs.BoolVar(&q.Disagree.CountNA, "count-na", false, "with --final: NA against an answer is a disagreement too")
 	q.Format.CSV.AddFlags(fs)
+	fs.StringVarP(&q.Output, "output", "o", "", "write to FILE instead of standard output")
 }
 
 // StoreOptions says how to open the database: export only reads.
-func (q *ExportRequest) StoreOptions() store.Options { return store.Options{ReadOnly: true} }
+func (q *ExportCommand) StoreOptions() store.Options { return store.Options{ReadOnly: true} }
 
-// Run is m3eval export once its flags are parsed and its database is open (StoreOptions):
-// it checks the request and what there is to export, and returns the function that streams
-// the labels; Notes has, after it, what the final labels are made of (with Final). A
-// mistake in the request, or nothing to export, is an error before the writer is returned,
+// Run is m3eval export once its flags are parsed: it opens the database read only, checks
+// the command and what there is to export, and streams the labels to e's output or -o;
+// with Final it says after them, on e's standard error, what the final labels are made of.
+// A mistake in the command, or nothing to export, is an error before anything is written,
 // so that it leaves no file; the labels themselves are read while they are written.
-func (q *ExportRequest) Run(ctx context.Context, st *store.Store, r *rubric.Rubric) (func(io.Writer) error, error) {
-	q.notes = nil
+func (q *ExportCommand) Run(ctx context.Context, e *cmdio.IO) error {
+	st, r, err := e.OpenDB(ctx, q.StoreOptions(), false)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var notes []string
+	write, err := q.run(ctx, st, r, &notes)
+	if err != nil {
+		return err
+	}
+	if err := e.Write(q.Output, string(q.Format.Format), func(w io.Writer, _ bool) error { return write(w) }); err != nil {
+		return err
+	}
+	return printNotes(e, notes)
+}
+
+// run checks the command and what there is to export, and returns the function that streams
+// the labels, which sets *notes.
+func (q *ExportCommand) run(ctx context.Context, st *store.Store, r *rubric.Rubric, notes *[]string) (func(io.Writer) error, error) {
 	lo := q.Format
 	lo.Rubric = r
 	if q.Final || q.Campaign != "" {
@@ -72,7 +91,7 @@ func (q *ExportRequest) Run(ctx context.Context, st *store.Store, r *rubric.Rubr
 			if err != nil {
 				return err
 			}
-			q.notes = []string{"final labels: " + counts.String()}
+			*notes = []string{"final labels: " + counts.String()}
 			return lw.Close()
 		}, nil
 	}
@@ -99,7 +118,3 @@ func (q *ExportRequest) Run(ctx context.Context, st *store.Store, r *rubric.Rubr
 		return lw.Close()
 	}, nil
 }
-
-// Notes are what the last Run's writer wants the user to know, for standard error after
-// the output: with Final, how many final labels were adjudicated, agreed or single.
-func (q *ExportRequest) Notes() []string { return q.notes }

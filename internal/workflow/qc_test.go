@@ -44,7 +44,7 @@ func TestQC(t *testing.T) {
 			Flags     []struct{ Check, Reason string }
 		} `json:"annotators"`
 	}
-	out := mustCommand(t, db, workflow.NewQCRequest(), "--format", "json")
+	out := mustCommand(t, db, workflow.NewQCCommand(), "--format", "json")
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -67,19 +67,19 @@ func TestQC(t *testing.T) {
 		t.Errorf("flat flagged for %s", got)
 	}
 	// Thresholds are flags: a longer run and a larger rushed share clear those two.
-	out = mustCommand(t, db, workflow.NewQCRequest(), "--format", "json", "--straight-run", "36", "--rush-share", "0.5")
+	out = mustCommand(t, db, workflow.NewQCCommand(), "--format", "json", "--straight-run", "36", "--rush-share", "0.5")
 	if strings.Contains(out, "straight_lining") || strings.Contains(out, `"rushing"`) {
 		t.Errorf("thresholds ignored:\n%s", out)
 	}
-	md := mustCommand(t, db, workflow.NewQCRequest(), "--format", "md")
+	md := mustCommand(t, db, workflow.NewQCCommand(), "--format", "md")
 	if !strings.Contains(md, `| flat | straight\_lining |`) {
 		t.Errorf("markdown:\n%s", md)
 	}
-	table := mustCommand(t, db, workflow.NewQCRequest())
+	table := mustCommand(t, db, workflow.NewQCCommand())
 	if !strings.Contains(table, "flat: rushing: 9 of 35 timed items") {
 		t.Errorf("table:\n%s", table)
 	}
-	if _, err := runCommand(t, db, workflow.NewQCRequest(), "--campaign", "nope"); err == nil {
+	if _, err := runCommand(t, db, workflow.NewQCCommand(), "--campaign", "nope"); err == nil {
 		t.Error("unknown campaign passed")
 	}
 }

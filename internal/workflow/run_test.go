@@ -3,23 +3,19 @@ package workflow_test
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"io"
+	"strings"
 	"testing"
 
-	"github.com/spf13/pflag"
-
+	"github.com/m3bench/m3eval/internal/cmdio"
 	"github.com/m3bench/m3eval/internal/importer"
 	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
-	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/testkit"
 	"github.com/m3bench/m3eval/internal/workflow"
 )
 
-// These helpers call the commands' own Run (issue #42): a request's flags parsed by its
-// AddFlags, the database opened as its StoreOptions say, then Run and its writer. Nothing of
-// the commands' wiring is copied here: Run checks the request itself.
+// These helpers call the commands' own Run (issue #42), with flags (testkit.RunCommand) or
+// with options: nothing of the commands' wiring is copied here.
 
 // The shared helpers, written once in internal/testkit.
 var (
@@ -31,93 +27,50 @@ var (
 	importFiles   = testkit.ImportFiles
 )
 
-// request is a campaign command's request (workflow.SampleRequest, …).
-type request interface {
-	AddFlags(fs *pflag.FlagSet)
-	StoreOptions() store.Options
-	Run(ctx context.Context, st *store.Store, r *rubric.Rubric) (func(io.Writer) error, error)
-}
+// command is a command's options struct with its flags and Run (testkit.Command).
+type command = testkit.Command
 
-// runCommand parses args into q's flags and runs q on the database: what it shows followed
-// by its notes for standard error (Notes, if it has them), and the error.
-func runCommand(t testing.TB, db string, q request, args ...string) (string, error) {
+// runCommand parses args into c's own flags and calls its Run on the database at db
+// (testkit.RunCommand): what it wrote to standard output followed by what it wrote to
+// standard error (a sample's notes), and its error.
+func runCommand(t testing.TB, db string, c command, args ...string) (string, error) {
 	t.Helper()
-	fs := pflag.NewFlagSet("m3eval", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	q.AddFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		return "", fmt.Errorf("%w: %v", errFlag, err)
-	}
-	s, r := openDB(t, db, q.StoreOptions())
-	defer s.Close()
-	return runWrite(q.Run(context.Background(), s, r))(q)
+	out, errw, err := testkit.RunCommand(t, c, db, args...)
+	return out + errw, err
 }
 
-// runWrite writes what a Run returned, then the request's notes.
-func runWrite(write func(io.Writer) error, err error) func(q any) (string, error) {
-	return func(q any) (string, error) {
-		if err != nil {
-			return "", err
-		}
-		var out bytes.Buffer
-		err := write(&out)
-		if n, ok := q.(interface{ Notes() []string }); ok && err == nil {
-			for _, line := range n.Notes() { // the command prints them on standard error
-				fmt.Fprintln(&out, line)
-			}
-		}
-		return out.String(), err
-	}
-}
-
-func mustCommand(t testing.TB, db string, q request, args ...string) string {
+func mustCommand(t testing.TB, db string, c command, args ...string) string {
 	t.Helper()
-	out, err := runCommand(t, db, q, args...)
+	out, err := runCommand(t, db, c, args...)
 	if err != nil {
-		t.Fatalf("%T %v: %v", q, args, err)
+		t.Fatalf("%T %v: %v", c, args, err)
 	}
 	return out
 }
 
-// export runs m3eval export's request o and returns what it wrote and its notes (the final
-// labels' counts line with --final, else "").
-func export(t testing.TB, db string, o *workflow.ExportRequest) (string, string, error) {
+// export calls m3eval export's Run with o and returns what it wrote and its standard error
+// (the final labels' counts line with --final, else "").
+func export(t testing.TB, db string, o *workflow.ExportCommand) (string, string, error) {
 	t.Helper()
-	return exportWith(t, db, defaultRubric(t), o)
+	return exportWith(t, db, nil, o)
 }
 
-// exportWith is export under rubric r (m3eval --rubric FILE export).
-func exportWith(t testing.TB, db string, r *rubric.Rubric, o *workflow.ExportRequest) (string, string, error) {
+// exportWith is export under rubric r (m3eval --rubric FILE export; nil: the guide's).
+func exportWith(t testing.TB, db string, r *rubric.Rubric, o *workflow.ExportCommand) (string, string, error) {
 	t.Helper()
-	s, _ := openDBWith(t, db, o.StoreOptions(), r)
-	defer s.Close()
-	write, err := o.Run(context.Background(), s, r)
-	if err != nil {
-		return "", "", err
-	}
-	var out bytes.Buffer
-	if err := write(&out); err != nil {
-		return out.String(), "", err
-	}
-	notes := o.Notes()
-	if len(notes) == 0 {
-		return out.String(), "", nil
-	}
-	return out.String(), notes[0], nil
+	var out, errw bytes.Buffer
+	err := o.Run(context.Background(), &cmdio.IO{DB: db, Rubric: r, Out: &out, Err: &errw})
+	return out.String(), strings.TrimSuffix(errw.String(), "\n"), err
 }
 
-// importOut is m3eval import with o (DB and Out filled in; Rubric nil: the guide's) of
-// files: what it printed.
+// importOut is m3eval import with the options o (Rubric nil: the guide's) of files, through
+// its Run: what it printed.
 func importOut(t testing.TB, db string, o importer.Options, files ...string) (string, error) {
 	t.Helper()
-	if o.Rubric == nil {
-		o.Rubric = defaultRubric(t)
-	}
-	s, r := openDBWith(t, db, store.Options{}, o.Rubric)
-	defer s.Close()
+	q := importer.NewImportCommand()
+	q.Options, q.Files = o, files
 	var out bytes.Buffer
-	o.Rubric, o.DB, o.Out = r, db, &out
-	err := importer.New(s, o).Run(context.Background(), files, false)
+	err := q.Run(context.Background(), &cmdio.IO{DB: db, Rubric: o.Rubric, Out: &out})
 	return out.String(), err
 }
 
@@ -133,7 +86,7 @@ func mustImportOut(t testing.TB, db string, o importer.Options, files ...string)
 // exportAs is m3eval export --format format [--include-drafts] [--annotator annotator].
 func exportAs(t testing.TB, db, format string, drafts bool, annotator string) string {
 	t.Helper()
-	o := workflow.NewExportRequest()
+	o := workflow.NewExportCommand()
 	o.Format.Format, o.Labels.IncludeDrafts, o.Labels.Annotator = render.Format(format), drafts, annotator
 	out, _, err := export(t, db, o)
 	if err != nil {
@@ -145,10 +98,7 @@ func exportAs(t testing.TB, db, format string, drafts bool, annotator string) st
 // statusOut is m3eval status's Run on the database.
 func statusOut(t testing.TB, db string) string {
 	t.Helper()
-	var q workflow.StatusRequest
-	s, _ := openDB(t, db, q.StoreOptions())
-	defer s.Close()
-	out, err := runWrite(q.Run(context.Background(), s, db))(q)
+	out, err := runCommand(t, db, workflow.StatusCommand{})
 	if err != nil {
 		t.Fatal(err)
 	}

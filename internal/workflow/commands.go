@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/campaign"
+	"github.com/m3bench/m3eval/internal/cmdio"
 	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
@@ -39,22 +40,21 @@ func pairs(flag string, vals []string, example string, needValue bool) (map[stri
 	return m, nil
 }
 
-// SampleRequest is m3eval sample's options: draw a sample (Name, N, By...), --list or
+// SampleCommand is m3eval sample's options: draw a sample (Name, N, By...), --list or
 // --show one.
-type SampleRequest struct {
+type SampleCommand struct {
 	SampleOptions
 	Where  []string // KEY=VALUE
 	List   bool
 	Show   string
 	Format render.Format
-	Active bool     // --active: draw by the judge's uncertainty (ActiveSample)
-	Judge  string   // --judge of --active
-	Output string   // -o FILE: the command writes there instead of standard output
-	notes  []string // for standard error, after the output
+	Active bool   // --active: draw by the judge's uncertainty (ActiveSample)
+	Judge  string // --judge of --active
+	Output string // -o FILE: the command writes there instead of standard output
 }
 
-// AddFlags defines the flags of m3eval sample on fs but -o.
-func (c *SampleRequest) AddFlags(fs *pflag.FlagSet) {
+// AddFlags defines the flags of m3eval sample on fs.
+func (c *SampleCommand) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Name, "name", "", "name of the sample (required to draw one)")
 	fs.IntVar(&c.N, "n", 0, "number of turns to draw")
 	fs.StringArrayVar(&c.Params.By, "by", nil, "stratify by this turn attribute (repeatable: strata are the combinations)")
@@ -68,10 +68,11 @@ func (c *SampleRequest) AddFlags(fs *pflag.FlagSet) {
 	cmdutil.EnumVar(fs, &c.Format, "format", render.Table, Formats, "output format")
 	fs.BoolVar(&c.Active, "active", false, "draw the turns the --judge is least certain about more often, recording each turn's inclusion probability (for m3eval estimate --sample)")
 	fs.StringVar(&c.Judge, "judge", "", "with --active: the judge whose scores (and the other judges' disagreement with them) choose the turns")
+	fs.StringVarP(&c.Output, "output", "o", "", "write to FILE instead of standard output")
 }
 
 // Check finds the usage errors of the flags before the database is opened (usage.Err).
-func (c *SampleRequest) Check() error {
+func (c *SampleCommand) Check() error {
 	var err error
 	if c.List && c.Show != "" {
 		return usagef("--list and --show cannot go together")
@@ -100,63 +101,85 @@ func (c *SampleRequest) Check() error {
 }
 
 // StoreOptions says how to open the database: listing and showing only read.
-func (c *SampleRequest) StoreOptions() store.Options {
+func (c *SampleCommand) StoreOptions() store.Options {
 	return store.Options{ReadOnly: c.List || c.Show != ""}
 }
 
-// Run is m3eval sample once its flags are parsed and its database is open (StoreOptions):
-// it checks the request, draws, lists or shows, and returns the function that writes the
-// result in c.Format; Notes has what to say on standard error after it. The command and the
-// tests both call it (issue #42). Like every Run of the workflow, it does the work before
-// it returns the writer, so that an error comes before any output file is touched.
-func (c *SampleRequest) Run(ctx context.Context, st *store.Store, r *rubric.Rubric) (func(io.Writer) error, error) {
+// Run is m3eval sample once its flags are parsed (docs/architecture.md, "How a command is
+// wired"): it checks the command, opens the database (StoreOptions), draws, lists or shows,
+// and writes the result in c.Format to e's output or -o; after it, on e's standard error,
+// the strata a drawn sample left empty. Like every Run of the workflow, it does the work
+// before it writes, so that an error comes before any output file is touched.
+func (c *SampleCommand) Run(ctx context.Context, e *cmdio.IO) error {
 	if err := c.Check(); err != nil {
-		return nil, err
+		return err
 	}
-	c.notes = nil
+	st, r, err := e.OpenDB(ctx, c.StoreOptions(), false)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	write, notes, err := c.run(ctx, st, r)
+	if err != nil {
+		return err
+	}
+	if err := e.Write(c.Output, string(c.Format), func(w io.Writer, _ bool) error { return write(w) }); err != nil {
+		return err
+	}
+	return printNotes(e, notes)
+}
+
+// printNotes prints a command's notes on e's standard error, after its output.
+func printNotes(e *cmdio.IO, notes []string) error {
+	for _, line := range notes {
+		if _, err := fmt.Fprintln(e.Stderr(), line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// run draws, lists or shows, and returns the function that writes the result and the notes
+// for standard error.
+func (c *SampleCommand) run(ctx context.Context, st *store.Store, r *rubric.Rubric) (func(io.Writer) error, []string, error) {
 	switch {
 	case c.List:
 		samples, err := st.Samples(ctx)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return func(w io.Writer) error { return WriteSamples(w, samples, c.Format) }, nil
+		return func(w io.Writer) error { return WriteSamples(w, samples, c.Format) }, nil, nil
 	case c.Show != "":
 		info, err := st.Sample(ctx, c.Show)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if info.Params.Active != nil {
 			// An active sample: say how its turns were drawn, with their probabilities.
 			incl, err := st.SampleInclusion(ctx, c.Show)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			for _, p := range incl {
 				info.Strata[0].Inclusion = append(info.Strata[0].Inclusion, p)
 			}
-			return func(w io.Writer) error { return writeActive(w, info, c.Format) }, nil
+			return func(w io.Writer) error { return writeActive(w, info, c.Format) }, nil, nil
 		}
-		return func(w io.Writer) error { return WriteSample(w, info, c.Format) }, nil
+		return func(w io.Writer) error { return WriteSample(w, info, c.Format) }, nil, nil
 	}
 	if c.Active {
 		info, err := ActiveSample(ctx, st, r, ActiveOptions{Name: c.Name, N: c.N, Seed: c.Seed, Judge: c.Judge, Mix: sample.DefaultMix})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return func(w io.Writer) error { return writeActive(w, info, c.Format) }, nil
+		return func(w io.Writer) error { return writeActive(w, info, c.Format) }, nil, nil
 	}
 	info, err := Sample(ctx, st, c.SampleOptions)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	c.notes = emptyStrata(info)
-	return func(w io.Writer) error { return WriteSample(w, info, c.Format) }, nil
+	return func(w io.Writer) error { return WriteSample(w, info, c.Format) }, emptyStrata(info), nil
 }
-
-// Notes are what the last Run wants the user to know, for standard error after the output:
-// the strata a drawn sample left empty, and how to give each a turn.
-func (c *SampleRequest) Notes() []string { return c.notes }
 
 // emptyStrata says which strata a drawn sample left without a turn, and how to give each
 // one: proportional allocation rounds a small stratum's share down to 0 without a word.
@@ -192,9 +215,9 @@ func emptyStrata(info *store.SampleInfo) []string {
 	return []string{note, hint}
 }
 
-// AssignRequest is m3eval assign's options: assign a sample to Names (comma-separated), or
+// AssignCommand is m3eval assign's options: assign a sample to Names (comma-separated), or
 // --show the assignment.
-type AssignRequest struct {
+type AssignCommand struct {
 	AssignOptions
 	Names  string
 	Show   bool
@@ -205,8 +228,8 @@ type AssignRequest struct {
 	GoldRateGiven, RepeatGiven bool
 }
 
-// AddFlags defines the flags of m3eval assign on fs but -o.
-func (c *AssignRequest) AddFlags(fs *pflag.FlagSet) {
+// AddFlags defines the flags of m3eval assign on fs.
+func (c *AssignCommand) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Sample, "sample", "", "the sample to assign (m3eval sample --list)")
 	fs.StringVar(&c.Names, "annotators", "", "comma-separated annotator names; earlier ones first when extending")
 	fs.IntVar(&c.Overlap, "overlap", 0, "annotators per turn")
@@ -216,6 +239,7 @@ func (c *AssignRequest) AddFlags(fs *pflag.FlagSet) {
 	fs.Var(givenFloat{&c.RepeatRate, &c.RepeatGiven}, "repeat", "share of each annotator's turns shown to them again after their queue, e.g. 0.1 (default: the earlier run's)")
 	fs.BoolVar(&c.Show, "show", false, "show the assignment instead of changing it")
 	cmdutil.EnumVar(fs, &c.Format, "format", render.Table, Formats, "output format")
+	fs.StringVarP(&c.Output, "output", "o", "", "write to FILE instead of standard output")
 }
 
 // givenFloat is a float flag that also records that it was given, so that whoever parses
@@ -247,7 +271,7 @@ func (f givenFloat) Type() string { return "float" }
 // Check finds the usage errors of the flags before the database is opened (usage.Err), and
 // sets the rates not given: a re-run keeps the earlier ones (-1; a first run: none, or 0.05
 // of gold with --gold).
-func (c *AssignRequest) Check() error {
+func (c *AssignCommand) Check() error {
 	switch {
 	case c.GoldRateGiven:
 	case c.GoldFile != "":
@@ -268,15 +292,37 @@ func (c *AssignRequest) Check() error {
 }
 
 // StoreOptions says how to open the database: showing only reads.
-func (c *AssignRequest) StoreOptions() store.Options { return store.Options{ReadOnly: c.Show} }
+func (c *AssignCommand) StoreOptions() store.Options { return store.Options{ReadOnly: c.Show} }
 
-// Run is m3eval assign once its flags are parsed and its database is open (StoreOptions):
-// it checks the request, assigns (or reads the assignment with Show) and returns the
-// function that writes it in c.Format.
-func (c *AssignRequest) Run(ctx context.Context, st *store.Store, r *rubric.Rubric) (func(io.Writer) error, error) {
-	if err := c.Check(); err != nil {
-		return nil, err
+// Run is m3eval assign once its flags are parsed: it checks the command, opens the database
+// (StoreOptions), assigns (or reads the assignment with Show) and writes it in c.Format to
+// e's output or -o.
+func (c *AssignCommand) Run(ctx context.Context, e *cmdio.IO) error {
+	return runWrite(ctx, e, c.Check, c.StoreOptions(), &c.Output, c.Format, c.run)
+}
+
+// runWrite is the Run of the workflow's commands that write one result: check, open the
+// database as so says, run, and write the result to e's output or the -o file *out (read
+// after check, which may drop it: a decision is printed, not written to -o).
+func runWrite(ctx context.Context, e *cmdio.IO, check func() error, so store.Options, out *string, format render.Format,
+	run func(context.Context, *store.Store, *rubric.Rubric) (func(io.Writer) error, error)) error {
+	if err := check(); err != nil {
+		return err
 	}
+	st, r, err := e.OpenDB(ctx, so, false)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	write, err := run(ctx, st, r)
+	if err != nil {
+		return err
+	}
+	return e.Write(*out, string(format), func(w io.Writer, _ bool) error { return write(w) })
+}
+
+// run assigns, or reads the assignment, and returns the function that writes it.
+func (c *AssignCommand) run(ctx context.Context, st *store.Store, r *rubric.Rubric) (func(io.Writer) error, error) {
 	if c.Show {
 		camp, err := st.Campaign(ctx, c.Sample)
 		if err != nil {
@@ -293,20 +339,20 @@ func (c *AssignRequest) Run(ctx context.Context, st *store.Store, r *rubric.Rubr
 	return func(w io.Writer) error { return WriteCampaign(w, res.Campaign, res.Warnings, c.Format) }, nil
 }
 
-// QCRequest is m3eval qc's options: the quality-control flags of a campaign's annotators,
+// QCCommand is m3eval qc's options: the quality-control flags of a campaign's annotators,
 // or of every label.
-type QCRequest struct {
+type QCCommand struct {
 	campaign.QCOptions
 	Campaign string
 	Format   render.Format
 	Output   string // -o FILE: the command writes there instead of standard output
 }
 
-// NewQCRequest has the default thresholds.
-func NewQCRequest() *QCRequest { return &QCRequest{QCOptions: campaign.DefaultQCOptions()} }
+// NewQCCommand has the default thresholds.
+func NewQCCommand() *QCCommand { return &QCCommand{QCOptions: campaign.DefaultQCOptions()} }
 
-// AddFlags defines the flags of m3eval qc on fs but -o.
-func (c *QCRequest) AddFlags(fs *pflag.FlagSet) {
+// AddFlags defines the flags of m3eval qc on fs.
+func (c *QCCommand) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Campaign, "campaign", "", "check this campaign's annotators on its turns (default: every label)")
 	fs.IntVar(&c.StraightRun, "straight-run", c.StraightRun, "straight-lining: this many identical answer sets in a row")
 	fs.Float64Var(&c.MinSD, "min-sd", c.MinSD, "low variance: a 1-5 field's standard deviation under this")
@@ -321,15 +367,21 @@ func (c *QCRequest) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&c.MissingComments, "missing-comments", c.MissingComments, "missing comments: how many are tolerated")
 	fs.Float64Var(&c.OutlierDelta, "outlier-delta", c.OutlierDelta, "outlier: alpha gain when the annotator is left out")
 	cmdutil.EnumVar(fs, &c.Format, "format", render.Table, QCFormats, "output format")
+	fs.StringVarP(&c.Output, "output", "o", "", "write to FILE instead of standard output")
 }
 
 // StoreOptions says how to open the database: qc only reads.
-func (c *QCRequest) StoreOptions() store.Options { return store.Options{ReadOnly: true} }
+func (c *QCCommand) StoreOptions() store.Options { return store.Options{ReadOnly: true} }
 
-// Run is m3eval qc once its flags are parsed and its database is open (StoreOptions): it
-// checks the labels and returns the function that writes the flags in c.Format. Its flags
-// have no usage errors to find, so it has no Check.
-func (c *QCRequest) Run(ctx context.Context, st *store.Store, r *rubric.Rubric) (func(io.Writer) error, error) {
+// Run is m3eval qc once its flags are parsed: it opens the database read only, checks the
+// labels and writes the flags in c.Format to e's output or -o. Its flags have no usage
+// errors to find, so it has no Check.
+func (c *QCCommand) Run(ctx context.Context, e *cmdio.IO) error {
+	return runWrite(ctx, e, func() error { return nil }, c.StoreOptions(), &c.Output, c.Format, c.run)
+}
+
+// run checks the labels and returns the function that writes the flags.
+func (c *QCCommand) run(ctx context.Context, st *store.Store, r *rubric.Rubric) (func(io.Writer) error, error) {
 	qs, err := QC(ctx, st, c.Campaign, r, c.QCOptions)
 	if err != nil {
 		return nil, err
@@ -341,9 +393,9 @@ func (c *QCRequest) Run(ctx context.Context, st *store.Store, r *rubric.Rubric) 
 	return func(w io.Writer) error { return WriteQC(w, title, qs, c.Format) }, nil
 }
 
-// AdjudicateRequest is m3eval adjudicate's options: --list the disputed turns, decide one
+// AdjudicateCommand is m3eval adjudicate's options: --list the disputed turns, decide one
 // (SampleID with Take or Sets), or, with neither, open the adjudication screen (Screen).
-type AdjudicateRequest struct {
+type AdjudicateCommand struct {
 	DecideOptions
 	List   bool
 	Sets   []string // FIELD=VALUE
@@ -351,13 +403,13 @@ type AdjudicateRequest struct {
 	Output string // -o FILE: where --list goes instead of standard output (Check drops it otherwise)
 }
 
-// NewAdjudicateRequest has the default disagreement rule.
-func NewAdjudicateRequest() *AdjudicateRequest {
-	return &AdjudicateRequest{DecideOptions: DecideOptions{Disagree: campaign.DefaultDisagreeOptions()}}
+// NewAdjudicateCommand has the default disagreement rule.
+func NewAdjudicateCommand() *AdjudicateCommand {
+	return &AdjudicateCommand{DecideOptions: DecideOptions{Disagree: campaign.DefaultDisagreeOptions()}}
 }
 
-// AddFlags defines the flags of m3eval adjudicate on fs but -o.
-func (c *AdjudicateRequest) AddFlags(fs *pflag.FlagSet) {
+// AddFlags defines the flags of m3eval adjudicate on fs.
+func (c *AdjudicateCommand) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Adjudicator, "adjudicator", "", "your name, recorded with every decision")
 	fs.StringVar(&c.Campaign, "campaign", "", "only this campaign's annotators and turns")
 	fs.BoolVar(&c.List, "list", false, "list the turns that disagree")
@@ -369,13 +421,14 @@ func (c *AdjudicateRequest) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&c.Disagree.ScaleGap, "gap", c.Disagree.ScaleGap, "1-5 answers this far apart disagree")
 	fs.BoolVar(&c.Disagree.CountNA, "count-na", false, "NA against an answer is a disagreement too")
 	cmdutil.EnumVar(fs, &c.Format, "format", render.Table, Formats, "output format (with --list)")
+	fs.StringVarP(&c.Output, "output", "o", "", "write --list to FILE instead of standard output")
 }
 
 // Screen says whether the command opens the adjudication screen.
-func (c *AdjudicateRequest) Screen() bool { return !c.List && c.SampleID == "" }
+func (c *AdjudicateCommand) Screen() bool { return !c.List && c.SampleID == "" }
 
 // Check finds the usage errors of the flags before the database is opened (usage.Err).
-func (c *AdjudicateRequest) Check() error {
+func (c *AdjudicateCommand) Check() error {
 	if !c.List {
 		c.Output = "" // a decision is printed, not written to --output
 	}
@@ -398,18 +451,20 @@ func (c *AdjudicateRequest) Check() error {
 }
 
 // StoreOptions says how to open the database: decisions are saved as durably as annotations.
-func (c *AdjudicateRequest) StoreOptions() store.Options {
+func (c *AdjudicateCommand) StoreOptions() store.Options {
 	return store.Options{Durable: true, ReadOnly: c.List}
 }
 
-// Run is m3eval adjudicate --list, or a decision on one turn, once its flags are parsed and
-// its database is open (StoreOptions): it checks the request, lists or decides, and returns
-// the function that writes the list in c.Format or the values decided. The screen
-// (Screen) is the command's: it starts from OpenCases.
-func (c *AdjudicateRequest) Run(ctx context.Context, st *store.Store, r *rubric.Rubric) (func(io.Writer) error, error) {
-	if err := c.Check(); err != nil {
-		return nil, err
-	}
+// Run is m3eval adjudicate --list, or a decision on one turn, once its flags are parsed: it
+// checks the command, opens the database (StoreOptions: durably), lists or decides, and
+// writes the list in c.Format (to -o too) or the values decided. The screen (Screen) is
+// the command's, which needs the terminal: it starts from OpenCases.
+func (c *AdjudicateCommand) Run(ctx context.Context, e *cmdio.IO) error {
+	return runWrite(ctx, e, c.Check, c.StoreOptions(), &c.Output, c.Format, c.run)
+}
+
+// run lists or decides, and returns the function that writes the list or the decision.
+func (c *AdjudicateCommand) run(ctx context.Context, st *store.Store, r *rubric.Rubric) (func(io.Writer) error, error) {
 	c.Rubric = r
 	if c.List {
 		cases, decided, err := Cases(ctx, st, c.Campaign, r, c.Disagree)
@@ -440,7 +495,7 @@ func (c *AdjudicateRequest) Run(ctx context.Context, st *store.Store, r *rubric.
 
 // OpenCases are the disputed turns the adjudication screen shows, and the first still
 // open; no disputed turn is an error.
-func (c *AdjudicateRequest) OpenCases(ctx context.Context, st *store.Store, r *rubric.Rubric) ([]campaign.Case, int, error) {
+func (c *AdjudicateCommand) OpenCases(ctx context.Context, st *store.Store, r *rubric.Rubric) ([]campaign.Case, int, error) {
 	c.Rubric = r
 	cases, decided, err := Cases(ctx, st, c.Campaign, r, c.Disagree)
 	if err != nil {
@@ -456,19 +511,26 @@ func (c *AdjudicateRequest) OpenCases(ctx context.Context, st *store.Store, r *r
 	return cases, start, nil
 }
 
-// StatusRequest is m3eval status's options: it has none but the database, which Run names.
-type StatusRequest struct{}
+// StatusCommand is m3eval status's options: it has none of its own.
+type StatusCommand struct{}
 
-// StoreOptions says how to open the database: status only reads, and needs no rubric.
-func (StatusRequest) StoreOptions() store.Options { return store.Options{ReadOnly: true} }
+// AddFlags defines the flags of m3eval status on fs: none but the ones every command has.
+func (StatusCommand) AddFlags(*pflag.FlagSet) {}
 
-// Run is m3eval status once its database is open (StoreOptions): it reads the items and
-// each annotator's progress, and returns the function that writes them (WriteStatus).
-// database is the name the first line gives the database.
-func (StatusRequest) Run(ctx context.Context, st *store.Store, database string) (func(io.Writer) error, error) {
+// Run is m3eval status: it opens the database read only, without a rubric (status uses
+// none), and writes its items and each annotator's progress to e's output (WriteStatus).
+func (StatusCommand) Run(ctx context.Context, e *cmdio.IO) error {
+	if err := e.MustExist(); err != nil {
+		return err
+	}
+	st, err := e.OpenStore(ctx, nil, store.Options{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
 	status, err := st.Status(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return func(w io.Writer) error { return WriteStatus(w, database, status) }, nil
+	return WriteStatus(e.Stdout(), store.DisplayName(e.DB), status)
 }

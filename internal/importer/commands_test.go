@@ -5,23 +5,23 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
 
+	"github.com/m3bench/m3eval/internal/cmdio"
 	"github.com/m3bench/m3eval/internal/importer"
 	"github.com/m3bench/m3eval/internal/ingest"
-	"github.com/m3bench/m3eval/internal/store"
-	"github.com/m3bench/m3eval/internal/store/storetest"
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
 // parseImport parses args as m3eval import's flags and FILE arguments into a request.
-func parseImport(t *testing.T, args ...string) *importer.Request {
+func parseImport(t *testing.T, args ...string) *importer.ImportCommand {
 	t.Helper()
-	q := &importer.Request{}
+	q := importer.NewImportCommand()
 	fs := pflag.NewFlagSet("import", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	q.AddFlags(fs)
@@ -33,9 +33,9 @@ func parseImport(t *testing.T, args ...string) *importer.Request {
 }
 
 // parseScores parses args as m3eval import-scores' flags and FILE arguments into a request.
-func parseScores(t *testing.T, args ...string) *importer.ScoreRequest {
+func parseScores(t *testing.T, args ...string) *importer.ImportScoresCommand {
 	t.Helper()
-	q := &importer.ScoreRequest{}
+	q := importer.NewImportScoresCommand()
 	fs := pflag.NewFlagSet("import-scores", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	q.AddFlags(fs)
@@ -46,23 +46,17 @@ func parseScores(t *testing.T, args ...string) *importer.ScoreRequest {
 	return q
 }
 
-// runImport checks q and calls its Run on the database db: what it said, and the error.
-func runImport(t *testing.T, db string, q *importer.Request) (string, error) {
+// runImport calls q's Run on the database db: what it said, and the error.
+func runImport(t *testing.T, db string, q *importer.ImportCommand) (string, error) {
 	t.Helper()
-	if err := q.Check(); err != nil {
-		return "", err
-	}
-	s := storetest.Open(t, db, store.Options{})
-	defer s.Close()
 	var out bytes.Buffer
-	q.DB, q.Out = db, &out
-	err := q.Run(context.Background(), s, storetest.Rubric(t))
+	err := q.Run(context.Background(), &cmdio.IO{DB: db, Out: &out})
 	return out.String(), err
 }
 
-// TestRequestCheck: import's flags that cannot work are usage errors before anything is
+// TestImportCheck: import's flags that cannot work are usage errors before anything is
 // opened; good ones are read into the importer's options.
-func TestRequestCheck(t *testing.T) {
+func TestImportCheck(t *testing.T) {
 	for _, args := range [][]string{
 		{},                    // neither files nor --demo
 		{"--demo", "a.jsonl"}, // both
@@ -90,10 +84,10 @@ func TestRequestCheck(t *testing.T) {
 	}
 }
 
-// TestRequestRun: Run reads a --map-file (a file, or a built-in one by name) with the --map
-// flags, says a folder that is not one and a label field the rubric lacks, and Committed
-// counts the files imported.
-func TestRequestRun(t *testing.T) {
+// TestImportRun: Run reads a --map-file (a file, or a built-in one by name) with the --map
+// flags, says a folder that is not one and a label field the rubric lacks, and removes a
+// database it created for an import that imported nothing.
+func TestImportRun(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "m3eval.db")
 	records := writeFile(t, dir, "runs.jsonl", `{"id":"r1","q":"What is it?","a":"A cat.","human_answer":4}
@@ -105,14 +99,14 @@ func TestRequestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasSuffix(out, "runs.jsonl: 2 turns new, 0 unchanged, 0 replaced; 0 labels new, 0 unchanged, 0 replaced\n") || q.Committed() != 1 {
-		t.Errorf("said %q, committed %d", out, q.Committed())
+	if !strings.HasSuffix(out, "runs.jsonl: 2 turns new, 0 unchanged, 0 replaced; 0 labels new, 0 unchanged, 0 replaced\n") {
+		t.Errorf("said %q", out)
 	}
 	// A bad map file is an error of the data (not of usage), naming the file and line.
 	bad := writeFile(t, dir, "bad.map", "sample_id=id\nnonsense\n")
 	q = parseImport(t, "--map-file", bad, records)
-	if _, err := runImport(t, db, q); err == nil || errors.Is(err, usage.Err) || !strings.Contains(err.Error(), "--map-file "+bad+":2") || q.Committed() != 0 {
-		t.Errorf("bad map file: %v (committed %d)", err, q.Committed())
+	if _, err := runImport(t, db, q); err == nil || errors.Is(err, usage.Err) || !strings.Contains(err.Error(), "--map-file "+bad+":2") {
+		t.Errorf("bad map file: %v", err)
 	}
 	// A built-in map by name: these records lack its paths, and the error names them.
 	q = parseImport(t, "--map-file", "mllm-judge", records)
@@ -128,16 +122,28 @@ func TestRequestRun(t *testing.T) {
 		t.Errorf("--images of no folder: %v", err)
 	}
 	q = parseImport(t, "--demo")
-	if out, err := runImport(t, filepath.Join(dir, "demo.db"), q); err != nil || !strings.Contains(out, "35 turns new") || q.Committed() != 1 {
+	if out, err := runImport(t, filepath.Join(dir, "demo.db"), q); err != nil || !strings.Contains(out, "35 turns new") {
 		t.Errorf("--demo: %v %q", err, out)
+	}
+	// A database this import created is removed again when no file was imported; one that
+	// was there stays, with what earlier imports put in it.
+	fresh := filepath.Join(dir, "fresh.db")
+	if _, err := runImport(t, fresh, parseImport(t, "--map-file", bad, records)); err == nil {
+		t.Error("a bad map file imported")
+	}
+	if _, err := os.Stat(fresh); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the failed import left %s: %v", fresh, err)
+	}
+	if _, err := os.Stat(db); err != nil {
+		t.Errorf("a failed import removed the database that was there: %v", err)
 	}
 }
 
-// TestScoreRequest: import-scores' flags are checked before anything is opened; Run imports
+// TestImportScoresCommand: import-scores' flags are checked before anything is opened; Run imports
 // the mapped records.
-func TestScoreRequest(t *testing.T) {
+func TestImportScoresCommand(t *testing.T) {
 	r := defaultRubric(t)
-	parse := func(args ...string) *importer.ScoreRequest { return parseScores(t, args...) }
+	parse := func(args ...string) *importer.ImportScoresCommand { return parseScores(t, args...) }
 	for _, args := range [][]string{
 		{"s.csv"}, {"--judge", "  ", "s.csv"},
 		{"--judge", "j", "--max-cell-size", "x", "s.csv"},
@@ -153,12 +159,13 @@ func TestScoreRequest(t *testing.T) {
 	if err := q.Check(r); err != nil || q.Judge != "j" {
 		t.Fatalf("%v, judge %q", err, q.Judge)
 	}
-	s := storetest.Open(t, db, store.Options{})
 	var out bytes.Buffer
-	q.Out = &out
-	err := q.Run(context.Background(), s, r)
-	s.Close()
+	err := q.Run(context.Background(), &cmdio.IO{DB: db, Out: &out})
 	if err != nil || !strings.HasSuffix(out.String(), "j.jsonl: judge j: 1 scores new, 0 unchanged, 0 replaced\n") {
 		t.Errorf("%v: said %q", err, out.String())
+	}
+	// Two files on standard input: a usage error, before anything is opened.
+	if err := parse("--judge", "j", "-", "-").Run(context.Background(), &cmdio.IO{DB: filepath.Join(dir, "none.db")}); !errors.Is(err, usage.Err) {
+		t.Errorf("- -: %v", err)
 	}
 }

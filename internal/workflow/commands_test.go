@@ -17,21 +17,21 @@ import (
 // database is opened, with a usage error; good flags pass and are read.
 func TestCommandChecks(t *testing.T) {
 	bad := map[string]interface{ Check() error }{
-		"sample --list --show":     &SampleRequest{Format: "table", List: true, Show: "a"},
-		"sample without --by":      &SampleRequest{Format: "table"},
-		"sample --where x":         &SampleRequest{Format: "table", List: true, Where: []string{"action_type"}},
-		"assign without --sample":  &AssignRequest{Format: "table", Show: true},
-		"assign without --overlap": &AssignRequest{Format: "table", AssignOptions: AssignOptions{Sample: "s"}, Names: "a,b"},
-		"adjudicate --list --turn": &AdjudicateRequest{Format: "table", List: true, DecideOptions: DecideOptions{SampleID: "t"}},
-		"adjudicate, no name":      &AdjudicateRequest{Format: "table"},
-		"adjudicate --set x=":      &AdjudicateRequest{Format: "json", DecideOptions: DecideOptions{Adjudicator: "j"}, Sets: []string{"correctness="}},
+		"sample --list --show":     &SampleCommand{Format: "table", List: true, Show: "a"},
+		"sample without --by":      &SampleCommand{Format: "table"},
+		"sample --where x":         &SampleCommand{Format: "table", List: true, Where: []string{"action_type"}},
+		"assign without --sample":  &AssignCommand{Format: "table", Show: true},
+		"assign without --overlap": &AssignCommand{Format: "table", AssignOptions: AssignOptions{Sample: "s"}, Names: "a,b"},
+		"adjudicate --list --turn": &AdjudicateCommand{Format: "table", List: true, DecideOptions: DecideOptions{SampleID: "t"}},
+		"adjudicate, no name":      &AdjudicateCommand{Format: "table"},
+		"adjudicate --set x=":      &AdjudicateCommand{Format: "json", DecideOptions: DecideOptions{Adjudicator: "j"}, Sets: []string{"correctness="}},
 	}
 	for name, c := range bad {
 		if err := c.Check(); !errors.Is(err, usage.Err) {
 			t.Errorf("%s: %v is not a usage error", name, err)
 		}
 	}
-	s := &SampleRequest{Format: "json", Where: []string{"model=a", "model=b", "meta.x="}}
+	s := &SampleCommand{Format: "json", Where: []string{"model=a", "model=b", "meta.x="}}
 	s.Params.By = []string{"model"}
 	if err := s.Check(); err != nil || !reflect.DeepEqual(s.Params.Where, map[string][]string{"model": {"a", "b"}, "meta.x": {""}}) {
 		t.Errorf("sample: %v %v", err, s.Params.Where)
@@ -39,12 +39,12 @@ func TestCommandChecks(t *testing.T) {
 	if s.StoreOptions().ReadOnly {
 		t.Error("drawing a sample opens the database read-only")
 	}
-	a := NewAdjudicateRequest()
+	a := NewAdjudicateCommand()
 	a.Format, a.Adjudicator, a.SampleID, a.Sets = "table", "judy", "t1", []string{"correctness=2", "correctness=3"}
 	if err := a.Check(); err != nil || a.Set["correctness"] != "3" || a.Screen() || a.StoreOptions() != (store.Options{Durable: true}) {
 		t.Errorf("adjudicate: %v %v", err, a.Set)
 	}
-	if q := NewQCRequest(); q.StraightRun != 10 {
+	if q := NewQCCommand(); q.StraightRun != 10 {
 		t.Errorf("qc defaults %+v", q.QCOptions)
 	}
 	// A --format the command does not write is refused when parsed, naming the valid ones.
@@ -53,10 +53,10 @@ func TestCommandChecks(t *testing.T) {
 		bad  string
 		want string
 	}{
-		{&SampleRequest{}, "md", `--format "md": use one of table, json`},
-		{&AssignRequest{}, "md", `--format "md": use one of table, json`},
-		{NewQCRequest(), "csv", `--format "csv": use one of table, json, md`},
-		{NewAdjudicateRequest(), "md", `--format "md": use one of table, json`},
+		{&SampleCommand{}, "md", `--format "md": use one of table, json`},
+		{&AssignCommand{}, "md", `--format "md": use one of table, json`},
+		{NewQCCommand(), "csv", `--format "csv": use one of table, json, md`},
+		{NewAdjudicateCommand(), "md", `--format "md": use one of table, json`},
 	} {
 		fs := pflag.NewFlagSet("c", pflag.ContinueOnError)
 		fs.SetOutput(io.Discard)
@@ -80,7 +80,7 @@ func TestRateDefaults(t *testing.T) {
 		{[]string{"--gold", "gold.json", "--gold-rate", "0.2", "--repeat", "0.1"}, 0.2, 0.1},
 		{[]string{"--gold-rate", "0", "--repeat", "0"}, 0, 0},
 	} {
-		c := &AssignRequest{}
+		c := &AssignCommand{}
 		fs := pflag.NewFlagSet("assign", pflag.ContinueOnError)
 		c.AddFlags(fs)
 		if err := fs.Parse(append(tc.args, "--sample", "s", "--show")); err != nil {
@@ -98,7 +98,7 @@ func TestRateDefaults(t *testing.T) {
 	}
 	// The help shows the flags as pflag's own float flags: no default printed.
 	fs := pflag.NewFlagSet("assign", pflag.ContinueOnError)
-	(&AssignRequest{}).AddFlags(fs)
+	(&AssignCommand{}).AddFlags(fs)
 	for _, name := range []string{"gold-rate", "repeat"} {
 		if f := fs.Lookup(name); f.Value.Type() != "float" || f.DefValue != "0" {
 			t.Errorf("--%s: type %s, default %q", name, f.Value.Type(), f.DefValue)

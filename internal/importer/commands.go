@@ -2,7 +2,9 @@ package importer
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,16 +13,18 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/annotations"
+	"github.com/m3bench/m3eval/internal/cmdio"
 	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/ingest"
+	"github.com/m3bench/m3eval/internal/progress"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
-// Request is m3eval import's options: the importer's Options and the flags as given, which
-// Check and Run turn into Options. The command sets DB, In, Out and Progress.
-type Request struct {
+// ImportCommand is m3eval import's options: the importer's Options and the flags as given,
+// which Check and Run turn into Options (Run sets DB, In, Out and Progress from its IO).
+type ImportCommand struct {
 	Options
 	Files []string // the FILE arguments
 	Demo  bool     // --demo: the built-in demo episodes instead of Files
@@ -31,20 +35,25 @@ type Request struct {
 	ImagesDir, ImageMap string
 	// The limits as given (sizes such as 64MB), read into Limits by Check.
 	MaxRecord, MaxCell, MaxUnzipped string
-	imp                             *Importer
+}
+
+// NewImportCommand has the default limits, as the flags give them.
+func NewImportCommand() *ImportCommand {
+	return &ImportCommand{MaxRecord: ingest.FormatSize(ingest.DefaultMaxRecord), MaxCell: ingest.FormatSize(ingest.DefaultMaxCell),
+		MaxUnzipped: ingest.FormatSize(ingest.DefaultMaxUnzipped)}
 }
 
 // AddFlags defines the flags of m3eval import on fs.
-func (q *Request) AddFlags(f *pflag.FlagSet) {
+func (q *ImportCommand) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&q.Annotator, "annotator", "", "annotator of labels that do not name one")
 	f.BoolVar(&q.Store.Replace, "replace", false, "overwrite records that changed under an existing sample_id")
 	f.BoolVar(&q.Store.DropLabels, "drop-labels", false, "with --replace: delete the labels of turns whose content changed, instead of keeping them as drafts to re-confirm")
 	f.BoolVar(&q.Demo, "demo", false, "import the built-in demo episodes")
 	f.BoolVar(&q.AllowUnknownActions, "allow-unknown-actions", false, "import turns whose action_type is not in the action-type catalogue (the rubric then asks every field on them)")
 	cmdutil.EnumVar(f, &q.From, "from", "", ingest.Formats, "format of the files (detected when not given)")
-	f.StringVar(&q.MaxRecord, "max-record-size", ingest.FormatSize(ingest.DefaultMaxRecord), "the longest record (a JSON line or value) read; a longer one fails the file")
-	f.StringVar(&q.MaxCell, "max-cell-size", ingest.FormatSize(ingest.DefaultMaxCell), "xlsx: the longest cell text read; a longer one fails the file")
-	f.StringVar(&q.MaxUnzipped, "max-unzipped-size", ingest.FormatSize(ingest.DefaultMaxUnzipped), "xlsx: the most a file may unzip to; a larger one is refused")
+	f.StringVar(&q.MaxRecord, "max-record-size", q.MaxRecord, "the longest record (a JSON line or value) read; a longer one fails the file")
+	f.StringVar(&q.MaxCell, "max-cell-size", q.MaxCell, "xlsx: the longest cell text read; a longer one fails the file")
+	f.StringVar(&q.MaxUnzipped, "max-unzipped-size", q.MaxUnzipped, "xlsx: the most a file may unzip to; a larger one is refused")
 	f.StringArrayVar(&q.Maps, "map", nil, "FIELD=PATH: take a turn field, the annotator or a label field (label.FIELD) from a JSON path of each record, e.g. vlm_response=response.text; repeatable")
 	f.StringVar(&q.ImagesDir, "images", "", "folder of the images the logs refer to but do not carry: a turn without images gets DIR/<question id>.<png|jpg|...> (or the --image-map file); relative image paths resolve against it")
 	f.StringVar(&q.ImageMap, "image-map", "", "with --images: a CSV file of id,file lines, the image file of each question id (lmms-eval doc_id, VLMEvalKit index, a conversation's id)")
@@ -55,7 +64,7 @@ func (q *Request) AddFlags(f *pflag.FlagSet) {
 // (usage.Err), and reads the --map flags and the limits. The maps of a --map-file are read
 // and checked by Run instead: a map file is data, like the files it maps, so its problems
 // are errors of the data (exit status 1), naming it.
-func (q *Request) Check() error {
+func (q *ImportCommand) Check() error {
 	if q.Demo != (len(q.Files) == 0) {
 		return usage.Errorf("give FILE arguments or --demo")
 	}
@@ -88,13 +97,57 @@ func (q *Request) Check() error {
 	return nil
 }
 
-// Run is m3eval import once its flags are checked (Check) and its database is open: it
-// reads the --map-file and the --images, checks the label fields the maps name against the
-// rubric r, and imports the Files (or the demo), one line per file said on Out. Committed
-// then tells how many files were imported, so that the command can remove a database file
-// it created for an import that wrote nothing.
-func (q *Request) Run(ctx context.Context, s *store.Store, r *rubric.Rubric) error {
-	q.imp = nil
+// Run is m3eval import once its flags are parsed (docs/architecture.md, "How a command is
+// wired"): it checks the command, opens the database (creating an SQLite file if there is
+// none), and imports the Files (or the demo) under a progress bar, one line per file said
+// on e's output. A database file it created is removed again when no file was imported: a
+// failed import leaves no empty database behind (#39).
+func (q *ImportCommand) Run(ctx context.Context, e *cmdio.IO) error {
+	if err := q.Check(); err != nil {
+		return err
+	}
+	fresh := false
+	if !store.IsPostgres(e.DB) {
+		_, statErr := os.Stat(e.DB)
+		fresh = errors.Is(statErr, fs.ErrNotExist)
+	}
+	s, r, err := e.OpenDB(ctx, store.Options{}, true)
+	if err != nil {
+		if fresh {
+			removeSQLite(e.DB)
+		}
+		return err
+	}
+	committed := 0
+	defer func() {
+		s.Close()
+		if fresh && committed == 0 {
+			removeSQLite(e.DB)
+		}
+	}()
+	if err := q.prepare(r); err != nil {
+		return err
+	}
+	q.DB, q.In = e.DB, e.In
+	return e.WithBar("import", progress.Bytes, func(p progress.Func, out, _ io.Writer) error {
+		q.Progress, q.Out = p, out
+		imp := New(s, q.Options)
+		err := imp.Run(ctx, q.Files, q.Demo)
+		committed = imp.Committed()
+		return err
+	})
+}
+
+// removeSQLite removes an SQLite database file with its journal files.
+func removeSQLite(path string) {
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+		os.Remove(path + suffix)
+	}
+}
+
+// prepare reads the --map-file and the --images into the options, and checks the label
+// fields the maps name against the rubric r.
+func (q *ImportCommand) prepare(r *rubric.Rubric) error {
 	if q.MapFile != "" {
 		// A map file is data, like the files it maps: its problems exit 1, naming it.
 		builtin, _ := fs.Sub(annotations.Maps, "maps")
@@ -132,42 +185,40 @@ func (q *Request) Run(ctx context.Context, s *store.Store, r *rubric.Rubric) err
 	if err := ingest.CheckLabelFields(q.Map, func(n string) bool { _, ok := r.Field(n); return ok }, r.FieldNames()); err != nil {
 		return usage.Wrap(err)
 	}
-	q.imp = New(s, q.Options)
-	return q.imp.Run(ctx, q.Files, q.Demo)
+	return nil
 }
 
-// Committed is how many files the last Run imported (committed), empty ones included.
-func (q *Request) Committed() int {
-	if q.imp == nil {
-		return 0
-	}
-	return q.imp.Committed()
-}
-
-// ScoreRequest is m3eval import-scores's options: the score importer's ScoreOptions and the
-// flags as given, which Check turns into ScoreOptions. The command sets In, Out and
-// Progress.
-type ScoreRequest struct {
+// ImportScoresCommand is m3eval import-scores' options: the score importer's ScoreOptions
+// and the flags as given, which Check turns into ScoreOptions (Run sets In, Out and Progress
+// from its IO).
+type ImportScoresCommand struct {
 	ScoreOptions
 	Files              []string // the FILE arguments
 	Maps               []string // --map FIELD=PATH
 	MaxRecord, MaxCell string   // the limits as given (sizes such as 64MB)
 }
 
+// NewImportScoresCommand has the default limits, as the flags give them, and fails a file
+// that lists a sample twice.
+func NewImportScoresCommand() *ImportScoresCommand {
+	return &ImportScoresCommand{MaxRecord: ingest.FormatSize(ingest.DefaultMaxRecord), MaxCell: ingest.FormatSize(ingest.DefaultMaxCell),
+		ScoreOptions: ScoreOptions{OnDuplicate: DuplicatesError}}
+}
+
 // AddFlags defines the flags of m3eval import-scores on fs.
-func (q *ScoreRequest) AddFlags(f *pflag.FlagSet) {
+func (q *ImportScoresCommand) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&q.Judge, "judge", "", "name of the automatic judge the scores belong to (required)")
 	f.BoolVar(&q.Replace, "replace", false, "overwrite scores that changed since the last import")
 	f.StringArrayVar(&q.Maps, "map", nil, "FIELD=PATH: read JSON records of any layout, sample_id and rubric fields from JSON paths, e.g. sample_id=score_id, overall_quality=result.judge; repeatable")
 	f.BoolVar(&q.SkipUnknown, "skip-unknown", false, "skip (and count) scores of samples that are not imported, instead of failing the file")
 	cmdutil.EnumVar(f, &q.OnDuplicate, "on-duplicate", DuplicatesError, DuplicateChoices, "a sample listed twice in a file: error (naming it), or keep the first or last record")
-	f.StringVar(&q.MaxRecord, "max-record-size", ingest.FormatSize(ingest.DefaultMaxRecord), "the longest record (a CSV row, a JSON line or value) read; a longer one fails the file")
-	f.StringVar(&q.MaxCell, "max-cell-size", ingest.FormatSize(ingest.DefaultMaxCell), "the longest value (a CSV cell, a JSON string) read; a longer one fails the file")
+	f.StringVar(&q.MaxRecord, "max-record-size", q.MaxRecord, "the longest record (a CSV row, a JSON line or value) read; a longer one fails the file")
+	f.StringVar(&q.MaxCell, "max-cell-size", q.MaxCell, "the longest value (a CSV cell, a JSON string) read; a longer one fails the file")
 }
 
-// Check finds the usage errors of the flags before the database is opened (usage.Err), and
-// reads the limits and, against the rubric r, the --map flags.
-func (q *ScoreRequest) Check(r *rubric.Rubric) error {
+// Check finds the usage errors of the flags and arguments before the database is opened
+// (usage.Err), and reads the limits and, against the rubric r, the --map flags.
+func (q *ImportScoresCommand) Check(r *rubric.Rubric) error {
 	if q.Judge = strings.TrimSpace(q.Judge); q.Judge == "" {
 		return usage.Errorf("--judge NAME is required: the scores are stored as that judge's")
 	}
@@ -180,6 +231,9 @@ func (q *ScoreRequest) Check(r *rubric.Rubric) error {
 			return usage.Errorf("%s %v", l.flag, err)
 		}
 	}
+	if err := oneStdin(q.Files); err != nil {
+		return err
+	}
 	var err error
 	if q.Map, err = ingest.ParseScoreMap(q.Maps, r); err != nil {
 		return usage.Wrap(err)
@@ -187,10 +241,40 @@ func (q *ScoreRequest) Check(r *rubric.Rubric) error {
 	return nil
 }
 
-// Run is m3eval import-scores once its flags are checked (Check) and its database is open:
-// it imports the Files as the judge's scores under the rubric r, each file in one
-// transaction, one line per file said on Out.
-func (q *ScoreRequest) Run(ctx context.Context, s *store.Store, r *rubric.Rubric) error {
-	q.Rubric = r
-	return Scores(ctx, s, q.Files, q.ScoreOptions)
+// Run is m3eval import-scores once its flags are parsed: it checks the command against the
+// rubric, opens the database and imports the Files as the judge's scores under a progress
+// bar, each file in one transaction, one line per file said on e's output.
+func (q *ImportScoresCommand) Run(ctx context.Context, e *cmdio.IO) error {
+	r, err := e.LoadRubric()
+	if err != nil {
+		return err
+	}
+	if err := q.Check(r); err != nil {
+		return err
+	}
+	s, r, err := e.OpenDB(ctx, store.Options{}, false)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	q.Rubric, q.In = r, e.In
+	return e.WithBar("import-scores", progress.Bytes, func(p progress.Func, out, _ io.Writer) error {
+		q.Progress, q.Out = p, out
+		return Scores(ctx, s, q.Files, q.ScoreOptions)
+	})
+}
+
+// oneStdin fails when standard input (-) is given for more than one file: it can be read
+// only once.
+func oneStdin(paths []string) error {
+	n := 0
+	for _, p := range paths {
+		if p == "-" {
+			n++
+		}
+	}
+	if n > 1 {
+		return usage.Errorf("standard input (-) can be given for one file only")
+	}
+	return nil
 }
