@@ -14,9 +14,7 @@ import (
 
 // The shared helpers, written once in internal/testkit.
 var (
-	errFlag      = testkit.ErrFlag
 	isUsage      = testkit.IsUsage
-	openDB       = testkit.OpenDB
 	importFiles  = testkit.ImportFiles
 	importScores = testkit.ImportScores
 )

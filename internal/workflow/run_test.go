@@ -19,10 +19,8 @@ import (
 
 // The shared helpers, written once in internal/testkit.
 var (
-	errFlag       = testkit.ErrFlag
 	isUsage       = testkit.IsUsage
 	defaultRubric = testkit.DefaultRubric
-	openDB        = testkit.OpenDB
 	openDBWith    = testkit.OpenDBWith
 	importFiles   = testkit.ImportFiles
 )
