@@ -12,7 +12,6 @@ import (
 
 func newAdjudicateCmd(g *globalOptions) *cobra.Command {
 	o := workflow.NewAdjudicateCommand()
-	var output string
 	cmd := &cobra.Command{
 		Use:   "adjudicate --adjudicator NAME (--list | --turn SAMPLE_ID ...)",
 		Short: "Find the turns annotators disagree on or flagged and record final labels",
@@ -35,14 +34,10 @@ by side; A, B, ... take one, 1-5 or y/n/a score anew, f clears flags, u undoes. 
 			if o.Screen() {
 				return g.adjudicateScreen(cmd, o)
 			}
-			if !o.List {
-				output = "" // a decision is printed, not written to --output
-			}
-			return g.runCampaign(cmd, o, output)
+			return notFoundHint(usageIf(o.Run(cmd.Context(), g.io(cmd))), "m3eval sample --list")
 		},
 	}
 	o.AddFlags(cmd.Flags())
-	cmd.Flags().StringVarP(&output, "output", "o", "", "write --list to FILE instead of standard output")
 	names(cmd, map[string]name{"campaign": campaignName, "take": annotatorName, "turn": sampleIDName})
 	return cmd
 }

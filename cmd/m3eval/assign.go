@@ -7,8 +7,7 @@ import (
 )
 
 func newAssignCmd(g *globalOptions) *cobra.Command {
-	var o workflow.AssignCommand
-	var output string
+	o := &workflow.AssignCommand{}
 	cmd := &cobra.Command{
 		Use:   "assign --sample NAME --annotators A,B,C --overlap K",
 		Short: "Give a sample's turns to annotators, each turn to exactly K of them",
@@ -23,13 +22,11 @@ each annotator's turns to them again after their queue (intra-annotator agreemen
   m3eval assign --sample pilot --annotators alice,bob,carol,dave --overlap 2 --gold gold.json --gold-rate 0.05
   m3eval assign --sample pilot --show --format json`,
 		Args: exactArgs(0),
-		PreRun: func(cmd *cobra.Command, _ []string) {
-			o.RateDefaults(cmd.Flags().Changed("gold-rate"), cmd.Flags().Changed("repeat"))
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return notFoundHint(usageIf(o.Run(cmd.Context(), g.io(cmd))), "m3eval sample --list")
 		},
-		RunE: func(cmd *cobra.Command, _ []string) error { return g.runCampaign(cmd, &o, output) },
 	}
 	o.AddFlags(cmd.Flags())
-	cmd.Flags().StringVarP(&output, "output", "o", "", "write to FILE instead of standard output")
 	names(cmd, map[string]name{"sample": sampleName})
 	return cmd
 }

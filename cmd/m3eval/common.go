@@ -85,20 +85,6 @@ func (o *globalOptions) loadRubric() (r *rubric.Rubric, err error) {
 	return r, err
 }
 
-// openStore is cmdio.IO.OpenStore on the root's flags.
-func (o *globalOptions) openStore(ctx context.Context, r *rubric.Rubric, so store.Options) (s *store.Store, err error) {
-	err = o.env(func(e *cmdio.IO) error {
-		s, err = e.OpenStore(ctx, r, so)
-		return err
-	})
-	return s, err
-}
-
-// mustExist is cmdio.IO.MustExist on the root's flags.
-func (o *globalOptions) mustExist() error {
-	return o.env(func(e *cmdio.IO) error { return e.MustExist() })
-}
-
 // oneStdin fails when standard input (-) is given for more than one file argument: it can be
 // read only once.
 func oneStdin(paths ...string) error { return usageIf(usage.OneStdin(paths...)) }

@@ -1,21 +1,13 @@
 package main
 
 import (
-	"fmt"
-	"io"
-
 	"github.com/spf13/cobra"
 
-	"github.com/m3bench/m3eval/internal/campaign"
-	"github.com/m3bench/m3eval/internal/cmdutil"
-	"github.com/m3bench/m3eval/internal/render"
-	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/workflow"
 )
 
 func newExportCmd(g *globalOptions) *cobra.Command {
-	var output string
-	o := workflow.ExportOptions{Disagree: campaign.DefaultDisagreeOptions()}
+	o := workflow.NewExportCommand()
 	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "Export labels in the annotation guide's JSON format (or JSONL, CSV)",
@@ -35,33 +27,10 @@ docs/campaign.md.`,
   m3eval export --final --campaign pilot -o final.json`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, r, err := g.openDB(cmd.Context(), store.Options{ReadOnly: true}, false)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			counts, err := workflow.Export(cmd.Context(), s, r, o, func(fn func(io.Writer) error) error {
-				return writeOutput(cmd, output, func(w io.Writer, _ bool) error { return fn(w) })
-			})
-			if err != nil {
-				return notFoundHint(usageIf(err), "m3eval sample --list")
-			}
-			if counts != nil {
-				fmt.Fprintln(cmd.ErrOrStderr(), "final labels: "+counts.String())
-			}
-			return nil
+			return notFoundHint(usageIf(o.Run(cmd.Context(), g.io(cmd))), "m3eval sample --list")
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&o.Labels.Annotator, "annotator", "", "export only this annotator's labels")
-	f.BoolVar(&o.Labels.IncludeDrafts, "include-drafts", false, "include incomplete labels, marked \"status\": \"draft\"")
-	cmdutil.EnumVar(f, &o.Format.Format, "format", render.JSON, render.LabeledFormats, "output format")
-	f.StringVarP(&output, "output", "o", "", "write to FILE instead of standard output")
-	f.BoolVar(&o.Final, "final", false, "one final label per turn: adjudicated, else agreed")
-	f.StringVar(&o.Campaign, "campaign", "", "with --final: only this campaign's turns")
-	f.IntVar(&o.Disagree.ScaleGap, "gap", o.Disagree.ScaleGap, "with --final: 1-5 answers this far apart disagree")
-	f.BoolVar(&o.Disagree.CountNA, "count-na", false, "with --final: NA against an answer is a disagreement too")
-	o.Format.CSV.AddFlags(f)
+	o.AddFlags(cmd.Flags())
 	names(cmd, map[string]name{"annotator": annotatorName, "campaign": campaignName})
 	return cmd
 }

@@ -1,24 +1,13 @@
 package main
 
 import (
-	"io"
-	"strings"
-
 	"github.com/spf13/cobra"
 
-	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/importer"
-	"github.com/m3bench/m3eval/internal/ingest"
-	"github.com/m3bench/m3eval/internal/progress"
-	"github.com/m3bench/m3eval/internal/store"
 )
 
 func newImportScoresCmd(g *globalOptions) *cobra.Command {
-	var (
-		o                  importer.ScoreOptions
-		maps               []string
-		maxRecord, maxCell string
-	)
+	o := importer.NewImportScoresCommand()
 	cmd := &cobra.Command{
 		Use:   "import-scores --judge NAME FILE...",
 		Short: "Import an automatic judge's scores per sample_id (JSON, JSONL or CSV)",
@@ -43,47 +32,11 @@ scores of samples not imported, --on-duplicate first|last chooses between a samp
   m3eval import-scores --judge cogvlm --map sample_id=score_id --map overall_quality=result.judge --skip-unknown --on-duplicate first judge.jsonl`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.Judge = strings.TrimSpace(o.Judge); o.Judge == "" {
-				return usageErrorf("--judge NAME is required: the scores are stored as that judge's")
-			}
-			for _, l := range []struct {
-				flag, value string
-				dst         *int64
-			}{{"--max-record-size", maxRecord, &o.Limits.MaxRecord}, {"--max-cell-size", maxCell, &o.Limits.MaxCell}} {
-				var err error
-				if *l.dst, err = ingest.ParseSize(l.value); err != nil {
-					return usageErrorf("%s %v", l.flag, err)
-				}
-			}
-			if err := oneStdin(args...); err != nil {
-				return err
-			}
-			r, err := g.loadRubric()
-			if err != nil {
-				return err
-			}
-			if o.Map, err = ingest.ParseScoreMap(maps, r); err != nil {
-				return usageErrorf("%v", err)
-			}
-			s, r, err := g.openDB(cmd.Context(), store.Options{}, false)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			o.Rubric, o.In = r, cmd.InOrStdin()
-			return withBar(cmd, "import-scores", progress.Bytes, func(p progress.Func, out, errw io.Writer) error {
-				o.Progress, o.Out = p, out
-				return importer.Scores(cmd.Context(), s, args, o)
-			})
+			o.Files = args
+			return usageIf(o.Run(cmd.Context(), g.io(cmd)))
 		},
 	}
-	cmd.Flags().StringVar(&o.Judge, "judge", "", "name of the automatic judge the scores belong to (required)")
-	cmd.Flags().BoolVar(&o.Replace, "replace", false, "overwrite scores that changed since the last import")
-	cmd.Flags().StringArrayVar(&maps, "map", nil, "FIELD=PATH: read JSON records of any layout, sample_id and rubric fields from JSON paths, e.g. sample_id=score_id, overall_quality=result.judge; repeatable")
-	cmd.Flags().BoolVar(&o.SkipUnknown, "skip-unknown", false, "skip (and count) scores of samples that are not imported, instead of failing the file")
-	cmdutil.EnumVar(cmd.Flags(), &o.OnDuplicate, "on-duplicate", importer.DuplicatesError, importer.DuplicateChoices, "a sample listed twice in a file: error (naming it), or keep the first or last record")
-	cmd.Flags().StringVar(&maxRecord, "max-record-size", ingest.FormatSize(ingest.DefaultMaxRecord), "the longest record (a CSV row, a JSON line or value) read; a longer one fails the file")
-	cmd.Flags().StringVar(&maxCell, "max-cell-size", ingest.FormatSize(ingest.DefaultMaxCell), "the longest value (a CSV cell, a JSON string) read; a longer one fails the file")
+	o.AddFlags(cmd.Flags())
 	names(cmd, map[string]name{"judge": judgeName.fresh()})
 	return cmd
 }

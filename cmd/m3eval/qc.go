@@ -8,7 +8,6 @@ import (
 
 func newQCCmd(g *globalOptions) *cobra.Command {
 	o := workflow.NewQCCommand()
-	var output string
 	cmd := &cobra.Command{
 		Use:   "qc [--campaign NAME]",
 		Short: "Flag annotators whose work shows the failures the guide warns about",
@@ -19,10 +18,11 @@ annotator). The flags set the thresholds; docs/campaign.md defines each check.`,
 		Example: `  m3eval qc --campaign pilot
   m3eval qc --campaign pilot --rush-seconds 30 --format md -o qc.md`,
 		Args: exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error { return g.runCampaign(cmd, o, output) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return notFoundHint(usageIf(o.Run(cmd.Context(), g.io(cmd))), "m3eval sample --list")
+		},
 	}
 	o.AddFlags(cmd.Flags())
-	cmd.Flags().StringVarP(&output, "output", "o", "", "write to FILE instead of standard output")
 	names(cmd, map[string]name{"campaign": campaignName})
 	return cmd
 }

@@ -1,16 +1,10 @@
 package main
 
 import (
-	"fmt"
-	"os"
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/annotations"
-	"github.com/m3bench/m3eval/internal/plural"
 	"github.com/m3bench/m3eval/internal/rubric"
-	"github.com/m3bench/m3eval/internal/textsafe"
 )
 
 // newRubricCmd is m3eval rubric check|show: a lab's rubric is an input like its data, so
@@ -34,35 +28,7 @@ first problem with its line and field.`,
 		Example: `  m3eval rubric check my-rubric.json`,
 		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := rubric.Load(args[0], os.Stdin, nil)
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "%s: rubric %s, %s, version %s\n", textsafe.Line(args[0]), textsafe.Line(r.Name), plural.N(len(r.Fields), "field"), r.Version)
-			for _, f := range r.Fields {
-				what := string(f.Kind)
-				switch f.Kind {
-				case rubric.KindScale:
-					what = fmt.Sprintf("scale %d–%d", f.Min, f.Max)
-				case rubric.KindChoice:
-					var vs []string
-					for _, c := range f.Choices {
-						vs = append(vs, c.Value)
-					}
-					what = "choice " + strings.Join(vs, "/")
-				}
-				req := "optional"
-				if f.Required {
-					req = "required"
-				}
-				extra := ""
-				if len(f.Fixed) > 0 {
-					extra = fmt.Sprintf(", %d NA rules", len(f.Fixed))
-				}
-				fmt.Fprintf(out, "  %-24s %s, %s%s\n", textsafe.Line(f.Name), what, req, extra)
-			}
-			return nil
+			return rubric.CheckCommand{File: args[0]}.Run(cmd.InOrStdin(), cmd.OutOrStdout())
 		},
 	})
 	cmd.AddCommand(&cobra.Command{

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,8 +10,7 @@ import (
 )
 
 func newSampleCmd(g *globalOptions) *cobra.Command {
-	var o workflow.SampleCommand
-	var output string
+	o := &workflow.SampleCommand{}
 	cmd := &cobra.Command{
 		Use:   "sample --name NAME --n N --by KEY [--by KEY]...",
 		Short: "Draw a named, stratified sample of the imported turns for a campaign",
@@ -29,35 +26,11 @@ See docs/campaign.md.`,
   m3eval sample --list
   m3eval sample --show pilot --format json`,
 		Args: exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error { return g.runCampaign(cmd, &o, output) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return notFoundHint(usageIf(o.Run(cmd.Context(), g.io(cmd))), "m3eval sample --list")
+		},
 	}
 	o.AddFlags(cmd.Flags())
-	cmd.Flags().StringVarP(&output, "output", "o", "", "write to FILE instead of standard output")
 	names(cmd, map[string]name{"show": sampleName, "judge": judgeName})
 	return cmd
-}
-
-// runCampaign runs a campaign command: check its flags, open the database, run, print.
-func (o *globalOptions) runCampaign(cmd *cobra.Command, c workflow.Command, output string) error {
-	if err := c.Check(); err != nil {
-		return usageIf(err)
-	}
-	s, r, err := o.openDB(cmd.Context(), c.StoreOptions(), false)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	render, err := c.Run(cmd.Context(), s, r)
-	if err != nil {
-		return notFoundHint(usageIf(err), "m3eval sample --list")
-	}
-	if err := writeOutput(cmd, output, func(w io.Writer, _ bool) error { return render(w) }); err != nil {
-		return err
-	}
-	if n, ok := c.(workflow.Noter); ok {
-		for _, line := range n.Notes() {
-			fmt.Fprintln(cmd.ErrOrStderr(), line)
-		}
-	}
-	return nil
 }

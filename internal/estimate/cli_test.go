@@ -1,14 +1,8 @@
 package estimate_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"testing"
-
-	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/estimate"
 	"github.com/m3bench/m3eval/internal/testkit"
@@ -16,13 +10,11 @@ import (
 )
 
 // These helpers import through the importer and run m3eval estimate (its Request's Run) and
-// sample --active (workflow.SampleCommand) (moved from cmd/m3eval/estimate_test.go).
+// sample --active (workflow.SampleCommand's Run) (moved from cmd/m3eval/estimate_test.go).
 
 // The shared helpers, written once in internal/testkit.
 var (
-	errFlag      = testkit.ErrFlag
 	isUsage      = testkit.IsUsage
-	openDB       = testkit.OpenDB
 	importFiles  = testkit.ImportFiles
 	importScores = testkit.ImportScores
 )
@@ -51,34 +43,12 @@ func estimateJSON(t testing.TB, db string, v any, args ...string) {
 	}
 }
 
-// runSample parses args as m3eval sample's flags and runs workflow.SampleCommand: what it
-// shows and, after it, the notes the command prints on standard error.
+// runSample is m3eval sample with args on the database at db, through its Run: what it
+// shows and, after it, the notes it prints on standard error.
 func runSample(t testing.TB, db string, args ...string) (string, error) {
 	t.Helper()
-	c := &workflow.SampleCommand{}
-	fs := pflag.NewFlagSet("sample", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	c.AddFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		return "", fmt.Errorf("%w: %v", errFlag, err)
-	}
-	if err := c.Check(); err != nil {
-		return "", err
-	}
-	s, r := openDB(t, db, c.StoreOptions())
-	defer s.Close()
-	render, err := c.Run(context.Background(), s, r)
-	if err != nil {
-		return "", err
-	}
-	var out bytes.Buffer
-	if err := render(&out); err != nil {
-		return "", err
-	}
-	for _, line := range c.Notes() {
-		fmt.Fprintln(&out, line)
-	}
-	return out.String(), nil
+	out, errw, err := testkit.RunCommand(t, &workflow.SampleCommand{}, db, args...)
+	return out + errw, err
 }
 
 func mustSample(t testing.TB, db string, args ...string) string {

@@ -2,7 +2,9 @@
 // internal/ingest and written to the store as one import, which becomes visible whole or
 // not at all (on a bad record nothing of that file is written; the store commits it in
 // short chunks, so that annotators keep saving meanwhile, and readers see none of it before
-// the end), and what was imported is told in one line per file.
+// the end), and what was imported is told in one line per file. Each command has one
+// request here (Request, ScoreRequest): its flags, their checks, and a Run that the command
+// calls once the database is open.
 package importer
 
 import (

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/m3bench/m3eval/annotations"
+	"github.com/m3bench/m3eval/internal/cmdio"
 	"github.com/m3bench/m3eval/internal/importer"
 	"github.com/m3bench/m3eval/internal/ingest"
 	"github.com/m3bench/m3eval/internal/rubric"
@@ -27,8 +28,8 @@ const judgeTurns = `{"sample_id":"e_turn_1","action_type":"initial","task_type":
 `
 
 // Moved from cmd/m3eval/import_scores_test.go: the checks of score files call
-// importer.Scores directly; import-scores' usage errors are cmd/m3eval's
-// (testdata/script/import-scores.txtar).
+// importer.Scores, or import-scores' own Run (ImportScoresCommand); its usage errors are checked in
+// TestImportScoresCommand and, through the binary, in cmd/m3eval/testdata/script/import-scores.txtar.
 
 func defaultRubric(t *testing.T) *rubric.Rubric {
 	t.Helper()
@@ -220,16 +221,10 @@ func TestMappedScores(t *testing.T) {
 		t.Run(string(tc.dup), func(t *testing.T) {
 			db, dir := judgeDB(t)
 			p := writeScoreFile(t, dir, "j.jsonl", body)
-			r := defaultRubric(t)
-			m, err := ingest.ParseScoreMap([]string{"sample_id=id", "correctness=result.judge"}, r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := storetest.Open(t, db, store.Options{})
 			var out bytes.Buffer
-			err = importer.Scores(context.Background(), s, []string{p}, importer.ScoreOptions{Rubric: r, Judge: "j", Out: &out,
-				Map: m, SkipUnknown: true, OnDuplicate: tc.dup})
-			s.Close()
+			q := parseScores(t, "--judge", "j", "--map", "sample_id=id", "--map", "correctness=result.judge",
+				"--skip-unknown", "--on-duplicate", string(tc.dup), p)
+			err := q.Run(context.Background(), &cmdio.IO{DB: db, Out: &out})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -80,8 +80,8 @@ func TestAdjudicateAndExportFinal(t *testing.T) {
 	// A bare "m3eval adjudicate" opens the screen, which needs a terminal: the command's
 	// (cmd/m3eval/testdata/script/adjudicate.txtar).
 
-	finalOptions := func() workflow.ExportOptions {
-		o := workflow.ExportOptions{Final: true, Disagree: campaign.DefaultDisagreeOptions()}
+	finalOptions := func() *workflow.ExportCommand {
+		o := &workflow.ExportCommand{Final: true, Disagree: campaign.DefaultDisagreeOptions()}
 		o.Format.Format = "json"
 		return o
 	}
@@ -184,7 +184,7 @@ func TestExportFinalKeepsFlags(t *testing.T) {
 	}
 	label := func() map[string]any {
 		t.Helper()
-		o := workflow.ExportOptions{Final: true, Campaign: "pilot", Disagree: campaign.DefaultDisagreeOptions()}
+		o := &workflow.ExportCommand{Final: true, Campaign: "pilot", Disagree: campaign.DefaultDisagreeOptions()}
 		o.Format.Format = "json"
 		data, _, err := export(t, db, o)
 		if err != nil {

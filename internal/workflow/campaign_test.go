@@ -118,7 +118,7 @@ func TestSampleAssign(t *testing.T) {
 		{"assign", "--sample", "pilot", "--annotators", "a,b,c,d,e,f,g,h,i", "--overlap", "2"}, // 36 pairs, 20 turns
 		{"assign", "--sample", "pilot", "--annotators", "a,a", "--overlap", "2"},
 	} {
-		var c flagCommand = &workflow.SampleCommand{}
+		var c command = &workflow.SampleCommand{}
 		if bad[0] == "assign" {
 			c = &workflow.AssignCommand{}
 		}

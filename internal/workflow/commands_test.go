@@ -13,10 +13,10 @@ import (
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
-// TestCommandChecks: each campaign command refuses flags that cannot work before the
+// TestCommandChecks: each campaign command's request refuses flags that cannot work before the
 // database is opened, with a usage error; good flags pass and are read.
 func TestCommandChecks(t *testing.T) {
-	bad := map[string]Command{
+	bad := map[string]interface{ Check() error }{
 		"sample --list --show":     &SampleCommand{Format: "table", List: true, Show: "a"},
 		"sample without --by":      &SampleCommand{Format: "table"},
 		"sample --where x":         &SampleCommand{Format: "table", List: true, Where: []string{"action_type"}},
@@ -68,21 +68,43 @@ func TestCommandChecks(t *testing.T) {
 	}
 }
 
-// TestRateDefaults: rates not given keep the earlier run's (-1), except gold with --gold.
+// TestRateDefaults: rates not given keep the earlier run's (-1), except gold with --gold;
+// the flags themselves say whether they were given, so parsing them is all it takes.
 func TestRateDefaults(t *testing.T) {
 	for _, tc := range []struct {
-		gold                string
-		goldGiven, repGiven bool
-		wantGold, wantRep   float64
+		args              []string
+		wantGold, wantRep float64
 	}{
-		{"", false, false, -1, -1},
-		{"gold.json", false, false, 0.05, -1},
-		{"gold.json", true, true, 0.2, 0.1},
+		{nil, -1, -1},
+		{[]string{"--gold", "gold.json"}, 0.05, -1},
+		{[]string{"--gold", "gold.json", "--gold-rate", "0.2", "--repeat", "0.1"}, 0.2, 0.1},
+		{[]string{"--gold-rate", "0", "--repeat", "0"}, 0, 0},
 	} {
-		c := &AssignCommand{AssignOptions: AssignOptions{GoldFile: tc.gold, GoldRate: 0.2, RepeatRate: 0.1}}
-		c.RateDefaults(tc.goldGiven, tc.repGiven)
-		if c.GoldRate != tc.wantGold || c.RepeatRate != tc.wantRep {
-			t.Errorf("%+v: gold %v repeat %v", tc, c.GoldRate, c.RepeatRate)
+		c := &AssignCommand{}
+		fs := pflag.NewFlagSet("assign", pflag.ContinueOnError)
+		c.AddFlags(fs)
+		if err := fs.Parse(append(tc.args, "--sample", "s", "--show")); err != nil {
+			t.Fatal(err)
 		}
+		if err := c.Check(); err != nil {
+			t.Fatal(err)
+		}
+		if c.GoldRate != tc.wantGold || c.RepeatRate != tc.wantRep {
+			t.Errorf("%v: gold %v repeat %v", tc.args, c.GoldRate, c.RepeatRate)
+		}
+		if err := c.Check(); err != nil || c.GoldRate != tc.wantGold || c.RepeatRate != tc.wantRep {
+			t.Errorf("%v: a second Check (Run checks again) moved the rates: %v %v %v", tc.args, err, c.GoldRate, c.RepeatRate)
+		}
+	}
+	// The help shows the flags as pflag's own float flags: no default printed.
+	fs := pflag.NewFlagSet("assign", pflag.ContinueOnError)
+	(&AssignCommand{}).AddFlags(fs)
+	for _, name := range []string{"gold-rate", "repeat"} {
+		if f := fs.Lookup(name); f.Value.Type() != "float" || f.DefValue != "0" {
+			t.Errorf("--%s: type %s, default %q", name, f.Value.Type(), f.DefValue)
+		}
+	}
+	if err := fs.Parse([]string{"--repeat", "x"}); err == nil {
+		t.Error("--repeat x parsed")
 	}
 }

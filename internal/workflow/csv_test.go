@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/m3bench/m3eval/internal/campaign"
 	"github.com/m3bench/m3eval/internal/importer"
 	"github.com/m3bench/m3eval/internal/session"
 	"github.com/m3bench/m3eval/internal/store"
@@ -17,7 +16,7 @@ import (
 	"github.com/m3bench/m3eval/internal/workflow"
 )
 
-// Moved from cmd/m3eval/csv_test.go: the export's CSV, through workflow.Export.
+// Moved from cmd/m3eval/csv_test.go: the export's CSV, through workflow.ExportCommand.
 
 // TestCSVForSpreadsheets: a comment or an answer that starts like a formula reaches the CSV
 // neutralized (OWASP), as is with --raw; --excel starts the file with a byte order mark; the
@@ -124,7 +123,7 @@ func TestCSVNAOneWay(t *testing.T) {
 // exportCSV is m3eval export --format csv with the CSV flags (--raw, --excel) of co.
 func exportCSV(t *testing.T, db string, co render.CSVOptions) string {
 	t.Helper()
-	o := workflow.ExportOptions{Disagree: campaign.DefaultDisagreeOptions()}
+	o := workflow.NewExportCommand()
 	o.Format.Format, o.Format.CSV = "csv", co
 	out, _, err := export(t, db, o)
 	if err != nil {

@@ -1,7 +1,7 @@
 package workflow_test
 
 // Moved from cmd/m3eval/reimport_test.go, replace_test.go and csv_test.go: import and
-// export semantics, through importer and workflow.Export (importOut, exportAs).
+// export semantics, through importer and workflow.ExportCommand (importOut, exportAs).
 
 import (
 	"fmt"

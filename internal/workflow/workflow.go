@@ -1,9 +1,10 @@
 // Package workflow runs the operations the annotation and campaign commands ask for (sample,
-// assign, adjudicate, qc, export, the annotator's queue): it reads what the store holds, lets
-// the domain packages (sample, campaign) decide, and stores the outcome. It holds no SQL and
-// no statistics of its own. Each campaign command (sample, assign, qc, adjudicate) is a
-// Command here: its flags, the checks of their values, and the run that returns what to
-// show; cmd/m3eval only opens the database and prints.
+// assign, adjudicate, qc, export, status, copy, the annotator's queue): it reads what the
+// store holds, lets the domain packages (sample, campaign) decide, and stores the outcome.
+// It holds no SQL and no statistics of its own. Each of these commands has one request type
+// here (SampleCommand, …): its flags, the checks of their values, how to open the database,
+// and a Run that does the work and returns the function that writes what to show;
+// cmd/m3eval only parses the flags, opens the database and prints.
 package workflow
 
 import (
