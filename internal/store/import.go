@@ -187,13 +187,12 @@ func (im *Importer) start() error {
 		*dst, err2 = conn.PrepareContext(ctx, q)
 	}
 	b := strconv.FormatInt(im.batch, 10)
-	prep(&im.insertTurn, `INSERT INTO turns (sample_id, episode_id, turn, action_type, task_type,
-		user_message, vlm_response, expected_answer, images, model, meta, content_hash, import_batch)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, `+b+`) ON CONFLICT (sample_id) DO NOTHING RETURNING id`)
+	prep(&im.insertTurn, `INSERT INTO turns (`+strings.Join(importTurnColumns, ", ")+`, import_batch)
+		VALUES (`+placeholders(len(importTurnColumns))+`, `+b+`) ON CONFLICT (sample_id) DO NOTHING RETURNING id`)
 	prep(&im.findTurn, `SELECT id, content_hash, images, model, meta, import_batch FROM turns WHERE sample_id = ?`)
-	prep(&im.stageTurn, `INSERT INTO `+d.tempTable("import_replaced_turns")+` (episode_id, turn, action_type, task_type,
-		user_message, vlm_response, expected_answer, images, model, meta, content_hash, id)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET episode_id = excluded.episode_id,
+	// A staged turn keeps its id; its sample id does not change.
+	prep(&im.stageTurn, `INSERT INTO `+d.tempTable("import_replaced_turns")+` (`+strings.Join(importTurnColumns[1:], ", ")+`, id)
+		VALUES (`+placeholders(len(importTurnColumns))+`) ON CONFLICT (id) DO UPDATE SET episode_id = excluded.episode_id,
 		turn = excluded.turn, action_type = excluded.action_type, task_type = excluded.task_type,
 		user_message = excluded.user_message, vlm_response = excluded.vlm_response,
 		expected_answer = excluded.expected_answer, images = excluded.images, model = excluded.model,
@@ -210,9 +209,8 @@ func (im *Importer) start() error {
 		// A batch of turns goes in with one multi-row INSERT: the per-statement cost of
 		// database/sql and cgo is paid once per batchRows turns instead of once per turn.
 		// (PostgreSQL uses COPY instead: pgimport.go.)
-		prep(&im.batchTurns, `INSERT INTO turns (sample_id, episode_id, turn, action_type, task_type,
-			user_message, vlm_response, expected_answer, images, model, meta, content_hash, import_batch) VALUES `+
-			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "+b+"), ", batchRows), ", "))
+		prep(&im.batchTurns, multiRowInsert(`INSERT INTO turns (`+strings.Join(importTurnColumns, ", ")+`, import_batch) VALUES `,
+			`(`+placeholders(len(importTurnColumns))+`, `+b+`)`, batchRows))
 	} else {
 		// One round trip for both: the new episodes come from the INSERT's RETURNING, the
 		// others from the statement's snapshot, which does not see the new ones.
@@ -521,3 +519,9 @@ type querier interface {
 }
 
 func isConflict(err error) bool { return errors.Is(err, ErrConflict) }
+
+// multiRowInsert is an INSERT of n rows, each of the form row, after head ("INSERT INTO t
+// (a, b) VALUES "): the per-statement cost of database/sql and cgo is paid once for the n.
+func multiRowInsert(head, row string, n int) string {
+	return head + strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
+}

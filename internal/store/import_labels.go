@@ -4,8 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"maps"
-	"slices"
+	"strings"
 
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/rubric"
@@ -97,26 +96,17 @@ func (im *Importer) insertLabel(sl *stagedLabel) error {
 			return fmt.Errorf("replace label: %w", err)
 		}
 	}
-	at := formatTime(l.AnnotatedAt)
-	var annotatedAt any
-	if l.Status == dataset.StatusDone {
-		annotatedAt = at
-	}
 	var id int64
-	err := conn.QueryRowContext(ctx, `INSERT INTO annotations (turn_id, annotator_id, status, flagged, flag_reason,
-		rubric_version, active_ms, created_at, updated_at, annotated_at, stale, import_batch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		sl.turnID, sl.annotatorID, l.Status, l.Flagged, l.FlagReason, l.RubricVersion, secondsToMS(l.ActiveSeconds), at, at, annotatedAt, l.Stale, im.batch).Scan(&id)
+	err := conn.QueryRowContext(ctx, `INSERT INTO annotations (`+strings.Join(annotationColumns, ", ")+`) VALUES (`+
+		placeholders(len(annotationColumns))+`) RETURNING id`, labelRow(sl.turnID, sl.annotatorID, im.batch, l)...).Scan(&id)
 	if err != nil {
 		return fmt.Errorf("store label: %w", domainError(err))
 	}
 	if err := im.lowerFence(claimAnnotation, id); err != nil {
 		return fmt.Errorf("store label: %w", err)
 	}
-	for _, f := range slices.Sorted(maps.Keys(l.Values)) {
-		if _, err := conn.ExecContext(ctx, `INSERT INTO annotation_values (annotation_id, field, value) VALUES (?, ?, ?)`,
-			id, f, l.Values[f]); err != nil {
-			return fmt.Errorf("store label: %w", err)
-		}
+	if err := im.insertValues(valueRows(nil, id, l)); err != nil {
+		return fmt.Errorf("store label: %w", err)
 	}
 	return nil
 }

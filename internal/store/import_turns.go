@@ -166,6 +166,33 @@ func collectByKey[V any](ctx context.Context, stmt *sql.Stmt, list any, into map
 	return rows.Err()
 }
 
+// importTurnColumns are the columns of a turn's row an import writes, in turnRow's order; the
+// import_batch column follows them in every statement that writes turns.
+var importTurnColumns = []string{"sample_id", "episode_id", "turn", "action_type", "task_type", "user_message",
+	"vlm_response", "expected_answer", "images", "model", "meta", "content_hash"}
+
+// The places in turnRow of the values putTurn looks at again.
+const (
+	turnImages = 8
+	turnHash   = 11
+)
+
+// turnRow appends the values of turn t's row, in importTurnColumns' order, for episode epID. It is
+// the one place that says how a turn is stored: the single INSERT, the multi-row one, the
+// staging of a replacement and PostgreSQL's COPY all write what it gives.
+func turnRow(row []any, t *dataset.Turn, epID int64) ([]any, error) {
+	images, err := jsonArray(t.Images)
+	if err != nil {
+		return row, err
+	}
+	var meta any
+	if t.Meta != nil {
+		meta = string(t.Meta)
+	}
+	return append(row, t.SampleID, epID, int64(t.Turn), t.ActionType, t.TaskType, t.UserMessage,
+		t.VLMResponse, t.ExpectedAnswer, images, t.Model, meta, t.ContentHash()), nil
+}
+
 // batchRows is how many turns one multi-row INSERT carries (12 parameters each, well under
 // SQLite's limit of 32766).
 const batchRows = 128
@@ -182,18 +209,10 @@ func (im *Importer) insertChunk(ts []dataset.Turn, ids []int64) (_ []int64, ok b
 	}
 	args := im.batchArgs[:0]
 	for i := range ts {
-		t := &ts[i]
-		epID := im.chunkEpisodes[t.EpisodeID]
-		images, err := json.Marshal(nonNil(t.Images))
-		if err != nil {
+		var err error
+		if args, err = turnRow(args, &ts[i], im.chunkEpisodes[ts[i].EpisodeID]); err != nil {
 			return ids, false, err
 		}
-		var meta any
-		if t.Meta != nil {
-			meta = string(t.Meta)
-		}
-		args = append(args, t.SampleID, epID, t.Turn, t.ActionType, t.TaskType, t.UserMessage,
-			t.VLMResponse, t.ExpectedAnswer, string(images), t.Model, meta, t.ContentHash())
 	}
 	im.batchArgs = args
 	res, err := im.batchTurns.ExecContext(im.ctx, args...)
@@ -272,19 +291,13 @@ func (im *Importer) putTurn(t *dataset.Turn) (int64, dataset.Outcome, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	images, err := json.Marshal(nonNil(t.Images))
+	row, err := turnRow(nil, t, epID)
 	if err != nil {
 		return 0, 0, err
 	}
-	var meta any
-	if t.Meta != nil {
-		meta = string(t.Meta)
-	}
-	hash := t.ContentHash()
 	var newID int64
 	err = im.s.savepoint(im.ctx, im.conn, func() error {
-		err := im.insertTurn.QueryRowContext(im.ctx, t.SampleID, epID, t.Turn, t.ActionType, t.TaskType,
-			t.UserMessage, t.VLMResponse, t.ExpectedAnswer, string(images), t.Model, meta, hash).Scan(&newID)
+		err := im.insertTurn.QueryRowContext(im.ctx, row...).Scan(&newID)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil // stored already: ON CONFLICT DO NOTHING returns no row
 		}
@@ -315,23 +328,24 @@ func (im *Importer) putTurn(t *dataset.Turn) (int64, dataset.Outcome, error) {
 		if err != nil {
 			return 0, 0, err
 		}
+		// The row as it would be stored: the fields left out keep their stored values.
+		if row, err = turnRow(row[:0], full, epID); err != nil {
+			return 0, 0, err
+		}
 		if o.Images {
-			images = []byte(storedImages)
+			row[turnImages] = storedImages
 		}
-		if o.Meta && storedMeta.Valid {
-			meta = storedMeta.String
-		}
-		t, hash = full, full.Hash()
+		t = full
 	}
-	if bytes.Equal(stored, hash) {
+	if bytes.Equal(stored, row[turnHash].([]byte)) {
 		return id, dataset.Unchanged, nil
 	}
 	if !im.opts.Replace {
 		return 0, 0, fmt.Errorf("%w: sample %s is already imported with different content (use --replace to overwrite it)", ErrConflict, t.SampleID)
 	}
-	// Staged: the stored turn changes only when the whole file is in (Commit).
-	if _, err := im.stageTurn.ExecContext(im.ctx, epID, t.Turn, t.ActionType, t.TaskType, t.UserMessage,
-		t.VLMResponse, t.ExpectedAnswer, string(images), t.Model, meta, hash, id); err != nil {
+	// Staged: the stored turn changes only when the whole file is in (Commit). The staged
+	// row is the turn's row without its sample id, and with the stored turn's id.
+	if _, err := im.stageTurn.ExecContext(im.ctx, append(row[1:], id)...); err != nil {
 		return 0, 0, im.turnConflict(t, err)
 	}
 	// Its labels were made on the old content: Commit marks them, with the turn's update.

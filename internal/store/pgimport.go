@@ -15,9 +15,8 @@ import (
 // sequence is above every id stored when the batch began.
 const turnIDBlock = 4096
 
-// copyTurnColumns are the columns an import's COPY fills.
-var copyTurnColumns = []string{"sample_id", "episode_id", "turn", "action_type", "task_type", "user_message",
-	"vlm_response", "expected_answer", "images", "model", "meta", "content_hash", "import_batch", "id"}
+// copyTurnColumns are the columns an import's COPY fills: a turn's row, its batch and its id.
+var copyTurnColumns = append(slices.Clip(importTurnColumns), "import_batch", "id")
 
 // copyTurns stores a chunk of new turns with PostgreSQL's COPY, their ids taken from the
 // sequence beforehand, and appends the ids to ids. As on SQLite, ok is false when a row broke
@@ -33,17 +32,11 @@ func (im *Importer) copyTurns(ts []dataset.Turn, ids []int64) (_ []int64, ok boo
 	im.turnIDs = im.turnIDs[len(ts):]
 	rows := im.copyRows[:0]
 	for i := range ts {
-		t := &ts[i]
-		images, err := jsonArray(t.Images)
+		row, err := turnRow(make([]any, 0, len(copyTurnColumns)), &ts[i], im.chunkEpisodes[ts[i].EpisodeID])
 		if err != nil {
 			return ids, false, err
 		}
-		var meta any
-		if t.Meta != nil {
-			meta = string(t.Meta)
-		}
-		rows = append(rows, []any{t.SampleID, im.chunkEpisodes[t.EpisodeID], int64(t.Turn), t.ActionType, t.TaskType,
-			t.UserMessage, t.VLMResponse, t.ExpectedAnswer, images, t.Model, meta, t.ContentHash(), im.batch, mine[i]})
+		rows = append(rows, append(row, im.batch, mine[i]))
 	}
 	im.copyRows = rows
 	err = im.s.savepoint(im.ctx, im.conn, func() error {
