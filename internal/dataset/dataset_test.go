@@ -1,8 +1,10 @@
 package dataset
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -36,4 +38,46 @@ func TestHashIsStable(t *testing.T) {
 			t.Errorf("changing %s kept the hash", name)
 		}
 	}
+}
+
+// compactOrRaw is what Hash appended for meta before appendCompact: encoding/json's Compact,
+// or the bytes as they are when Compact rejects them.
+func compactOrRaw(meta []byte) []byte {
+	var buf bytes.Buffer
+	if json.Compact(&buf, meta) != nil {
+		return meta
+	}
+	return buf.Bytes()
+}
+
+// appendCompactCases are metas of every kind Hash may meet: valid and pretty-printed, with
+// escapes that must stay as written, and invalid ones that Compact rejects.
+var appendCompactCases = []string{
+	``, ` `, `null`, ` null `, `{}`, "{\n}", `{"a":1}`, `{"a": 1, "b": [1, 2, {"c": "d e"}]}`,
+	"{\n  \"language\": \"zh\",\n  \"phase\": \"memory_build\"\n}\n", "\t{\"a\":\r\n1}\t",
+	`{"s": "\u00e9\n\"\\ \u2028 <&>"}`, `{"n": 1.50E+3, "m": -0.0, "big": 123456789012345678901234567890}`,
+	`{"a": 1, "a": 2}`, "{\"bad\": \"\xff\xfe\"}", `{"lone": "\ud800"}`, `{"a": }`, `{"a": 1`, `{"a": 1}}`,
+	`{"a": 1} {"b": 2}`, `[1, 2,]`, `{"a": NaN}`, "{\"ctl\": \"a\tb\"}", `"just a string"`, ` 42 `, `{"a":1}x`,
+	`{"deep": ` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + `}`,
+}
+
+// TestAppendCompactMatchesEncodingJSON holds appendCompact to what Hash did before it, byte
+// for byte: a different byte would change the stored content hashes.
+func TestAppendCompactMatchesEncodingJSON(t *testing.T) {
+	for _, c := range appendCompactCases {
+		if got, want := appendCompact([]byte("prefix"), []byte(c)), append([]byte("prefix"), compactOrRaw([]byte(c))...); !bytes.Equal(got, want) {
+			t.Errorf("%q: got %q, want %q", c, got, want)
+		}
+	}
+}
+
+func FuzzAppendCompact(f *testing.F) {
+	for _, c := range appendCompactCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, meta []byte) {
+		if got, want := appendCompact(nil, meta), compactOrRaw(meta); !bytes.Equal(got, want) {
+			t.Errorf("%q: got %q, want %q", meta, got, want)
+		}
+	})
 }

@@ -2,7 +2,13 @@ package dataset
 
 import (
 	"errors"
+	"reflect"
 	"testing"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
+	"golang.org/x/text/language"
 )
 
 func TestParseMeta(t *testing.T) {
@@ -44,6 +50,68 @@ func TestParseMeta(t *testing.T) {
 		var me *MetaError
 		if !errors.As(err, &me) || me.Key != key {
 			t.Errorf("%s: error %v, want one naming meta.%s", raw, err, key)
+		}
+	}
+}
+
+// objectsCases are objects_per_image values that objectsFast accepts or must leave to
+// objectsStrict: unknown keys, names in other cases, keys given twice, null objects and
+// images, invalid UTF-8, wrong types.
+var objectsCases = []string{
+	`null`, `[]`, `[[]]`, `[null]`, `[[null]]`, `[[{}]]`, `[[{"id":"a","type":"t","attributes":{"k":"v"}}],[]]`,
+	`[[{"id":"a","type":"t","attributes":{"k":null}}]]`, `[[{"id":null,"type":"t","attributes":null}]]`,
+	`[[{"ID":"a"}]]`, `[[{"id":"a","colour":"red"}]]`, `[[{"id":"a","id":"b"}]]`, "[[{\"id\":\"\xff\"}]]",
+	`[[{"id":1}]]`, `[{"id":"a"}]`, `[["a"]]`, `{"a":[]}`, `[[{"attributes":{"k":1}}]]`, `[[{"attributes":{"k":"v","k":"w"}}]]`,
+	`[[{"id":"a"}],null,[{"type":"b"}]]`, `[[{"id":"\u00e9\ud800"}]]`,
+}
+
+// TestObjectsFastAcceptsOnlyStrict: what objectsFast accepts, objectsStrict accepts too, with
+// the objects the v1-compatible decoding gives; so ParseMeta accepts and returns what it did.
+func TestObjectsFastAcceptsOnlyStrict(t *testing.T) {
+	accepted := 0
+	for _, c := range objectsCases {
+		if checkObjectsFast(t, []byte(c)) {
+			accepted++
+		}
+	}
+	if accepted < 5 {
+		t.Errorf("objectsFast accepted %d cases: the fast path is not taken", accepted)
+	}
+}
+
+func FuzzObjectsFast(f *testing.F) {
+	for _, c := range objectsCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, v []byte) { checkObjectsFast(t, v) })
+}
+
+// checkObjectsFast checks objectsFast against objectsStrict and the v1-compatible decoding on
+// one value, and says whether objectsFast accepted it.
+func checkObjectsFast(t *testing.T, v []byte) bool {
+	got, ok := objectsFast(jsontext.Value(v))
+	if !ok {
+		return false
+	}
+	raw := append(append([]byte(`{"objects_per_image":`), v...), '}')
+	if !objectsStrict(raw) {
+		t.Errorf("%s: objectsFast accepts what objectsStrict refuses", v)
+	}
+	var want [][]MetaObject
+	if err := jsonv2.Unmarshal(v, &want, jsonv1.DefaultOptionsV1()); err != nil {
+		t.Errorf("%s: objectsFast accepts what the v1-compatible decoding refuses: %v", v, err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: objectsFast gave %#v, the v1-compatible decoding %#v", v, got, want)
+	}
+	return true
+}
+
+// TestValidLanguageShortcut: the tags validLanguage accepts without parsing are tags.
+func TestValidLanguageShortcut(t *testing.T) {
+	for _, tag := range []string{"en", "zh"} {
+		if _, err := language.Parse(tag); err != nil || !validLanguage(tag) {
+			t.Errorf("%s: language.Parse says %v, validLanguage %v", tag, err, validLanguage(tag))
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/dataset"
 	"github.com/m3bench/m3eval/internal/ingest"
 	"github.com/m3bench/m3eval/internal/store"
@@ -44,6 +45,44 @@ func writeTurns(tb testing.TB, path string, n int) {
 	f.Close()
 }
 
+// writeDemoTurns writes n turn records as JSONL in 10-turn episodes whose turns are the
+// built-in demo's (English and Chinese texts, images, meta), renamed: records of the size and
+// mix of real ones (about 700 bytes each), unlike writeTurns' short English lines.
+func writeDemoTurns(tb testing.TB, path string, n int) {
+	tb.Helper()
+	demo, err := annotations.Demo.ReadFile("demo/episodes.jsonl")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var turns []map[string]any
+	dec := json.NewDecoder(bytes.NewReader(demo))
+	for dec.More() {
+		var ep struct{ Turns []map[string]any }
+		if err := dec.Decode(&ep); err != nil {
+			tb.Fatal(err)
+		}
+		turns = append(turns, ep.Turns...)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for i := 0; i < n; i++ {
+		t := turns[i%len(turns)]
+		t["sample_id"], t["episode_id"], t["turn"] = fmt.Sprintf("ep%07d_turn_%d", i/10, i%10+1), fmt.Sprintf("ep%07d", i/10), i%10+1
+		if err := enc.Encode(t); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		tb.Fatal(err)
+	}
+	f.Close()
+}
+
 func importFile(tb testing.TB, db, path string) ingest.Counts {
 	tb.Helper()
 	return importAs(tb, db, path, ingest.FormatM3eval)
@@ -57,6 +96,20 @@ func BenchmarkImport1M(b *testing.B) {
 	src := filepath.Join(dir, "turns.jsonl")
 	writeTurns(b, src, n)
 	// m3eval import runs with GOGC=400 (cmd/m3eval/import.go); measure what it does.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		timedImport(b, filepath.Join(dir, fmt.Sprintf("bench%d.db", i)), src, n, dataset.Inserted)
+	}
+}
+
+// BenchmarkImportDemo1M is BenchmarkImport1M on records of real size and language mix
+// (writeDemoTurns: the demo's English and Chinese turns, about 700 bytes a record).
+func BenchmarkImportDemo1M(b *testing.B) {
+	n := benchN()
+	dir := b.TempDir()
+	src := filepath.Join(dir, "turns.jsonl")
+	writeDemoTurns(b, src, n)
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -26,7 +26,7 @@ type labelStmts struct {
 	findLabeled *sql.Stmt
 	// annotations and values are multi-row INSERTs by number of rows (SQLite).
 	annotations, values map[int]*sql.Stmt
-	args                []any
+	args, valueArgs     []any
 	vals                [][]any
 	// annotationIDs are annotation ids taken from the sequence ahead of use (PostgreSQL).
 	annotationIDs []int64
@@ -200,7 +200,12 @@ func (im *Importer) labeledPairsPostgres(turnIDs []int64, stored map[labelKey]bo
 	})
 }
 
-// labelRow is an annotations row as insertLabel writes it.
+// annotationColumns are the columns of a label's annotations row, in labelRow's order.
+var annotationColumns = []string{"turn_id", "annotator_id", "status", "flagged", "flag_reason", "rubric_version",
+	"active_ms", "created_at", "updated_at", "annotated_at", "stale", "import_batch"}
+
+// labelRow is the annotations row of label l, in annotationColumns' order: the one place that
+// says how a label is stored, for insertLabel, the multi-row INSERT and PostgreSQL's COPY.
 func labelRow(turnID, annotatorID, batch int64, l *dataset.Label) []any {
 	at := formatTime(l.AnnotatedAt)
 	var annotatedAt any
@@ -248,11 +253,12 @@ func (im *Importer) insertLabelsSQLite(idx []int, turnIDs, aids []int64, ls []*d
 	st := &im.labels
 	args := st.args[:0]
 	for _, i := range idx {
-		args = append(args, labelRow(turnIDs[i], aids[i], im.batch, ls[i])[:11]...)
+		// The batch is written into the statement: the row's last value is left out.
+		args = append(args, labelRow(turnIDs[i], aids[i], im.batch, ls[i])[:len(annotationColumns)-1]...)
 	}
-	insert, err := st.rowsStmt(im, &st.annotations, `INSERT INTO annotations (turn_id, annotator_id, status,
-		flagged, flag_reason, rubric_version, active_ms, created_at, updated_at, annotated_at, stale, import_batch) VALUES `,
-		"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "+fmt.Sprint(im.batch)+")", len(idx))
+	st.args = args
+	insert, err := st.rowsStmt(im, &st.annotations, `INSERT INTO annotations (`+strings.Join(annotationColumns, ", ")+`) VALUES `,
+		"("+placeholders(len(annotationColumns)-1)+", "+fmt.Sprint(im.batch)+")", len(idx))
 	if err != nil {
 		return 0, false, err
 	}
@@ -272,23 +278,33 @@ func (im *Importer) insertLabelsSQLite(idx []int, turnIDs, aids []int64, ls []*d
 	for j, i := range idx {
 		vals = valueRows(vals, first+int64(j), ls[i])
 	}
-	args = args[:0]
+	st.vals = vals
+	if err := im.insertValues(vals); err != nil {
+		return 0, false, fmt.Errorf("store label values: %w", err)
+	}
+	return first, true, nil
+}
+
+// insertValues writes annotation_values rows (valueRows), valueRowsMax rows a statement
+// (SQLite allows 32,766 parameters), with the statements of rowsStmt.
+func (im *Importer) insertValues(vals [][]any) error {
+	st := &im.labels
+	args := st.valueArgs[:0]
 	for _, v := range vals {
 		args = append(args, v...)
 	}
-	st.args, st.vals = args, vals
-	// A batch's values go in valueRows rows at a time, within SQLite's 32,766 parameters.
+	st.valueArgs = args
 	for start := 0; start < len(vals); start += valueRowsMax {
 		n := min(valueRowsMax, len(vals)-start)
 		insert, err := st.rowsStmt(im, &st.values, `INSERT INTO annotation_values (annotation_id, field, value) VALUES `, "(?, ?, ?)", n)
 		if err != nil {
-			return 0, false, err
+			return err
 		}
 		if _, err := insert.ExecContext(im.ctx, args[3*start:3*(start+n)]...); err != nil {
-			return 0, false, fmt.Errorf("store label values: %w", err)
+			return err
 		}
 	}
-	return first, true, nil
+	return nil
 }
 
 // valueRowsMax is how many annotation_values rows one INSERT carries at most.
@@ -306,7 +322,7 @@ func (ls *labelStmts) rowsStmt(im *Importer, cache *map[int]*sql.Stmt, head, row
 		}
 		*cache = map[int]*sql.Stmt{}
 	}
-	st, err := im.conn.PrepareContext(im.ctx, head+strings.TrimSuffix(strings.Repeat(row+", ", n), ", "))
+	st, err := im.conn.PrepareContext(im.ctx, multiRowInsert(head, row, n))
 	if err != nil {
 		return nil, err
 	}
@@ -319,9 +335,8 @@ func (ls *labelStmts) rowsStmt(im *Importer, cache *map[int]*sql.Stmt, head, row
 const annotationIDBlock = 4096
 
 var (
-	copyAnnotationColumns = []string{"turn_id", "annotator_id", "status", "flagged", "flag_reason", "rubric_version",
-		"active_ms", "created_at", "updated_at", "annotated_at", "stale", "import_batch", "id"}
-	copyValueColumns = []string{"annotation_id", "field", "value"}
+	copyAnnotationColumns = append(slices.Clip(annotationColumns), "id")
+	copyValueColumns      = []string{"annotation_id", "field", "value"}
 )
 
 // copyLabels writes the rows with two COPYs inside a savepoint, the ids taken from the

@@ -3,12 +3,13 @@ package store_test
 import (
 	"context"
 	"fmt"
-	"github.com/m3bench/m3eval/internal/session"
 	"slices"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/m3bench/m3eval/internal/session"
 
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/store/storetest"
