@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
@@ -159,17 +158,7 @@ func (m *annotateModel) Header(int) (left, right string) {
 		pct = float64(m.done) / float64(m.total)
 	}
 	left += m.st.HeaderDim.Render(" · ") + fmt.Sprintf("%s %s %d done · %s", pos, m.bar.ViewAs(pct), m.done, m.eta())
-	right = m.st.Saved.Render("✓ saved")
-	switch {
-	case m.failing:
-		right = m.st.Error.Render("✗ NOT SAVED")
-	case m.saving():
-		right = m.st.Saving.Render("… saving")
-	case m.commentUnsaved():
-		// The comment is written once typing pauses; until then it is not in the database.
-		right = m.st.Saving.Render("… unsaved")
-	}
-	return left, right
+	return left, m.save.header(m.st, m.commentUnsaved())
 }
 
 // commentUnsaved reports whether the comment box holds text not yet handed to a write.
@@ -203,27 +192,6 @@ func (m *annotateModel) openReader() {
 // CapturesKeys implements Screen: the comment box and the flag reason take every key.
 func (m *annotateModel) CapturesKeys() bool { return m.mode == modeComment || m.mode == modeFlag }
 
-// ShortHelp implements help.KeyMap; it follows the mode, so the footer shows what works now.
-func (m *annotateModel) ShortHelp() []key.Binding {
-	switch m.mode {
-	case modeComment:
-		return []key.Binding{m.keys.LeaveEditor, m.keys.SaveSubmit, m.keys.ForceQuit}
-	case modeFlag:
-		return []key.Binding{m.keys.ConfirmFlag, m.keys.CancelFlag}
-	case modeRead:
-		return m.reader.ShortHelp()
-	case modeImage:
-		return m.imgView.ShortHelp()
-	}
-	if m.readOnly {
-		return []key.Binding{m.keys.Edit, m.keys.PrevItem, m.keys.NextItem, m.keys.Read, m.keys.Image, m.keys.Open}
-	}
-	return m.keys.ShortHelp()
-}
-
-// FullHelp implements help.KeyMap.
-func (m *annotateModel) FullHelp() [][]key.Binding { return m.keys.FullHelp() }
-
 // rubricPane returns the rubric pane, rendered again only after something in it changed. The
 // comment editor is never cached: it is drawn from the textarea on every frame, so it shows
 // the moment "c" is pressed, echoes every key and goes with esc.
@@ -255,7 +223,7 @@ func (m *annotateModel) rubricState() rubricState {
 	return rubricState{
 		item: m.item.Turn.Item(), values: m.values, focus: m.focus, ann: m.ann, readOnly: m.readOnly,
 		commenting: m.mode == modeComment, compact: m.compact(),
-		unsaved: func(field string) bool { return m.failing && m.unsaved[fieldKey{turnID, field}] > 0 },
+		unsaved: func(field string) bool { return m.save.unsaved(fieldKey{turnID, field}) },
 	}
 }
 
@@ -266,9 +234,10 @@ func (m *annotateModel) messageLine() string {
 	return ansi.Truncate(m.messageStyle.Render(m.message), m.width, "…")
 }
 
-// Reference implements Screen: the guide's quick-reference table and the guide itself.
+// Reference implements Screen: this turn's action, the guide's quick-reference table and
+// the guide itself. The parts that do not depend on the turn are laid out once per width.
 func (m *annotateModel) Reference(width int) string {
-	ref := m.rub.quickReference(width)
+	ref := m.quickRef.get(width, m.rub.quickReference)
 	if m.item != nil {
 		t := m.item.Turn.ActionType
 		text := m.actions.Describe(t)
@@ -278,8 +247,14 @@ func (m *annotateModel) Reference(width int) string {
 		ref = lipgloss.JoinVertical(lipgloss.Left, m.st.Label.Render("This turn's action · 本轮动作"),
 			lipgloss.NewStyle().Width(width).Render(m.st.Action.Render(textsafe.String(text))), "", ref)
 	}
-	guide := lipgloss.NewStyle().Width(width).Render(m.st.Dim.Render(m.r.GuideEn + "\n" + m.r.GuideZh))
-	parts := []string{m.st.Label.Render("Quick reference · 评分速查表"), ref, "", guide}
+	return lipgloss.JoinVertical(lipgloss.Left, m.st.Label.Render("Quick reference · 评分速查表"), ref, "",
+		m.guideRef.get(width, m.guideText))
+}
+
+// guideText is the rubric's guide, the guide's edge cases and when a comment is required,
+// wrapped to width.
+func (m *annotateModel) guideText(width int) string {
+	parts := []string{lipgloss.NewStyle().Width(width).Render(m.st.Dim.Render(m.r.GuideEn + "\n" + m.r.GuideZh))}
 	if m.guide != "" {
 		parts = append(parts, "", strings.Join(wrapText(textsafe.String(strings.TrimSpace(m.guide)), width), "\n"))
 	}
@@ -293,6 +268,21 @@ func (m *annotateModel) Reference(width int) string {
 			strings.Join(wrapText(strings.Join(rules, "\n"), width), "\n"))
 	}
 	return lipgloss.JoinVertical(lipgloss.Left, parts...)
+}
+
+// widthCache keeps a text laid out for one width: the help screen's reference is wrapped
+// again only when the terminal's width changes, not each time it is drawn.
+type widthCache struct {
+	width int
+	text  string
+}
+
+// get returns the text for width, laying it out with render if the width changed.
+func (c *widthCache) get(width int, render func(width int) string) string {
+	if c.width != width || c.text == "" {
+		c.width, c.text = width, render(width)
+	}
+	return c.text
 }
 
 func padRight(s string, w int) string {
