@@ -163,7 +163,6 @@ func (m *annotateModel) SetSize(w, h int) {
 		m.comment.SetHeight(3)
 	}
 	m.flagReason.Width = max(10, w-24)
-	m.rub.dirty = true
 	m.layout()
 }
 
@@ -338,7 +337,6 @@ func (m *annotateModel) handleResult(msg tea.Msg) tea.Cmd {
 			m.absorb(msg.turnID, msg.ann)
 			if m.item != nil && msg.turnID == m.item.Ref.TurnID && msg.ann != nil {
 				m.values = m.r.Apply(msg.ann.Values, m.item.Turn.Item())
-				m.rub.dirty = true
 				// Focus goes where the change was undone, so the next key redoes it.
 				for _, w := range msg.what {
 					if w.Kind == session.ChangeValue {
@@ -375,7 +373,6 @@ func (m *annotateModel) absorb(turnID int64, a *session.Annotation) {
 	if !m.save.saving() {
 		m.values = m.r.Apply(a.Values, m.item.Turn.Item())
 	}
-	m.rub.dirty = true
 }
 
 // annotateKeys are the annotate screen's keys for these options. Over SSH (Remote) no
@@ -412,7 +409,6 @@ func (m *annotateModel) show(it *session.Item) {
 	m.focus = m.firstOpenField()
 	m.pos = 0
 	m.turn.SetItem(it)
-	m.rub.dirty = true
 	m.lastInput = m.now()
 	m.active = 0
 	m.pendingCmds = append(m.pendingCmds, m.image.Show(it.Ref.TurnID, it.Turn.Images))
@@ -452,7 +448,6 @@ func (m *annotateModel) focusField(name string) {
 	for i := range m.r.Fields {
 		if m.r.Fields[i].Name == name && m.takesInput(i) {
 			m.focus = i
-			m.rub.dirty = true
 		}
 	}
 }
@@ -464,7 +459,6 @@ func (m *annotateModel) moveFocus(step int) {
 		i = (i + step + n) % n
 		if m.takesInput(i) {
 			m.focus = i
-			m.rub.dirty = true
 			return
 		}
 	}
@@ -476,7 +470,6 @@ func (m *annotateModel) advance() {
 	for i := m.focus + 1; i < n; i++ {
 		if m.takesInput(i) {
 			m.focus = i
-			m.rub.dirty = true
 			return
 		}
 	}
@@ -525,7 +518,6 @@ func (m *annotateModel) choose(k string) tea.Cmd {
 func (m *annotateModel) set(f *rubric.Field, v string) tea.Cmd {
 	m.message = ""
 	m.advance()
-	m.rub.dirty = true
 	if old, ok := m.values[f.Name]; ok && old == v {
 		return nil
 	}
@@ -549,7 +541,6 @@ func (m *annotateModel) submit() tea.Cmd {
 				m.focus = i
 			}
 		}
-		m.rub.dirty = true
 		return nil
 	}
 	if need := m.r.CommentNeeded(m.values, it); len(need) > 0 {
@@ -629,7 +620,6 @@ func (m *annotateModel) commentDoneKey(msg tea.KeyMsg) tea.Cmd {
 	cmd := m.saveComment()
 	m.comment.Blur()
 	m.mode = modeNormal
-	m.rub.dirty = true
 	m.layout()
 	if key.Matches(msg, m.keys.SaveSubmit) && !m.readOnly && !m.leaving() {
 		return tea.Batch(cmd, m.submit())
@@ -657,7 +647,6 @@ func (m *annotateModel) saveComment() tea.Cmd {
 	if m.item == nil || m.values[name] == text {
 		return nil
 	}
-	m.rub.dirty = true
 	if strings.TrimSpace(text) == "" {
 		delete(m.values, name)
 		return m.setValue(name, nil)

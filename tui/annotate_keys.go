@@ -134,7 +134,6 @@ func (m *annotateModel) submitKey(tea.KeyMsg) tea.Cmd {
 func (m *annotateModel) editKey(tea.KeyMsg) tea.Cmd {
 	if m.readOnly {
 		m.readOnly = false
-		m.rub.dirty = true
 		m.say(m.st.Message, "editing a submitted item: changes are saved and recorded; enter submits again")
 	}
 	return nil
@@ -172,7 +171,6 @@ func (m *annotateModel) commentOpenKey(tea.KeyMsg) tea.Cmd {
 	}
 	m.mode = modeComment
 	m.comment.SetValue(textsafe.String(m.values[m.r.CommentField]))
-	m.rub.dirty = true
 	m.layout()
 	return m.comment.Focus()
 }

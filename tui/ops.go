@@ -25,11 +25,10 @@ type op func(ctx context.Context) tea.Msg
 // saveEvent reacts to what the saver says about a finished job: a failure or a refusal is
 // said on the message line (once per failure, not at every retry: a retry must not replace
 // what a later key said, "not quitting" or "this item stays open"; the header keeps
-// "✗ NOT SAVED"), and the rubric's "✗ unsaved" marks follow.
+// "✗ NOT SAVED"). The rubric's "✗ unsaved" marks follow from the saver by themselves.
 func (m *annotateModel) saveEvent(ev saveEvent) {
 	switch ev {
 	case evRefused:
-		m.rub.dirty = true
 		if m.save.asking() {
 			m.askQuit()
 			return
@@ -37,7 +36,6 @@ func (m *annotateModel) saveEvent(ev saveEvent) {
 		m.say(m.st.Error, "NOT SAVED for good: database refuses writes; quitting loses them; ask admin (%s)",
 			refusal(m.save.failure()))
 	case evFailed, evFailedAgain:
-		m.rub.dirty = true
 		switch {
 		case m.save.asking():
 			m.askQuit()
@@ -45,7 +43,6 @@ func (m *annotateModel) saveEvent(ev saveEvent) {
 			m.say(m.st.Error, "NOT SAVED YET, retrying: your changes stay and land when this clears: %v", m.save.failure())
 		}
 	case evRecovered:
-		m.rub.dirty = true
 		m.say(m.st.Message, "saved: the database is back and every change landed")
 	}
 }

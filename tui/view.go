@@ -203,10 +203,9 @@ func (m *annotateModel) rubricPane() string {
 }
 
 func (m *annotateModel) cachedRubric() string {
-	if m.rub.dirty {
-		m.rub.SetSize(m.rubricWidth(), 0)
-		m.rub.compact = m.compact()
-		v := m.rub.Render(m.rubricState())
+	m.rub.SetSize(m.rubricWidth(), 0)
+	m.rub.compact = m.compact()
+	if v, changed := m.rub.Render(m.rubricState()); changed {
 		// Stacked panes share the height: when the rubric grows or shrinks (a warning, a
 		// field with longer meanings), the conversation gives or takes the lines.
 		if h := lipgloss.Height(v); h != m.rubricHeight {
