@@ -125,8 +125,12 @@ func (m *AdjudicateModel) goTo(idx int) tea.Cmd {
 	if idx < 0 || idx >= len(m.o.Cases) {
 		return nil
 	}
-	if m.save.failing() {
-		m.message = "NOT SAVED YET: this turn stays open until its decisions land"
+	switch {
+	case m.save.refused():
+		m.err = fmt.Errorf("NOT SAVED, the database refuses writes: this turn stays open; q, q quits (%s)", refusal(m.save.failure()))
+		return nil
+	case m.save.failing():
+		m.err = fmt.Errorf("NOT SAVED YET (%v): this turn stays open until its decisions land", m.save.failure())
 		return nil
 	}
 	m.item = nil
