@@ -229,6 +229,8 @@ type saver struct {
 	given  int              // writes given up: by a second quit, or as the program stopped
 }
 
+// newSaver returns an idle saver whose jobs run with ctx (the program's: it ends when the
+// program stops, and a write failing then is given up rather than retried).
 func newSaver(ctx context.Context) *saver {
 	if ctx == nil {
 		ctx = context.Background()

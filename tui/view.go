@@ -103,8 +103,11 @@ func (m *annotateModel) View() string {
 		return b.String()
 	}
 	if m.item != nil {
-		ctx := m.turn.Lines()
+		// The rubric first: when its height changed (a warning line came or went), drawing
+		// it lays the conversation out again, and the conversation's lines must follow,
+		// or the frame shows the old ones until the next message.
 		rub := m.rubricPane()
+		ctx := m.turn.Lines()
 		if m.wide() {
 			right := strings.Split(rub, "\n")
 			if img := m.image.View(); img != "" {
