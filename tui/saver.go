@@ -427,9 +427,6 @@ func (s *saver) giveUp() int {
 	return n
 }
 
-// stop marks the screen stopped (it returned tea.Quit).
-func (s *saver) stop() { s.quit = quitStopped }
-
 // stopped reports whether the screen returned tea.Quit.
 func (s *saver) stopped() bool { return s.quit == quitStopped }
 
