@@ -83,17 +83,8 @@ type annotateModel struct {
 	rubNeed      int // the rubric pane's width without a cut (rubricNeed)
 	// quickRef and guideRef are the help screen's reference, laid out for the last width.
 	quickRef, guideRef widthCache
-	message            string
-	messageStyle       lipgloss.Style
-	// messageItem is the item a message is about or shown on ("missing: …", "submitted · e
-	// to edit"); it goes when another item is shown. 0: tied to no item (a queue error).
-	// noteNext: a confirmation of what happened to the item being left ("submitted"), which
-	// stays for the next item shown and then goes with it (see note).
-	messageItem int64
-	noteNext    bool
-	// noted says the message is such a confirmation: it is old news once the annotator
-	// acts on the next item, so opening the reader drops it.
-	noted bool
+	// notice is the message line and the item it is tied to.
+	notice notice
 	// flagDraft is the flag reason typed and cancelled with esc, for this item: f brings it
 	// back.
 	flagDraft     string
@@ -180,7 +171,7 @@ func (m *annotateModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		cmd := tea.Batch(m.handleResult(msg.msg), m.takePending())
 		if m.save.readyToQuit() {
-			m.message = ""
+			m.notice.clear()
 			return m, tea.Quit
 		}
 		return m, tea.Batch(cmd, m.save.next())
@@ -266,12 +257,12 @@ func (m *annotateModel) takeActive() time.Duration {
 }
 
 func (m *annotateModel) say(style lipgloss.Style, format string, args ...any) {
-	// Messages quote data (sample ids, paths, errors naming values): one safe line.
-	m.message, m.messageStyle = textsafe.Line(fmt.Sprintf(format, args...)), style
-	m.messageItem, m.noteNext, m.noted = 0, false, false
+	var item int64
 	if m.item != nil {
-		m.messageItem = m.item.Ref.TurnID
+		item = m.item.Ref.TurnID
 	}
+	// Messages quote data (sample ids, paths, errors naming values): one safe line.
+	m.notice.say(style, textsafe.Line(fmt.Sprintf(format, args...)), item)
 }
 
 // note says what happened to item turnID (submitted, skipped, flagged): it stays when the
@@ -279,13 +270,10 @@ func (m *annotateModel) say(style lipgloss.Style, format string, args ...any) {
 // shown beside an item it is not about for longer than one step.
 func (m *annotateModel) note(turnID int64, style lipgloss.Style, format string, args ...any) {
 	m.say(style, format, args...)
-	m.noted = true
-	switch {
-	case m.item != nil && m.item.Ref.TurnID == turnID && !m.loading:
-		m.messageItem = turnID // about the item on screen, which stays (flagged)
-	case m.item == nil || m.item.Ref.TurnID == turnID:
-		m.messageItem, m.noteNext = 0, true // the next item is on its way: bound to it
-	}
+	// About the item on screen, which stays (flagged); or the next item is on its way,
+	// and the confirmation is bound to it.
+	onScreen := m.item != nil && m.item.Ref.TurnID == turnID && !m.loading
+	m.notice.confirm(onScreen, m.item == nil || m.item.Ref.TurnID == turnID, turnID)
 }
 
 func (m *annotateModel) handleResult(msg tea.Msg) tea.Cmd {
@@ -388,12 +376,7 @@ func annotateKeys(o Options) keyMap {
 
 // show puts an item on screen.
 func (m *annotateModel) show(it *session.Item) {
-	switch {
-	case m.noteNext:
-		m.messageItem, m.noteNext = it.Ref.TurnID, false // the confirmation of the item left
-	case m.messageItem != 0 && m.messageItem != it.Ref.TurnID:
-		m.message, m.messageItem, m.noted = "", 0, false // about the item left behind
-	}
+	m.notice.shown(it.Ref.TurnID)
 	if m.flagDraftItem != it.Ref.TurnID {
 		m.flagDraft, m.flagDraftItem = "", 0
 	}
@@ -516,7 +499,7 @@ func (m *annotateModel) choose(k string) tea.Cmd {
 }
 
 func (m *annotateModel) set(f *rubric.Field, v string) tea.Cmd {
-	m.message = ""
+	m.notice.clear()
 	m.advance()
 	if old, ok := m.values[f.Name]; ok && old == v {
 		return nil

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/m3bench/m3eval/internal/textsafe"
 )
@@ -178,9 +177,7 @@ func (m *annotateModel) commentUnsaved() bool {
 
 // openReader opens the reading view on the turn being labelled.
 func (m *annotateModel) openReader() {
-	if m.noted && !m.noteNext {
-		m.message, m.messageItem, m.noted = "", 0, false // the last item's confirmation is old news
-	}
+	m.notice.dropConfirmation() // the last item's confirmation is old news
 	t := m.item.Turn
 	title := fmt.Sprintf("reading · %s · turn %d", textsafe.Line(t.EpisodeID), t.Turn)
 	m.reader.Open(title, func(width int) string {
@@ -233,7 +230,7 @@ func (m *annotateModel) messageLine() string {
 	if m.mode == modeFlag {
 		return m.flagReason.View()
 	}
-	return ansi.Truncate(m.messageStyle.Render(m.message), m.width, "…")
+	return m.notice.view(m.width)
 }
 
 // Reference implements Screen: this turn's action, the guide's quick-reference table and
