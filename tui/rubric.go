@@ -96,18 +96,39 @@ func (p *rubricPane) Render(s rubricState) (view string, changed bool) {
 }
 
 // key is everything the pane's rendering reads from the state, in a string: the same key,
-// the same pane. Building it costs a microsecond; rendering the pane costs far more.
+// the same pane. It is built on every frame, so it appends bytes rather than formatting;
+// rendering the pane costs far more.
 func (s rubricState) key(r *rubric.Rubric) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s|%d|%d|%t|%t|%t", s.item.ActionType, s.item.Turn, s.focus, s.readOnly, s.commenting, s.compact)
+	b := make([]byte, 0, 256)
+	flag := func(v bool) {
+		if v {
+			b = append(b, '1')
+		} else {
+			b = append(b, '0')
+		}
+	}
+	text := func(v string) { // length-prefixed: no text can pass for another
+		b = strconv.AppendInt(append(b, '|'), int64(len(v)), 10)
+		b = append(append(b, ':'), v...)
+	}
+	text(s.item.ActionType)
+	b = strconv.AppendInt(append(b, '|'), int64(s.item.Turn), 10)
+	b = strconv.AppendInt(append(b, '|'), int64(s.focus), 10)
+	flag(s.readOnly)
+	flag(s.commenting)
+	flag(s.compact)
 	if s.ann != nil {
-		fmt.Fprintf(&b, "|%s|%t|%d:%s", s.ann.Status, s.ann.Flagged, len(s.ann.FlagReason), s.ann.FlagReason)
+		text(string(s.ann.Status))
+		flag(s.ann.Flagged)
+		text(s.ann.FlagReason)
 	}
 	for _, f := range r.Fields {
 		v, ok := s.values[f.Name]
-		fmt.Fprintf(&b, "|%t|%t|%d:%s", ok, s.unsaved != nil && s.unsaved(f.Name), len(v), v)
+		flag(ok)
+		flag(s.unsaved != nil && s.unsaved(f.Name))
+		text(v)
 	}
-	return b.String()
+	return string(b)
 }
 
 // Init implements tea.Model.
