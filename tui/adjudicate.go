@@ -2,11 +2,9 @@ package tui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
@@ -49,7 +47,7 @@ type adjKeys struct {
 	NextCase, PrevCase           key.Binding
 	Comment, Undo, Quit          key.Binding
 	Save, Cancel, Image          key.Binding
-	ClearFlag                    key.Binding
+	ClearFlag, ForceQuit         key.Binding
 	ScrollUp, ScrollDown         key.Binding
 }
 
@@ -73,6 +71,8 @@ func defaultAdjKeys() adjKeys {
 		ScrollUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "earlier turns")),
 		ScrollDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "scroll down")),
 		Quit:       key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		// In the comment box q is a letter; ctrl+c still quits.
+		ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
 	}
 }
 
@@ -94,29 +94,24 @@ type AdjudicateModel struct {
 	names   []string
 	// chosen are the fields decided by keys on this turn whose writes may still be on
 	// their way: the cursor moves past them at once.
-	chosen   map[string]bool
-	takeAll  bool // t was pressed: the next letter takes that annotator's whole label
-	comment  textinput.Model
-	editing  bool // the adjudicator's comment box has the keys
-	imgView  *imageView
-	viewing  bool       // the full-screen image view (i) has the keys
-	preview  *imagePane // the turn's first image beside the table
-	finals   map[string]map[string]campaign.Decision
-	pending  []tea.Cmd    // writes waiting for the one in flight
-	early    []tea.KeyMsg // keys typed while a turn loads
-	busy     bool
-	quitting bool
-	// inflight is the write running now; a write that failed runs again (same key, so it
-	// cannot land twice) after a backoff, first in line, until it lands. failing says so in
-	// the header; a second quit while failing gives up on it.
-	inflight  tea.Cmd
-	failing   bool
-	retryWait time.Duration
-	stopped   bool // tea.Quit returned: the last frame is blank
-	message   string
-	err       error
-	width     int
-	height    int
+	chosen map[string]bool
+	// mode is where the keys go; tables are its key tables (adjudicate_keys.go), which
+	// also draw the footer and the help screen.
+	mode    adjMode
+	tables  [adjViewing + 1]adjTable
+	comment textinput.Model
+	imgView *imageView
+	preview *imagePane // the turn's first image beside the table
+	finals  map[string]map[string]campaign.Decision
+	early   []tea.KeyMsg // keys typed while a turn loads
+	// save runs the loads and writes in key order and holds the save state: a write that
+	// failed runs again (same key, so it cannot land twice) after a backoff, first in line,
+	// until it lands; one the database refuses is kept; quitting waits for them and asks.
+	save    *saver
+	message string
+	err     error
+	width   int
+	height  int
 }
 
 type adjLoadedMsg struct {
@@ -126,14 +121,13 @@ type adjLoadedMsg struct {
 	err    error
 }
 
-// adjRetryMsg runs the failed write again once its backoff has passed.
-type adjRetryMsg struct{}
-
 type adjSavedMsg struct {
 	what   string
 	finals map[string]map[string]campaign.Decision
 	err    error
 }
+
+func (m adjSavedMsg) writeErr() error { return m.err }
 
 // NewAdjudicate returns the root model running the adjudication screen: the root owns the
 // header, the footer, help and the size; the screen is this file.
@@ -152,7 +146,8 @@ func newAdjudicateScreen(o AdjudicateOptions) *AdjudicateModel {
 	if r == nil {
 		r = lipgloss.DefaultRenderer()
 	}
-	m := &AdjudicateModel{o: o, st: DefaultStyles(r), keys: defaultAdjKeys(), width: 80, height: 24, letters: map[string]int{}}
+	m := &AdjudicateModel{o: o, st: DefaultStyles(r), keys: defaultAdjKeys(), width: 80, height: 24, letters: map[string]int{},
+		save: newSaver(o.Context)}
 	for _, c := range o.Cases {
 		for _, l := range c.Labels {
 			if _, ok := m.letters[l.Annotator]; !ok {
@@ -196,78 +191,52 @@ func newAdjudicateScreen(o AdjudicateOptions) *AdjudicateModel {
 			m.fields = append(m.fields, f)
 		}
 	}
+	m.tables = newAdjTables(m)
 	return m
 }
 
 // Init implements tea.Model.
 func (m *AdjudicateModel) Init() tea.Cmd { return m.load(min(max(m.o.Start, 0), len(m.o.Cases)-1)) }
 
+// load reads a turn and the decisions so far, behind the writes already queued: the
+// decisions it reads include every one made before.
 func (m *AdjudicateModel) load(idx int) tea.Cmd {
-	c := m.o.Cases[idx]
-	return func() tea.Msg {
-		it, err := m.o.Store.LoadTurn(m.o.Context, c.TurnID)
+	c, st := m.o.Cases[idx], m.o.Store
+	return m.save.add(job{do: func(ctx context.Context) tea.Msg {
+		it, err := st.LoadTurn(ctx, c.TurnID)
 		if err != nil {
 			return adjLoadedMsg{err: err}
 		}
-		f, err := m.o.Store.Finals(m.o.Context)
+		f, err := st.Finals(ctx)
 		return adjLoadedMsg{idx: idx, item: it, finals: f, err: err}
-	}
+	}})
 }
 
 // Update implements tea.Model.
 func (m *AdjudicateModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
-	case adjLoadedMsg:
-		if msg.err != nil {
-			m.err = msg.err
+	case jobDoneMsg:
+		ev, retry := m.save.done(msg)
+		switch ev {
+		case evStale:
 			return m, nil
+		case evFailed, evFailedAgain, evRefused:
+			m.saveFailed()
+			return m, retry // the write keeps its place in line
 		}
-		m.idx, m.item, m.finals, m.err, m.message = msg.idx, msg.item, msg.finals, nil, ""
-		m.turn.SetItem(msg.item)
-		m.chosen, m.takeAll = map[string]bool{}, false
-		m.field = 0
-		m.moveToOpen(0)
-		show := m.preview.Show(m.o.Cases[msg.idx].TurnID, msg.item.Turn.Images)
-		// Keys typed while the turn loaded apply to it now, in order.
-		early := m.early
-		m.early = nil
-		cmds := []tea.Cmd{show}
-		for _, k := range early {
-			cmds = append(cmds, m.key(k))
+		cmd := m.result(msg.msg)
+		if m.save.readyToQuit() {
+			return m, tea.Quit
 		}
-		return m, tea.Batch(cmds...)
+		return m, tea.Batch(cmd, m.save.next())
+	case saveRetryMsg:
+		return m, m.save.retry(msg)
 	case fullImageMsg:
 		m.imgView.Update(msg)
 		return m, nil
 	case imagesDecodedMsg:
 		m.preview.Update(msg)
 		return m, nil
-	case adjRetryMsg:
-		m.busy = false
-		return m, m.next()
-	case adjSavedMsg:
-		if msg.err != nil && !errors.Is(msg.err, session.ErrRefused) && !m.stopped {
-			// Not saved yet: the same write (the same key) runs again first, after a
-			// backoff; nothing behind it overtakes it.
-			m.retryWait = min(max(2*m.retryWait, retryFirst), retryMax)
-			m.failing = true
-			m.err = fmt.Errorf("NOT SAVED YET, retrying: %w", msg.err)
-			if m.quitting {
-				m.err = fmt.Errorf("NOT SAVED: waiting for the database; q again quits and loses it: %w", msg.err)
-			}
-			m.pending, m.inflight = append([]tea.Cmd{m.inflight}, m.pending...), nil
-			return m, tea.Tick(m.retryWait, func(time.Time) tea.Msg { return adjRetryMsg{} })
-		}
-		m.busy, m.inflight, m.failing, m.retryWait = false, nil, false, 0
-		if msg.err != nil {
-			m.err = fmt.Errorf("not saved: %w", msg.err)
-		} else {
-			m.err, m.message = nil, msg.what
-			if msg.finals != nil {
-				m.finals = msg.finals
-			}
-		}
-		return m, m.next()
 	case tea.KeyMsg:
 		// A terminal hands over several keys typed fast as one message: take them one by one,
 		// in order, so that "Bj3" takes B's answer, moves down and scores 3.
@@ -283,161 +252,81 @@ func (m *AdjudicateModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// next starts the next waiting write, or quits once none is left when asked to.
-func (m *AdjudicateModel) next() tea.Cmd {
-	if m.busy {
-		return nil
+// result handles what a finished load or write returned.
+func (m *AdjudicateModel) result(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case adjLoadedMsg:
+		if msg.err != nil {
+			m.err = msg.err
+			return nil
+		}
+		m.idx, m.item, m.finals, m.err, m.message = msg.idx, msg.item, msg.finals, nil, ""
+		m.turn.SetItem(msg.item)
+		m.chosen = map[string]bool{}
+		if m.mode == adjTaking {
+			m.mode = adjDeciding
+		}
+		m.field = 0
+		m.moveToOpen(0)
+		show := m.preview.Show(m.o.Cases[msg.idx].TurnID, msg.item.Turn.Images)
+		// Keys typed while the turn loaded apply to it now, in order.
+		early := m.early
+		m.early = nil
+		cmds := []tea.Cmd{show}
+		for _, k := range early {
+			cmds = append(cmds, m.key(k))
+		}
+		return tea.Batch(cmds...)
+	case adjSavedMsg:
+		if msg.err != nil { // the program is stopping: the saver gave the write up
+			m.err = fmt.Errorf("not saved: %w", msg.err)
+			return nil
+		}
+		m.err, m.message = nil, msg.what
+		if msg.finals != nil {
+			m.finals = msg.finals
+		}
 	}
-	if len(m.pending) > 0 {
-		cmd := m.pending[0]
-		m.pending = m.pending[1:]
-		m.busy, m.inflight = true, cmd
-		return cmd
+	return nil
+}
+
+// saveFailed says that a write did not reach the database: it runs again after a backoff
+// (nothing behind it overtakes it), or, refused for good, waits until the adjudicator quits.
+func (m *AdjudicateModel) saveFailed() {
+	err := m.save.failure()
+	switch {
+	case m.save.refused() && m.save.asking():
+		m.err = fmt.Errorf("NOT SAVED, refused by the database: q again quits and loses it (%s)", refusal(err))
+	case m.save.refused():
+		m.err = fmt.Errorf("NOT SAVED for good: the database refuses writes; quitting loses it; ask admin (%s)", refusal(err))
+	case m.save.asking():
+		m.err = fmt.Errorf("NOT SAVED: waiting for the database; q again quits and loses it: %w", err)
+	default:
+		m.err = fmt.Errorf("NOT SAVED YET, retrying: %w", err)
 	}
-	if m.quitting {
-		m.stopped = true
+}
+
+// requestQuit quits once every write has landed; while one fails it asks first, and a
+// second quit gives the writes up (the command then exits 1).
+func (m *AdjudicateModel) requestQuit() tea.Cmd {
+	if m.save.asking() {
+		n := m.save.giveUp()
+		if m.o.Unsaved != nil {
+			m.o.Unsaved(n)
+		}
 		return tea.Quit
+	}
+	switch m.save.requestQuit() {
+	case quitNow:
+		return tea.Quit
+	case quitAsk:
+		m.saveFailed()
 	}
 	return nil
 }
 
 // stopping reports whether the screen asked the program to quit: its last frame is blank.
-func (m *AdjudicateModel) stopping() bool { return m.stopped }
-
-func (m *AdjudicateModel) key(k tea.KeyMsg) tea.Cmd {
-	if m.editing {
-		return m.commentKey(k)
-	}
-	if m.viewing {
-		switch {
-		case key.Matches(k, m.keys.Quit):
-			m.viewing = false
-			m.quitting = true
-			return m.next()
-		case key.Matches(k, m.imgView.keys.Close):
-			m.viewing = false
-			return nil
-		}
-		_, cmd := m.imgView.Update(k)
-		return cmd
-	}
-	if m.takeAll && m.item != nil {
-		m.takeAll = false
-		if !key.Matches(k, m.keys.Take) {
-			m.message = "not taken"
-			return nil
-		}
-		return m.takeWhole(k.Runes[0])
-	}
-	switch {
-	case key.Matches(k, m.keys.Quit) && m.quitting && m.failing:
-		// Asked twice while the database is away: quit, and say the write is lost.
-		m.stopped = true
-		if m.o.Unsaved != nil {
-			n := len(m.pending) // the failed write is first among them, or running again
-			if m.inflight != nil {
-				n++
-			}
-			m.o.Unsaved(n)
-		}
-		return tea.Quit
-	case key.Matches(k, m.keys.Quit):
-		m.quitting = true
-		if m.failing {
-			m.err = fmt.Errorf("NOT SAVED: waiting for the database; q again quits and loses it")
-		}
-		return m.next()
-	case m.item == nil:
-		m.early = append(m.early, k)
-		return nil
-	case key.Matches(k, m.keys.NextField):
-		m.step(1)
-	case key.Matches(k, m.keys.PrevField):
-		m.step(-1)
-	case key.Matches(k, m.keys.NextCase) && m.idx+1 < len(m.o.Cases):
-		m.item = nil
-		return m.load(m.idx + 1)
-	case key.Matches(k, m.keys.PrevCase) && m.idx > 0:
-		m.item = nil
-		return m.load(m.idx - 1)
-	case key.Matches(k, m.keys.Undo):
-		return m.write(m.undoCmd())
-	case key.Matches(k, m.keys.ScrollUp):
-		m.turn.vp.HalfPageUp()
-		m.turn.anchor = -1
-	case key.Matches(k, m.keys.ScrollDown):
-		m.turn.vp.HalfPageDown()
-		m.turn.anchor = -1
-	case key.Matches(k, m.keys.ClearFlag):
-		c := m.o.Cases[m.idx]
-		if len(c.Flags) == 0 {
-			m.message = "nobody flagged this turn"
-			return nil
-		}
-		// f toggles: clearing says the flags were reviewed; f again puts them back.
-		if campaign.FlagOpen(c.Labels, m.finals[c.SampleID]) {
-			v := campaign.FlagCleared
-			return m.write(m.setCmd(session.FinalEdit{Field: campaign.FlagField, Value: &v}))
-		}
-		return m.write(m.setCmd(session.FinalEdit{Field: campaign.FlagField}))
-	case key.Matches(k, m.keys.TakeAll):
-		m.takeAll = true
-		m.message = "take whose whole label (every field and the comment)? press their letter: " + m.lettersHere()
-		return nil
-	case key.Matches(k, m.keys.Image):
-		if len(m.item.Turn.Images) == 0 {
-			m.message = "this turn has no images"
-			return nil
-		}
-		m.viewing = true
-		return m.imgView.Open(m.item.Turn.Images)
-	case key.Matches(k, m.keys.Comment):
-		if m.o.Rubric.CommentField == "" {
-			m.message = "this rubric has no comment field"
-			return nil
-		}
-		m.editing = true
-		// The box holds the adjudicator's own comment only: the annotators' comments are
-		// shown above it, and taking one is t and their letter.
-		m.comment.SetValue(m.ownComment())
-		m.comment.CursorEnd()
-		return m.comment.Focus()
-	case key.Matches(k, m.keys.Take):
-		l, ok := m.labelOf(k.Runes[0])
-		if !ok {
-			return nil
-		}
-		f := m.fields[m.field]
-		if fixed, _, isFixed := f.FixedValue(m.item.Turn.Item()); isFixed {
-			m.message = fmt.Sprintf("%s does not apply to this turn: it is %s", f.LabelEn, fixed)
-			return nil
-		}
-		v, ok := l.Values[f.Name]
-		if !ok {
-			m.message = fmt.Sprintf("%s gave no %s", clean(l.Annotator), f.LabelEn)
-			return nil
-		}
-		return m.decide(f.Name, v, l.Annotator)
-	case key.Matches(k, m.keys.Score), key.Matches(k, m.keys.Choice):
-		f := m.fields[m.field]
-		it := m.item.Turn.Item()
-		if fixed, _, isFixed := f.FixedValue(it); isFixed {
-			m.message = fmt.Sprintf("%s does not apply to this turn: it is %s", f.LabelEn, fixed)
-			return nil
-		}
-		v, ok := m.valueOf(&f, plainKey(halfWidthDigit(k.String())))
-		if !ok {
-			allowed := fmt.Sprintf("%d–%d", f.Min, f.Max)
-			if f.Kind == rubric.KindChoice {
-				allowed = strings.Join(f.Allowed(it), ", ")
-			}
-			m.message = fmt.Sprintf("%q is not a value of %s: %s", k.String(), f.LabelEn, allowed)
-			return nil
-		}
-		return m.decide(f.Name, v, "")
-	}
-	return nil
-}
+func (m *AdjudicateModel) stopping() bool { return m.save.stopped() }
 
 // decide writes a field's final value and moves the cursor to the next open field.
 func (m *AdjudicateModel) decide(field, value, source string) tea.Cmd {
@@ -498,33 +387,6 @@ func (m *AdjudicateModel) takeWhole(r rune) tea.Cmd {
 	}
 	m.moveToOpen(m.field)
 	return m.write(m.setCmd(edits...))
-}
-
-// commentKey edits the adjudicator's comment: enter saves it as the final comment, esc
-// cancels; every other key is text.
-func (m *AdjudicateModel) commentKey(k tea.KeyMsg) tea.Cmd {
-	switch {
-	case k.Type == tea.KeyCtrlC:
-		m.editing = false
-		m.quitting = true
-		return m.next()
-	case key.Matches(k, m.keys.Cancel):
-		m.editing = false
-		m.comment.Blur()
-		m.message = "comment not changed"
-		return nil
-	case key.Matches(k, m.keys.Save):
-		m.editing = false
-		m.comment.Blur()
-		text := textsafe.String(strings.TrimSpace(m.comment.Value()))
-		return m.write(m.setCmd(session.FinalEdit{Field: m.o.Rubric.CommentField, Value: &text}))
-	}
-	if k.Paste {
-		k.Runes = []rune(textsafe.String(string(k.Runes)))
-	}
-	var cmd tea.Cmd
-	m.comment, cmd = m.comment.Update(k)
-	return cmd
 }
 
 // ownComment is the comment this turn's adjudication wrote anew ("" when none, or when the
@@ -603,14 +465,13 @@ func (m *AdjudicateModel) valueOf(f *rubric.Field, k string) (string, bool) {
 	return v, v != "" && f.Check(v, t.Item()) == nil
 }
 
-// write queues a database write behind the ones already waiting.
-func (m *AdjudicateModel) write(cmd tea.Cmd) tea.Cmd {
-	m.pending = append(m.pending, cmd)
-	return m.next()
+// write queues a database write behind the work already waiting.
+func (m *AdjudicateModel) write(do func(ctx context.Context) tea.Msg) tea.Cmd {
+	return m.save.add(job{do: do, write: true})
 }
 
 // setCmd writes final values of this turn in one transaction.
-func (m *AdjudicateModel) setCmd(edits ...session.FinalEdit) tea.Cmd {
+func (m *AdjudicateModel) setCmd(edits ...session.FinalEdit) func(ctx context.Context) tea.Msg {
 	c := m.o.Cases[m.idx]
 	var what []string
 	// One key for the whole write: its retry after a lost COMMIT reply is not applied twice.
@@ -619,11 +480,12 @@ func (m *AdjudicateModel) setCmd(edits ...session.FinalEdit) tea.Cmd {
 		edits[i].TurnID, edits[i].Adjudicator, edits[i].RubricVersion, edits[i].Key = c.TurnID, m.o.Adjudicator, m.o.Rubric.Version, key
 		what = append(what, m.editText(edits[i]))
 	}
-	return func() tea.Msg {
-		if err := m.o.Store.SetFinal(m.o.Context, edits...); err != nil {
+	st := m.o.Store
+	return func(ctx context.Context) tea.Msg {
+		if err := st.SetFinal(ctx, edits...); err != nil {
 			return adjSavedMsg{err: err}
 		}
-		f, err := m.o.Store.Finals(m.o.Context)
+		f, err := st.Finals(ctx)
 		return adjSavedMsg{what: strings.Join(what, ", ") + " saved", finals: f, err: err}
 	}
 }
@@ -645,19 +507,19 @@ func (m *AdjudicateModel) editText(e session.FinalEdit) string {
 	return fmt.Sprintf("%s = %s", m.label(e.Field), textsafe.Line(*e.Value))
 }
 
-func (m *AdjudicateModel) undoCmd() tea.Cmd {
-	c := m.o.Cases[m.idx]
+func (m *AdjudicateModel) undoCmd() func(ctx context.Context) tea.Msg {
+	c, st, who, version := m.o.Cases[m.idx], m.o.Store, m.o.Adjudicator, m.o.Rubric.Version
 	// The key names this undo: retried after a lost COMMIT reply, it undoes nothing more.
 	key := newOpKey()
-	return func() tea.Msg {
-		field, ok, err := m.o.Store.UndoFinal(m.o.Context, c.TurnID, m.o.Adjudicator, m.o.Rubric.Version, key)
+	return func(ctx context.Context) tea.Msg {
+		field, ok, err := st.UndoFinal(ctx, c.TurnID, who, version, key)
 		if err != nil {
 			return adjSavedMsg{err: err}
 		}
 		if !ok {
 			return adjSavedMsg{what: "nothing to undo"}
 		}
-		f, err := m.o.Store.Finals(m.o.Context)
+		f, err := st.Finals(ctx)
 		return adjSavedMsg{what: "undid " + m.label(field), finals: f, err: err}
 	}
 }
@@ -669,7 +531,7 @@ func (m *AdjudicateModel) View() string {
 	if m.item == nil {
 		return m.st.Dim.Render("loading…")
 	}
-	if m.viewing {
+	if m.mode == adjViewing {
 		return m.imgView.View()
 	}
 	grid, notes := m.table(w)
@@ -678,7 +540,7 @@ func (m *AdjudicateModel) View() string {
 		table += "\n" + notes
 	}
 	foot := m.messageLine(w)
-	if m.editing {
+	if m.mode == adjCommenting {
 		foot = m.comment.View()
 	}
 	// The turn pane takes the room the table leaves: the episode's earlier turns scroll
@@ -735,18 +597,13 @@ func (m *AdjudicateModel) Header(int) (left, right string) {
 	}
 	left = m.st.HeaderDim.Render("adjudicate · ") + clean(m.o.Adjudicator) +
 		m.st.HeaderDim.Render(fmt.Sprintf(" · turn %d of %d · %d open", m.idx+1, len(m.o.Cases), open))
-	right = m.st.Saved.Render("✓ saved")
-	switch {
-	case m.failing:
-		right = m.st.Error.Render("✗ NOT SAVED")
-	case m.busy || len(m.pending) > 0:
-		right = m.st.Saving.Render("… saving")
-	}
-	return left, right
+	// The comment box's text is not in the database until enter saves it.
+	typing := m.mode == adjCommenting && strings.TrimSpace(m.comment.Value()) != strings.TrimSpace(m.ownComment())
+	return left, m.save.header(m.st, typing)
 }
 
 // CapturesKeys implements Screen: the comment box takes every key while open.
-func (m *AdjudicateModel) CapturesKeys() bool { return m.editing }
+func (m *AdjudicateModel) CapturesKeys() bool { return m.mode == adjCommenting }
 
 // Reference implements Screen: what the table's tags mean.
 func (m *AdjudicateModel) Reference(width int) string {
@@ -761,29 +618,6 @@ func (m *AdjudicateModel) Reference(width int) string {
 			"c writes your own comment (the box starts empty: the annotators' comments are shown above it). " +
 			"⚑ lines are annotators' flags: a flagged turn stays open, and export --final keeps the flag and the reasons, " +
 			"until f clears them (f again restores them). pgup/pgdn scroll the episode's earlier turns."))
-}
-
-// ShortHelp implements help.KeyMap; the root adds "? help" and "q quit".
-func (m *AdjudicateModel) ShortHelp() []key.Binding {
-	k := m.keys
-	if m.editing {
-		return []key.Binding{k.Save, k.Cancel}
-	}
-	if m.viewing {
-		return m.imgView.ShortHelp()
-	}
-	short := []key.Binding{k.Take, k.TakeAll, k.Score, k.Choice, k.NextField, k.PrevCase, k.NextCase, k.Comment, k.Image, k.Undo}
-	if m.item != nil && len(m.o.Cases[m.idx].Flags) > 0 {
-		short = append(short, k.ClearFlag)
-	}
-	return short
-}
-
-// FullHelp implements help.KeyMap.
-func (m *AdjudicateModel) FullHelp() [][]key.Binding {
-	k := m.keys
-	// The root adds "? help" and "q quit" once.
-	return [][]key.Binding{{k.Take, k.TakeAll, k.Score, k.Choice}, {k.NextField, k.PrevField, k.Comment, k.Image}, {k.PrevCase, k.NextCase, k.Undo, k.ClearFlag}, {k.ScrollUp, k.ScrollDown}}
 }
 
 func (m *AdjudicateModel) decided(c campaign.Case) bool {

@@ -3,12 +3,15 @@ package tui_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"regexp"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
@@ -155,6 +158,64 @@ func TestAdjudicateQuitWhileDown(t *testing.T) {
 	tm.FinalModel(t, teatest.WithFinalTimeout(60*time.Second))
 	if unsaved != 1 {
 		t.Errorf("quit reported %d unsaved decisions, want 1", unsaved)
+	}
+	if finals, err := fx.s.Finals(ctx); err != nil || len(finals) != 0 {
+		t.Errorf("finals %v (%v), want none", finals, err)
+	}
+}
+
+// refusingStore is a database that refuses every decision for good (an admin revoked the
+// adjudicator's privileges), counting the attempts.
+type refusingStore struct {
+	session.AdjudicationStore
+	sets atomic.Int32
+}
+
+func (r *refusingStore) SetFinal(context.Context, ...session.FinalEdit) error {
+	r.sets.Add(1)
+	return fmt.Errorf("%w: permission denied for table final_labels (SQLSTATE 42501)", session.ErrRefused)
+}
+
+// TestAdjudicateRefusedIsKept (#42): a decision the database refuses for good is kept and
+// said to be: it is not retried, the decision queued behind it does not run, → stays on the
+// turn, q asks, and q again quits reporting both decisions given up. (The screen used to
+// drop a refused decision, say "not saved" and carry on.)
+func TestAdjudicateRefusedIsKept(t *testing.T) {
+	fx := newFixture(t)
+	ctx := context.Background()
+	for _, s := range []string{"demo_zh_umbrella_0_turn_1", "demo_zh_umbrella_0_turn_2"} {
+		fx.label(t, "ann", s, "2")
+		fx.label(t, "ben", s, "5")
+	}
+	cases, _, err := workflow.Cases(ctx, fx.s, "", fx.r, campaign.DefaultDisagreeOptions())
+	if err != nil || len(cases) != 2 {
+		t.Fatalf("cases %v %v", cases, err)
+	}
+	r := lipgloss.NewRenderer(os.Stdout)
+	r.SetColorProfile(termenv.Ascii)
+	st := &refusingStore{AdjudicationStore: fx.s}
+	unsaved := -1
+	m := tui.NewAdjudicate(tui.AdjudicateOptions{Context: ctx, Store: st, Rubric: fx.r, Adjudicator: "judy",
+		Cases: cases, Disagree: campaign.DefaultDisagreeOptions(), Renderer: r, Unsaved: func(n int) { unsaved = n }})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+	waitFor(t, tm, "turn 1 of 2")
+	tm.Type("A")
+	waitFor(t, tm, "NOT SAVED for good: the database refuses writes")
+	tm.Type("B") // queued behind the refused decision: it must not run
+	tm.Send(tea.KeyMsg{Type: tea.KeyRight})
+	waitFor(t, tm, "this turn stays open")
+	tm.Type("q")
+	waitFor(t, tm, "refused by the database: q again quits and loses it")
+	tm.Type("q")
+	view := tm.FinalModel(t, teatest.WithFinalTimeout(60*time.Second)).(*tui.Model).Frame()
+	if !strings.Contains(view, "turn 1 of 2") || !strings.Contains(view, "✗ NOT SAVED") {
+		t.Errorf("the last frame left the turn or dropped the state:\n%s", view)
+	}
+	if n := st.sets.Load(); n != 1 {
+		t.Errorf("the store was asked %d times, want once (no retry, nothing run behind it)", n)
+	}
+	if unsaved != 2 {
+		t.Errorf("quit reported %d decisions given up, want 2", unsaved)
 	}
 	if finals, err := fx.s.Finals(ctx); err != nil || len(finals) != 0 {
 		t.Errorf("finals %v (%v), want none", finals, err)

@@ -40,13 +40,16 @@ const (
 // annotateModel is the annotate screen: the context of the turn, the rubric, and the keys
 // that fill it in.
 type annotateModel struct {
-	ctx        context.Context
-	q          session.Queue
-	r          *rubric.Rubric
-	actions    rubric.Actions
-	guide      string // the guide's edge cases and comment advice, for ?
-	st         Styles
-	keys       keyMap
+	ctx     context.Context
+	q       session.Queue
+	r       *rubric.Rubric
+	actions rubric.Actions
+	guide   string // the guide's edge cases and comment advice, for ?
+	st      Styles
+	keys    keyMap
+	// tables are the key tables, one a mode (annotate_keys.go): what each key does and the
+	// footer and help drawn from them.
+	tables     [modeImage + 1]annotateTable
 	now        func() time.Time
 	openImages func([]string) tea.Cmd
 	start      string
@@ -78,42 +81,18 @@ type annotateModel struct {
 	rub          *rubricPane
 	rubricHeight int
 	rubNeed      int // the rubric pane's width without a cut (rubricNeed)
-	message      string
-	messageStyle lipgloss.Style
-	// messageItem is the item a message is about or shown on ("missing: …", "submitted · e
-	// to edit"); it goes when another item is shown. 0: tied to no item (a queue error).
-	// noteNext: a confirmation of what happened to the item being left ("submitted"), which
-	// stays for the next item shown and then goes with it (see note).
-	messageItem int64
-	noteNext    bool
-	// noted says the message is such a confirmation: it is old news once the annotator
-	// acts on the next item, so opening the reader drops it.
-	noted bool
+	// quickRef and guideRef are the help screen's reference, laid out for the last width.
+	quickRef, guideRef widthCache
+	// notice is the message line and the item it is tied to.
+	notice notice
 	// flagDraft is the flag reason typed and cancelled with esc, for this item: f brings it
 	// back.
 	flagDraft     string
 	flagDraftItem int64
 
-	// database work
-	ops      []op
-	busy     bool
-	inflight *opRun           // the op running or last run; kept while it fails and is retried
-	stopped  bool             // the screen asked the program to quit
-	writes   int              // writes queued or running
-	unsaved  map[fieldKey]int // field values queued or running, by item
-	quit     bool
-
-	// A write that failed is retried until it lands; meanwhile the screen says so, the item
-	// cannot be left, and quitting asks first (confirmQuit) and then gives up the changes.
-	failing bool
-	failErr error
-	// refused is set when the database refuses the failed write for good
-	// (session.ErrRefused): it is not retried, nothing behind it runs, and the screen says
-	// the changes are lost on quit instead of promising they land.
-	refused     bool
-	retryWait   time.Duration
-	confirmQuit bool
-	abandoned   int // writes given up by a forced quit
+	// save runs the database work in key order and holds the save state: what is on its
+	// way, a write that fails and is retried, a refusal, and a quit waiting for them.
+	save *saver
 
 	// loading is set while the next item is on its way; keys pressed meanwhile wait in
 	// deferred and replay on the new item, so fast typing never lands on the old one.
@@ -150,10 +129,11 @@ func newAnnotateModel(o Options, st Styles, r *lipgloss.Renderer) *annotateModel
 		ctx: o.Context, q: o.Queue, r: o.Rubric, actions: o.Actions, guide: o.Guide, st: st,
 		keys: annotateKeys(o), now: o.Now, openImages: o.OpenImages, start: o.StartSample,
 		comment: ta, flagReason: ti, turn: newTurnPane(st, o.Actions, o.Rubric), bar: bar, focus: -1, rub: newRubricPane(o.Rubric, st),
-		unsaved: map[fieldKey]int{}, image: newImagePane(o.Images, st, r.ColorProfile()),
+		save: newSaver(o.Context), image: newImagePane(o.Images, st, r.ColorProfile()),
 		reader: newReaderPane(st), imgView: newImageView(o.Images, st, r.ColorProfile(), o.Graphics),
 		started: o.Now(), submitted: map[int64]bool{},
 	}
+	m.tables = newAnnotateTables(m)
 	return m
 }
 
@@ -174,26 +154,29 @@ func (m *annotateModel) SetSize(w, h int) {
 		m.comment.SetHeight(3)
 	}
 	m.flagReason.Width = max(10, w-24)
-	m.rub.dirty = true
 	m.layout()
 }
 
 // Update implements tea.Model.
 func (m *annotateModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
-	case opDoneMsg:
-		if err := writeErr(msg.msg); err != nil && m.ctx.Err() == nil {
-			return m, m.failed(msg.op, err) // still busy: the write keeps its place in line
+	case jobDoneMsg:
+		ev, retry := m.save.done(msg)
+		m.saveEvent(ev)
+		switch ev {
+		case evStale:
+			return m, nil
+		case evFailed, evFailedAgain, evRefused:
+			return m, retry // the write keeps its place in line
 		}
-		m.busy, m.inflight = false, nil
 		cmd := tea.Batch(m.handleResult(msg.msg), m.takePending())
-		if m.quit && !m.busy && len(m.ops) == 0 {
-			m.message = ""
-			return m, m.quitNow()
+		if m.save.readyToQuit() {
+			m.notice.clear()
+			return m, tea.Quit
 		}
-		return m, tea.Batch(cmd, m.pump())
-	case retryMsg:
-		return m, m.run(msg.op)
+		return m, tea.Batch(cmd, m.save.next())
+	case saveRetryMsg:
+		return m, m.save.retry(msg)
 	case commentTickMsg:
 		if msg.rev == m.commentRev && m.mode == modeComment {
 			return m, m.saveComment()
@@ -274,12 +257,12 @@ func (m *annotateModel) takeActive() time.Duration {
 }
 
 func (m *annotateModel) say(style lipgloss.Style, format string, args ...any) {
-	// Messages quote data (sample ids, paths, errors naming values): one safe line.
-	m.message, m.messageStyle = textsafe.Line(fmt.Sprintf(format, args...)), style
-	m.messageItem, m.noteNext, m.noted = 0, false, false
+	var item int64
 	if m.item != nil {
-		m.messageItem = m.item.Ref.TurnID
+		item = m.item.Ref.TurnID
 	}
+	// Messages quote data (sample ids, paths, errors naming values): one safe line.
+	m.notice.say(style, textsafe.Line(fmt.Sprintf(format, args...)), item)
 }
 
 // note says what happened to item turnID (submitted, skipped, flagged): it stays when the
@@ -287,13 +270,10 @@ func (m *annotateModel) say(style lipgloss.Style, format string, args ...any) {
 // shown beside an item it is not about for longer than one step.
 func (m *annotateModel) note(turnID int64, style lipgloss.Style, format string, args ...any) {
 	m.say(style, format, args...)
-	m.noted = true
-	switch {
-	case m.item != nil && m.item.Ref.TurnID == turnID && !m.loading:
-		m.messageItem = turnID // about the item on screen, which stays (flagged)
-	case m.item == nil || m.item.Ref.TurnID == turnID:
-		m.messageItem, m.noteNext = 0, true // the next item is on its way: bound to it
-	}
+	// About the item on screen, which stays (flagged); or the next item is on its way,
+	// and the confirmation is bound to it.
+	onScreen := m.item != nil && m.item.Ref.TurnID == turnID && !m.loading
+	m.notice.confirm(onScreen, m.item == nil || m.item.Ref.TurnID == turnID, turnID)
 }
 
 func (m *annotateModel) handleResult(msg tea.Msg) tea.Cmd {
@@ -328,30 +308,16 @@ func (m *annotateModel) handleResult(msg tea.Msg) tea.Cmd {
 			m.pos = msg.pos
 		}
 	case savedMsg:
-		m.writes--
-		if msg.field != "" {
-			k := fieldKey{msg.turnID, msg.field}
-			if m.unsaved[k]--; m.unsaved[k] <= 0 {
-				delete(m.unsaved, k)
-			}
-		}
-		if msg.err != nil { // the program is stopping: the write is given up
-			m.abandoned++
+		if msg.err != nil { // the program is stopping: the saver gave the write up
 			return nil
 		}
-		m.recovered()
 		if msg.note != "" {
 			m.note(msg.turnID, m.st.Message, "%s", msg.note)
 		}
 		m.absorb(msg.turnID, msg.ann)
 	case undoneMsg:
-		m.writes--
-		if msg.err == nil {
-			m.recovered()
-		}
 		switch {
-		case msg.err != nil:
-			m.abandoned++
+		case msg.err != nil: // the program is stopping: the saver gave the undo up
 		case !msg.ok:
 			m.say(m.st.Warning, "nothing to undo on this item")
 		default:
@@ -359,7 +325,6 @@ func (m *annotateModel) handleResult(msg tea.Msg) tea.Cmd {
 			m.absorb(msg.turnID, msg.ann)
 			if m.item != nil && msg.turnID == m.item.Ref.TurnID && msg.ann != nil {
 				m.values = m.r.Apply(msg.ann.Values, m.item.Turn.Item())
-				m.rub.dirty = true
 				// Focus goes where the change was undone, so the next key redoes it.
 				for _, w := range msg.what {
 					if w.Kind == session.ChangeValue {
@@ -393,10 +358,9 @@ func (m *annotateModel) absorb(turnID int64, a *session.Annotation) {
 		m.done--
 		delete(m.submitted, turnID)
 	}
-	if m.writes == 0 {
+	if !m.save.saving() {
 		m.values = m.r.Apply(a.Values, m.item.Turn.Item())
 	}
-	m.rub.dirty = true
 }
 
 // annotateKeys are the annotate screen's keys for these options. Over SSH (Remote) no
@@ -412,12 +376,7 @@ func annotateKeys(o Options) keyMap {
 
 // show puts an item on screen.
 func (m *annotateModel) show(it *session.Item) {
-	switch {
-	case m.noteNext:
-		m.messageItem, m.noteNext = it.Ref.TurnID, false // the confirmation of the item left
-	case m.messageItem != 0 && m.messageItem != it.Ref.TurnID:
-		m.message, m.messageItem, m.noted = "", 0, false // about the item left behind
-	}
+	m.notice.shown(it.Ref.TurnID)
 	if m.flagDraftItem != it.Ref.TurnID {
 		m.flagDraft, m.flagDraftItem = "", 0
 	}
@@ -433,7 +392,6 @@ func (m *annotateModel) show(it *session.Item) {
 	m.focus = m.firstOpenField()
 	m.pos = 0
 	m.turn.SetItem(it)
-	m.rub.dirty = true
 	m.lastInput = m.now()
 	m.active = 0
 	m.pendingCmds = append(m.pendingCmds, m.image.Show(it.Ref.TurnID, it.Turn.Images))
@@ -473,7 +431,6 @@ func (m *annotateModel) focusField(name string) {
 	for i := range m.r.Fields {
 		if m.r.Fields[i].Name == name && m.takesInput(i) {
 			m.focus = i
-			m.rub.dirty = true
 		}
 	}
 }
@@ -485,7 +442,6 @@ func (m *annotateModel) moveFocus(step int) {
 		i = (i + step + n) % n
 		if m.takesInput(i) {
 			m.focus = i
-			m.rub.dirty = true
 			return
 		}
 	}
@@ -497,148 +453,9 @@ func (m *annotateModel) advance() {
 	for i := m.focus + 1; i < n; i++ {
 		if m.takesInput(i) {
 			m.focus = i
-			m.rub.dirty = true
 			return
 		}
 	}
-}
-
-func (m *annotateModel) handleKey(msg tea.KeyMsg) tea.Cmd {
-	if key.Matches(msg, m.keys.ForceQuit) {
-		return m.requestQuit()
-	}
-	if m.confirmQuit && !(m.mode == modeNormal && key.Matches(msg, m.keys.Quit)) {
-		m.confirmQuit, m.quit = false, false
-		m.say(m.st.Warning, "not quitting: your changes keep retrying")
-	}
-	switch m.mode {
-	case modeComment:
-		return m.commentKey(msg)
-	case modeFlag:
-		return m.flagKey(msg)
-	case modeImage:
-		return m.fullScreenKey(msg, m.imgView, m.imgView.keys.Close)
-	case modeRead:
-		return m.fullScreenKey(msg, m.reader, m.reader.keys.Close)
-	}
-	if key.Matches(msg, m.keys.Quit) {
-		return m.requestQuit()
-	}
-	if m.item == nil {
-		return nil
-	}
-	if m.readOnly && key.Matches(msg, m.keys.Score, m.keys.Choice, m.keys.Comment, m.keys.Undo, m.keys.Flag) {
-		m.say(m.st.Warning, "submitted · e to edit (a stray key does not change a finished label)")
-		return nil
-	}
-	switch {
-	case key.Matches(msg, m.keys.Read):
-		m.openReader()
-		return nil
-	case key.Matches(msg, m.keys.Image):
-		if len(m.item.Turn.Images) == 0 {
-			m.say(m.st.Warning, "this turn has no images")
-			return nil
-		}
-		m.mode = modeImage
-		return m.imgView.Open(m.item.Turn.Images)
-	case key.Matches(msg, m.keys.Edit):
-		if m.readOnly {
-			m.readOnly = false
-			m.rub.dirty = true
-			m.say(m.st.Message, "editing a submitted item: changes are saved and recorded; enter submits again")
-		}
-		return nil
-	case key.Matches(msg, m.keys.Score):
-		return m.score(halfWidthDigit(msg.String()))
-	case key.Matches(msg, m.keys.Choice):
-		return m.choose(plainKey(msg.String()))
-	case key.Matches(msg, m.keys.NextField):
-		m.moveFocus(1)
-	case key.Matches(msg, m.keys.PrevField):
-		m.moveFocus(-1)
-	case key.Matches(msg, m.keys.Comment):
-		if m.r.CommentField == "" {
-			m.say(m.st.Warning, "this rubric has no comment field")
-			return nil
-		}
-		m.mode = modeComment
-		m.comment.SetValue(textsafe.String(m.values[m.r.CommentField]))
-		m.rub.dirty = true
-		m.layout()
-		return m.comment.Focus()
-	case key.Matches(msg, m.keys.Submit):
-		if m.leaving() {
-			return nil
-		}
-		return m.submit()
-	case key.Matches(msg, m.keys.NextItem):
-		if m.leaving() {
-			return nil
-		}
-		return tea.Batch(m.flushActive(), m.navigate(m.loadNext(m.item.Ref, true, false)))
-	case key.Matches(msg, m.keys.PrevItem):
-		if m.leaving() {
-			return nil
-		}
-		return tea.Batch(m.flushActive(), m.navigate(m.loadNext(m.item.Ref, false, false)))
-	case key.Matches(msg, m.keys.Undo):
-		return m.undo()
-	case key.Matches(msg, m.keys.Flag):
-		if m.ann != nil && m.ann.Flagged {
-			q := m.q
-			return m.write("flag cleared", func(ctx context.Context, e session.Edit) (*session.Annotation, error) {
-				return q.SetFlag(ctx, e, false, "")
-			})
-		}
-		m.mode = modeFlag
-		m.flagReason.SetValue("")
-		if m.flagDraftItem == m.item.Ref.TurnID {
-			m.flagReason.SetValue(m.flagDraft)
-			m.flagReason.CursorEnd()
-		}
-		return m.flagReason.Focus()
-	case key.Matches(msg, m.keys.Skip):
-		if m.leaving() {
-			return nil
-		}
-		q, ref := m.q, m.item.Ref
-		skip := m.write("skipped: moved to the end of the queue", func(ctx context.Context, e session.Edit) (*session.Annotation, error) {
-			return q.Skip(ctx, e)
-		})
-		return tea.Batch(skip, m.navigate(m.loadNext(ref, true, true)))
-	case key.Matches(msg, m.keys.Open):
-		if len(m.item.Turn.Images) == 0 {
-			m.say(m.st.Warning, "this turn has no images")
-			return nil
-		}
-		return m.openImages(m.item.Turn.Images)
-	case key.Matches(msg, m.keys.ScrollUp):
-		m.turn.vp.HalfPageUp()
-	case key.Matches(msg, m.keys.ScrollDown):
-		m.turn.vp.HalfPageDown()
-	case key.Matches(msg, m.keys.Page):
-		m.turn.vp.PageDown()
-	case key.Matches(msg, m.keys.Top):
-		m.turn.vp.GotoTop()
-	case key.Matches(msg, m.keys.Bottom):
-		m.turn.vp.GotoBottom()
-	}
-	return nil
-}
-
-// fullScreenKey handles a key in a full-screen view: q quits, its close key goes back to the
-// rubric, anything else is the view's.
-func (m *annotateModel) fullScreenKey(msg tea.KeyMsg, view tea.Model, closeKey key.Binding) tea.Cmd {
-	switch {
-	case key.Matches(msg, m.keys.Quit):
-		return m.requestQuit()
-	case key.Matches(msg, closeKey):
-		m.mode = modeNormal
-		return nil
-	}
-	_, cmd := view.Update(msg)
-	return cmd
 }
 
 // score sets the focused 1–5 field.
@@ -682,9 +499,8 @@ func (m *annotateModel) choose(k string) tea.Cmd {
 }
 
 func (m *annotateModel) set(f *rubric.Field, v string) tea.Cmd {
-	m.message = ""
+	m.notice.clear()
 	m.advance()
-	m.rub.dirty = true
 	if old, ok := m.values[f.Name]; ok && old == v {
 		return nil
 	}
@@ -708,7 +524,6 @@ func (m *annotateModel) submit() tea.Cmd {
 				m.focus = i
 			}
 		}
-		m.rub.dirty = true
 		return nil
 	}
 	if need := m.r.CommentNeeded(m.values, it); len(need) > 0 {
@@ -723,86 +538,80 @@ func (m *annotateModel) submit() tea.Cmd {
 }
 
 func (m *annotateModel) requestQuit() tea.Cmd {
-	if m.confirmQuit {
+	if m.save.asking() {
 		// Asked once already: quit and give up what is not saved (the command exits non-zero).
-		m.abandoned += m.writes
-		return m.quitNow()
+		m.save.giveUp()
+		return tea.Quit
 	}
 	var cmds []tea.Cmd
 	if m.mode == modeComment {
 		cmds = append(cmds, m.saveComment())
 	}
 	cmds = append(cmds, m.flushActive())
-	m.quit = true
-	if !m.busy && len(m.ops) == 0 {
-		return m.quitNow()
-	}
-	if m.failing {
+	switch m.save.requestQuit() {
+	case quitNow:
+		return tea.Quit
+	case quitAsk:
 		m.askQuit()
-	} else {
+	default:
 		m.say(m.st.Saving, "saving before quitting…")
 	}
 	return tea.Batch(cmds...)
 }
 
-// quitNow ends the program: the screen decided to quit, so a later Flush has nothing to do.
-func (m *annotateModel) quitNow() tea.Cmd {
-	m.stopped = true
-	return tea.Quit
-}
-
 // stopping reports whether the screen asked the program to quit: its last frame is blank.
-func (m *annotateModel) stopping() bool { return m.stopped }
+func (m *annotateModel) stopping() bool { return m.save.stopped() }
 
 // saveAndQuit quits once everything typed has landed, as requestQuit does, but never asks.
 func (m *annotateModel) saveAndQuit() tea.Cmd {
-	m.confirmQuit = false
+	m.save.cancelQuit()
 	cmd := m.requestQuit()
-	m.confirmQuit = false
+	m.save.waitQuit()
 	return cmd
 }
 
 // askQuit warns that quitting now loses changes; m3eval still quits by itself once they land.
 func (m *annotateModel) askQuit() {
-	m.confirmQuit = true
-	if m.refused {
+	if m.save.refused() {
 		m.say(m.st.Error, "%d change(s) NOT SAVED, refused by the database: q again quits and loses them (%s)",
-			m.writes, refusal(m.failErr))
+			m.save.pending(), refusal(m.save.failure()))
 		return
 	}
 	m.say(m.st.Error, "%d change(s) NOT SAVED: q again quits and loses them; wait and m3eval quits once they land (%v)",
-		m.writes, m.failErr)
+		m.save.pending(), m.save.failure())
 }
 
 // leaving refuses to leave an item whose changes have not reached the database.
 func (m *annotateModel) leaving() bool {
-	if !m.failing {
+	if !m.save.failing() {
 		return false
 	}
-	if m.refused {
+	if m.save.refused() {
 		m.say(m.st.Error, "NOT SAVED, the database refuses writes: this item stays open; q, q quits (%s)",
-			refusal(m.failErr))
+			refusal(m.save.failure()))
 		return true
 	}
-	m.say(m.st.Error, "NOT SAVED YET (%v): this item stays open until its changes land", m.failErr)
+	m.say(m.st.Error, "NOT SAVED YET (%v): this item stays open until its changes land", m.save.failure())
 	return true
 }
 
 // commentTickMsg fires when typing in the comment box may have paused.
 type commentTickMsg struct{ rev int }
 
-func (m *annotateModel) commentKey(msg tea.KeyMsg) tea.Cmd {
-	if key.Matches(msg, m.keys.LeaveEditor, m.keys.SaveSubmit) {
-		cmd := m.saveComment()
-		m.comment.Blur()
-		m.mode = modeNormal
-		m.rub.dirty = true
-		m.layout()
-		if key.Matches(msg, m.keys.SaveSubmit) && !m.readOnly && !m.leaving() {
-			return tea.Batch(cmd, m.submit())
-		}
-		return cmd
+// commentDoneKey closes the comment box (esc), saving the comment; ctrl+s also submits.
+func (m *annotateModel) commentDoneKey(msg tea.KeyMsg) tea.Cmd {
+	cmd := m.saveComment()
+	m.comment.Blur()
+	m.mode = modeNormal
+	m.layout()
+	if key.Matches(msg, m.keys.SaveSubmit) && !m.readOnly && !m.leaving() {
+		return tea.Batch(cmd, m.submit())
 	}
+	return cmd
+}
+
+// typeComment gives a key to the comment box; the comment is saved once typing pauses.
+func (m *annotateModel) typeComment(msg tea.KeyMsg) tea.Cmd {
 	if msg.Paste {
 		msg.Runes = []rune(textsafe.String(string(msg.Runes))) // a pasted escape stays text
 	}
@@ -821,7 +630,6 @@ func (m *annotateModel) saveComment() tea.Cmd {
 	if m.item == nil || m.values[name] == text {
 		return nil
 	}
-	m.rub.dirty = true
 	if strings.TrimSpace(text) == "" {
 		delete(m.values, name)
 		return m.setValue(name, nil)
@@ -830,31 +638,29 @@ func (m *annotateModel) saveComment() tea.Cmd {
 	return m.setValue(name, &text)
 }
 
-func (m *annotateModel) flagKey(msg tea.KeyMsg) tea.Cmd {
-	switch {
-	case key.Matches(msg, m.keys.CancelFlag):
-		// esc cancels, as its hint says; what was typed is kept for f on this item.
-		m.mode = modeNormal
-		m.flagReason.Blur()
-		m.flagDraft, m.flagDraftItem = m.flagReason.Value(), m.item.Ref.TurnID
-		if strings.TrimSpace(m.flagDraft) != "" {
-			m.say(m.st.Warning, "not flagged: f brings the reason back, enter flags")
-		} else {
-			m.say(m.st.Message, "not flagged")
-		}
-		return nil
-	case key.Matches(msg, m.keys.ConfirmFlag):
-		m.mode = modeNormal
-		m.flagReason.Blur()
-		m.flagDraft, m.flagDraftItem = "", 0
-		reason, q := strings.TrimSpace(m.flagReason.Value()), m.q
-		return m.write("flagged for review", func(ctx context.Context, e session.Edit) (*session.Annotation, error) {
-			return q.SetFlag(ctx, e, true, reason)
-		})
+// flagCancelKey cancels the flag (esc), as its hint says; what was typed is kept for f on
+// this item.
+func (m *annotateModel) flagCancelKey(tea.KeyMsg) tea.Cmd {
+	m.mode = modeNormal
+	m.flagReason.Blur()
+	m.flagDraft, m.flagDraftItem = m.flagReason.Value(), m.item.Ref.TurnID
+	if strings.TrimSpace(m.flagDraft) != "" {
+		m.say(m.st.Warning, "not flagged: f brings the reason back, enter flags")
+	} else {
+		m.say(m.st.Message, "not flagged")
 	}
-	var cmd tea.Cmd
-	m.flagReason, cmd = m.flagReason.Update(msg)
-	return cmd
+	return nil
+}
+
+// flagConfirmKey flags the item for review with the reason typed.
+func (m *annotateModel) flagConfirmKey(tea.KeyMsg) tea.Cmd {
+	m.mode = modeNormal
+	m.flagReason.Blur()
+	m.flagDraft, m.flagDraftItem = "", 0
+	reason, q := strings.TrimSpace(m.flagReason.Value()), m.q
+	return m.write("flagged for review", func(ctx context.Context, e session.Edit) (*session.Annotation, error) {
+		return q.SetFlag(ctx, e, true, reason)
+	})
 }
 
 func describeUndo(r *rubric.Rubric, what []session.Undone) string {

@@ -200,7 +200,7 @@ func (m *Model) Abandoned() int {
 	if m.annotate == nil {
 		return 0
 	}
-	return m.annotate.abandoned
+	return m.annotate.save.abandoned()
 }
 
 // Summary is the one line the annotate command prints once the screen is gone: what this

@@ -22,7 +22,8 @@ func defaultRootKeyMap() rootKeyMap {
 	}
 }
 
-// keyMap is every binding of the annotate screen, shown by bubbles/help.
+// keyMap is every binding of the annotate screen; its key tables (annotate_keys.go) say
+// what each does and when, and draw the footer and the help screen from them.
 type keyMap struct {
 	Score, Choice                       key.Binding
 	NextField, PrevField                key.Binding
@@ -112,21 +113,6 @@ func newKeyMap(r *rubric.Rubric) keyMap {
 	km.Score.SetEnabled(len(scoreKeys) > 0)
 	km.Choice.SetEnabled(len(choiceKeys) > 0)
 	return km
-}
-
-// ShortHelp implements help.KeyMap. The root adds "? help" and "q quit".
-func (k keyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Score, k.Choice, k.NextField, k.Submit, k.PrevItem, k.NextItem, k.Comment, k.Undo, k.Read}
-}
-
-// FullHelp implements help.KeyMap.
-func (k keyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{k.Score, k.Choice, k.NextField, k.PrevField},
-		{k.Submit, k.PrevItem, k.NextItem, k.Skip},
-		{k.Comment, k.Undo, k.Flag, k.Open, k.Image, k.Edit},
-		{k.ScrollUp, k.ScrollDown, k.Page, k.Top, k.Bottom, k.Read},
-	}
 }
 
 // fullWidth is the full-width form (U+FF01–U+FF5E) of a printable ASCII key, as a Chinese

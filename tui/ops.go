@@ -4,10 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"strconv"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -17,94 +14,37 @@ import (
 	"github.com/m3bench/m3eval/internal/session"
 )
 
-// Database work runs in commands, one at a time and in the order the keys were pressed: a
-// write and a later load of the same item can never overtake each other, and the screen
-// says "saved" only once every write has returned from SQLite.
+// Database work runs through the screen's saver (saver.go): one job at a time and in the
+// order the keys were pressed, so a write and a later load of the same item can never
+// overtake each other, and the screen says "saved" only once every write has returned from
+// the database. This file holds the annotate screen's jobs and what it says about them.
 
-// op is one piece of database work; its result message is handled when it returns.
+// op is one read of the annotate screen; its result message is handled when it returns.
 type op func(ctx context.Context) tea.Msg
 
-// opDoneMsg carries an op's result back to Update, with the op, to run it again if it failed.
-type opDoneMsg struct {
-	msg tea.Msg
-	op  op
-}
-
-// retryMsg runs a failed write again once its backoff has passed.
-type retryMsg struct{ op op }
-
-// Backoff of a failed write: the first retry after retryFirst, each next one twice as late,
-// never later than retryMax, so a database that comes back is used within two seconds.
-const (
-	retryFirst = 100 * time.Millisecond
-	retryMax   = 2 * time.Second
-)
-
-// writeErr is the error of a write result, nil for other results and successes.
-func writeErr(msg tea.Msg) error {
-	switch msg := msg.(type) {
-	case savedMsg:
-		return msg.err
-	case undoneMsg:
-		return msg.err
-	}
-	return nil
-}
-
-// failed handles a write that did not reach the database: it stays first in line, the
-// screen says it is not saved, and it runs again after a backoff. Nothing behind it (later
-// writes, the load of another item) may overtake it.
-func (m *annotateModel) failed(o op, err error) tea.Cmd {
-	if errors.Is(err, session.ErrRefused) {
-		// Retrying cannot clear it (a revoked privilege, a read-only file): the write and
-		// those behind it stay unsaved, and the screen must not say they will land.
-		m.failing, m.failErr, m.refused = true, err, true
-		m.rub.dirty = true
-		if m.quit {
+// saveEvent reacts to what the saver says about a finished job: a failure or a refusal is
+// said on the message line (once per failure, not at every retry: a retry must not replace
+// what a later key said, "not quitting" or "this item stays open"; the header keeps
+// "✗ NOT SAVED"). The rubric's "✗ unsaved" marks follow from the saver by themselves.
+func (m *annotateModel) saveEvent(ev saveEvent) {
+	switch ev {
+	case evRefused:
+		if m.save.asking() {
 			m.askQuit()
-		} else {
-			m.say(m.st.Error, "NOT SAVED for good: database refuses writes; quitting loses them; ask admin (%s)",
-				refusal(err))
+			return
 		}
-		return nil
-	}
-	if m.retryWait == 0 {
-		m.retryWait = retryFirst
-	} else {
-		m.retryWait = min(2*m.retryWait, retryMax)
-	}
-	first := !m.failing
-	m.failing, m.failErr = true, err
-	m.rub.dirty = true
-	switch {
-	case m.quit:
-		m.askQuit()
-	case first:
-		// Said once per failure, not at every retry: a retry must not replace what a later
-		// key said ("not quitting", "this item stays open"); the header keeps "✗ NOT SAVED".
-		m.say(m.st.Error, "NOT SAVED YET, retrying: your changes stay and land when this clears: %v", err)
-	}
-	wait := m.retryWait
-	return tea.Tick(wait, func(time.Time) tea.Msg { return retryMsg{o} })
-}
-
-// refusal is what the database said when it refused a write, without session.ErrRefused's
-// own words, which the message around it already says.
-func refusal(err error) string {
-	if err == nil {
-		return ""
-	}
-	return strings.TrimPrefix(err.Error(), session.ErrRefused.Error()+": ")
-}
-
-// recovered clears the failure once a write got through.
-func (m *annotateModel) recovered() {
-	if m.failing {
-		m.failing, m.failErr = false, nil
-		m.rub.dirty = true
+		m.say(m.st.Error, "NOT SAVED for good: database refuses writes; quitting loses them; ask admin (%s)",
+			refusal(m.save.failure()))
+	case evFailed, evFailedAgain:
+		switch {
+		case m.save.asking():
+			m.askQuit()
+		case ev == evFailed:
+			m.say(m.st.Error, "NOT SAVED YET, retrying: your changes stay and land when this clears: %v", m.save.failure())
+		}
+	case evRecovered:
 		m.say(m.st.Message, "saved: the database is back and every change landed")
 	}
-	m.retryWait = 0
 }
 
 // queueInfoMsg is the queue's size and the annotator's progress and pace.
@@ -139,6 +79,8 @@ type savedMsg struct {
 	err    error
 }
 
+func (m savedMsg) writeErr() error { return m.err }
+
 // undoneMsg reports a finished undo.
 type undoneMsg struct {
 	turnID int64
@@ -148,40 +90,15 @@ type undoneMsg struct {
 	err    error
 }
 
-// enqueue adds work and starts it if nothing is running.
+func (m undoneMsg) writeErr() error { return m.err }
+
+// enqueue queues reads behind the work already waiting.
 func (m *annotateModel) enqueue(o ...op) tea.Cmd {
-	m.ops = append(m.ops, o...)
-	return m.pump()
-}
-
-func (m *annotateModel) pump() tea.Cmd {
-	if m.busy || len(m.ops) == 0 {
-		return nil
+	jobs := make([]job, len(o))
+	for i := range o {
+		jobs[i] = job{do: o[i]}
 	}
-	next := m.ops[0]
-	m.ops = m.ops[1:]
-	m.busy = true
-	return m.run(next)
-}
-
-func (m *annotateModel) run(o op) tea.Cmd {
-	r := &opRun{o: o}
-	m.inflight = r
-	ctx := m.ctx
-	return func() tea.Msg { return opDoneMsg{r.do(ctx), o} }
-}
-
-// opRun is one run of an op, done once: by its command, or by Flush when the program
-// stopped before the command ran or before its result was handled.
-type opRun struct {
-	o    op
-	once sync.Once
-	msg  tea.Msg
-}
-
-func (r *opRun) do(ctx context.Context) tea.Msg {
-	r.once.Do(func() { r.msg = r.o(ctx) })
-	return r.msg
+	return m.save.add(jobs...)
 }
 
 // flush finishes the database work of a program that stopped without quitting by itself
@@ -189,44 +106,14 @@ func (r *opRun) do(ctx context.Context) tea.Msg {
 // the comment being typed land in key order, each retried until ctx ends. It returns how
 // many were given up.
 func (m *annotateModel) flush(ctx context.Context) int {
-	if m.stopped {
+	if m.save.stopped() {
 		return 0 // it quit by itself: everything landed, or the annotator gave it up
 	}
 	if m.mode == modeComment {
 		m.saveComment() // queued behind the rest; its command is never run, flush runs it
 	}
-	var given int
-	runOp := func(first tea.Msg, o op) {
-		msg := first
-		for wait := retryFirst; writeErr(msg) != nil; wait = min(2*wait, retryMax) {
-			if errors.Is(writeErr(msg), session.ErrRefused) {
-				given++ // refused for good: retrying until ctx ends would only delay the exit
-				return
-			}
-			select {
-			case <-ctx.Done():
-				given++
-				return
-			case <-time.After(wait):
-			}
-			msg = o(ctx)
-		}
-	}
-	if r := m.inflight; r != nil {
-		m.inflight = nil
-		runOp(r.do(ctx), r.o)
-	}
-	for len(m.ops) > 0 {
-		o := m.ops[0]
-		m.ops = m.ops[1:]
-		runOp(o(ctx), o)
-	}
-	m.busy, m.writes = false, 0
-	return given
+	return m.save.flush(ctx)
 }
-
-// pendingWrites counts queued and running work that changes the database.
-func (m *annotateModel) saving() bool { return m.writes > 0 }
 
 func (m *annotateModel) loadInfo() op {
 	q := m.q
@@ -354,20 +241,14 @@ func (m *annotateModel) write(note string, fn func(ctx context.Context, e sessio
 // writeField queues a write; a field's value counts as unsaved until the write returns.
 func (m *annotateModel) writeField(field, note string, fn func(ctx context.Context, e session.Edit) (*session.Annotation, error)) tea.Cmd {
 	e := m.edit()
-	m.writes++
-	if field != "" {
-		m.unsaved[fieldKey{e.TurnID, field}]++
-	}
-	return m.enqueue(func(ctx context.Context) tea.Msg {
+	j := job{write: true, do: func(ctx context.Context) tea.Msg {
 		a, err := fn(ctx, e)
 		return savedMsg{turnID: e.TurnID, field: field, ann: a, note: note, err: err}
-	})
-}
-
-// fieldKey names one field of one item.
-type fieldKey struct {
-	turnID int64
-	field  string
+	}}
+	if field != "" {
+		j.field = fieldKey{e.TurnID, field}
+	}
+	return m.save.add(j)
 }
 
 func (m *annotateModel) setValue(field string, value *string) tea.Cmd {
@@ -379,11 +260,10 @@ func (m *annotateModel) setValue(field string, value *string) tea.Cmd {
 
 func (m *annotateModel) undo() tea.Cmd {
 	q, e := m.q, m.edit()
-	m.writes++
-	return m.enqueue(func(ctx context.Context) tea.Msg {
+	return m.save.add(job{write: true, do: func(ctx context.Context) tea.Msg {
 		a, what, ok, err := q.Undo(ctx, e)
 		return undoneMsg{turnID: e.TurnID, ann: a, what: what, ok: ok, err: err}
-	})
+	}})
 }
 
 // flushActive stores the active time of the item being left, if it has an annotation.
@@ -396,8 +276,7 @@ func (m *annotateModel) flushActive() tea.Cmd {
 		return nil
 	}
 	q := m.q
-	m.writes++
-	return m.enqueue(func(ctx context.Context) tea.Msg {
+	return m.save.add(job{write: true, do: func(ctx context.Context) tea.Msg {
 		return savedMsg{turnID: e.TurnID, err: q.AddActive(ctx, e), ann: nil}
-	})
+	}})
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -15,8 +16,8 @@ import (
 	"github.com/m3bench/m3eval/internal/session"
 )
 
-// rubricState is what the rubric pane shows: a snapshot of the screen's item, taken when
-// the pane must render again.
+// rubricState is what the rubric pane shows: a snapshot of the screen's item, taken each
+// time the pane is drawn.
 type rubricState struct {
 	item       rubric.Item
 	values     rubric.Values
@@ -28,9 +29,6 @@ type rubricState struct {
 	unsaved    func(field string) bool // a write of the field failed and is being retried
 }
 
-// rubricPane shows the rubric's fields with their values, the focused field's meanings and
-// the comment rule's warning. It owns its cache: the rendered pane, made again only after
-// the screen marks it dirty (an answer, a focus move, a saved write, a resize).
 // meaningsKey is what the focused field's meanings depend on.
 type meaningsKey struct {
 	field   int
@@ -39,19 +37,23 @@ type meaningsKey struct {
 	compact bool
 }
 
+// rubricPane shows the rubric's fields with their values, the focused field's meanings and
+// the comment rule's warning. It owns its cache: the rendered pane, made again only when
+// what it shows changed (key). The screen never has to say so, so no change it makes can
+// be left off the screen.
 type rubricPane struct {
 	r       *rubric.Rubric
 	st      Styles
 	width   int
 	compact bool
 	view    string
-	dirty   bool
+	key     string // what view was rendered from: its width and rubricState.key
 
 	meaningsCache map[meaningsKey][]string
 }
 
 func newRubricPane(r *rubric.Rubric, st Styles) *rubricPane {
-	return &rubricPane{r: r, st: st, dirty: true}
+	return &rubricPane{r: r, st: st}
 }
 
 // needWidth is the width the pane's rows need so that nothing in them is cut: the labels
@@ -85,13 +87,48 @@ func (p *rubricPane) needWidth() int {
 	return 2 + enW + 1 + zhW + 2 + valW
 }
 
-// Render renders the pane again if it is dirty and returns it.
-func (p *rubricPane) Render(s rubricState) string {
-	if p.dirty {
-		p.view = p.render(s, p.width)
-		p.dirty = false
+// Render renders the pane again if what it shows changed; changed says it did.
+func (p *rubricPane) Render(s rubricState) (view string, changed bool) {
+	if k := strconv.Itoa(p.width) + s.key(p.r); k != p.key {
+		p.view, p.key, changed = p.render(s, p.width), k, true
 	}
-	return p.view
+	return p.view, changed
+}
+
+// key is everything the pane's rendering reads from the state, in a string: the same key,
+// the same pane. It is built on every frame, so it appends bytes rather than formatting;
+// rendering the pane costs far more.
+func (s rubricState) key(r *rubric.Rubric) string {
+	b := make([]byte, 0, 256)
+	flag := func(v bool) {
+		if v {
+			b = append(b, '1')
+		} else {
+			b = append(b, '0')
+		}
+	}
+	text := func(v string) { // length-prefixed: no text can pass for another
+		b = strconv.AppendInt(append(b, '|'), int64(len(v)), 10)
+		b = append(append(b, ':'), v...)
+	}
+	text(s.item.ActionType)
+	b = strconv.AppendInt(append(b, '|'), int64(s.item.Turn), 10)
+	b = strconv.AppendInt(append(b, '|'), int64(s.focus), 10)
+	flag(s.readOnly)
+	flag(s.commenting)
+	flag(s.compact)
+	if s.ann != nil {
+		text(string(s.ann.Status))
+		flag(s.ann.Flagged)
+		text(s.ann.FlagReason)
+	}
+	for _, f := range r.Fields {
+		v, ok := s.values[f.Name]
+		flag(ok)
+		flag(s.unsaved != nil && s.unsaved(f.Name))
+		text(v)
+	}
+	return string(b)
 }
 
 // Init implements tea.Model.
@@ -105,9 +142,7 @@ func (p *rubricPane) View() string { return p.view }
 
 // SetSize implements Component; the pane is as tall as its fields need.
 func (p *rubricPane) SetSize(w, _ int) {
-	if w != p.width {
-		p.width, p.dirty = w, true
-	}
+	p.width = w
 }
 
 // ShortHelp implements help.KeyMap; the screen's key map has the answer keys.

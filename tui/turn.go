@@ -196,24 +196,25 @@ func (p *turnPane) renderContext(width int) (string, int, int) {
 	if t.Model != "" {
 		info = append(info, "model "+t.Model)
 	}
+	title := fmt.Sprintf("turn %d · %s (to label)", t.Turn, t.ActionType)
 	if p.compact {
 		// Small terminals: the task, the model and the image count ride on the rule, the
 		// action and its intent share one line; the full texts are behind ? and i.
-		ruleText := fmt.Sprintf("turn %d · %s (to label)", t.Turn, t.ActionType)
 		for _, x := range info {
-			ruleText += " · " + strings.TrimPrefix(strings.TrimPrefix(x, "task "), "model ")
+			title += " · " + strings.TrimPrefix(strings.TrimPrefix(x, "task "), "model ")
 		}
 		if n := len(t.Images); n > 0 {
-			ruleText += fmt.Sprintf(" · %d image%s", n, map[bool]string{true: "s"}[n > 1])
+			title += fmt.Sprintf(" · %d image%s", n, map[bool]string{true: "s"}[n > 1])
 		}
-		add(rule(ruleText, width, st.CurrentRule))
+	}
+	add(rule(title, width, st.CurrentRule))
+	if p.compact {
 		action := p.actions.Describe(t.ActionType)
 		if at, ok := p.actions[t.ActionType]; ok && at.IntentZh != "" {
 			action += " · " + at.IntentZh
 		}
 		add(line("Action", action, st.Action, width))
 	} else {
-		add(rule(fmt.Sprintf("turn %d · %s (to label)", t.Turn, t.ActionType), width, st.CurrentRule))
 		// The action's intent is the same for every item of its type: one line each, so the
 		// response being scored stays on screen; the full text is behind ?.
 		add(line("Action", p.actions.Describe(t.ActionType), st.Action, width))

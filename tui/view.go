@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/m3bench/m3eval/internal/textsafe"
 )
@@ -104,8 +102,11 @@ func (m *annotateModel) View() string {
 		return b.String()
 	}
 	if m.item != nil {
-		ctx := m.turn.Lines()
+		// The rubric first: when its height changed (a warning line came or went), drawing
+		// it lays the conversation out again, and the conversation's lines must follow,
+		// or the frame shows the old ones until the next message.
 		rub := m.rubricPane()
+		ctx := m.turn.Lines()
 		if m.wide() {
 			right := strings.Split(rub, "\n")
 			if img := m.image.View(); img != "" {
@@ -159,17 +160,7 @@ func (m *annotateModel) Header(int) (left, right string) {
 		pct = float64(m.done) / float64(m.total)
 	}
 	left += m.st.HeaderDim.Render(" · ") + fmt.Sprintf("%s %s %d done · %s", pos, m.bar.ViewAs(pct), m.done, m.eta())
-	right = m.st.Saved.Render("✓ saved")
-	switch {
-	case m.failing:
-		right = m.st.Error.Render("✗ NOT SAVED")
-	case m.saving():
-		right = m.st.Saving.Render("… saving")
-	case m.commentUnsaved():
-		// The comment is written once typing pauses; until then it is not in the database.
-		right = m.st.Saving.Render("… unsaved")
-	}
-	return left, right
+	return left, m.save.header(m.st, m.commentUnsaved())
 }
 
 // commentUnsaved reports whether the comment box holds text not yet handed to a write.
@@ -186,9 +177,7 @@ func (m *annotateModel) commentUnsaved() bool {
 
 // openReader opens the reading view on the turn being labelled.
 func (m *annotateModel) openReader() {
-	if m.noted && !m.noteNext {
-		m.message, m.messageItem, m.noted = "", 0, false // the last item's confirmation is old news
-	}
+	m.notice.dropConfirmation() // the last item's confirmation is old news
 	t := m.item.Turn
 	title := fmt.Sprintf("reading · %s · turn %d", textsafe.Line(t.EpisodeID), t.Turn)
 	m.reader.Open(title, func(width int) string {
@@ -203,27 +192,6 @@ func (m *annotateModel) openReader() {
 // CapturesKeys implements Screen: the comment box and the flag reason take every key.
 func (m *annotateModel) CapturesKeys() bool { return m.mode == modeComment || m.mode == modeFlag }
 
-// ShortHelp implements help.KeyMap; it follows the mode, so the footer shows what works now.
-func (m *annotateModel) ShortHelp() []key.Binding {
-	switch m.mode {
-	case modeComment:
-		return []key.Binding{m.keys.LeaveEditor, m.keys.SaveSubmit, m.keys.ForceQuit}
-	case modeFlag:
-		return []key.Binding{m.keys.ConfirmFlag, m.keys.CancelFlag}
-	case modeRead:
-		return m.reader.ShortHelp()
-	case modeImage:
-		return m.imgView.ShortHelp()
-	}
-	if m.readOnly {
-		return []key.Binding{m.keys.Edit, m.keys.PrevItem, m.keys.NextItem, m.keys.Read, m.keys.Image, m.keys.Open}
-	}
-	return m.keys.ShortHelp()
-}
-
-// FullHelp implements help.KeyMap.
-func (m *annotateModel) FullHelp() [][]key.Binding { return m.keys.FullHelp() }
-
 // rubricPane returns the rubric pane, rendered again only after something in it changed. The
 // comment editor is never cached: it is drawn from the textarea on every frame, so it shows
 // the moment "c" is pressed, echoes every key and goes with esc.
@@ -235,10 +203,9 @@ func (m *annotateModel) rubricPane() string {
 }
 
 func (m *annotateModel) cachedRubric() string {
-	if m.rub.dirty {
-		m.rub.SetSize(m.rubricWidth(), 0)
-		m.rub.compact = m.compact()
-		v := m.rub.Render(m.rubricState())
+	m.rub.SetSize(m.rubricWidth(), 0)
+	m.rub.compact = m.compact()
+	if v, changed := m.rub.Render(m.rubricState()); changed {
 		// Stacked panes share the height: when the rubric grows or shrinks (a warning, a
 		// field with longer meanings), the conversation gives or takes the lines.
 		if h := lipgloss.Height(v); h != m.rubricHeight {
@@ -255,7 +222,7 @@ func (m *annotateModel) rubricState() rubricState {
 	return rubricState{
 		item: m.item.Turn.Item(), values: m.values, focus: m.focus, ann: m.ann, readOnly: m.readOnly,
 		commenting: m.mode == modeComment, compact: m.compact(),
-		unsaved: func(field string) bool { return m.failing && m.unsaved[fieldKey{turnID, field}] > 0 },
+		unsaved: func(field string) bool { return m.save.unsaved(fieldKey{turnID, field}) },
 	}
 }
 
@@ -263,12 +230,13 @@ func (m *annotateModel) messageLine() string {
 	if m.mode == modeFlag {
 		return m.flagReason.View()
 	}
-	return ansi.Truncate(m.messageStyle.Render(m.message), m.width, "…")
+	return m.notice.view(m.width)
 }
 
-// Reference implements Screen: the guide's quick-reference table and the guide itself.
+// Reference implements Screen: this turn's action, the guide's quick-reference table and
+// the guide itself. The parts that do not depend on the turn are laid out once per width.
 func (m *annotateModel) Reference(width int) string {
-	ref := m.rub.quickReference(width)
+	ref := m.quickRef.get(width, m.rub.quickReference)
 	if m.item != nil {
 		t := m.item.Turn.ActionType
 		text := m.actions.Describe(t)
@@ -278,8 +246,14 @@ func (m *annotateModel) Reference(width int) string {
 		ref = lipgloss.JoinVertical(lipgloss.Left, m.st.Label.Render("This turn's action · 本轮动作"),
 			lipgloss.NewStyle().Width(width).Render(m.st.Action.Render(textsafe.String(text))), "", ref)
 	}
-	guide := lipgloss.NewStyle().Width(width).Render(m.st.Dim.Render(m.r.GuideEn + "\n" + m.r.GuideZh))
-	parts := []string{m.st.Label.Render("Quick reference · 评分速查表"), ref, "", guide}
+	return lipgloss.JoinVertical(lipgloss.Left, m.st.Label.Render("Quick reference · 评分速查表"), ref, "",
+		m.guideRef.get(width, m.guideText))
+}
+
+// guideText is the rubric's guide, the guide's edge cases and when a comment is required,
+// wrapped to width.
+func (m *annotateModel) guideText(width int) string {
+	parts := []string{lipgloss.NewStyle().Width(width).Render(m.st.Dim.Render(m.r.GuideEn + "\n" + m.r.GuideZh))}
 	if m.guide != "" {
 		parts = append(parts, "", strings.Join(wrapText(textsafe.String(strings.TrimSpace(m.guide)), width), "\n"))
 	}
@@ -293,6 +267,21 @@ func (m *annotateModel) Reference(width int) string {
 			strings.Join(wrapText(strings.Join(rules, "\n"), width), "\n"))
 	}
 	return lipgloss.JoinVertical(lipgloss.Left, parts...)
+}
+
+// widthCache keeps a text laid out for one width: the help screen's reference is wrapped
+// again only when the terminal's width changes, not each time it is drawn.
+type widthCache struct {
+	width int
+	text  string
+}
+
+// get returns the text for width, laying it out with render if the width changed.
+func (c *widthCache) get(width int, render func(width int) string) string {
+	if c.width != width || c.text == "" {
+		c.width, c.text = width, render(width)
+	}
+	return c.text
 }
 
 func padRight(s string, w int) string {
