@@ -169,7 +169,10 @@ func testAnnotateKillResumeExport(t *testing.T, bin, db string) {
 
 	// Reopen: the queue resumes at item 3 with its draft.
 	term.start("b", annotate)
-	s := term.waitFor("b", "demo_zh_umbrella_0 · turn 3", "item 3 of 35", "2 done")
+	// Wait for the whole state, the draft included: the header can be drawn a frame before
+	// the item's values (waitFor fails with the last screen if the draft never comes).
+	s := term.waitFor("b", "demo_zh_umbrella_0 · turn 3", "item 3 of 35", "2 done",
+		"Correctness            正确性        2", "Reasoning Completeness 推理完整性    3")
 	if !strings.Contains(s, "Correctness            正确性        2") || !strings.Contains(s, "Reasoning Completeness 推理完整性    3") {
 		t.Fatalf("the draft of item 3 was not restored:\n%s", s)
 	}
