@@ -874,8 +874,18 @@ var prepStarts = func() map[string]bool {
 func (rd *Reader) Salad(text string) bool {
 	f := fold(text)
 	sc := scratchPool.Get().(*scratch)
-	us := unitsInto(sc.us[:0], f)
-	sign := false
+	sign := saladSign(unitsInto(sc.us[:0], f))
+	sc.us = sc.us[:0]
+	scratchPool.Put(sc)
+	if !sign {
+		return false
+	}
+	r := rd.Read(text)
+	return r.Salad
+}
+
+// saladSign is Salad's quick look at a text's units: a sign of a word salad.
+func saladSign(us []unit) bool {
 	for i, u := range us {
 		var next *unit
 		if i+1 < len(us) {
@@ -883,23 +893,33 @@ func (rd *Reader) Salad(text string) bool {
 		}
 		switch {
 		case u.cjk && next != nil && next.cjk && next.s > u.e:
-			sign = true
+			return true
 		case u.punct == 0 && !u.cjk && saladEnds[u.text] && (next == nil || next.punct != 0):
-			sign = true
+			return true
 		case next != nil && !next.cjk && prepStarts[next.text] && (u.text == "the" || u.text == "a" || u.text == "an" || u.text == "this" || u.text == "that" || u.text == "these" || u.text == "those"):
-			sign = true
-		}
-		if sign {
-			break
+			return true
 		}
 	}
+	return false
+}
+
+// Glance is what one pass over a text's words tells: Plain and Denies as those methods
+// report them, and MaybeSalad, Salad's quick look (Salad is true only when MaybeSalad is and
+// Read finds a salad). A caller that asks several of them of one text folds and splits it
+// once instead of once each (the rule judge asked three or four a response, #43).
+type Glance struct {
+	Plain, Denies, MaybeSalad bool
+}
+
+// Glance looks at a text once for Plain, Denies and Salad's quick look.
+func (rd *Reader) Glance(text string) Glance {
+	f := fold(text)
+	sc := scratchPool.Get().(*scratch)
+	us := unitsInto(sc.us[:0], f)
+	g := Glance{Plain: rd.plainUnits(us), Denies: deniesUnits(us), MaybeSalad: saladSign(us)}
 	sc.us = us[:0]
 	scratchPool.Put(sc)
-	if !sign {
-		return false
-	}
-	r := rd.Read(text)
-	return r.Salad
+	return g
 }
 
 // stanceCues are the cues that can change a claim's stance or make a later claim replace an
@@ -957,12 +977,19 @@ func (rd *Reader) Plain(text string) bool {
 	f := fold(text)
 	sc := scratchPool.Get().(*scratch)
 	us := unitsInto(sc.us[:0], f)
-	plain, run, last := true, 0, -10
+	plain := rd.plainUnits(us)
+	sc.us = us[:0]
+	scratchPool.Put(sc)
+	return plain
+}
+
+// plainUnits is Plain over a text's units.
+func (rd *Reader) plainUnits(us []unit) bool {
+	run, last := 0, -10
 	for i := range us {
 		u := &us[i]
 		if stanceCueAt(us, i) {
-			plain = false
-			break
+			return false
 		}
 		if rd.isValueUnit(u) {
 			// A list: values separated by commas alone ("black, red, blue").
@@ -973,14 +1000,11 @@ func (rd *Reader) Plain(text string) bool {
 			}
 			last = i
 			if run >= 3 {
-				plain = false
-				break
+				return false
 			}
 		}
 	}
-	sc.us = us[:0]
-	scratchPool.Put(sc)
-	return plain
+	return true
 }
 
 // isValueUnit tells a unit that starts a value of the vocabulary or a number word, or is a
@@ -1132,8 +1156,15 @@ func (rd *Reader) Denies(text string) bool {
 	f := fold(text)
 	sc := scratchPool.Get().(*scratch)
 	us := unitsInto(sc.us[:0], f)
-	found := false
-	for i := 0; i < len(us) && !found; i++ {
+	found := deniesUnits(us)
+	sc.us = us[:0]
+	scratchPool.Put(sc)
+	return found
+}
+
+// deniesUnits is Denies over a text's units.
+func deniesUnits(us []unit) bool {
+	for i := range us {
 		for _, p := range negationCues[us[i].text] {
 			if i+len(p) > len(us) {
 				continue
@@ -1143,12 +1174,9 @@ func (rd *Reader) Denies(text string) bool {
 				match = us[i+j].text == p[j]
 			}
 			if match {
-				found = true
-				break
+				return true
 			}
 		}
 	}
-	sc.us = us[:0]
-	scratchPool.Put(sc)
-	return found
+	return false
 }

@@ -56,10 +56,41 @@ var claimAttrs = map[string]bool{answer.Color: true, answer.Count: true, answer.
 // readings reads the response and the expected answer once per turn.
 func (c *ctx) readings() (resp, exp *answer.Reading) {
 	if c.rResp == nil {
-		r := c.j.reader.Read(c.t.VLMResponse)
-		c.rResp = &r
+		if c.saladReading != nil {
+			c.rResp = c.saladReading
+		} else {
+			r := c.j.reader.Read(c.t.VLMResponse)
+			c.rResp = &r
+		}
 	}
 	return c.rResp, c.expReading()
+}
+
+// respGlance looks at the response once for the reader's Plain, Denies and Salad's quick look.
+func (c *ctx) respGlance() answer.Glance {
+	if c.glance == nil {
+		g := c.j.reader.Glance(c.t.VLMResponse)
+		c.glance = &g
+	}
+	return *c.glance
+}
+
+// respSalad is the reader's Salad of the response. The reading it may take is kept for
+// readings, but not set as rResp: the rules read "rResp is nil" as "the response was not read
+// whole yet", and a salad check must not change which rules run.
+func (c *ctx) respSalad() bool {
+	if !c.respGlance().MaybeSalad {
+		return false
+	}
+	if c.saladReading == nil {
+		if c.rResp != nil {
+			c.saladReading = c.rResp
+		} else {
+			r := c.j.reader.Read(c.t.VLMResponse)
+			c.saladReading = &r
+		}
+	}
+	return c.saladReading.Salad
 }
 
 // expReading reads the expected answer once per turn.
@@ -251,7 +282,7 @@ func pivotBetween(r *answer.Reading, from, to int) bool {
 func (c *ctx) claimCaps() (capN int, rule string, ev []string) {
 	// The expected answer first: when it asserts nothing the claims compare, only a salad
 	// matters, and Salad looks for one without reading the response whole.
-	if c.rResp == nil && c.j.reader.Plain(c.t.VLMResponse) && !c.j.reader.Salad(c.t.VLMResponse) && !c.j.reader.Denies(c.t.VLMResponse) {
+	if c.rResp == nil && c.respGlance().Plain && !c.respSalad() && !c.respGlance().Denies {
 		// A response that states its values plainly and denies none: its final claims say
 		// what the value rules of correctness already read (answer.Reader.Plain).
 		return 0, "", nil
@@ -265,7 +296,7 @@ func (c *ctx) claimCaps() (capN int, rule string, ev []string) {
 			}
 		}
 	}
-	if c.rResp == nil && len(want) == 0 && !c.j.reader.Salad(c.t.VLMResponse) {
+	if c.rResp == nil && len(want) == 0 && !c.respSalad() {
 		return 0, "", nil // nothing to compare
 	}
 	resp, _ := c.readings()
@@ -306,7 +337,7 @@ func (c *ctx) claimCaps() (capN int, rule string, ev []string) {
 // about the value's attribute is that value ("Actually, in fact, yes, the umbrella is red").
 // The object is the one the user's message gives the false value to, when it names one.
 func (c *ctx) finalAccepts(falseV, trueV []valueRef) string {
-	if len(falseV) == 0 || (c.rResp == nil && c.j.reader.Plain(c.t.VLMResponse)) {
+	if len(falseV) == 0 || (c.rResp == nil && c.respGlance().Plain) {
 		// A plain response's last value is one the value rules of misleading read as
 		// adopted or restated already.
 		return ""

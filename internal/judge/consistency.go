@@ -96,14 +96,14 @@ func (j *Judge) statedFacts(t *text, ms []mention, turn int) []fact {
 	compares := func(class string) bool { return slices.Contains(j.Rules.ConsistencyClasses, class) }
 	var out []fact
 	hedged := false
-	add := func(class string, o objMention, value, spelling string) {
+	add := func(class string, o objMention, value, spelling string, at int) {
 		key := class + ":" + o.name
 		if class == "image" {
 			key = class + ":" + o.word
 		} else if img := t.imageFor(ms, o.at); img != "" {
 			key = class + "@" + img + ":" + o.name
 		}
-		out = append(out, fact{key: key, obj: o.name, value: value, spelling: spelling, turn: turn, hedged: hedged})
+		out = append(out, fact{key: key, obj: o.name, value: value, spelling: spelling, turn: turn, at: at, hedged: hedged})
 	}
 	for _, m := range ms {
 		if m.negated != "" || m.class == "image" || !compares(m.class) {
@@ -126,7 +126,7 @@ func (j *Judge) statedFacts(t *text, ms []mention, turn int) []fact {
 							o.name = q.value + " " + o.name
 						}
 					}
-					add("number", o, m.value, m.spelling)
+					add("number", o, m.value, m.spelling, m.at)
 					counted = true
 					break
 				}
@@ -138,7 +138,7 @@ func (j *Judge) statedFacts(t *text, ms []mention, turn int) []fact {
 						o.name = q.value + " " + o.name
 					}
 				}
-				add("number", o, m.value, m.spelling)
+				add("number", o, m.value, m.spelling, m.at)
 			}
 			continue
 		}
@@ -157,19 +157,19 @@ func (j *Judge) statedFacts(t *text, ms []mention, turn int) []fact {
 		linked := before != nil && t.has(catCopula, before.end, m.at)
 		switch {
 		case linked:
-			add(m.class, *before, m.value, m.spelling)
+			add(m.class, *before, m.value, m.spelling, m.at)
 		case after != nil && (before == nil || after.at-end <= m.at-before.end+8):
-			add(m.class, *after, m.value, m.spelling)
+			add(m.class, *after, m.value, m.spelling, m.at)
 		case before != nil:
-			add(m.class, *before, m.value, m.spelling)
+			add(m.class, *before, m.value, m.spelling, m.at)
 		case patternClass[m.class]:
 			// A price, date or wording of a thing outside the object list is still a
 			// statement about something: compared with the others of its class.
-			add(m.class, objMention{at: m.at, name: "*", word: "*"}, m.value, m.spelling)
+			add(m.class, objMention{at: m.at, name: "*", word: "*"}, m.value, m.spelling, m.at)
 		default:
 			// A colour of a thing outside the list: the word right after it ("a red kayak").
 			if head, at := t.headAfter(end, c[1], ms); head != "" && at <= end+1 {
-				add(m.class, objMention{at: at, end: at + len(head), name: "~" + head, word: head}, m.value, m.spelling)
+				add(m.class, objMention{at: at, end: at + len(head), name: "~" + head, word: head}, m.value, m.spelling, m.at)
 			}
 		}
 	}
@@ -177,7 +177,7 @@ func (j *Judge) statedFacts(t *text, ms []mention, turn int) []fact {
 	if compares("image") {
 		for _, o := range objs {
 			if img := t.imageFor(ms, o.at); img != "" {
-				add("image", o, img, t.folded[o.at:o.end]+" → image "+img)
+				add("image", o, img, t.folded[o.at:o.end]+" → image "+img, o.at)
 			}
 		}
 	}
@@ -278,16 +278,20 @@ func (c *ctx) consistency() Value {
 		if allExpected {
 			continue
 		}
-		var was fact
+		// The latest statement before, and the latest one now: by turn, then by place in the
+		// answer ("two apples have been eaten, so 3 remain" was 3). The maps are keyed by
+		// value; ranging over them alone chose among a turn's statements at random.
+		var was, now fact
 		for _, f := range before {
-			if f.turn > was.turn {
+			if f.turn > was.turn || f.turn == was.turn && f.at > was.at {
 				was = f
 			}
 		}
-		var now fact
+		now.at = -1
 		for _, f := range cur[k] {
-			now = f
-			break
+			if f.at > now.at {
+				now = f
+			}
 		}
 		return Value{Value: "No", Rule: "consistency.contradiction",
 			Evidence: []string{"turn " + itoa(was.turn) + ": " + was.spelling, "now: " + now.spelling}}

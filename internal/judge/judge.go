@@ -102,6 +102,7 @@ type Verdict struct {
 type fact struct {
 	key, obj, value, spelling string
 	turn                      int
+	at                        int // the value's byte offset in the turn's folded response
 	hedged                    bool
 }
 
@@ -250,6 +251,10 @@ type ctx struct {
 	misleadEvaluated bool
 	// rResp and rExp are the response and the expected answer read into claims, once.
 	rResp, rExp, rUser *answer.Reading
+	// glance is the reader's one-pass look at the response; saladReading the response read
+	// whole by a salad check (claims.go: respSalad).
+	glance       *answer.Glance
+	saladReading *answer.Reading
 }
 
 // valueRef is a value to look for: a value class's canonical value, or a literal spelling.
