@@ -293,13 +293,13 @@ func sentences(t *text) int {
 			if r == '.' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' {
 				continue
 			}
-			if len(tokens(s[start:i], t.lr, nil)) > 0 {
+			if countTokens(s[start:i], t.lr, 1) > 0 {
 				n++
 			}
 			start = i + utf8.RuneLen(r)
 		}
 	}
-	if len(tokens(s[start:], t.lr, nil)) > 0 {
+	if countTokens(s[start:], t.lr, 1) > 0 {
 		n++
 	}
 	return n
@@ -325,7 +325,7 @@ func (c *ctx) reasoning() Value {
 	// Clauses with content: a detailed answer has several.
 	detail := 0
 	for _, cl := range c.resp.clauses {
-		if len(tokens(c.resp.folded[cl[0]:cl[1]], lr, nil)) >= 2 {
+		if countTokens(c.resp.folded[cl[0]:cl[1]], lr, 2) >= 2 {
 			detail++
 		}
 	}

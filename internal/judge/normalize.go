@@ -13,6 +13,14 @@ import (
 // lower case, curly quotes straightened, Chinese numerals to digits, white space collapsed.
 // Punctuation is kept: clause boundaries and cues such as "no," need it.
 func foldText(s string) string {
+	if foldedASCII(s) {
+		return s // nothing to fold (most English texts): no copy
+	}
+	return foldSlow(s)
+}
+
+// foldSlow is foldText rune by rune.
+func foldSlow(s string) string {
 	// Only the ideographic space and the Halfwidth and Fullwidth Forms block have a width
 	// variant to fold to; most texts have none and skip the transformer's copy.
 	if strings.ContainsFunc(s, func(r rune) bool { return r == 0x3000 || (r >= 0xFF00 && r <= 0xFFEF) }) {
@@ -41,6 +49,20 @@ func foldText(s string) string {
 		b.WriteRune(unicode.ToLower(r))
 	}
 	return zhNumeralsToDigits(b.String())
+}
+
+// foldedASCII tells an ASCII text that foldText leaves as it is: no capital letter, no white
+// space but single spaces between words. A Chinese numeral is never ASCII.
+func foldedASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 0x80, 'A' <= c && c <= 'Z', c == '\t', c == '\n', c == '\v', c == '\f', c == '\r':
+			return false
+		case c == ' ' && (i == 0 || i == len(s)-1 || s[i+1] == ' '):
+			return false
+		}
+	}
+	return true
 }
 
 // isCJK reports a Han, Hiragana, Katakana or Hangul character: one token each.
@@ -92,41 +114,58 @@ func isWordRune(r rune) bool {
 // dropped, English number words turned into digits, a plural s dropped) and single CJK
 // characters (stop characters dropped). Punctuation separates and is dropped.
 func tokens(folded string, lr *LangRules, dst []string) []string {
-	s := folded
-	for len(s) > 0 {
-		r, n := utf8.DecodeRuneInString(s)
-		switch {
-		case isCJK(r):
-			w := s[:n]
-			s = s[n:]
-			if !lr.stop[w] {
-				dst = append(dst, w)
-			}
-		case isWordRune(r):
-			if num, used := numberWordAt(s, lr); used > 0 {
-				dst = append(dst, strconv.Itoa(num))
-				s = s[used:]
-				continue
-			}
-			end := len(s)
-			for i, c := range s {
-				if !isWordRune(c) {
-					end = i
-					break
-				}
-			}
-			w := strings.Trim(s[:end], "'")
-			s = s[end:]
-			w = strings.TrimSuffix(w, "'s")
-			if w == "" || lr.stop[w] || lr.articles[w] {
-				continue
-			}
-			dst = append(dst, stem(w))
-		default:
-			s = s[n:]
+	for s := folded; len(s) > 0; {
+		var tok string
+		var ok bool
+		tok, s, ok = nextToken(s, lr)
+		if ok {
+			dst = append(dst, tok)
 		}
 	}
 	return dst
+}
+
+// countTokens is len(tokens(folded, lr, nil)), up to limit (counting stops there), without
+// building the list: the reasoning rules only count.
+func countTokens(folded string, lr *LangRules, limit int) int {
+	n := 0
+	for s := folded; len(s) > 0 && n < limit; {
+		var ok bool
+		_, s, ok = nextToken(s, lr)
+		if ok {
+			n++
+		}
+	}
+	return n
+}
+
+// nextToken reads the token at the start of s, returning the rest; ok is false when what
+// was read is no token (punctuation, a stop word).
+func nextToken(s string, lr *LangRules) (tok, rest string, ok bool) {
+	r, n := utf8.DecodeRuneInString(s)
+	switch {
+	case isCJK(r):
+		w := s[:n]
+		return w, s[n:], !lr.stop[w]
+	case isWordRune(r):
+		if num, used := numberWordAt(s, lr); used > 0 {
+			return strconv.Itoa(num), s[used:], true
+		}
+		end := len(s)
+		for i, c := range s {
+			if !isWordRune(c) {
+				end = i
+				break
+			}
+		}
+		w := strings.Trim(s[:end], "'")
+		w = strings.TrimSuffix(w, "'s")
+		if w == "" || lr.stop[w] || lr.articles[w] {
+			return "", s[end:], false
+		}
+		return stem(w), s[end:], true
+	}
+	return "", s[n:], false
 }
 
 // stem is a light English stemmer applied to both sides of every comparison: it drops -ing,

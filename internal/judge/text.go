@@ -23,7 +23,8 @@ type text struct {
 
 func newText(raw, lang string, r *Rules) *text {
 	t := &text{raw: raw, folded: foldText(raw), lang: lang, lr: r.lang(lang)}
-	t.toks = tokens(t.folded, t.lr, nil)
+	// About a token per four bytes of English and per three of Chinese: one allocation.
+	t.toks = tokens(t.folded, t.lr, make([]string, 0, len(t.folded)/3+1))
 	t.hits = t.lr.index.scan(t.folded, nil)
 	t.clauses = t.splitClauses()
 	return t

@@ -33,7 +33,7 @@ func patternMentions(s string, taken []bool) []mention {
 	// Most texts hold none of these: cheap checks first keep the rule judge's million-turn
 	// runs from paying for the regular expressions (BenchmarkJudge1M).
 	hasDigit := strings.ContainsAny(s, "0123456789")
-	hasQuote := strings.ContainsAny(s, "\"'「《")
+	hasQuote := quoteCandidate(s)
 	if !hasDigit && !hasQuote {
 		return nil
 	}
@@ -110,6 +110,30 @@ func patternMentions(s string, taken []bool) []mention {
 		}
 	}
 	return out
+}
+
+// quoteCandidate tells whether quotePattern may match s: a double quote, 「 or 《, or a
+// single quote opening the text or after white space, "(", ":", "," or ";" (an apostrophe
+// inside a word, "isn't", never opens a quote: most English answers then skip the pattern).
+func quoteCandidate(s string) bool {
+	if strings.ContainsAny(s, "\"「《") {
+		return true
+	}
+	for i := strings.IndexByte(s, '\''); i >= 0; {
+		if i == 0 {
+			return true
+		}
+		switch s[i-1] {
+		case ' ', '\t', '\n', '\f', '\r', '(', ':', ',', ';':
+			return true
+		}
+		k := strings.IndexByte(s[i+1:], '\'')
+		if k < 0 {
+			break
+		}
+		i += 1 + k
+	}
+	return false
 }
 
 // canonNumber spells a number one way: "3", "3.0" and "3.00" are 3.
