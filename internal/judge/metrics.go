@@ -146,6 +146,50 @@ type Metrics struct {
 	ep     int // the episode AddEpisode is adding (a count of episodes added)
 	cells  map[cell][]obs
 	trends map[trendCell][]obs
+	memo   episodeMemo // what AddEpisode read of the episode's texts
+}
+
+// episodeMemo holds what the metrics read of one episode's texts, each read once. The
+// metrics compare a turn with every earlier one (sequenceCoverage, logicDependency, optimizes,
+// temporal), and reading each response again for each comparison made AddEpisode quadratic
+// in an episode's length (#43). Keyed by the text itself: the readings are pure functions of
+// it (and of the language), so equal texts share them.
+type episodeMemo struct {
+	texts map[[2]string]*text        // (text, language) → folded, tokens, mentions
+	reads map[string]*answer.Reading // text → its claims
+	cited map[[3]string][]bool       // (response, language, evidence joined) → citedEvidence
+}
+
+// reset empties the memo for the next episode (the maps keep their room).
+func (mm *episodeMemo) reset() {
+	if mm.texts == nil {
+		mm.texts, mm.reads, mm.cited = map[[2]string]*text{}, map[string]*answer.Reading{}, map[[3]string][]bool{}
+	}
+	clear(mm.texts)
+	clear(mm.reads)
+	clear(mm.cited)
+}
+
+// text is newText of s, once.
+func (mm *episodeMemo) text(s, lang string, r *Rules) *text {
+	k := [2]string{s, lang}
+	t := mm.texts[k]
+	if t == nil {
+		t = newText(s, lang, r)
+		mm.texts[k] = t
+	}
+	return t
+}
+
+// read is the reader's Read of s, once.
+func (mm *episodeMemo) read(rd *answer.Reader, s string) *answer.Reading {
+	r := mm.reads[s]
+	if r == nil {
+		x := rd.Read(s)
+		r = &x
+		mm.reads[s] = r
+	}
+	return r
 }
 
 // NewMetrics starts an empty accumulation.
@@ -157,6 +201,7 @@ func (j *Judge) NewMetrics() *Metrics {
 // verdicts, and which turns to count.
 func (m *Metrics) AddEpisode(turns []dataset.Turn, vs []Verdict, chosen []bool) {
 	m.ep++
+	m.memo.reset()
 	r := m.j.Rules
 	for i := range vs {
 		if chosen != nil && !chosen[i] {
@@ -269,7 +314,7 @@ func (m *Metrics) sequenceCoverage(turns []dataset.Turn, vs []Verdict, chosen []
 		if !counted(k) {
 			continue
 		}
-		for e, ok := range m.j.citedEvidence(turns[k].VLMResponse, vs[k].Language, ev) {
+		for e, ok := range m.citedEvidence(turns[k].VLMResponse, vs[k].Language, ev) {
 			cited[e] = cited[e] || ok
 		}
 	}
@@ -309,12 +354,18 @@ func taskTurnAfter(turns []dataset.Turn, i int) int {
 // the item's object and attribute (internal/answer) end on the item's value. A hedged,
 // negated or questioned mention ("I still need to check whether the ground is wet") activates
 // nothing.
-func (j *Judge) citedEvidence(response, lang string, evidence []string) []bool {
+func (m *Metrics) citedEvidence(response, lang string, evidence []string) []bool {
+	key := [3]string{response, lang, strings.Join(evidence, "\x00")}
+	if out, ok := m.memo.cited[key]; ok {
+		return out
+	}
+	j := m.j
 	c := &ctx{j: j, r: j.Rules, lang: lang}
-	resp := newText(response, lang, j.Rules)
+	resp := m.memo.text(response, lang, j.Rules)
 	have := tokenSet(c.canon(resp.toks))
 	out := make([]bool, len(evidence))
-	var reading *answer.Reading
+	var committed []answer.Claim
+	read := false
 	for i, e := range evidence {
 		et := c.canon(tokens(foldText(e), resp.lr, nil))
 		k := 0
@@ -327,17 +378,16 @@ func (j *Judge) citedEvidence(response, lang string, evidence []string) []bool {
 		if !out[i] {
 			continue
 		}
-		claims := j.reader.Read(e).Claims
+		claims := m.memo.read(j.reader, e).Claims
 		if len(claims) == 0 {
 			continue // a fact without a value ("puddles"): its words are what there is
 		}
-		if reading == nil {
-			r := j.reader.Read(response)
-			reading = &r
+		if !read {
+			committed, read = m.memo.read(j.reader, response).Committed(), true
 		}
 		for _, ec := range claims {
 			asserted := false
-			for _, rc := range reading.Committed() {
+			for _, rc := range committed {
 				if rc.Attribute == ec.Attribute && answer.SameObject(rc.Object, ec.Object) && answer.SameValue(rc.Attribute, rc.Value, ec.Value) {
 					asserted = true
 				}
@@ -345,6 +395,7 @@ func (j *Judge) citedEvidence(response, lang string, evidence []string) []bool {
 			out[i] = out[i] && asserted
 		}
 	}
+	m.memo.cited[key] = out
 	return out
 }
 
@@ -362,7 +413,7 @@ func (m *Metrics) stepCorrect(t *dataset.Turn, v *Verdict, meta dataset.Meta) bo
 	if len(meta.RequiredEvidence) == 0 {
 		return s.Correctness >= 4
 	}
-	for _, ok := range m.j.citedEvidence(t.VLMResponse, v.Language, meta.RequiredEvidence) {
+	for _, ok := range m.citedEvidence(t.VLMResponse, v.Language, meta.RequiredEvidence) {
 		if ok {
 			return true
 		}
@@ -387,7 +438,7 @@ func (m *Metrics) logicDependency(turns []dataset.Turn, vs []Verdict, i int, met
 		if k < i && turns[k].ActionType == "next_task" {
 			clear(cited) // a new task: its evidence is cited afresh
 		}
-		for e, ok := range m.j.citedEvidence(turns[k].VLMResponse, vs[k].Language, ev) {
+		for e, ok := range m.citedEvidence(turns[k].VLMResponse, vs[k].Language, ev) {
 			cited[e] = cited[e] || ok
 		}
 	}
@@ -431,7 +482,7 @@ func (m *Metrics) adjusts(turns []dataset.Turn, vs []Verdict, i int, meta datase
 			c, ok := m.finalValue(turns[k].VLMResponse, meta)
 			return ok && sameClaimValue(c, v)
 		}
-		return m.j.asserts(turns[k].VLMResponse, vs[k].Language, v)
+		return m.asserts(turns[k].VLMResponse, vs[k].Language, v)
 	}
 	took := false
 	for k := i; k < min(i+2, len(turns)); k++ {
@@ -480,11 +531,11 @@ func (m *Metrics) optimizes(turns []dataset.Turn, vs []Verdict, i int, meta data
 	if meta.TrueValue == "" {
 		return s.Correctness >= 3 && s.Tokens <= limit
 	}
-	if !m.j.asserts(turns[i].VLMResponse, vs[i].Language, meta.TrueValue) {
+	if !m.asserts(turns[i].VLMResponse, vs[i].Language, meta.TrueValue) {
 		return false
 	}
 	for k := 0; k < i; k++ {
-		if m.j.asserts(turns[k].VLMResponse, vs[k].Language, meta.TrueValue) {
+		if m.asserts(turns[k].VLMResponse, vs[k].Language, meta.TrueValue) {
 			return s.Tokens <= vs[k].Signals.Tokens
 		}
 	}
@@ -606,8 +657,8 @@ func (m *Metrics) responsive(turns []dataset.Turn, vs []Verdict, i int) bool {
 			}
 			continue
 		}
-		newV := m.j.asserts(turns[k].VLMResponse, vs[k].Language, meta.NewValue)
-		oldV := meta.OldValue != "" && m.j.asserts(turns[k].VLMResponse, vs[k].Language, meta.OldValue)
+		newV := m.asserts(turns[k].VLMResponse, vs[k].Language, meta.NewValue)
+		oldV := meta.OldValue != "" && m.asserts(turns[k].VLMResponse, vs[k].Language, meta.OldValue)
 		if newV || oldV {
 			return newV && !oldV
 		}
@@ -632,8 +683,8 @@ func (m *Metrics) temporal(turns []dataset.Turn, vs []Verdict, i int) bool {
 				return false
 			}
 		case meta.OldValue != "":
-			if m.j.asserts(turns[k].VLMResponse, vs[k].Language, meta.OldValue) &&
-				(meta.NewValue == "" || !m.j.asserts(turns[k].VLMResponse, vs[k].Language, meta.NewValue)) {
+			if m.asserts(turns[k].VLMResponse, vs[k].Language, meta.OldValue) &&
+				(meta.NewValue == "" || !m.asserts(turns[k].VLMResponse, vs[k].Language, meta.NewValue)) {
 				return false
 			}
 		case vs[k].Signals.Consistent == "No":
@@ -669,7 +720,7 @@ func (m *Metrics) finalValue(response string, meta dataset.Meta) (answer.Claim, 
 		base = q[3]
 	}
 	ids := map[string]bool{}
-	for _, id := range m.j.reader.Read(base).Objects {
+	for _, id := range m.memo.read(m.j.reader, base).Objects {
 		ids[id] = true
 	}
 	attrs := map[string]bool{meta.Attribute: true}
@@ -677,12 +728,11 @@ func (m *Metrics) finalValue(response string, meta dataset.Meta) (answer.Claim, 
 		if v == "" {
 			continue
 		}
-		for _, c := range m.j.reader.Read(v).Claims {
+		for _, c := range m.memo.read(m.j.reader, v).Claims {
 			attrs[c.Attribute] = true
 		}
 	}
-	r := m.j.reader.Read(response)
-	cs := r.Committed()
+	cs := m.memo.read(m.j.reader, response).Committed()
 	for i := len(cs) - 1; i >= 0; i-- {
 		c := cs[i]
 		if !attrs[c.Attribute] || img > 0 && c.Image > 0 && c.Image != img {
@@ -702,9 +752,10 @@ func sameClaimValue(c answer.Claim, v string) bool {
 }
 
 // asserts tells whether a response states a value (not negated).
-func (j *Judge) asserts(response, lang, value string) bool {
+func (m *Metrics) asserts(response, lang, value string) bool {
+	j := m.j
 	c := &ctx{j: j, r: j.Rules, lang: lang}
-	c.resp = newText(response, lang, j.Rules)
+	c.resp = m.memo.text(response, lang, j.Rules)
 	c.respM = c.resp.mentions(j.Rules)
 	a, _ := c.found(c.refOf(value))
 	return a != nil
