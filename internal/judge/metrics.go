@@ -27,38 +27,52 @@ const (
 	IntervalBootstrap = "bootstrap"
 )
 
-// MetricRow is one metric of one action type and model.
-type MetricRow struct {
-	Action   string  `json:"action_type"`
-	Model    string  `json:"model"`
-	Metric   string  `json:"metric"`
-	N        int     `json:"n"`
-	Value    float64 `json:"value"`
-	Lo       float64 `json:"ci_low"`
-	Hi       float64 `json:"ci_high"`
-	Interval string  `json:"interval"`
-	// NoInterval says why Lo and Hi are undefined (NaN; null in JSON), when they are.
-	NoInterval string `json:"no_interval,omitempty"`
+// Estimate is a metric's mean over its N observations with its 95% interval (Interval names
+// the kind: IntervalWilson or IntervalBootstrap). When the interval is undefined, Lo and Hi are
+// NaN (null in JSON) and NoInterval says why.
+type Estimate struct {
+	N          int     `json:"n"`
+	Value      float64 `json:"value"`
+	Lo         float64 `json:"ci_low"`
+	Hi         float64 `json:"ci_high"`
+	Interval   string  `json:"interval"`
+	NoInterval string  `json:"no_interval,omitempty"`
 }
 
-// MarshalJSON writes an undefined interval's ends as null (JSON has no NaN).
+// nullEnds are an estimate's interval ends as JSON writes them: null when undefined (JSON has
+// no NaN). A row's MarshalJSON embeds them beside the row, where they take the place of
+// Estimate's own (shallower fields win in encoding/json) and come last, as they always have.
+type nullEnds struct {
+	Lo *float64 `json:"ci_low"`
+	Hi *float64 `json:"ci_high"`
+}
+
+func (e Estimate) nullEnds() nullEnds { return nullEnds{finite(e.Lo), finite(e.Hi)} }
+
+// MetricRow is one metric of one action type and model.
+type MetricRow struct {
+	Action string `json:"action_type"`
+	Model  string `json:"model"`
+	Metric string `json:"metric"`
+	Estimate
+}
+
+// MarshalJSON writes an undefined interval's ends as null.
 func (r MetricRow) MarshalJSON() ([]byte, error) {
 	type plain MetricRow
 	return json.Marshal(struct {
 		plain
-		Lo *float64 `json:"ci_low"`
-		Hi *float64 `json:"ci_high"`
-	}{plain(r), finite(r.Lo), finite(r.Hi)})
+		nullEnds
+	}{plain(r), r.nullEnds()})
 }
 
-// MarshalJSON writes an undefined interval's ends as null (JSON has no NaN).
+// MarshalJSON writes an undefined interval's ends as null.
 func (r TrendRow) MarshalJSON() ([]byte, error) {
 	type plain TrendRow
 	return json.Marshal(struct {
 		plain
-		Lo *float64 `json:"ci_low"`
-		Hi *float64 `json:"ci_high"`
-	}{plain(r), finite(r.Lo), finite(r.Hi)})
+		nullEnds
+	}{plain(r), r.nullEnds()})
 }
 
 func finite(x float64) *float64 {
@@ -70,17 +84,11 @@ func finite(x float64) *float64 {
 
 // TrendRow is a cross-image score for one model in one bin of a trend dimension.
 type TrendRow struct {
-	Score     string  `json:"score"`
-	Dimension string  `json:"dimension"`
-	Bin       string  `json:"bin"`
-	Model     string  `json:"model"`
-	N         int     `json:"n"`
-	Value     float64 `json:"value"`
-	Lo        float64 `json:"ci_low"`
-	Hi        float64 `json:"ci_high"`
-	Interval  string  `json:"interval"`
-	// NoInterval says why Lo and Hi are undefined (NaN; null in JSON), when they are.
-	NoInterval string `json:"no_interval,omitempty"`
+	Score     string `json:"score"`
+	Dimension string `json:"dimension"`
+	Bin       string `json:"bin"`
+	Model     string `json:"model"`
+	Estimate
 }
 
 // MetricsReport is what m3eval score --metrics prints.
@@ -776,9 +784,8 @@ func (m *Metrics) Report(bootstrap int, seed uint64) MetricsReport {
 		return cmp.Or(cmp.Compare(x.action, y.action), cmp.Compare(x.metric, y.metric), cmp.Compare(x.model, y.model))
 	})
 	for i, k := range keys {
-		val, lo, hi, kind, why := summarize(m.cells[k], bootstrap, seed+uint64(i))
-		rep.Metrics = append(rep.Metrics, MetricRow{Action: k.action, Model: k.model, Metric: k.metric, N: len(m.cells[k]),
-			Value: val, Lo: lo, Hi: hi, Interval: kind, NoInterval: why})
+		rep.Metrics = append(rep.Metrics, MetricRow{Action: k.action, Model: k.model, Metric: k.metric,
+			Estimate: summarize(m.cells[k], bootstrap, seed+uint64(i))})
 	}
 	tkeys := make([]trendCell, 0, len(m.trends))
 	for k := range m.trends {
@@ -788,9 +795,8 @@ func (m *Metrics) Report(bootstrap int, seed uint64) MetricsReport {
 		return cmp.Or(cmp.Compare(x.score, y.score), cmp.Compare(x.dim, y.dim), cmp.Compare(x.model, y.model), binCompare(x.bin, y.bin))
 	})
 	for i, k := range tkeys {
-		val, lo, hi, kind, why := summarize(m.trends[k], bootstrap, seed+uint64(len(keys)+i))
 		rep.Trends = append(rep.Trends, TrendRow{Score: k.score, Dimension: k.dim, Bin: k.bin, Model: k.model,
-			N: len(m.trends[k]), Value: val, Lo: lo, Hi: hi, Interval: kind, NoInterval: why})
+			Estimate: summarize(m.trends[k], bootstrap, seed+uint64(len(keys)+i))})
 	}
 	return rep
 }
@@ -821,8 +827,8 @@ func leadingInt(s string) (int, bool) {
 // bootstrap for scores that resamples episodes (the turns of one conversation are not
 // independent: one model's mistake carries over), each replicate's mean being its turns'
 // mean. With fewer than 2 episodes, or no replicates, the bootstrap interval is undefined
-// (NaN) and why says so.
-func summarize(o []obs, bootstrap int, seed uint64) (val, lo, hi float64, kind, why string) {
+// (NaN) and NoInterval says why.
+func summarize(o []obs, bootstrap int, seed uint64) Estimate {
 	n := len(o)
 	sum := 0.0
 	rate := true
@@ -830,10 +836,10 @@ func summarize(o []obs, bootstrap int, seed uint64) (val, lo, hi float64, kind, 
 		sum += x.v
 		rate = rate && x.rate
 	}
-	val = sum / float64(n)
+	val := sum / float64(n)
 	if rate {
-		lo, hi = agree.Wilson(int(math.Round(sum)), n)
-		return val, lo, hi, IntervalWilson, ""
+		lo, hi := agree.Wilson(int(math.Round(sum)), n)
+		return Estimate{N: n, Value: val, Lo: lo, Hi: hi, Interval: IntervalWilson}
 	}
 	// The episodes' sums and counts, in the order first seen (o is in episode order).
 	var sums []float64
@@ -849,9 +855,9 @@ func summarize(o []obs, bootstrap int, seed uint64) (val, lo, hi float64, kind, 
 	nan := math.NaN()
 	switch k := len(sums); {
 	case bootstrap == 0:
-		return val, nan, nan, IntervalBootstrap, "no bootstrap replicates (--bootstrap 0)"
+		return Estimate{N: n, Value: val, Lo: nan, Hi: nan, Interval: IntervalBootstrap, NoInterval: "no bootstrap replicates (--bootstrap 0)"}
 	case k < 2:
-		return val, nan, nan, IntervalBootstrap, "one episode: resampling episodes needs at least 2"
+		return Estimate{N: n, Value: val, Lo: nan, Hi: nan, Interval: IntervalBootstrap, NoInterval: "one episode: resampling episodes needs at least 2"}
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x6d336576616c)) // "m3eval"
 	means := make([]float64, bootstrap)
@@ -866,7 +872,7 @@ func summarize(o []obs, bootstrap int, seed uint64) (val, lo, hi float64, kind, 
 		means[b] = s / float64(c)
 	}
 	slices.Sort(means)
-	return val, percentile(means, 0.025), percentile(means, 0.975), IntervalBootstrap, ""
+	return Estimate{N: n, Value: val, Lo: percentile(means, 0.025), Hi: percentile(means, 0.975), Interval: IntervalBootstrap}
 }
 
 // percentile interpolates linearly between order statistics (type 7, R's default).
