@@ -205,7 +205,7 @@ func (j *Judge) changedObjects(t *dataset.Turn, meta dataset.Meta, lang string) 
 // consistency compares the response's assertions with what the model stated in the earlier
 // turns of the episode since the last change of each object (an update turn that names it):
 // a value that agrees with none of those statements is a contradiction.
-func (c *ctx) consistency() Value {
+func (c *turnJudgement) consistency() Value {
 	if c.ep.turns == 0 {
 		return Value{Value: c.naChoice("consistency"), Rule: "consistency.first_turn"}
 	}
@@ -333,7 +333,7 @@ func classOf(key string) string {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // naChoice is the rubric's NA choice of a dimension's field.
-func (c *ctx) naChoice(dim string) string {
+func (c *turnJudgement) naChoice(dim string) string {
 	for _, ch := range c.j.fields[dim].Choices {
 		if ch.NA {
 			return ch.Value
@@ -343,7 +343,7 @@ func (c *ctx) naChoice(dim string) string {
 }
 
 // facts are the response's statements (hedged ones included), computed once.
-func (c *ctx) facts() []fact {
+func (c *turnJudgement) facts() []fact {
 	if c.factsNow == nil {
 		c.factsNow = c.j.statedFacts(c.resp, c.respM, c.t.Turn)
 		if c.factsNow == nil {
@@ -354,7 +354,7 @@ func (c *ctx) facts() []fact {
 }
 
 // signals fills the per-turn observations the metrics use.
-func (c *ctx) signals() {
+func (c *turnJudgement) signals() {
 	c.sig.Acknowledges = len(c.resp.cues(catAcknowledge)) > 0
 	c.sig.Refuses = len(c.resp.cues(catMissing)) > 0
 	c.sig.Clarifies = len(c.resp.cues(catClarify)) > 0

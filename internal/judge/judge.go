@@ -166,7 +166,7 @@ func (j *Judge) turn(t *dataset.Turn, meta dataset.Meta, ep *episode) (Verdict, 
 		lang = DetectLanguage(t.UserMessage, t.VLMResponse, t.ExpectedAnswer)
 	}
 	v := Verdict{SampleID: t.SampleID, Episode: t.EpisodeID, Turn: t.Turn, ActionType: t.ActionType, Model: t.Model, Language: lang}
-	c := &ctx{j: j, r: j.Rules, t: t, meta: meta, lang: lang, ep: ep}
+	c := &turnJudgement{j: j, r: j.Rules, t: t, meta: meta, lang: lang, ep: ep}
 	c.resp = newText(t.VLMResponse, lang, j.Rules)
 	c.exp = newText(t.ExpectedAnswer, lang, j.Rules)
 	c.user = newText(t.UserMessage, lang, j.Rules)
@@ -232,8 +232,9 @@ func (j *Judge) turn(t *dataset.Turn, meta dataset.Meta, ep *episode) (Verdict, 
 	return v, c.facts()
 }
 
-// ctx is the working state of one turn's judgement.
-type ctx struct {
+// turnJudgement is the working state of one turn's judgement (what the rules have read of
+// the turn so far, each read once).
+type turnJudgement struct {
 	j               *Judge
 	r               *Rules
 	t               *dataset.Turn
@@ -275,7 +276,7 @@ func (vr valueRef) String() string {
 
 // found looks for a value in the response: the first mention not negated (hedged or not),
 // and whether any mention was negated.
-func (c *ctx) found(vr valueRef) (asserted *mention, negated *mention) {
+func (c *turnJudgement) found(vr valueRef) (asserted *mention, negated *mention) {
 	if vr.literal != "" {
 		var buf [8]int
 		for _, i := range find(c.resp.folded, vr.literal, buf[:0]) {
@@ -311,7 +312,7 @@ func (c *ctx) found(vr valueRef) (asserted *mention, negated *mention) {
 }
 
 // refOf turns a meta value into what to look for.
-func (c *ctx) refOf(s string) valueRef {
+func (c *turnJudgement) refOf(s string) valueRef {
 	f := foldText(strings.TrimSpace(s))
 	for _, vw := range c.r.values {
 		if vw.spelling == f {

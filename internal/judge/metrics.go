@@ -368,7 +368,7 @@ func (m *Metrics) citedEvidence(response, lang string, evidence []string) []bool
 		return out
 	}
 	j := m.j
-	c := &ctx{j: j, r: j.Rules, lang: lang}
+	c := &turnJudgement{j: j, r: j.Rules, lang: lang}
 	resp := m.memo.text(response, lang, j.Rules)
 	have := tokenSet(c.canon(resp.toks))
 	out := make([]bool, len(evidence))
@@ -762,7 +762,7 @@ func sameClaimValue(c answer.Claim, v string) bool {
 // asserts tells whether a response states a value (not negated).
 func (m *Metrics) asserts(response, lang, value string) bool {
 	j := m.j
-	c := &ctx{j: j, r: j.Rules, lang: lang}
+	c := &turnJudgement{j: j, r: j.Rules, lang: lang}
 	c.resp = m.memo.text(response, lang, j.Rules)
 	c.respM = c.resp.mentions(j.Rules)
 	a, _ := c.found(c.refOf(value))
