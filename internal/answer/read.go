@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/m3bench/m3eval/internal/chars"
 )
 
 // phraseKey is the table key of a phrase.
@@ -94,18 +96,6 @@ func joinInto(b []byte, us []unit) []byte {
 	return b
 }
 
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // tokenize turns units into tokens: image references, counts, vocabulary phrases, words.
 func (rd *Reader) tokenize(us []unit, out []tok) []tok {
 	var b strings.Builder
@@ -125,7 +115,7 @@ func (rd *Reader) tokenize(us []unit, out []tok) []tok {
 			continue
 		}
 		// Chinese counts: a numeral or digits with a measure word ("三个", "2只").
-		if num, used := zhNumber(us[i:]); used > 0 || isDigits(u.text) {
+		if num, used := zhNumber(us[i:]); used > 0 || chars.IsDigits(u.text) {
 			if used == 0 {
 				num, _ = strconv.Atoi(u.text)
 				used = 1
@@ -136,9 +126,9 @@ func (rd *Reader) tokenize(us []unit, out []tok) []tok {
 				continue
 			}
 		}
-		if isDigits(u.text) {
+		if chars.IsDigits(u.text) {
 			// A decimal or a percentage is a measurement, not a count.
-			if i+2 < len(us) && (us[i+1].punct == '.' || us[i+1].punct == ',') && isDigits(us[i+2].text) && us[i+1].e == us[i+2].s {
+			if i+2 < len(us) && (us[i+1].punct == '.' || us[i+1].punct == ',') && chars.IsDigits(us[i+2].text) && us[i+1].e == us[i+2].s {
 				out = append(out, tok{kind: tWord, s: u.s, e: us[i+2].e, text: u.text})
 				i += 3
 				continue
@@ -257,7 +247,7 @@ func (rd *Reader) imageRef(us []unit, i int) (tok, int) {
 		if j < len(us) && us[j].punct == '#' {
 			j++
 		}
-		if j < len(us) && isDigits(us[j].text) {
+		if j < len(us) && chars.IsDigits(us[j].text) {
 			n, _ := strconv.Atoi(us[j].text)
 			return tok{kind: tImage, s: u.s, e: us[j].e, text: u.text, n: n}, j + 1 - i
 		}
@@ -285,7 +275,7 @@ func (rd *Reader) imageRef(us []unit, i int) (tok, int) {
 		if j < len(us) && (us[j].text == "片" || us[j].text == "像") {
 			j++
 		}
-		if j < len(us) && isDigits(us[j].text) {
+		if j < len(us) && chars.IsDigits(us[j].text) {
 			n, _ := strconv.Atoi(us[j].text)
 			return tok{kind: tImage, s: u.s, e: us[j].e, text: "图", n: n}, j + 1 - i
 		}
@@ -298,7 +288,7 @@ func (rd *Reader) imageRef(us []unit, i int) (tok, int) {
 	n, j := 0, i+1
 	switch {
 	case u.text == "第":
-		if j < len(us) && isDigits(us[j].text) {
+		if j < len(us) && chars.IsDigits(us[j].text) {
 			n, _ = strconv.Atoi(us[j].text)
 			j++
 		} else if v, used := zhNumber(us[j:]); used > 0 {
@@ -542,7 +532,7 @@ func (rd *Reader) Read(text string) Reading {
 				if attrNouns[t.key] != "" || isVacuous(t) {
 					break
 				}
-				if t.cjk || hasCJK(t.key) {
+				if t.cjk || chars.HasCJK(t.key) {
 					if copulaAt < 0 { // Chinese: the head noun before the copula
 						subj, known = t.key, t.known
 					}
@@ -1013,7 +1003,7 @@ func (rd *Reader) isValueUnit(u *unit) bool {
 	if u.punct != 0 {
 		return false
 	}
-	if r, _ := utf8.DecodeRuneInString(u.text); isDigits(u.text) || zhDigit(r) >= 0 {
+	if r, _ := utf8.DecodeRuneInString(u.text); chars.IsDigits(u.text) || zhDigit(r) >= 0 {
 		return true
 	}
 	return rd.valueStarts[u.text]

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/width"
+
+	"github.com/m3bench/m3eval/internal/chars"
 )
 
 // fold is the form every text and word list is compared in: full-width to half-width
@@ -108,12 +110,8 @@ func foldASCII(s string) (string, bool) {
 	return string(b), true
 }
 
-func isCJK(r rune) bool {
-	return r >= 0x2E80 && (unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r))
-}
-
 func isWordRune(r rune) bool {
-	return r == '\'' || r == '-' || (!isCJK(r) && (unicode.IsLetter(r) || unicode.IsDigit(r)))
+	return r == '\'' || r == '-' || (!chars.IsCJK(r) && (unicode.IsLetter(r) || unicode.IsDigit(r)))
 }
 
 // unit is one word of Latin text or one CJK character, or a punctuation mark.
@@ -134,14 +132,14 @@ func unitsInto(out []unit, s string) []unit {
 		switch {
 		case r == ' ':
 			i += n
-		case isCJK(r):
+		case chars.IsCJK(r):
 			out = append(out, unit{s: i, e: i + n, text: s[i : i+n], cjk: true})
 			i += n
 		case isWordRune(r) && r != '\'' && r != '-':
 			j := i
 			for j < len(s) {
 				r2, n2 := utf8.DecodeRuneInString(s[j:])
-				if !isWordRune(r2) || isCJK(r2) {
+				if !isWordRune(r2) || chars.IsCJK(r2) {
 					break
 				}
 				j += n2
@@ -273,7 +271,7 @@ func NewReader(sc Scope) *Reader {
 		for _, n := range names {
 			n = strings.ReplaceAll(n, "_", " ")
 			rd.local.add(n, entry{kind: kObject, key: o.ID, known: true})
-			if !hasCJK(n) && !strings.HasSuffix(n, "s") {
+			if !chars.HasCJK(n) && !strings.HasSuffix(n, "s") {
 				rd.local.add(n+"s", entry{kind: kObject, key: o.ID, known: true})
 			}
 		}
@@ -328,15 +326,6 @@ func canonicalScene(attr, v string) string {
 		}
 	}
 	return f
-}
-
-func hasCJK(s string) bool {
-	for _, r := range s {
-		if isCJK(r) {
-			return true
-		}
-	}
-	return false
 }
 
 // joinUnits joins units the way the table's phrases are written.
@@ -427,7 +416,7 @@ func parseCount(v string) (string, bool) {
 
 // singular drops an English plural ending from the last word of a noun phrase.
 func singular(p string) string {
-	if hasCJK(p) {
+	if chars.HasCJK(p) {
 		return p
 	}
 	n := len(p)

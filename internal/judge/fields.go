@@ -2,11 +2,13 @@ package judge
 
 import (
 	"fmt"
-	"github.com/m3bench/m3eval/internal/plural"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/m3bench/m3eval/internal/chars"
+	"github.com/m3bench/m3eval/internal/plural"
 
 	"github.com/m3bench/m3eval/internal/rubric"
 )
@@ -32,7 +34,7 @@ func joinToks(toks []string) string {
 		if i > 0 {
 			r, _ := utf8.DecodeRuneInString(t)
 			p, _ := utf8.DecodeLastRuneInString(toks[i-1])
-			if !(isCJK(r) && isCJK(p)) {
+			if !(chars.IsCJK(r) && chars.IsCJK(p)) {
 				b.WriteByte(' ')
 			}
 		}
@@ -76,7 +78,7 @@ func (c *turnJudgement) correctness() Value {
 	case je == jr:
 		score, rule = 5, "correctness.exact"
 		ev = append(ev, je)
-	case strings.Contains(" "+jr+" ", " "+je+" ") || (hasCJK(je) && strings.Contains(jr, je)):
+	case strings.Contains(" "+jr+" ", " "+je+" ") || (chars.HasCJK(je) && strings.Contains(jr, je)):
 		score, rule = 5, "correctness.contained"
 		ev = append(ev, je)
 	default:

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/width"
+
+	"github.com/m3bench/m3eval/internal/chars"
 )
 
 // foldText is the first step of every comparison: full-width to half-width (golang.org/x/text),
@@ -65,30 +67,13 @@ func foldedASCII(s string) bool {
 	return true
 }
 
-// isCJK reports a Han, Hiragana, Katakana or Hangul character: one token each.
-func isCJK(r rune) bool {
-	if r < 0x1100 { // below Hangul Jamo: no CJK (the common case, checked first)
-		return false
-	}
-	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
-}
-
-func hasCJK(s string) bool {
-	for _, r := range s {
-		if isCJK(r) {
-			return true
-		}
-	}
-	return false
-}
-
 // DetectLanguage guesses "zh" when at least a fifth of the letters are CJK, else "en".
 func DetectLanguage(texts ...string) string {
 	cjk, letters := 0, 0
 	for _, t := range texts {
 		for _, r := range t {
 			switch {
-			case isCJK(r):
+			case chars.IsCJK(r):
 				cjk++
 				letters++
 			case unicode.IsLetter(r):
@@ -107,7 +92,7 @@ func isWordRune(r rune) bool {
 	if r < 0x80 {
 		return r == '\'' || r == '_' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9')
 	}
-	return r == '\'' || r == '_' || (!isCJK(r) && (unicode.IsLetter(r) || unicode.IsDigit(r)))
+	return r == '\'' || r == '_' || (!chars.IsCJK(r) && (unicode.IsLetter(r) || unicode.IsDigit(r)))
 }
 
 // tokens splits folded text into comparison tokens: Latin words (articles and stop words
@@ -144,7 +129,7 @@ func countTokens(folded string, lr *LangRules, limit int) int {
 func nextToken(s string, lr *LangRules) (tok, rest string, ok bool) {
 	r, n := utf8.DecodeRuneInString(s)
 	switch {
-	case isCJK(r):
+	case chars.IsCJK(r):
 		w := s[:n]
 		return w, s[n:], !lr.stop[w]
 	case isWordRune(r):

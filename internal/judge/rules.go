@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/m3bench/m3eval/internal/chars"
 )
 
 //go:embed rules.json
@@ -227,7 +229,7 @@ func (r *Rules) prepare() {
 		head := stem(foldText(g[0]))
 		for _, w := range g {
 			f := foldText(w)
-			if !hasCJK(f) {
+			if !chars.HasCJK(f) {
 				r.synonym[stem(f)] = head
 			}
 		}
@@ -237,7 +239,7 @@ func (r *Rules) prepare() {
 		for v, spellings := range vals {
 			for _, s := range spellings {
 				f := foldText(s)
-				r.values = append(r.values, valueWord{spelling: f, class: class, value: v, cjk: hasCJK(f)})
+				r.values = append(r.values, valueWord{spelling: f, class: class, value: v, cjk: chars.HasCJK(f)})
 			}
 		}
 	}
@@ -245,7 +247,7 @@ func (r *Rules) prepare() {
 	for name, spellings := range r.Objects {
 		for _, s := range spellings {
 			f := foldText(s)
-			r.objects = append(r.objects, valueWord{spelling: f, class: "object", value: name, cjk: hasCJK(f)})
+			r.objects = append(r.objects, valueWord{spelling: f, class: "object", value: name, cjk: chars.HasCJK(f)})
 		}
 	}
 	for i, w := range r.ObjectStop {
