@@ -13,8 +13,13 @@ import (
 	"github.com/m3bench/m3eval/internal/chars"
 )
 
-// fold is the form every text and word list is compared in: full-width to half-width
-// (golang.org/x/text/width), lower case, curly quotes straightened, white space collapsed.
+// Fold is the form every text and word list is compared in: full-width to half-width
+// (golang.org/x/text/width), lower case, curly quotes straightened, white space collapsed;
+// punctuation and Chinese numerals kept (the reader reads 三个 with its measure word, and
+// its claims' offsets point into the folded text). The rule judge folds with it too and then
+// writes Chinese numerals as digits, which its token comparisons need.
+func Fold(s string) string { return fold(s) }
+
 func fold(s string) string {
 	if f, ok := foldASCII(s); ok {
 		return f
@@ -22,6 +27,11 @@ func fold(s string) string {
 	if folded(s) {
 		return s
 	}
+	return foldRunes(s)
+}
+
+// foldRunes is fold rune by rune, without the shortcuts.
+func foldRunes(s string) string {
 	if strings.ContainsFunc(s, func(r rune) bool { return r == 0x3000 || (r >= 0xFF00 && r <= 0xFFEF) }) {
 		s = width.Fold.String(s)
 	}
@@ -64,7 +74,9 @@ func folded(s string) bool {
 			return false
 		case r < 0x80 && ('A' <= r && r <= 'Z' || r < ' '):
 			return false
-		case r >= 0x80 && (unicode.IsUpper(r) || unicode.IsSpace(r)):
+		case r >= 0x80 && (unicode.ToLower(r) != r || unicode.IsSpace(r)):
+			// Not IsUpper: a title-case letter (ǅ) or a circled capital (Ⓐ) is not upper case
+			// but lowers all the same.
 			return false
 		}
 		prevSpace = false

@@ -14,14 +14,6 @@ var fastPathTexts = []string{
 	"it's the apples' colour: 'green'", "a\u00a0b", "a\u0085b", "a\vb", "a\fb", "a\rb",
 }
 
-func TestFoldTextFastPath(t *testing.T) {
-	for _, s := range fastPathTexts {
-		if got, want := foldText(s), foldSlow(s); got != want {
-			t.Errorf("foldText(%q) = %q, rune by rune %q", s, got, want)
-		}
-	}
-}
-
 func TestCountTokens(t *testing.T) {
 	r := DefaultRules()
 	for _, lang := range []string{"en", "zh"} {

@@ -6,65 +6,16 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/text/width"
-
+	"github.com/m3bench/m3eval/internal/answer"
 	"github.com/m3bench/m3eval/internal/chars"
 )
 
-// foldText is the first step of every comparison: full-width to half-width (golang.org/x/text),
-// lower case, curly quotes straightened, Chinese numerals to digits, white space collapsed.
-// Punctuation is kept: clause boundaries and cues such as "no," need it.
+// foldText is the first step of every comparison: the answer reader's fold (full-width to
+// half-width, lower case, curly quotes straightened, white space collapsed, punctuation
+// kept: clause boundaries and cues such as "no," need it), then Chinese numerals written as
+// digits, so that 三 meets 3 in the token comparisons.
 func foldText(s string) string {
-	if foldedASCII(s) {
-		return s // nothing to fold (most English texts): no copy
-	}
-	return foldSlow(s)
-}
-
-// foldSlow is foldText rune by rune.
-func foldSlow(s string) string {
-	// Only the ideographic space and the Halfwidth and Fullwidth Forms block have a width
-	// variant to fold to; most texts have none and skip the transformer's copy.
-	if strings.ContainsFunc(s, func(r rune) bool { return r == 0x3000 || (r >= 0xFF00 && r <= 0xFFEF) }) {
-		s = width.Fold.String(s)
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	space := false
-	for _, r := range s {
-		switch r {
-		case '\u2018', '\u2019', '\u02bc':
-			r = '\''
-		case '\u201c', '\u201d':
-			r = '"'
-		case '\u3002':
-			r = '。' // stays: the ideographic full stop has no half-width form
-		}
-		if unicode.IsSpace(r) {
-			space = true
-			continue
-		}
-		if space && b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		space = false
-		b.WriteRune(unicode.ToLower(r))
-	}
-	return zhNumeralsToDigits(b.String())
-}
-
-// foldedASCII tells an ASCII text that foldText leaves as it is: no capital letter, no white
-// space but single spaces between words. A Chinese numeral is never ASCII.
-func foldedASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c >= 0x80, 'A' <= c && c <= 'Z', c == '\t', c == '\n', c == '\v', c == '\f', c == '\r':
-			return false
-		case c == ' ' && (i == 0 || i == len(s)-1 || s[i+1] == ' '):
-			return false
-		}
-	}
-	return true
+	return zhNumeralsToDigits(answer.Fold(s))
 }
 
 // DetectLanguage guesses "zh" when at least a fifth of the letters are CJK, else "en".
