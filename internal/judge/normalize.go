@@ -84,9 +84,6 @@ func nextToken(s string, lr *LangRules) (tok, rest string, ok bool) {
 		w := s[:n]
 		return w, s[n:], !lr.stop[w]
 	case isWordRune(r):
-		if num, used := numberWordAt(s, lr); used > 0 {
-			return strconv.Itoa(num), s[used:], true
-		}
 		end := len(s)
 		for i, c := range s {
 			if !isWordRune(c) {
@@ -94,9 +91,17 @@ func nextToken(s string, lr *LangRules) (tok, rest string, ok bool) {
 				break
 			}
 		}
+		// s[:end] is the word firstKey(s) finds: the key of the numbers it starts.
+		info := lr.words[s[:end]]
+		if num, used := numberWordIn(s, info.numbers); used > 0 {
+			return strconv.Itoa(num), s[used:], true
+		}
 		w := strings.Trim(s[:end], "'")
 		w = strings.TrimSuffix(w, "'s")
-		if w == "" || lr.stop[w] || lr.articles[w] {
+		if len(w) != end {
+			info = lr.words[w]
+		}
+		if w == "" || info.dropped {
 			return "", s[end:], false
 		}
 		return stem(w), s[end:], true
@@ -127,10 +132,11 @@ func stem(w string) string {
 	return w
 }
 
-// numberWordAt reads an English number word ("five", "a dozen") at the start of s, on word
-// boundaries; used is 0 when there is none.
-func numberWordAt(s string, lr *LangRules) (n, used int) {
-	for _, nw := range lr.numberKeys[firstKey(s)] {
+// numberWordIn reads an English number word ("five", "a dozen") at the start of s, on word
+// boundaries, among nws (the numbers s's first word starts: LangRules.words); used is 0 when
+// there is none.
+func numberWordIn(s string, nws []numberWord) (n, used int) {
+	for _, nw := range nws {
 		if len(s) >= len(nw.word) && s[:len(nw.word)] == nw.word {
 			if len(s) == len(nw.word) {
 				return nw.n, len(nw.word)

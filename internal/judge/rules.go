@@ -125,8 +125,16 @@ type LangRules struct {
 	articles map[string]bool
 	index    *phraseIndex
 	numbers  []numberWord // longest first
-	// numberKeys indexes numbers by their first word ("a" → "a dozen", "a couple of").
-	numberKeys map[string][]numberWord
+	// words is what tokens asks of a Latin word, in one look-up instead of three: whether it
+	// is dropped (a stop word or an article) and the numbers it starts, by their first word
+	// ("a" → "a dozen", "a couple of").
+	words map[string]wordInfo
+}
+
+// wordInfo is what the tokenizer knows of one word.
+type wordInfo struct {
+	dropped bool
+	numbers []numberWord
 }
 
 type numberWord struct {
@@ -208,10 +216,19 @@ func (r *Rules) prepare() {
 			}
 			return lr.numbers[i].word < lr.numbers[j].word
 		})
-		lr.numberKeys = map[string][]numberWord{}
+		lr.words = map[string]wordInfo{}
 		for _, nw := range lr.numbers {
 			k := firstKey(nw.word)
-			lr.numberKeys[k] = append(lr.numberKeys[k], nw)
+			wi := lr.words[k]
+			wi.numbers = append(wi.numbers, nw)
+			lr.words[k] = wi
+		}
+		for _, m := range []map[string]bool{lr.stop, lr.articles} {
+			for w := range m {
+				wi := lr.words[w]
+				wi.dropped = true
+				lr.words[w] = wi
+			}
 		}
 		for _, l := range []*[]string{&lr.Negation, &lr.ClauseBreaks, &lr.Reject, &lr.Accept, &lr.Hedge,
 			&lr.Observation, &lr.Inference, &lr.Evidence, &lr.Missing, &lr.Acknowledge, &lr.Clarify,
