@@ -57,6 +57,10 @@ type hit struct {
 // longest first.
 type phraseIndex struct {
 	byKey map[string][]phrase
+	// punct marks the ASCII characters other than word characters that start a phrase
+	// ("?"): scan looks up the other spaces and marks, most of a text's non-word positions,
+	// in this table rather than in byKey.
+	punct [utf8.RuneSelf]bool
 }
 
 // firstKey is the key of a phrase or of a text position: the Latin word that starts there,
@@ -85,6 +89,9 @@ func (px *phraseIndex) add(text string, c cat, payload int32) {
 		px.byKey = map[string][]phrase{}
 	}
 	k := firstKey(text)
+	if r := rune(k[0]); len(k) == 1 && r < utf8.RuneSelf && !isWordRune(r) {
+		px.punct[r] = true
+	}
 	list := append(px.byKey[k], phrase{text, c, payload})
 	// Longest first, so that a caller that takes the first hit at a position takes the
 	// longest ("traffic light" before "traffic").
@@ -105,6 +112,10 @@ func (px *phraseIndex) scan(s string, dst []hit) []hit {
 			continue
 		}
 		prevWord = w
+		if r < utf8.RuneSelf && !w && !px.punct[r] {
+			i += n
+			continue // no phrase starts with this space or mark
+		}
 		for _, p := range px.byKey[firstKey(s[i:])] {
 			if strings.HasPrefix(s[i:], p.text) && boundaryAt(s, i, i+len(p.text), p.text) {
 				dst = append(dst, hit{int32(i), int32(i + len(p.text)), p.cat, p.payload})
