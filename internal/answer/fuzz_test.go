@@ -1,10 +1,14 @@
 package answer
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+)
 
 // FuzzRead: any text reads without a panic, every claim's offset lies in the folded text, and
 // the quick looks agree with Read where they promise to (Salad always; a text that is not
-// Valued makes no claim), and Glance with the looks it gathers.
+// Valued makes no claim), and Glance with the looks it gathers. Fold is idempotent, and a text
+// reads as its folded form does (the judge hands the reader texts it folded already).
 func FuzzRead(f *testing.F) {
 	for _, s := range []string{"", "???", "。。。", "   ", "The umbrella is black. Just kidding, it is red.", "伞是黑色的，不对，我说错了，伞是红色的。",
 		"dog grass tree lies under the on", "Image 2 第二张图 图3 the last image", "three, four or five apples", "'s 's", "第", "图", "最后一",
@@ -24,6 +28,11 @@ func FuzzRead(f *testing.F) {
 		}
 		if g := rd.Glance(s); g.Plain != rd.Plain(s) || g.Denies != rd.Denies(s) || r.Salad && !g.MaybeSalad {
 			t.Fatalf("%q: Glance %+v, Plain %v, Denies %v, Salad %v", s, g, rd.Plain(s), rd.Denies(s), r.Salad)
+		}
+		if f := Fold(s); Fold(f) != f {
+			t.Fatalf("%q: Fold %q, folded again %q", s, f, Fold(f))
+		} else if rf := rd.Read(f); !reflect.DeepEqual(rf, r) || rd.Glance(f) != rd.Glance(s) || rd.Valued(f) != rd.Valued(s) {
+			t.Fatalf("%q: read folded %+v, read %+v", s, rf, r)
 		}
 		if !rd.Valued(s) && len(r.Claims) > 0 {
 			t.Fatalf("%q: not Valued, but claims %+v", s, r.Claims)

@@ -59,7 +59,7 @@ func (c *turnJudgement) readings() (resp, exp *answer.Reading) {
 		if c.saladReading != nil {
 			c.rResp = c.saladReading
 		} else {
-			r := c.j.reader.Read(c.t.VLMResponse)
+			r := c.j.reader.Read(c.resp.afold)
 			c.rResp = &r
 		}
 	}
@@ -69,7 +69,7 @@ func (c *turnJudgement) readings() (resp, exp *answer.Reading) {
 // respGlance looks at the response once for the reader's Plain, Denies and Salad's quick look.
 func (c *turnJudgement) respGlance() answer.Glance {
 	if c.glance == nil {
-		g := c.j.reader.Glance(c.t.VLMResponse)
+		g := c.j.reader.Glance(c.resp.afold)
 		c.glance = &g
 	}
 	return *c.glance
@@ -86,7 +86,7 @@ func (c *turnJudgement) respSalad() bool {
 		if c.rResp != nil {
 			c.saladReading = c.rResp
 		} else {
-			r := c.j.reader.Read(c.t.VLMResponse)
+			r := c.j.reader.Read(c.resp.afold)
 			c.saladReading = &r
 		}
 	}
@@ -96,7 +96,7 @@ func (c *turnJudgement) respSalad() bool {
 // expReading reads the expected answer once per turn.
 func (c *turnJudgement) expReading() *answer.Reading {
 	if c.rExp == nil {
-		e := c.j.reader.Read(c.t.ExpectedAnswer)
+		e := c.j.reader.Read(c.exp.afold)
 		c.rExp = &e
 	}
 	return c.rExp
@@ -105,7 +105,7 @@ func (c *turnJudgement) expReading() *answer.Reading {
 // userReading reads the user's message once per turn.
 func (c *turnJudgement) userReading() *answer.Reading {
 	if c.rUser == nil {
-		u := c.j.reader.Read(c.t.UserMessage)
+		u := c.j.reader.Read(c.user.afold)
 		c.rUser = &u
 	}
 	return c.rUser
@@ -288,7 +288,7 @@ func (c *turnJudgement) claimCaps() (capN int, rule string, ev []string) {
 		return 0, "", nil
 	}
 	var want []answer.Claim
-	if c.rExp != nil || c.j.reader.Valued(c.t.ExpectedAnswer) {
+	if c.rExp != nil || c.j.reader.Valued(c.exp.afold) {
 		for _, e := range c.expReading().Committed() {
 			bare := bareAnswer(c.expReading())
 			if (claimAttrs[e.Attribute] || (e.Attribute == answer.Position && bare)) && (e.Attribute != answer.State || e.Known || bare) {

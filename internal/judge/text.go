@@ -4,15 +4,21 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/m3bench/m3eval/internal/answer"
 )
 
 // text is one folded message with what the rules ask of it, computed once.
 type text struct {
 	raw    string
 	folded string
-	lang   string
-	lr     *LangRules
-	toks   []string
+	// afold is the answer reader's fold of raw (folded before Chinese numerals become
+	// digits): the judge reads it into claims, and the reader, given it, finds nothing left to
+	// fold instead of folding raw again for each of its looks (fold is idempotent).
+	afold string
+	lang  string
+	lr    *LangRules
+	toks  []string
 	// hits are the phrases of every word list found in folded, in position order.
 	hits []hit
 	ms   []mention    // mentions, once computed
@@ -22,7 +28,8 @@ type text struct {
 }
 
 func newText(raw, lang string, r *Rules) *text {
-	t := &text{raw: raw, folded: foldText(raw), lang: lang, lr: r.lang(lang)}
+	af := answer.Fold(raw)
+	t := &text{raw: raw, folded: zhNumeralsToDigits(af), afold: af, lang: lang, lr: r.lang(lang)}
 	// About a token per four bytes of English and per three of Chinese: one allocation.
 	t.toks = tokens(t.folded, t.lr, make([]string, 0, len(t.folded)/3+1))
 	t.hits = t.lr.index.scan(t.folded, nil)
