@@ -43,3 +43,11 @@ func TestQuoteCandidate(t *testing.T) {
 		}
 	}
 }
+
+func TestHasMonthWord(t *testing.T) {
+	for _, s := range append(fastPathTexts, "may 12", "on 12 may", "xmay", "_may", "9may", "图may", "dec", "de", "mayday", "in december.", "Jan 3", "", "ma", "a jun") {
+		if got, want := hasMonthWord(s), monthWord.MatchString(s); got != want {
+			t.Errorf("hasMonthWord(%q) = %v, the pattern says %v", s, got, want)
+		}
+	}
+}
