@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/m3bench/m3eval/internal/dataset"
@@ -234,7 +235,7 @@ func (im *ScoreImporter) putTurnScores(turnID int64, fields, values []string) ([
 		}
 		return out, nil
 	}
-	args := make([]any, 0, 6*len(fields))
+	args := make([]any, 0, freshArgs*len(fields))
 	for i := range fields {
 		args, out[i] = im.appendFresh(args, turnID, fields[i], values[i])
 	}
@@ -278,7 +279,7 @@ func (im *ScoreImporter) PutTurnsScores(ts []TurnScores) ([][]dataset.Outcome, e
 		n += len(t.Fields)
 	}
 	flat := make([]dataset.Outcome, n)
-	args := make([]any, 0, 6*min(n, maxFreshRows))
+	args := make([]any, 0, freshArgs*min(n, maxFreshRows))
 	first := 0 // the first turn with a score in args
 	flush := func(last int) error {
 		if err := im.insertFresh(args); err != nil {
@@ -291,7 +292,7 @@ func (im *ScoreImporter) PutTurnsScores(ts []TurnScores) ([][]dataset.Outcome, e
 		out[i], flat = flat[:len(t.Fields):len(t.Fields)], flat[len(t.Fields):]
 		for k := range t.Fields {
 			args, out[i][k] = im.appendFresh(args, t.TurnID, t.Fields[k], t.Values[k])
-			if len(args) == 6*maxFreshRows {
+			if len(args) == freshArgs*maxFreshRows {
 				if err := flush(i); err != nil {
 					return nil, err
 				}
@@ -312,12 +313,17 @@ func (im *ScoreImporter) appendFresh(args []any, turnID int64, field, value stri
 	if value == "" {
 		return args, dataset.Unchanged
 	}
-	return append(args, im.judgeID, turnID, field, value, im.ruleVersion, im.im.batch), dataset.Inserted
+	return append(args, turnID, field, value, im.ruleVersion), dataset.Inserted
 }
+
+// freshArgs are the arguments of a row of insertRows: the judge and the batch, the same in
+// every row, are numbers written into the statement (a million-turn run binds 10,000,000
+// arguments fewer).
+const freshArgs = 4
 
 // insertFresh inserts the rows appendFresh gathered, in one statement.
 func (im *ScoreImporter) insertFresh(args []any) error {
-	n := len(args) / 6
+	n := len(args) / freshArgs
 	if n == 0 {
 		return nil
 	}
@@ -343,8 +349,9 @@ func (im *ScoreImporter) insertRows(n int) (*sql.Stmt, error) {
 	if st := im.multi[n]; st != nil {
 		return st, nil
 	}
+	row := "(" + strconv.FormatInt(im.judgeID, 10) + ", ?, ?, ?, ?, " + strconv.FormatInt(im.im.batch, 10) + "), "
 	q := `INSERT INTO judge_scores (judge_id, turn_id, field, value, rule_version, import_batch) VALUES ` +
-		strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?), ", n), ", ") + ` ON CONFLICT DO NOTHING`
+		strings.TrimSuffix(strings.Repeat(row, n), ", ") + ` ON CONFLICT DO NOTHING`
 	st, err := im.im.conn.PrepareContext(im.ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("store scores: %w", err)
