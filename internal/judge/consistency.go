@@ -324,8 +324,10 @@ func related(period map[string]map[string]fact, key string) map[string]fact {
 }
 
 func classOf(key string) string {
-	if i := strings.IndexAny(key, "@:"); i >= 0 {
-		return key[:i]
+	for i := 0; i < len(key); i++ { // (ASCII marks: a byte loop, cheaper than IndexAny's set)
+		if key[i] == '@' || key[i] == ':' {
+			return key[:i]
+		}
 	}
 	return key
 }

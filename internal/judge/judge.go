@@ -165,7 +165,8 @@ func (j *Judge) turn(t *dataset.Turn, meta dataset.Meta, ep *episode) (Verdict, 
 	if lang == "" {
 		lang = DetectLanguage(t.UserMessage, t.VLMResponse, t.ExpectedAnswer)
 	}
-	v := Verdict{SampleID: t.SampleID, Episode: t.EpisodeID, Turn: t.Turn, ActionType: t.ActionType, Model: t.Model, Language: lang}
+	v := Verdict{SampleID: t.SampleID, Episode: t.EpisodeID, Turn: t.Turn, ActionType: t.ActionType, Model: t.Model, Language: lang,
+		Values: make([]Value, 0, len(dimensions))}
 	c := &turnJudgement{j: j, r: j.Rules, t: t, meta: meta, lang: lang, ep: ep}
 	c.resp = newText(t.VLMResponse, lang, j.Rules)
 	c.exp = newText(t.ExpectedAnswer, lang, j.Rules)

@@ -124,6 +124,9 @@ func (t *text) leadingCue(list []string) string {
 			return w
 		}
 		// "yes" also opens "yes," and "yes." — the list spells the bare word.
+		if n := len(w); n == 0 || w[n-1] != ',' && w[n-1] != '.' && w[n-1] != ' ' {
+			continue // nothing to trim (TrimRight would give w)
+		}
 		if wt := strings.TrimRight(w, ",. "); wt != w && strings.HasPrefix(s, wt) && boundaryAt(s, 0, len(wt), wt) {
 			return w
 		}
