@@ -4,8 +4,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/m3bench/m3eval/internal/dataset"
 )
 
 // objMention is an object named in a text.
@@ -185,21 +183,25 @@ func (j *Judge) statedFacts(t *text, ms []mention, turn int) []fact {
 }
 
 // changedObjects are the objects an update turn's user message names: their state may
-// change there, so earlier statements about them no longer bind.
-func (j *Judge) changedObjects(t *dataset.Turn, meta dataset.Meta, lang string) map[string]bool {
-	if t.ActionType != "update" {
+// change there, so earlier statements about them no longer bind. Computed once a turn (the
+// consistency rule and the episode's record both ask), from the user's message as the turn
+// read it.
+func (c *turnJudgement) changedObjects() map[string]bool {
+	if c.t.ActionType != "update" {
 		return nil
 	}
-	out := map[string]bool{}
-	for _, o := range newText(t.UserMessage, lang, j.Rules).objects(j.Rules) {
-		out[o.name] = true
-	}
-	if meta.Entity != "" {
-		for _, o := range newText(meta.Entity, lang, j.Rules).objects(j.Rules) {
-			out[o.name] = true
+	if c.changed == nil {
+		c.changed = map[string]bool{}
+		for _, o := range c.user.objects(c.r) {
+			c.changed[o.name] = true
+		}
+		if c.meta.Entity != "" {
+			for _, o := range newText(c.meta.Entity, c.lang, c.r).objects(c.r) {
+				c.changed[o.name] = true
+			}
 		}
 	}
-	return out
+	return c.changed
 }
 
 // consistency compares the response's assertions with what the model stated in the earlier
@@ -218,7 +220,7 @@ func (c *turnJudgement) consistency() Value {
 		return Value{Value: "No", Rule: "consistency.affirms_unsaid", Evidence: []string{c.affirmed}}
 	}
 	period := c.ep.period
-	changed := c.j.changedObjects(c.t, c.meta, c.lang)
+	changed := c.changedObjects()
 	now := c.facts()
 	// A user who asks about image k frames the answer: objects found there are new, not
 	// moved. Only a turn that plants a claim makes the model's placement a statement to check.

@@ -118,8 +118,9 @@ func (j *Judge) Episode(turns []dataset.Turn) ([]Verdict, error) {
 			return nil, fmt.Errorf("sample %s: %w", t.SampleID, err)
 		}
 		var facts []fact
-		out[i], facts = j.turn(t, meta, ep)
-		ep.add(facts, j.changedObjects(t, meta, out[i].Language))
+		var changed map[string]bool
+		out[i], facts, changed = j.turn(t, meta, ep)
+		ep.add(facts, changed)
 	}
 	return out, nil
 }
@@ -159,8 +160,9 @@ func (ep *episode) add(facts []fact, changed map[string]bool) {
 	}
 }
 
-// turn judges one turn given the episode's earlier turns.
-func (j *Judge) turn(t *dataset.Turn, meta dataset.Meta, ep *episode) (Verdict, []fact) {
+// turn judges one turn given the episode's earlier turns; it returns the verdict, the
+// response's statements and the objects an update changed, for the episode's record.
+func (j *Judge) turn(t *dataset.Turn, meta dataset.Meta, ep *episode) (Verdict, []fact, map[string]bool) {
 	lang := meta.Language
 	if lang == "" {
 		lang = DetectLanguage(t.UserMessage, t.VLMResponse, t.ExpectedAnswer)
@@ -230,7 +232,7 @@ func (j *Judge) turn(t *dataset.Turn, meta dataset.Meta, ep *episode) (Verdict, 
 		}
 	}
 	v.Values = ordered
-	return v, c.facts()
+	return v, c.facts(), c.changedObjects()
 }
 
 // turnJudgement is the working state of one turn's judgement (what the rules have read of
@@ -257,6 +259,7 @@ type turnJudgement struct {
 	// whole by a salad check (claims.go: respSalad).
 	glance       *answer.Glance
 	saladReading *answer.Reading
+	changed      map[string]bool // changedObjects, once computed
 }
 
 // valueRef is a value to look for: a value class's canonical value, or a literal spelling.
