@@ -250,9 +250,9 @@ type TurnScores struct {
 	Fields, Values []string
 }
 
-// maxFreshRows is the most scores one statement of a first run inserts: the rows of a few
-// episodes, far below either backend's limit on parameters (32,766 in SQLite, 65,535 in
-// PostgreSQL).
+// maxFreshRows is the most scores one statement of a first run inserts (an episode of 50
+// turns of five scores; a longer one takes several statements), far below either backend's
+// limit on parameters (32,766 in SQLite, 65,535 in PostgreSQL).
 const maxFreshRows = 250
 
 // PutTurnsScores is PutTurnScores for several turns (an episode's), with the outcomes of
