@@ -1,6 +1,9 @@
 package answer
 
 import (
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -69,6 +72,24 @@ type Scope struct {
 	// Stop are words that hold an object's name without naming it (停车场 holds 车): read as
 	// plain words.
 	Stop []string
+}
+
+// Key is a text that two scopes share only when they are equal, field by field: a cache of
+// compiled readers keys them by it (the simulator's). Every field of Scope is in it
+// (TestScopeKeyHoldsEveryField fails for a field added without).
+func (sc Scope) Key() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%q|%d|%d|%q", sc.Language, sc.Images, sc.Image, sc.Stop)
+	for _, o := range sc.Objects {
+		fmt.Fprintf(&b, "|o%q@%d%q", o.ID, o.Image, o.Names)
+		for _, a := range slices.Sorted(maps.Keys(o.Attributes)) {
+			fmt.Fprintf(&b, "%q=%q", a, o.Attributes[a])
+		}
+	}
+	for _, a := range slices.Sorted(maps.Keys(sc.Values)) {
+		fmt.Fprintf(&b, "|v%q%q", a, sc.Values[a])
+	}
+	return b.String()
 }
 
 // Claim is one value the response states about an attribute of an object.

@@ -9,10 +9,17 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/width"
+
+	"github.com/m3bench/m3eval/internal/chars"
 )
 
-// fold is the form every text and word list is compared in: full-width to half-width
-// (golang.org/x/text/width), lower case, curly quotes straightened, white space collapsed.
+// Fold is the form every text and word list is compared in: full-width to half-width
+// (golang.org/x/text/width), lower case, curly quotes straightened, white space collapsed;
+// punctuation and Chinese numerals kept (the reader reads 三个 with its measure word, and
+// its claims' offsets point into the folded text). The rule judge folds with it too and then
+// writes Chinese numerals as digits, which its token comparisons need.
+func Fold(s string) string { return fold(s) }
+
 func fold(s string) string {
 	if f, ok := foldASCII(s); ok {
 		return f
@@ -20,6 +27,11 @@ func fold(s string) string {
 	if folded(s) {
 		return s
 	}
+	return foldRunes(s)
+}
+
+// foldRunes is fold rune by rune, without the shortcuts.
+func foldRunes(s string) string {
 	if strings.ContainsFunc(s, func(r rune) bool { return r == 0x3000 || (r >= 0xFF00 && r <= 0xFFEF) }) {
 		s = width.Fold.String(s)
 	}
@@ -62,7 +74,9 @@ func folded(s string) bool {
 			return false
 		case r < 0x80 && ('A' <= r && r <= 'Z' || r < ' '):
 			return false
-		case r >= 0x80 && (unicode.IsUpper(r) || unicode.IsSpace(r)):
+		case r >= 0x80 && (unicode.ToLower(r) != r || unicode.IsSpace(r)):
+			// Not IsUpper: a title-case letter (ǅ) or a circled capital (Ⓐ) is not upper case
+			// but lowers all the same.
 			return false
 		}
 		prevSpace = false
@@ -108,12 +122,8 @@ func foldASCII(s string) (string, bool) {
 	return string(b), true
 }
 
-func isCJK(r rune) bool {
-	return r >= 0x2E80 && (unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r))
-}
-
 func isWordRune(r rune) bool {
-	return r == '\'' || r == '-' || (!isCJK(r) && (unicode.IsLetter(r) || unicode.IsDigit(r)))
+	return r == '\'' || r == '-' || (!chars.IsCJK(r) && (unicode.IsLetter(r) || unicode.IsDigit(r)))
 }
 
 // unit is one word of Latin text or one CJK character, or a punctuation mark.
@@ -134,14 +144,14 @@ func unitsInto(out []unit, s string) []unit {
 		switch {
 		case r == ' ':
 			i += n
-		case isCJK(r):
+		case chars.IsCJK(r):
 			out = append(out, unit{s: i, e: i + n, text: s[i : i+n], cjk: true})
 			i += n
 		case isWordRune(r) && r != '\'' && r != '-':
 			j := i
 			for j < len(s) {
 				r2, n2 := utf8.DecodeRuneInString(s[j:])
-				if !isWordRune(r2) || isCJK(r2) {
+				if !isWordRune(r2) || chars.IsCJK(r2) {
 					break
 				}
 				j += n2
@@ -273,7 +283,7 @@ func NewReader(sc Scope) *Reader {
 		for _, n := range names {
 			n = strings.ReplaceAll(n, "_", " ")
 			rd.local.add(n, entry{kind: kObject, key: o.ID, known: true})
-			if !hasCJK(n) && !strings.HasSuffix(n, "s") {
+			if !chars.HasCJK(n) && !strings.HasSuffix(n, "s") {
 				rd.local.add(n+"s", entry{kind: kObject, key: o.ID, known: true})
 			}
 		}
@@ -328,15 +338,6 @@ func canonicalScene(attr, v string) string {
 		}
 	}
 	return f
-}
-
-func hasCJK(s string) bool {
-	for _, r := range s {
-		if isCJK(r) {
-			return true
-		}
-	}
-	return false
 }
 
 // joinUnits joins units the way the table's phrases are written.
@@ -427,7 +428,7 @@ func parseCount(v string) (string, bool) {
 
 // singular drops an English plural ending from the last word of a noun phrase.
 func singular(p string) string {
-	if hasCJK(p) {
+	if chars.HasCJK(p) {
 		return p
 	}
 	n := len(p)

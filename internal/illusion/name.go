@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/m3bench/m3eval/internal/chars"
 )
 
 // Difficulty is the difficulty group of an image. It is a string, not an int enum, because
@@ -95,7 +97,7 @@ func ParseImageName(s string) (ImageName, error) {
 	parts := strings.Split(base, "-")
 	idx := -1
 	for i := 1; i < len(parts); i++ {
-		if isDigits(parts[i]) {
+		if chars.IsDigits(parts[i]) {
 			idx = i
 			break
 		}
@@ -134,18 +136,6 @@ func difficultyPart(parts []string, from int) int {
 		}
 	}
 	return -1
-}
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // TaskTruth is the ground truth the lab's lmms-eval task derives from an image_name

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/m3bench/m3eval/internal/chars"
 )
 
 func TestParseDifficulty(t *testing.T) {
@@ -109,7 +111,7 @@ func FuzzParseImageName(f *testing.F) {
 		if n.String() != s {
 			t.Fatalf("String() = %q, want %q", n.String(), s)
 		}
-		if n.Shape == "" || n.Scene == "" || n.Version == "" || !isDigits(n.Index) {
+		if n.Shape == "" || n.Scene == "" || n.Version == "" || !chars.IsDigits(n.Index) {
 			t.Fatalf("bad fields %+v", n)
 		}
 		switch n.Difficulty {

@@ -4,8 +4,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/m3bench/m3eval/internal/dataset"
 )
 
 // objMention is an object named in a text.
@@ -96,14 +94,14 @@ func (j *Judge) statedFacts(t *text, ms []mention, turn int) []fact {
 	compares := func(class string) bool { return slices.Contains(j.Rules.ConsistencyClasses, class) }
 	var out []fact
 	hedged := false
-	add := func(class string, o objMention, value, spelling string) {
+	add := func(class string, o objMention, value, spelling string, at int) {
 		key := class + ":" + o.name
 		if class == "image" {
 			key = class + ":" + o.word
 		} else if img := t.imageFor(ms, o.at); img != "" {
 			key = class + "@" + img + ":" + o.name
 		}
-		out = append(out, fact{key: key, obj: o.name, value: value, spelling: spelling, turn: turn, hedged: hedged})
+		out = append(out, fact{key: key, obj: o.name, value: value, spelling: spelling, turn: turn, at: at, hedged: hedged})
 	}
 	for _, m := range ms {
 		if m.negated != "" || m.class == "image" || !compares(m.class) {
@@ -126,7 +124,7 @@ func (j *Judge) statedFacts(t *text, ms []mention, turn int) []fact {
 							o.name = q.value + " " + o.name
 						}
 					}
-					add("number", o, m.value, m.spelling)
+					add("number", o, m.value, m.spelling, m.at)
 					counted = true
 					break
 				}
@@ -138,7 +136,7 @@ func (j *Judge) statedFacts(t *text, ms []mention, turn int) []fact {
 						o.name = q.value + " " + o.name
 					}
 				}
-				add("number", o, m.value, m.spelling)
+				add("number", o, m.value, m.spelling, m.at)
 			}
 			continue
 		}
@@ -157,19 +155,19 @@ func (j *Judge) statedFacts(t *text, ms []mention, turn int) []fact {
 		linked := before != nil && t.has(catCopula, before.end, m.at)
 		switch {
 		case linked:
-			add(m.class, *before, m.value, m.spelling)
+			add(m.class, *before, m.value, m.spelling, m.at)
 		case after != nil && (before == nil || after.at-end <= m.at-before.end+8):
-			add(m.class, *after, m.value, m.spelling)
+			add(m.class, *after, m.value, m.spelling, m.at)
 		case before != nil:
-			add(m.class, *before, m.value, m.spelling)
+			add(m.class, *before, m.value, m.spelling, m.at)
 		case patternClass[m.class]:
 			// A price, date or wording of a thing outside the object list is still a
 			// statement about something: compared with the others of its class.
-			add(m.class, objMention{at: m.at, name: "*", word: "*"}, m.value, m.spelling)
+			add(m.class, objMention{at: m.at, name: "*", word: "*"}, m.value, m.spelling, m.at)
 		default:
 			// A colour of a thing outside the list: the word right after it ("a red kayak").
 			if head, at := t.headAfter(end, c[1], ms); head != "" && at <= end+1 {
-				add(m.class, objMention{at: at, end: at + len(head), name: "~" + head, word: head}, m.value, m.spelling)
+				add(m.class, objMention{at: at, end: at + len(head), name: "~" + head, word: head}, m.value, m.spelling, m.at)
 			}
 		}
 	}
@@ -177,7 +175,7 @@ func (j *Judge) statedFacts(t *text, ms []mention, turn int) []fact {
 	if compares("image") {
 		for _, o := range objs {
 			if img := t.imageFor(ms, o.at); img != "" {
-				add("image", o, img, t.folded[o.at:o.end]+" → image "+img)
+				add("image", o, img, t.folded[o.at:o.end]+" → image "+img, o.at)
 			}
 		}
 	}
@@ -185,27 +183,31 @@ func (j *Judge) statedFacts(t *text, ms []mention, turn int) []fact {
 }
 
 // changedObjects are the objects an update turn's user message names: their state may
-// change there, so earlier statements about them no longer bind.
-func (j *Judge) changedObjects(t *dataset.Turn, meta dataset.Meta, lang string) map[string]bool {
-	if t.ActionType != "update" {
+// change there, so earlier statements about them no longer bind. Computed once a turn (the
+// consistency rule and the episode's record both ask), from the user's message as the turn
+// read it.
+func (c *turnJudgement) changedObjects() map[string]bool {
+	if c.t.ActionType != "update" {
 		return nil
 	}
-	out := map[string]bool{}
-	for _, o := range newText(t.UserMessage, lang, j.Rules).objects(j.Rules) {
-		out[o.name] = true
-	}
-	if meta.Entity != "" {
-		for _, o := range newText(meta.Entity, lang, j.Rules).objects(j.Rules) {
-			out[o.name] = true
+	if c.changed == nil {
+		c.changed = map[string]bool{}
+		for _, o := range c.user.objects(c.r) {
+			c.changed[o.name] = true
+		}
+		if c.meta.Entity != "" {
+			for _, o := range newText(c.meta.Entity, c.lang, c.r).objects(c.r) {
+				c.changed[o.name] = true
+			}
 		}
 	}
-	return out
+	return c.changed
 }
 
 // consistency compares the response's assertions with what the model stated in the earlier
 // turns of the episode since the last change of each object (an update turn that names it):
 // a value that agrees with none of those statements is a contradiction.
-func (c *ctx) consistency() Value {
+func (c *turnJudgement) consistency() Value {
 	if c.ep.turns == 0 {
 		return Value{Value: c.naChoice("consistency"), Rule: "consistency.first_turn"}
 	}
@@ -218,7 +220,7 @@ func (c *ctx) consistency() Value {
 		return Value{Value: "No", Rule: "consistency.affirms_unsaid", Evidence: []string{c.affirmed}}
 	}
 	period := c.ep.period
-	changed := c.j.changedObjects(c.t, c.meta, c.lang)
+	changed := c.changedObjects()
 	now := c.facts()
 	// A user who asks about image k frames the answer: objects found there are new, not
 	// moved. Only a turn that plants a claim makes the model's placement a statement to check.
@@ -278,11 +280,21 @@ func (c *ctx) consistency() Value {
 		if allExpected {
 			continue
 		}
-		// The evidence names the latest earlier statement and one current statement; both
-		// are chosen by turn and then by spelling, not by map order, so the same input
-		// always explains itself the same way.
-		was := latestFact(before)
-		now := latestFact(cur[k])
+		// The latest statement before, and the latest one now: by turn, then by place in the
+		// answer ("two apples have been eaten, so 3 remain" was 3). The maps are keyed by
+		// value; ranging over them alone chose among a turn's statements at random.
+		var was, now fact
+		for _, f := range before {
+			if f.turn > was.turn || f.turn == was.turn && f.at > was.at {
+				was = f
+			}
+		}
+		now.at = -1
+		for _, f := range cur[k] {
+			if f.at > now.at {
+				now = f
+			}
+		}
 		return Value{Value: "No", Rule: "consistency.contradiction",
 			Evidence: []string{"turn " + itoa(was.turn) + ": " + was.spelling, "now: " + now.spelling}}
 	}
@@ -290,19 +302,6 @@ func (c *ctx) consistency() Value {
 		return Value{Value: "Yes", Rule: "consistency.nothing_to_compare"}
 	}
 	return Value{Value: "Yes", Rule: "consistency.agrees", Evidence: []string{itoa(compared) + " statements compared"}}
-}
-
-// latestFact returns the fact of the latest turn in vals; among facts of one turn, the one
-// whose spelling sorts first.
-func latestFact(vals map[string]fact) fact {
-	var best fact
-	found := false
-	for _, f := range vals {
-		if !found || f.turn > best.turn || (f.turn == best.turn && f.spelling < best.spelling) {
-			best, found = f, true
-		}
-	}
-	return best
 }
 
 // related returns, for a statement that names no image ("the car is blue"), the statements
@@ -327,8 +326,10 @@ func related(period map[string]map[string]fact, key string) map[string]fact {
 }
 
 func classOf(key string) string {
-	if i := strings.IndexAny(key, "@:"); i >= 0 {
-		return key[:i]
+	for i := 0; i < len(key); i++ { // (ASCII marks: a byte loop, cheaper than IndexAny's set)
+		if key[i] == '@' || key[i] == ':' {
+			return key[:i]
+		}
 	}
 	return key
 }
@@ -336,7 +337,7 @@ func classOf(key string) string {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // naChoice is the rubric's NA choice of a dimension's field.
-func (c *ctx) naChoice(dim string) string {
+func (c *turnJudgement) naChoice(dim string) string {
 	for _, ch := range c.j.fields[dim].Choices {
 		if ch.NA {
 			return ch.Value
@@ -346,7 +347,7 @@ func (c *ctx) naChoice(dim string) string {
 }
 
 // facts are the response's statements (hedged ones included), computed once.
-func (c *ctx) facts() []fact {
+func (c *turnJudgement) facts() []fact {
 	if c.factsNow == nil {
 		c.factsNow = c.j.statedFacts(c.resp, c.respM, c.t.Turn)
 		if c.factsNow == nil {
@@ -357,7 +358,7 @@ func (c *ctx) facts() []fact {
 }
 
 // signals fills the per-turn observations the metrics use.
-func (c *ctx) signals() {
+func (c *turnJudgement) signals() {
 	c.sig.Acknowledges = len(c.resp.cues(catAcknowledge)) > 0
 	c.sig.Refuses = len(c.resp.cues(catMissing)) > 0
 	c.sig.Clarifies = len(c.resp.cues(catClarify)) > 0

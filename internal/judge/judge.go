@@ -102,6 +102,7 @@ type Verdict struct {
 type fact struct {
 	key, obj, value, spelling string
 	turn                      int
+	at                        int // the value's byte offset in the turn's folded response
 	hedged                    bool
 }
 
@@ -117,8 +118,9 @@ func (j *Judge) Episode(turns []dataset.Turn) ([]Verdict, error) {
 			return nil, fmt.Errorf("sample %s: %w", t.SampleID, err)
 		}
 		var facts []fact
-		out[i], facts = j.turn(t, meta, ep)
-		ep.add(facts, j.changedObjects(t, meta, out[i].Language))
+		var changed map[string]bool
+		out[i], facts, changed = j.turn(t, meta, ep)
+		ep.add(facts, changed)
 	}
 	return out, nil
 }
@@ -158,14 +160,16 @@ func (ep *episode) add(facts []fact, changed map[string]bool) {
 	}
 }
 
-// turn judges one turn given the episode's earlier turns.
-func (j *Judge) turn(t *dataset.Turn, meta dataset.Meta, ep *episode) (Verdict, []fact) {
+// turn judges one turn given the episode's earlier turns; it returns the verdict, the
+// response's statements and the objects an update changed, for the episode's record.
+func (j *Judge) turn(t *dataset.Turn, meta dataset.Meta, ep *episode) (Verdict, []fact, map[string]bool) {
 	lang := meta.Language
 	if lang == "" {
 		lang = DetectLanguage(t.UserMessage, t.VLMResponse, t.ExpectedAnswer)
 	}
-	v := Verdict{SampleID: t.SampleID, Episode: t.EpisodeID, Turn: t.Turn, ActionType: t.ActionType, Model: t.Model, Language: lang}
-	c := &ctx{j: j, r: j.Rules, t: t, meta: meta, lang: lang, ep: ep}
+	v := Verdict{SampleID: t.SampleID, Episode: t.EpisodeID, Turn: t.Turn, ActionType: t.ActionType, Model: t.Model, Language: lang,
+		Values: make([]Value, 0, len(dimensions))}
+	c := &turnJudgement{j: j, r: j.Rules, t: t, meta: meta, lang: lang, ep: ep}
 	c.resp = newText(t.VLMResponse, lang, j.Rules)
 	c.exp = newText(t.ExpectedAnswer, lang, j.Rules)
 	c.user = newText(t.UserMessage, lang, j.Rules)
@@ -228,11 +232,12 @@ func (j *Judge) turn(t *dataset.Turn, meta dataset.Meta, ep *episode) (Verdict, 
 		}
 	}
 	v.Values = ordered
-	return v, c.facts()
+	return v, c.facts(), c.changedObjects()
 }
 
-// ctx is the working state of one turn's judgement.
-type ctx struct {
+// turnJudgement is the working state of one turn's judgement (what the rules have read of
+// the turn so far, each read once).
+type turnJudgement struct {
 	j               *Judge
 	r               *Rules
 	t               *dataset.Turn
@@ -250,6 +255,11 @@ type ctx struct {
 	misleadEvaluated bool
 	// rResp and rExp are the response and the expected answer read into claims, once.
 	rResp, rExp, rUser *answer.Reading
+	// glance is the reader's one-pass look at the response; saladReading the response read
+	// whole by a salad check (claims.go: respSalad).
+	glance       *answer.Glance
+	saladReading *answer.Reading
+	changed      map[string]bool // changedObjects, once computed
 }
 
 // valueRef is a value to look for: a value class's canonical value, or a literal spelling.
@@ -270,7 +280,7 @@ func (vr valueRef) String() string {
 
 // found looks for a value in the response: the first mention not negated (hedged or not),
 // and whether any mention was negated.
-func (c *ctx) found(vr valueRef) (asserted *mention, negated *mention) {
+func (c *turnJudgement) found(vr valueRef) (asserted *mention, negated *mention) {
 	if vr.literal != "" {
 		var buf [8]int
 		for _, i := range find(c.resp.folded, vr.literal, buf[:0]) {
@@ -306,7 +316,7 @@ func (c *ctx) found(vr valueRef) (asserted *mention, negated *mention) {
 }
 
 // refOf turns a meta value into what to look for.
-func (c *ctx) refOf(s string) valueRef {
+func (c *turnJudgement) refOf(s string) valueRef {
 	f := foldText(strings.TrimSpace(s))
 	for _, vw := range c.r.values {
 		if vw.spelling == f {

@@ -27,38 +27,52 @@ const (
 	IntervalBootstrap = "bootstrap"
 )
 
-// MetricRow is one metric of one action type and model.
-type MetricRow struct {
-	Action   string  `json:"action_type"`
-	Model    string  `json:"model"`
-	Metric   string  `json:"metric"`
-	N        int     `json:"n"`
-	Value    float64 `json:"value"`
-	Lo       float64 `json:"ci_low"`
-	Hi       float64 `json:"ci_high"`
-	Interval string  `json:"interval"`
-	// NoInterval says why Lo and Hi are undefined (NaN; null in JSON), when they are.
-	NoInterval string `json:"no_interval,omitempty"`
+// Estimate is a metric's mean over its N observations with its 95% interval (Interval names
+// the kind: IntervalWilson or IntervalBootstrap). When the interval is undefined, Lo and Hi are
+// NaN (null in JSON) and NoInterval says why.
+type Estimate struct {
+	N          int     `json:"n"`
+	Value      float64 `json:"value"`
+	Lo         float64 `json:"ci_low"`
+	Hi         float64 `json:"ci_high"`
+	Interval   string  `json:"interval"`
+	NoInterval string  `json:"no_interval,omitempty"`
 }
 
-// MarshalJSON writes an undefined interval's ends as null (JSON has no NaN).
+// nullEnds are an estimate's interval ends as JSON writes them: null when undefined (JSON has
+// no NaN). A row's MarshalJSON embeds them beside the row, where they take the place of
+// Estimate's own (shallower fields win in encoding/json) and come last, as they always have.
+type nullEnds struct {
+	Lo *float64 `json:"ci_low"`
+	Hi *float64 `json:"ci_high"`
+}
+
+func (e Estimate) nullEnds() nullEnds { return nullEnds{finite(e.Lo), finite(e.Hi)} }
+
+// MetricRow is one metric of one action type and model.
+type MetricRow struct {
+	Action string `json:"action_type"`
+	Model  string `json:"model"`
+	Metric string `json:"metric"`
+	Estimate
+}
+
+// MarshalJSON writes an undefined interval's ends as null.
 func (r MetricRow) MarshalJSON() ([]byte, error) {
 	type plain MetricRow
 	return json.Marshal(struct {
 		plain
-		Lo *float64 `json:"ci_low"`
-		Hi *float64 `json:"ci_high"`
-	}{plain(r), finite(r.Lo), finite(r.Hi)})
+		nullEnds
+	}{plain(r), r.nullEnds()})
 }
 
-// MarshalJSON writes an undefined interval's ends as null (JSON has no NaN).
+// MarshalJSON writes an undefined interval's ends as null.
 func (r TrendRow) MarshalJSON() ([]byte, error) {
 	type plain TrendRow
 	return json.Marshal(struct {
 		plain
-		Lo *float64 `json:"ci_low"`
-		Hi *float64 `json:"ci_high"`
-	}{plain(r), finite(r.Lo), finite(r.Hi)})
+		nullEnds
+	}{plain(r), r.nullEnds()})
 }
 
 func finite(x float64) *float64 {
@@ -70,17 +84,11 @@ func finite(x float64) *float64 {
 
 // TrendRow is a cross-image score for one model in one bin of a trend dimension.
 type TrendRow struct {
-	Score     string  `json:"score"`
-	Dimension string  `json:"dimension"`
-	Bin       string  `json:"bin"`
-	Model     string  `json:"model"`
-	N         int     `json:"n"`
-	Value     float64 `json:"value"`
-	Lo        float64 `json:"ci_low"`
-	Hi        float64 `json:"ci_high"`
-	Interval  string  `json:"interval"`
-	// NoInterval says why Lo and Hi are undefined (NaN; null in JSON), when they are.
-	NoInterval string `json:"no_interval,omitempty"`
+	Score     string `json:"score"`
+	Dimension string `json:"dimension"`
+	Bin       string `json:"bin"`
+	Model     string `json:"model"`
+	Estimate
 }
 
 // MetricsReport is what m3eval score --metrics prints.
@@ -146,6 +154,50 @@ type Metrics struct {
 	ep     int // the episode AddEpisode is adding (a count of episodes added)
 	cells  map[cell][]obs
 	trends map[trendCell][]obs
+	memo   episodeMemo // what AddEpisode read of the episode's texts
+}
+
+// episodeMemo holds what the metrics read of one episode's texts, each read once. The
+// metrics compare a turn with every earlier one (sequenceCoverage, logicDependency, optimizes,
+// temporal), and reading each response again for each comparison made AddEpisode quadratic
+// in an episode's length (#43). Keyed by the text itself: the readings are pure functions of
+// it (and of the language), so equal texts share them.
+type episodeMemo struct {
+	texts map[[2]string]*text        // (text, language) → folded, tokens, mentions
+	reads map[string]*answer.Reading // text → its claims
+	cited map[[3]string][]bool       // (response, language, evidence joined) → citedEvidence
+}
+
+// reset empties the memo for the next episode (the maps keep their room).
+func (mm *episodeMemo) reset() {
+	if mm.texts == nil {
+		mm.texts, mm.reads, mm.cited = map[[2]string]*text{}, map[string]*answer.Reading{}, map[[3]string][]bool{}
+	}
+	clear(mm.texts)
+	clear(mm.reads)
+	clear(mm.cited)
+}
+
+// text is newText of s, once.
+func (mm *episodeMemo) text(s, lang string, r *Rules) *text {
+	k := [2]string{s, lang}
+	t := mm.texts[k]
+	if t == nil {
+		t = newText(s, lang, r)
+		mm.texts[k] = t
+	}
+	return t
+}
+
+// read is the reader's Read of s, once.
+func (mm *episodeMemo) read(rd *answer.Reader, s string) *answer.Reading {
+	r := mm.reads[s]
+	if r == nil {
+		x := rd.Read(s)
+		r = &x
+		mm.reads[s] = r
+	}
+	return r
 }
 
 // NewMetrics starts an empty accumulation.
@@ -157,6 +209,7 @@ func (j *Judge) NewMetrics() *Metrics {
 // verdicts, and which turns to count.
 func (m *Metrics) AddEpisode(turns []dataset.Turn, vs []Verdict, chosen []bool) {
 	m.ep++
+	m.memo.reset()
 	r := m.j.Rules
 	for i := range vs {
 		if chosen != nil && !chosen[i] {
@@ -269,7 +322,7 @@ func (m *Metrics) sequenceCoverage(turns []dataset.Turn, vs []Verdict, chosen []
 		if !counted(k) {
 			continue
 		}
-		for e, ok := range m.j.citedEvidence(turns[k].VLMResponse, vs[k].Language, ev) {
+		for e, ok := range m.citedEvidence(turns[k].VLMResponse, vs[k].Language, ev) {
 			cited[e] = cited[e] || ok
 		}
 	}
@@ -309,12 +362,18 @@ func taskTurnAfter(turns []dataset.Turn, i int) int {
 // the item's object and attribute (internal/answer) end on the item's value. A hedged,
 // negated or questioned mention ("I still need to check whether the ground is wet") activates
 // nothing.
-func (j *Judge) citedEvidence(response, lang string, evidence []string) []bool {
-	c := &ctx{j: j, r: j.Rules, lang: lang}
-	resp := newText(response, lang, j.Rules)
+func (m *Metrics) citedEvidence(response, lang string, evidence []string) []bool {
+	key := [3]string{response, lang, strings.Join(evidence, "\x00")}
+	if out, ok := m.memo.cited[key]; ok {
+		return out
+	}
+	j := m.j
+	c := &turnJudgement{j: j, r: j.Rules, lang: lang}
+	resp := m.memo.text(response, lang, j.Rules)
 	have := tokenSet(c.canon(resp.toks))
 	out := make([]bool, len(evidence))
-	var reading *answer.Reading
+	var committed []answer.Claim
+	read := false
 	for i, e := range evidence {
 		et := c.canon(tokens(foldText(e), resp.lr, nil))
 		k := 0
@@ -327,17 +386,16 @@ func (j *Judge) citedEvidence(response, lang string, evidence []string) []bool {
 		if !out[i] {
 			continue
 		}
-		claims := j.reader.Read(e).Claims
+		claims := m.memo.read(j.reader, e).Claims
 		if len(claims) == 0 {
 			continue // a fact without a value ("puddles"): its words are what there is
 		}
-		if reading == nil {
-			r := j.reader.Read(response)
-			reading = &r
+		if !read {
+			committed, read = m.memo.read(j.reader, response).Committed(), true
 		}
 		for _, ec := range claims {
 			asserted := false
-			for _, rc := range reading.Committed() {
+			for _, rc := range committed {
 				if rc.Attribute == ec.Attribute && answer.SameObject(rc.Object, ec.Object) && answer.SameValue(rc.Attribute, rc.Value, ec.Value) {
 					asserted = true
 				}
@@ -345,6 +403,7 @@ func (j *Judge) citedEvidence(response, lang string, evidence []string) []bool {
 			out[i] = out[i] && asserted
 		}
 	}
+	m.memo.cited[key] = out
 	return out
 }
 
@@ -362,7 +421,7 @@ func (m *Metrics) stepCorrect(t *dataset.Turn, v *Verdict, meta dataset.Meta) bo
 	if len(meta.RequiredEvidence) == 0 {
 		return s.Correctness >= 4
 	}
-	for _, ok := range m.j.citedEvidence(t.VLMResponse, v.Language, meta.RequiredEvidence) {
+	for _, ok := range m.citedEvidence(t.VLMResponse, v.Language, meta.RequiredEvidence) {
 		if ok {
 			return true
 		}
@@ -387,7 +446,7 @@ func (m *Metrics) logicDependency(turns []dataset.Turn, vs []Verdict, i int, met
 		if k < i && turns[k].ActionType == "next_task" {
 			clear(cited) // a new task: its evidence is cited afresh
 		}
-		for e, ok := range m.j.citedEvidence(turns[k].VLMResponse, vs[k].Language, ev) {
+		for e, ok := range m.citedEvidence(turns[k].VLMResponse, vs[k].Language, ev) {
 			cited[e] = cited[e] || ok
 		}
 	}
@@ -431,7 +490,7 @@ func (m *Metrics) adjusts(turns []dataset.Turn, vs []Verdict, i int, meta datase
 			c, ok := m.finalValue(turns[k].VLMResponse, meta)
 			return ok && sameClaimValue(c, v)
 		}
-		return m.j.asserts(turns[k].VLMResponse, vs[k].Language, v)
+		return m.asserts(turns[k].VLMResponse, vs[k].Language, v)
 	}
 	took := false
 	for k := i; k < min(i+2, len(turns)); k++ {
@@ -480,11 +539,11 @@ func (m *Metrics) optimizes(turns []dataset.Turn, vs []Verdict, i int, meta data
 	if meta.TrueValue == "" {
 		return s.Correctness >= 3 && s.Tokens <= limit
 	}
-	if !m.j.asserts(turns[i].VLMResponse, vs[i].Language, meta.TrueValue) {
+	if !m.asserts(turns[i].VLMResponse, vs[i].Language, meta.TrueValue) {
 		return false
 	}
 	for k := 0; k < i; k++ {
-		if m.j.asserts(turns[k].VLMResponse, vs[k].Language, meta.TrueValue) {
+		if m.asserts(turns[k].VLMResponse, vs[k].Language, meta.TrueValue) {
 			return s.Tokens <= vs[k].Signals.Tokens
 		}
 	}
@@ -606,8 +665,8 @@ func (m *Metrics) responsive(turns []dataset.Turn, vs []Verdict, i int) bool {
 			}
 			continue
 		}
-		newV := m.j.asserts(turns[k].VLMResponse, vs[k].Language, meta.NewValue)
-		oldV := meta.OldValue != "" && m.j.asserts(turns[k].VLMResponse, vs[k].Language, meta.OldValue)
+		newV := m.asserts(turns[k].VLMResponse, vs[k].Language, meta.NewValue)
+		oldV := meta.OldValue != "" && m.asserts(turns[k].VLMResponse, vs[k].Language, meta.OldValue)
 		if newV || oldV {
 			return newV && !oldV
 		}
@@ -632,8 +691,8 @@ func (m *Metrics) temporal(turns []dataset.Turn, vs []Verdict, i int) bool {
 				return false
 			}
 		case meta.OldValue != "":
-			if m.j.asserts(turns[k].VLMResponse, vs[k].Language, meta.OldValue) &&
-				(meta.NewValue == "" || !m.j.asserts(turns[k].VLMResponse, vs[k].Language, meta.NewValue)) {
+			if m.asserts(turns[k].VLMResponse, vs[k].Language, meta.OldValue) &&
+				(meta.NewValue == "" || !m.asserts(turns[k].VLMResponse, vs[k].Language, meta.NewValue)) {
 				return false
 			}
 		case vs[k].Signals.Consistent == "No":
@@ -669,7 +728,7 @@ func (m *Metrics) finalValue(response string, meta dataset.Meta) (answer.Claim, 
 		base = q[3]
 	}
 	ids := map[string]bool{}
-	for _, id := range m.j.reader.Read(base).Objects {
+	for _, id := range m.memo.read(m.j.reader, base).Objects {
 		ids[id] = true
 	}
 	attrs := map[string]bool{meta.Attribute: true}
@@ -677,12 +736,11 @@ func (m *Metrics) finalValue(response string, meta dataset.Meta) (answer.Claim, 
 		if v == "" {
 			continue
 		}
-		for _, c := range m.j.reader.Read(v).Claims {
+		for _, c := range m.memo.read(m.j.reader, v).Claims {
 			attrs[c.Attribute] = true
 		}
 	}
-	r := m.j.reader.Read(response)
-	cs := r.Committed()
+	cs := m.memo.read(m.j.reader, response).Committed()
 	for i := len(cs) - 1; i >= 0; i-- {
 		c := cs[i]
 		if !attrs[c.Attribute] || img > 0 && c.Image > 0 && c.Image != img {
@@ -702,9 +760,10 @@ func sameClaimValue(c answer.Claim, v string) bool {
 }
 
 // asserts tells whether a response states a value (not negated).
-func (j *Judge) asserts(response, lang, value string) bool {
-	c := &ctx{j: j, r: j.Rules, lang: lang}
-	c.resp = newText(response, lang, j.Rules)
+func (m *Metrics) asserts(response, lang, value string) bool {
+	j := m.j
+	c := &turnJudgement{j: j, r: j.Rules, lang: lang}
+	c.resp = m.memo.text(response, lang, j.Rules)
 	c.respM = c.resp.mentions(j.Rules)
 	a, _ := c.found(c.refOf(value))
 	return a != nil
@@ -725,9 +784,8 @@ func (m *Metrics) Report(bootstrap int, seed uint64) MetricsReport {
 		return cmp.Or(cmp.Compare(x.action, y.action), cmp.Compare(x.metric, y.metric), cmp.Compare(x.model, y.model))
 	})
 	for i, k := range keys {
-		val, lo, hi, kind, why := summarize(m.cells[k], bootstrap, seed+uint64(i))
-		rep.Metrics = append(rep.Metrics, MetricRow{Action: k.action, Model: k.model, Metric: k.metric, N: len(m.cells[k]),
-			Value: val, Lo: lo, Hi: hi, Interval: kind, NoInterval: why})
+		rep.Metrics = append(rep.Metrics, MetricRow{Action: k.action, Model: k.model, Metric: k.metric,
+			Estimate: summarize(m.cells[k], bootstrap, seed+uint64(i))})
 	}
 	tkeys := make([]trendCell, 0, len(m.trends))
 	for k := range m.trends {
@@ -737,9 +795,8 @@ func (m *Metrics) Report(bootstrap int, seed uint64) MetricsReport {
 		return cmp.Or(cmp.Compare(x.score, y.score), cmp.Compare(x.dim, y.dim), cmp.Compare(x.model, y.model), binCompare(x.bin, y.bin))
 	})
 	for i, k := range tkeys {
-		val, lo, hi, kind, why := summarize(m.trends[k], bootstrap, seed+uint64(len(keys)+i))
 		rep.Trends = append(rep.Trends, TrendRow{Score: k.score, Dimension: k.dim, Bin: k.bin, Model: k.model,
-			N: len(m.trends[k]), Value: val, Lo: lo, Hi: hi, Interval: kind, NoInterval: why})
+			Estimate: summarize(m.trends[k], bootstrap, seed+uint64(len(keys)+i))})
 	}
 	return rep
 }
@@ -770,8 +827,8 @@ func leadingInt(s string) (int, bool) {
 // bootstrap for scores that resamples episodes (the turns of one conversation are not
 // independent: one model's mistake carries over), each replicate's mean being its turns'
 // mean. With fewer than 2 episodes, or no replicates, the bootstrap interval is undefined
-// (NaN) and why says so.
-func summarize(o []obs, bootstrap int, seed uint64) (val, lo, hi float64, kind, why string) {
+// (NaN) and NoInterval says why.
+func summarize(o []obs, bootstrap int, seed uint64) Estimate {
 	n := len(o)
 	sum := 0.0
 	rate := true
@@ -779,10 +836,10 @@ func summarize(o []obs, bootstrap int, seed uint64) (val, lo, hi float64, kind, 
 		sum += x.v
 		rate = rate && x.rate
 	}
-	val = sum / float64(n)
+	val := sum / float64(n)
 	if rate {
-		lo, hi = agree.Wilson(int(math.Round(sum)), n)
-		return val, lo, hi, IntervalWilson, ""
+		lo, hi := agree.Wilson(int(math.Round(sum)), n)
+		return Estimate{N: n, Value: val, Lo: lo, Hi: hi, Interval: IntervalWilson}
 	}
 	// The episodes' sums and counts, in the order first seen (o is in episode order).
 	var sums []float64
@@ -798,9 +855,9 @@ func summarize(o []obs, bootstrap int, seed uint64) (val, lo, hi float64, kind, 
 	nan := math.NaN()
 	switch k := len(sums); {
 	case bootstrap == 0:
-		return val, nan, nan, IntervalBootstrap, "no bootstrap replicates (--bootstrap 0)"
+		return Estimate{N: n, Value: val, Lo: nan, Hi: nan, Interval: IntervalBootstrap, NoInterval: "no bootstrap replicates (--bootstrap 0)"}
 	case k < 2:
-		return val, nan, nan, IntervalBootstrap, "one episode: resampling episodes needs at least 2"
+		return Estimate{N: n, Value: val, Lo: nan, Hi: nan, Interval: IntervalBootstrap, NoInterval: "one episode: resampling episodes needs at least 2"}
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x6d336576616c)) // "m3eval"
 	means := make([]float64, bootstrap)
@@ -815,7 +872,7 @@ func summarize(o []obs, bootstrap int, seed uint64) (val, lo, hi float64, kind, 
 		means[b] = s / float64(c)
 	}
 	slices.Sort(means)
-	return val, percentile(means, 0.025), percentile(means, 0.975), IntervalBootstrap, ""
+	return Estimate{N: n, Value: val, Lo: percentile(means, 0.025), Hi: percentile(means, 0.975), Interval: IntervalBootstrap}
 }
 
 // percentile interpolates linearly between order statistics (type 7, R's default).

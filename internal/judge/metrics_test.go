@@ -103,8 +103,8 @@ func TestMetrics(t *testing.T) {
 // (1/4)^4 < 2.5%, and the lower end would be 0.25.
 func TestBootstrapResamplesEpisodes(t *testing.T) {
 	o := []obs{{1, false, 1}, {1, false, 1}, {1, false, 1}, {0, false, 2}}
-	val, lo, hi, kind, why := summarize(o, 2000, 3)
-	if val != 0.75 || lo != 0 || hi != 1 || kind != IntervalBootstrap || why != "" {
-		t.Fatalf("summarize = %v [%v, %v] %s %q, want 0.75 [0, 1] bootstrap", val, lo, hi, kind, why)
+	e := summarize(o, 2000, 3)
+	if e.Value != 0.75 || e.Lo != 0 || e.Hi != 1 || e.Interval != IntervalBootstrap || e.NoInterval != "" || e.N != 4 {
+		t.Fatalf("summarize = %+v, want 0.75 [0, 1] bootstrap over 4", e)
 	}
 }

@@ -6,58 +6,16 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/text/width"
+	"github.com/m3bench/m3eval/internal/answer"
+	"github.com/m3bench/m3eval/internal/chars"
 )
 
-// foldText is the first step of every comparison: full-width to half-width (golang.org/x/text),
-// lower case, curly quotes straightened, Chinese numerals to digits, white space collapsed.
-// Punctuation is kept: clause boundaries and cues such as "no," need it.
+// foldText is the first step of every comparison: the answer reader's fold (full-width to
+// half-width, lower case, curly quotes straightened, white space collapsed, punctuation
+// kept: clause boundaries and cues such as "no," need it), then Chinese numerals written as
+// digits, so that 三 meets 3 in the token comparisons.
 func foldText(s string) string {
-	// Only the ideographic space and the Halfwidth and Fullwidth Forms block have a width
-	// variant to fold to; most texts have none and skip the transformer's copy.
-	if strings.ContainsFunc(s, func(r rune) bool { return r == 0x3000 || (r >= 0xFF00 && r <= 0xFFEF) }) {
-		s = width.Fold.String(s)
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	space := false
-	for _, r := range s {
-		switch r {
-		case '\u2018', '\u2019', '\u02bc':
-			r = '\''
-		case '\u201c', '\u201d':
-			r = '"'
-		case '\u3002':
-			r = '。' // stays: the ideographic full stop has no half-width form
-		}
-		if unicode.IsSpace(r) {
-			space = true
-			continue
-		}
-		if space && b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		space = false
-		b.WriteRune(unicode.ToLower(r))
-	}
-	return zhNumeralsToDigits(b.String())
-}
-
-// isCJK reports a Han, Hiragana, Katakana or Hangul character: one token each.
-func isCJK(r rune) bool {
-	if r < 0x1100 { // below Hangul Jamo: no CJK (the common case, checked first)
-		return false
-	}
-	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
-}
-
-func hasCJK(s string) bool {
-	for _, r := range s {
-		if isCJK(r) {
-			return true
-		}
-	}
-	return false
+	return zhNumeralsToDigits(answer.Fold(s))
 }
 
 // DetectLanguage guesses "zh" when at least a fifth of the letters are CJK, else "en".
@@ -66,7 +24,7 @@ func DetectLanguage(texts ...string) string {
 	for _, t := range texts {
 		for _, r := range t {
 			switch {
-			case isCJK(r):
+			case chars.IsCJK(r):
 				cjk++
 				letters++
 			case unicode.IsLetter(r):
@@ -85,48 +43,70 @@ func isWordRune(r rune) bool {
 	if r < 0x80 {
 		return r == '\'' || r == '_' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9')
 	}
-	return r == '\'' || r == '_' || (!isCJK(r) && (unicode.IsLetter(r) || unicode.IsDigit(r)))
+	return r == '\'' || r == '_' || (!chars.IsCJK(r) && (unicode.IsLetter(r) || unicode.IsDigit(r)))
 }
 
 // tokens splits folded text into comparison tokens: Latin words (articles and stop words
 // dropped, English number words turned into digits, a plural s dropped) and single CJK
 // characters (stop characters dropped). Punctuation separates and is dropped.
 func tokens(folded string, lr *LangRules, dst []string) []string {
-	s := folded
-	for len(s) > 0 {
-		r, n := utf8.DecodeRuneInString(s)
-		switch {
-		case isCJK(r):
-			w := s[:n]
-			s = s[n:]
-			if !lr.stop[w] {
-				dst = append(dst, w)
-			}
-		case isWordRune(r):
-			if num, used := numberWordAt(s, lr); used > 0 {
-				dst = append(dst, strconv.Itoa(num))
-				s = s[used:]
-				continue
-			}
-			end := len(s)
-			for i, c := range s {
-				if !isWordRune(c) {
-					end = i
-					break
-				}
-			}
-			w := strings.Trim(s[:end], "'")
-			s = s[end:]
-			w = strings.TrimSuffix(w, "'s")
-			if w == "" || lr.stop[w] || lr.articles[w] {
-				continue
-			}
-			dst = append(dst, stem(w))
-		default:
-			s = s[n:]
+	for s := folded; len(s) > 0; {
+		var tok string
+		var ok bool
+		tok, s, ok = nextToken(s, lr)
+		if ok {
+			dst = append(dst, tok)
 		}
 	}
 	return dst
+}
+
+// countTokens is len(tokens(folded, lr, nil)), up to limit (counting stops there), without
+// building the list: the reasoning rules only count.
+func countTokens(folded string, lr *LangRules, limit int) int {
+	n := 0
+	for s := folded; len(s) > 0 && n < limit; {
+		var ok bool
+		_, s, ok = nextToken(s, lr)
+		if ok {
+			n++
+		}
+	}
+	return n
+}
+
+// nextToken reads the token at the start of s, returning the rest; ok is false when what
+// was read is no token (punctuation, a stop word).
+func nextToken(s string, lr *LangRules) (tok, rest string, ok bool) {
+	r, n := utf8.DecodeRuneInString(s)
+	switch {
+	case chars.IsCJK(r):
+		w := s[:n]
+		return w, s[n:], !lr.stop[w]
+	case isWordRune(r):
+		end := len(s)
+		for i, c := range s {
+			if !isWordRune(c) {
+				end = i
+				break
+			}
+		}
+		// s[:end] is the word firstKey(s) finds: the key of the numbers it starts.
+		info := lr.words[s[:end]]
+		if num, used := numberWordIn(s, info.numbers); used > 0 {
+			return strconv.Itoa(num), s[used:], true
+		}
+		w := strings.Trim(s[:end], "'")
+		w = strings.TrimSuffix(w, "'s")
+		if len(w) != end {
+			info = lr.words[w]
+		}
+		if w == "" || info.dropped {
+			return "", s[end:], false
+		}
+		return stem(w), s[end:], true
+	}
+	return "", s[n:], false
 }
 
 // stem is a light English stemmer applied to both sides of every comparison: it drops -ing,
@@ -152,10 +132,11 @@ func stem(w string) string {
 	return w
 }
 
-// numberWordAt reads an English number word ("five", "a dozen") at the start of s, on word
-// boundaries; used is 0 when there is none.
-func numberWordAt(s string, lr *LangRules) (n, used int) {
-	for _, nw := range lr.numberKeys[firstKey(s)] {
+// numberWordIn reads an English number word ("five", "a dozen") at the start of s, on word
+// boundaries, among nws (the numbers s's first word starts: LangRules.words); used is 0 when
+// there is none.
+func numberWordIn(s string, nws []numberWord) (n, used int) {
+	for _, nw := range nws {
 		if len(s) >= len(nw.word) && s[:len(nw.word)] == nw.word {
 			if len(s) == len(nw.word) {
 				return nw.n, len(nw.word)

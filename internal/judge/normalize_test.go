@@ -82,3 +82,16 @@ func TestRulesFileErrors(t *testing.T) {
 		t.Errorf("versions %q %q", a.Version, b.Version)
 	}
 }
+
+// Korean is written with spaces between words: its words are tokens, not its syllables, and
+// a Korean text is not detected as Chinese (chars.IsCJK leaves Hangul out, as the answer
+// reader always did).
+func TestHangulWords(t *testing.T) {
+	lr := DefaultRules().lang("en")
+	if got := tokens(foldText("사과 세 개"), lr, nil); len(got) != 3 || got[0] != "사과" {
+		t.Errorf("tokens = %q, want the three words", got)
+	}
+	if l := DetectLanguage("사과가 세 개 있습니다"); l != "en" {
+		t.Errorf("DetectLanguage(Korean) = %s, want en (not Chinese)", l)
+	}
+}

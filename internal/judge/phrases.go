@@ -57,7 +57,18 @@ type hit struct {
 // longest first.
 type phraseIndex struct {
 	byKey map[string][]phrase
+	// punct marks the ASCII characters other than word characters that start a phrase
+	// ("?"): scan looks up the other spaces and marks, most of a text's non-word positions,
+	// in this table rather than in byKey.
+	punct [utf8.RuneSelf]bool
+	// cjk marks the characters of cjkLo–cjkHi (CJK punctuation, kana, the unified ideographs)
+	// that start a phrase, a bit each: most characters of a Chinese text start none, and the
+	// bit spares their map look-up.
+	cjk [(cjkHi - cjkLo) / 64]uint64
 }
+
+// The range of characters phraseIndex.cjk covers.
+const cjkLo, cjkHi = 0x3000, 0xA000
 
 // firstKey is the key of a phrase or of a text position: the Latin word that starts there,
 // or the one character.
@@ -85,6 +96,12 @@ func (px *phraseIndex) add(text string, c cat, payload int32) {
 		px.byKey = map[string][]phrase{}
 	}
 	k := firstKey(text)
+	if r := rune(k[0]); len(k) == 1 && r < utf8.RuneSelf && !isWordRune(r) {
+		px.punct[r] = true
+	}
+	if r, n := utf8.DecodeRuneInString(k); n == len(k) && r >= cjkLo && r < cjkHi {
+		px.cjk[(r-cjkLo)/64] |= 1 << ((r - cjkLo) % 64)
+	}
 	list := append(px.byKey[k], phrase{text, c, payload})
 	// Longest first, so that a caller that takes the first hit at a position takes the
 	// longest ("traffic light" before "traffic").
@@ -105,6 +122,14 @@ func (px *phraseIndex) scan(s string, dst []hit) []hit {
 			continue
 		}
 		prevWord = w
+		if r < utf8.RuneSelf && !w && !px.punct[r] {
+			i += n
+			continue // no phrase starts with this space or mark
+		}
+		if !w && r >= cjkLo && r < cjkHi && px.cjk[(r-cjkLo)/64]&(1<<((r-cjkLo)%64)) == 0 {
+			i += n
+			continue // nor with this character
+		}
 		for _, p := range px.byKey[firstKey(s[i:])] {
 			if strings.HasPrefix(s[i:], p.text) && boundaryAt(s, i, i+len(p.text), p.text) {
 				dst = append(dst, hit{int32(i), int32(i + len(p.text)), p.cat, p.payload})

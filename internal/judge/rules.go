@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/m3bench/m3eval/internal/chars"
 )
 
 //go:embed rules.json
@@ -123,8 +125,16 @@ type LangRules struct {
 	articles map[string]bool
 	index    *phraseIndex
 	numbers  []numberWord // longest first
-	// numberKeys indexes numbers by their first word ("a" → "a dozen", "a couple of").
-	numberKeys map[string][]numberWord
+	// words is what tokens asks of a Latin word, in one look-up instead of three: whether it
+	// is dropped (a stop word or an article) and the numbers it starts, by their first word
+	// ("a" → "a dozen", "a couple of").
+	words map[string]wordInfo
+}
+
+// wordInfo is what the tokenizer knows of one word.
+type wordInfo struct {
+	dropped bool
+	numbers []numberWord
 }
 
 type numberWord struct {
@@ -206,10 +216,19 @@ func (r *Rules) prepare() {
 			}
 			return lr.numbers[i].word < lr.numbers[j].word
 		})
-		lr.numberKeys = map[string][]numberWord{}
+		lr.words = map[string]wordInfo{}
 		for _, nw := range lr.numbers {
 			k := firstKey(nw.word)
-			lr.numberKeys[k] = append(lr.numberKeys[k], nw)
+			wi := lr.words[k]
+			wi.numbers = append(wi.numbers, nw)
+			lr.words[k] = wi
+		}
+		for _, m := range []map[string]bool{lr.stop, lr.articles} {
+			for w := range m {
+				wi := lr.words[w]
+				wi.dropped = true
+				lr.words[w] = wi
+			}
 		}
 		for _, l := range []*[]string{&lr.Negation, &lr.ClauseBreaks, &lr.Reject, &lr.Accept, &lr.Hedge,
 			&lr.Observation, &lr.Inference, &lr.Evidence, &lr.Missing, &lr.Acknowledge, &lr.Clarify,
@@ -227,7 +246,7 @@ func (r *Rules) prepare() {
 		head := stem(foldText(g[0]))
 		for _, w := range g {
 			f := foldText(w)
-			if !hasCJK(f) {
+			if !chars.HasCJK(f) {
 				r.synonym[stem(f)] = head
 			}
 		}
@@ -237,7 +256,7 @@ func (r *Rules) prepare() {
 		for v, spellings := range vals {
 			for _, s := range spellings {
 				f := foldText(s)
-				r.values = append(r.values, valueWord{spelling: f, class: class, value: v, cjk: hasCJK(f)})
+				r.values = append(r.values, valueWord{spelling: f, class: class, value: v, cjk: chars.HasCJK(f)})
 			}
 		}
 	}
@@ -245,7 +264,7 @@ func (r *Rules) prepare() {
 	for name, spellings := range r.Objects {
 		for _, s := range spellings {
 			f := foldText(s)
-			r.objects = append(r.objects, valueWord{spelling: f, class: "object", value: name, cjk: hasCJK(f)})
+			r.objects = append(r.objects, valueWord{spelling: f, class: "object", value: name, cjk: chars.HasCJK(f)})
 		}
 	}
 	for i, w := range r.ObjectStop {

@@ -4,15 +4,21 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/m3bench/m3eval/internal/answer"
 )
 
 // text is one folded message with what the rules ask of it, computed once.
 type text struct {
 	raw    string
 	folded string
-	lang   string
-	lr     *LangRules
-	toks   []string
+	// afold is the answer reader's fold of raw (folded before Chinese numerals become
+	// digits): the judge reads it into claims, and the reader, given it, finds nothing left to
+	// fold instead of folding raw again for each of its looks (fold is idempotent).
+	afold string
+	lang  string
+	lr    *LangRules
+	toks  []string
 	// hits are the phrases of every word list found in folded, in position order.
 	hits []hit
 	ms   []mention    // mentions, once computed
@@ -22,8 +28,10 @@ type text struct {
 }
 
 func newText(raw, lang string, r *Rules) *text {
-	t := &text{raw: raw, folded: foldText(raw), lang: lang, lr: r.lang(lang)}
-	t.toks = tokens(t.folded, t.lr, nil)
+	af := answer.Fold(raw)
+	t := &text{raw: raw, folded: zhNumeralsToDigits(af), afold: af, lang: lang, lr: r.lang(lang)}
+	// About a token per four bytes of English and per three of Chinese: one allocation.
+	t.toks = tokens(t.folded, t.lr, make([]string, 0, len(t.folded)/3+1))
 	t.hits = t.lr.index.scan(t.folded, nil)
 	t.clauses = t.splitClauses()
 	return t
@@ -116,6 +124,9 @@ func (t *text) leadingCue(list []string) string {
 			return w
 		}
 		// "yes" also opens "yes," and "yes." — the list spells the bare word.
+		if n := len(w); n == 0 || w[n-1] != ',' && w[n-1] != '.' && w[n-1] != ' ' {
+			continue // nothing to trim (TrimRight would give w)
+		}
 		if wt := strings.TrimRight(w, ",. "); wt != w && strings.HasPrefix(s, wt) && boundaryAt(s, 0, len(wt), wt) {
 			return w
 		}

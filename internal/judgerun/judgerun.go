@@ -140,8 +140,10 @@ func Judge(ctx context.Context, s *store.Store, rb *rubric.Rubric, j *judge.Judg
 var ErrNoTurns = errors.New("no turn to judge: import turns first, or loosen --filter")
 
 // store1 writes the verdicts of the chosen turns of one episode, each value checked against
-// the rubric for the turn as import-scores checks a judge's values.
+// the rubric for the turn as import-scores checks a judge's values; one call to the store for
+// the episode (a first run inserts its scores with one statement).
 func store1(im *store.ScoreImporter, rb *rubric.Rubric, job *episodeJob, c *Counts) error {
+	rows := make([]store.TurnScores, 0, len(job.out))
 	for i, v := range job.out {
 		if !job.chosen[i] {
 			continue
@@ -162,13 +164,16 @@ func store1(im *store.ScoreImporter, rb *rubric.Rubric, job *episodeJob, c *Coun
 			}
 			fields[k], values[k] = x.Field, x.Value
 		}
-		outs, err := im.PutTurnScores(turnID, fields, values)
-		if err != nil {
-			return fmt.Errorf("sample %s: %w", v.SampleID, err)
-		}
-		for k, o := range outs {
+		rows = append(rows, store.TurnScores{TurnID: turnID, Sample: v.SampleID, Fields: fields, Values: values})
+	}
+	outs, err := im.PutTurnsScores(rows)
+	if err != nil {
+		return err
+	}
+	for i, row := range rows {
+		for k, o := range outs[i] {
 			switch {
-			case values[k] == "" && o == dataset.Unchanged:
+			case row.Values[k] == "" && o == dataset.Unchanged:
 			case o == dataset.Inserted:
 				c.Inserted++
 			case o == dataset.Unchanged:

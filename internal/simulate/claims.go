@@ -1,13 +1,14 @@
 package simulate
 
 import (
-	"fmt"
 	"maps"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/m3bench/m3eval/internal/chars"
 
 	"github.com/m3bench/m3eval/internal/answer"
 )
@@ -118,20 +119,7 @@ const maxReaders = 1024
 
 // cachedReader is the reader of the scope, compiled once.
 func cachedReader(sc answer.Scope) *answer.Reader {
-	var b strings.Builder
-	b.WriteString(string(sc.Language))
-	// Every field of the scope is in the key (a field added to answer.Scope must be too).
-	fmt.Fprintf(&b, "|%d|%d|%q", sc.Images, sc.Image, sc.Stop)
-	for _, o := range sc.Objects {
-		fmt.Fprintf(&b, "|o%s@%d%q", o.ID, o.Image, o.Names)
-		for _, a := range slices.Sorted(maps.Keys(o.Attributes)) {
-			fmt.Fprintf(&b, "%q=%q", a, o.Attributes[a])
-		}
-	}
-	for _, a := range slices.Sorted(maps.Keys(sc.Values)) {
-		fmt.Fprintf(&b, "|v%q%q", a, sc.Values[a])
-	}
-	key := b.String()
+	key := sc.Key()
 	readersMu.Lock()
 	defer readersMu.Unlock()
 	if rd, ok := readers[key]; ok {
@@ -217,27 +205,15 @@ func (k *knowledge) attrOf(oi int, c answer.Claim) string {
 // word it does not list ("三处" → 3); ok is false when the value is no count.
 func countOf(v string) (string, bool) {
 	c := answer.Canonical(answer.Count, v)
-	if isDigitString(c) {
+	if chars.IsDigits(c) {
 		return c, true
 	}
-	if r, n := utf8.DecodeLastRuneInString(v); n > 0 && r > 0x2E80 {
-		if c := answer.Canonical(answer.Count, v[:len(v)-n]); isDigitString(c) {
+	if r, n := utf8.DecodeLastRuneInString(v); n > 0 && chars.IsCJK(r) {
+		if c := answer.Canonical(answer.Count, v[:len(v)-n]); chars.IsDigits(c) {
 			return c, true
 		}
 	}
 	return "", false
-}
-
-func isDigitString(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // agrees tells whether a claimed value states the scene's value of the attribute: the same
@@ -264,7 +240,7 @@ func agrees(attr string, c answer.Claim, scene string) bool {
 	if attr == "state" || c.Attribute == answer.State {
 		a, _ := utf8.DecodeRuneInString(strings.TrimSpace(scene))
 		b, _ := utf8.DecodeRuneInString(c.Text)
-		if a >= 0x2E80 && a == b {
+		if chars.IsCJK(a) && a == b {
 			return true
 		}
 	}
@@ -389,7 +365,7 @@ func (k *knowledge) mentionsIn(folded string, claims []answer.Claim) []mention {
 	return out
 }
 
-func hasCJKPrefix(s string) bool { r, _ := utf8.DecodeRuneInString(s); return r >= 0x2E80 }
+func hasCJKPrefix(s string) bool { r, _ := utf8.DecodeRuneInString(s); return chars.IsCJK(r) }
 
 func isLatin(b byte) bool { return b >= 'a' && b <= 'z' || b >= '0' && b <= '9' }
 
@@ -481,7 +457,7 @@ func saidText(folded string, c answer.Claim) string {
 	}
 	if c.Attribute == answer.Count && hasCJKPrefix(c.Text) {
 		if end := c.At + len(c.Text); end <= len(folded) {
-			if r, n := utf8.DecodeRuneInString(folded[end:]); n > 0 && r >= 0x2E80 && !strings.HasPrefix(folded[end:], c.Text) {
+			if r, n := utf8.DecodeRuneInString(folded[end:]); n > 0 && chars.IsCJK(r) && !strings.HasPrefix(folded[end:], c.Text) {
 				t += folded[end : end+n]
 			}
 		}

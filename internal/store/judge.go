@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/m3bench/m3eval/internal/dataset"
@@ -234,31 +235,110 @@ func (im *ScoreImporter) putTurnScores(turnID int64, fields, values []string) ([
 		}
 		return out, nil
 	}
-	args := make([]any, 0, 6*len(fields))
-	n := 0
+	args := make([]any, 0, freshArgs*len(fields))
 	for i := range fields {
-		out[i] = dataset.Unchanged // no score given, none stored
-		if values[i] != "" {
-			args = append(args, im.judgeID, turnID, fields[i], values[i], im.ruleVersion, im.im.batch)
-			out[i] = dataset.Inserted
-			n++
+		args, out[i] = im.appendFresh(args, turnID, fields[i], values[i])
+	}
+	return out, im.insertFresh(args)
+}
+
+// TurnScores are a judge run's values for the fields of one turn (value "" is no score);
+// Sample names the turn in errors.
+type TurnScores struct {
+	TurnID         int64
+	Sample         string
+	Fields, Values []string
+}
+
+// maxFreshRows is the most scores one statement of a first run inserts (an episode of 50
+// turns of five scores; a longer one takes several statements), far below either backend's
+// limit on parameters (32,766 in SQLite, 65,535 in PostgreSQL).
+const maxFreshRows = 250
+
+// PutTurnsScores is PutTurnScores for several turns (an episode's), with the outcomes of
+// each turn's fields. On a judge's first run one statement inserts the scores of many turns:
+// at a million turns, the statements and their calls into the database driver were most of
+// the writer's time at a turn each (#43).
+func (im *ScoreImporter) PutTurnsScores(ts []TurnScores) ([][]dataset.Outcome, error) {
+	if err := im.im.ensureTx(); err != nil {
+		return nil, err
+	}
+	out := make([][]dataset.Outcome, len(ts))
+	if !im.fresh {
+		for i, t := range ts {
+			o, err := im.putTurnScores(t.TurnID, t.Fields, t.Values)
+			if err != nil {
+				return nil, fmt.Errorf("sample %s: %w", t.Sample, err)
+			}
+			out[i] = o
+		}
+		return out, im.im.maybeCommit()
+	}
+	n := 0
+	for _, t := range ts {
+		n += len(t.Fields)
+	}
+	flat := make([]dataset.Outcome, n)
+	args := make([]any, 0, freshArgs*min(n, maxFreshRows))
+	first := 0 // the first turn with a score in args
+	flush := func(last int) error {
+		if err := im.insertFresh(args); err != nil {
+			return fmt.Errorf("samples %s to %s: %w", ts[first].Sample, ts[last].Sample, err)
+		}
+		args, first = args[:0], last
+		return nil
+	}
+	for i, t := range ts {
+		out[i], flat = flat[:len(t.Fields):len(t.Fields)], flat[len(t.Fields):]
+		for k := range t.Fields {
+			args, out[i][k] = im.appendFresh(args, t.TurnID, t.Fields[k], t.Values[k])
+			if len(args) == freshArgs*maxFreshRows {
+				if err := flush(i); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
+	if len(ts) > 0 {
+		if err := flush(len(ts) - 1); err != nil {
+			return nil, err
+		}
+	}
+	return out, im.im.maybeCommit()
+}
+
+// appendFresh adds a first run's score to the arguments of insertFresh: Inserted, or
+// Unchanged when the judge gave no score (none is stored).
+func (im *ScoreImporter) appendFresh(args []any, turnID int64, field, value string) ([]any, dataset.Outcome) {
+	if value == "" {
+		return args, dataset.Unchanged
+	}
+	return append(args, turnID, field, value, im.ruleVersion), dataset.Inserted
+}
+
+// freshArgs are the arguments of a row of insertRows: the judge and the batch, the same in
+// every row, are numbers written into the statement (a million-turn run binds 10,000,000
+// arguments fewer).
+const freshArgs = 4
+
+// insertFresh inserts the rows appendFresh gathered, in one statement.
+func (im *ScoreImporter) insertFresh(args []any) error {
+	n := len(args) / freshArgs
 	if n == 0 {
-		return out, nil
+		return nil
 	}
 	stmt, err := im.insertRows(n)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	res, err := stmt.ExecContext(im.ctx, args...)
 	if err != nil {
-		return nil, fmt.Errorf("store scores: %w", domainError(err))
+		return fmt.Errorf("store scores: %w", domainError(err))
 	}
 	if k, _ := res.RowsAffected(); k != int64(n) {
-		return nil, fmt.Errorf("store scores: %w: %d of %d scores of a first run were already stored", ErrConflict, int64(n)-k, n)
+		return fmt.Errorf("store scores: %w: %d of %d scores of a first run were already stored", ErrConflict, int64(n)-k, n)
 	}
-	return out, nil
+	return nil
 }
 
 // insertRows prepares (once per size) the insert of n scores.
@@ -269,8 +349,9 @@ func (im *ScoreImporter) insertRows(n int) (*sql.Stmt, error) {
 	if st := im.multi[n]; st != nil {
 		return st, nil
 	}
+	row := "(" + strconv.FormatInt(im.judgeID, 10) + ", ?, ?, ?, ?, " + strconv.FormatInt(im.im.batch, 10) + "), "
 	q := `INSERT INTO judge_scores (judge_id, turn_id, field, value, rule_version, import_batch) VALUES ` +
-		strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?), ", n), ", ") + ` ON CONFLICT DO NOTHING`
+		strings.TrimSuffix(strings.Repeat(row, n), ", ") + ` ON CONFLICT DO NOTHING`
 	st, err := im.im.conn.PrepareContext(im.ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("store scores: %w", err)

@@ -121,3 +121,73 @@ func TestPutTurnScores(t *testing.T) {
 		t.Errorf("stored %v, want 2 scores of v1", v)
 	}
 }
+
+// PutTurnsScores: a first run inserts many turns' scores a statement at a time (more rows
+// than one statement takes, so the batch is cut), with the outcome of every field; a later
+// run compares each, and a changed value names its sample.
+func TestPutTurnsScores(t *testing.T) {
+	s := storetest.Open(t, "", store.Options{})
+	eps := make([][]string, 12)
+	for i := range eps {
+		eps[i] = []string{"initial", "initial", "initial", "initial", "initial", "initial", "initial", "initial", "initial", "initial"}
+	}
+	seed(t, s, eps...)
+	ctx := context.Background()
+	var rows []store.TurnScores
+	s.StreamEpisodes(ctx, nil, func(turns []dataset.Turn, ids []int64, _ []bool) error {
+		for i, id := range ids {
+			n := len(rows)
+			// Every seventh turn gives no correctness: nothing is stored for it.
+			c := []string{"1", "2", "3", "4", "5"}[n%5]
+			if n%7 == 0 {
+				c = ""
+			}
+			rows = append(rows, store.TurnScores{TurnID: id, Sample: turns[i].SampleID,
+				Fields: []string{"correctness", "reasoning_completeness", "overall_quality"}, Values: []string{c, "3", "4"}})
+		}
+		return nil
+	})
+	if len(rows) != 120 {
+		t.Fatalf("%d turns, want 120", len(rows))
+	}
+	run := func(rows []store.TurnScores) ([][]dataset.Outcome, error) {
+		t.Helper()
+		im, err := s.BeginJudgeRun(ctx, "rules", "v1", []byte("{}"), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer im.Rollback()
+		o, err := im.PutTurnsScores(rows)
+		if err != nil {
+			return nil, err
+		}
+		return o, im.Commit()
+	}
+	count := func(o [][]dataset.Outcome) map[dataset.Outcome]int {
+		n := map[dataset.Outcome]int{}
+		for _, turn := range o {
+			for _, x := range turn {
+				n[x]++
+			}
+		}
+		return n
+	}
+	o, err := run(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := count(o); n[dataset.Inserted] != 360-18 || n[dataset.Unchanged] != 18 || len(o[0]) != 3 || o[0][0] != dataset.Unchanged || o[1][0] != dataset.Inserted {
+		t.Errorf("first run: %v, first turns %v %v", n, o[0], o[1])
+	}
+	if v, _ := s.JudgeRuleVersions(ctx, "rules"); v["v1"] != 360-18 {
+		t.Errorf("stored %v, want %d scores of v1", v, 360-18)
+	}
+	o, err = run(rows)
+	if n := count(o); err != nil || n[dataset.Unchanged] != 360 {
+		t.Errorf("second run: %v %v", n, err)
+	}
+	rows[50].Values[1] = "5"
+	if _, err := run(rows); !errors.Is(err, store.ErrConflict) || !strings.Contains(err.Error(), "sample "+rows[50].Sample+": reasoning_completeness") {
+		t.Errorf("a changed score: %v, want a conflict naming sample %s", err, rows[50].Sample)
+	}
+}
