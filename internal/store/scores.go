@@ -342,7 +342,13 @@ func (s *Store) StreamScoring(ctx context.Context, f ScoreFilter, rating, score 
 	// CROSS JOIN keeps turns the outer loop, walked in queue order through their
 	// (episode_id, turn) index: SQLite then sorts only the few rows of each turn instead of
 	// the whole result.
-	err = streamRatings(ctx, conn, fields, rating, `SELECT `+grp+`, `+clu+`, t.sample_id, an.name, `+strings.Join(cols, ", ")+`
+	// Annotators and judges come as ids, named from one small query each: a name string per
+	// row was millions of allocations at a million turns (#43).
+	annotators, err := idNames(ctx, conn, `SELECT id, name FROM annotators`)
+	if err != nil {
+		return err
+	}
+	err = streamRatings(ctx, conn, fields, annotators, rating, `SELECT `+grp+`, `+clu+`, t.sample_id, an.id, `+strings.Join(cols, ", ")+`
 		FROM visible_turns t
 		`+s.d.crossJoin()+` visible_annotations a ON a.turn_id = t.id
 		JOIN episodes e ON e.id = t.episode_id
@@ -365,7 +371,11 @@ func (s *Store) StreamScoring(ctx context.Context, f ScoreFilter, rating, score 
 	// index and seeking its scores by primary key: the rows come out in the order asked, where
 	// scanning judge_scores sorted all of them (a million-turn database's four million scores
 	// in a temporary B-tree; at 100,000 turns the query took a third less CPU this way, #44).
-	return streamScores(ctx, conn, score, `SELECT `+grp+`, t.sample_id, j.name, s.field, s.value
+	judges, err := idNames(ctx, conn, `SELECT id, name FROM judges`)
+	if err != nil {
+		return err
+	}
+	return streamScores(ctx, conn, judges, score, `SELECT `+grp+`, t.sample_id, j.id, s.field, s.value
 		FROM judges j
 		`+s.d.crossJoin()+` visible_turns t ON true
 		`+s.d.crossJoin()+` judge_scores s ON s.judge_id = j.id AND s.turn_id = t.id
@@ -396,16 +406,17 @@ func storedFields(ctx context.Context, conn *sql.Conn) ([]string, error) {
 
 // streamRatings reads rows of (group, cluster, sample, annotator, one value or NULL per field) and
 // passes on each value.
-func streamRatings(ctx context.Context, conn *sql.Conn, fields []string, fn func(*ScoreRow) error, q string, args []any) error {
+func streamRatings(ctx context.Context, conn *sql.Conn, fields []string, names map[int64]string, fn func(*ScoreRow) error, q string, args []any) error {
 	rows, err := conn.QueryContext(ctx, q, args...)
 	if err != nil {
 		return fmt.Errorf("score: %w", err)
 	}
 	defer rows.Close()
 	var r ScoreRow
+	var who int64
 	vals := make([]sql.NullString, len(fields))
 	dst := make([]any, 4+len(fields))
-	dst[0], dst[1], dst[2], dst[3] = &r.Group, &r.Cluster, &r.Sample, &r.Who
+	dst[0], dst[1], dst[2], dst[3] = &r.Group, &r.Cluster, &r.Sample, &who
 	for i := range vals {
 		dst[4+i] = &vals[i]
 	}
@@ -413,6 +424,7 @@ func streamRatings(ctx context.Context, conn *sql.Conn, fields []string, fn func
 		if err := rows.Scan(dst...); err != nil {
 			return fmt.Errorf("score: %w", err)
 		}
+		r.Who = names[who]
 		for i, v := range vals {
 			if !v.Valid {
 				continue // the annotation has no value for this field
@@ -429,18 +441,20 @@ func streamRatings(ctx context.Context, conn *sql.Conn, fields []string, fn func
 	return nil
 }
 
-// streamScores reads rows of (group, sample, judge, field, value).
-func streamScores(ctx context.Context, conn *sql.Conn, fn func(*ScoreRow) error, q string, args []any) error {
+// streamScores reads rows of (group, sample, judge id, field, value).
+func streamScores(ctx context.Context, conn *sql.Conn, names map[int64]string, fn func(*ScoreRow) error, q string, args []any) error {
 	rows, err := conn.QueryContext(ctx, q, args...)
 	if err != nil {
 		return fmt.Errorf("score: %w", err)
 	}
 	defer rows.Close()
 	var r ScoreRow
+	var who int64
 	for rows.Next() {
-		if err := rows.Scan(&r.Group, &r.Sample, &r.Who, &r.Field, &r.Value); err != nil {
+		if err := rows.Scan(&r.Group, &r.Sample, &who, &r.Field, &r.Value); err != nil {
 			return fmt.Errorf("score: %w", err)
 		}
+		r.Who = names[who]
 		if err := fn(&r); err != nil {
 			return err
 		}
@@ -449,4 +463,26 @@ func streamScores(ctx context.Context, conn *sql.Conn, fn func(*ScoreRow) error,
 		return fmt.Errorf("score: %w", err)
 	}
 	return nil
+}
+
+// idNames reads a query's (id, name) rows into a map, in the read transaction of conn.
+func idNames(ctx context.Context, conn *sql.Conn, q string) (map[int64]string, error) {
+	rows, err := conn.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("score: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return nil, fmt.Errorf("score: %w", err)
+		}
+		out[id] = name
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("score: %w", err)
+	}
+	return out, nil
 }
