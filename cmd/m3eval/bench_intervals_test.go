@@ -49,7 +49,7 @@ var (
 var intervalActions = []string{"initial", "follow_up", "mislead", "mislead_subtle", "memory_injection", "guidance", "update"}
 
 // path returns the database, building it when it is not there yet.
-func (spec intervalDB) path(b *testing.B) string {
+func (spec intervalDB) path(b testing.TB) string {
 	b.Helper()
 	dir := os.Getenv("M3EVAL_BENCH_DIR")
 	if dir == "" {
@@ -78,7 +78,7 @@ func (spec intervalDB) path(b *testing.B) string {
 }
 
 // write writes turns.jsonl, labels<a>.jsonl and gpt.csv into dir.
-func (spec intervalDB) write(b *testing.B, dir string) {
+func (spec intervalDB) write(b testing.TB, dir string) {
 	rng := rand.New(rand.NewPCG(30, uint64(spec.turns)))
 	create := func(name string) (*bufio.Writer, func()) {
 		f, err := os.Create(filepath.Join(dir, name))
@@ -152,7 +152,7 @@ func (spec intervalDB) write(b *testing.B, dir string) {
 }
 
 // benchRun runs the m3eval command line in-process.
-func benchRun(b *testing.B, args ...string) {
+func benchRun(b testing.TB, args ...string) {
 	b.Helper()
 	cmd := newRootCmd()
 	cmd.SetOut(io.Discard)

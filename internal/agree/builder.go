@@ -24,13 +24,21 @@ type Builder struct {
 	// Missing lists further values (exact, after trimming) that mean "no rating", such as
 	// "NULL" or "-", in ratings and scores alike.
 	Missing []string
+	// Grouped promises that all ratings of an item come together, one run per item (as the
+	// store passes m3eval score's rows, in queue order): Add then takes an item other than
+	// the last one as new without looking it up, and the map of item ids is made only when
+	// AddScore needs it. At a million items the map's look-ups and growth were a second of
+	// the read. A caller that breaks the promise gets an item listed twice.
+	Grouped bool
 
 	schema map[string]Field
 	fields []*fieldAcc
 	byName map[string]*fieldAcc
 	items  map[string]int32
 	names  []string
-	judges []string
+	// indexed: items maps every name (always, unless Grouped has left it to AddScore).
+	indexed bool
+	judges  []string
 
 	// Long-form files list the ratings of an item (and of a field) together, so the last
 	// lookups are remembered: most rows then skip the map of item ids.
@@ -221,12 +229,14 @@ func (b *Builder) Add(item, rater, field, value string, loc Location) error {
 		f.raters = append(f.raters, rater)
 	}
 	gi, ok := b.lastGI, item == b.lastItem && len(b.names) > 0
-	if !ok {
+	if !ok && !b.Grouped {
 		gi, ok = b.items[item]
 	}
 	if !ok {
 		gi = int32(len(b.names))
-		b.items[item] = gi
+		if !b.Grouped || b.indexed {
+			b.items[item] = gi
+		}
 		b.names = append(b.names, item)
 	}
 	b.lastItem, b.lastGI = item, gi
@@ -253,6 +263,15 @@ func (f *fieldAcc) number(value string, loc Location) float64 {
 		f.nonNum.Column = "value"
 	}
 	return math.NaN()
+}
+
+// index makes the map of item ids that Grouped left out, at its final size.
+func (b *Builder) index() {
+	b.items = make(map[string]int32, len(b.names))
+	for i, name := range b.names {
+		b.items[name] = int32(i)
+	}
+	b.indexed = true
 }
 
 // AddJudge declares an automatic judge, so that every field reports it even when it scored
@@ -289,6 +308,9 @@ func (b *Builder) AddScore(judge, item, field, value string, loc Location) error
 	case int(b.scoreGI) < len(b.names) && b.names[b.scoreGI] == item:
 		gi, ok = b.scoreGI, true
 	default:
+		if b.Grouped && !b.indexed {
+			b.index()
+		}
 		gi, ok = b.items[item]
 	}
 	if !ok || int(gi) >= len(f.local) || f.local[gi] == 0 {

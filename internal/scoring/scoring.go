@@ -65,9 +65,7 @@ func Run(ctx context.Context, s *store.Store, r *rubric.Rubric, o Options) (*Res
 		return nil, err
 	}
 	o.Filter.Fields = sc.names()
-	if o.Filter.Cluster != "" {
-		sc.clusters = map[string]string{}
-	}
+	sc.clustered = o.Filter.Cluster != ""
 	rating, score := sc.rating, sc.score
 	var key *intervalcache.Key
 	if o.Cache != nil && o.Agree.Bootstrap > 0 {
@@ -78,8 +76,8 @@ func Run(ctx context.Context, s *store.Store, r *rubric.Rubric, o Options) (*Res
 	if err := s.StreamScoring(ctx, o.Filter, rating, score); err != nil {
 		return nil, err
 	}
-	if sc.clusters != nil {
-		o.Agree.Clusters, o.Agree.ClusterName = sc.clusters, o.ClusterName
+	if sc.clustered {
+		o.Agree.Clusters, o.Agree.ClusterName = sc.clusterMap(), o.ClusterName
 	}
 	var cached *storedRun
 	if key != nil {
@@ -117,9 +115,14 @@ type scorer struct {
 	overall    *agree.Builder    // all turns
 	groups     map[string]*agree.Builder
 	order      []string // the group values seen (sorted before the analysis)
-	// clusters maps each rated sample to its bootstrap cluster (nil: turns are the unit).
-	clusters map[string]string
-	key      string // the run's fingerprint in Options.Cache ("": not cached)
+	// clustered: whole clusters of turns are the bootstrap unit (else turns are). Each rated
+	// sample's cluster is listed once, in samples and clusters, while the rows stream; the
+	// map agree takes is made at the end, at its final size (growing it row by row rehashed
+	// a million-entry map several times: a second of a million-turn score).
+	clustered bool
+	samples   []string
+	clusters  []string
+	key       string // the run's fingerprint in Options.Cache ("": not cached)
 }
 
 // newScorer prepares the builders; grouped asks for one builder per group besides the
@@ -163,6 +166,7 @@ func (sc *scorer) newBuilder() (*agree.Builder, error) {
 		return nil, fmt.Errorf("rubric: %w", err)
 	}
 	b.NACategory = sc.naCategory
+	b.Grouped = true // the store passes a turn's ratings together (StreamScoring's order)
 	for _, j := range sc.judges {
 		b.AddJudge(j)
 	}
@@ -193,8 +197,10 @@ func (sc *scorer) value(field, v string, human bool) string {
 // rating adds an annotator's value; the store passes only the fields of names().
 func (sc *scorer) rating(row *store.ScoreRow) error {
 	v := sc.value(row.Field, row.Value, true)
-	if sc.clusters != nil {
-		sc.clusters[row.Sample] = row.Cluster
+	if sc.clustered && (len(sc.samples) == 0 || row.Sample != sc.samples[len(sc.samples)-1]) {
+		// The store passes a turn's ratings together: one entry per turn, not per value.
+		sc.samples = append(sc.samples, row.Sample)
+		sc.clusters = append(sc.clusters, row.Cluster)
 	}
 	if err := sc.overall.Add(row.Sample, row.Who, row.Field, v, agree.Location{}); err != nil {
 		return fmt.Errorf("sample %s, annotator %s: %w", row.Sample, row.Who, err)
@@ -217,6 +223,16 @@ func (sc *scorer) score(row *store.ScoreRow) error {
 		return err
 	}
 	return b.AddScore(row.Who, row.Sample, row.Field, v, agree.Location{})
+}
+
+// clusterMap maps each rated sample to its cluster.
+func (sc *scorer) clusterMap() map[string]string {
+	m := make(map[string]string, len(sc.samples))
+	for i, smp := range sc.samples {
+		m[smp] = sc.clusters[i]
+	}
+	sc.samples, sc.clusters = nil, nil
+	return m
 }
 
 // group returns the builder of a group, making it for a rating; nil without grouping, and for

@@ -276,7 +276,8 @@ type ScoreFilter struct {
 // ScoreRow is one value read for scoring: an annotator's rating or a judge's score.
 type ScoreRow struct {
 	Group string // the turn's value of ScoreFilter.By ("" without grouping)
-	// Cluster is the turn's value of ScoreFilter.Cluster (ratings only; "" without).
+	// Cluster is the turn's value of ScoreFilter.Cluster (ratings only; "" without); for
+	// episodes, the episode's id, which names it one to one as its key does.
 	Cluster string
 	Sample  string // the turn's sample id
 	Who     string // annotator or judge name
@@ -298,6 +299,15 @@ func (s *Store) StreamScoring(ctx context.Context, f ScoreFilter, rating, score 
 	clu, ok := groupColumns[f.Cluster]
 	if !ok {
 		return fmt.Errorf("cluster by %q: use one of %s", f.Cluster, strings.Join(GroupKeys(), ", "))
+	}
+	if f.Cluster == "episode" {
+		// An episode's id names its cluster as well as its key does, without a string a row
+		// (clusterColumn formats it once per turn) or a look-up of the episode (#43).
+		clu = "t.episode_id"
+	}
+	episodes := ""
+	if strings.HasPrefix(grp, "e.") {
+		episodes = "JOIN episodes e ON e.id = t.episode_id"
 	}
 	// A deferred transaction on one connection: a consistent snapshot for both queries
 	// without the write lock that BeginTx takes (the DSN asks for immediate transactions),
@@ -342,10 +352,16 @@ func (s *Store) StreamScoring(ctx context.Context, f ScoreFilter, rating, score 
 	// CROSS JOIN keeps turns the outer loop, walked in queue order through their
 	// (episode_id, turn) index: SQLite then sorts only the few rows of each turn instead of
 	// the whole result.
-	err = streamRatings(ctx, conn, fields, rating, `SELECT `+grp+`, `+clu+`, t.sample_id, an.name, `+strings.Join(cols, ", ")+`
+	// Annotators and judges come as ids, named from one small query each: a name string per
+	// row was millions of allocations at a million turns (#43).
+	annotators, err := idNames(ctx, conn, `SELECT id, name FROM annotators`)
+	if err != nil {
+		return err
+	}
+	err = streamRatings(ctx, conn, fields, annotators, rating, `SELECT `+grp+`, `+clu+`, t.sample_id, an.id, `+strings.Join(cols, ", ")+`
 		FROM visible_turns t
 		`+s.d.crossJoin()+` visible_annotations a ON a.turn_id = t.id
-		JOIN episodes e ON e.id = t.episode_id
+		`+episodes+`
 		JOIN annotators an ON an.id = a.annotator_id
 		WHERE `+where+` ORDER BY t.episode_id, t.turn, an.name`, args)
 	if err != nil {
@@ -365,11 +381,23 @@ func (s *Store) StreamScoring(ctx context.Context, f ScoreFilter, rating, score 
 	// index and seeking its scores by primary key: the rows come out in the order asked, where
 	// scanning judge_scores sorted all of them (a million-turn database's four million scores
 	// in a temporary B-tree; at 100,000 turns the query took a third less CPU this way, #44).
-	return streamScores(ctx, conn, score, `SELECT `+grp+`, t.sample_id, j.name, s.field, s.value
+	judges, err := idNames(ctx, conn, `SELECT id, name FROM judges`)
+	if err != nil {
+		return err
+	}
+	// The field comes as its index in fields, a number rather than a string a row.
+	field, sel := `CASE s.field`, make([]any, 0, len(fields)+len(args))
+	for i, name := range fields {
+		field += ` WHEN ? THEN ` + strconv.Itoa(i)
+		sel = append(sel, name)
+	}
+	field += ` END`
+	args = append(sel, args...)
+	return streamScores(ctx, conn, fields, judges, score, `SELECT `+grp+`, t.sample_id, j.id, `+field+`, s.value
 		FROM judges j
 		`+s.d.crossJoin()+` visible_turns t ON true
 		`+s.d.crossJoin()+` judge_scores s ON s.judge_id = j.id AND s.turn_id = t.id
-		JOIN episodes e ON e.id = t.episode_id
+		`+episodes+`
 		WHERE `+visibleScore+` AND `+where+` ORDER BY j.name, t.episode_id, t.turn, s.field`, args)
 }
 
@@ -396,16 +424,17 @@ func storedFields(ctx context.Context, conn *sql.Conn) ([]string, error) {
 
 // streamRatings reads rows of (group, cluster, sample, annotator, one value or NULL per field) and
 // passes on each value.
-func streamRatings(ctx context.Context, conn *sql.Conn, fields []string, fn func(*ScoreRow) error, q string, args []any) error {
+func streamRatings(ctx context.Context, conn *sql.Conn, fields []string, names map[int64]string, fn func(*ScoreRow) error, q string, args []any) error {
 	rows, err := conn.QueryContext(ctx, q, args...)
 	if err != nil {
 		return fmt.Errorf("score: %w", err)
 	}
 	defer rows.Close()
 	var r ScoreRow
+	var who int64
 	vals := make([]sql.NullString, len(fields))
 	dst := make([]any, 4+len(fields))
-	dst[0], dst[1], dst[2], dst[3] = &r.Group, &r.Cluster, &r.Sample, &r.Who
+	dst[0], dst[1], dst[2], dst[3] = &r.Group, &clusterColumn{s: &r.Cluster}, &r.Sample, &who
 	for i := range vals {
 		dst[4+i] = &vals[i]
 	}
@@ -413,6 +442,7 @@ func streamRatings(ctx context.Context, conn *sql.Conn, fields []string, fn func
 		if err := rows.Scan(dst...); err != nil {
 			return fmt.Errorf("score: %w", err)
 		}
+		r.Who = names[who]
 		for i, v := range vals {
 			if !v.Valid {
 				continue // the annotation has no value for this field
@@ -429,24 +459,79 @@ func streamRatings(ctx context.Context, conn *sql.Conn, fields []string, fn func
 	return nil
 }
 
-// streamScores reads rows of (group, sample, judge, field, value).
-func streamScores(ctx context.Context, conn *sql.Conn, fn func(*ScoreRow) error, q string, args []any) error {
+// streamScores reads rows of (group, sample, judge id, index in fields, value).
+func streamScores(ctx context.Context, conn *sql.Conn, fields []string, names map[int64]string, fn func(*ScoreRow) error, q string, args []any) error {
 	rows, err := conn.QueryContext(ctx, q, args...)
 	if err != nil {
 		return fmt.Errorf("score: %w", err)
 	}
 	defer rows.Close()
 	var r ScoreRow
+	var who, field int64
 	for rows.Next() {
-		if err := rows.Scan(&r.Group, &r.Sample, &r.Who, &r.Field, &r.Value); err != nil {
+		if err := rows.Scan(&r.Group, &r.Sample, &who, &field, &r.Value); err != nil {
 			return fmt.Errorf("score: %w", err)
 		}
+		if field < 0 || int(field) >= len(fields) {
+			return fmt.Errorf("score: field number %d of %d", field, len(fields))
+		}
+		r.Who, r.Field = names[who], fields[field]
 		if err := fn(&r); err != nil {
 			return err
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("score: %w", err)
+	}
+	return nil
+}
+
+// idNames reads a query's (id, name) rows into a map, in the read transaction of conn.
+func idNames(ctx context.Context, conn *sql.Conn, q string) (map[int64]string, error) {
+	rows, err := conn.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("score: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return nil, fmt.Errorf("score: %w", err)
+		}
+		out[id] = name
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("score: %w", err)
+	}
+	return out, nil
+}
+
+// clusterColumn scans the cluster column into a string: an integer (an episode's id) is
+// formatted only when it differs from the last row's, so a turn's rows share one string.
+type clusterColumn struct {
+	s    *string
+	id   int64
+	isID bool
+}
+
+// Scan implements sql.Scanner.
+func (c *clusterColumn) Scan(src any) error {
+	switch v := src.(type) {
+	case int64:
+		if !c.isID || v != c.id {
+			*c.s, c.id, c.isID = strconv.FormatInt(v, 10), v, true
+		}
+		return nil
+	case string:
+		*c.s, c.isID = v, false
+	case []byte:
+		*c.s, c.isID = string(v), false
+	case nil:
+		*c.s, c.isID = "", false
+	default:
+		return fmt.Errorf("cluster column: a %T", src)
 	}
 	return nil
 }
