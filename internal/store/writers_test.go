@@ -97,10 +97,16 @@ func TestJudgeRunWritesInChunks(t *testing.T) {
 		}
 		saver := storetest.Open(t, path, store.Options{LockWait: 500 * time.Millisecond})
 		done := make(chan struct{})
+		// allWritten closes once the run has scored all three turns (or given up): on a busy
+		// machine the saves below can all finish before the writer is first scheduled, and a
+		// run stopped then would have scored fewer turns than the test expects.
+		allWritten := make(chan struct{})
+		var once sync.Once
 		var wg sync.WaitGroup
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer once.Do(func() { close(allWritten) })
 			for i := 0; ; i++ {
 				select {
 				case <-done:
@@ -111,6 +117,9 @@ func TestJudgeRunWritesInChunks(t *testing.T) {
 					t.Error(err)
 					run.Rollback()
 					return
+				}
+				if i == len(ids)-1 {
+					once.Do(func() { close(allWritten) })
 				}
 			}
 		}()
@@ -125,6 +134,7 @@ func TestJudgeRunWritesInChunks(t *testing.T) {
 				t.Fatalf("during run %s: %v %v, want %v (nothing of a run under way)", version, got, err, want)
 			}
 		}
+		<-allWritten
 		close(done)
 		wg.Wait()
 		if failed > 0 {
