@@ -93,7 +93,7 @@ func (t *Turn) Hash() []byte {
 // does. Whatever jsontext refuses goes to encoding/json, whose verdict stands
 // (TestAppendCompactMatchesEncodingJSON).
 func appendCompact(b []byte, meta []byte) []byte {
-	if bytes.IndexAny(meta, " \t\r\n") < 0 {
+	if !bytes.ContainsAny(meta, " \t\r\n") {
 		return append(b, meta...)
 	}
 	start := len(b)
