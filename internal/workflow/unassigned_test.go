@@ -1,19 +1,22 @@
 package workflow_test
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/testkit"
 	"github.com/m3bench/m3eval/internal/workflow"
 )
 
 // TestUnassignedCampaign: --campaign NAME of a sample that is drawn but not assigned yet is
 // not a campaign with no labels. qc said "no submitted labels yet", adjudicate --list "no
-// disagreements to adjudicate", adjudicate --turn that the turn had no labels, and export
-// --final an empty list beside labels that disagree;
-// each now says the campaign is not assigned, and how to assign it. Found by following
-// docs/campaign.md with the tour's labels.
+// disagreements to adjudicate", adjudicate --turn that the turn had no labels, export
+// --final an empty list beside labels that disagree, and annotate that the queue was
+// empty; each now says the campaign is not assigned, and how to assign it. Found by
+// following docs/campaign.md with the tour's labels.
 func TestUnassignedCampaign(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "u.db")
 	importFiles(t, db, "")
@@ -44,6 +47,13 @@ func TestUnassignedCampaign(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "pilot is not assigned yet") || !strings.Contains(err.Error(), "m3eval assign --sample pilot") {
 			t.Errorf("%s --campaign pilot (not assigned): error %v, want one saying it is not assigned and how to assign it; wrote:\n%s", name, err, out)
 		}
+	}
+	// annotate --campaign pilot (and a serve session) open the queue the same way.
+	st, _ := testkit.OpenDB(t, db, store.Options{})
+	_, err := workflow.AnnotatorQueue(context.Background(), st, "bob", "pilot", store.Filter{}, "")
+	st.Close()
+	if err == nil || !strings.Contains(err.Error(), "pilot is not assigned yet") {
+		t.Errorf("annotate --campaign pilot (not assigned): error %v, want one saying it is not assigned", err)
 	}
 	// Once assigned, the same commands read the campaign.
 	mustCommand(t, db, &workflow.AssignCommand{}, "--sample", "pilot", "--annotators", "bob,carol", "--overlap", "2")
