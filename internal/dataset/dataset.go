@@ -50,8 +50,17 @@ func (t *Turn) ContentHash() []byte {
 }
 
 // Hash identifies the turn's content, so a re-import can tell an identical record from a
-// changed one without comparing every column.
-func (t *Turn) Hash() []byte {
+// changed one without comparing every column. Meta's layout is not content: whitespace, and
+// how its strings are escaped ("\u4f1e" or "伞", as Python's json.dump writes by default or
+// not), hash the same.
+func (t *Turn) Hash() []byte { return t.hash(true) }
+
+// LegacyHash is Hash as it was before meta's string escapes were read as their characters:
+// the hash a database stored for a meta written with escapes. A re-import of that same file
+// compares against it too, so it stays unchanged.
+func (t *Turn) LegacyHash() []byte { return t.hash(false) }
+
+func (t *Turn) hash(unescape bool) []byte {
 	// One buffer and one Sum256: the streaming hash.Hash copied every string it was given.
 	n := 8*11 + len(t.SampleID) + len(t.EpisodeID) + len(t.ActionType) + len(t.TaskType) +
 		len(t.UserMessage) + len(t.VLMResponse) + len(t.ExpectedAnswer) + len(t.Model) + len(t.Meta)
@@ -80,6 +89,9 @@ func (t *Turn) Hash() []byte {
 	lenAt := len(b)
 	b = binary.LittleEndian.AppendUint64(b, 0)
 	b = appendCompact(b, t.Meta)
+	if unescape {
+		b = unescapeStrings(b, lenAt+8)
+	}
 	binary.LittleEndian.PutUint64(b[lenAt:], uint64(len(b)-lenAt-8))
 	sum := sha256.Sum256(b)
 	return sum[:16]
@@ -107,6 +119,21 @@ func appendCompact(b []byte, meta []byte) []byte {
 		return append(b[:start], meta...)
 	}
 	return append(b[:start], buf.Bytes()...)
+}
+
+// unescapeStrings rewrites the compact JSON in b[from:] with its strings in their shortest
+// encoding (jsontext's Format without PreserveRawStrings: "\u4f1e" becomes "伞", "\/" "/"),
+// keys and numbers as they are. Only a value with a backslash can change, so every other meta
+// hashes as it always did; one jsontext refuses stays as it is.
+func unescapeStrings(b []byte, from int) []byte {
+	if bytes.IndexByte(b[from:], '\\') < 0 {
+		return b
+	}
+	v := jsontext.Value(bytes.Clone(b[from:]))
+	if v.Compact(jsontext.PreserveRawStrings(false), jsontext.AllowInvalidUTF8(false)) != nil {
+		return b
+	}
+	return append(b[:from], v...)
 }
 
 // Outcome says what storing a record did. Outcomes index per-outcome counts ([3]int).

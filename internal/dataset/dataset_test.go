@@ -24,6 +24,14 @@ func TestHashIsStable(t *testing.T) {
 	if hex.EncodeToString(pretty.Hash()) != want {
 		t.Fatal("the meta object's layout changed the hash")
 	}
+	escaped := tr
+	escaped.Meta = json.RawMessage(`{"seed": 7, "tags": ["\u0078"]}`)
+	if hex.EncodeToString(escaped.Hash()) != want {
+		t.Fatal("the meta strings' escapes changed the hash")
+	}
+	if hex.EncodeToString(escaped.LegacyHash()) == want || hex.EncodeToString(tr.LegacyHash()) != want {
+		t.Fatal("LegacyHash is not the hash of the meta's escapes as written")
+	}
 	for name, change := range map[string]func(*Turn){
 		"turn":   func(t *Turn) { t.Turn = 3 },
 		"images": func(t *Turn) { t.Images = t.Images[:1] },

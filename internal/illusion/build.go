@@ -34,8 +34,9 @@ const SummaryFile = "summary.json"
 
 // BuildTestSets samples n rows of every split with one random.Random(seed) shared by the
 // splits in the order given, writes each selection in its input's format to outDir under
-// OutputName, and writes summary.json. Splits are processed one at a time, reading each
-// file twice (names, then the selected rows), so memory does not grow with the data.
+// OutputName, and writes summary.json. Every split's names are read and drawn from first,
+// then the selected rows copied: each file is read twice, and memory holds the selected
+// indices, not the rows.
 func BuildTestSets(ctx context.Context, inputs []SplitInput, n int, seed int64, outDir string) ([]SplitResult, error) {
 	return buildTestSets(ctx, inputs, n, seed, outDir, nil)
 }
@@ -58,9 +59,6 @@ func buildTestSets(ctx context.Context, inputs []SplitInput, n int, seed int64, 
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return nil, err
-	}
 	splitBytes := make([]int64, len(inputs))
 	var done, total int64
 	for i, in := range inputs {
@@ -72,7 +70,11 @@ func buildTestSets(ctx context.Context, inputs []SplitInput, n int, seed int64, 
 		total += 2 * splitBytes[i]
 	}
 	report.Report(0, total)
-	var results []SplitResult
+	// Every split is read and drawn from before anything is written: a split that cannot be
+	// read (a missing file, a broken line) then leaves no --out directory and no test set
+	// of an earlier split without its summary. The draws are the same, made in the same
+	// order from the one sampler; only the row indices are kept, not the names.
+	results := make([]SplitResult, 0, len(inputs))
 	for i, in := range inputs {
 		if len(in.Paths) == 0 {
 			return nil, fmt.Errorf("split %s: no files", in.Name)
@@ -92,15 +94,18 @@ func buildTestSets(ctx context.Context, inputs []SplitInput, n int, seed int64, 
 		}
 		done += splitBytes[i]
 		report.Report(done, total)
-		sel := sampler.Select(names)
-		res := SplitResult{Split: in.Name, Inputs: in.Paths, Format: format, Selection: sel,
-			OutputFile: OutputName(in.Name, n, format)}
-		if err := CopyRows(ctx, in.Paths, filepath.Join(outDir, res.OutputFile), format, sel.Indices); err != nil {
-			return nil, fmt.Errorf("split %s: %w", in.Name, err)
+		results = append(results, SplitResult{Split: in.Name, Inputs: in.Paths, Format: format,
+			Selection: sampler.Select(names), OutputFile: OutputName(in.Name, n, format)})
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return nil, err
+	}
+	for i, res := range results {
+		if err := CopyRows(ctx, res.Inputs, filepath.Join(outDir, res.OutputFile), res.Format, res.Selection.Indices); err != nil {
+			return nil, fmt.Errorf("split %s: %w", res.Split, err)
 		}
 		done += splitBytes[i]
 		report.Report(done, total)
-		results = append(results, res)
 	}
 	data, err := SummaryJSON(results)
 	if err != nil {

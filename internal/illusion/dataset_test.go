@@ -300,7 +300,8 @@ func TestShardsEqualOneFile(t *testing.T) {
 }
 
 // TestSampleProgress: illusion sample reports the split files' bytes twice over (names read,
-// rows copied), split by split, ending at the total.
+// rows copied): every split's names first (nothing is written until every split reads), then
+// every split's rows, ending at the total.
 func TestSampleProgress(t *testing.T) {
 	dir := t.TempDir()
 	var splits []string
@@ -322,7 +323,7 @@ func TestSampleProgress(t *testing.T) {
 	}
 	a, b := sizes[0], sizes[1]
 	total := 2 * (a + b)
-	want := [][2]int64{{0, total}, {a, total}, {2 * a, total}, {2*a + b, total}, {total, total}}
+	want := [][2]int64{{0, total}, {a, total}, {a + b, total}, {2*a + b, total}, {total, total}}
 	if !slices.Equal(got, want) {
 		t.Errorf("reports %v, want %v", got, want)
 	}

@@ -289,3 +289,29 @@ func TestRunServesTheDemoVLM(t *testing.T) {
 		t.Error("--demo-vlm wrote a turns file")
 	}
 }
+
+// TestSimulateOutInMissingDirectory: --out in a directory that does not exist is refused
+// first, in the words every -o uses, naming --out; with or without --replay. It said
+// "request log: open DIR/turns.jsonl.requests.jsonl: no such file or directory", naming a
+// file the user never gave.
+func TestSimulateOutInMissingDirectory(t *testing.T) {
+	url := testkit.DemoVLM(t, demoScenesFile, 0)
+	dir := filepath.Join(t.TempDir(), "nodir")
+	out := filepath.Join(dir, "turns.jsonl")
+	for name, args := range map[string][]string{
+		"endpoint": {"--scenes", demoScenesFile, "--endpoint", url, "--model", "gullible", "--out", out},
+		"replay":   {"--scenes", demoScenesFile, "--model", "gullible", "--replay", filepath.Join(t.TempDir(), "none.jsonl"), "--out", out},
+	} {
+		said, err := testkit.RunSimulate(t, args...)
+		want := "--out " + out + ": the directory " + dir + " does not exist"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want one saying %q", name, err, want)
+		}
+		if said != "" {
+			t.Errorf("%s: said more than the refusal:\n%s", name, said)
+		}
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("%s: %s was created (%v)", name, dir, err)
+		}
+	}
+}

@@ -11,8 +11,10 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -393,6 +395,16 @@ type output struct {
 func outputExists(out string, resume bool) (bool, error) {
 	if out == "" || out == "-" {
 		return false, nil
+	}
+	// A missing directory is said in the words of every -o, naming --out: the first file
+	// opened there is the request log, whose name the user never gave. It is not created:
+	// a typo in --out should not leave directories behind.
+	if dir := filepath.Dir(out); dir != "" {
+		if fi, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+			return false, fmt.Errorf("--out %s: the directory %s does not exist: create it first, or choose another --out", out, dir)
+		} else if err == nil && !fi.IsDir() {
+			return false, fmt.Errorf("--out %s: %s is not a directory", out, dir)
+		}
 	}
 	_, outErr := os.Stat(out)
 	_, jErr := os.Stat(JournalPath(out))

@@ -337,7 +337,9 @@ func (im *Importer) putTurn(t *dataset.Turn) (int64, dataset.Outcome, error) {
 		}
 		t = full
 	}
-	if bytes.Equal(stored, row[turnHash].([]byte)) {
+	// A database written before meta's escapes were read as characters holds, for a meta
+	// with escapes, its LegacyHash: the same file again is still unchanged.
+	if bytes.Equal(stored, row[turnHash].([]byte)) || bytes.Equal(stored, t.LegacyHash()) {
 		return id, dataset.Unchanged, nil
 	}
 	if !im.opts.Replace {

@@ -18,6 +18,9 @@ import (
 // annotator flagged, in queue order: what the adjudication screen walks. Decided tells, per
 // case, whether every disputed field has a final value already and every flag is cleared.
 func Cases(ctx context.Context, st *store.Store, name string, r *rubric.Rubric, o campaign.DisagreeOptions) ([]campaign.Case, []bool, error) {
+	if err := assigned(ctx, st, name); err != nil {
+		return nil, nil, err
+	}
 	d, err := st.Review(ctx, name)
 	if err != nil {
 		return nil, nil, err
@@ -89,6 +92,9 @@ func ExportFinal(ctx context.Context, st *store.Store, name string, r *rubric.Ru
 	var c FinalCounts
 	var only map[string]bool
 	if name != "" {
+		if err := assigned(ctx, st, name); err != nil {
+			return c, err
+		}
 		cp, err := st.Campaign(ctx, name)
 		if err != nil {
 			return c, err
@@ -165,6 +171,9 @@ type DecideOptions struct {
 func Decide(ctx context.Context, st *store.Store, o DecideOptions) ([]session.FinalEdit, error) {
 	if o.Adjudicator == "" {
 		return nil, usagef("--adjudicator NAME is required")
+	}
+	if err := assigned(ctx, st, o.Campaign); err != nil {
+		return nil, err
 	}
 	d, err := st.Review(ctx, o.Campaign)
 	if err != nil {
@@ -244,6 +253,24 @@ func Decide(ctx context.Context, st *store.Store, o DecideOptions) ([]session.Fi
 		edits[i].Adjudicator, edits[i].RubricVersion = o.Adjudicator, o.Rubric.Version
 	}
 	return edits, st.SetFinal(ctx, edits...)
+}
+
+// assigned is nil when name is "" (every label) or names an assigned campaign. A sample
+// drawn but not assigned yet has no campaign turns: reading it as one found nothing, and qc,
+// adjudicate --list and export --final said there was nothing (no labels, no disagreements)
+// beside labels that disagree.
+func assigned(ctx context.Context, st *store.Store, name string) error {
+	if name == "" {
+		return nil
+	}
+	info, err := st.Sample(ctx, name)
+	if err != nil {
+		return fmt.Errorf("campaign %s: %w", name, err)
+	}
+	if !info.Assigned {
+		return fmt.Errorf("campaign %s: sample %s is not assigned yet: m3eval assign --sample %s --annotators A,B,C --overlap 2", name, name, name)
+	}
+	return nil
 }
 
 func inCampaign(name string) string {

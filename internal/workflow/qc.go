@@ -10,6 +10,9 @@ import (
 
 // QC checks the submitted labels of a campaign ("" for the whole database).
 func QC(ctx context.Context, st *store.Store, name string, r *rubric.Rubric, o campaign.QCOptions) ([]campaign.AnnotatorQC, error) {
+	if err := assigned(ctx, st, name); err != nil {
+		return nil, err
+	}
 	d, err := st.Review(ctx, name)
 	if err != nil {
 		return nil, err

@@ -66,6 +66,10 @@ func AnnotatorQueue(ctx context.Context, s *store.Store, annotator, campaign str
 		return nil, err
 	}
 	if n == 0 && campaign != "" {
+		// A sample not assigned yet gives nobody turns: say that, and how to assign it.
+		if err := assigned(ctx, s, campaign); err != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("the queue is empty: campaign %s gives %s no turns%s", campaign, annotator, filterText)
 	}
 	if n == 0 {
