@@ -1,0 +1,53 @@
+package tui_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"github.com/m3bench/m3eval/internal/session"
+	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/tui"
+)
+
+// downQueue is the store's real queue with a database that does not answer its writes of a
+// value (a lock held elsewhere, a server gone): every SetValue fails and is retried.
+type downQueue struct{ session.Queue }
+
+func (downQueue) SetValue(context.Context, session.Edit, string, *string) (*session.Annotation, error) {
+	return nil, errors.New("database is locked")
+}
+
+// TestQuitFromATextBoxWhileDown (#42): ctrl+c in the comment box or the flag reason while a
+// write fails asks before giving the changes up, and the key the question names quits. The
+// screen used to stay in the text box and say "q again quits", but there q is text: it
+// went into the box and took the quit back, so the question could not be answered as put.
+func TestQuitFromATextBoxWhileDown(t *testing.T) {
+	for _, open := range []string{"c", "f"} {
+		t.Run(open, func(t *testing.T) {
+			fx := newFixture(t)
+			q, err := fx.s.OpenQueue(context.Background(), "alice", store.Filter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tm := teatest.NewTestModel(t, fx.modelOn(downQueue{q}, ""), teatest.WithInitialTermSize(100, 30))
+			waitFor(t, tm, "item 1 of")
+			tm.Type("2")
+			waitFor(t, tm, "✗ NOT SAVED")
+			tm.Type(open)
+			tm.Type("abc")
+			tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+			waitFor(t, tm, "again quits and loses them")
+			tm.Type("q")
+			view := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*tui.Model).Frame()
+			if strings.Contains(view, "abcq") {
+				t.Errorf("q went into the text box:\n%s", view)
+			}
+		})
+	}
+}
