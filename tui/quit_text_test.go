@@ -3,15 +3,20 @@ package tui_test
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/muesli/termenv"
 
+	"github.com/m3bench/m3eval/internal/campaign"
 	"github.com/m3bench/m3eval/internal/session"
 	"github.com/m3bench/m3eval/internal/store"
+	"github.com/m3bench/m3eval/internal/workflow"
 	"github.com/m3bench/m3eval/tui"
 )
 
@@ -49,5 +54,38 @@ func TestQuitFromATextBoxWhileDown(t *testing.T) {
 				t.Errorf("q went into the text box:\n%s", view)
 			}
 		})
+	}
+}
+
+// TestAdjudicateQuitKeepsTypedComment (#42): ctrl+c in the adjudicator's comment box writes
+// the comment typed there before quitting, as the annotate screen's does, instead of
+// dropping it without a word (the command used to exit 0 with the comment gone).
+func TestAdjudicateQuitKeepsTypedComment(t *testing.T) {
+	fx := newFixture(t)
+	ctx := context.Background()
+	fx.label(t, "ann", "demo_zh_umbrella_0_turn_1", "2")
+	fx.label(t, "ben", "demo_zh_umbrella_0_turn_1", "5")
+	cases, _, err := workflow.Cases(ctx, fx.s, "", fx.r, campaign.DefaultDisagreeOptions())
+	if err != nil || len(cases) != 1 {
+		t.Fatalf("cases %v %v", cases, err)
+	}
+	r := lipgloss.NewRenderer(os.Stdout)
+	r.SetColorProfile(termenv.Ascii)
+	m := tui.NewAdjudicate(tui.AdjudicateOptions{Context: ctx, Store: fx.s, Rubric: fx.r, Adjudicator: "judy",
+		Cases: cases, Disagree: campaign.DefaultDisagreeOptions(), Renderer: r})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+	waitFor(t, tm, "A ann")
+	tm.Type("c")
+	waitFor(t, tm, "Your comment")
+	tm.Type("why not")
+	waitFor(t, tm, "why not")
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second))
+	finals, err := fx.s.Finals(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := finals["demo_zh_umbrella_0_turn_1"][fx.r.CommentField].Value; got != "why not" {
+		t.Errorf("final comment %q after ctrl+c, want the typed %q (finals %v)", got, "why not", finals)
 	}
 }
