@@ -89,3 +89,44 @@ func TestAdjudicateQuitKeepsTypedComment(t *testing.T) {
 		t.Errorf("final comment %q after ctrl+c, want the typed %q (finals %v)", got, "why not", finals)
 	}
 }
+
+// slowStore is a database whose decisions land only once open is closed.
+type slowStore struct {
+	session.AdjudicationStore
+	open chan struct{}
+}
+
+func (s slowStore) SetFinal(ctx context.Context, edits ...session.FinalEdit) error {
+	<-s.open
+	return s.AdjudicationStore.SetFinal(ctx, edits...)
+}
+
+// TestAdjudicateQuitSaysItWaits (#42): q while a decision is on its way says the screen
+// saves before quitting, as the annotate screen does, and quits once it lands. The screen
+// used to say nothing, so q looked ignored.
+func TestAdjudicateQuitSaysItWaits(t *testing.T) {
+	fx := newFixture(t)
+	ctx := context.Background()
+	fx.label(t, "ann", "demo_zh_umbrella_0_turn_1", "2")
+	fx.label(t, "ben", "demo_zh_umbrella_0_turn_1", "5")
+	cases, _, err := workflow.Cases(ctx, fx.s, "", fx.r, campaign.DefaultDisagreeOptions())
+	if err != nil || len(cases) != 1 {
+		t.Fatalf("cases %v %v", cases, err)
+	}
+	r := lipgloss.NewRenderer(os.Stdout)
+	r.SetColorProfile(termenv.Ascii)
+	st := slowStore{fx.s, make(chan struct{})}
+	m := tui.NewAdjudicate(tui.AdjudicateOptions{Context: ctx, Store: st, Rubric: fx.r, Adjudicator: "judy",
+		Cases: cases, Disagree: campaign.DefaultDisagreeOptions(), Renderer: r})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+	waitFor(t, tm, "A ann")
+	tm.Type("A")
+	waitFor(t, tm, "… saving")
+	tm.Type("q")
+	waitFor(t, tm, "saving before quitting")
+	close(st.open)
+	tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second))
+	if finals, err := fx.s.Finals(ctx); err != nil || len(finals) != 1 {
+		t.Errorf("finals %v (%v), want the one decision", finals, err)
+	}
+}
