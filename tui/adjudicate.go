@@ -321,6 +321,8 @@ func (m *AdjudicateModel) requestQuit() tea.Cmd {
 		return tea.Quit
 	case quitAsk:
 		m.saveFailed()
+	default:
+		m.message = "saving before quitting…" // as the annotate screen says: q did register
 	}
 	return nil
 }

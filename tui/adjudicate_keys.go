@@ -75,9 +75,16 @@ func newAdjTables(m *AdjudicateModel) [adjViewing + 1]adjTable {
 	t[adjCommenting] = adjTable{
 		{key: &k.Save, do: (*AdjudicateModel).commentSaveKey, footer: all},
 		{key: &k.Cancel, do: (*AdjudicateModel).commentCancelKey, footer: all},
-		{key: &k.ForceQuit, do: func(m *AdjudicateModel, _ tea.KeyMsg) tea.Cmd {
+		// Quitting writes what was typed, as the annotate screen does, rather than drop it
+		// unsaid; an empty box writes nothing (it opens empty, so it would only erase).
+		{key: &k.ForceQuit, do: func(m *AdjudicateModel, k tea.KeyMsg) tea.Cmd {
+			var save tea.Cmd
+			if strings.TrimSpace(m.comment.Value()) != "" {
+				save = m.commentSaveKey(k)
+			}
 			m.mode = adjDeciding
-			return m.requestQuit()
+			m.comment.Blur()
+			return tea.Batch(save, m.requestQuit()) // the write is queued first: the quit waits for it
 		}},
 	}
 	// The image view takes every other key; its own key map draws the footer.

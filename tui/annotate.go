@@ -543,9 +543,20 @@ func (m *annotateModel) requestQuit() tea.Cmd {
 		m.save.giveUp()
 		return tea.Quit
 	}
+	// A quit leaves the text box, as the adjudicate screen's does: the comment goes to its
+	// write and the flag reason stays a draft (f brings it back), so that the question below
+	// shows and "q again" is a key, not a letter typed into the box that takes the quit back.
 	var cmds []tea.Cmd
-	if m.mode == modeComment {
+	switch m.mode {
+	case modeComment:
 		cmds = append(cmds, m.saveComment())
+		m.comment.Blur()
+		m.mode = modeNormal
+		m.layout()
+	case modeFlag:
+		m.flagReason.Blur()
+		m.flagDraft, m.flagDraftItem = m.flagReason.Value(), m.item.Ref.TurnID
+		m.mode = modeNormal
 	}
 	cmds = append(cmds, m.flushActive())
 	switch m.save.requestQuit() {

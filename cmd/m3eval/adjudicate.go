@@ -48,7 +48,11 @@ func (g *globalOptions) adjudicateScreen(cmd *cobra.Command, o *workflow.Adjudic
 		return usageIf(err)
 	}
 	ctx := cmd.Context()
-	s, r, actions, err := g.openForAnnotating(ctx, o.StoreOptions())
+	// The screen's writes wait for the lock as the annotator's do (a second, then NOT SAVED
+	// and a retry), not the batch commands' half a minute of "… saving" with nothing said.
+	opts := o.StoreOptions()
+	opts.LockWait = annotateLockWait
+	s, r, actions, err := g.openForAnnotating(ctx, opts)
 	if err != nil {
 		return err
 	}
