@@ -1,8 +1,11 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -23,6 +26,7 @@ func TestRefusedMarksOnlyPermanentErrors(t *testing.T) {
 		fmt.Errorf("open: %w", ErrPermission),
 		sqlite3.Error{Code: sqlite3.ErrReadonly},
 		sqlite3.Error{Code: sqlite3.ErrReadonly, ExtendedCode: sqlite3.ErrReadonlyDbMoved},
+		sqlite3.Error{Code: sqlite3.ErrCantOpen},
 	}
 	for _, err := range permanent {
 		got := refused(err)
@@ -46,5 +50,37 @@ func TestRefusedMarksOnlyPermanentErrors(t *testing.T) {
 		if got := refused(err); got != err {
 			t.Errorf("refused(%v) = %v: a transient error must pass unchanged", err, got)
 		}
+	}
+}
+
+// TestMovedFileIsNotRecreated: when the database file is moved away under an open store, a
+// connection the write pool opens afterwards fails, refused, instead of creating an empty
+// database at the old path whose saves fail as "no such table" and are retried forever.
+func TestMovedFileIsNotRecreated(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.db")
+	s, err := Open(ctx, path, Options{Durable: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.RememberRubric(ctx, "v1", []byte("guide")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path, filepath.Join(dir, "moved.db")); err != nil {
+		t.Fatal(err)
+	}
+	// Every later write gets a new connection, as a pool does after its idle ones close.
+	s.wdb.SetMaxIdleConns(0)
+	_, err = s.wdb.ExecContext(ctx, "CREATE TABLE probe (x)")
+	if err == nil {
+		t.Fatal("a write to a moved database succeeded")
+	}
+	if !errors.Is(refused(err), session.ErrRefused) {
+		t.Errorf("the write's error %v is not refused: the screen would retry it forever", err)
+	}
+	if _, statErr := os.Stat(path); !os.IsNotExist(statErr) {
+		t.Errorf("a file was made at the moved database's path (stat: %v)", statErr)
 	}
 }

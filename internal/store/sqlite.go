@@ -112,6 +112,10 @@ func dsn(path string, opts Options, write bool) string {
 		// No journal mode to set: the file is only read.
 		readOnlyParams(path, q)
 	} else {
+		// rw, not SQLite's default rwc: create made the file, and a connection the pool opens
+		// later must not make an empty one where the file was moved or deleted from under a
+		// running annotator (its saves would then fail as "no such table", retried forever).
+		q.Set("mode", "rw")
 		q.Set("_journal_mode", "WAL")
 	}
 	if opts.Durable {

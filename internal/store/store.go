@@ -206,14 +206,15 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // refused marks a save's error that retrying cannot clear as session.ErrRefused, so that the
 // annotator's screen stops retrying and says the change is lost: a PostgreSQL role's missing
 // privilege (42501), a SQLite file that is read-only (SQLITE_READONLY, which includes a file
-// moved or deleted under the open store). Other errors (busy, a lost connection) pass as
-// they are, and the screen retries them.
+// moved or deleted under an open connection) or that a new connection cannot open any more
+// (SQLITE_CANTOPEN: moved or deleted before the pool opened it). Other errors (busy, a lost
+// connection) pass as they are, and the screen retries them.
 func refused(err error) error {
 	if err == nil || errors.Is(err, session.ErrRefused) {
 		return err
 	}
 	var se sqlite3.Error
-	if IsPermanent(err) || errors.As(err, &se) && se.Code == sqlite3.ErrReadonly {
+	if IsPermanent(err) || errors.As(err, &se) && (se.Code == sqlite3.ErrReadonly || se.Code == sqlite3.ErrCantOpen) {
 		return fmt.Errorf("%w: %w", session.ErrRefused, err)
 	}
 	return err
