@@ -7,6 +7,7 @@ import (
 
 	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/cmdio"
+	"github.com/m3bench/m3eval/internal/cmdstore"
 	"github.com/m3bench/m3eval/internal/rubric"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/internal/usage"
@@ -48,7 +49,7 @@ func (o *globalOptions) env(work func(e *cmdio.IO) error) error {
 // openDB is cmdio.IO.OpenDB on the root's flags.
 func (o *globalOptions) openDB(ctx context.Context, so store.Options, create bool) (s *store.Store, r *rubric.Rubric, err error) {
 	err = o.env(func(e *cmdio.IO) error {
-		s, r, err = e.OpenDB(ctx, so, create)
+		s, r, err = cmdstore.Open(ctx, e, so, create)
 		return err
 	})
 	return s, r, err

@@ -1,20 +1,19 @@
 // Package cmdio is what every command's Run gets besides its own options: the flags all
 // commands share (--db, --rubric, --quiet), the standard streams, and the ways every command
-// opens the database, writes its output (standard output or -o) and shows progress
-// (docs/architecture.md, "How a command is wired"). The binary fills an IO from its root
+// reads its rubric, writes its output (standard output or -o) and shows progress
+// (docs/architecture.md, "How a command is wired"). It has no SQL, so engines of the domain
+// layer (simulate, illusion, the converters) take an IO too; opening the database from an IO
+// is internal/cmdstore's. The binary fills an IO from its root
 // command's flags; a test fills one with a database in t.TempDir() and buffers as streams,
 // and calls the command's Run with it, so that the tests run the command's own path.
 package cmdio
 
 import (
-	"context"
-	"fmt"
 	"io"
 	"os"
 
 	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/rubric"
-	"github.com/m3bench/m3eval/internal/store"
 )
 
 // IO is what a command's Run gets besides its options. The zero value of a stream is
@@ -68,49 +67,4 @@ func (e *IO) LoadRubric() (*rubric.Rubric, error) {
 	r.SetActionTypes(actions.Names())
 	e.Rubric = r
 	return r, nil
-}
-
-// MustExist fails with a plain sentence when the database file is missing, instead of
-// creating an empty one for commands that only read.
-func (e *IO) MustExist() error {
-	if store.IsPostgres(e.DB) {
-		return nil // a server: the store's open says when it holds no campaign
-	}
-	if _, err := os.Stat(e.DB); err != nil {
-		return fmt.Errorf("no database at %s: import turns first (m3eval import FILE), or pass --db", e.DB)
-	}
-	return nil
-}
-
-// OpenStore opens --db and records the rubric r in use (none when r is nil or the store is
-// read-only).
-func (e *IO) OpenStore(ctx context.Context, r *rubric.Rubric, so store.Options) (*store.Store, error) {
-	s, err := store.Open(ctx, e.DB, so)
-	if err != nil {
-		return nil, err
-	}
-	if r != nil && !so.ReadOnly {
-		if err := s.RememberRubric(ctx, r.Version, r.Source); err != nil {
-			s.Close()
-			return nil, err
-		}
-	}
-	return s, nil
-}
-
-// OpenDB is the opening the commands that work on a database share: the database must exist
-// (unless create: import makes one), the rubric is --rubric or the guide's, and the store is
-// opened with the rubric recorded (unless read-only).
-func (e *IO) OpenDB(ctx context.Context, so store.Options, create bool) (*store.Store, *rubric.Rubric, error) {
-	if !create {
-		if err := e.MustExist(); err != nil {
-			return nil, nil, err
-		}
-	}
-	r, err := e.LoadRubric()
-	if err != nil {
-		return nil, nil, err
-	}
-	s, err := e.OpenStore(ctx, r, so)
-	return s, r, err
 }

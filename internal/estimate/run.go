@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/m3bench/m3eval/internal/cmdio"
+	"github.com/m3bench/m3eval/internal/cmdstore"
 	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/store"
 )
@@ -18,7 +19,7 @@ func (q *Request) Run(ctx context.Context, e *cmdio.IO) error {
 	if err := q.Check(); err != nil {
 		return err
 	}
-	s, r, err := e.OpenDB(ctx, store.Options{ReadOnly: true}, false)
+	s, r, err := cmdstore.Open(ctx, e, store.Options{ReadOnly: true}, false)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/cmdio"
+	"github.com/m3bench/m3eval/internal/cmdstore"
 	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/ingest"
 	"github.com/m3bench/m3eval/internal/progress"
@@ -111,7 +112,7 @@ func (q *ImportCommand) Run(ctx context.Context, e *cmdio.IO) error {
 		_, statErr := os.Stat(e.DB)
 		fresh = errors.Is(statErr, fs.ErrNotExist)
 	}
-	s, r, err := e.OpenDB(ctx, store.Options{}, true)
+	s, r, err := cmdstore.Open(ctx, e, store.Options{}, true)
 	if err != nil {
 		if fresh {
 			removeSQLite(e.DB)
@@ -252,7 +253,7 @@ func (q *ImportScoresCommand) Run(ctx context.Context, e *cmdio.IO) error {
 	if err := q.Check(r); err != nil {
 		return err
 	}
-	s, r, err := e.OpenDB(ctx, store.Options{}, false)
+	s, r, err := cmdstore.Open(ctx, e, store.Options{}, false)
 	if err != nil {
 		return err
 	}

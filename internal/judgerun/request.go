@@ -15,6 +15,7 @@ import (
 
 	"github.com/m3bench/m3eval/annotations"
 	"github.com/m3bench/m3eval/internal/cmdio"
+	"github.com/m3bench/m3eval/internal/cmdstore"
 	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/judge"
 	"github.com/m3bench/m3eval/internal/modeljudge"
@@ -203,7 +204,7 @@ func (q *Request) Run(ctx context.Context, e *cmdio.IO) error {
 	if err != nil {
 		return err
 	}
-	if err := e.MustExist(); err != nil {
+	if err := cmdstore.MustExist(e); err != nil {
 		return err
 	}
 	rb, err := e.LoadRubric()
@@ -217,7 +218,7 @@ func (q *Request) Run(ctx context.Context, e *cmdio.IO) error {
 	if err != nil {
 		return err
 	}
-	s, err := e.OpenStore(ctx, rb, store.Options{ReadOnly: q.Explain != ""})
+	s, err := cmdstore.OpenStore(ctx, e, rb, store.Options{ReadOnly: q.Explain != ""})
 	if err != nil {
 		return err
 	}
@@ -243,7 +244,7 @@ func (q *Request) runModel(ctx context.Context, e *cmdio.IO, rb *rubric.Rubric, 
 	if err != nil {
 		return err
 	}
-	s, err := e.OpenStore(ctx, rb, store.Options{ReadOnly: q.Model.PrintPrompt})
+	s, err := cmdstore.OpenStore(ctx, e, rb, store.Options{ReadOnly: q.Model.PrintPrompt})
 	if err != nil {
 		return err
 	}

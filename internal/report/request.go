@@ -12,6 +12,7 @@ import (
 
 	"github.com/m3bench/m3eval/internal/agree"
 	"github.com/m3bench/m3eval/internal/cmdio"
+	"github.com/m3bench/m3eval/internal/cmdstore"
 	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/illusion"
 	"github.com/m3bench/m3eval/internal/intervalcache"
@@ -129,7 +130,7 @@ func (q *Request) Run(ctx context.Context, e *cmdio.IO) error {
 	if err := q.findChromium(); err != nil {
 		return err
 	}
-	if err := e.MustExist(); err != nil {
+	if err := cmdstore.MustExist(e); err != nil {
 		return err
 	}
 	r, err := e.LoadRubric()
@@ -139,7 +140,7 @@ func (q *Request) Run(ctx context.Context, e *cmdio.IO) error {
 	if err := q.scoreIllusion(ctx, e.Stderr()); err != nil {
 		return err
 	}
-	s, err := e.OpenStore(ctx, nil, store.Options{})
+	s, err := cmdstore.OpenStore(ctx, e, nil, store.Options{})
 	if err != nil {
 		return err
 	}

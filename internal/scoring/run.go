@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/m3bench/m3eval/internal/cmdio"
+	"github.com/m3bench/m3eval/internal/cmdstore"
 	"github.com/m3bench/m3eval/internal/progress"
 	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
@@ -34,7 +35,7 @@ func (q *Request) Run(ctx context.Context, e *cmdio.IO) error {
 	if q.flags != nil {
 		q.BootstrapGiven = q.flags.Changed("bootstrap")
 	}
-	s, r, err := e.OpenDB(ctx, store.Options{ReadOnly: true}, false)
+	s, r, err := cmdstore.Open(ctx, e, store.Options{ReadOnly: true}, false)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/m3bench/m3eval/internal/campaign"
 	"github.com/m3bench/m3eval/internal/cmdio"
+	"github.com/m3bench/m3eval/internal/cmdstore"
 	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
@@ -114,7 +115,7 @@ func (c *SampleCommand) Run(ctx context.Context, e *cmdio.IO) error {
 	if err := c.Check(); err != nil {
 		return err
 	}
-	st, r, err := e.OpenDB(ctx, c.StoreOptions(), false)
+	st, r, err := cmdstore.Open(ctx, e, c.StoreOptions(), false)
 	if err != nil {
 		return err
 	}
@@ -309,7 +310,7 @@ func runWrite(ctx context.Context, e *cmdio.IO, check func() error, so store.Opt
 	if err := check(); err != nil {
 		return err
 	}
-	st, r, err := e.OpenDB(ctx, so, false)
+	st, r, err := cmdstore.Open(ctx, e, so, false)
 	if err != nil {
 		return err
 	}
@@ -520,10 +521,10 @@ func (StatusCommand) AddFlags(*pflag.FlagSet) {}
 // Run is m3eval status: it opens the database read only, without a rubric (status uses
 // none), and writes its items and each annotator's progress to e's output (WriteStatus).
 func (StatusCommand) Run(ctx context.Context, e *cmdio.IO) error {
-	if err := e.MustExist(); err != nil {
+	if err := cmdstore.MustExist(e); err != nil {
 		return err
 	}
-	st, err := e.OpenStore(ctx, nil, store.Options{ReadOnly: true})
+	st, err := cmdstore.OpenStore(ctx, e, nil, store.Options{ReadOnly: true})
 	if err != nil {
 		return err
 	}

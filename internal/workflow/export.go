@@ -9,6 +9,7 @@ import (
 
 	"github.com/m3bench/m3eval/internal/campaign"
 	"github.com/m3bench/m3eval/internal/cmdio"
+	"github.com/m3bench/m3eval/internal/cmdstore"
 	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/rubric"
@@ -53,7 +54,7 @@ func (q *ExportCommand) StoreOptions() store.Options { return store.Options{Read
 // A mistake in the command, or nothing to export, is an error before anything is written,
 // so that it leaves no file; the labels themselves are read while they are written.
 func (q *ExportCommand) Run(ctx context.Context, e *cmdio.IO) error {
-	st, r, err := e.OpenDB(ctx, q.StoreOptions(), false)
+	st, r, err := cmdstore.Open(ctx, e, q.StoreOptions(), false)
 	if err != nil {
 		return err
 	}
