@@ -22,11 +22,7 @@ statistics are shown as — with the reason. docs/statistics.md defines every nu
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q.Input.Files.Ratings = args[0]
-			write, err := q.Run(cmd.Context(), cmd.ErrOrStderr())
-			if err != nil {
-				return usageIf(err)
-			}
-			return writeOutput(cmd, q.Stats.Output, write)
+			return usageIf(q.Run(cmd.Context(), cmdIO(cmd)))
 		},
 	}
 	q.AddFlags(cmd.Flags())

@@ -11,7 +11,8 @@ import (
 	"github.com/m3bench/m3eval/internal/progress"
 )
 
-// TestNewBar: --quiet, a persistent flag of the root, silences the bar of a subcommand.
+// TestNewBar: --quiet, a persistent flag of the root, silences the bar of a subcommand
+// (cmdIO reads it from the command's flags).
 // (Moved from cmdutil, which imports no progress now.)
 func TestNewBar(t *testing.T) {
 	for _, quiet := range []bool{false, true} {
@@ -24,7 +25,7 @@ func TestNewBar(t *testing.T) {
 		root := &cobra.Command{Use: "m", SilenceErrors: true, SilenceUsage: true}
 		root.PersistentFlags().BoolP("quiet", "q", false, "")
 		root.AddCommand(&cobra.Command{Use: "sub", RunE: func(cmd *cobra.Command, _ []string) error {
-			b := newBar(cmd, "work", 10, progress.Records)
+			b := cmdIO(cmd).NewBar("work", 10, progress.Records)
 			b.Report(10, 10)
 			b.Finish()
 			return nil

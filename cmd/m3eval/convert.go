@@ -1,13 +1,10 @@
 package main
 
 import (
-	"io"
-
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/convert/domainav2"
 	"github.com/m3bench/m3eval/internal/convert/vistrajqa"
-	"github.com/m3bench/m3eval/internal/progress"
 )
 
 // newConvertCmd is "m3eval convert": dataset conversion to the eval framework's layout.
@@ -40,10 +37,7 @@ lists the bad ones. See docs/vistrajqa.md.`,
   m3eval convert vistrajqa --input data/sessions-vab.jsonl --output converted/vab-mm --multimodal`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q.Inputs = append(q.Inputs, args...)
-			return withBar(cmd, "convert", progress.Bytes, func(p progress.Func, out, errw io.Writer) error {
-				q.Progress = p
-				return usageIf(q.Run(cmd.Context(), out, errw))
-			})
+			return usageIf(q.Run(cmd.Context(), cmdIO(cmd)))
 		},
 	}
 	q.AddFlags(cmd.Flags())
@@ -61,7 +55,7 @@ and exit 1 on any problem. See docs/vistrajqa.md.`,
 		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q := domainav2.ValidateRequest{Dir: args[0]}
-			return q.Run(cmd.Context(), cmd.OutOrStdout())
+			return q.Run(cmd.Context(), cmdIO(cmd))
 		},
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/m3bench/m3eval/internal/illusion"
-	"github.com/m3bench/m3eval/internal/progress"
 	"github.com/m3bench/m3eval/internal/render"
 )
 
@@ -40,10 +39,7 @@ format and rows: DIR/<split lowercased>_test<n>.<ext>, with DIR/summary.json.`,
     --split Illusion_IN=Illusion_IN-00000-of-00001.parquet`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withBar(cmd, "illusion sample", progress.Bytes, func(p progress.Func, out, errw io.Writer) error {
-				o.Progress = p
-				return usageIf(o.Run(cmd.Context(), out, errw))
-			})
+			return usageIf(o.Run(cmd.Context(), cmdIO(cmd)))
 		},
 	}
 	o.AddFlags(cmd.Flags())
@@ -69,16 +65,16 @@ and split are an error unless --latest or --pool. See docs/illusionbench.md.`,
   m3eval illusion score --by scene --format md -o by_scene.md --testset Illusion_ICON=icon.parquet Illusion_ICON=shape.jsonl`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Logs = args
-			rep, err := o.Run(cmd.Context(), cmd.ErrOrStderr())
-			if err != nil {
-				return usageIf(err)
-			}
-			return writeOutput(cmd, o.Output, func(w io.Writer, color bool) error {
-				return render.WriteIllusion(w, rep, render.Format(o.Format), color)
-			})
+			o.Logs, o.Render = args, writeIllusion
+			return usageIf(o.Run(cmd.Context(), cmdIO(cmd)))
 		},
 	}
 	o.AddFlags(cmd.Flags())
 	return cmd
+}
+
+// writeIllusion is render.WriteIllusion for illusion.ScoreRequest.Render: render imports
+// illusion, so the command hands the writer over.
+func writeIllusion(w io.Writer, rep *illusion.Report, format string, color bool) error {
+	return render.WriteIllusion(w, rep, render.Format(format), color)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/m3bench/m3eval/internal/progress"
 	"github.com/m3bench/m3eval/internal/simulate"
 	"github.com/m3bench/m3eval/internal/simulate/demovlm"
 )
@@ -28,12 +27,8 @@ persona (faithful, gullible, confused, flaky, ...). See docs/simulate.md.`,
   m3eval simulate --scenes scenes.jsonl --model qwen2-vl-7b --replay turns.jsonl.requests.jsonl --out again.jsonl`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			// The run ends with its own summary line (episodes, turns, time), so the bar
-			// leaves none of its own: Stop, not Finish.
-			bar := newBar(cmd, "simulate", -1, progress.Unit{Name: "turns"})
-			defer bar.Stop()
-			o.Progress, o.ServeDemo = bar.Report, demovlm.Serve
-			return usageIf(o.Run(cmd.Context(), bar.Above(cmd.OutOrStdout()), bar.Above(cmd.ErrOrStderr())))
+			o.ServeDemo = demovlm.Serve // demovlm imports simulate: the command hands it over
+			return usageIf(o.Run(cmd.Context(), cmdIO(cmd)))
 		},
 	}
 	o.AddFlags(cmd.Flags())

@@ -49,4 +49,3 @@ func TestOpen(t *testing.T) {
 		t.Errorf("second LoadRubric: %p %p %v (unread %d)", r1, r2, err, in.Len())
 	}
 }
-

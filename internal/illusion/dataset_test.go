@@ -5,13 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/m3bench/m3eval/internal/cmdio"
 	"github.com/m3bench/m3eval/internal/golden"
 )
 
@@ -318,7 +318,7 @@ func TestSampleProgress(t *testing.T) {
 	var got [][2]int64
 	q := SampleRequest{Splits: splits, N: 30, Seed: 42, Out: filepath.Join(dir, "out"),
 		Progress: func(done, total int64) { got = append(got, [2]int64{done, total}) }}
-	if err := q.Run(context.Background(), io.Discard, io.Discard); err != nil {
+	if err := q.Run(context.Background(), &cmdio.IO{}); err != nil {
 		t.Fatal(err)
 	}
 	a, b := sizes[0], sizes[1]

@@ -2,6 +2,7 @@ package illusion
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/m3bench/m3eval/internal/cmdio"
 	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/progress"
 	"github.com/m3bench/m3eval/internal/usage"
@@ -50,15 +52,20 @@ func (o *SampleRequest) AddFlags(fs *pflag.FlagSet) {
 }
 
 // Run is m3eval illusion sample once its flags are parsed: it checks them (usage errors),
-// builds the test sets, and says what it did: one line per split on stdout, warnings on
-// stderr.
-func (q *SampleRequest) Run(ctx context.Context, stdout, stderr io.Writer) error {
-	res, err := buildSample(ctx, *q)
-	if err != nil {
-		return err
-	}
-	writeSampled(stdout, stderr, res, q.Out)
-	return nil
+// builds the test sets under a progress bar of the bytes read, and says what it did: one
+// line per split on e's standard output, warnings on its standard error. Progress, when
+// set, is told too.
+func (q *SampleRequest) Run(ctx context.Context, e *cmdio.IO) error {
+	return e.WithBar("illusion sample", progress.Bytes, func(report progress.Func, stdout, stderr io.Writer) error {
+		r := *q
+		r.Progress = progress.Tee(report, q.Progress)
+		res, err := buildSample(ctx, r)
+		if err != nil {
+			return err
+		}
+		writeSampled(stdout, stderr, res, q.Out)
+		return nil
+	})
 }
 
 // buildSample checks the flags and builds the test sets.
@@ -153,6 +160,9 @@ type ScoreRequest struct {
 	Rule         string
 	Output       string   // -o: the report's file ("" or "-": standard output)
 	Logs         []string // the arguments: LOG or NAME=LOG
+	// Render writes the report in a format (not a flag): render.WriteIllusion, which the
+	// command hands over because render imports this package.
+	Render func(w io.Writer, rep *Report, format string, color bool) error
 }
 
 // AddFlags defines the flags of m3eval illusion score on fs.
@@ -169,17 +179,21 @@ func (o *ScoreRequest) AddFlags(fs *pflag.FlagSet) {
 }
 
 // Run is m3eval illusion score once its command line is parsed: it checks the flags (usage
-// errors), scores the logs on the test sets and writes the notes and warnings to stderr. It
-// returns the report for the command to write in Format to Output (render.WriteIllusion,
-// through the -o writer every command shares; render imports this package, so it cannot be
-// called from here). Nothing is written before the scoring succeeded.
-func (q *ScoreRequest) Run(ctx context.Context, stderr io.Writer) (*Report, error) {
+// errors), scores the logs on the test sets, writes the notes and warnings to e's standard
+// error, and then the report in Format to Output (or standard output) through Render.
+// Nothing is written before the scoring succeeded.
+func (q *ScoreRequest) Run(ctx context.Context, e *cmdio.IO) error {
 	rep, err := scoreReport(ctx, *q, q.Logs)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	rep.WriteNotes(stderr)
-	return rep, nil
+	rep.WriteNotes(e.Stderr())
+	if q.Render == nil {
+		return errors.New("illusion score: no report writer given to illusion.ScoreRequest")
+	}
+	return e.Write(q.Output, q.Format, func(w io.Writer, color bool) error {
+		return q.Render(w, rep, q.Format, color)
+	})
 }
 
 // scoreReport checks the flags, scores the logs (LOG or NAME=LOG) on the test sets and builds

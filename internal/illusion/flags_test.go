@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/m3bench/m3eval/internal/cmdio"
 	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/usage"
 )
@@ -31,15 +32,15 @@ func TestFlagChecks(t *testing.T) {
 		{Format: "json", Rule: "m3eval", Pool: true, Latest: true, Logs: missing},
 		{Format: "json", Rule: "m3eval", Testsets: []string{"nofile"}, Logs: missing},
 	} {
-		if _, err := q.Run(context.Background(), io.Discard); !errors.Is(err, usage.Err) {
+		if err := q.Run(context.Background(), &cmdio.IO{}); !errors.Is(err, usage.Err) {
 			t.Errorf("%+v: %v is not a usage error", q, err)
 		}
 	}
-	if _, err := good.Run(context.Background(), io.Discard); err == nil || errors.Is(err, usage.Err) {
+	if err := good.Run(context.Background(), &cmdio.IO{}); err == nil || errors.Is(err, usage.Err) {
 		t.Errorf("a missing log: %v", err)
 	}
 	for _, q := range []SampleRequest{{Out: "x"}, {Splits: []string{"A=a.jsonl"}}, {Splits: []string{"A=a.jsonl"}, Out: "x", N: -1}, {Splits: []string{"A"}, Out: "x"}, {Splits: []string{"A=a,,b"}, Out: "x"}} {
-		if err := q.Run(context.Background(), io.Discard, io.Discard); !errors.Is(err, usage.Err) {
+		if err := q.Run(context.Background(), &cmdio.IO{}); !errors.Is(err, usage.Err) {
 			t.Errorf("%+v: %v is not a usage error", q, err)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/spf13/pflag"
 
+	"github.com/m3bench/m3eval/internal/cmdio"
 	"github.com/m3bench/m3eval/internal/golden"
 	"github.com/m3bench/m3eval/internal/illusion"
 	"github.com/m3bench/m3eval/internal/render"
@@ -32,7 +33,7 @@ func isUsage(err error) bool { return errors.Is(err, usage.Err) || errors.Is(err
 // illusionRun runs "m3eval illusion sample|score args..." through the command's own path:
 // its command line parsed into the subcommand's request, as cobra does, then the request's
 // Run; score's report goes to standard output in its --format through render.WriteIllusion,
-// as the command writes it (its -o, through the writer every command shares, is checked on
+// which the command hands to the request as this does (its -o, through the writer every command shares, is checked on
 // the binary: cmd/m3eval/testdata/script/illusion.txtar). It returns standard output and
 // standard error.
 func illusionRun(t *testing.T, args ...string) (string, string, error) {
@@ -50,7 +51,7 @@ func illusionRun(t *testing.T, args ...string) (string, string, error) {
 		if err := fs.Parse(args[2:]); err != nil {
 			return "", "", fmt.Errorf("%w: %v", errFlag, err)
 		}
-		if err := q.Run(context.Background(), &out, &errb); err != nil {
+		if err := q.Run(context.Background(), &cmdio.IO{Out: &out, Err: &errb}); err != nil {
 			return "", "", err
 		}
 	case "score":
@@ -60,11 +61,10 @@ func illusionRun(t *testing.T, args ...string) (string, string, error) {
 			return "", "", fmt.Errorf("%w: %v", errFlag, err)
 		}
 		q.Logs = fs.Args()
-		rep, err := q.Run(context.Background(), &errb)
-		if err != nil {
-			return "", "", err
+		q.Render = func(w io.Writer, rep *illusion.Report, format string, color bool) error {
+			return render.WriteIllusion(w, rep, render.Format(format), color)
 		}
-		if err := render.WriteIllusion(&out, rep, render.Format(q.Format), false); err != nil {
+		if err := q.Run(context.Background(), &cmdio.IO{Out: &out, Err: &errb}); err != nil {
 			return "", "", err
 		}
 	default:

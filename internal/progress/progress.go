@@ -179,6 +179,16 @@ func byteSize(n float64) string {
 // and the total (-1: unknown). A nil Func reports nothing.
 type Func func(done, total int64)
 
+// Tee returns a Func that tells every one of fs that is not nil, in order: a command's bar
+// and an observer the caller set (a test's, or a library user's) both hear of the work.
+func Tee(fs ...Func) Func {
+	return func(done, total int64) {
+		for _, f := range fs {
+			f.Report(done, total)
+		}
+	}
+}
+
 // Report calls f if it is not nil.
 func (f Func) Report(done, total int64) {
 	if f != nil {

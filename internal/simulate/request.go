@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/m3bench/m3eval/internal/cmdio"
 	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/progress"
 	"github.com/m3bench/m3eval/internal/textsafe"
@@ -96,9 +97,19 @@ func (o *Request) AddFlags(fs *pflag.FlagSet) {
 
 // Run is m3eval simulate once its flags are parsed: it checks them (usage errors), reads the
 // scenes, and serves the demo VLM (--demo-vlm) or runs the simulation: a dry run, a replay
-// of a request log, or a run against the endpoint. Turns go to --out (or stdout), the
-// summary to stderr.
-func (q *Request) Run(ctx context.Context, stdout, stderr io.Writer) error {
+// of a request log, or a run against the endpoint. Turns go to --out (or e's standard
+// output), the summary to e's standard error, under a progress bar of the turns answered;
+// Progress, when set, is told too.
+func (q *Request) Run(ctx context.Context, e *cmdio.IO) error {
+	bar := e.NewBar("simulate", -1, progress.Unit{Name: "turns"})
+	defer bar.Stop() // the run prints its own summary line: the bar leaves none
+	r := *q
+	r.Progress = progress.Tee(bar.Report, q.Progress)
+	return r.run(ctx, bar.Above(e.Stdout()), bar.Above(e.Stderr()))
+}
+
+// run is Run on the given streams.
+func (q *Request) run(ctx context.Context, stdout, stderr io.Writer) error {
 	in, err := load(*q)
 	if err != nil {
 		return err

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/m3bench/m3eval/internal/cmdio"
 	"github.com/m3bench/m3eval/internal/simulate"
 	"github.com/m3bench/m3eval/internal/testkit"
 )
@@ -245,7 +246,7 @@ func TestRunReportsProgress(t *testing.T) {
 		last = max(last, done)
 	}
 	var said bytes.Buffer
-	if err := q.Run(context.Background(), &said, &said); err != nil {
+	if err := q.Run(context.Background(), &cmdio.IO{Out: &said, Err: &said}); err != nil {
 		t.Fatalf("%v\n%s", err, said.String())
 	}
 	if bad != "" {
@@ -262,7 +263,7 @@ func TestRunServesTheDemoVLM(t *testing.T) {
 	q := simulate.Request{Scenes: demoScenesFile, Strategy: "rules", Turns: 10, Difficulty: 2, Concurrency: 1,
 		MaxRetryWait: time.Second, TurnTimeout: time.Minute, Temperature: -1, TopP: -1, VLMSeed: -1,
 		DemoVLM: true, Listen: "127.0.0.1:0", Out: filepath.Join(t.TempDir(), "never.jsonl")}
-	if err := q.Run(context.Background(), io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "--demo-vlm") {
+	if err := q.Run(context.Background(), &cmdio.IO{}); err == nil || !strings.Contains(err.Error(), "--demo-vlm") {
 		t.Fatalf("no server: %v", err)
 	}
 	var got []simulate.Scene
@@ -272,7 +273,7 @@ func TestRunServesTheDemoVLM(t *testing.T) {
 		return err
 	}
 	var out bytes.Buffer
-	if err := q.Run(context.Background(), &out, io.Discard); err != nil {
+	if err := q.Run(context.Background(), &cmdio.IO{Out: &out}); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) == 0 || out.String() != "serving on 127.0.0.1:0\n" {

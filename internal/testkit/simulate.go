@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/m3bench/m3eval/internal/cmdio"
 	"github.com/m3bench/m3eval/internal/simulate"
 	"github.com/m3bench/m3eval/internal/simulate/demovlm"
 )
@@ -64,7 +65,7 @@ func RunSimulate(t testing.TB, args ...string) (string, error) {
 		return "", fmt.Errorf("%w: %v", ErrFlag, err)
 	}
 	var out bytes.Buffer
-	err := q.Run(context.Background(), &out, &out)
+	err := q.Run(context.Background(), &cmdio.IO{Out: &out, Err: &out})
 	return out.String(), err
 }
 

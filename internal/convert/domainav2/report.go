@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
+
+	"github.com/m3bench/m3eval/internal/cmdio"
 )
 
 // WriteText writes the statistics table (one column per source, plus "all" when there are
@@ -80,14 +82,14 @@ type ValidateRequest struct {
 }
 
 // Run is m3eval convert validate: it validates the directory as the eval framework loads
-// it, writes the report with its statistics to stdout, and returns Report.Err (nil for a
-// valid directory).
-func (q *ValidateRequest) Run(_ context.Context, stdout io.Writer) error {
+// it, writes the report with its statistics to e's standard output, and returns Report.Err
+// (nil for a valid directory).
+func (q *ValidateRequest) Run(_ context.Context, e *cmdio.IO) error {
 	rep, err := Validate(q.Dir)
 	if err != nil {
 		return err
 	}
-	if err := rep.WriteText(stdout); err != nil {
+	if err := rep.WriteText(e.Stdout()); err != nil {
 		return err
 	}
 	return rep.Err()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/m3bench/m3eval/internal/cmdio"
 	"github.com/m3bench/m3eval/internal/convert/domainav2"
 	"github.com/m3bench/m3eval/internal/convert/vistrajqa"
 	"github.com/m3bench/m3eval/internal/usage"
@@ -41,7 +42,7 @@ func convert(t *testing.T, args ...string) (string, string, error) {
 	}
 	q.Inputs = append(q.Inputs, fs.Args()...)
 	var out, errb bytes.Buffer
-	err := q.Run(context.Background(), &out, &errb)
+	err := q.Run(context.Background(), &cmdio.IO{Out: &out, Err: &errb})
 	return out.String(), errb.String(), err
 }
 
@@ -49,7 +50,7 @@ func convert(t *testing.T, args ...string) (string, string, error) {
 func validate(dir string) (string, error) {
 	var out bytes.Buffer
 	q := domainav2.ValidateRequest{Dir: dir}
-	err := q.Run(context.Background(), &out)
+	err := q.Run(context.Background(), &cmdio.IO{Out: &out})
 	return out.String(), err
 }
 

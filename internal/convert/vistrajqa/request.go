@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/m3bench/m3eval/internal/cmdio"
+	"github.com/m3bench/m3eval/internal/progress"
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
@@ -20,10 +22,19 @@ func (o *Request) AddFlags(fs *pflag.FlagSet) {
 }
 
 // Run is m3eval convert vistrajqa once its command line is parsed: it checks the request
-// (usage errors), converts (Convert) and says what it did: the validation report and a
-// count on stdout, the records --keep-going skipped on stderr (and the report of a failed
-// validation).
-func (q *Request) Run(ctx context.Context, stdout, stderr io.Writer) error {
+// (usage errors), converts (Convert) under a progress bar of the bytes read, and says what
+// it did: the validation report and a count on e's standard output, the records --keep-going
+// skipped on its standard error (and the report of a failed validation).
+func (q *Request) Run(ctx context.Context, e *cmdio.IO) error {
+	return e.WithBar("convert", progress.Bytes, func(report progress.Func, stdout, stderr io.Writer) error {
+		opt := *q
+		opt.Progress = progress.Tee(report, q.Progress)
+		return opt.run(ctx, stdout, stderr)
+	})
+}
+
+// run is Run on the given streams.
+func (q *Request) run(ctx context.Context, stdout, stderr io.Writer) error {
 	opt := *q
 	if len(opt.Inputs) == 0 {
 		return usage.Errorf("no input: give --input FILE...")

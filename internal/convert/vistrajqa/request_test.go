@@ -7,13 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/m3bench/m3eval/internal/cmdio"
 	"github.com/m3bench/m3eval/internal/usage"
 )
 
 // TestRunUsage: a request without inputs or without an output is a usage error (exit 2).
 func TestRunUsage(t *testing.T) {
 	for _, q := range []Request{{Output: "x"}, {Inputs: []string{"a.jsonl"}}} {
-		err := q.Run(context.Background(), &bytes.Buffer{}, &bytes.Buffer{})
+		err := q.Run(context.Background(), &cmdio.IO{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}})
 		if !errors.Is(err, usage.Err) {
 			t.Errorf("%+v: %v is not a usage error", q, err)
 		}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,7 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/agree/agreetest"
-	"github.com/m3bench/m3eval/internal/outfile"
+	"github.com/m3bench/m3eval/internal/cmdio"
 	"github.com/m3bench/m3eval/internal/scoring/longform"
 	"github.com/m3bench/m3eval/internal/testkit"
 )
@@ -55,13 +54,8 @@ func runAgree(t *testing.T, args ...string) (string, string, error) {
 		t.Fatalf("agree %v: %d arguments", args, fs.NArg())
 	}
 	q.Input.Files.Ratings = fs.Arg(0)
-	var warn bytes.Buffer
-	write, err := q.Run(context.Background(), &warn)
-	if err != nil {
-		return "", warn.String(), err
-	}
-	var out bytes.Buffer
-	err = outfile.Write(q.Stats.Output, &out, nil, func(w io.Writer) error { return write(w, false) })
+	var out, warn bytes.Buffer
+	err := q.Run(context.Background(), &cmdio.IO{Out: &out, Err: &warn})
 	return out.String(), warn.String(), err
 }
 
@@ -152,10 +146,10 @@ func TestRequestRunUsage(t *testing.T) {
 		{Input: longform.RunOptions{Files: longform.Options{Ratings: "r.csv"}, Levels: "levels.csv"}},
 		{Input: longform.RunOptions{Files: longform.Options{Ratings: "r.csv", Auto: "a.csv"}, Levels: "l.csv", Clusters: "c.csv", ClusterColumn: "system"}},
 	} {
-		var warn bytes.Buffer
-		write, err := q.Run(context.Background(), &warn)
-		if !isUsage(err) || write != nil || warn.Len() != 0 {
-			t.Errorf("%+v: err %v (usage %v), writer %v, said %q", q.Input, err, isUsage(err), write != nil, warn.String())
+		var out, warn bytes.Buffer
+		err := q.Run(context.Background(), &cmdio.IO{Out: &out, Err: &warn})
+		if !isUsage(err) || out.Len() != 0 || warn.Len() != 0 {
+			t.Errorf("%+v: err %v (usage %v), wrote %q, said %q", q.Input, err, isUsage(err), out.String(), warn.String())
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/m3bench/m3eval/internal/agree"
+	"github.com/m3bench/m3eval/internal/cmdio"
 	"github.com/m3bench/m3eval/internal/cmdutil"
 	"github.com/m3bench/m3eval/internal/render"
 	"github.com/m3bench/m3eval/internal/scoring"
@@ -291,11 +292,20 @@ func (q *Request) AddFlags(fs *pflag.FlagSet) {
 }
 
 // Run is m3eval agree once its command line is parsed: it checks the request (usage
-// errors), reads the files and computes every statistic (warnings about the input go to
-// stderr), and returns the function that writes the report in Stats.Format (color: the
-// table may use colors). The command writes it to Stats.Output through the -o writer every
-// command shares, so nothing is written before the statistics are computed.
-func (q *Request) Run(ctx context.Context, stderr io.Writer) (func(w io.Writer, color bool) error, error) {
+// errors), reads the files and computes every statistic (warnings about the input go to e's
+// standard error), then writes the report in Stats.Format to Stats.Output (or standard
+// output) through e, so nothing is written before the statistics are computed.
+func (q *Request) Run(ctx context.Context, e *cmdio.IO) error {
+	write, err := q.compute(ctx, e.Stderr())
+	if err != nil {
+		return err
+	}
+	return e.Write(q.Stats.Output, string(q.Stats.Format), write)
+}
+
+// compute checks the request, computes the statistics and returns the function that writes
+// the report (color: the table may use colors).
+func (q *Request) compute(ctx context.Context, stderr io.Writer) (func(w io.Writer, color bool) error, error) {
 	st, err := q.Stats.Check()
 	if err != nil {
 		return nil, err
