@@ -1,18 +1,13 @@
 package scoring_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/spf13/pflag"
-
 	"github.com/m3bench/m3eval/internal/intervalcache"
-	"github.com/m3bench/m3eval/internal/scoring"
 	"github.com/m3bench/m3eval/internal/scoring/longform"
 	"github.com/m3bench/m3eval/internal/testkit"
 )
@@ -90,37 +85,18 @@ func scoreJSON(t testing.TB, db string, args ...string) map[string]any {
 	return doc
 }
 
-// agreeJSON runs m3eval agree's engine (longform.Run and the statistics writer) with args
-// (the ratings file first) and returns its JSON report.
+// agreeJSON runs m3eval agree (its Request's Run) with args, the ratings file first, and
+// returns its JSON report.
 func agreeJSON(t testing.TB, args ...string) map[string]any {
 	t.Helper()
-	var run longform.RunOptions
-	var stats scoring.StatFlags
-	fs := pflag.NewFlagSet("agree", pflag.ContinueOnError)
-	run.AddFlags(fs)
-	stats.AddFlags(fs)
-	if err := fs.Parse(append(args, "--format", "json")); err != nil {
-		t.Fatal(err)
-	}
-	st, err := stats.Check()
-	if err != nil {
-		t.Fatal(err)
-	}
-	run.Files.Ratings = fs.Arg(0)
-	if err := run.Check(); err != nil {
-		t.Fatal(err)
-	}
-	run.Analysis, run.Adjust = st.Analysis, st.Adjust
-	results, err := longform.Run(context.Background(), run)
+	q := &longform.Request{}
+	q.Input.Files.Ratings = args[0]
+	out, _, err := testkit.RunCommand(t, q, "", append(args[1:], "--format", "json")...)
 	if err != nil {
 		t.Fatalf("agree %v: %v", args, err)
 	}
-	var out bytes.Buffer
-	if err := st.Writer(results, run.Inputs(), run.ClusterName())(&out, false); err != nil {
-		t.Fatal(err)
-	}
 	var doc map[string]any
-	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
 	return doc
