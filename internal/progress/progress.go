@@ -233,15 +233,22 @@ func (b *Bar) Above(w io.Writer) io.Writer {
 type aboveWriter struct {
 	b *Bar
 	w io.Writer
+	// midLine: the last write did not end its line. Clearing then would wipe the start of
+	// the line the caller is still writing (a summary printed as Fprintf, then Fprintln).
+	midLine bool
 }
 
 func (a *aboveWriter) Write(p []byte) (int, error) {
 	a.b.mu.Lock()
 	defer a.b.mu.Unlock()
-	if !a.b.ended {
+	if !a.b.ended && !a.midLine {
 		_ = a.b.pb.Clear()
 	}
-	return a.w.Write(p)
+	n, err := a.w.Write(p)
+	if n > 0 {
+		a.midLine = p[n-1] != '\n'
+	}
+	return n, err
 }
 
 // Files reports reading several files as one piece of work: bytes read of all of them, out of

@@ -192,6 +192,22 @@ func TestAbove(t *testing.T) {
 	}
 }
 
+// TestAboveLineInPieces: a line written in pieces (Fprintf, then Fprintln) is not cleared
+// between them; simulate's summary was wiped on a terminal that way, leaving no summary.
+func TestAboveLineInPieces(t *testing.T) {
+	out := onPty(t, func(tty *os.File) {
+		b := progress.New(tty, false, "simulate", 10, progress.Records)
+		b.Report(5, 10)
+		w := b.Above(tty)
+		io.WriteString(w, "simulate: 6 of 6 episodes")
+		io.WriteString(w, " written\n")
+		b.Stop()
+	})
+	if !strings.Contains(out, "simulate: 6 of 6 episodes written") {
+		t.Errorf("the line was cleared between its pieces: %q", out)
+	}
+}
+
 // onPty runs write with the terminal side of a fresh pseudo-terminal and returns all that
 // reached the terminal.
 func onPty(t *testing.T, write func(tty *os.File)) string {

@@ -306,11 +306,12 @@ func WriteSummary(w io.Writer, s *Summary, out string) {
 	if out == "" || out == "-" {
 		dest = "standard output"
 	}
-	fmt.Fprintf(w, "simulate: %d of %d episodes written to %s (%d turns) in %s", s.Done, s.Episodes, textsafe.Line(dest), s.Turns, s.Elapsed.Round(time.Millisecond))
+	// One write for the line: a writer above a progress bar clears the bar's line per write.
+	line := fmt.Sprintf("simulate: %d of %d episodes written to %s (%d turns) in %s", s.Done, s.Episodes, textsafe.Line(dest), s.Turns, s.Elapsed.Round(time.Millisecond))
 	if s.Resumed > 0 {
-		fmt.Fprintf(w, "; %d kept from the earlier run", s.Resumed)
+		line += fmt.Sprintf("; %d kept from the earlier run", s.Resumed)
 	}
-	fmt.Fprintln(w)
+	fmt.Fprintln(w, line)
 	if n := len(s.Failed); n > 0 {
 		fmt.Fprintf(w, "simulate: %d episode(s) failed; nothing of them was written (--resume reruns them):\n", n)
 		for _, e := range s.Failed {
