@@ -103,14 +103,7 @@ func TestAdjudicateRetriesLostReplies(t *testing.T) {
 func TestAdjudicateSuggestionSoFar(t *testing.T) {
 	fx := newFixture(t)
 	ctx := context.Background()
-	fx.label(t, "ann", "demo_zh_umbrella_0_turn_1", "2")
-	fx.label(t, "ben", "demo_zh_umbrella_0_turn_1", "5")
-	cases, _, err := workflow.Cases(ctx, fx.s, "", fx.r, campaign.DefaultDisagreeOptions())
-	if err != nil || len(cases) != 1 {
-		t.Fatalf("cases %v %v", cases, err)
-	}
-	r := lipgloss.NewRenderer(os.Stdout)
-	r.SetColorProfile(termenv.Ascii)
+	cases, r := fx.disagreement(t)
 	m := tui.NewAdjudicate(tui.AdjudicateOptions{Context: ctx, Store: fx.s, Rubric: fx.r, Adjudicator: "judy",
 		Cases: cases, Disagree: campaign.DefaultDisagreeOptions(), Renderer: r})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
@@ -137,14 +130,7 @@ func (downStore) SetFinal(context.Context, ...session.FinalEdit) error {
 func TestAdjudicateQuitWhileDown(t *testing.T) {
 	fx := newFixture(t)
 	ctx := context.Background()
-	fx.label(t, "ann", "demo_zh_umbrella_0_turn_1", "2")
-	fx.label(t, "ben", "demo_zh_umbrella_0_turn_1", "5")
-	cases, _, err := workflow.Cases(ctx, fx.s, "", fx.r, campaign.DefaultDisagreeOptions())
-	if err != nil || len(cases) != 1 {
-		t.Fatalf("cases %v %v", cases, err)
-	}
-	r := lipgloss.NewRenderer(os.Stdout)
-	r.SetColorProfile(termenv.Ascii)
+	cases, r := fx.disagreement(t)
 	unsaved := -1
 	m := tui.NewAdjudicate(tui.AdjudicateOptions{Context: ctx, Store: downStore{fx.s}, Rubric: fx.r, Adjudicator: "judy",
 		Cases: cases, Disagree: campaign.DefaultDisagreeOptions(), Renderer: r, Unsaved: func(n int) { unsaved = n }})

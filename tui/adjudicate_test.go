@@ -18,6 +18,21 @@ import (
 	"github.com/m3bench/m3eval/tui"
 )
 
+// disagreement labels turn 1 of demo_zh_umbrella_0 2 by ann and 5 by ben, and returns the
+// one case to adjudicate and a renderer without colours for the screen.
+func (fx *fixture) disagreement(t *testing.T) ([]campaign.Case, *lipgloss.Renderer) {
+	t.Helper()
+	fx.label(t, "ann", "demo_zh_umbrella_0_turn_1", "2")
+	fx.label(t, "ben", "demo_zh_umbrella_0_turn_1", "5")
+	cases, _, err := workflow.Cases(context.Background(), fx.s, "", fx.r, campaign.DefaultDisagreeOptions())
+	if err != nil || len(cases) != 1 {
+		t.Fatalf("cases %v %v", cases, err)
+	}
+	r := lipgloss.NewRenderer(os.Stdout)
+	r.SetColorProfile(termenv.Ascii)
+	return cases, r
+}
+
 // label submits one annotator's scales (all three at q) on a turn of the fixture.
 func (fx *fixture) label(t *testing.T, who, sample string, q string) {
 	t.Helper()
@@ -48,14 +63,7 @@ func (fx *fixture) label(t *testing.T, who, sample string, q string) {
 func TestAdjudicateBurstKeys(t *testing.T) {
 	fx := newFixture(t)
 	ctx := context.Background()
-	fx.label(t, "ann", "demo_zh_umbrella_0_turn_1", "2")
-	fx.label(t, "ben", "demo_zh_umbrella_0_turn_1", "5")
-	cases, _, err := workflow.Cases(ctx, fx.s, "", fx.r, campaign.DefaultDisagreeOptions())
-	if err != nil || len(cases) != 1 {
-		t.Fatalf("cases %v %v", cases, err)
-	}
-	r := lipgloss.NewRenderer(os.Stdout)
-	r.SetColorProfile(termenv.Ascii)
+	cases, r := fx.disagreement(t)
 	m := tui.NewAdjudicate(tui.AdjudicateOptions{Context: ctx, Store: fx.s, Rubric: fx.r, Adjudicator: "judy",
 		Cases: cases, Disagree: campaign.DefaultDisagreeOptions(), Renderer: r})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30))
@@ -88,14 +96,7 @@ func TestAdjudicateBurstKeys(t *testing.T) {
 func TestAdjudicateBurstDecidesEachField(t *testing.T) {
 	fx := newFixture(t)
 	ctx := context.Background()
-	fx.label(t, "ann", "demo_zh_umbrella_0_turn_1", "2")
-	fx.label(t, "ben", "demo_zh_umbrella_0_turn_1", "5")
-	cases, _, err := workflow.Cases(ctx, fx.s, "", fx.r, campaign.DefaultDisagreeOptions())
-	if err != nil || len(cases) != 1 {
-		t.Fatalf("cases %v %v", cases, err)
-	}
-	r := lipgloss.NewRenderer(os.Stdout)
-	r.SetColorProfile(termenv.Ascii)
+	cases, r := fx.disagreement(t)
 	m := tui.NewAdjudicate(tui.AdjudicateOptions{Context: ctx, Store: fx.s, Rubric: fx.r, Adjudicator: "judy",
 		Cases: cases, Disagree: campaign.DefaultDisagreeOptions(), Renderer: r})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30))

@@ -3,20 +3,16 @@ package tui_test
 import (
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/exp/teatest"
-	"github.com/muesli/termenv"
 
 	"github.com/m3bench/m3eval/internal/campaign"
 	"github.com/m3bench/m3eval/internal/session"
 	"github.com/m3bench/m3eval/internal/store"
-	"github.com/m3bench/m3eval/internal/workflow"
 	"github.com/m3bench/m3eval/tui"
 )
 
@@ -63,14 +59,7 @@ func TestQuitFromATextBoxWhileDown(t *testing.T) {
 func TestAdjudicateQuitKeepsTypedComment(t *testing.T) {
 	fx := newFixture(t)
 	ctx := context.Background()
-	fx.label(t, "ann", "demo_zh_umbrella_0_turn_1", "2")
-	fx.label(t, "ben", "demo_zh_umbrella_0_turn_1", "5")
-	cases, _, err := workflow.Cases(ctx, fx.s, "", fx.r, campaign.DefaultDisagreeOptions())
-	if err != nil || len(cases) != 1 {
-		t.Fatalf("cases %v %v", cases, err)
-	}
-	r := lipgloss.NewRenderer(os.Stdout)
-	r.SetColorProfile(termenv.Ascii)
+	cases, r := fx.disagreement(t)
 	m := tui.NewAdjudicate(tui.AdjudicateOptions{Context: ctx, Store: fx.s, Rubric: fx.r, Adjudicator: "judy",
 		Cases: cases, Disagree: campaign.DefaultDisagreeOptions(), Renderer: r})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
@@ -107,14 +96,7 @@ func (s slowStore) SetFinal(ctx context.Context, edits ...session.FinalEdit) err
 func TestAdjudicateQuitSaysItWaits(t *testing.T) {
 	fx := newFixture(t)
 	ctx := context.Background()
-	fx.label(t, "ann", "demo_zh_umbrella_0_turn_1", "2")
-	fx.label(t, "ben", "demo_zh_umbrella_0_turn_1", "5")
-	cases, _, err := workflow.Cases(ctx, fx.s, "", fx.r, campaign.DefaultDisagreeOptions())
-	if err != nil || len(cases) != 1 {
-		t.Fatalf("cases %v %v", cases, err)
-	}
-	r := lipgloss.NewRenderer(os.Stdout)
-	r.SetColorProfile(termenv.Ascii)
+	cases, r := fx.disagreement(t)
 	st := slowStore{fx.s, make(chan struct{})}
 	m := tui.NewAdjudicate(tui.AdjudicateOptions{Context: ctx, Store: st, Rubric: fx.r, Adjudicator: "judy",
 		Cases: cases, Disagree: campaign.DefaultDisagreeOptions(), Renderer: r})
