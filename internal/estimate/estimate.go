@@ -295,6 +295,18 @@ func Compute(ctx context.Context, s *store.Store, r *rubric.Rubric, q *Request, 
 	}
 	turns := map[turnKey]*turn{}
 	episodes := map[string]int{}
+	// The turns keep the store's strings: each sample id once for all its fields (the rows
+	// come by turn), and the few models, groups and fields once for all turns. At a
+	// million turns a fresh copy per row was most of this phase's memory.
+	strs := map[string]string{}
+	intern := func(x string) string {
+		if y, ok := strs[x]; ok {
+			return y
+		}
+		strs[x] = x
+		return x
+	}
+	var lastSample string
 	get := func(row *store.EstimateRow) *turn {
 		k := turnKey{row.Sample, row.Field}
 		t := turns[k]
@@ -304,7 +316,11 @@ func Compute(ctx context.Context, s *store.Store, r *rubric.Rubric, q *Request, 
 				ep = len(episodes)
 				episodes[row.Episode] = ep
 			}
-			t = &turn{model: row.Model, group: row.Group, episode: ep}
+			if row.Sample != lastSample {
+				lastSample = row.Sample
+			}
+			k = turnKey{lastSample, byName[row.Field].name}
+			t = &turn{model: intern(row.Model), group: intern(row.Group), episode: ep}
 			turns[k] = t
 		}
 		return t
