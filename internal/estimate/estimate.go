@@ -9,7 +9,6 @@ import (
 	"context"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -293,21 +292,15 @@ func Compute(ctx context.Context, s *store.Store, r *rubric.Rubric, q *Request, 
 	for i, f := range fs {
 		byName[f.name], names[i] = f, f.name
 	}
-	turns := map[turnKey]*turn{}
+	turns := newTurnTable()
 	episodes := map[string]int{}
-	get := func(row *store.EstimateRow) *turn {
-		k := turnKey{row.Sample, row.Field}
-		t := turns[k]
-		if t == nil {
-			ep, ok := episodes[row.Episode]
-			if !ok {
-				ep = len(episodes)
-				episodes[row.Episode] = ep
-			}
-			t = &turn{model: row.Model, group: row.Group, episode: ep}
-			turns[k] = t
+	get := func(row *store.EstimateRow) *compactTurn {
+		ep, ok := episodes[row.Episode]
+		if !ok {
+			ep = len(episodes)
+			episodes[row.Episode] = ep
 		}
-		return t
+		return turns.get(row.Sample, row.Field, row.Model, row.Group, ep)
 	}
 	err = s.StreamEstimate(ctx, store.EstimateFilter{Judge: q.Judge, Fields: names, Annotators: q.Annotators, By: q.By},
 		func(row *store.EstimateRow) error {
@@ -328,7 +321,7 @@ func Compute(ctx context.Context, s *store.Store, r *rubric.Rubric, q *Request, 
 	if err != nil {
 		return nil, err
 	}
-	res := compute(turns, fs, q, incl)
+	res := computeTable(turns, fs, q, incl)
 	res.Database = database
 	return res, nil
 }
@@ -346,21 +339,18 @@ type cell struct {
 
 // compute builds one ppi.Data per field × group × model and estimates.
 func compute(turns map[turnKey]*turn, fs []field, q *Request, incl map[string]float64) *Result {
+	return computeTable(tableOf(turns), fs, q, incl)
+}
+
+// computeTable is compute on the turns as Compute reads them. It empties tt once the turns
+// are in the cells, so that the estimates run without them.
+func computeTable(tt *turnTable, fs []field, q *Request, incl map[string]float64) *Result {
 	cells := map[cellKey]*cell{}
-	keys := make([]turnKey, 0, len(turns))
-	for k := range turns {
-		keys = append(keys, k)
-	}
-	// A fixed order (sample ids) so sums, and so the last digits, do not depend on map order.
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].field != keys[j].field {
-			return keys[i].field < keys[j].field
-		}
-		return keys[i].sample < keys[j].sample
-	})
-	for _, k := range keys {
-		t := turns[k]
-		ck := cellKey{k.field, t.group, t.model}
+	for _, i := range tt.sorted() {
+		t := &tt.turns[i]
+		k := turnKey{tt.samples[tt.keys[i].sample], tt.strs[tt.keys[i].field]}
+		ep, hn := int(t.episode), int(t.humanN)
+		ck := cellKey{k.field, tt.strs[t.group], tt.strs[t.model]}
 		c := cells[ck]
 		if c == nil {
 			c = &cell{episodes: map[int]bool{}, data: ppi.Data{Cluster: []int{}, ClusterU: []int{}}}
@@ -371,40 +361,41 @@ func compute(turns map[turnKey]*turn, fs []field, q *Request, incl map[string]fl
 				c.active = &ppi.ActiveData{Cluster: []int{}}
 			}
 			p, drawn := incl[k.sample]
-			labeled := drawn && t.humanN > 0
+			labeled := drawn && hn > 0
 			switch {
-			case t.humanN > 0 && !drawn:
+			case hn > 0 && !drawn:
 				c.outside++
-			case drawn && t.humanN == 0:
+			case drawn && hn == 0:
 				c.waiting++
 			}
 			h := 0.0
 			if labeled {
-				h = t.humanSum / float64(t.humanN)
+				h = t.humanSum / float64(hn)
 			} else {
 				p = 1 // unused: only labeled turns are weighted
 			}
 			a := c.active
 			a.Judge, a.Human, a.Labeled = append(a.Judge, t.judge), append(a.Human, h), append(a.Labeled, labeled)
-			a.Pi, a.Cluster = append(a.Pi, p), append(a.Cluster, t.episode)
+			a.Pi, a.Cluster = append(a.Pi, p), append(a.Cluster, ep)
 		}
 		switch {
 		case !t.scored:
-			if t.humanN > 0 {
+			if hn > 0 {
 				c.orphans++
-				c.orphanN += t.humanN
+				c.orphanN += hn
 			}
-		case t.humanN > 0:
-			c.data.Human = append(c.data.Human, t.humanSum/float64(t.humanN))
+		case hn > 0:
+			c.data.Human = append(c.data.Human, t.humanSum/float64(hn))
 			c.data.Judge = append(c.data.Judge, t.judge)
-			c.data.Cluster = append(c.data.Cluster, t.episode)
-			c.episodes[t.episode] = true
+			c.data.Cluster = append(c.data.Cluster, ep)
+			c.episodes[ep] = true
 		default:
 			c.data.Unlabeled = append(c.data.Unlabeled, t.judge)
-			c.data.ClusterU = append(c.data.ClusterU, t.episode)
-			c.episodes[t.episode] = true
+			c.data.ClusterU = append(c.data.ClusterU, ep)
+			c.episodes[ep] = true
 		}
 	}
+	*tt = turnTable{} // the cells hold what the estimates need
 	res := &Result{Judge: q.Judge, By: q.By, Level: 1 - Alpha, Bootstrap: q.Bootstrap, Seed: q.Seed,
 		Design: "uniform", Sample: q.Sample, Rows: []Row{}, Differences: []DiffRow{}, Ranking: []RankRow{},
 		Adjust: string(q.adjustment()), Family: Family}

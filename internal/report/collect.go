@@ -75,6 +75,7 @@ func Collect(ctx context.Context, s *store.Store, r *rubric.Rubric, o Options) (
 			sd.GroupData = append(sd.GroupData, res.Data[i])
 		}
 	}
+	dropUnused(sd)
 	d.Score = sd
 	if len(o.Judges) > 0 {
 		// The model scores of the first judge (report --judge NAME chooses it), without the
@@ -123,6 +124,21 @@ func Collect(ctx context.Context, s *store.Store, r *rubric.Rubric, o Options) (
 		{"quality control", qcScope(o)},
 	}
 	return d, nil
+}
+
+// dropUnused lets go of what scoring.Run kept that no chart draws, before the next phases
+// read: the item ids and continuous values of every block, and the judges' scores of the
+// groups (their charts count labels only). At a million turns these held hundreds of MB
+// through the rest of the report.
+func dropUnused(sd *ScoreData) {
+	for i := range sd.Data {
+		sd.Data[i].Items, sd.Data[i].Cont = nil, nil
+	}
+	for _, g := range sd.GroupData {
+		for i := range g {
+			g[i].Items, g[i].Cont, g[i].Judges = nil, nil, nil
+		}
+	}
 }
 
 // qcData turns m3eval qc's per-annotator results into the report's rows.

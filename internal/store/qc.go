@@ -40,6 +40,31 @@ type ReviewData struct {
 // repeats. They are the labels of the named campaign's annotators on its turns (its sample
 // and gold turns), or of everybody on every turn when campaign is "".
 func (s *Store) Review(ctx context.Context, campaign string) (*ReviewData, error) {
+	var labels []ReviewLabel
+	d, err := s.review(ctx, campaign, false, func(l *ReviewLabel) error {
+		labels = append(labels, *l)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	d.Labels = labels
+	return d, nil
+}
+
+// StreamReview is Review for a reader that keeps only what it needs of each label (m3eval
+// qc and the report's quality control at a million labels): it hands each submitted label
+// to fn instead of collecting them, and returns the gold labels and repeats with Labels nil.
+// The labels share memory: equal annotator names and action types are one string, and labels
+// with the same answers share one Values map, so fn and its callers must not change a
+// label's Values.
+func (s *Store) StreamReview(ctx context.Context, campaign string, fn func(*ReviewLabel) error) (*ReviewData, error) {
+	return s.review(ctx, campaign, true, fn)
+}
+
+// review reads the submitted labels of Review into fn, then the gold labels and repeats.
+// With share, equal strings and equal answers are stored once (StreamReview).
+func (s *Store) review(ctx context.Context, campaign string, share bool, fn func(*ReviewLabel) error) (*ReviewData, error) {
 	where, args := "true", []any{}
 	if campaign != "" {
 		id, err := s.sampleID(ctx, s.db, campaign)
@@ -58,7 +83,22 @@ func (s *Store) Review(ctx context.Context, campaign string) (*ReviewData, error
 		return nil, fmt.Errorf("review: %w", err)
 	}
 	defer rows.Close()
-	d := &ReviewData{Gold: map[string]rubric.Values{}}
+	// With share: the few distinct names, action types and flag reasons, and the answers
+	// by their JSON text (up to maxShared of them: past that the answers are mostly
+	// distinct, free-text comments, and the map would only add to them).
+	const maxShared = 1 << 16
+	names := map[string]string{}
+	answers := map[string]rubric.Values{}
+	intern := func(x string) string {
+		if y, ok := names[x]; ok {
+			return y
+		}
+		if len(names) < maxShared {
+			names[x] = x
+		}
+		return x
+	}
+	var prevSample string
 	for rows.Next() {
 		var l ReviewLabel
 		var ms int64
@@ -68,17 +108,35 @@ func (s *Store) Review(ctx context.Context, campaign string) (*ReviewData, error
 		}
 		l.Active = time.Duration(ms) * time.Millisecond
 		l.At = parseTime(at)
-		if err := json.Unmarshal([]byte(values), &l.Values); err != nil {
-			return nil, fmt.Errorf("review %s: %w", l.SampleID, err)
+		if share {
+			// Rows come by turn: a turn's labels are consecutive, so its sample_id is
+			// shared by comparing with the row before.
+			if l.SampleID == prevSample {
+				l.SampleID = prevSample
+			}
+			prevSample = l.SampleID
+			l.Annotator, l.ActionType, l.FlagReason = intern(l.Annotator), intern(l.ActionType), intern(l.FlagReason)
+			l.Values = answers[values]
 		}
 		if l.Values == nil {
-			l.Values = rubric.Values{}
+			if err := json.Unmarshal([]byte(values), &l.Values); err != nil {
+				return nil, fmt.Errorf("review %s: %w", l.SampleID, err)
+			}
+			if l.Values == nil {
+				l.Values = rubric.Values{}
+			}
+			if share && len(answers) < maxShared {
+				answers[values] = l.Values
+			}
 		}
-		d.Labels = append(d.Labels, l)
+		if err := fn(&l); err != nil {
+			return nil, err
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("review: %w", err)
 	}
+	d := &ReviewData{Gold: map[string]rubric.Values{}}
 	g, err := s.db.QueryContext(ctx, `SELECT t.sample_id, g.field, g.value FROM gold_labels g JOIN turns t ON t.id = g.turn_id`)
 	if err != nil {
 		return nil, fmt.Errorf("review gold: %w", err)
