@@ -942,8 +942,11 @@ var stanceCues = func() map[string][][]string {
 }()
 
 // stanceCueAt tells whether a stance cue starts at us[i].
-func stanceCueAt(us []unit, i int) bool {
-	for _, p := range stanceCues[us[i].text] {
+func stanceCueAt(us []unit, i int) bool { return cueAt(stanceCues, us, i) }
+
+// cueAt tells whether one of cues' phrases (indexed by their first unit) starts at us[i].
+func cueAt(cues map[string][][]string, us []unit, i int) bool {
+	for _, p := range cues[us[i].text] {
 		if i+len(p) > len(us) {
 			continue
 		}
@@ -1155,17 +1158,8 @@ func (rd *Reader) Denies(text string) bool {
 // deniesUnits is Denies over a text's units.
 func deniesUnits(us []unit) bool {
 	for i := range us {
-		for _, p := range negationCues[us[i].text] {
-			if i+len(p) > len(us) {
-				continue
-			}
-			match := true
-			for j := 1; j < len(p) && match; j++ {
-				match = us[i+j].text == p[j]
-			}
-			if match {
-				return true
-			}
+		if cueAt(negationCues, us, i) {
+			return true
 		}
 	}
 	return false
