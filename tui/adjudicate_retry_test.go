@@ -102,10 +102,8 @@ func TestAdjudicateRetriesLostReplies(t *testing.T) {
 // final's weighted suggestion says "so far" (it read "final 5.0" with one field decided).
 func TestAdjudicateSuggestionSoFar(t *testing.T) {
 	fx := newFixture(t)
-	ctx := context.Background()
-	cases, r := fx.disagreement(t)
-	m := tui.NewAdjudicate(tui.AdjudicateOptions{Context: ctx, Store: fx.s, Rubric: fx.r, Adjudicator: "judy",
-		Cases: cases, Disagree: campaign.DefaultDisagreeOptions(), Renderer: r})
+	o := fx.disagreement(t)
+	m := tui.NewAdjudicate(o)
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 	waitFor(t, tm, "A ann")
 	tm.Type("B")
@@ -130,10 +128,11 @@ func (downStore) SetFinal(context.Context, ...session.FinalEdit) error {
 func TestAdjudicateQuitWhileDown(t *testing.T) {
 	fx := newFixture(t)
 	ctx := context.Background()
-	cases, r := fx.disagreement(t)
+	o := fx.disagreement(t)
 	unsaved := -1
-	m := tui.NewAdjudicate(tui.AdjudicateOptions{Context: ctx, Store: downStore{fx.s}, Rubric: fx.r, Adjudicator: "judy",
-		Cases: cases, Disagree: campaign.DefaultDisagreeOptions(), Renderer: r, Unsaved: func(n int) { unsaved = n }})
+	o.Store = downStore{fx.s}
+	o.Unsaved = func(n int) { unsaved = n }
+	m := tui.NewAdjudicate(o)
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 	waitFor(t, tm, "A ann")
 	tm.Type("A")

@@ -19,8 +19,9 @@ import (
 )
 
 // disagreement labels turn 1 of demo_zh_umbrella_0 2 by ann and 5 by ben, and returns the
-// one case to adjudicate and a renderer without colours for the screen.
-func (fx *fixture) disagreement(t *testing.T) ([]campaign.Case, *lipgloss.Renderer) {
+// adjudication screen's options for judy on that one case, on the fixture's store, without
+// colours.
+func (fx *fixture) disagreement(t *testing.T) tui.AdjudicateOptions {
 	t.Helper()
 	fx.label(t, "ann", "demo_zh_umbrella_0_turn_1", "2")
 	fx.label(t, "ben", "demo_zh_umbrella_0_turn_1", "5")
@@ -30,10 +31,10 @@ func (fx *fixture) disagreement(t *testing.T) ([]campaign.Case, *lipgloss.Render
 	}
 	r := lipgloss.NewRenderer(os.Stdout)
 	r.SetColorProfile(termenv.Ascii)
-	return cases, r
+	return tui.AdjudicateOptions{Context: context.Background(), Store: fx.s, Rubric: fx.r, Adjudicator: "judy",
+		Cases: cases, Disagree: campaign.DefaultDisagreeOptions(), Renderer: r}
 }
 
-// label submits one annotator's scales (all three at q) on a turn of the fixture.
 func (fx *fixture) label(t *testing.T, who, sample string, q string) {
 	t.Helper()
 	ctx := context.Background()
@@ -63,9 +64,8 @@ func (fx *fixture) label(t *testing.T, who, sample string, q string) {
 func TestAdjudicateBurstKeys(t *testing.T) {
 	fx := newFixture(t)
 	ctx := context.Background()
-	cases, r := fx.disagreement(t)
-	m := tui.NewAdjudicate(tui.AdjudicateOptions{Context: ctx, Store: fx.s, Rubric: fx.r, Adjudicator: "judy",
-		Cases: cases, Disagree: campaign.DefaultDisagreeOptions(), Renderer: r})
+	o := fx.disagreement(t)
+	m := tui.NewAdjudicate(o)
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30))
 	// Typed at once, possibly before the turn is on screen: take ben's correctness, score
 	// reasoning 3; then take ann's overall.
@@ -96,9 +96,8 @@ func TestAdjudicateBurstKeys(t *testing.T) {
 func TestAdjudicateBurstDecidesEachField(t *testing.T) {
 	fx := newFixture(t)
 	ctx := context.Background()
-	cases, r := fx.disagreement(t)
-	m := tui.NewAdjudicate(tui.AdjudicateOptions{Context: ctx, Store: fx.s, Rubric: fx.r, Adjudicator: "judy",
-		Cases: cases, Disagree: campaign.DefaultDisagreeOptions(), Renderer: r})
+	o := fx.disagreement(t)
+	m := tui.NewAdjudicate(o)
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30))
 	waitFor(t, tm, "A ann")
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("AAA")})

@@ -10,7 +10,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
 
-	"github.com/m3bench/m3eval/internal/campaign"
 	"github.com/m3bench/m3eval/internal/session"
 	"github.com/m3bench/m3eval/internal/store"
 	"github.com/m3bench/m3eval/tui"
@@ -59,9 +58,8 @@ func TestQuitFromATextBoxWhileDown(t *testing.T) {
 func TestAdjudicateQuitKeepsTypedComment(t *testing.T) {
 	fx := newFixture(t)
 	ctx := context.Background()
-	cases, r := fx.disagreement(t)
-	m := tui.NewAdjudicate(tui.AdjudicateOptions{Context: ctx, Store: fx.s, Rubric: fx.r, Adjudicator: "judy",
-		Cases: cases, Disagree: campaign.DefaultDisagreeOptions(), Renderer: r})
+	o := fx.disagreement(t)
+	m := tui.NewAdjudicate(o)
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 	waitFor(t, tm, "A ann")
 	tm.Type("c")
@@ -96,10 +94,10 @@ func (s slowStore) SetFinal(ctx context.Context, edits ...session.FinalEdit) err
 func TestAdjudicateQuitSaysItWaits(t *testing.T) {
 	fx := newFixture(t)
 	ctx := context.Background()
-	cases, r := fx.disagreement(t)
+	o := fx.disagreement(t)
 	st := slowStore{fx.s, make(chan struct{})}
-	m := tui.NewAdjudicate(tui.AdjudicateOptions{Context: ctx, Store: st, Rubric: fx.r, Adjudicator: "judy",
-		Cases: cases, Disagree: campaign.DefaultDisagreeOptions(), Renderer: r})
+	o.Store = st
+	m := tui.NewAdjudicate(o)
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 	waitFor(t, tm, "A ann")
 	tm.Type("A")
