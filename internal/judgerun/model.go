@@ -184,7 +184,10 @@ func JudgeModel(ctx context.Context, s *store.Store, o ModelOptions) (ModelSumma
 	var down, downReason string
 	var downRun int
 	work := make(chan *modelJob)
-	results := make(chan modelResult, flushEvery)
+	// Unbuffered: a worker hands over a turn's result before it takes the next, so when the
+	// endpoint is down the run stops at most one request per worker after the turn that
+	// decides it, however far behind this loop runs on a busy machine.
+	results := make(chan modelResult)
 	var wg sync.WaitGroup
 	for range max(1, o.Concurrency) {
 		wg.Add(1)
@@ -221,7 +224,19 @@ func JudgeModel(ctx context.Context, s *store.Store, o ModelOptions) (ModelSumma
 		batch = batch[:0]
 	}
 	var n int64
-	for r := range results {
+	for {
+		var r modelResult
+		var ok bool
+		select {
+		case r, ok = <-results:
+		default:
+			// No result is ready: store what is judged while the workers wait on the endpoint.
+			flush()
+			r, ok = <-results
+		}
+		if !ok {
+			break
+		}
 		n++
 		sum.TokensIn += r.tokensIn
 		sum.TokensOut += r.tokensOut
@@ -253,7 +268,7 @@ func JudgeModel(ctx context.Context, s *store.Store, o ModelOptions) (ModelSumma
 			batch = append(batch, store.ModelJudgeTurn{TurnID: r.job.id, Fields: r.answer.Fields, Values: r.answer.Values,
 				Rationale: r.answer.Rationale, TokensIn: r.tokensIn, TokensOut: r.tokensOut, Requests: r.requests})
 		}
-		if len(batch) >= flushEvery || (len(batch) > 0 && len(results) == 0) {
+		if len(batch) >= flushEvery {
 			flush()
 		}
 		if o.Progress != nil {
